@@ -1,0 +1,28 @@
+// @ts-check
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'out/', '.vscode-test/', 'test-artifacts/', 'node_modules/'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    // The core runs in plain Node (tests, the doctor CLI). It must never reach for the editor.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/core must not depend on vscode; put editor code in src/editor.' }],
+        patterns: [{ group: ['**/editor/**', '**/extension'], message: 'src/core must not depend on the editor adapter.' }],
+      }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+);

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Bundles the extension (and, with --tests, the editor test suite) with esbuild.
+//   node scripts/build.mjs               development build with source maps
+//   node scripts/build.mjs --production  minified, for the .vsix
+//   node scripts/build.mjs --tests       also builds out/test/editor for the extension host
+//   node scripts/build.mjs --watch
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from './harness-paths.mjs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const withTests = process.argv.includes('--tests');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  sourcesContent: false,
+  minify: production,
+  logLevel: 'warning',
+  absWorkingDir: repoRoot,
+};
+
+/** @type {esbuild.BuildOptions[]} */
+const builds = [
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+];
+
+if (withTests) {
+  // Each editor suite becomes its own file so that the mocha index can load them by glob, exactly
+  // as a test-electron runner would. mocha stays external: the extension host resolves it from
+  // node_modules.
+  const suiteDir = path.join(repoRoot, 'test', 'editor');
+  const entryPoints = fs.readdirSync(suiteDir, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => path.join('test', 'editor', file));
+  builds.push({
+    ...common,
+    entryPoints,
+    outdir: 'out/test/editor',
+    outbase: 'test/editor',
+    external: ['vscode', 'mocha'],
+  });
+}
+
+if (watch) {
+  for (const options of builds) {
+    const context = await esbuild.context(options);
+    await context.watch();
+  }
+  console.log('[build] watching for changes');
+} else {
+  fs.rmSync(path.join(repoRoot, 'dist', 'extension.js.map'), { force: true });
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// `npm test`: lint and type-check, core unit tests in plain Node, editor tests inside a real VS Code
+// (code-server), the .vsix install test, and UI tests through Chromium. Every stage reports counts;
+// the last line is `N passed, N failed` over all of them. A stage that cannot run (the editor does
+// not start, a suite has no tests, a test was skipped) counts as failed, never as passed.
+//   node scripts/test.mjs [lint|unit|editor|vsix|ui ...]
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { artifactsDir, repoRoot } from './harness-paths.mjs';
+
+const ALL_STAGES = ['lint', 'unit', 'editor', 'vsix', 'ui'];
+const requested = process.argv.slice(2).filter((arg) => ALL_STAGES.includes(arg));
+const stages = requested.length > 0 ? requested : ALL_STAGES;
+// The whole run is bounded; CI allows 90 minutes and we aim for well under 15.
+const TOTAL_LIMIT_MS = Number(process.env.SWITCHBOARD_TEST_LIMIT_MS ?? 25 * 60_000);
+const resultsDir = path.join(artifactsDir, 'results');
+
+const totals = { passed: 0, failed: 0 };
+const summary = [];
+
+function run(command, args, options = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repoRoot, stdio: 'inherit', ...options });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('error', (error) => {
+      console.error(`[test] cannot run ${command}: ${error.message}`);
+      resolve(1);
+    });
+  });
+}
+
+function record(stage, passed, failed, note = '') {
+  totals.passed += passed;
+  totals.failed += failed;
+  summary.push(`${stage.padEnd(8)} ${String(passed).padStart(4)} passed ${String(failed).padStart(4)} failed${note ? `  ${note}` : ''}`);
+}
+
+/** Reads a stats file written by test/support/stats-reporter.cjs and records it. */
+function recordMocha(stage, statsFile, exitCode) {
+  let stats;
+  try {
+    stats = JSON.parse(fs.readFileSync(statsFile, 'utf8'));
+  } catch {
+    record(stage, 0, 1, `(no results: the suite did not run, exit ${exitCode})`);
+    return;
+  }
+  let failed = stats.failures + stats.pending;
+  let note = stats.pending > 0 ? `(${stats.pending} skipped, counted as failed)` : '';
+  if (stats.tests === 0) {
+    failed += 1;
+    note = '(no tests ran)';
+  }
+  if (exitCode !== 0 && failed === 0) {
+    failed = 1;
+    note = `(runner exited ${exitCode})`;
+  }
+  record(stage, stats.passes, failed, note);
+}
+
+const stageRunners = {
+  async lint() {
+    record('eslint', ...((await run('npx', ['eslint', '.', '--max-warnings=0'])) === 0 ? [1, 0] : [0, 1]));
+    const typecheck = await run('npx', ['tsc', '-p', 'test/tsconfig.json', '--noEmit']);
+    record('tsc', ...(typecheck === 0 ? [1, 0] : [0, 1]));
+  },
+  async unit() {
+    const statsFile = path.join(resultsDir, 'unit.json');
+    const code = await run('npx', [
+      'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
+      '--reporter-option', `statsFile=${statsFile}`, '--forbid-pending', '--forbid-only',
+      '--timeout', '30000', '--exit', 'test/core/**/*.test.ts',
+    ]);
+    recordMocha('unit', statsFile, code);
+  },
+  async editor() {
+    const statsFile = path.join(resultsDir, 'editor.json');
+    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--stats', statsFile]);
+    recordMocha('editor', statsFile, code);
+  },
+  async vsix() {
+    const statsFile = path.join(resultsDir, 'vsix.json');
+    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--vsix', '--stats', statsFile]);
+    recordMocha('vsix', statsFile, code);
+  },
+  async ui() {
+    const statsFile = path.join(resultsDir, 'ui.json');
+    const code = await run('npx', [
+      'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
+      '--reporter-option', `statsFile=${statsFile}`, '--forbid-pending', '--forbid-only',
+      '--timeout', '120000', '--exit', 'test/ui/**/*.test.ts',
+    ]);
+    recordMocha('ui', statsFile, code);
+  },
+};
+
+async function prepareEditorStages() {
+  const needsEditor = stages.some((stage) => ['editor', 'vsix', 'ui'].includes(stage));
+  if (!needsEditor) return true;
+  const steps = [
+    ['node', ['scripts/setup-editor.mjs']],
+    ['node', ['scripts/build.mjs', '--tests']],
+  ];
+  if (stages.includes('vsix')) steps.push(['npm', ['run', '--silent', 'package']]);
+  for (const [command, args] of steps) {
+    if ((await run(command, args)) !== 0) {
+      record('setup', 0, 1, `(${command} ${args.join(' ')} failed)`);
+      return false;
+    }
+  }
+  return true;
+}
+
+async function main() {
+  fs.rmSync(resultsDir, { recursive: true, force: true });
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const editorReady = await prepareEditorStages();
+  for (const stage of stages) {
+    if (['editor', 'vsix', 'ui'].includes(stage) && !editorReady) {
+      record(stage, 0, 1, '(editor setup failed)');
+      continue;
+    }
+    console.log(`\n[test] ── ${stage} ──`);
+    await stageRunners[stage]();
+  }
+  console.log('\n[test] summary');
+  for (const line of summary) console.log(`  ${line}`);
+  console.log(`${totals.passed} passed, ${totals.failed} failed`);
+  process.exitCode = totals.failed === 0 ? 0 : 1;
+}
+
+const limit = setTimeout(() => {
+  console.error(`[test] the whole run exceeded ${TOTAL_LIMIT_MS / 60_000} minutes; stopping`);
+  console.log(`${totals.passed} passed, ${totals.failed + 1} failed`);
+  process.exit(1);
+}, TOTAL_LIMIT_MS);
+limit.unref();
+
+await main();

@@ -1,0 +1,90 @@
+// The shapes that flow out of configuration and into the manager and connections. Everything here
+// is plain data so that it can be hashed, compared, copied and printed by the doctor CLI.
+
+/** Where a server entry was read from. `user`, `workspace` and `folder` are settings scopes. */
+export type ServerSourceKind = 'user' | 'workspace' | 'folder' | 'mcpJson' | 'claudeDesktop' | 'cursor';
+
+export interface ServerSource {
+  readonly kind: ServerSourceKind;
+  /** File the entry came from, when known (settings.json, .vscode/mcp.json, ...). */
+  readonly file?: string;
+}
+
+export type TransportType = 'stdio' | 'http' | 'sse';
+
+export interface TimeoutSettings {
+  /** Spawn + initialize + first tools/list. 0 disables. */
+  readonly connectMs: number;
+  /** Every request. 0 disables. */
+  readonly requestMs: number;
+}
+
+export interface ReconnectSettings {
+  readonly maxAttempts: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface ToolFilterSettings {
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+  readonly readOnly?: boolean;
+}
+
+interface ServerDefinitionBase {
+  readonly name: string;
+  readonly source: ServerSource;
+  readonly enabled: boolean;
+  readonly timeouts: TimeoutSettings;
+  readonly reconnect: ReconnectSettings;
+  readonly tools: ToolFilterSettings;
+  /**
+   * Values that came from `${input:...}` or look like secrets; loggers and the UI redact them.
+   * Never persisted.
+   */
+  readonly secrets: readonly string[];
+}
+
+export interface StdioServerDefinition extends ServerDefinitionBase {
+  readonly transport: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Already merged: envFile values, then `env`, with variables resolved. Process env not included. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+export interface HttpServerDefinition extends ServerDefinitionBase {
+  /** `http` is streamable HTTP. `sseFallback` is true when the user left `type` out. */
+  readonly transport: 'http' | 'sse';
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly sseFallback: boolean;
+}
+
+/** A fully validated, variable-resolved server, ready to connect. */
+export type ServerDefinition = StdioServerDefinition | HttpServerDefinition;
+
+export type DiagnosticSeverity = 'error' | 'warning';
+
+export interface ConfigDiagnostic {
+  readonly severity: DiagnosticSeverity;
+  /** Server name, when the problem belongs to one entry. */
+  readonly server?: string;
+  /** JSON path such as `servers.git.args[2]`. */
+  readonly path: string;
+  readonly message: string;
+  readonly source: ServerSource;
+}
+
+/** An entry that could not be turned into a ServerDefinition; the manager shows it as `invalid`. */
+export interface InvalidServer {
+  readonly name: string;
+  readonly source: ServerSource;
+  readonly diagnostics: readonly ConfigDiagnostic[];
+  /** Set when the only problem is a missing `${input:...}` value: the server is blocked, not broken. */
+  readonly needsInput?: readonly string[];
+}
+
+export const DEFAULT_TIMEOUTS: TimeoutSettings = { connectMs: 30_000, requestMs: 60_000 };
+export const DEFAULT_RECONNECT: ReconnectSettings = { maxAttempts: 5, initialDelayMs: 500, maxDelayMs: 30_000 };
