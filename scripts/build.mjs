@@ -23,6 +23,8 @@ const common = {
   minify: production,
   logLevel: 'warning',
   absWorkingDir: repoRoot,
+  // jsonc-parser's `main` is a UMD file that esbuild cannot follow; its ESM build bundles cleanly.
+  mainFields: ['module', 'main'],
 };
 
 /** @type {esbuild.BuildOptions[]} */

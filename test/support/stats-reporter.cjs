@@ -13,7 +13,7 @@ class StatsReporter extends Mocha.reporters.Spec {
       const line = JSON.stringify({ passes, failures, pending, tests });
       const file = (options && options.reporterOption && options.reporterOption.statsFile) || process.env.MOCHA_STATS_FILE;
       if (file) fs.writeFileSync(file, line);
-      console.log(`MOCHA_STATS ${line}`);
+      Mocha.reporters.Base.consoleLog(`MOCHA_STATS ${line}`);
     });
   }
 }

@@ -75,6 +75,9 @@ export interface ConfigDiagnostic {
   readonly path: string;
   readonly message: string;
   readonly source: ServerSource;
+  /** 1-based position in `source.file`, when known (JSONC parse errors). */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 /** An entry that could not be turned into a ServerDefinition; the manager shows it as `invalid`. */

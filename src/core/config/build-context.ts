@@ -1,0 +1,28 @@
+// What building one server needs from the outside world, and the entry it builds from.
+
+import type path from 'node:path';
+import type { WorkspaceFolder } from './configuration-input';
+import type { ConfigFileSystem } from './file-system';
+import type { InputDefinition, InputRequest } from './inputs';
+import type { ServerSource } from './types';
+import type { InputLookup } from './variables';
+
+/** One entry, from any source, with the JSON path its diagnostics point at. */
+export interface ServerCandidate {
+  readonly name: string;
+  readonly raw: unknown;
+  readonly source: ServerSource;
+  /** `servers.git`, `mcpServers.git`. */
+  readonly path: string;
+  /** `inputs` of the file the entry came from. */
+  readonly inputs: ReadonlyMap<string, InputDefinition>;
+}
+
+export interface BuildContext {
+  readonly workspaceFolders: readonly WorkspaceFolder[];
+  readonly userHome: string;
+  readonly paths: path.PlatformPath;
+  readonly fs: ConfigFileSystem;
+  lookupEnv(name: string): string | undefined;
+  lookupInput(request: InputRequest): Promise<InputLookup>;
+}

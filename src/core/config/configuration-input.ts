@@ -1,0 +1,38 @@
+// What the editor (or the doctor CLI) hands to loadConfiguration. The editor has already merged the
+// settings scopes; everything that needs the disk, the environment or the platform is injectable.
+
+import type { ConfigFileSystem } from './file-system';
+import type { ServerSource } from './types';
+
+/** One key of `mcpSwitchboard.servers`, with the scope it came from. */
+export interface SettingsEntry {
+  readonly name: string;
+  /** The value exactly as stored; validation happens here, not in the editor. */
+  readonly raw: unknown;
+  readonly source: ServerSource;
+}
+
+export interface WorkspaceFolder {
+  /** What `${workspaceFolder:<name>}` matches. */
+  readonly name: string;
+  /** Absolute file-system path. */
+  readonly path: string;
+}
+
+export interface ConfigurationInput {
+  /** `mcpSwitchboard.servers` entries in key order. See settingsEntries() to build them. */
+  readonly entries: readonly SettingsEntry[];
+  /** Raw `mcpSwitchboard.sources`; undefined means `["settings"]`. */
+  readonly sources?: unknown;
+  /** Where `sources` was set, for its diagnostics. Defaults to user settings. */
+  readonly sourcesOrigin?: ServerSource;
+  /** In editor order; the first one is `${workspaceFolder}` and the default `cwd`. */
+  readonly workspaceFolders: readonly WorkspaceFolder[];
+  /** Defaults to os.homedir(). Also locates the Claude Desktop and Cursor files. */
+  readonly userHome?: string;
+  /** For `${env:...}` and `%APPDATA%`. Defaults to process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Decides `${pathSeparator}`, path rules and the Claude Desktop location. Defaults to process.platform. */
+  readonly platform?: NodeJS.Platform;
+  readonly fs?: ConfigFileSystem;
+}

@@ -1,0 +1,149 @@
+// The shape of one server entry: the editor's `.vscode/mcp.json` server entry plus our own fields.
+// Objects are loose on purpose: an unknown key is a warning (reported by unknownFieldWarnings), never
+// a reason to reject a server that would otherwise run.
+
+import { z } from 'zod';
+import {
+  MAX_ARGS,
+  MAX_MAP_ENTRIES,
+  MAX_RECONNECT_ATTEMPTS,
+  MAX_STRING_LENGTH,
+  MAX_TIMER_MS,
+} from './limits';
+
+const text = z.string().max(MAX_STRING_LENGTH, { error: `is longer than ${MAX_STRING_LENGTH} characters` });
+
+const stringList = (limit: number, what: string) =>
+  z.array(text).max(limit, { error: `has more than ${limit} ${what}` });
+
+const stringMap = (key: z.ZodString, what: string) =>
+  z.record(key, text).refine((value) => Object.keys(value).length <= MAX_MAP_ENTRIES, {
+    error: `has more than ${MAX_MAP_ENTRIES} ${what}`,
+  });
+
+const milliseconds = z
+  .int()
+  .min(0, { error: 'must not be negative' })
+  .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms` });
+
+/** An env var name cannot be empty or contain `=` (the OS would split it) or NUL. */
+const envName = z.string().regex(/^[^=\0]+$/, { error: 'is not a valid environment variable name' });
+
+/** RFC 9110 token; fetch throws on anything else, so refuse it here with a path. */
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'is not a valid HTTP header name' });
+
+export const TRANSPORT_TYPES = ['stdio', 'http', 'sse'] as const;
+
+export const timeoutsSchema = z.looseObject({
+  connectMs: milliseconds.optional(),
+  requestMs: milliseconds.optional(),
+});
+
+export const reconnectSchema = z.looseObject({
+  maxAttempts: z
+    .int()
+    .min(0, { error: 'must not be negative' })
+    .max(MAX_RECONNECT_ATTEMPTS, { error: `must be at most ${MAX_RECONNECT_ATTEMPTS}` })
+    .optional(),
+  initialDelayMs: milliseconds.optional(),
+  maxDelayMs: milliseconds.optional(),
+});
+
+export const toolsSchema = z.looseObject({
+  allow: stringList(MAX_MAP_ENTRIES, 'patterns').optional(),
+  deny: stringList(MAX_MAP_ENTRIES, 'patterns').optional(),
+  readOnly: z.boolean().optional(),
+});
+
+export const entrySchema = z.looseObject({
+  type: z.enum(TRANSPORT_TYPES).optional(),
+  command: text.optional(),
+  args: stringList(MAX_ARGS, 'arguments').optional(),
+  env: stringMap(envName, 'variables').optional(),
+  envFile: text.optional(),
+  cwd: text.optional(),
+  url: text.optional(),
+  headers: stringMap(headerName, 'headers').optional(),
+  enabled: z.boolean().optional(),
+  timeouts: timeoutsSchema.optional(),
+  tools: toolsSchema.optional(),
+  reconnect: reconnectSchema.optional(),
+});
+
+export type ParsedEntry = z.infer<typeof entrySchema>;
+
+/** Fields of the editor's mcp.json (and of neighbouring clients) that we accept and do not use. */
+export const IGNORED_FIELDS: ReadonlySet<string> = new Set(['dev', 'gallery', 'version', 'description']);
+
+const NESTED_KNOWN_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  timeouts: new Set(Object.keys(timeoutsSchema.shape)),
+  tools: new Set(Object.keys(toolsSchema.shape)),
+  reconnect: new Set(Object.keys(reconnectSchema.shape)),
+};
+
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(entrySchema.shape));
+
+export interface UnknownField {
+  readonly path: readonly string[];
+}
+
+/** Keys that are neither ours nor on the ignore list, at the top level and in our nested objects. */
+export function findUnknownFields(entry: Readonly<Record<string, unknown>>): UnknownField[] {
+  const unknown: UnknownField[] = [];
+  for (const key of Object.keys(entry)) {
+    if (!KNOWN_FIELDS.has(key)) {
+      if (!IGNORED_FIELDS.has(key)) unknown.push({ path: [key] });
+      continue;
+    }
+    const known = NESTED_KNOWN_FIELDS[key];
+    const nested = entry[key];
+    if (!known || typeof nested !== 'object' || nested === null || Array.isArray(nested)) continue;
+    for (const nestedKey of Object.keys(nested)) {
+      if (!known.has(nestedKey)) unknown.push({ path: [key, nestedKey] });
+    }
+  }
+  return unknown;
+}
+
+/** Readable zod messages: "expected an array, got "x"" rather than zod's generic wording. */
+export function describeIssue(issue: z.core.$ZodIssue, root: unknown): string {
+  if (issue.code === 'invalid_type') {
+    return `expected ${EXPECTED_NOUNS[issue.expected] ?? issue.expected}, got ${describeValue(valueAt(root, issue.path))}`;
+  }
+  if (issue.code === 'invalid_value') {
+    const options = issue.values.map((option) => JSON.stringify(option)).join(', ');
+    return `expected one of ${options}, got ${describeValue(valueAt(root, issue.path))}`;
+  }
+  if (issue.code === 'invalid_key') {
+    return issue.issues[0]?.message ?? issue.message;
+  }
+  return issue.message;
+}
+
+const EXPECTED_NOUNS: Readonly<Record<string, string>> = {
+  string: 'a string',
+  array: 'an array',
+  object: 'an object',
+  record: 'an object',
+  int: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return value.length > 40 ? `a ${value.length}-character string` : JSON.stringify(value);
+  if (value === undefined) return 'nothing';
+  return String(value);
+}

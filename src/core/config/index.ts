@@ -1,0 +1,26 @@
+// Public surface of the configuration layer. See README.md in this folder for the rules.
+
+export { isInvalidServer } from './build-server';
+export type { ConfigurationInput, SettingsEntry, WorkspaceFolder } from './configuration-input';
+export { nodeFileSystem, type ConfigFileSystem, type ReadTextResult } from './file-system';
+export { hashServerConnection } from './hash';
+export {
+  createEnvInputResolver,
+  INPUT_ENV_PREFIX,
+  inputEnvVarName,
+  type InputRequest,
+  type InputResolver,
+} from './inputs';
+export * as limits from './limits';
+export { loadConfiguration, type LoadedConfiguration } from './load';
+export { describeSource } from './precedence';
+export {
+  readWorkspaceSettingsFile,
+  settingsEntries,
+  SERVERS_SETTING,
+  SOURCES_SETTING,
+  type SettingsEntries,
+  type WorkspaceSettings,
+} from './settings-file';
+export { claudeDesktopConfigPath, DEFAULT_SOURCES, SOURCE_NAMES, type SourceName } from './sources';
+export * from './types';

@@ -1,0 +1,105 @@
+// loadConfiguration: gathers entries from the enabled sources, settles name clashes, and builds
+// each server. It never throws on bad configuration; every problem is a ConfigDiagnostic.
+
+import os from 'node:os';
+import type { BuildContext, ServerCandidate } from './build-context';
+import { buildServer } from './build-server';
+import type { ConfigurationInput } from './configuration-input';
+import { nodeFileSystem } from './file-system';
+import type { InputRequest, InputResolver } from './inputs';
+import { appendPath } from './json-path';
+import { pathModuleFor } from './paths';
+import { resolveNameClashes } from './precedence';
+import { parseSourceList, readSourceFile, sourceFiles } from './sources';
+import type { ConfigDiagnostic, InvalidServer, ServerDefinition } from './types';
+import type { InputLookup } from './variables';
+
+export interface LoadedConfiguration {
+  /** Settings entries in key order, then mcpJson, Cursor and Claude Desktop entries. */
+  readonly servers: ReadonlyArray<ServerDefinition | InvalidServer>;
+  /** Everything: file and source problems, clashes, and each server's own diagnostics. */
+  readonly diagnostics: readonly ConfigDiagnostic[];
+}
+
+export async function loadConfiguration(input: ConfigurationInput, resolver: InputResolver): Promise<LoadedConfiguration> {
+  const platform = input.platform ?? process.platform;
+  const env = input.env ?? process.env;
+  const userHome = input.userHome ?? os.homedir();
+  const paths = pathModuleFor(platform);
+  const fs = input.fs ?? nodeFileSystem;
+  const diagnostics: ConfigDiagnostic[] = [];
+
+  const sourceList = parseSourceList(input.sources, input.sourcesOrigin ?? { kind: 'user' });
+  diagnostics.push(...sourceList.diagnostics);
+
+  const candidates: ServerCandidate[] = [];
+  const fromSettings = input.entries.map((entry): ServerCandidate => ({
+    ...entry,
+    path: appendPath('servers', entry.name),
+    inputs: new Map(),
+  }));
+  if (sourceList.sources.has('settings')) {
+    candidates.push(...fromSettings);
+  } else if (fromSettings.length > 0) {
+    diagnostics.push({
+      severity: 'warning',
+      path: 'mcpSwitchboard.sources',
+      message: `"settings" is not listed, so the ${fromSettings.length} server(s) in mcpSwitchboard.servers are not loaded`,
+      source: input.sourcesOrigin ?? { kind: 'user' },
+    });
+  }
+
+  const files = sourceFiles(sourceList.sources, { workspaceFolders: input.workspaceFolders, userHome, platform, paths, env });
+  for (const read of await Promise.all(files.map((file) => readSourceFile(file, fs)))) {
+    candidates.push(...read.candidates);
+    diagnostics.push(...read.diagnostics);
+  }
+
+  const deduplicated = resolveNameClashes(candidates);
+  diagnostics.push(...deduplicated.diagnostics);
+
+  const context: BuildContext = {
+    workspaceFolders: input.workspaceFolders,
+    userHome,
+    paths,
+    fs,
+    lookupEnv: envLookup(env, platform),
+    lookupInput: cachedInputs(resolver),
+  };
+  const servers: Array<ServerDefinition | InvalidServer> = [];
+  // Sequential on purpose: the editor's resolver prompts, and prompts must not overlap.
+  for (const candidate of deduplicated.candidates) {
+    const built = await buildServer(candidate, context);
+    servers.push(built.server);
+    diagnostics.push(...built.diagnostics);
+  }
+  return { servers, diagnostics };
+}
+
+/** Windows environment names are case-insensitive; elsewhere they are exact. */
+function envLookup(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): (name: string) => string | undefined {
+  if (platform !== 'win32') return (name) => env[name];
+  return (name) => {
+    if (env[name] !== undefined) return env[name];
+    const lower = name.toLowerCase();
+    const key = Object.keys(env).find((candidate) => candidate.toLowerCase() === lower);
+    return key === undefined ? undefined : env[key];
+  };
+}
+
+/** One answer per input id for the whole load, so two servers sharing a token prompt once. */
+function cachedInputs(resolver: InputResolver): (request: InputRequest) => Promise<InputLookup> {
+  const cache = new Map<string, Promise<InputLookup>>();
+  return (request) => {
+    let pending = cache.get(request.id);
+    if (!pending) {
+      // Promise.resolve().then also turns a resolver that throws synchronously into a rejection.
+      pending = Promise.resolve().then(() => resolver.resolve(request)).then(
+        (value): InputLookup => (value === undefined ? { kind: 'missing' } : { kind: 'value', value }),
+        (error: unknown): InputLookup => ({ kind: 'error', message: `the input resolver failed: ${String(error instanceof Error ? error.message : error)}` }),
+      );
+      cache.set(request.id, pending);
+    }
+    return pending;
+  };
+}

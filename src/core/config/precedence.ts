@@ -1,0 +1,64 @@
+// One name, one server. When several sources define the same name the winner is fixed, whatever
+// order `mcpSwitchboard.sources` lists them in:
+//   settings (folder > workspace > user, as the editor merges scopes) > mcpJson > cursor > claudeDesktop
+// Within one kind the earlier file wins (first workspace folder first, workspace Cursor file before
+// the home one). A settings scope overriding another is the editor's normal merge and is silent;
+// every other clash is a warning on the losing entry that names both places.
+
+import type { ServerCandidate } from './build-context';
+import type { ConfigDiagnostic, ServerSource, ServerSourceKind } from './types';
+
+const RANK: Readonly<Record<ServerSourceKind, number>> = {
+  folder: 0,
+  workspace: 1,
+  user: 2,
+  mcpJson: 10,
+  cursor: 20,
+  claudeDesktop: 30,
+};
+
+const SETTINGS_KINDS: ReadonlySet<ServerSourceKind> = new Set(['user', 'workspace', 'folder']);
+
+export interface Deduplicated {
+  /** Winners, each at the position where its own source listed it. */
+  readonly candidates: readonly ServerCandidate[];
+  readonly diagnostics: readonly ConfigDiagnostic[];
+}
+
+export function resolveNameClashes(candidates: readonly ServerCandidate[]): Deduplicated {
+  const winners = new Map<string, ServerCandidate>();
+  for (const candidate of candidates) {
+    const current = winners.get(candidate.name);
+    if (!current || RANK[candidate.source.kind] < RANK[current.source.kind]) winners.set(candidate.name, candidate);
+  }
+  const diagnostics: ConfigDiagnostic[] = [];
+  for (const candidate of candidates) {
+    const winner = winners.get(candidate.name);
+    if (!winner || winner === candidate) continue;
+    if (SETTINGS_KINDS.has(candidate.source.kind) && SETTINGS_KINDS.has(winner.source.kind)) continue;
+    diagnostics.push({
+      severity: 'warning',
+      server: candidate.name,
+      path: candidate.path,
+      message: `server "${candidate.name}" from ${describeSource(candidate.source)} is ignored: ${describeSource(winner.source)} also defines it and takes precedence`,
+      source: candidate.source,
+    });
+  }
+  const kept = candidates.filter((candidate) => winners.get(candidate.name) === candidate);
+  return { candidates: kept, diagnostics };
+}
+
+const SOURCE_LABELS: Readonly<Record<ServerSourceKind, string>> = {
+  user: 'user settings',
+  workspace: 'workspace settings',
+  folder: 'folder settings',
+  mcpJson: '.vscode/mcp.json',
+  cursor: 'the Cursor config',
+  claudeDesktop: 'the Claude Desktop config',
+};
+
+/** "workspace settings (/repo/.vscode/settings.json)", for messages and the doctor. */
+export function describeSource(source: ServerSource): string {
+  const label = SOURCE_LABELS[source.kind];
+  return source.file === undefined ? label : `${label} (${source.file})`;
+}

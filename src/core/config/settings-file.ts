@@ -1,0 +1,61 @@
+// Reading our settings without the editor: the doctor CLI looks at DIR/.vscode/settings.json, and
+// settingsEntries() turns any `mcpSwitchboard.servers` value into loadConfiguration entries.
+
+import path from 'node:path';
+import type { SettingsEntry } from './configuration-input';
+import { describeValue } from './entry-schema';
+import { nodeFileSystem, type ConfigFileSystem } from './file-system';
+import { parseJsonc } from './jsonc';
+import { MAX_FILE_BYTES } from './limits';
+import { isPlainObject } from './sources';
+import type { ConfigDiagnostic, ServerSource } from './types';
+
+export const SERVERS_SETTING = 'mcpSwitchboard.servers';
+export const SOURCES_SETTING = 'mcpSwitchboard.sources';
+
+export interface WorkspaceSettings {
+  readonly file: string;
+  readonly source: ServerSource;
+  /** Raw values; undefined when absent, when the file is missing, or when it failed to parse. */
+  readonly servers: unknown;
+  readonly sources: unknown;
+  readonly diagnostics: readonly ConfigDiagnostic[];
+}
+
+export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSystem = nodeFileSystem): Promise<WorkspaceSettings> {
+  const file = path.join(dir, '.vscode', 'settings.json');
+  const source: ServerSource = { kind: 'workspace', file };
+  const empty = { file, source, servers: undefined, sources: undefined };
+  const read = await fs.readText(file, MAX_FILE_BYTES);
+  if (read.kind === 'missing') return { ...empty, diagnostics: [] };
+  if (read.kind === 'error') return { ...empty, diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
+  const parsed = parseJsonc(read.text, source);
+  if (parsed.diagnostics.length > 0 || parsed.value === undefined) return { ...empty, diagnostics: parsed.diagnostics };
+  if (!isPlainObject(parsed.value)) {
+    const message = `expected a JSON object at the top level, got ${describeValue(parsed.value)}`;
+    return { ...empty, diagnostics: [{ severity: 'error', path: '', message, source }] };
+  }
+  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], diagnostics: [] };
+}
+
+export interface SettingsEntries {
+  readonly entries: SettingsEntry[];
+  readonly diagnostics: ConfigDiagnostic[];
+}
+
+/** One entry per key, in key order. A value that is not an object is one error and no entries. */
+export function settingsEntries(value: unknown, source: ServerSource): SettingsEntries {
+  if (value === undefined || value === null) return { entries: [], diagnostics: [] };
+  if (!isPlainObject(value)) {
+    return {
+      entries: [],
+      diagnostics: [{
+        severity: 'error',
+        path: SERVERS_SETTING,
+        message: `expected an object keyed by server name, got ${describeValue(value)}`,
+        source,
+      }],
+    };
+  }
+  return { entries: Object.entries(value).map(([name, raw]) => ({ name, raw, source })), diagnostics: [] };
+}

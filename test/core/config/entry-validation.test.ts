@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict';
+import { DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type ServerDefinition } from '../../../src/core/config';
+import { assertDiagnostics, expectInvalid, expectValid, FOLDER, loadOne, loadServers, type ExpectedDiagnostic } from './helpers';
+
+interface Case {
+  readonly title: string;
+  readonly raw: unknown;
+  /** [severity, path under servers.srv, message fragment]; the list is exhaustive. */
+  readonly expect?: ReadonlyArray<readonly ['error' | 'warning', string, string]>;
+  readonly check?: (server: ServerDefinition) => void;
+}
+
+function expected(rows: Case['expect']): ExpectedDiagnostic[] {
+  return (rows ?? []).map(([severity, suffix, messageIncludes]) => ({
+    severity,
+    server: 'srv',
+    path: `servers.srv${suffix}`,
+    messageIncludes,
+  }));
+}
+
+function runCases(cases: readonly Case[]): void {
+  for (const testCase of cases) {
+    it(testCase.title, async () => {
+      const { server, diagnostics } = await loadOne(testCase.raw);
+      assertDiagnostics(diagnostics, expected(testCase.expect));
+      const hasErrors = (testCase.expect ?? []).some(([severity]) => severity === 'error');
+      if (hasErrors) {
+        assertDiagnostics(expectInvalid(server).diagnostics, expected(testCase.expect));
+      } else {
+        testCase.check?.(expectValid(server));
+      }
+    });
+  }
+}
+
+describe('config: transport selection', () => {
+  runCases([
+    {
+      title: 'command alone means stdio with defaults',
+      raw: { command: 'npx' },
+      check: (server) => {
+        assert.equal(server.transport, 'stdio');
+        if (server.transport !== 'stdio') return;
+        assert.deepEqual(server.args, []);
+        assert.deepEqual(server.env, {});
+        assert.equal(server.cwd, FOLDER);
+        assert.equal(server.enabled, true);
+        assert.deepEqual(server.timeouts, DEFAULT_TIMEOUTS);
+        assert.deepEqual(server.reconnect, DEFAULT_RECONNECT);
+        assert.deepEqual(server.tools, {});
+        assert.deepEqual(server.secrets, []);
+      },
+    },
+    {
+      title: 'url alone means streamable HTTP with SSE fallback',
+      raw: { url: 'https://example.com/mcp' },
+      check: (server) => {
+        assert.deepEqual(server.transport !== 'stdio' && [server.transport, server.sseFallback, server.headers], ['http', true, {}]);
+      },
+    },
+    {
+      title: 'explicit type "http" has no fallback',
+      raw: { type: 'http', url: 'http://localhost:3000/mcp' },
+      check: (server) => {
+        assert.deepEqual(server.transport !== 'stdio' && [server.transport, server.sseFallback], ['http', false]);
+      },
+    },
+    {
+      title: 'type "sse"',
+      raw: { type: 'sse', url: 'https://example.com/sse' },
+      check: (server) => {
+        assert.deepEqual(server.transport !== 'stdio' && [server.transport, server.sseFallback], ['sse', false]);
+      },
+    },
+    { title: 'explicit type "stdio"', raw: { type: 'stdio', command: 'node' }, check: (server) => assert.equal(server.transport, 'stdio') },
+    { title: 'command and url together', raw: { command: 'node', url: 'https://x.test' }, expect: [['error', '', 'both "command"']] },
+    { title: 'neither command nor url', raw: { args: ['x'] }, expect: [['error', '', 'needs a "command"']] },
+    { title: 'type "stdio" with only a url', raw: { type: 'stdio', url: 'https://x.test' }, expect: [['error', '.type', 'type "stdio" needs a "command"']] },
+    { title: 'type "http" with only a command', raw: { type: 'http', command: 'node' }, expect: [['error', '.type', 'type "http" needs a "url"']] },
+    { title: 'type "websocket"', raw: { type: 'websocket', url: 'ws://x.test' }, expect: [['error', '.type', 'expected one of "stdio", "http", "sse", got "websocket"']] },
+    { title: 'empty command', raw: { command: '' }, expect: [['error', '.command', 'must not be empty']] },
+    { title: 'whitespace command', raw: { command: '   ' }, expect: [['error', '.command', 'must not be empty']] },
+    { title: 'command that expands to nothing', raw: { command: '${env:EMPTY}' }, expect: [['error', '.command', 'must not be empty']] },
+    { title: 'headers on a stdio server are ignored with a warning', raw: { command: 'node', headers: { A: 'b' } }, expect: [['warning', '.headers', 'only applies to http/sse']] },
+    {
+      title: 'stdio-only fields on an http server are ignored with a warning',
+      raw: { url: 'https://x.test', args: [], env: {}, cwd: '/tmp' },
+      expect: [
+        ['warning', '.args', 'only applies to stdio'],
+        ['warning', '.env', 'only applies to stdio'],
+        ['warning', '.cwd', 'only applies to stdio'],
+      ],
+    },
+  ]);
+});
+
+describe('config: field types', () => {
+  runCases([
+    { title: 'args not an array', raw: { command: 'x', args: '--flag' }, expect: [['error', '.args', 'expected an array, got "--flag"']] },
+    { title: 'an argument that is a number', raw: { command: 'x', args: ['a', 'b', 3] }, expect: [['error', '.args[2]', 'expected a string, got 3']] },
+    { title: 'env value that is a number', raw: { command: 'x', env: { PORT: 8080 } }, expect: [['error', '.env.PORT', 'expected a string, got 8080']] },
+    { title: 'env value null', raw: { command: 'x', env: { A: null } }, expect: [['error', '.env.A', 'expected a string, got null']] },
+    { title: 'env name with "="', raw: { command: 'x', env: { 'A=B': 'c' } }, expect: [['error', '.env["A=B"]', 'not a valid environment variable name']] },
+    { title: 'env not an object', raw: { command: 'x', env: ['A=B'] }, expect: [['error', '.env', 'expected an object, got an array']] },
+    { title: 'enabled as a string', raw: { command: 'x', enabled: 'yes' }, expect: [['error', '.enabled', 'expected true or false, got "yes"']] },
+    { title: 'cwd as a number', raw: { command: 'x', cwd: 1 }, expect: [['error', '.cwd', 'expected a string, got 1']] },
+    { title: 'envFile as a boolean', raw: { command: 'x', envFile: true }, expect: [['error', '.envFile', 'expected a string, got true']] },
+    { title: 'url as a number', raw: { url: 42 }, expect: [['error', '.url', 'expected a string, got 42']] },
+    { title: 'headers not an object', raw: { url: 'https://x.test', headers: 'Authorization: x' }, expect: [['error', '.headers', 'expected an object']] },
+    { title: 'header value not a string', raw: { url: 'https://x.test', headers: { 'X-Retry': 3 } }, expect: [['error', '.headers.X-Retry', 'expected a string, got 3']] },
+    { title: 'header name with a space', raw: { url: 'https://x.test', headers: { 'X Api': 'v' } }, expect: [['error', '.headers["X Api"]', 'not a valid HTTP header name']] },
+    { title: 'header value with a line break', raw: { url: 'https://x.test', headers: { 'X-A': 'a\r\nX-B: b' } }, expect: [['error', '.headers.X-A', 'line breaks']] },
+    { title: 'several problems are all reported', raw: { command: 5, args: {}, enabled: 1 }, expect: [['error', '.command', 'expected a string'], ['error', '.args', 'expected an array'], ['error', '.enabled', 'expected true or false']] },
+  ]);
+});
+
+describe('config: url rules', () => {
+  runCases([
+    { title: 'https url', raw: { url: 'https://example.com:8443/mcp?x=1' }, check: (server) => assert.equal(server.transport !== 'stdio' && server.url, 'https://example.com:8443/mcp?x=1') },
+    { title: 'http url', raw: { url: 'http://127.0.0.1:3000/mcp' }, check: (server) => assert.equal(server.transport, 'http') },
+    { title: 'ftp scheme', raw: { url: 'ftp://example.com' }, expect: [['error', '.url', 'must be an http:// or https:// URL, got "ftp:"']] },
+    { title: 'websocket scheme', raw: { url: 'ws://example.com' }, expect: [['error', '.url', 'got "ws:"']] },
+    { title: 'unparsable url', raw: { url: 'not a url' }, expect: [['error', '.url', 'is not a valid URL']] },
+    { title: 'empty url', raw: { url: '' }, expect: [['error', '.url', 'is not a valid URL']] },
+    { title: 'url built from a variable is checked after expansion', raw: { url: '${env:EMPTY}' }, expect: [['error', '.url', 'is not a valid URL']] },
+  ]);
+});
+
+describe('config: timeouts, reconnect, tools, enabled', () => {
+  runCases([
+    {
+      title: 'custom timeouts, 0 disables',
+      raw: { command: 'x', timeouts: { connectMs: 0, requestMs: 1500 } },
+      check: (server) => assert.deepEqual(server.timeouts, { connectMs: 0, requestMs: 1500 }),
+    },
+    {
+      title: 'a partial timeouts object keeps the other default',
+      raw: { command: 'x', timeouts: { requestMs: 5 } },
+      check: (server) => assert.deepEqual(server.timeouts, { connectMs: 30_000, requestMs: 5 }),
+    },
+    { title: 'negative timeout', raw: { command: 'x', timeouts: { connectMs: -1 } }, expect: [['error', '.timeouts.connectMs', 'must not be negative']] },
+    { title: 'fractional timeout', raw: { command: 'x', timeouts: { requestMs: 1.5 } }, expect: [['error', '.timeouts.requestMs', 'expected a whole number, got 1.5']] },
+    { title: 'timeout as a string', raw: { command: 'x', timeouts: { requestMs: '10s' } }, expect: [['error', '.timeouts.requestMs', 'expected a number, got "10s"']] },
+    { title: 'timeout beyond what Node timers can hold', raw: { command: 'x', timeouts: { connectMs: 2 ** 31 } }, expect: [['error', '.timeouts.connectMs', 'at most 2147483647']] },
+    { title: 'timeouts not an object', raw: { command: 'x', timeouts: 5000 }, expect: [['error', '.timeouts', 'expected an object, got 5000']] },
+    {
+      title: 'custom reconnect',
+      raw: { command: 'x', reconnect: { maxAttempts: 0, initialDelayMs: 10, maxDelayMs: 20 } },
+      check: (server) => assert.deepEqual(server.reconnect, { maxAttempts: 0, initialDelayMs: 10, maxDelayMs: 20 }),
+    },
+    { title: 'negative reconnect attempts', raw: { command: 'x', reconnect: { maxAttempts: -2 } }, expect: [['error', '.reconnect.maxAttempts', 'must not be negative']] },
+    { title: 'initial delay above the maximum', raw: { command: 'x', reconnect: { initialDelayMs: 60_000 } }, expect: [['error', '.reconnect.initialDelayMs', 'must not exceed reconnect.maxDelayMs (30000)']] },
+    {
+      title: 'tool filters pass through',
+      raw: { command: 'x', tools: { allow: ['git_*'], deny: ['git_push'], readOnly: true } },
+      check: (server) => assert.deepEqual(server.tools, { allow: ['git_*'], deny: ['git_push'], readOnly: true }),
+    },
+    { title: 'tools.allow not an array', raw: { command: 'x', tools: { allow: 'git_*' } }, expect: [['error', '.tools.allow', 'expected an array']] },
+    { title: 'tools.readOnly as a string', raw: { command: 'x', tools: { readOnly: 'true' } }, expect: [['error', '.tools.readOnly', 'expected true or false']] },
+    { title: 'enabled: false is kept', raw: { command: 'x', enabled: false }, check: (server) => assert.equal(server.enabled, false) },
+  ]);
+});
+
+describe('config: unknown and ignored fields', () => {
+  runCases([
+    {
+      title: 'an unknown top-level field warns and the server stays valid',
+      raw: { command: 'x', autoApprove: ['*'] },
+      expect: [['warning', '.autoApprove', 'unknown field "autoApprove"']],
+      check: (server) => assert.equal(server.transport, 'stdio'),
+    },
+    {
+      title: 'unknown nested fields warn',
+      raw: { command: 'x', timeouts: { idleMs: 1 }, tools: { hide: [] }, reconnect: { jitter: true } },
+      expect: [
+        ['warning', '.timeouts.idleMs', 'unknown field "timeouts.idleMs"'],
+        ['warning', '.tools.hide', 'unknown field "tools.hide"'],
+        ['warning', '.reconnect.jitter', 'unknown field "reconnect.jitter"'],
+      ],
+      check: (server) => assert.deepEqual(server.timeouts, DEFAULT_TIMEOUTS),
+    },
+    {
+      title: 'mcp.json fields we do not use are accepted silently',
+      raw: { command: 'x', dev: { watch: 'src/**' }, gallery: true, version: '1.0.0', description: 'd' },
+      check: (server) => assert.equal(server.transport, 'stdio'),
+    },
+  ]);
+});
+
+describe('config: entry shape and names', () => {
+  for (const [title, raw, got] of [
+    ['a string entry', 'npx server', '"npx server"'],
+    ['a number entry', 7, '7'],
+    ['an array entry', ['npx'], 'an array'],
+    ['a null entry', null, 'null'],
+  ] as const) {
+    it(`${title} is an error`, async () => {
+      const { server, diagnostics } = await loadOne(raw);
+      assertDiagnostics(diagnostics, [{ severity: 'error', server: 'srv', path: 'servers.srv', messageIncludes: `must be an object, got ${got}` }]);
+      expectInvalid(server);
+    });
+  }
+
+  const nameCases: ReadonlyArray<readonly [string, string, ExpectedDiagnostic[]]> = [
+    ['empty', '', [{ severity: 'error', path: 'servers[""]', messageIncludes: 'must not be empty' }]],
+    ['whitespace only', '  ', [{ severity: 'error', path: 'servers["  "]', messageIncludes: 'must not be empty' }]],
+    ['with a space', 'my server', [{ severity: 'warning', path: 'servers["my server"]', messageIncludes: 'characters outside' }]],
+    ['portable', 'git.local_v2-b', []],
+    ['too long', 'n'.repeat(300), [{ severity: 'error', path: `servers["${'n'.repeat(64)}…"]`, messageIncludes: 'longer than 256' }]],
+  ];
+  for (const [title, name, diagnostics] of nameCases) {
+    it(`server name: ${title}`, async () => {
+      const loaded = await loadServers({ [name]: { command: 'x' } });
+      assertDiagnostics(loaded.diagnostics, diagnostics);
+      const server = loaded.servers[0];
+      assert.ok(server);
+      assert.equal(server.name, name);
+      assert.equal('transport' in server, !diagnostics.some((item) => item.severity === 'error'));
+    });
+  }
+
+  it('one invalid entry leaves the others valid, in configuration order', async () => {
+    const loaded = await loadServers({ first: { command: 'a' }, broken: { command: 1 }, last: { url: 'https://x.test' } });
+    assert.deepEqual(loaded.servers.map((server) => [server.name, 'transport' in server]), [['first', true], ['broken', false], ['last', true]]);
+  });
+});
+
+describe('config: size limits', () => {
+  it('1000 arguments are fine, 1001 are an error', async () => {
+    expectValid((await loadOne({ command: 'x', args: Array.from({ length: 1000 }, () => 'a') })).server);
+    const { diagnostics } = await loadOne({ command: 'x', args: Array.from({ length: 1001 }, () => 'a') });
+    assertDiagnostics(diagnostics, [{ severity: 'error', path: 'servers.srv.args', messageIncludes: 'more than 1000 arguments' }]);
+  });
+
+  it('a string over 64 KiB is an error at its path', async () => {
+    const { diagnostics } = await loadOne({ command: 'x', args: ['ok', 'y'.repeat(64 * 1024 + 1)] });
+    assertDiagnostics(diagnostics, [{ severity: 'error', path: 'servers.srv.args[1]', messageIncludes: 'longer than 65536' }]);
+  });
+
+  it('a value that grows past 64 KiB through a variable is an error', async () => {
+    const { diagnostics } = await loadOne({ command: 'x', env: { BIG: '${env:BIG}${env:BIG}' } }, { env: { BIG: 'z'.repeat(40_000) } });
+    assertDiagnostics(diagnostics, [{ severity: 'error', path: 'servers.srv.env.BIG', messageIncludes: 'after expansion' }]);
+  });
+
+  it('more than 1000 env entries is an error', async () => {
+    const env = Object.fromEntries(Array.from({ length: 1001 }, (_, index) => [`V${index}`, 'x']));
+    const { diagnostics } = await loadOne({ command: 'x', env });
+    assertDiagnostics(diagnostics, [{ severity: 'error', path: 'servers.srv.env', messageIncludes: 'more than 1000 variables' }]);
+  });
+
+  it('a 1 MB argument and 10k bad arguments finish quickly with a bounded report', async () => {
+    const started = Date.now();
+    const huge = await loadOne({ command: 'x', args: ['m'.repeat(1024 * 1024)] });
+    assert.equal(huge.diagnostics.length, 1);
+    const many = await loadOne({ command: 'x', args: Array.from({ length: 10_000 }, (_, index) => index) });
+    assert.ok(many.diagnostics.length >= 1 && many.diagnostics.length <= 51, `${many.diagnostics.length} diagnostics`);
+    const wide = await loadOne({ command: 'x', env: Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`K${index}`, index])) });
+    assert.equal(wide.diagnostics.length, 51);
+    assert.match(wide.diagnostics[50]?.message ?? '', /more problems are not shown/);
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  });
+});

@@ -1,0 +1,184 @@
+// Starts a real VS Code (code-server from the pinned harness) and drives it with Debian's Chromium.
+// Used by the editor test runner, the UI tests and `npm start`. See ../shared/notes/editor-harness.md
+// for why this is the way to reach a real extension host on these machines.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromiumPath, codeServerEntry, node24, repoRoot } from '../../scripts/harness-paths.mjs';
+
+export const EXTENSION_ID = 'switchboard-labs.mcp-switchboard';
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A throwaway copy of a workspace under test/workspaces, so tests can write its settings freely. */
+export function copyWorkspace(name, root = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-ws-'))) {
+  const target = path.join(root, name);
+  fs.cpSync(path.join(repoRoot, 'test', 'workspaces', name), target, { recursive: true });
+  return target;
+}
+
+const DEFAULT_USER_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'workbench.enableExperiments': false,
+  'window.commandCenter': false,
+};
+
+/**
+ * Starts code-server on 127.0.0.1. Resolves once /healthz answers.
+ * @param {{ workspace?: string, extensionsDir?: string, trust?: boolean, userSettings?: object,
+ *           host?: string, port?: number, log?: (line: string) => void, env?: object }} options
+ */
+export async function startCodeServer(options = {}) {
+  const port = options.port ?? await freePort();
+  const host = options.host ?? '127.0.0.1';
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cs-'));
+  const userDataDir = path.join(stateDir, 'user-data');
+  const extensionsDir = options.extensionsDir ?? path.join(stateDir, 'extensions');
+  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  fs.mkdirSync(extensionsDir, { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...options.userSettings }, null, 2));
+
+  const args = [
+    codeServerEntry, '--auth', 'none', '--bind-addr', `${host}:${port}`,
+    '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
+    '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override',
+    '--vscode-option', 'enable-smoke-test-driver',
+  ];
+  if (options.trust !== false) args.push('--disable-workspace-trust');
+  if (options.workspace) args.push(options.workspace);
+
+  const child = spawn(node24, args, {
+    cwd: repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that stop() also ends the extension host and anything it spawned.
+    detached: true,
+  });
+  const output = [];
+  const onData = (chunk) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      output.push(line);
+      options.log?.(line);
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  const url = `http://${host}:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const state = await Promise.race([exited.then(() => 'exited'), healthy(url).then((ok) => (ok ? 'up' : 'down'))]);
+    if (state === 'up') break;
+    if (state === 'exited' || Date.now() > deadline) {
+      stopProcessGroup(child);
+      throw new Error(`code-server did not start (${state}). Output:\n${output.slice(-30).join('\n')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  return {
+    url,
+    port,
+    userDataDir,
+    extensionsDir,
+    output,
+    /** The workbench URL; `payload` entries follow editor-harness.md. */
+    workbenchUrl({ folder = options.workspace, developmentPath, testsPath, environment } = {}) {
+      const remote = (p) => `vscode-remote://${host}:${port}${p}`;
+      const payload = [];
+      if (developmentPath) payload.push(['extensionDevelopmentPath', remote(developmentPath)]);
+      if (testsPath) payload.push(['extensionTestsPath', remote(testsPath)]);
+      if (environment) payload.push(['extensionEnvironment', JSON.stringify(environment)]);
+      const query = new URLSearchParams();
+      if (folder) query.set('folder', folder);
+      if (payload.length > 0) query.set('payload', JSON.stringify(payload));
+      return `${url}/?${query.toString()}`;
+    },
+    async stop() {
+      stopProcessGroup(child);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      fs.rmSync(stateDir, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+async function healthy(url) {
+  try {
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+function stopProcessGroup(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  setTimeout(() => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }, 3000).unref();
+}
+
+/** Installs a .vsix into an extensions folder with code-server's own installer (the marketplace path). */
+export async function installVsix(vsixPath, extensionsDir) {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-install-'));
+  try {
+    await new Promise((resolve, reject) => {
+      const child = spawn(node24, [codeServerEntry, '--user-data-dir', stateDir, '--extensions-dir', extensionsDir,
+        '--install-extension', vsixPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => { output += chunk; });
+      child.stderr.on('data', (chunk) => { output += chunk; });
+      child.once('error', reject);
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`install failed (${code}): ${output}`))));
+    });
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** Headless Debian Chromium through playwright-core, with the flags this closed network needs. */
+export async function launchBrowser() {
+  const { chromium } = await import('playwright-core');
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => undefined);
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// Runs the mocha suite in test/editor inside the real extension host of code-server, through
+// Chromium, and exits with the suite's result.
+//   node test/harness/run-editor-tests.mjs [--vsix] [--stats FILE] [--workspace NAME]
+// --vsix installs dist/mcp-switchboard.vsix into a fresh extensions folder first and runs the
+// vsix suite against that installed copy (the marketplace path).
+import fs from 'node:fs';
+import path from 'node:path';
+import { format, parseArgs } from 'node:util';
+import { artifactsDir, repoRoot } from '../../scripts/harness-paths.mjs';
+import { copyWorkspace, installVsix, launchBrowser, startCodeServer } from './editor.mjs';
+
+const { values: flags } = parseArgs({
+  options: {
+    vsix: { type: 'boolean', default: false },
+    stats: { type: 'string' },
+    workspace: { type: 'string', default: 'basic' },
+    timeout: { type: 'string', default: String(5 * 60_000) },
+  },
+});
+
+const testsPath = path.join(repoRoot, 'out', 'test', 'editor', 'index.js');
+const vsixPath = path.join(repoRoot, 'dist', 'mcp-switchboard.vsix');
+const runTimeoutMs = Number(flags.timeout);
+const MOCHA_TAG = '[mocha] ';
+const label = flags.vsix ? 'vsix' : 'editor';
+const logFile = path.join(artifactsDir, `${label}-extension-host.log`);
+
+async function main() {
+  if (!fs.existsSync(testsPath)) throw new Error(`${testsPath} is missing; run node scripts/build.mjs --tests`);
+  fs.mkdirSync(artifactsDir, { recursive: true });
+  const log = fs.createWriteStream(logFile);
+  const workspace = copyWorkspace(flags.workspace);
+
+  let extensionsDir;
+  let developmentPath = repoRoot;
+  if (flags.vsix) {
+    if (!fs.existsSync(vsixPath)) throw new Error(`${vsixPath} is missing; run npm run package`);
+    extensionsDir = fs.mkdtempSync(path.join(path.dirname(workspace), 'extensions-'));
+    await installVsix(vsixPath, extensionsDir);
+    developmentPath = path.join(repoRoot, 'test', 'harness', 'probe-extension');
+  }
+
+  const server = await startCodeServer({ workspace, extensionsDir, log: (line) => log.write(`[code-server] ${line}\n`) });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.context.newPage();
+    const finished = new Promise((resolve) => {
+      page.exposeFunction('codeAutomationLog', (type, args) => {
+        const text = Array.isArray(args) ? format(...args) : String(args);
+        log.write(`[${type}] ${text}\n`);
+        // The workbench logs a lot; only the reporter's lines (tagged in test/editor/index.ts) go to the console.
+        if (text.startsWith(MOCHA_TAG)) process.stdout.write(`${text.slice(MOCHA_TAG.length)}\n`);
+      });
+      page.exposeFunction('codeAutomationExit', (code) => resolve(Number(code)));
+    });
+    page.on('pageerror', (error) => log.write(`[pageerror] ${error.message}\n`));
+    await page.goto(server.workbenchUrl({
+      developmentPath,
+      testsPath,
+      environment: {
+        SWITCHBOARD_SUITE: flags.vsix ? 'vsix' : 'suite',
+        SWITCHBOARD_TEST_WORKSPACE: workspace,
+        SWITCHBOARD_EXPECTED_EXTENSIONS_DIR: extensionsDir ?? '',
+        ...(flags.stats ? { MOCHA_STATS_FILE: flags.stats } : {}),
+      },
+    }));
+    // Fail fast when the workbench never renders (code-server error page, missing modules).
+    const workbench = await page.waitForSelector('.monaco-workbench', { timeout: 60_000 }).catch(() => undefined);
+    if (!workbench) {
+      await page.screenshot({ path: path.join(artifactsDir, `${label}-no-workbench.png`) }).catch(() => undefined);
+      throw new Error(`the workbench did not load: ${(await page.textContent('body').catch(() => '')) ?? ''}`.slice(0, 2000));
+    }
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), runTimeoutMs).unref());
+    const result = await Promise.race([finished, timeout]);
+    if (result === 'timeout') {
+      await page.screenshot({ path: path.join(artifactsDir, `${label}-timeout.png`) }).catch(() => undefined);
+      throw new Error(`the extension host did not finish within ${runTimeoutMs} ms (log: ${logFile})`);
+    }
+    return result;
+  } finally {
+    await browser.close();
+    await server.stop();
+    log.end();
+    fs.rmSync(path.dirname(workspace), { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(`[editor-tests] ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);
