@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The core runs in plain Node (tests, the doctor CLI). It must never reach for the editor.
     files: ['src/core/**/*.ts'],
     rules: {

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { SETTINGS_SECTION } from './settings';
 
 export const COMMANDS = {
   openSettings: 'mcpSwitchboard.openSettings',
@@ -13,7 +12,7 @@ export interface CommandTargets {
 export function registerCommands(targets: CommandTargets): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand(COMMANDS.openSettings, () =>
-      vscode.commands.executeCommand('workbench.action.openSettings', `@ext:switchboard-labs.mcp-switchboard ${SETTINGS_SECTION}`)),
+      vscode.commands.executeCommand('workbench.action.openSettings', '@ext:switchboard-labs.mcp-switchboard')),
     vscode.commands.registerCommand(COMMANDS.showLogs, () => targets.mainLog.show(true)),
   ];
 }

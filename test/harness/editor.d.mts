@@ -1,0 +1,37 @@
+import type { BrowserContext } from 'playwright-core';
+
+export const EXTENSION_ID: string;
+export function freePort(): Promise<number>;
+export function copyWorkspace(name: string, root?: string): string;
+
+export interface WorkbenchUrlOptions {
+  folder?: string;
+  developmentPath?: string;
+  testsPath?: string;
+  environment?: Record<string, string>;
+}
+
+export interface CodeServer {
+  readonly url: string;
+  readonly port: number;
+  readonly userDataDir: string;
+  readonly extensionsDir: string;
+  readonly output: string[];
+  workbenchUrl(options?: WorkbenchUrlOptions): string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  workspace?: string;
+  extensionsDir?: string;
+  trust?: boolean;
+  userSettings?: Record<string, unknown>;
+  host?: string;
+  port?: number;
+  log?: (line: string) => void;
+  env?: Record<string, string>;
+}
+
+export function startCodeServer(options?: StartOptions): Promise<CodeServer>;
+export function installVsix(vsixPath: string, extensionsDir: string): Promise<void>;
+export function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }>;

@@ -1,0 +1,55 @@
+// A real workbench in Chromium with the extension loaded from this repository, for tests that click.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { artifactsDir, repoRoot } from '../../scripts/harness-paths.mjs';
+import { copyWorkspace, launchBrowser, startCodeServer, type StartOptions } from '../harness/editor.mjs';
+
+export const screenshotsDir = path.join(artifactsDir, 'screenshots');
+
+export interface Workbench {
+  readonly page: Page;
+  readonly workspace: string;
+  close(): Promise<void>;
+}
+
+export async function openWorkbench(workspaceName = 'basic', options: StartOptions = {}): Promise<Workbench> {
+  const workspace = copyWorkspace(workspaceName);
+  const server = await startCodeServer({ workspace, ...options });
+  const browser = await launchBrowser();
+  const page = await browser.context.newPage();
+  await page.goto(server.workbenchUrl({ developmentPath: repoRoot }));
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  return {
+    page,
+    workspace,
+    async close() {
+      await browser.close();
+      await server.stop();
+      fs.rmSync(path.dirname(workspace), { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+/** Runs a command from the palette by its full title, as a user would. */
+export async function runFromPalette(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  const match = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await match.waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+export function activityBarEntry(page: Page, title: string): Locator {
+  return page.locator(`.activitybar [aria-label^="${title}"]`).first();
+}
+
+export async function screenshot(target: Page | Locator, name: string): Promise<string> {
+  fs.mkdirSync(screenshotsDir, { recursive: true });
+  const file = path.join(screenshotsDir, `${name}.png`);
+  await target.screenshot({ path: file });
+  return file;
+}
