@@ -30,6 +30,8 @@ const common = {
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  // The doctor CLI runs the same core as the extension, without the editor.
+  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
 
 if (withTests) {

@@ -1,0 +1,71 @@
+// What the catalog hands to everything downstream (the gateway, the dispatcher tools, the tree,
+// the doctor). Plain data; every value is a copy the receiver may keep.
+import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerStateKind } from '../connection/state';
+import type { Event } from '../events';
+
+/** Which rule removed a tool from what chat sees. */
+export type FilterRule =
+  | { readonly kind: 'serverDeny'; readonly pattern: string }
+  | { readonly kind: 'serverAllow' }
+  | { readonly kind: 'globalDeny'; readonly pattern: string }
+  | { readonly kind: 'disabledSetting' }
+  | { readonly kind: 'readOnlyOnly' }
+  | { readonly kind: 'malformedSchema'; readonly reason: string }
+  | { readonly kind: 'filterError'; readonly reason: string }
+  | { readonly kind: 'budget'; readonly maxExposed: number };
+
+export interface CatalogTool {
+  readonly server: string;
+  /** The upstream tool name, as the server reported it. */
+  readonly name: string;
+  /** `server__tool`, sanitized to [A-Za-z0-9_-], at most 64 characters, unique across the catalog. */
+  readonly qualifiedName: string;
+  /** The upstream definition (schemas normalized: a missing inputSchema becomes an empty object schema). */
+  readonly tool: Tool;
+  readonly readOnly: boolean;
+  readonly exposed: boolean;
+  /** Set when `exposed` is false. */
+  readonly filteredBy?: FilterRule;
+}
+
+export interface CatalogServer {
+  readonly name: string;
+  readonly state: ServerStateKind;
+  /** True when the tools come from the cache because the server has not connected yet. */
+  readonly fromCache: boolean;
+  /** When the tool list was fetched from the server (epoch ms). */
+  readonly fetchedAt?: number;
+  readonly tools: readonly CatalogTool[];
+}
+
+export interface CatalogWarning {
+  readonly server?: string;
+  readonly message: string;
+}
+
+export interface CatalogSnapshot {
+  /** In configuration order. */
+  readonly servers: readonly CatalogServer[];
+  readonly warnings: readonly CatalogWarning[];
+  /** Total tools that passed the filters, before the budget cut. */
+  readonly eligible: number;
+  readonly maxExposed: number;
+}
+
+export interface ToolCallOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+/** What the gateway and the dispatcher tools need from the catalog. */
+export interface ToolSource {
+  snapshot(): CatalogSnapshot;
+  /** Fires after the snapshot changed (servers, filters, tool lists, states). */
+  readonly onDidChange: Event<CatalogSnapshot>;
+  /**
+   * Calls an exposed tool by server and upstream name. Rejects with a clear error for a tool that is
+   * unknown, filtered or disabled; waits (within requestMs) for a server that is still connecting.
+   */
+  callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>;
+}

@@ -1,0 +1,74 @@
+// One error type for everything a connection reports, with a stable `code` that callers (the
+// manager, the UI, the doctor) switch on instead of parsing messages.
+
+export type ConnectionErrorCode =
+  /** The stdio command (or its working directory) does not exist. */
+  | 'ENOENT'
+  /** The process could not be spawned for another reason (EACCES, ...). */
+  | 'SPAWN_FAILED'
+  /** The stdio process exited before the connection was established. */
+  | 'PROCESS_EXITED'
+  /** Spawn + initialize + first tools/list took longer than `timeouts.connectMs`. */
+  | 'CONNECT_TIMEOUT'
+  /** The server could not be reached (connection refused, DNS, TLS, ...). */
+  | 'CONNECT_FAILED'
+  /** The server answered HTTP with an error status. */
+  | 'HTTP_ERROR'
+  /** The server spoke something other than MCP (garbage on stdout, unsupported protocol version). */
+  | 'PROTOCOL_ERROR'
+  /** An established connection went away. */
+  | 'CONNECTION_LOST'
+  /** A request took longer than `timeouts.requestMs` (or the progress-extended maximum). */
+  | 'REQUEST_TIMEOUT'
+  /** The caller's AbortSignal fired. */
+  | 'CANCELLED'
+  /** A request was made while the server is stopped, failed or disabled. */
+  | 'NOT_RUNNING'
+  /** Arguments do not satisfy the tool's input schema; nothing was sent. */
+  | 'INVALID_ARGUMENTS'
+  /** The tool is not in the server's last tool list; nothing was sent. */
+  | 'UNKNOWN_TOOL'
+  /** The server answered a request with a JSON-RPC error (see `rpcCode`). */
+  | 'SERVER_ERROR'
+  /** The connection was stopped or disposed while the operation was pending. */
+  | 'CLOSED';
+
+export interface ConnectionErrorOptions {
+  readonly cause?: unknown;
+  /** JSON-RPC error code, for SERVER_ERROR. */
+  readonly rpcCode?: number;
+  /** JSON-RPC error data, for SERVER_ERROR. */
+  readonly data?: unknown;
+  /** HTTP status, for HTTP_ERROR. */
+  readonly status?: number;
+  /** The request provably never reached the server, so sending it again cannot repeat an effect. */
+  readonly notSent?: boolean;
+}
+
+export class ConnectionError extends Error {
+  readonly rpcCode?: number;
+  readonly data?: unknown;
+  readonly status?: number;
+  readonly notSent: boolean;
+
+  constructor(
+    readonly code: ConnectionErrorCode,
+    message: string,
+    options: ConnectionErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ConnectionError';
+    this.rpcCode = options.rpcCode;
+    this.data = options.data;
+    this.status = options.status;
+    this.notSent = options.notSent ?? false;
+  }
+}
+
+export function isConnectionError(error: unknown, code?: ConnectionErrorCode): error is ConnectionError {
+  return error instanceof ConnectionError && (code === undefined || error.code === code);
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,96 @@
+// Creating the SDK's HTTP transports, and reading the errors they throw.
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+export interface HttpTransportOptions {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** For tests and proxies; defaults to the global fetch. */
+  readonly fetch?: FetchLike;
+}
+
+function isInitializeBody(body: unknown): boolean {
+  if (typeof body !== 'string' || !body.includes('"initialize"')) return false;
+  try {
+    const message: unknown = JSON.parse(body);
+    return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A fetch that never sends `Mcp-Session-Id` with an `initialize` request. When a session expires
+ * (404), the spec says the client starts a new session by sending initialize without a session
+ * id. The SDK transport has no way to forget its session id (the field is private and has no
+ * setter), so it keeps sending the expired one; this fetch removes it for initialize only, and the
+ * transport adopts the new id from the response. Same transport, same Client: only the handshake
+ * is repeated.
+ */
+export function sessionRenewingFetch(base: FetchLike = fetch): FetchLike {
+  return (url, init) => {
+    if (init?.method !== 'POST' || !isInitializeBody(init.body)) return base(url, init);
+    const headers = new Headers(init.headers);
+    headers.delete('mcp-session-id');
+    return base(url, { ...init, headers });
+  };
+}
+
+export function createStreamableHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(options.url), {
+    requestInit: { headers: { ...options.headers } },
+    fetch: sessionRenewingFetch(options.fetch),
+  });
+}
+
+export function createSseTransport(options: HttpTransportOptions): SSEClientTransport {
+  return new SSEClientTransport(new URL(options.url), {
+    requestInit: { headers: { ...options.headers } },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+}
+
+/** The HTTP status behind an SDK transport error, if there was one. */
+export function httpStatus(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    return typeof error.code === 'number' && error.code >= 100 ? error.code : undefined;
+  }
+  // SSEClientTransport.send throws a plain Error naming the status.
+  const match = error instanceof Error ? /\(HTTP (\d{3})\)/.exec(error.message) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+/** A streamable-HTTP 404 for a request that carried a session id: the session has expired. */
+export function isSessionExpired(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+function causeCodes(error: unknown, depth = 0): string[] {
+  if (typeof error !== 'object' || error === null || depth > 4) return [];
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  return [
+    ...(typeof code === 'string' ? [code] : []),
+    ...causeCodes(cause, depth + 1),
+    ...(Array.isArray(errors) ? errors.flatMap((inner) => causeCodes(inner, depth + 1)) : []),
+  ];
+}
+
+/**
+ * fetch failed before a connection was made (refused, no such host): the request cannot have
+ * reached the server.
+ */
+export function isUnreachable(error: unknown): boolean {
+  return causeCodes(error).some((code) => UNREACHABLE_CODES.has(code));
+}
+
+/** A readable reason for a fetch failure: `fetch failed` alone says nothing. */
+export function describeFetchFailure(error: unknown): string {
+  const codes = causeCodes(error);
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const detail = cause instanceof Error && cause.message ? cause.message : codes[0];
+  const message = error instanceof Error ? error.message : String(error);
+  return detail && !message.includes(detail) ? `${message} (${detail})` : message;
+}

@@ -1,0 +1,57 @@
+// Turns whatever an SDK request threw into a ConnectionError with a code, and decides whether the
+// request provably never left this process (the only case in which it may be sent again).
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ConnectionError, errorMessage } from './errors';
+import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
+
+export interface RequestErrorContext {
+  /** e.g. `tools/call echo` */
+  readonly what: string;
+  readonly timeoutMs: number;
+  readonly maxTotalMs: number;
+  /** Which of our own aborts fired, if any. */
+  readonly aborted?: 'caller' | 'maxTotal';
+  /** The session was being closed on purpose (stop, dispose, reconnect). */
+  readonly closing: boolean;
+}
+
+export function translateRequestError(error: unknown, context: RequestErrorContext): ConnectionError {
+  const { what } = context;
+  if (context.aborted === 'caller') return new ConnectionError('CANCELLED', `${what} was cancelled`, { cause: error });
+  if (context.aborted === 'maxTotal') {
+    return new ConnectionError(
+      'REQUEST_TIMEOUT',
+      `${what} did not finish within ${context.maxTotalMs} ms (the maximum even while the server reports progress)`,
+      { cause: error },
+    );
+  }
+  if (context.closing) return new ConnectionError('CLOSED', `${what} was interrupted: the connection was closed`, { cause: error });
+  if (error instanceof ConnectionError) return error;
+  if (error instanceof McpError) {
+    switch (error.code) {
+      case ErrorCode.RequestTimeout:
+        return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
+      case ErrorCode.ConnectionClosed:
+        // The request was written; the server may have acted on it before the connection died.
+        return new ConnectionError('CONNECTION_LOST', `${what} failed: the connection closed before the server answered`, { cause: error });
+      default:
+        return new ConnectionError('SERVER_ERROR', `${what} failed: ${error.message}`, { cause: error, rpcCode: error.code, data: error.data });
+    }
+  }
+  // Protocol.request rejects with this when the Client has no transport any more.
+  if (error instanceof Error && error.message === 'Not connected') {
+    return new ConnectionError('CONNECTION_LOST', `${what} failed: not connected`, { cause: error, notSent: true });
+  }
+  if (isUnreachable(error)) {
+    return new ConnectionError('CONNECTION_LOST', `${what} failed: server unreachable: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
+  }
+  const status = httpStatus(error);
+  if (status !== undefined) {
+    return new ConnectionError('HTTP_ERROR', `${what} failed: HTTP ${status}: ${errorMessage(error)}`, { cause: error, status });
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    return new ConnectionError('CONNECTION_LOST', `${what} failed: ${describeFetchFailure(error)}`, { cause: error });
+  }
+  // Zod errors (a result that does not match the schema) and anything else unexpected.
+  return new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${errorMessage(error)}`, { cause: error });
+}

@@ -1,0 +1,527 @@
+// The life of one configured server: start, stay connected (reconnecting with backoff and a
+// circuit breaker when the connection drops), answer tool calls, stop. Self-contained: the
+// manager owns many of these and only listens to their events.
+import os from 'node:os';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, Implementation, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerDefinition } from '../config/types';
+import { Emitter, type Event } from '../events';
+import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';
+import { backoffDelay } from './backoff';
+import { systemClock, type Clock, type TimerHandle } from './clock';
+import { ConnectionError, errorMessage, type ConnectionErrorCode } from './errors';
+import { LineRingBuffer } from './lineRingBuffer';
+import { McpSession, type ConnectPhase, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
+import { copyState, isSettled, type ServerState, type ServerStateChangeEvent } from './state';
+import { checkToolArguments } from './toolArguments';
+
+export interface ConnectionOptions {
+  readonly logger?: Logger;
+  /** Timestamps, backoff timers and the connect deadline. Request timeouts use real time (SDK). */
+  readonly clock?: Clock;
+  /** Jitter source for backoff, in [0, 1). */
+  readonly random?: () => number;
+  /** For the Windows command rules; defaults to process.platform. */
+  readonly platform?: NodeJS.Platform;
+  /** Working directory for a stdio server without `cwd`. Defaults to the user's home directory. */
+  readonly defaultCwd?: string;
+  /** Environment the definition's `env` is laid over. Defaults to process.env. */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Time between SIGTERM and SIGKILL when ending a stdio process tree. Default 2000. */
+  readonly killGraceMs?: number;
+  /** Lines of stderr kept. Default 1000. */
+  readonly stderrLines?: number;
+  readonly clientInfo?: Implementation;
+  /** For HTTP servers; defaults to the global fetch. */
+  readonly fetch?: FetchLike;
+}
+
+export interface CallToolOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+export interface ToolsChangeEvent {
+  readonly server: string;
+  readonly tools: readonly Tool[];
+}
+
+export interface ConnectionDiagnostics extends SessionCounters {
+  readonly connectAttempts: number;
+}
+
+/** A progress notification extends a call's deadline, but never past this many × requestMs. */
+export const MAX_TOTAL_TIMEOUT_FACTOR = 10;
+const STDERR_TAIL_IN_ERROR = 20;
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-switchboard', version: '0.1.0' };
+
+type AttemptMode = { readonly kind: 'start' } | { readonly kind: 'auto'; readonly attempt: number };
+
+interface Attempt {
+  readonly generation: number;
+  readonly abort: AbortController;
+  done: Promise<void>;
+  pid?: number;
+}
+
+export class ServerConnection {
+  private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
+  private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
+  /** Fires on every state change, with copies of the old and new state. */
+  readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
+  /** Fires when the tool list differs from the last one: after connect, listTools() or list_changed. */
+  readonly onDidChangeTools: Event<ToolsChangeEvent> = this.toolsEmitter.event;
+
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly stderr: LineRingBuffer;
+  private current: ServerState = { kind: 'stopped' };
+  private toolList: Tool[] = [];
+  private session: McpSession | undefined;
+  /** Bumped by every start, stop, reconnect and scheduled retry; older attempts see they are stale. */
+  private generation = 0;
+  private attempt: Attempt | undefined;
+  private reconnectTimer: TimerHandle | undefined;
+  /** Consecutive failed automatic attempts; the circuit breaker opens at maxAttempts. */
+  private failures = 0;
+  private manualReconnect: Promise<ServerState> | undefined;
+  private readonly closingSessions = new Set<Promise<void>>();
+  private disposed = false;
+  private disposing: Promise<void> | undefined;
+  private readonly counters = { connectAttempts: 0, transportsCreated: 0, clientsCreated: 0, sessionRenewals: 0 };
+
+  constructor(
+    readonly definition: ServerDefinition,
+    private readonly options: ConnectionOptions = {},
+  ) {
+    this.logger = redactingLogger(options.logger ?? nullLogger, definition.secrets, `[${definition.name}] `);
+    this.clock = options.clock ?? systemClock;
+    this.stderr = new LineRingBuffer(options.stderrLines ?? 1000);
+    if (!definition.enabled) this.current = { kind: 'disabled' };
+  }
+
+  get name(): string {
+    return this.definition.name;
+  }
+
+  get state(): ServerState {
+    return copyState(this.current);
+  }
+
+  get tools(): Tool[] {
+    return structuredClone(this.toolList);
+  }
+
+  /** The stdio server's process id, from spawn (while still starting) until it is stopped. */
+  get pid(): number | undefined {
+    return this.session?.pid ?? this.attempt?.pid;
+  }
+
+  get diagnostics(): ConnectionDiagnostics {
+    return { ...this.counters };
+  }
+
+  /** The last `count` stderr lines of the stdio server (across restarts), oldest first. */
+  stderrTail(count?: number): string[] {
+    return this.stderr.tail(count);
+  }
+
+  /**
+   * Connects unless already running or connecting. Resolves with the state once it settles
+   * (running, error, stopped, disabled); never rejects — failures are states.
+   */
+  start(): Promise<ServerState> {
+    if (this.disposed) return Promise.resolve(this.state);
+    if (!this.definition.enabled) {
+      if (this.current.kind !== 'disabled') this.setState({ kind: 'disabled' });
+      return Promise.resolve(this.state);
+    }
+    if (this.current.kind === 'running') return Promise.resolve(this.state);
+    if (this.current.kind !== 'starting' && this.current.kind !== 'reconnecting') this.beginAttempt({ kind: 'start' });
+    return this.whenSettled();
+  }
+
+  /**
+   * Closes any current connection and connects again, resetting the circuit breaker. Calls made
+   * while one is pending share its promise. Resolves with the settled state; never rejects.
+   */
+  reconnect(): Promise<ServerState> {
+    if (this.disposed) return Promise.resolve(this.state);
+    if (this.manualReconnect) return this.manualReconnect;
+    if (!this.definition.enabled) return this.start();
+    this.failures = 0;
+    const previous = this.detachSession();
+    this.beginAttempt({ kind: 'start' }, previous);
+    const promise = this.whenSettled().finally(() => {
+      if (this.manualReconnect === promise) this.manualReconnect = undefined;
+    });
+    this.manualReconnect = promise;
+    return promise;
+  }
+
+  /**
+   * Stops the server: cancels pending attempts and retries, ends the process tree or HTTP session.
+   * The state is `stopped` at once; the promise resolves when everything has exited.
+   */
+  async stop(): Promise<void> {
+    this.generation += 1;
+    this.cancelReconnectTimer();
+    const attempt = this.attempt;
+    attempt?.abort.abort(new ConnectionError('CLOSED', 'stopped while connecting'));
+    this.attempt = undefined;
+    this.detachSession();
+    this.failures = 0;
+    if (this.current.kind !== 'stopped' && this.current.kind !== 'disabled') this.setState({ kind: 'stopped' });
+    await Promise.all([attempt?.done, ...this.closingSessions]);
+  }
+
+  /** stop(), then no further use. Idempotent. */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      this.disposed = true;
+      await this.stop();
+      this.stateEmitter.dispose();
+      this.toolsEmitter.dispose();
+    })();
+    return this.disposing;
+  }
+
+  /** Fetches every page of tools/list again and updates `tools`. */
+  async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    const tools = await this.withSession('tools/list', options.signal, (session, policy, budget) =>
+      session.listAllTools(policy, budget).then((list) => {
+        this.updateTools(session, list);
+        return list;
+      }),
+    );
+    return structuredClone(tools);
+  }
+
+  /**
+   * Calls a tool. Waits (up to requestMs) for a starting or reconnecting server. Arguments are
+   * checked against the tool's input schema first: an INVALID_ARGUMENTS error costs no round trip.
+   * A result with `isError` is returned, not thrown. Only a request that provably never reached
+   * the server, or hit an expired HTTP session, is sent again, once.
+   */
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+    return this.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
+      const tool = this.toolList.find((candidate) => candidate.name === name);
+      if (!tool) throw new ConnectionError('UNKNOWN_TOOL', `server \`${this.name}\` has no tool \`${name}\``);
+      const problems = checkToolArguments(tool, args);
+      if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
+      return session.callTool(name, args, { ...policy, onProgress: options.onProgress }, budget);
+    });
+  }
+
+  private async withSession<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    operation: (session: McpSession, policy: RequestPolicy, budget: RetryBudget) => Promise<T>,
+  ): Promise<T> {
+    if (this.disposed) throw new ConnectionError('CLOSED', `${what}: the connection to \`${this.name}\` was disposed`);
+    const requestMs = this.definition.timeouts.requestMs;
+    const policy: RequestPolicy = { timeoutMs: requestMs, maxTotalMs: requestMs * MAX_TOTAL_TIMEOUT_FACTOR, signal };
+    const budget: RetryBudget = { retried: false };
+    let session = await this.waitForSession(what, signal);
+    try {
+      return await operation(session, policy, budget);
+    } catch (error) {
+      const failure = this.noteRequestFailure(session, error);
+      if (!failure.notSent || budget.retried) throw failure;
+      budget.retried = true;
+      this.logger.info(`${what} could not be sent (${failure.message}); retrying once the server is back`);
+      session = await this.waitForSession(what, signal);
+      try {
+        return await operation(session, policy, budget);
+      } catch (retryError) {
+        throw this.noteRequestFailure(session, retryError);
+      }
+    }
+  }
+
+  /** Translates and, if the failure means the connection is gone, starts reconnecting. */
+  private noteRequestFailure(session: McpSession, error: unknown): ConnectionError {
+    const failure = error instanceof ConnectionError ? error : new ConnectionError('PROTOCOL_ERROR', errorMessage(error), { cause: error });
+    if (failure.notSent || failure.code === 'CONNECTION_LOST') this.connectionLost(session, failure);
+    return failure;
+  }
+
+  /** The running session, waiting for a starting/reconnecting server for up to requestMs. */
+  private waitForSession(what: string, signal: AbortSignal | undefined): Promise<McpSession> {
+    if (signal?.aborted) return Promise.reject(new ConnectionError('CANCELLED', `${what} was cancelled`));
+    if (this.current.kind === 'running' && this.session) return Promise.resolve(this.session);
+    if (this.current.kind !== 'starting' && this.current.kind !== 'reconnecting') return Promise.reject(this.notRunning(what));
+    const budgetMs = this.definition.timeouts.requestMs;
+    return new Promise<McpSession>((resolve, reject) => {
+      let timer: TimerHandle | undefined;
+      const finish = (error: ConnectionError | undefined, session?: McpSession) => {
+        subscription.dispose();
+        if (timer !== undefined) this.clock.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (session) resolve(session);
+        else reject(error);
+      };
+      const onAbort = () => finish(new ConnectionError('CANCELLED', `${what} was cancelled`));
+      const subscription = this.onDidChangeState(({ state }) => {
+        if (state.kind === 'running' && this.session) finish(undefined, this.session);
+        else if (isSettled(state)) finish(this.notRunning(what));
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (budgetMs > 0) {
+        timer = this.clock.setTimeout(
+          () => finish(new ConnectionError('REQUEST_TIMEOUT', `${what}: server \`${this.name}\` did not become ready within ${budgetMs} ms`)),
+          budgetMs,
+        );
+      }
+    });
+  }
+
+  private notRunning(what: string): ConnectionError {
+    const state = this.current;
+    if (state.kind === 'stopped' && this.disposed) return new ConnectionError('CLOSED', `${what}: the connection to \`${this.name}\` was disposed`);
+    const detail = state.kind === 'error' ? `: ${state.message}` : '';
+    return new ConnectionError('NOT_RUNNING', `${what}: server \`${this.name}\` is ${state.kind}${detail}`);
+  }
+
+  private whenSettled(): Promise<ServerState> {
+    if (isSettled(this.current)) return Promise.resolve(this.state);
+    return new Promise((resolve) => {
+      const subscription = this.onDidChangeState(({ state }) => {
+        if (!isSettled(state)) return;
+        subscription.dispose();
+        resolve(state);
+      });
+    });
+  }
+
+  private beginAttempt(mode: AttemptMode, closingFirst?: Promise<void>): void {
+    this.generation += 1;
+    const generation = this.generation;
+    this.cancelReconnectTimer();
+    const superseded = this.attempt;
+    superseded?.abort.abort(new ConnectionError('CLOSED', 'superseded by a newer connection attempt'));
+    const abort = new AbortController();
+    const attempt: Attempt = { generation, abort, done: Promise.resolve() };
+    this.attempt = attempt;
+    const { maxAttempts } = this.definition.reconnect;
+    this.setState({ kind: 'starting', since: this.clock.now(), ...(mode.kind === 'auto' ? { attempt: mode.attempt, maxAttempts } : {}) });
+    // A superseded attempt is still ending its process; the new one must not overlap with it
+    // (servers holding a port or a lock file would fail).
+    // Without anything to wait for, the attempt starts synchronously: the process exists (and
+    // `pid` is known) when start() returns.
+    const before = closingFirst || superseded ? Promise.all([closingFirst, superseded?.done]).then(() => undefined) : undefined;
+    attempt.done = this.runAttempt(attempt, mode, before).catch((error: unknown) => {
+      // runAttempt handles its failures; anything here is a bug, and must not become unhandled.
+      this.logger.error(`connect attempt failed unexpectedly: ${errorMessage(error)}`);
+    });
+  }
+
+  private async runAttempt(attempt: Attempt, mode: AttemptMode, closingFirst: Promise<void> | undefined): Promise<void> {
+    if (closingFirst) await closingFirst;
+    const stale = () => attempt.generation !== this.generation;
+    if (stale()) return;
+    this.counters.connectAttempts += 1;
+    const startedAt = this.clock.now();
+    const { connectMs } = this.definition.timeouts;
+    let phase: ConnectPhase = 'spawn';
+    const garbage: string[] = [];
+    const deadline =
+      connectMs > 0
+        ? this.clock.setTimeout(() => {
+            const waitingFor = phase === 'spawn' || phase === 'connect' ? 'the connection' : phase;
+            attempt.abort.abort(new ConnectionError('CONNECT_TIMEOUT', `timed out after ${connectMs} ms waiting for ${waitingFor}`));
+          }, connectMs)
+        : undefined;
+    try {
+      const session = await McpSession.open({
+        definition: this.definition,
+        logger: this.logger,
+        clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        signal: attempt.abort.signal,
+        // initialize includes the server's own start-up (npx may download for a minute), so while
+        // connecting connectMs bounds everything and requestMs does not apply; connectMs 0 means
+        // no limit at all (stop() and reconnect() still end a hanging attempt).
+        requestTimeoutMs: connectMs,
+        stdio: { ...this.stdioLaunch(garbage), onSpawn: (pid) => (attempt.pid = pid) },
+        counters: this.counters,
+        fetch: this.options.fetch,
+        onPhase: (next) => (phase = next),
+        onClosed: (closed) => this.connectionLost(closed, this.describeClose(closed)),
+        onToolListChanged: (changed) => void this.refreshTools(changed),
+      });
+      if (stale()) {
+        await session.close();
+        return;
+      }
+      this.session = session;
+      this.failures = 0;
+      const toolsChanged = this.replaceTools(session.tools);
+      const now = this.clock.now();
+      this.setState(
+        {
+          kind: 'running',
+          transport: session.kind,
+          serverInfo: { name: session.serverInfo.name, version: session.serverInfo.version },
+          protocolVersion: session.protocolVersion,
+          capabilities: session.capabilities,
+          ...(session.instructions === undefined ? {} : { instructions: session.instructions }),
+          since: now,
+          connectMs: now - startedAt,
+          toolCount: this.toolList.length,
+        },
+        now,
+      );
+      this.logger.info(`running: ${session.serverInfo.name} ${session.serverInfo.version}, ${this.toolList.length} tools, ${now - startedAt} ms`);
+      if (toolsChanged) this.fireTools();
+    } catch (error) {
+      if (stale()) return;
+      const failure = this.withStderrHint(
+        this.withGarbageHint(error instanceof ConnectionError ? error : new ConnectionError('CONNECT_FAILED', errorMessage(error), { cause: error }), garbage),
+      );
+      this.logger.warn(`connect failed: ${failure.message}`);
+      if (mode.kind === 'auto') {
+        this.failures += 1;
+        this.scheduleReconnect(failure);
+      } else {
+        this.setError(failure.code, failure.message);
+      }
+    } finally {
+      if (deadline !== undefined) this.clock.clearTimeout(deadline);
+      if (this.attempt === attempt) this.attempt = undefined;
+    }
+  }
+
+  private stdioLaunch(garbage: string[]): StdioLaunch {
+    const definition = this.definition;
+    const env = { ...(this.options.baseEnv ?? process.env), ...(definition.transport === 'stdio' ? definition.env : {}) };
+    return {
+      env,
+      cwd: (definition.transport === 'stdio' ? definition.cwd : undefined) ?? this.options.defaultCwd ?? os.homedir(),
+      platform: this.options.platform ?? process.platform,
+      killGraceMs: this.options.killGraceMs,
+      onGarbageLine: (line: string) => garbage.push(line),
+      onStderrLine: (line: string) => {
+        const redacted = redactSecrets(line, this.definition.secrets);
+        this.stderr.push(redacted);
+        this.logger.info(`stderr: ${line}`);
+      },
+    };
+  }
+
+  /**
+   * A server that prints banners or logs to stdout usually fails by timing out or exiting; the
+   * real cause is the output, so that is what the error says.
+   */
+  private withGarbageHint(error: ConnectionError, garbage: readonly string[]): ConnectionError {
+    const first = garbage[0];
+    if (first === undefined || !['CONNECT_TIMEOUT', 'PROCESS_EXITED', 'CONNECTION_LOST'].includes(error.code)) return error;
+    return new ConnectionError(
+      'PROTOCOL_ERROR',
+      `${error.message}. The server wrote output to stdout that is not JSON-RPC ("${first}"); a stdio server must write only JSON-RPC messages to stdout and log to stderr`,
+      { cause: error },
+    );
+  }
+
+  /** Adds the last stderr line to messages about a stdio process that died or never answered. */
+  private withStderrHint(error: ConnectionError): ConnectionError {
+    const hinted: ConnectionErrorCode[] = ['PROCESS_EXITED', 'CONNECT_TIMEOUT', 'PROTOCOL_ERROR', 'CONNECTION_LOST'];
+    const last = this.definition.transport === 'stdio' ? this.stderr.tail(1)[0] : undefined;
+    if (last === undefined || !hinted.includes(error.code) || error.message.includes(last)) return error;
+    return new ConnectionError(error.code, `${error.message}. Last stderr line: ${last}`, { cause: error.cause, status: error.status, notSent: error.notSent });
+  }
+
+  private describeClose(session: McpSession): ConnectionError {
+    const exit = session.exitStatus;
+    const how = exit ? `the server process exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}` : 'the connection closed';
+    return this.withStderrHint(new ConnectionError('CONNECTION_LOST', how));
+  }
+
+  /**
+   * The running session is gone (process exit, stream error, unreachable server). Idempotent per
+   * session: process exit and a failed request may both report the same loss.
+   */
+  private connectionLost(session: McpSession, reason: ConnectionError): void {
+    if (session !== this.session || session.isClosing) return;
+    this.logger.warn(`connection lost: ${reason.message}`);
+    this.detachSession(false);
+    this.failures = 0;
+    this.scheduleReconnect(reason);
+  }
+
+  /** Next automatic attempt with backoff, or `error` once the breaker opens. */
+  private scheduleReconnect(lastError: ConnectionError): void {
+    const { maxAttempts } = this.definition.reconnect;
+    if (this.failures >= maxAttempts) {
+      const message = maxAttempts === 0 ? lastError.message : `gave up after ${maxAttempts} reconnect attempt${maxAttempts > 1 ? 's' : ''}: ${lastError.message}`;
+      this.setError(lastError.code, message);
+      return;
+    }
+    this.generation += 1;
+    const generation = this.generation;
+    const attempt = this.failures + 1;
+    const delay = backoffDelay(attempt, this.definition.reconnect, this.options.random);
+    const now = this.clock.now();
+    this.setState({ kind: 'reconnecting', attempt, maxAttempts, nextTryAt: now + delay, lastError: lastError.message }, now);
+    this.reconnectTimer = this.clock.setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (generation === this.generation) this.beginAttempt({ kind: 'auto', attempt });
+    }, delay);
+  }
+
+  private cancelReconnectTimer(): void {
+    if (this.reconnectTimer !== undefined) this.clock.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+  }
+
+  /** Forgets the current session and closes it in the background; stop() waits for the close. */
+  private detachSession(deliberate = true): Promise<void> | undefined {
+    const session = this.session;
+    if (!session) return undefined;
+    this.session = undefined;
+    const closing = session.close(deliberate);
+    this.closingSessions.add(closing);
+    void closing.finally(() => this.closingSessions.delete(closing));
+    return closing;
+  }
+
+  private async refreshTools(session: McpSession): Promise<void> {
+    if (session !== this.session) return;
+    const requestMs = this.definition.timeouts.requestMs;
+    try {
+      const tools = await session.listAllTools({ timeoutMs: requestMs, maxTotalMs: 0 }, { retried: false });
+      this.updateTools(session, tools);
+    } catch (error) {
+      this.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private updateTools(session: McpSession, tools: Tool[]): void {
+    if (session !== this.session) return;
+    session.tools = tools;
+    if (!this.replaceTools(tools)) return;
+    if (this.current.kind === 'running') this.setState({ ...this.current, toolCount: tools.length });
+    this.fireTools();
+  }
+
+  /** Whether the list differs from the last one. */
+  private replaceTools(tools: Tool[]): boolean {
+    if (JSON.stringify(tools) === JSON.stringify(this.toolList)) return false;
+    this.toolList = tools;
+    return true;
+  }
+
+  private fireTools(): void {
+    this.toolsEmitter.fire({ server: this.name, tools: structuredClone(this.toolList) });
+  }
+
+  private setError(code: ConnectionErrorCode, message: string): void {
+    const tail = this.definition.transport === 'stdio' ? this.stderr.tail(STDERR_TAIL_IN_ERROR) : [];
+    this.setState({ kind: 'error', code, message: redactSecrets(message, this.definition.secrets), stderrTail: tail, since: this.clock.now() });
+  }
+
+  private setState(next: ServerState, at = this.clock.now()): void {
+    const previous = this.current;
+    this.current = next;
+    this.stateEmitter.fire({ server: this.name, state: copyState(next), previous: copyState(previous), at });
+  }
+}

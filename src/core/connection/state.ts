@@ -1,0 +1,105 @@
+// The states a server can be in, each carrying the data the UI shows for it. The connection moves
+// between stopped/starting/running/reconnecting/error; disabled/invalid/blocked are decided before
+// a connection exists (by configuration or trust) and are set by the manager, but live in the same
+// union so that one event stream describes a server end to end.
+import type { ConfigDiagnostic, TransportType } from '../config/types';
+import type { ConnectionErrorCode } from './errors';
+
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+export interface StoppedState {
+  readonly kind: 'stopped';
+}
+
+export interface StartingState {
+  readonly kind: 'starting';
+  readonly since: number;
+  /** Set when this start is an automatic reconnect attempt (1-based). */
+  readonly attempt?: number;
+  readonly maxAttempts?: number;
+}
+
+export interface RunningState {
+  readonly kind: 'running';
+  /** The transport actually in use: `sse` when a streamable-HTTP definition fell back. */
+  readonly transport: TransportType;
+  readonly serverInfo: ServerInfo;
+  readonly protocolVersion: string;
+  /** As sent by the server in its initialize result. */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly instructions?: string;
+  readonly since: number;
+  /** Time from the start of the successful attempt to its first complete tools/list. */
+  readonly connectMs: number;
+  readonly toolCount: number;
+}
+
+export interface ReconnectingState {
+  readonly kind: 'reconnecting';
+  /** The attempt that will run at `nextTryAt` (1-based). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly nextTryAt: number;
+  /** Why the previous connection or attempt ended. */
+  readonly lastError: string;
+}
+
+export interface ErrorState {
+  readonly kind: 'error';
+  readonly code: ConnectionErrorCode;
+  readonly message: string;
+  /** The last lines the stdio process wrote to stderr (empty for HTTP). */
+  readonly stderrTail: readonly string[];
+  readonly since: number;
+}
+
+export interface DisabledState {
+  readonly kind: 'disabled';
+}
+
+export interface InvalidState {
+  readonly kind: 'invalid';
+  readonly diagnostics: readonly ConfigDiagnostic[];
+}
+
+export type BlockedReason = 'untrusted' | 'consentDenied' | 'needsInput';
+
+export interface BlockedState {
+  readonly kind: 'blocked';
+  readonly reason: BlockedReason;
+  readonly detail: string;
+}
+
+export type ServerState =
+  | StoppedState
+  | StartingState
+  | RunningState
+  | ReconnectingState
+  | ErrorState
+  | DisabledState
+  | InvalidState
+  | BlockedState;
+
+export type ServerStateKind = ServerState['kind'];
+
+export interface ServerStateChangeEvent {
+  /** Server name (ServerDefinition.name). */
+  readonly server: string;
+  readonly state: ServerState;
+  readonly previous: ServerState;
+  /** Epoch milliseconds, from the connection's clock. */
+  readonly at: number;
+}
+
+/** States after which nothing happens without an outside call (start, reconnect, stop, config). */
+export function isSettled(state: ServerState): boolean {
+  return state.kind !== 'starting' && state.kind !== 'reconnecting';
+}
+
+/** A deep copy, so that callers can keep or mutate what they were given. */
+export function copyState(state: ServerState): ServerState {
+  return structuredClone(state);
+}

@@ -1,0 +1,210 @@
+// The stdio transport: spawns the server and speaks newline-delimited JSON-RPC over its stdin and
+// stdout. Our own rather than the SDK's StdioClientTransport, which:
+//  - passes only a whitelist of variables (HOME, PATH, ...) where servers expect the full
+//    environment, as a terminal would give them;
+//  - goes through cross-spawn, where we need our own tested Windows argv rules (spawnCommand.ts);
+//  - kills only its direct child on close (an `npx` server's real process survives);
+//  - drops non-JSON stdout lines after reporting a parse error, hides the exit code and signal,
+//    and hands out stderr as a raw stream.
+// It reuses the SDK's message schema and serialisation, so the wire format is the SDK's.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { nullLogger, type Logger } from '../logging';
+import { ConnectionError } from './errors';
+import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
+import { buildSpawnCommand } from './spawnCommand';
+
+export interface StdioTransportOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The complete environment of the child (process.env already merged in). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly platform?: NodeJS.Platform;
+  readonly logger?: Logger;
+  readonly onStderrLine?: (line: string) => void;
+  readonly onSpawn?: (pid: number) => void;
+  /** Each stdout line that is not a JSON-RPC message. */
+  readonly onGarbageLine?: (line: string) => void;
+  readonly killGraceMs?: number;
+}
+
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** How long to wait for stdout/stderr to drain after the process exits before reporting it. */
+const DRAIN_AFTER_EXIT_MS = 200;
+const MAX_REMEMBERED_GARBAGE = 5;
+const MAX_GARBAGE_LINE = 200;
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** PATH as the child will see it; Windows spells the key `Path`. */
+export function searchPath(env: Readonly<Record<string, string | undefined>>): string {
+  const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATH');
+  return (key === undefined ? undefined : env[key]) ?? '';
+}
+
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private exit: ProcessExit | undefined;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private readonly garbage: string[] = [];
+  private readonly logger: Logger;
+
+  constructor(private readonly options: StdioTransportOptions) {
+    this.logger = options.logger ?? nullLogger;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the process ended, once it has. */
+  get exitStatus(): ProcessExit | undefined {
+    return this.exit;
+  }
+
+  /** The first few stdout lines that were not JSON-RPC messages. */
+  get garbageLines(): readonly string[] {
+    return this.garbage;
+  }
+
+  async start(): Promise<void> {
+    if (this.child) throw new Error('StdioProcessTransport already started');
+    const { command, args, env, cwd, platform = process.platform } = this.options;
+    if (!fs.existsSync(cwd)) {
+      throw new ConnectionError('ENOENT', `working directory \`${cwd}\` does not exist (cwd of command \`${command}\`)`);
+    }
+    const spawnCommand = buildSpawnCommand(command, args, platform);
+    this.logger.info(`starting ${[command, ...args].join(' ')} (cwd ${cwd}${spawnCommand.command !== command ? `, via ${spawnCommand.command}` : ''})`);
+    const child = spawn(spawnCommand.command, [...spawnCommand.args], {
+      cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+      windowsVerbatimArguments: spawnCommand.windowsVerbatimArguments,
+    });
+    this.child = child;
+    // pid is set synchronously when the OS created the process (and stays unset for ENOENT).
+    if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
+
+    let streamsOpen = 2;
+    let drained: () => void = () => undefined;
+    const allDrained = new Promise<void>((resolve) => (drained = resolve));
+    const streamEnded = () => {
+      streamsOpen -= 1;
+      if (streamsOpen === 0) drained();
+    };
+    readline.createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => this.onStdoutLine(line)).on('close', streamEnded);
+    readline
+      .createInterface({ input: child.stderr, crlfDelay: Infinity })
+      .on('line', (line) => this.options.onStderrLine?.(line))
+      .on('close', streamEnded);
+    child.stdin.on('error', (error) => this.logger.debug(`stdin: ${error.message}`));
+
+    child.on('exit', (code, signal) => {
+      this.exit = { code, signal };
+      this.logger.info(`process ${child.pid} exited (${signal ? `signal ${signal}` : `code ${code}`})`);
+      // A grandchild holding our pipes open must not delay the report forever.
+      void Promise.race([allDrained, new Promise((resolve) => setTimeout(resolve, DRAIN_AFTER_EXIT_MS))]).then(() => this.finish());
+    });
+
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        if (child.pid !== undefined) {
+          this.onerror?.(error);
+          return;
+        }
+        this.finish();
+        reject(this.describeSpawnError(error));
+      });
+    });
+  }
+
+  private describeSpawnError(error: NodeJS.ErrnoException): ConnectionError {
+    const { command, env, cwd } = this.options;
+    if (error.code !== 'ENOENT') {
+      return new ConnectionError('SPAWN_FAILED', `could not start \`${command}\`: ${error.message}`, { cause: error });
+    }
+    if (command.includes('/') || command.includes('\\')) {
+      return new ConnectionError('ENOENT', `command \`${command}\` not found (resolved against ${path.resolve(cwd, command)})`, { cause: error });
+    }
+    return new ConnectionError('ENOENT', `command \`${command}\` not found on PATH. Searched: ${searchPath(env) || '(PATH is empty)'}`, { cause: error });
+  }
+
+  private onStdoutLine(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage | undefined;
+    try {
+      const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(line));
+      if (parsed.success) message = parsed.data;
+    } catch {
+      // Not JSON at all; reported below like JSON that is not JSON-RPC.
+    }
+    if (message === undefined) {
+      if (this.garbage.length < MAX_REMEMBERED_GARBAGE) this.garbage.push(truncate(line, MAX_GARBAGE_LINE));
+      this.options.onGarbageLine?.(truncate(line, MAX_GARBAGE_LINE));
+      this.onerror?.(
+        new ConnectionError('PROTOCOL_ERROR', `server wrote a line to stdout that is not a JSON-RPC message: "${truncate(line, MAX_GARBAGE_LINE)}"`),
+      );
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.exit || this.closed || !stdin.writable) {
+      // Callers rely on this code to know the message never left this process (safe to retry).
+      return Promise.reject(new ConnectionError('CONNECTION_LOST', 'not connected: the server process is not running'));
+    }
+    return new Promise((resolve, reject) => {
+      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Ends the process tree (SIGTERM, SIGKILL after the grace period). Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    const child = this.child;
+    if (child?.pid !== undefined && !this.exit) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      // Closing stdin is the polite MCP shutdown; killProcessTree has already gathered the tree
+      // before it sends anything, so children cannot escape by being re-parented.
+      await killProcessTree(child.pid, {
+        graceMs: this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+        logger: this.logger,
+        platform: this.options.platform,
+        onGathered: () => child.stdin?.end(),
+      });
+      await exited;
+    }
+    this.finish();
+  }
+}

@@ -1,0 +1,62 @@
+// `--json`: a stable, documented shape for scripts. Keys are listed explicitly (not spread from the
+// report) so that a field added to the report for the table does not leak into the contract.
+import type { ConfigDiagnostic } from '../config';
+import type { DoctorReport, ServerReport } from './report';
+
+export interface JsonDiagnostic {
+  readonly severity: ConfigDiagnostic['severity'];
+  readonly path: string;
+  readonly message: string;
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export interface JsonServer {
+  readonly name: string;
+  readonly source: string;
+  readonly state: string;
+  readonly connectMs: number | null;
+  readonly error?: string;
+  readonly diagnostics: readonly JsonDiagnostic[];
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly title?: string; readonly readOnly: boolean }>;
+}
+
+export interface JsonReport {
+  readonly servers: readonly JsonServer[];
+}
+
+export function toJsonReport(report: DoctorReport): JsonReport {
+  return { servers: report.servers.map(jsonServer) };
+}
+
+export function formatJsonReport(report: DoctorReport): string {
+  return `${JSON.stringify(toJsonReport(report), null, 2)}\n`;
+}
+
+function jsonServer(server: ServerReport): JsonServer {
+  return {
+    name: server.name,
+    source: server.source,
+    state: server.state,
+    connectMs: server.connectMs,
+    ...(server.error === undefined ? {} : { error: server.error }),
+    diagnostics: server.diagnostics.map(jsonDiagnostic),
+    tools: server.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      readOnly: tool.readOnly,
+    })),
+  };
+}
+
+export function jsonDiagnostic(diagnostic: ConfigDiagnostic): JsonDiagnostic {
+  return {
+    severity: diagnostic.severity,
+    path: diagnostic.path,
+    message: diagnostic.message,
+    ...(diagnostic.source.file === undefined ? {} : { file: diagnostic.source.file }),
+    ...(diagnostic.line === undefined ? {} : { line: diagnostic.line }),
+    ...(diagnostic.column === undefined ? {} : { column: diagnostic.column }),
+  };
+}

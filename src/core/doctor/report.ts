@@ -1,0 +1,141 @@
+// The doctor's findings as plain data: one row per configured server plus the configuration
+// problems that belong to no server. Both output formats and the exit code are derived from this.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../config';
+import type { ServerState, ServerStateKind } from '../connection/state';
+import type { ServerView } from '../manager';
+import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
+import type { SettleOutcome } from './settle';
+import type { LoadedWorkspace } from './workspace';
+
+export interface ToolReport {
+  readonly name: string;
+  readonly title?: string;
+  readonly readOnly: boolean;
+}
+
+export interface ServerReport {
+  readonly name: string;
+  /** describeSource(): where the entry was read from. */
+  readonly source: string;
+  readonly state: ServerStateKind;
+  /** From the running state; null for every other state. */
+  readonly connectMs: number | null;
+  /** Why the server is not running; absent for running and disabled servers. */
+  readonly error?: string;
+  /** Configuration errors and warnings of this entry. */
+  readonly diagnostics: readonly ConfigDiagnostic[];
+  readonly tools: readonly ToolReport[];
+  /** The last stderr lines of a stdio server (most useful for failed ones). */
+  readonly stderrTail: readonly string[];
+}
+
+export interface DoctorReport {
+  readonly folder: string;
+  readonly settingsFile: string;
+  readonly settingsFound: boolean;
+  readonly servers: readonly ServerReport[];
+  /** Problems that belong to no listed server: source files, `mcpSwitchboard.sources`, ... */
+  readonly diagnostics: readonly ConfigDiagnostic[];
+  readonly outcome: SettleOutcome;
+  readonly timeoutMs: number;
+}
+
+export const STDERR_TAIL_LINES = 5;
+
+export function buildReport(
+  workspace: LoadedWorkspace,
+  views: readonly ServerView[],
+  outcome: SettleOutcome,
+  timeoutMs: number,
+): DoctorReport {
+  const names = new Set(views.map((view) => view.name));
+  const needsInput = new Map(
+    workspace.servers.flatMap((server) => ('needsInput' in server && server.needsInput ? [[server.name, server.needsInput] as const] : [])),
+  );
+  const servers = views.map((view): ServerReport => {
+    // An invalid server's own list repeats what is in the top-level one; keep each problem once.
+    const diagnostics = unique([...view.diagnostics, ...workspace.diagnostics.filter((diagnostic) => diagnostic.server === view.name)]);
+    const error = describeProblem(view.state, diagnostics, timeoutMs, needsInput.get(view.name));
+    const tail = view.state.kind === 'error' && view.state.stderrTail.length > 0 ? view.state.stderrTail : view.stderrTail;
+    return {
+      name: view.name,
+      source: describeSource(view.source),
+      state: view.state.kind,
+      connectMs: view.state.kind === 'running' ? view.state.connectMs : null,
+      ...(error === undefined ? {} : { error }),
+      diagnostics,
+      tools: view.tools.map(toolReport),
+      stderrTail: tail.slice(-STDERR_TAIL_LINES),
+    };
+  });
+  const general = workspace.diagnostics.filter((diagnostic) => diagnostic.server === undefined || !names.has(diagnostic.server));
+  return {
+    folder: workspace.folder,
+    settingsFile: workspace.settingsFile,
+    settingsFound: workspace.settingsFound,
+    servers,
+    diagnostics: general,
+    outcome,
+    timeoutMs,
+  };
+}
+
+function toolReport(tool: Tool): ToolReport {
+  const title = tool.title ?? tool.annotations?.title;
+  return { name: tool.name, ...(title === undefined ? {} : { title }), readOnly: tool.annotations?.readOnlyHint === true };
+}
+
+function describeProblem(
+  state: ServerState,
+  diagnostics: readonly ConfigDiagnostic[],
+  timeoutMs: number,
+  inputs: readonly string[] | undefined,
+): string | undefined {
+  switch (state.kind) {
+    case 'running':
+    case 'disabled':
+      return undefined;
+    case 'error':
+      return state.message;
+    case 'invalid': {
+      const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+      const first = errors[0];
+      if (!first) return 'the entry is invalid';
+      return `${first.path}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+    }
+    case 'blocked':
+      // The CLI cannot prompt; tell the user which variable answers each input.
+      return inputs && inputs.length > 0 ? `${state.detail} (set ${inputs.map(inputEnvVarName).join(', ')})` : state.detail;
+    case 'starting':
+      return `still starting when the ${timeoutMs} ms timeout passed`;
+    case 'reconnecting':
+      return `still reconnecting (attempt ${state.attempt} of ${state.maxAttempts}) when the ${timeoutMs} ms timeout passed: ${state.lastError}`;
+    case 'stopped':
+      return 'stopped';
+  }
+}
+
+function unique(diagnostics: readonly ConfigDiagnostic[]): ConfigDiagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((diagnostic) => {
+    const key = JSON.stringify([diagnostic.severity, diagnostic.path, diagnostic.message, diagnostic.source.file, diagnostic.line, diagnostic.column]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** A server counts when it is meant to run: everything but `disabled`, invalid entries included. */
+export function isFailing(server: ServerReport): boolean {
+  return server.state !== 'running' && server.state !== 'disabled';
+}
+
+/**
+ * 0 when every enabled server is running. A configuration error outside any listed server (a broken
+ * `.vscode/mcp.json`, say) also fails: the servers it should have contributed are not running.
+ */
+export function exitCodeFor(report: DoctorReport): ExitCode {
+  const configErrors = report.diagnostics.some((diagnostic) => diagnostic.severity === 'error');
+  return report.servers.some(isFailing) || configErrors ? EXIT_FAILED : EXIT_OK;
+}

@@ -1,0 +1,93 @@
+// What the doctor checks: DIR/.vscode/settings.json plus whatever extra sources it turns on, loaded
+// by the same configuration layer the extension uses, with DIR as the only workspace folder.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import {
+  createEnvInputResolver,
+  loadConfiguration,
+  nodeFileSystem,
+  readWorkspaceSettingsFile,
+  settingsEntries,
+  type ConfigDiagnostic,
+  type ConfigFileSystem,
+  type InvalidServer,
+  type ServerDefinition,
+} from '../config';
+
+export interface LoadedWorkspace {
+  readonly kind: 'loaded';
+  readonly folder: string;
+  readonly settingsFile: string;
+  /** False when DIR/.vscode/settings.json does not exist: a valid workspace with no servers. */
+  readonly settingsFound: boolean;
+  readonly servers: ReadonlyArray<ServerDefinition | InvalidServer>;
+  readonly diagnostics: readonly ConfigDiagnostic[];
+}
+
+/** Nothing could be checked: the folder is missing, or the settings file is unreadable or not JSONC. */
+export interface UnreadableWorkspace {
+  readonly kind: 'unreadable';
+  readonly folder: string;
+  readonly settingsFile: string;
+  readonly problems: readonly string[];
+}
+
+export async function loadWorkspace(
+  folder: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<LoadedWorkspace | UnreadableWorkspace> {
+  const settingsFile = path.join(folder, '.vscode', 'settings.json');
+  const folderProblem = await checkFolder(folder);
+  if (folderProblem) return { kind: 'unreadable', folder, settingsFile, problems: [folderProblem] };
+
+  // readWorkspaceSettingsFile treats a missing file like an empty one; the doctor says which it was.
+  let settingsFound = true;
+  const recording: ConfigFileSystem = {
+    async readText(file, maxBytes) {
+      const result = await nodeFileSystem.readText(file, maxBytes);
+      if (file === settingsFile && result.kind === 'missing') settingsFound = false;
+      return result;
+    },
+  };
+  const settings = await readWorkspaceSettingsFile(folder, recording);
+  const fatal = settings.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  if (fatal.length > 0) {
+    return { kind: 'unreadable', folder, settingsFile, problems: fatal.map((diagnostic) => locate(settingsFile, diagnostic)) };
+  }
+
+  const fromSettings = settingsEntries(settings.servers, settings.source);
+  const loaded = await loadConfiguration(
+    {
+      entries: fromSettings.entries,
+      sources: settings.sources,
+      sourcesOrigin: settings.source,
+      workspaceFolders: [{ name: path.basename(folder), path: folder }],
+      env,
+    },
+    createEnvInputResolver(env),
+  );
+  return {
+    kind: 'loaded',
+    folder,
+    settingsFile,
+    settingsFound,
+    servers: loaded.servers,
+    diagnostics: [...settings.diagnostics, ...fromSettings.diagnostics, ...loaded.diagnostics],
+  };
+}
+
+async function checkFolder(folder: string): Promise<string | undefined> {
+  try {
+    const stat = await fs.stat(folder);
+    return stat.isDirectory() ? undefined : `${folder} is not a folder`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `the folder ${folder} does not exist` : `cannot read ${folder}: ${(error as Error).message}`;
+  }
+}
+
+/** `file:line:column: message`, the form editors and terminals turn into a link. */
+function locate(file: string, diagnostic: ConfigDiagnostic): string {
+  const where = diagnostic.line === undefined ? file : `${file}:${diagnostic.line}:${diagnostic.column ?? 1}`;
+  return `${where}: ${diagnostic.message}`;
+}

@@ -1,0 +1,20 @@
+import type { ServerState } from '../connection/state';
+
+/** What the status bar needs: a count per state, over all configured servers. */
+export interface HealthSummary {
+  readonly total: number;
+  readonly running: number;
+  readonly starting: number;
+  readonly reconnecting: number;
+  readonly error: number;
+  readonly blocked: number;
+  readonly disabled: number;
+  readonly invalid: number;
+  readonly stopped: number;
+}
+
+export function summarizeHealth(states: readonly ServerState[]): HealthSummary {
+  const counts = { running: 0, starting: 0, reconnecting: 0, error: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
+  for (const state of states) counts[state.kind] += 1;
+  return { total: states.length, ...counts };
+}

@@ -1,0 +1,13 @@
+export { ConcurrencyLimit } from './concurrencyLimit';
+export { ManagerError, type ManagerErrorCode } from './errors';
+export { summarizeHealth, type HealthSummary } from './health';
+export {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_STARTUP_GATE_MS,
+  ServerManager,
+  type ConfiguredServer,
+  type ManagerOptions,
+  type ServerBlock,
+  type ServerView,
+  type ToolsChangedEvent,
+} from './serverManager';

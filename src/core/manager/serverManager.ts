@@ -1,0 +1,357 @@
+// Owns one ServerConnection per configured server and keeps them in step with the configuration:
+// connects in parallel (bounded), reconciles updates by connection hash, and publishes one ordered
+// view of every server's state for the UI, the catalog and the doctor CLI.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { hashServerConnection } from '../config/hash';
+import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
+import { ConnectionError } from '../connection/errors';
+import { ServerConnection, type CallToolOptions, type ConnectionOptions } from '../connection/serverConnection';
+import { copyState, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../connection/state';
+import { Emitter, type Event } from '../events';
+import { nullLogger, type Logger } from '../logging';
+import { ConcurrencyLimit } from './concurrencyLimit';
+import { ManagerError } from './errors';
+import { summarizeHealth, type HealthSummary } from './health';
+
+export type ConfiguredServer = ServerDefinition | InvalidServer;
+
+/** Why the editor will not let a server start (trust, consent, inputs). */
+export interface ServerBlock {
+  readonly reason: BlockedReason;
+  readonly detail: string;
+}
+
+export interface ManagerOptions {
+  readonly logger?: Logger;
+  /** Passed to every connection (clock, default cwd, base env, ...). */
+  readonly connection?: Omit<ConnectionOptions, 'logger'>;
+  /** A logger per server, e.g. one output channel each. Falls back to `logger`. */
+  readonly serverLogger?: (name: string) => Logger;
+  /** Servers connecting at the same time. Default 16. */
+  readonly concurrency?: number;
+  /** How long start() waits before reporting still-pending servers as starting. Default 250 ms. */
+  readonly startupGateMs?: number;
+}
+
+/** A copy of what the manager knows about one server. */
+export interface ServerView {
+  readonly name: string;
+  readonly source: ServerSource;
+  readonly state: ServerState;
+  /** The last tool list the server reported (empty until it has run). */
+  readonly tools: readonly Tool[];
+  /** Validation warnings and errors for this entry. */
+  readonly diagnostics: readonly ConfigDiagnostic[];
+  readonly definition?: ServerDefinition;
+  /** The last stderr lines of a stdio server. */
+  readonly stderrTail: readonly string[];
+}
+
+export interface ToolsChangedEvent {
+  readonly server: string;
+  readonly tools: readonly Tool[];
+}
+
+interface Entry {
+  readonly name: string;
+  configured: ConfiguredServer;
+  readonly hash: string | undefined;
+  readonly connection: ServerConnection | undefined;
+  /** Set by the editor (trust, consent, inputs); wins over everything but invalid. */
+  blocked?: ServerBlock;
+  /** Waiting for a free slot in the concurrency limit; reported as starting. */
+  queuedSince?: number;
+  readonly subscriptions: Array<{ dispose(): void }>;
+}
+
+export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_STARTUP_GATE_MS = 250;
+
+function isInvalid(server: ConfiguredServer): server is InvalidServer {
+  return !('transport' in server);
+}
+
+function isEnabled(server: ConfiguredServer): boolean {
+  return !isInvalid(server) && server.enabled;
+}
+
+export class ServerManager {
+  private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
+  private readonly toolsEmitter = new Emitter<ToolsChangedEvent>();
+  /** Every state change of every server, in the order they happened. */
+  readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
+  readonly onDidChangeTools: Event<ToolsChangedEvent> = this.toolsEmitter.event;
+
+  private entries = new Map<string, Entry>();
+  private order: string[] = [];
+  private readonly limit: ConcurrencyLimit;
+  private readonly logger: Logger;
+  private disposed = false;
+  /** Serialises update() calls so that two quick settings changes reconcile in order. */
+  private updating: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: ManagerOptions = {}) {
+    this.logger = options.logger ?? nullLogger;
+    this.limit = new ConcurrencyLimit(options.concurrency ?? DEFAULT_CONCURRENCY);
+  }
+
+  /**
+   * Applies a configuration and connects every enabled server in parallel. Resolves when all have
+   * settled or when the startup gate closes, whichever is first; later results arrive as events.
+   */
+  async start(servers: readonly ConfiguredServer[], blocks?: ReadonlyMap<string, ServerBlock>): Promise<ServerView[]> {
+    await this.update(servers, blocks);
+    return this.servers();
+  }
+
+  /**
+   * Reconciles against a new configuration by connection hash: unchanged servers are not touched,
+   * changed ones restart, removed ones stop, added ones start. Order follows the new list.
+   * `blocks`, when given, is the complete set of servers the editor holds back (a name not in it
+   * is unblocked); when omitted, earlier blocks stay as they were.
+   */
+  update(servers: readonly ConfiguredServer[], blocks?: ReadonlyMap<string, ServerBlock>): Promise<void> {
+    const run = this.updating.then(() => this.reconcile(servers, blocks));
+    this.updating = run.catch(() => undefined);
+    return run;
+  }
+
+  private async reconcile(servers: readonly ConfiguredServer[], blocks: ReadonlyMap<string, ServerBlock> | undefined): Promise<void> {
+    if (this.disposed) return;
+    const next = new Map<string, Entry>();
+    const toStart: Entry[] = [];
+    const toStop: Entry[] = [];
+    const blockChanges: Array<{ name: string; block: ServerBlock | undefined }> = [];
+    const seen = new Set<string>();
+
+    for (const configured of servers) {
+      if (seen.has(configured.name)) continue; // The config layer already warned about the clash.
+      seen.add(configured.name);
+      const previous = this.entries.get(configured.name);
+      const hash = isInvalid(configured) ? undefined : hashServerConnection(configured);
+      const sameConnection = previous !== undefined && previous.hash !== undefined && previous.hash === hash
+        && previous.connection !== undefined && !isInvalid(configured) && previous.connection.definition.enabled === configured.enabled;
+      const block = blocks ? blocks.get(configured.name) : previous?.blocked;
+      if (previous && sameConnection) {
+        // Only non-connection fields (tools filters, source) may differ: keep the live connection.
+        // The subscriptions check identity, so the entry object itself is kept.
+        previous.configured = configured;
+        next.set(configured.name, previous);
+        if (JSON.stringify(previous.blocked) !== JSON.stringify(block)) blockChanges.push({ name: configured.name, block });
+        continue;
+      }
+      if (previous) toStop.push(previous);
+      const entry = this.createEntry(configured, hash, block);
+      next.set(configured.name, entry);
+      if (entry.connection && isEnabled(configured) && !entry.blocked) toStart.push(entry);
+    }
+    for (const [name, entry] of this.entries) if (!seen.has(name)) toStop.push(entry);
+
+    const before = new Map([...this.entries].map(([name, entry]) => [name, this.stateOf(entry)]));
+    this.entries = next;
+    this.order = servers.map((server) => server.name).filter((name, index, all) => all.indexOf(name) === index);
+    for (const entry of toStop) this.logger.info(`${entry.name}: ${next.has(entry.name) ? 'configuration changed, restarting' : 'removed, stopping'}`);
+
+    await Promise.all(toStop.map((entry) => this.retire(entry)));
+    const changedBlocks = new Set(blockChanges.map((change) => change.name));
+    for (const [name, entry] of next) {
+      if (changedBlocks.has(name)) continue;
+      const previous = before.get(name) ?? { kind: 'stopped' as const };
+      const current = this.stateOf(entry);
+      if (previous.kind !== current.kind || !before.has(name)) this.fireState(name, current, previous);
+    }
+    await Promise.all([
+      this.connectWithinGate(toStart),
+      ...blockChanges.map((change) => this.applyBlock(change.name, change.block)),
+    ]);
+  }
+
+  private createEntry(configured: ConfiguredServer, hash: string | undefined, blocked: Entry['blocked']): Entry {
+    const subscriptions: Array<{ dispose(): void }> = [];
+    let connection: ServerConnection | undefined;
+    if (!isInvalid(configured)) {
+      const logger = this.options.serverLogger?.(configured.name) ?? this.logger;
+      connection = new ServerConnection(configured, { ...this.options.connection, logger });
+    }
+    const entry: Entry = { name: configured.name, configured, hash, connection, subscriptions };
+    if (isInvalid(configured) && configured.needsInput && configured.needsInput.length > 0) {
+      entry.blocked = { reason: 'needsInput', detail: `needs input: ${configured.needsInput.join(', ')}` };
+    } else if (blocked) {
+      entry.blocked = blocked;
+    }
+    if (connection) {
+      subscriptions.push(connection.onDidChangeState((event) => {
+        if (this.entries.get(entry.name) !== entry || entry.blocked || entry.queuedSince !== undefined) return;
+        this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
+      }));
+      subscriptions.push(connection.onDidChangeTools((event) => {
+        if (this.entries.get(entry.name) !== entry) return;
+        this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });
+      }));
+    }
+    return entry;
+  }
+
+  private async retire(entry: Entry): Promise<void> {
+    for (const subscription of entry.subscriptions.splice(0)) subscription.dispose();
+    try {
+      await entry.connection?.dispose();
+    } catch (error) {
+      this.logger.warn(`${entry.name}: stopping failed: ${String(error)}`);
+    }
+  }
+
+  /** Starts the given servers through the concurrency limit; resolves at the gate or when all settle. */
+  private async connectWithinGate(entries: readonly Entry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const all = Promise.all(entries.map((entry) => this.connectQueued(entry)));
+    const gateMs = this.options.startupGateMs ?? DEFAULT_STARTUP_GATE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const gate = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, gateMs);
+    });
+    await Promise.race([all, gate]);
+    clearTimeout(timer);
+  }
+
+  private async connectQueued(entry: Entry): Promise<void> {
+    const connection = entry.connection;
+    if (!connection) return;
+    const previous = this.stateOf(entry);
+    entry.queuedSince = Date.now();
+    const queued = this.stateOf(entry);
+    if (previous.kind !== queued.kind) this.fireState(entry.name, queued, previous);
+    await this.limit.run(async () => {
+      entry.queuedSince = undefined;
+      if (this.entries.get(entry.name) !== entry || entry.blocked || this.disposed) return;
+      await connection.start();
+    });
+  }
+
+  private stateOf(entry: Entry): ServerState {
+    if (isInvalid(entry.configured) && !entry.blocked) return { kind: 'invalid', diagnostics: structuredClone(entry.configured.diagnostics) };
+    if (entry.blocked) return { kind: 'blocked', reason: entry.blocked.reason, detail: entry.blocked.detail };
+    if (!isEnabled(entry.configured)) return { kind: 'disabled' };
+    if (entry.queuedSince !== undefined) return { kind: 'starting', since: entry.queuedSince };
+    return entry.connection?.state ?? { kind: 'stopped' };
+  }
+
+  private fireState(server: string, state: ServerState, previous: ServerState): void {
+    this.stateEmitter.fire({ server, state: copyState(state), previous: copyState(previous), at: Date.now() });
+  }
+
+  // ── Operations. Each is safe to call concurrently and more than once. ──
+
+  /** Manual reconnect: resets the circuit breaker. Merges with one already in flight. */
+  async reconnect(name: string): Promise<ServerState> {
+    const entry = this.require(name);
+    if (!entry.connection || entry.blocked || !isEnabled(entry.configured)) return this.stateOf(entry);
+    return entry.connection.reconnect();
+  }
+
+  async reconnectFailed(): Promise<void> {
+    const failed = this.liveEntries().filter((entry) => this.stateOf(entry).kind === 'error');
+    await Promise.all(failed.map((entry) => this.reconnect(entry.name)));
+  }
+
+  async reconnectAll(): Promise<void> {
+    await Promise.all(this.liveEntries().map((entry) => this.reconnect(entry.name)));
+  }
+
+  /** Starts a stopped server (after stop(), or one that never started). */
+  async startServer(name: string): Promise<ServerState> {
+    const entry = this.require(name);
+    if (!entry.connection || entry.blocked || !isEnabled(entry.configured)) return this.stateOf(entry);
+    await this.connectQueued(entry);
+    return this.stateOf(entry);
+  }
+
+  async stopServer(name: string): Promise<ServerState> {
+    const entry = this.require(name);
+    await entry.connection?.stop();
+    return this.stateOf(entry);
+  }
+
+  /**
+   * Marks a server blocked (untrusted workspace, consent denied, missing input) and stops it, or
+   * clears the block and starts it. Set by the editor layer, which knows about trust and consent.
+   */
+  setBlocked(name: string, block: ServerBlock | undefined): Promise<void> {
+    const run = this.updating.then(() => this.applyBlock(name, block));
+    this.updating = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyBlock(name: string, block: ServerBlock | undefined): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    const previous = this.stateOf(entry);
+    entry.blocked = block;
+    if (block) await entry.connection?.stop();
+    const current = this.stateOf(entry);
+    if (JSON.stringify(previous) !== JSON.stringify(current)) this.fireState(name, current, previous);
+    if (!block && entry.connection && isEnabled(entry.configured)) await this.connectWithinGate([entry]);
+  }
+
+  /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */
+  async callTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+    const entry = this.require(server);
+    if (!entry.connection) throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${this.stateOf(entry).kind}`);
+    if (entry.blocked) throw new ConnectionError('NOT_RUNNING', `server "${server}" is blocked: ${entry.blocked.detail}`);
+    return entry.connection.callTool(tool, args, options);
+  }
+
+  /** Disposes every connection, in reverse configuration order, continuing past failures. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return this.updating.then(() => undefined);
+    this.disposed = true;
+    await this.updating.catch(() => undefined);
+    const entries = this.order.map((name) => this.entries.get(name)).filter((entry): entry is Entry => entry !== undefined).reverse();
+    await Promise.all(entries.map((entry) => this.retire(entry)));
+    this.stateEmitter.dispose();
+    this.toolsEmitter.dispose();
+  }
+
+  // ── Read side: copies only. ──
+
+  servers(): ServerView[] {
+    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is Entry => entry !== undefined).map((entry) => this.view(entry));
+  }
+
+  server(name: string): ServerView | undefined {
+    const entry = this.entries.get(name);
+    return entry ? this.view(entry) : undefined;
+  }
+
+  health(): HealthSummary {
+    return summarizeHealth(this.servers().map((server) => server.state));
+  }
+
+  /** The live connection, for callers (catalog, gateway) that need its tools and calls. */
+  connection(name: string): ServerConnection | undefined {
+    return this.entries.get(name)?.connection;
+  }
+
+  private view(entry: Entry): ServerView {
+    const configured = entry.configured;
+    return {
+      name: entry.name,
+      source: structuredClone(configured.source),
+      state: this.stateOf(entry),
+      tools: entry.connection?.tools ?? [],
+      diagnostics: structuredClone(isInvalid(configured) ? configured.diagnostics : []),
+      definition: isInvalid(configured) ? undefined : structuredClone(configured),
+      stderrTail: entry.connection?.stderrTail() ?? [],
+    };
+  }
+
+  private liveEntries(): Entry[] {
+    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is Entry => entry !== undefined && entry.connection !== undefined);
+  }
+
+  private require(name: string): Entry {
+    const entry = this.entries.get(name);
+    if (!entry) throw new ManagerError('UNKNOWN_SERVER', `no server named "${name}" is configured`);
+    return entry;
+  }
+}

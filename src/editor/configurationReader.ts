@@ -1,0 +1,85 @@
+import * as vscode from 'vscode';
+import {
+  SERVERS_SETTING,
+  SOURCES_SETTING,
+  settingsEntries,
+  type ConfigDiagnostic,
+  type ConfigurationInput,
+  type ServerSource,
+  type SettingsEntry,
+} from '../core/config';
+
+const SECTION = 'mcpSwitchboard';
+
+function settingsFile(kind: 'user' | 'workspace' | 'folder', folder?: vscode.WorkspaceFolder): string | undefined {
+  if (kind === 'folder' && folder) return vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath;
+  if (kind === 'workspace') {
+    const file = vscode.workspace.workspaceFile;
+    if (file && file.scheme === 'file') return file.fsPath;
+    const first = vscode.workspace.workspaceFolders?.[0];
+    return first ? vscode.Uri.joinPath(first.uri, '.vscode', 'settings.json').fsPath : undefined;
+  }
+  return undefined;
+}
+
+function source(kind: 'user' | 'workspace' | 'folder', folder?: vscode.WorkspaceFolder): ServerSource {
+  const file = settingsFile(kind, folder);
+  return file ? { kind, file } : { kind };
+}
+
+/**
+ * Reads `mcpSwitchboard.servers` from every scope separately (not the merged value), so that each
+ * entry keeps the scope it came from: trust and consent depend on it. Restricted Mode hides
+ * workspace values from `get()`, but `inspect()` still shows them, which is what lets us show those
+ * servers as blocked instead of pretending they do not exist.
+ */
+export function readConfigurationInput(): { input: ConfigurationInput; diagnostics: ConfigDiagnostic[] } {
+  const entries: SettingsEntry[] = [];
+  const diagnostics: ConfigDiagnostic[] = [];
+  const add = (value: unknown, from: ServerSource) => {
+    if (value === undefined) return;
+    const result = settingsEntries(value, from);
+    entries.push(...result.entries);
+    diagnostics.push(...result.diagnostics);
+  };
+
+  const root = vscode.workspace.getConfiguration(SECTION).inspect<unknown>('servers');
+  add(root?.globalValue, source('user'));
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  // In a single-folder window the folder settings are the workspace settings.
+  add(root?.workspaceValue, source(folders.length > 1 || vscode.workspace.workspaceFile ? 'workspace' : 'folder', folders[0]));
+  if (folders.length > 1) {
+    for (const folder of folders) {
+      add(vscode.workspace.getConfiguration(SECTION, folder.uri).inspect<unknown>('servers')?.workspaceFolderValue, source('folder', folder));
+    }
+  }
+
+  const sources = vscode.workspace.getConfiguration(SECTION).inspect<unknown>('sources');
+  const sourcesValue = sources?.workspaceValue ?? sources?.globalValue;
+  const sourcesOrigin = sources?.workspaceValue !== undefined ? source('workspace') : source('user');
+
+  return {
+    input: {
+      entries,
+      sources: sourcesValue,
+      sourcesOrigin,
+      workspaceFolders: folders.map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
+    },
+    diagnostics,
+  };
+}
+
+/** Servers from these places can run commands chosen by whoever wrote the repository. */
+export function isWorkspaceDefined(from: ServerSource): boolean {
+  if (from.kind === 'workspace' || from.kind === 'folder' || from.kind === 'mcpJson') return true;
+  if (from.kind === 'cursor' && from.file) {
+    return (vscode.workspace.workspaceFolders ?? []).some((folder) => from.file?.startsWith(folder.uri.fsPath));
+  }
+  return false;
+}
+
+export function affectsSwitchboard(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration(`${SECTION}.${SERVERS_SETTING.split('.').pop()}`)
+    || event.affectsConfiguration(`${SECTION}.${SOURCES_SETTING.split('.').pop()}`)
+    || event.affectsConfiguration(SECTION);
+}

@@ -1,0 +1,105 @@
+// The client under test for `@modelcontextprotocol/conformance client`. The harness starts a
+// scenario server and runs `<this command> <server-url>` with MCP_CONFORMANCE_SCENARIO set; the
+// checks are made on the server side from what we send. Everything goes through ServerConnection,
+// configured as a user's `"type": "http"` entry would be, so the harness grades the product's code
+// path and not a hand-written SDK client.
+//   node --import tsx test/conformance/client.ts <server-url>
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition } from '../../src/core/config/types';
+import { ServerConnection } from '../../src/core/connection';
+import type { Logger } from '../../src/core/logging';
+
+type Scenario = (connection: ServerConnection) => Promise<void>;
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+}
+
+function expectSuccess(name: string, result: CallToolResult): string {
+  const text = textOf(result);
+  if (result.isError) throw new Error(`tool ${name} returned an error result: ${text}`);
+  console.log(`${name}: ${text}`);
+  return text;
+}
+
+const scenarios: Record<string, Scenario> = {
+  // The handshake itself is the test; start() already did initialize and tools/list.
+  async initialize() {},
+
+  async tools_call(connection) {
+    const text = expectSuccess('add_numbers', await connection.callTool('add_numbers', { a: 5, b: 3 }));
+    // The server records its check before answering; this only makes a wrong sum visible here.
+    if (!text.includes('8')) throw new Error(`add_numbers(5, 3) answered "${text}"`);
+  },
+
+  // The server ends the tools/call SSE stream after a priming event with `retry: 500` and delivers
+  // the result on a GET stream: the call only completes if the transport reconnects on time with
+  // Last-Event-ID.
+  async 'sse-retry'(connection) {
+    expectSuccess('test_reconnection', await connection.callTool('test_reconnection', {}));
+  },
+};
+
+/** Our log lines go to stderr, which the harness saves next to the checks (stderr.txt). */
+const stderrLogger: Logger = {
+  trace: () => undefined,
+  debug: (message) => console.error(`[debug] ${message}`),
+  info: (message) => console.error(`[info] ${message}`),
+  warn: (message) => console.error(`[warn] ${message}`),
+  error: (message) => console.error(`[error] ${message}`),
+};
+
+async function main(): Promise<number> {
+  const url = process.argv[2];
+  const scenarioName = process.env.MCP_CONFORMANCE_SCENARIO ?? process.argv[3] ?? '';
+  if (!url) {
+    console.error('usage: client.ts <server-url>   (scenario in MCP_CONFORMANCE_SCENARIO)');
+    return 2;
+  }
+  const scenario = scenarios[scenarioName];
+  if (!scenario) {
+    console.error(`unknown scenario "${scenarioName}"; this client knows: ${Object.keys(scenarios).join(', ')}`);
+    return 2;
+  }
+  const definition: HttpServerDefinition = {
+    name: 'conformance',
+    source: { kind: 'user' },
+    enabled: true,
+    transport: 'http',
+    url,
+    headers: {},
+    // An explicit `"type": "http"`: the scenario servers speak streamable HTTP only.
+    sseFallback: false,
+    // The harness kills the client after 30 s; fail earlier, with our own message.
+    timeouts: { ...DEFAULT_TIMEOUTS, connectMs: 10_000, requestMs: 10_000 },
+    reconnect: DEFAULT_RECONNECT,
+    tools: {},
+    secrets: [],
+  };
+  const connection = new ServerConnection(definition, { logger: stderrLogger });
+  try {
+    const state = await connection.start();
+    if (state.kind !== 'running') {
+      console.error(`connection did not start: ${JSON.stringify(state)}`);
+      return 1;
+    }
+    console.log(`running: ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion}, ${state.toolCount} tools`);
+    await scenario(connection);
+    return 0;
+  } catch (error) {
+    console.error(`scenario ${scenarioName} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await connection.dispose();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
