@@ -3,13 +3,13 @@
 // (code-server), the .vsix install test, and UI tests through Chromium. Every stage reports counts;
 // the last line is `N passed, N failed` over all of them. A stage that cannot run (the editor does
 // not start, a suite has no tests, a test was skipped) counts as failed, never as passed.
-//   node scripts/test.mjs [lint|unit|editor|vsix|ui ...]
+//   node scripts/test.mjs [lint|unit|conformance|editor|vsix|ui ...]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { artifactsDir, repoRoot } from './harness-paths.mjs';
 
-const ALL_STAGES = ['lint', 'unit', 'editor', 'vsix', 'ui'];
+const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'vsix', 'ui'];
 const requested = process.argv.slice(2).filter((arg) => ALL_STAGES.includes(arg));
 const stages = requested.length > 0 ? requested : ALL_STAGES;
 // The whole run is bounded; CI allows 90 minutes and we aim for well under 15.
@@ -33,7 +33,7 @@ function run(command, args, options = {}) {
 function record(stage, passed, failed, note = '') {
   totals.passed += passed;
   totals.failed += failed;
-  summary.push(`${stage.padEnd(8)} ${String(passed).padStart(4)} passed ${String(failed).padStart(4)} failed${note ? `  ${note}` : ''}`);
+  summary.push(`${stage.padEnd(11)} ${String(passed).padStart(4)} passed ${String(failed).padStart(4)} failed${note ? `  ${note}` : ''}`);
 }
 
 /** Reads a stats file written by test/support/stats-reporter.cjs and records it. */
@@ -72,6 +72,24 @@ const stageRunners = {
       '--timeout', '30000', '--exit', 'test/core/**/*.test.ts',
     ]);
     recordMocha('unit', statsFile, code);
+  },
+  async conformance() {
+    // The conformance harness and the Node 24 it needs are part of the pinned harness (no-op when current).
+    if ((await run('node', ['scripts/setup-editor.mjs', '--no-browser'])) !== 0) {
+      record('conformance', 0, 1, '(harness setup failed)');
+      return;
+    }
+    const statsFile = path.join(resultsDir, 'conformance.json');
+    const code = await run('node', ['test/conformance/run.mjs', '--stats', statsFile]);
+    let stats;
+    try {
+      stats = JSON.parse(fs.readFileSync(statsFile, 'utf8'));
+    } catch {
+      record('conformance', 0, 1, `(no results: the runner did not finish, exit ${code})`);
+      return;
+    }
+    const note = stats.expected > 0 ? `(${stats.expected} expected failures in test/conformance/baseline.json)` : '';
+    record('conformance', stats.passed, stats.failed === 0 && code !== 0 ? 1 : stats.failed, note);
   },
   async editor() {
     const statsFile = path.join(resultsDir, 'editor.json');

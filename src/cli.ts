@@ -1,3 +1,109 @@
-// Placeholder until the doctor CLI lands.
-console.error('mcp-switchboard: the doctor command is not built yet');
-process.exitCode = 2;
+// `mcp-switchboard`: argv in, exit code out. The work is in src/core/doctor; this file only parses
+// the command line, turns signals into an abort, and makes sure the process ends with the right code.
+// (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
+import { parseArgs } from 'node:util';
+import { EXIT_UNUSABLE, exitCodeForSignal, parseDoctorOptions, runDoctor, type ExitCode } from './core/doctor';
+
+const USAGE = `Usage: mcp-switchboard doctor [options]
+
+Connects every MCP server configured for a workspace, exactly as the extension would, reports
+their state and tools, and stops them again.
+
+Options:
+  --folder DIR          workspace folder whose .vscode/settings.json is read (default: .)
+  --json                print the report as JSON
+  --timeout MS          stop waiting for servers after MS milliseconds
+                        (default: the longest connect timeout plus 2 s)
+  --call SERVER/TOOL    after connecting, call one tool and print its result
+  --args JSON           arguments for --call, as a JSON object (default: {})
+  -h, --help            show this help
+
+\${input:ID} values are read from MCP_SWITCHBOARD_INPUT_<ID> (upper case, other characters as _).
+
+Exit codes: 0 every enabled server is running (or the --call succeeded)
+            1 a server is not running, the configuration has errors, or the --call failed
+            2 the settings cannot be read, or the command line is wrong
+`;
+
+const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+async function main(argv: readonly string[]): Promise<ExitCode> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        folder: { type: 'string' },
+        json: { type: 'boolean' },
+        timeout: { type: 'string' },
+        call: { type: 'string' },
+        args: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const [command, ...extra] = positionals;
+  if (command === undefined) return usageError('no command given');
+  if (command !== 'doctor') return usageError(`unknown command "${command}"`);
+  if (extra.length > 0) return usageError(`unexpected argument "${extra[0]}"`);
+
+  const options = parseDoctorOptions(values);
+  if (!options.ok) return usageError(options.message, false);
+
+  const abort = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (received) {
+      // Leaving now could orphan servers; stopping is bounded by the kill grace period anyway.
+      process.stderr.write('mcp-switchboard: still stopping servers...\n');
+      return;
+    }
+    received = signal;
+    process.stderr.write(`\nmcp-switchboard: ${signal}, stopping servers...\n`);
+    abort.abort();
+  };
+  for (const signal of HANDLED_SIGNALS) process.on(signal, onSignal);
+  try {
+    const code = await runDoctor(options.value, {
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
+    }, { signal: abort.signal });
+    return received ? exitCodeForSignal(received) : code;
+  } finally {
+    for (const signal of HANDLED_SIGNALS) process.off(signal, onSignal);
+  }
+}
+
+/** A wrong flag value gets a pointer to the help; a wrong command line gets the help itself. */
+function usageError(message: string, withUsage = true): ExitCode {
+  process.stderr.write(`mcp-switchboard: ${message}\n${withUsage ? `\n${USAGE}` : 'Run "mcp-switchboard --help" for usage.\n'}`);
+  return EXIT_UNUSABLE;
+}
+
+/** Waits until everything written so far has been handed to the OS (pipes are async on macOS). */
+function flush(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
+/**
+ * Exits explicitly: an idle keep-alive socket or a timer inside a dependency must not keep the
+ * doctor alive once every server has been stopped.
+ */
+async function exit(code: ExitCode): Promise<never> {
+  await Promise.all([flush(process.stdout), flush(process.stderr)]);
+  process.exit(code);
+}
+
+main(process.argv.slice(2)).then(exit, async (error: unknown) => {
+  process.stderr.write(`mcp-switchboard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await exit(EXIT_UNUSABLE);
+});

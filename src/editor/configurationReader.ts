@@ -1,7 +1,5 @@
 import * as vscode from 'vscode';
 import {
-  SERVERS_SETTING,
-  SOURCES_SETTING,
   settingsEntries,
   type ConfigDiagnostic,
   type ConfigurationInput,
@@ -76,10 +74,4 @@ export function isWorkspaceDefined(from: ServerSource): boolean {
     return (vscode.workspace.workspaceFolders ?? []).some((folder) => from.file?.startsWith(folder.uri.fsPath));
   }
   return false;
-}
-
-export function affectsSwitchboard(event: vscode.ConfigurationChangeEvent): boolean {
-  return event.affectsConfiguration(`${SECTION}.${SERVERS_SETTING.split('.').pop()}`)
-    || event.affectsConfiguration(`${SECTION}.${SOURCES_SETTING.split('.').pop()}`)
-    || event.affectsConfiguration(SECTION);
 }

@@ -1,37 +1,112 @@
 import * as vscode from 'vscode';
+import type { ServerStateKind } from '../core/connection/state';
+import type { ServerView } from '../core/manager';
+import { describeState } from '../core/presentation/stateText';
+import { serverTooltip } from './serverTooltip';
 
 export const SERVERS_VIEW_ID = 'mcpSwitchboard.servers';
 
-export interface ServerRow {
+/** A tool under its server: what chat sees, and why not when it is filtered out. */
+export interface ToolRow {
+  readonly server: string;
   readonly name: string;
-  readonly description: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly readOnly: boolean;
+  /** Unchecked means the tool is switched off in `mcpSwitchboard.tools.disabled`. */
+  readonly enabled: boolean;
+  /** Why the tool is not exposed (a rule other than the switch), if it is not. */
+  readonly filteredBy?: string;
 }
 
+export type TreeNode =
+  | { readonly kind: 'server'; readonly view: ServerView }
+  | { readonly kind: 'tool'; readonly row: ToolRow };
+
+export interface ServersTreeSource {
+  servers(): readonly ServerView[];
+  tools(server: string): readonly ToolRow[];
+}
+
+const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
+  running: new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed')),
+  starting: new vscode.ThemeIcon('loading~spin'),
+  reconnecting: new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('problemsWarningIcon.foreground')),
+  error: new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground')),
+  disabled: new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground')),
+  invalid: new vscode.ThemeIcon('bracket-error', new vscode.ThemeColor('problemsErrorIcon.foreground')),
+  blocked: new vscode.ThemeIcon('shield', new vscode.ThemeColor('problemsWarningIcon.foreground')),
+  stopped: new vscode.ThemeIcon('debug-stop', new vscode.ThemeColor('disabledForeground')),
+};
+
+/** States in which a server has a live or pending connection that Stop can end. */
+const STOPPABLE = new Set<ServerStateKind>(['running', 'starting', 'reconnecting']);
+
 /**
- * The Servers tree. It shows what it is given and re-renders on `refresh()`; the owner decides when
- * (on manager events), so the view never polls.
+ * The Servers tree. Its owner calls `refresh()` on manager and catalog events; the view never
+ * polls. Rows keep configuration order.
  */
-export class ServersTreeProvider implements vscode.TreeDataProvider<ServerRow>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<ServerRow | undefined>();
+export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly rows: () => readonly ServerRow[]) {}
+  constructor(private readonly source: ServersTreeSource) {}
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
-  getTreeItem(row: ServerRow): vscode.TreeItem {
-    const item = new vscode.TreeItem(row.name, vscode.TreeItemCollapsibleState.None);
-    item.id = `server:${row.name}`;
-    item.description = row.description;
-    item.contextValue = 'server';
-    item.iconPath = new vscode.ThemeIcon('server');
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    return node.kind === 'server' ? this.serverItem(node.view) : this.toolItem(node.row);
+  }
+
+  getChildren(node?: TreeNode): TreeNode[] {
+    if (!node) return this.source.servers().map((view) => ({ kind: 'server', view }));
+    if (node.kind === 'server') return this.source.tools(node.view.name).map((row) => ({ kind: 'tool', row }));
+    return [];
+  }
+
+  getParent(node: TreeNode): TreeNode | undefined {
+    if (node.kind === 'server') return undefined;
+    const view = this.source.servers().find((candidate) => candidate.name === node.row.server);
+    return view ? { kind: 'server', view } : undefined;
+  }
+
+  private serverItem(view: ServerView): vscode.TreeItem {
+    const hasTools = this.source.tools(view.name).length > 0;
+    const item = new vscode.TreeItem(view.name, hasTools ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = `server/${view.name}`;
+    item.description = describeState(view.state);
+    item.tooltip = serverTooltip(view);
+    item.iconPath = ICONS[view.state.kind];
+    const enabled = view.state.kind !== 'disabled';
+    // Menus in package.json match on these words.
+    item.contextValue = [
+      'server',
+      `state-${view.state.kind}`,
+      STOPPABLE.has(view.state.kind) ? 'stoppable' : 'startable',
+      enabled ? 'enabled' : 'disabled',
+    ].join(' ');
+    item.accessibilityInformation = { label: `${view.name}, ${describeState(view.state)}` };
     return item;
   }
 
-  getChildren(row?: ServerRow): ServerRow[] {
-    return row ? [] : [...this.rows()];
+  private toolItem(row: ToolRow): vscode.TreeItem {
+    const item = new vscode.TreeItem(row.name, vscode.TreeItemCollapsibleState.None);
+    item.id = `tool/${row.server}/${row.name}`;
+    const notes: string[] = [];
+    if (row.filteredBy) notes.push(`filtered: ${row.filteredBy}`);
+    else if (!row.enabled) notes.push('switched off');
+    if (row.readOnly) notes.push('read-only');
+    item.description = notes.join(' · ');
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendMarkdown(`**${row.title ?? row.name}** (\`${row.server}/${row.name}\`)\n\n`);
+    if (row.description) tooltip.appendText(row.description);
+    item.tooltip = tooltip;
+    item.checkboxState = row.enabled ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
+    item.iconPath = new vscode.ThemeIcon(row.readOnly ? 'eye' : 'tools');
+    item.contextValue = 'tool';
+    return item;
   }
 
   dispose(): void {

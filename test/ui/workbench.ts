@@ -2,10 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { artifactsDir, repoRoot } from '../../scripts/harness-paths.mjs';
-import { copyWorkspace, launchBrowser, startCodeServer, type StartOptions } from '../harness/editor.mjs';
+import type { StartOptions } from '../harness/editor.mjs' with { 'resolution-mode': 'import' };
 
-export const screenshotsDir = path.join(artifactsDir, 'screenshots');
+// The harness is ESM (shared with the .mjs runners); this file is CommonJS, so it loads it with import().
+const harness = () => import('../harness/editor.mjs');
+const repoRoot = path.resolve(__dirname, '../..');
+export const screenshotsDir = path.join(repoRoot, 'test-artifacts', 'screenshots');
 
 export interface Workbench {
   readonly page: Page;
@@ -14,6 +16,7 @@ export interface Workbench {
 }
 
 export async function openWorkbench(workspaceName = 'basic', options: StartOptions = {}): Promise<Workbench> {
+  const { copyWorkspace, launchBrowser, startCodeServer } = await harness();
   const workspace = copyWorkspace(workspaceName);
   const server = await startCodeServer({ workspace, ...options });
   const browser = await launchBrowser();

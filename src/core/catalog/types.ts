@@ -39,9 +39,27 @@ export interface CatalogServer {
   readonly tools: readonly CatalogTool[];
 }
 
+/** What a warning is about, so the editor can offer the right action (e.g. open the filter settings). */
+export type CatalogWarningKind =
+  /** More eligible tools than `mcpSwitchboard.tools.maxExposed`; the rest are hidden. */
+  | 'budgetExceeded'
+  /** A per-server `tools.allow` pattern matches none of that server's tools. */
+  | 'allowUnmatched'
+  /** A tool's input or output schema is not a usable JSON object schema; the tool is hidden. */
+  | 'malformedSchema'
+  /** A filter step failed (e.g. an unusable glob); the tools it was applied to are hidden. */
+  | 'filterError'
+  /** The server reported two tools with the same name; only the first is kept. */
+  | 'duplicateTool';
+
 export interface CatalogWarning {
   readonly server?: string;
   readonly message: string;
+  readonly kind: CatalogWarningKind;
+  /** The upstream tool name, for warnings about one tool. */
+  readonly tool?: string;
+  /** The setting that resolves the warning (for an "Open Settings" action). */
+  readonly setting?: string;
 }
 
 export interface CatalogSnapshot {

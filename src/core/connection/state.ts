@@ -65,7 +65,8 @@ export interface InvalidState {
   readonly diagnostics: readonly ConfigDiagnostic[];
 }
 
-export type BlockedReason = 'untrusted' | 'consentDenied' | 'needsInput';
+/** `consentPending`: the editor is asking the user right now. */
+export type BlockedReason = 'untrusted' | 'consentPending' | 'consentDenied' | 'needsInput';
 
 export interface BlockedState {
   readonly kind: 'blocked';

@@ -52,7 +52,9 @@ export async function loadWorkspace(
   const settings = await readWorkspaceSettingsFile(folder, recording);
   const fatal = settings.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
   if (fatal.length > 0) {
-    return { kind: 'unreadable', folder, settingsFile, problems: fatal.map((diagnostic) => locate(settingsFile, diagnostic)) };
+    // A file cut off mid-object reports one missing brace per open level, all at the same place.
+    const problems = [...new Set(fatal.map((diagnostic) => locate(settingsFile, diagnostic)))];
+    return { kind: 'unreadable', folder, settingsFile, problems };
   }
 
   const fromSettings = settingsEntries(settings.servers, settings.source);

@@ -212,7 +212,7 @@ describe('ServerManager', function () {
   it('returns copies: changing a view changes nothing inside the manager', async () => {
     const { manager } = createManager();
     await manager.start([server('copy')]);
-    const view = manager.servers()[0] as { state: { kind: string }; tools: unknown[] };
+    const view = manager.servers()[0] as unknown as { state: { kind: string }; tools: unknown[] };
     view.state.kind = 'error';
     view.tools.length = 0;
     assert.equal(manager.server('copy')?.state.kind, 'running');

@@ -1,0 +1,37 @@
+export { applyBudget, budgetWarning, compareBudgetOrder, DEFAULT_MAX_EXPOSED, normalizeMaxExposed, type BudgetCandidate } from './budget';
+export {
+  DEFAULT_CACHE_TTL_MS,
+  isExpired,
+  MemoryToolCacheStorage,
+  parseToolCacheEntry,
+  TOOL_CACHE_FORMAT,
+  toolCacheKey,
+  type ToolCacheEntry,
+  type ToolCacheStorage,
+} from './cache';
+export { CatalogError, isCatalogError, type CatalogErrorCode } from './errors';
+export {
+  compileGlob,
+  describeFilterRule,
+  DISABLED_SETTING,
+  evaluateFilters,
+  FILTER_STEPS,
+  GLOBAL_DENY_SETTING,
+  MAX_EXPOSED_SETTING,
+  type FilterStep,
+} from './filters';
+export { FolderToolCacheStorage } from './folderStorage';
+export { MAX_QUALIFIED_NAME_LENGTH, qualifyToolNames, sanitizeNamePart, type QualifiedNames, type ToolRef } from './naming';
+export { DEFAULT_REFRESH_DEBOUNCE_MS } from './refreshScheduler';
+export { normalizeTool } from './schema';
+export { buildSnapshot, prepareToolList } from './snapshot';
+export {
+  DEFAULT_CATALOG_SETTINGS,
+  ToolCatalog,
+  type CatalogConnection,
+  type CatalogDiagnostics,
+  type CatalogManager,
+  type CatalogSettings,
+  type ToolCatalogOptions,
+} from './toolCatalog';
+export type * from './types';

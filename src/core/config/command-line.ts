@@ -1,0 +1,70 @@
+// Turns what a user pastes into "Add Server…" (a command line or a URL) into an entry of the
+// same shape as .vscode/mcp.json. Shell-like quoting only: no expansion, no pipes.
+
+export type NewEntry = { readonly command: string; readonly args?: string[] } | { readonly url: string };
+
+export class CommandLineError extends Error {
+  override readonly name = 'CommandLineError';
+}
+
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let current = '';
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let index = 0; index < line.length; index++) {
+    const char = line[index] as string;
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else if (char === '\\' && quote === '"' && (line[index + 1] === '"' || line[index + 1] === '\\')) current += line[++index];
+      else current += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      inWord = true;
+    } else if (/\s/.test(char)) {
+      if (inWord) words.push(current);
+      current = '';
+      inWord = false;
+    } else if (char === '\\' && index + 1 < line.length) {
+      current += line[++index];
+      inWord = true;
+    } else {
+      current += char;
+      inWord = true;
+    }
+  }
+  if (quote) throw new CommandLineError(`unclosed ${quote} quote`);
+  if (inWord) words.push(current);
+  return words;
+}
+
+export function entryFromCommandLine(text: string): NewEntry {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new CommandLineError('enter a command line or a URL');
+  if (/^https?:\/\//i.test(trimmed)) {
+    try {
+      return { url: new URL(trimmed).toString() };
+    } catch {
+      throw new CommandLineError(`"${trimmed}" is not a valid URL`);
+    }
+  }
+  const [command, ...args] = splitCommandLine(trimmed);
+  if (!command) throw new CommandLineError('enter a command line or a URL');
+  return args.length > 0 ? { command, args } : { command };
+}
+
+/** A name for the new entry: the package or host it points at, e.g. "server-filesystem" or "example-com". */
+export function suggestServerName(entry: NewEntry): string {
+  let base: string;
+  if ('url' in entry) {
+    base = new URL(entry.url).hostname;
+  } else {
+    const launchers = new Set(['npx', 'uvx', 'pnpm', 'bunx', 'pipx', 'docker', 'node', 'python', 'python3', 'uv', 'deno', 'bun', 'dlx', 'run', 'exec', 'tool']);
+    const words = [entry.command, ...(entry.args ?? [])].filter((word) => !word.startsWith('-') && !launchers.has(word.toLowerCase()));
+    base = words[0] ?? entry.command;
+    base = base.split(/[\\/]/).pop() ?? base;
+    base = base.replace(/@[^@/]*$/, '').replace(/\.(m?js|py|exe|cmd)$/i, '');
+  }
+  const name = base.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return name || 'server';
+}

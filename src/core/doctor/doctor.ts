@@ -1,0 +1,130 @@
+// `mcp-switchboard doctor`: load the workspace's configuration, connect every server through the
+// same manager the extension uses, wait for them to settle, report, optionally call one tool, and
+// stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isConnectionError } from '../connection/errors';
+import { isSettled, type ServerState } from '../connection/state';
+import { ServerManager, type ManagerOptions } from '../manager';
+import { formatCallResult } from './callResult';
+import { splitCallTarget, type CallRequest } from './callTarget';
+import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, type ExitCode } from './exitCodes';
+import { formatJsonReport } from './jsonReport';
+import type { DoctorOptions } from './options';
+import { buildReport, exitCodeFor, type DoctorReport } from './report';
+import { defaultTimeoutMs, waitUntilSettled } from './settle';
+import { describeDiagnostic, formatTableReport } from './tableReport';
+import { loadWorkspace } from './workspace';
+
+/** stdout carries the report (or the call result) only; everything else goes to stderr. */
+export interface DoctorIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface DoctorEnvironment {
+  /** For `${env:...}` and `MCP_SWITCHBOARD_INPUT_*`. Defaults to process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Aborting stops waiting (and any call) and disposes everything; the exit code is then moot. */
+  readonly signal?: AbortSignal;
+  /** For tests; the CLI uses the extension's defaults. */
+  readonly manager?: Omit<ManagerOptions, 'startupGateMs'>;
+}
+
+export async function runDoctor(options: DoctorOptions, io: DoctorIo, environment: DoctorEnvironment = {}): Promise<ExitCode> {
+  const { signal } = environment;
+  const workspace = await loadWorkspace(options.folder, environment.env ?? process.env);
+  if (workspace.kind === 'unreadable') {
+    io.err(`mcp-switchboard doctor: cannot read the settings of ${workspace.folder}\n`);
+    for (const problem of workspace.problems) io.err(`  ${problem}\n`);
+    return EXIT_UNUSABLE;
+  }
+  if (signal?.aborted) return EXIT_FAILED;
+
+  const names = workspace.servers.map((server) => server.name);
+  const target = options.call && splitCallTarget(options.call.target, names);
+  if (target && !names.includes(target.server)) {
+    io.err(`--call: no server named "${target.server}" is configured${names.length > 0 ? `; configured: ${names.join(', ')}` : ''}\n`);
+    return EXIT_FAILED;
+  }
+
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs(workspace.servers);
+  // The gate only decides when start() returns; the doctor does its own waiting, by events.
+  const manager = new ServerManager({ ...environment.manager, startupGateMs: 0 });
+  try {
+    const connecting = workspace.servers.filter((server) => 'transport' in server && server.enabled).length;
+    if (connecting > 0) {
+      io.err(`Connecting ${connecting} server${connecting === 1 ? '' : 's'} in ${workspace.folder} (waiting up to ${timeoutMs} ms)\n`);
+    }
+    manager.onDidChangeState(({ server, state, previous }) => {
+      if (!isSettled(previous) && isSettled(state)) io.err(`  ${server}: ${progressLine(state)}\n`);
+    });
+    await manager.start(workspace.servers);
+    const outcome = await waitUntilSettled(manager, timeoutMs, signal);
+    if (outcome === 'aborted') return EXIT_FAILED;
+    const report = buildReport(workspace, manager.servers(), outcome, timeoutMs);
+
+    if (options.call && target) {
+      // The result is what a script wants on stdout; the report is context.
+      io.err(`\n${formatTableReport(report)}\n`);
+      return await callTool(manager, report, options.call, target, options.json, io, signal);
+    }
+    io.out(options.json ? formatJsonReport(report) : formatTableReport(report));
+    if (options.json) reportGeneralDiagnostics(report, io);
+    return exitCodeFor(report);
+  } finally {
+    await manager.dispose();
+  }
+}
+
+function progressLine(state: ServerState): string {
+  switch (state.kind) {
+    case 'running':
+      return `running (${state.toolCount} tool${state.toolCount === 1 ? '' : 's'}, ${state.connectMs} ms)`;
+    case 'error':
+      return `error: ${state.message}`;
+    default:
+      return state.kind;
+  }
+}
+
+/** The JSON shape has no place for problems that belong to no server; they must not be lost. */
+function reportGeneralDiagnostics(report: DoctorReport, io: DoctorIo): void {
+  if (report.diagnostics.length === 0) return;
+  io.err('Configuration:\n');
+  for (const diagnostic of report.diagnostics) io.err(`  ${describeDiagnostic(diagnostic, true)}\n`);
+}
+
+async function callTool(
+  manager: ServerManager,
+  report: DoctorReport,
+  call: CallRequest,
+  target: { server: string; tool: string },
+  json: boolean,
+  io: DoctorIo,
+  signal: AbortSignal | undefined,
+): Promise<ExitCode> {
+  // The manager would wait (up to requestMs) for a server still starting; --timeout already said
+  // how long the user is willing to wait, so a server that is not running now fails the call.
+  const server = report.servers.find((candidate) => candidate.name === target.server);
+  if (server && server.state !== 'running') {
+    io.err(`${target.server}/${target.tool} not called: ${target.server} is ${server.state}${server.error ? ` (${server.error})` : ''}\n`);
+    return EXIT_FAILED;
+  }
+  let result: CallToolResult;
+  try {
+    result = await manager.callTool(target.server, target.tool, call.args, signal ? { signal } : {});
+  } catch (error) {
+    io.err(`${target.server}/${target.tool} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (isConnectionError(error, 'UNKNOWN_TOOL')) {
+      const tools = manager.server(target.server)?.tools.map((tool) => tool.name) ?? [];
+      if (tools.length > 0) io.err(`  tools of ${target.server}: ${tools.join(', ')}\n`);
+    }
+    return EXIT_FAILED;
+  }
+  io.out(json ? `${JSON.stringify(result, null, 2)}\n` : formatCallResult(result));
+  if (result.isError) {
+    io.err(`${target.server}/${target.tool} returned an error result (isError)\n`);
+    return EXIT_FAILED;
+  }
+  return EXIT_OK;
+}

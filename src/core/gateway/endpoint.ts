@@ -1,0 +1,41 @@
+// The gateway's addresses: `/mcp` serves every exposed tool under its qualified name, and
+// `/mcp/<server>` serves one server's exposed tools under their upstream names.
+
+export type EndpointId = { readonly kind: 'aggregated' } | { readonly kind: 'server'; readonly server: string };
+
+export const AGGREGATED: EndpointId = { kind: 'aggregated' };
+
+const ROOT = '/mcp';
+
+export function serverEndpoint(server: string): EndpointId {
+  return { kind: 'server', server };
+}
+
+/** A map key; `*` cannot clash because server keys carry a prefix. */
+export function endpointKey(endpoint: EndpointId): string {
+  return endpoint.kind === 'aggregated' ? '*' : `server:${endpoint.server}`;
+}
+
+export function endpointPath(endpoint: EndpointId): string {
+  return endpoint.kind === 'aggregated' ? ROOT : `${ROOT}/${encodeURIComponent(endpoint.server)}`;
+}
+
+/**
+ * The endpoint a request path names, or undefined. The server name is exactly one encoded path
+ * segment, so `/mcp/a/b` is no endpoint while `/mcp/a%2Fb` is server `a/b`.
+ */
+export function parseEndpointPath(pathname: string): EndpointId | undefined {
+  if (pathname === ROOT) return AGGREGATED;
+  if (!pathname.startsWith(`${ROOT}/`)) return undefined;
+  const segment = pathname.slice(ROOT.length + 1);
+  if (segment.length === 0 || segment.includes('/')) return undefined;
+  try {
+    return serverEndpoint(decodeURIComponent(segment));
+  } catch {
+    return undefined; // Malformed percent-encoding names nothing.
+  }
+}
+
+export function describeEndpoint(endpoint: EndpointId): string {
+  return endpoint.kind === 'aggregated' ? 'the aggregated endpoint' : `the endpoint of server "${endpoint.server}"`;
+}

@@ -1,0 +1,252 @@
+// Serves the catalog's exposed tools to MCP clients over streamable HTTP on 127.0.0.1: one
+// endpoint per server plus an aggregated one. Every request passes the request guard first; the
+// SDK then owns the protocol, one transport and one Server per client session.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CatalogSnapshot, ToolSource } from '../catalog/types';
+import { errorMessage } from '../connection/errors';
+import type { Disposable } from '../events';
+import { nullLogger, redactingLogger, type Logger } from '../logging';
+import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
+import { isServed, listedTools, listFingerprint, servedServers } from './exposure';
+import { checkRequest, createToken } from './requestGuard';
+import { createSessionServer } from './sessionServer';
+
+export const LOOPBACK_HOST = '127.0.0.1';
+
+export interface GatewayOptions {
+  readonly source: ToolSource;
+  readonly logger?: Logger;
+  /** 0 or absent: an ephemeral port. */
+  readonly port?: number;
+  /** The only accepted value; typed so that callers cannot ask for anything else by accident. */
+  readonly host?: typeof LOOPBACK_HOST;
+}
+
+export interface GatewayAddress {
+  /** The base URL, `http://127.0.0.1:<port>`; endpoints live below it. */
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+}
+
+interface Session {
+  readonly endpoint: EndpointId;
+  readonly key: string;
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
+  /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
+  fingerprint: string;
+}
+
+export class McpGateway {
+  /** 256 random bits, new for every gateway instance. Clients send it as `Authorization: Bearer`. */
+  readonly token: string = createToken();
+  private readonly source: ToolSource;
+  private readonly logger: Logger;
+  private readonly requestedPort: number;
+  private readonly httpServer: http.Server;
+  private readonly sessions = new Map<string, Session>();
+  /** Transports whose initialize request is still being answered; they have no session id yet. */
+  private readonly opening = new Set<StreamableHTTPServerTransport>();
+  private boundPort: number | undefined;
+  private starting: Promise<GatewayAddress> | undefined;
+  private subscription: Disposable | undefined;
+  private disposing: Promise<void> | undefined;
+
+  constructor(options: GatewayOptions) {
+    const host: string = options.host ?? LOOPBACK_HOST;
+    if (host !== LOOPBACK_HOST) {
+      throw new Error(`The MCP gateway only listens on ${LOOPBACK_HOST}; refusing to bind to "${host}"`);
+    }
+    const port = options.port ?? 0;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
+    this.requestedPort = port;
+    this.source = options.source;
+    this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
+    this.httpServer = http.createServer((req, res) => void this.handle(req, res));
+  }
+
+  /** Listens on 127.0.0.1. Calling it again returns the same address. */
+  start(): Promise<GatewayAddress> {
+    if (this.disposing) return Promise.reject(new Error('The MCP gateway was disposed'));
+    this.starting ??= this.listen();
+    return this.starting;
+  }
+
+  get port(): number {
+    if (this.boundPort === undefined) throw new Error('The MCP gateway has not started');
+    return this.boundPort;
+  }
+
+  get url(): string {
+    return `http://${LOOPBACK_HOST}:${this.port}`;
+  }
+
+  /** `/mcp`: every exposed tool, under its qualified name. */
+  get aggregatedUrl(): string {
+    return this.url + endpointPath(AGGREGATED);
+  }
+
+  /** `/mcp/<server>`: that server's exposed tools, under their upstream names. */
+  endpointUrl(server: string): string {
+    return this.url + endpointPath(serverEndpoint(server));
+  }
+
+  /** The socket address, for diagnostics: always 127.0.0.1 once started. */
+  address(): AddressInfo | undefined {
+    const address = this.httpServer.address();
+    return address === null || typeof address === 'string' ? undefined : address;
+  }
+
+  /** Servers that currently have an endpoint, in configuration order. */
+  servers(): string[] {
+    return servedServers(this.source.snapshot());
+  }
+
+  /** Open client sessions over all endpoints. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Closes every session and the port. Idempotent. */
+  dispose(): Promise<void> {
+    this.disposing ??= this.shutdown();
+    return this.disposing;
+  }
+
+  private async listen(): Promise<GatewayAddress> {
+    await new Promise<void>((resolve, reject) => {
+      this.httpServer.once('error', reject);
+      this.httpServer.listen({ host: LOOPBACK_HOST, port: this.requestedPort, exclusive: true }, () => {
+        this.httpServer.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.httpServer.address();
+    if (address === null || typeof address === 'string' || address.address !== LOOPBACK_HOST) {
+      this.httpServer.close();
+      throw new Error(`The MCP gateway did not bind to ${LOOPBACK_HOST} (got ${JSON.stringify(address)})`);
+    }
+    this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
+    this.boundPort = address.port;
+    this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
+    if (this.disposing) this.subscription.dispose(); // dispose() ran while listen() was pending.
+    this.logger.info(`listening on ${this.url}`);
+    return { url: this.url, port: address.port, token: this.token };
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      await this.route(req, res);
+    } catch (error) {
+      this.logger.error(`${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
+      if (!res.headersSent) reply(res, 500, 'Internal server error');
+      else res.destroy();
+    }
+  }
+
+  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (this.disposing || this.boundPort === undefined) return reply(res, 503, 'The MCP gateway is shutting down');
+    const verdict = checkRequest(req.headers, this.boundPort, this.token);
+    if (!verdict.ok) {
+      this.logger.debug(`rejected ${req.method ?? '?'} ${req.url ?? ''} with ${verdict.status}: ${verdict.message}`);
+      const headers: Record<string, string> = verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-switchboard"' } : {};
+      return reply(res, verdict.status, verdict.message, headers);
+    }
+    // Origin-form only ("/mcp/x?y"); an absolute-form target names no endpoint of ours.
+    const target = req.url ?? '';
+    const endpoint = target.startsWith('/') ? parseEndpointPath(target.split('?', 1)[0] ?? '') : undefined;
+    if (!endpoint) return reply(res, 404, 'Not found');
+
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      // A session answers only at the endpoint it was opened on.
+      if (!session || session.key !== endpointKey(endpoint)) return reply(res, 404, 'Session not found', {}, -32001);
+      return session.transport.handleRequest(req, res);
+    }
+    if (!isServed(this.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
+    if (req.method === 'GET' || req.method === 'DELETE') return reply(res, 400, 'Bad Request: Mcp-Session-Id header is required');
+    if (req.method !== 'POST') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
+    return this.openSession(endpoint, req, res);
+  }
+
+  /**
+   * A POST without a session id: the SDK answers it, creating a session if it is an initialize
+   * request and rejecting it otherwise; a transport that did not become a session is closed.
+   */
+  private async openSession(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const key = endpointKey(endpoint);
+    const server = createSessionServer(endpoint, this.source, this.logger);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        const fingerprint = listFingerprint(listedTools(this.source.snapshot(), endpoint));
+        this.sessions.set(id, { endpoint, key, transport, server, fingerprint });
+        this.logger.debug(`session ${id} opened on ${describeEndpoint(endpoint)}`);
+      },
+    });
+    server.onclose = () => {
+      const id = transport.sessionId;
+      if (id === undefined || this.sessions.get(id)?.transport !== transport) return;
+      this.sessions.delete(id);
+      this.logger.debug(`session ${id} closed`);
+    };
+    this.opening.add(transport);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } finally {
+      this.opening.delete(transport);
+    }
+    if (transport.sessionId === undefined) await server.close();
+    else if (this.disposing) await server.close(); // The session was created while shutting down.
+  }
+
+  /** Sends tools/list_changed to every session whose endpoint now lists something else. */
+  private noticeChanges(snapshot: CatalogSnapshot): void {
+    try {
+      const fingerprints = new Map<string, string>();
+      for (const [id, session] of this.sessions) {
+        let fingerprint = fingerprints.get(session.key);
+        if (fingerprint === undefined) {
+          fingerprint = listFingerprint(listedTools(snapshot, session.endpoint));
+          fingerprints.set(session.key, fingerprint);
+        }
+        if (fingerprint === session.fingerprint) continue;
+        session.fingerprint = fingerprint;
+        session.server
+          .sendToolListChanged()
+          .catch((error: unknown) => this.logger.debug(`tools/list_changed not delivered to session ${id}: ${errorMessage(error)}`));
+      }
+    } catch (error) {
+      // Runs inside the catalog's event; a failure here must not reach the catalog.
+      this.logger.error(`sending tools/list_changed failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    this.subscription?.dispose();
+    const listening = this.httpServer.listening;
+    const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    const closing = [...sessions.map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
+    for (const result of await Promise.allSettled(closing)) {
+      if (result.status === 'rejected') this.logger.warn(`closing a session failed: ${errorMessage(result.reason)}`);
+    }
+    this.httpServer.closeAllConnections();
+    await closed;
+    if (listening) this.logger.info('stopped');
+  }
+}
+
+/** A JSON-RPC error body, which SDK clients surface as the error message. */
+function reply(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

@@ -1,0 +1,199 @@
+// `mcp-switchboard serve`: the manager, the catalog and the gateway without the editor, until the
+// signal aborts (the CLI aborts on SIGINT/SIGTERM). stdout carries exactly one JSON line saying
+// where to connect; everything else goes to stderr.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ToolSource } from '../catalog/types';
+import {
+  createEnvInputResolver,
+  loadConfiguration,
+  readWorkspaceSettingsFile,
+  settingsEntries,
+  type ConfigDiagnostic,
+  type LoadedConfiguration,
+} from '../config';
+import { errorMessage } from '../connection/errors';
+import { LOG_LEVELS, type Logger, type LogLevel } from '../logging';
+import { ServerManager } from '../manager';
+import { McpGateway } from './gateway';
+import { createServeCatalog } from './serveCatalog';
+import { parseServeArgs } from './serveArgs';
+
+export interface ToolSourceContext {
+  /** Not started yet: the source can subscribe before the first server connects. */
+  readonly manager: ServerManager;
+  /** The workspace folder being served (absolute). */
+  readonly folder: string;
+  readonly configuration: LoadedConfiguration;
+  readonly logger: Logger;
+}
+
+/** The catalog. Disposed (when it can be) after the gateway and before the manager. */
+export type ServeToolSource = ToolSource & { dispose?(): unknown };
+
+/** Builds the catalog over the manager; injected so that serve does not fix the catalog's constructor. */
+export type ToolSourceFactory = (context: ToolSourceContext) => ServeToolSource | Promise<ServeToolSource>;
+
+export interface ServeOptions {
+  readonly folder: string;
+  /** 0 or absent: an ephemeral port. */
+  readonly port?: number;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  /** Aborting it shuts everything down; runServe then resolves. */
+  readonly signal: AbortSignal;
+  /** Default: the ToolCatalog with the folder's tool settings (createServeCatalog). */
+  readonly createSource?: ToolSourceFactory;
+  /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
+  readonly userHome?: string;
+  /** Lowest level written to stderr. Default info. */
+  readonly logLevel?: LogLevel;
+}
+
+/** The one line printed on stdout once the gateway listens. */
+export interface ServeReady {
+  /** The aggregated endpoint: every exposed tool under its qualified name. */
+  readonly url: string;
+  readonly token: string;
+  /** Server name -> its own endpoint. */
+  readonly servers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Resolves with the exit code: 0 after a clean shutdown, 1 when serving failed, 2 when the folder
+ * or its settings file cannot be read.
+ */
+export async function runServe(options: ServeOptions): Promise<number> {
+  const logger = streamLogger(options.stderr, options.logLevel ?? 'info');
+  if (!isDirectory(options.folder)) {
+    logger.error(`folder not found: ${options.folder}`);
+    return 2;
+  }
+  const env = options.env ?? process.env;
+  const loaded = await loadFolderConfiguration(options.folder, env, options.userHome);
+  if (loaded.kind === 'unreadable') {
+    // Serving without the file's filters could expose tools the user denied: refuse instead.
+    for (const diagnostic of loaded.diagnostics) logger.error(formatDiagnostic(diagnostic));
+    return 2;
+  }
+  const configuration = loaded.configuration;
+  for (const diagnostic of configuration.diagnostics) {
+    logger[diagnostic.severity === 'error' ? 'error' : 'warn'](formatDiagnostic(diagnostic));
+  }
+  const createSource = options.createSource ?? createServeCatalog;
+  const manager = new ServerManager({ logger, connection: { defaultCwd: options.folder, baseEnv: env } });
+  let source: ServeToolSource | undefined;
+  let gateway: McpGateway | undefined;
+  try {
+    source = await createSource({ manager, folder: options.folder, configuration, logger });
+    await manager.start(configuration.servers);
+    if (options.signal.aborted) return 0;
+    gateway = new McpGateway({ source, logger, port: options.port ?? 0 });
+    await gateway.start();
+    const ready: ServeReady = {
+      url: gateway.aggregatedUrl,
+      token: gateway.token,
+      servers: Object.fromEntries(gateway.servers().map((name) => [name, gateway?.endpointUrl(name) ?? ''])),
+    };
+    options.stdout.write(`${JSON.stringify(ready)}\n`);
+    await aborted(options.signal);
+    logger.info('shutting down');
+    return 0;
+  } catch (error) {
+    logger.error(`serve failed: ${errorMessage(error)}`);
+    return 1;
+  } finally {
+    await gateway?.dispose();
+    try {
+      await source?.dispose?.();
+    } catch (error) {
+      logger.warn(`disposing the catalog failed: ${errorMessage(error)}`);
+    }
+    await manager.dispose();
+  }
+}
+
+export interface ServeCommandOptions {
+  readonly createSource?: ToolSourceFactory;
+  readonly stdout?: NodeJS.WritableStream;
+  readonly stderr?: NodeJS.WritableStream;
+  readonly cwd?: string;
+}
+
+/** The CLI entry: parses `[--folder DIR] [--port N]` and serves until SIGINT or SIGTERM. */
+export async function serveCommand(argv: readonly string[], options: ServeCommandOptions = {}): Promise<number> {
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  let args;
+  try {
+    args = parseServeArgs(argv, options.cwd ?? process.cwd());
+  } catch (error) {
+    stderr.write(`${errorMessage(error)}\n`);
+    return 2;
+  }
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    return await runServe({ ...args, stdout, stderr, signal: controller.signal, ...(options.createSource ? { createSource: options.createSource } : {}) });
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+type FolderConfiguration =
+  | { readonly kind: 'loaded'; readonly configuration: LoadedConfiguration }
+  | { readonly kind: 'unreadable'; readonly diagnostics: readonly ConfigDiagnostic[] };
+
+async function loadFolderConfiguration(
+  folder: string,
+  env: Readonly<Record<string, string | undefined>>,
+  userHome: string | undefined,
+): Promise<FolderConfiguration> {
+  const settings = await readWorkspaceSettingsFile(folder);
+  if (settings.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { kind: 'unreadable', diagnostics: settings.diagnostics };
+  const entries = settingsEntries(settings.servers, settings.source);
+  const loaded = await loadConfiguration(
+    {
+      entries: entries.entries,
+      sources: settings.sources,
+      sourcesOrigin: settings.source,
+      workspaceFolders: [{ name: path.basename(folder), path: folder }],
+      env,
+      ...(userHome === undefined ? {} : { userHome }),
+    },
+    createEnvInputResolver(env),
+  );
+  const diagnostics = [...settings.diagnostics, ...entries.diagnostics, ...loaded.diagnostics];
+  return { kind: 'loaded', configuration: { servers: loaded.servers, diagnostics } };
+}
+
+function formatDiagnostic(diagnostic: ConfigDiagnostic): string {
+  const where = [diagnostic.source.file, diagnostic.path].filter((part) => part !== undefined && part !== '').join(' ');
+  return `${where ? `${where}: ` : ''}${diagnostic.message}`;
+}
+
+function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel): Logger {
+  const threshold = LOG_LEVELS.indexOf(minimum);
+  const at = (level: LogLevel) => (message: string) => {
+    if (LOG_LEVELS.indexOf(level) >= threshold) stream.write(`[${level}] ${message}\n`);
+  };
+  return { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function isDirectory(folder: string): boolean {
+  try {
+    return fs.statSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

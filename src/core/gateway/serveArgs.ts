@@ -1,0 +1,36 @@
+// `serve [--folder DIR] [--port N]`: the headless gateway's command line.
+import path from 'node:path';
+
+export interface ServeArgs {
+  /** Absolute; the folder whose .vscode/settings.json (and mcp.json, ...) configure the servers. */
+  readonly folder: string;
+  /** 0: an ephemeral port. */
+  readonly port: number;
+}
+
+export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N]';
+
+/** Throws an Error whose message says what is wrong and how the command is used. */
+export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {
+  let folder = cwd;
+  let port = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
+    const value = (): string => {
+      const next = inline ?? argv[++i];
+      if (next === undefined || next === '') throw new Error(`${flag} needs a value\n${SERVE_USAGE}`);
+      return next;
+    };
+    if (flag === '--folder') {
+      folder = path.resolve(cwd, value());
+    } else if (flag === '--port') {
+      const raw = value();
+      port = Number(raw);
+      if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got "${raw}"\n${SERVE_USAGE}`);
+    } else {
+      throw new Error(`unknown argument "${arg}"\n${SERVE_USAGE}`);
+    }
+  }
+  return { folder, port };
+}

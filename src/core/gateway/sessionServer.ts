@@ -1,0 +1,47 @@
+// The MCP server behind one client session of one endpoint. The low-level SDK Server (not
+// McpServer) because tools are served as raw JSON Schema exactly as the upstream sent them.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Implementation,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ToolSource } from '../catalog/types';
+import { errorMessage } from '../connection/errors';
+import type { Logger } from '../logging';
+import { toMcpError } from './callErrors';
+import { describeEndpoint, type EndpointId } from './endpoint';
+import { listedTools, resolveCall } from './exposure';
+
+export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
+
+export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger): Server {
+  const server = new Server(GATEWAY_INFO, { capabilities: { tools: { listChanged: true } } });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(source.snapshot(), endpoint) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const target = resolveCall(source.snapshot(), endpoint, request.params.name);
+    const progressToken = request.params._meta?.progressToken;
+    // Upstream progress uses the token the gateway's own upstream client chose; the client that
+    // asked here only knows its own token, so each notification is re-addressed.
+    const onProgress =
+      true
+        ? undefined
+        : (progress: Progress) => {
+            extra
+              .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
+              .catch((error: unknown) => logger.debug(`progress for ${target.server}/${target.name} not delivered: ${errorMessage(error)}`));
+          };
+    logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
+    try {
+      return await source.callTool(target.server, target.name, request.params.arguments ?? {}, { signal: extra.signal, onProgress });
+    } catch (error) {
+      throw toMcpError(error, target);
+    }
+  });
+
+  return server;
+}

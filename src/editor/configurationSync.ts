@@ -1,0 +1,143 @@
+import * as vscode from 'vscode';
+import { isInvalidServer, loadConfiguration, type ConfigDiagnostic, type ServerDefinition, type StdioServerDefinition } from '../core/config';
+import type { ConfiguredServer, ServerBlock, ServerManager } from '../core/manager';
+import { askConsent, type ConsentAnswer, type ConsentStore } from './consent';
+import { isWorkspaceDefined, readConfigurationInput } from './configurationReader';
+import type { SecretInputResolver } from './inputPrompts';
+import type { LogChannels } from './logChannels';
+
+export const SETTINGS_DEBOUNCE_MS = 300;
+
+export interface LoadedState {
+  readonly servers: readonly ConfiguredServer[];
+  readonly diagnostics: readonly ConfigDiagnostic[];
+}
+
+export type ConsentPrompt = (definition: StdioServerDefinition) => Thenable<ConsentAnswer | 'dismissed'>;
+
+/**
+ * Settings → configuration → manager. Decides, for every server, whether the editor holds it back
+ * (Restricted Mode, consent, missing input), and reconciles the manager so that only servers whose
+ * configuration changed restart. Reloads never overlap: a change during a reload runs once more after.
+ */
+export class ConfigurationSync implements vscode.Disposable {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private debounce: NodeJS.Timeout | undefined;
+  private readonly loadedEmitter = new vscode.EventEmitter<LoadedState>();
+  readonly onDidLoad = this.loadedEmitter.event;
+  private latest: LoadedState = { servers: [], diagnostics: [] };
+  private readonly asking = new Set<string>();
+
+  constructor(
+    private readonly manager: ServerManager,
+    private readonly inputs: SecretInputResolver,
+    private readonly consent: ConsentStore,
+    private readonly logs: LogChannels,
+    private readonly prompt: ConsentPrompt = askConsent,
+  ) {}
+
+  get loaded(): LoadedState {
+    return this.latest;
+  }
+
+  /** For settings changes: waits for the typing to stop. */
+  scheduleReload(): void {
+    clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => void this.reload(), SETTINGS_DEBOUNCE_MS);
+  }
+
+  reload(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.reloadOnce();
+        } catch (error) {
+          this.logs.main.error(`Reloading the configuration failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        }
+      } while (this.again);
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async reloadOnce(): Promise<void> {
+    const { input, diagnostics: readDiagnostics } = readConfigurationInput();
+    const loaded = await loadConfiguration(input, this.inputs);
+    const diagnostics = [...readDiagnostics, ...loaded.diagnostics];
+    for (const diagnostic of diagnostics) {
+      const where = diagnostic.path ? ` ${diagnostic.path}` : '';
+      const line = `${diagnostic.severity}${where}: ${diagnostic.message}`;
+      if (diagnostic.severity === 'error') this.logs.main.error(line);
+      else this.logs.main.warn(line);
+    }
+    const blocks = new Map<string, ServerBlock>();
+    const needConsent: StdioServerDefinition[] = [];
+    for (const server of loaded.servers) {
+      if (isInvalidServer(server)) continue;
+      const block = this.blockFor(server);
+      if (block) blocks.set(server.name, block);
+      if (block?.reason === 'consentPending' && server.transport === 'stdio') needConsent.push(server);
+    }
+    this.logs.retain(new Set(loaded.servers.map((server) => server.name)));
+    this.latest = { servers: loaded.servers, diagnostics };
+    await this.manager.update(loaded.servers, blocks);
+    this.loadedEmitter.fire(this.latest);
+    void this.askForConsent(needConsent);
+  }
+
+  private blockFor(server: ServerDefinition): ServerBlock | undefined {
+    if (!isWorkspaceDefined(server.source)) return undefined;
+    if (!vscode.workspace.isTrusted) return { reason: 'untrusted', detail: 'workspace not trusted' };
+    if (server.transport !== 'stdio' || !server.enabled) return undefined;
+    switch (this.consent.answer(server)) {
+      case 'granted':
+        return undefined;
+      case 'denied':
+        return { reason: 'consentDenied', detail: 'you denied running this command' };
+      case 'dismissed':
+        return { reason: 'consentDenied', detail: 'waiting for your consent (reconnect to be asked again)' };
+      case undefined:
+        return { reason: 'consentPending', detail: 'waiting for your consent' };
+    }
+  }
+
+  /** One modal at a time, in configuration order. */
+  private async askForConsent(definitions: readonly StdioServerDefinition[]): Promise<void> {
+    for (const definition of definitions) {
+      if (this.asking.has(definition.name)) continue;
+      this.asking.add(definition.name);
+      try {
+        const answer = await this.prompt(definition);
+        await this.consent.record(definition, answer);
+        this.logs.main.info(`Consent for "${definition.name}": ${answer}`);
+        const block = this.blockFor(definition);
+        await this.manager.setBlocked(definition.name, block);
+      } finally {
+        this.asking.delete(definition.name);
+      }
+    }
+  }
+
+  /** Before an explicit start or reconnect: ask again if the user only dismissed the prompt. */
+  async confirmAgain(name: string): Promise<void> {
+    const definition = this.manager.server(name)?.definition;
+    if (!definition || definition.transport !== 'stdio' || !isWorkspaceDefined(definition.source) || !vscode.workspace.isTrusted) return;
+    const answer = this.consent.answer(definition);
+    if (answer === 'granted') return;
+    if (answer === 'dismissed') this.consent.forgetDismissal(definition);
+    if (answer === 'denied') return;
+    await this.askForConsent([definition]);
+  }
+
+  dispose(): void {
+    clearTimeout(this.debounce);
+    this.loadedEmitter.dispose();
+  }
+}

@@ -1,0 +1,21 @@
+import * as vscode from 'vscode';
+import type { ServerStateChangeEvent } from '../core/connection/state';
+import { COMMANDS } from './commandIds';
+
+/**
+ * One non-modal warning per server per session when it lands in `error` (after its reconnect
+ * attempts). A server that fails again later does not add another notification.
+ */
+export class FailureNotices {
+  private readonly notified = new Set<string>();
+
+  onStateChange(event: ServerStateChangeEvent): void {
+    if (event.state.kind !== 'error' || this.notified.has(event.server)) return;
+    this.notified.add(event.server);
+    const reason = event.state.message.split('\n', 1)[0] ?? '';
+    void vscode.window.showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, 'Reconnect', 'Show Logs').then((choice) => {
+      if (choice === 'Reconnect') void vscode.commands.executeCommand(COMMANDS.reconnectServer, event.server);
+      if (choice === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs, event.server);
+    });
+  }
+}

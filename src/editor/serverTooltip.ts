@@ -1,0 +1,63 @@
+import * as vscode from 'vscode';
+import { describeSource } from '../core/config';
+import { redactSecrets } from '../core/logging';
+import type { ServerView } from '../core/manager';
+import { describeState } from '../core/presentation/stateText';
+
+const STDERR_LINES = 10;
+
+function fence(lines: readonly string[]): string {
+  // A fence longer than any backtick run inside keeps stderr from breaking out of the block.
+  const longest = Math.max(2, ...lines.map((line) => (line.match(/`+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0)));
+  const marks = '`'.repeat(longest + 1);
+  return `${marks}text\n${lines.join('\n')}\n${marks}`;
+}
+
+/** Command line or URL, with every known secret replaced and header values never shown. */
+export function connectionSummary(view: ServerView): string {
+  const definition = view.definition;
+  if (!definition) return '';
+  if (definition.transport === 'stdio') {
+    return redactSecrets([definition.command, ...definition.args].join(' '), definition.secrets);
+  }
+  const headers = Object.keys(definition.headers);
+  return `${redactSecrets(definition.url, definition.secrets)}${headers.length ? ` (headers: ${headers.join(', ')})` : ''}`;
+}
+
+export function serverTooltip(view: ServerView): vscode.MarkdownString {
+  const markdown = new vscode.MarkdownString('', true);
+  markdown.supportHtml = false;
+  const state = view.state;
+  markdown.appendMarkdown(`**${escape(view.name)}** — ${escape(describeState(state))}\n\n`);
+  const rows: Array<[string, string]> = [];
+  const definition = view.definition;
+  if (definition) {
+    rows.push(['Transport', definition.transport === 'stdio' ? 'stdio' : definition.transport === 'http' ? `streamable HTTP${definition.sseFallback ? ' (SSE fallback)' : ''}` : 'SSE']);
+    rows.push([definition.transport === 'stdio' ? 'Command' : 'URL', `\`${connectionSummary(view).replace(/`/g, "'")}\``]);
+    if (definition.transport === 'stdio' && definition.cwd) rows.push(['Folder', `\`${definition.cwd}\``]);
+  }
+  if (state.kind === 'running') {
+    rows.push(['Server', `${escape(state.serverInfo.name)} ${escape(state.serverInfo.version)}`]);
+    rows.push(['Protocol', state.protocolVersion]);
+    rows.push(['Capabilities', Object.keys(state.capabilities).join(', ') || 'none']);
+    rows.push(['Connected since', new Date(state.since).toLocaleString()]);
+  }
+  rows.push(['Source', escape(describeSource(view.source))]);
+  if (state.kind === 'error') rows.push(['Last error', escape(state.message.split('\n')[0] ?? '')]);
+  if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);
+  markdown.appendMarkdown(rows.map(([key, value]) => `- **${key}:** ${value}`).join('\n'));
+  if (state.kind === 'invalid') {
+    markdown.appendMarkdown('\n\n**Configuration problems**\n\n');
+    markdown.appendMarkdown(state.diagnostics.map((d) => `- ${d.severity}: \`${d.path}\` ${escape(d.message)}`).join('\n'));
+  }
+  const stderr = view.stderrTail.slice(-STDERR_LINES);
+  if (stderr.length > 0) {
+    markdown.appendMarkdown(`\n\n**Last ${stderr.length} stderr lines**\n\n`);
+    markdown.appendMarkdown(fence(stderr));
+  }
+  return markdown;
+}
+
+function escape(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-!|<>]/g, (char) => `\\${char}`);
+}

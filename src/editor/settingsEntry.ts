@@ -1,0 +1,79 @@
+// Reading and writing one server's entry where it lives: user, workspace or folder settings, or
+// one of the extra source files.
+import * as vscode from 'vscode';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import type { ServerSource } from '../core/config';
+
+const SECTION = 'mcpSwitchboard';
+
+export type WritableScope = 'user' | 'workspace';
+
+function targetFor(source: ServerSource): vscode.ConfigurationTarget | undefined {
+  if (source.kind === 'user') return vscode.ConfigurationTarget.Global;
+  if (source.kind === 'workspace') return vscode.ConfigurationTarget.Workspace;
+  if (source.kind === 'folder') return vscode.workspace.workspaceFolders?.length === 1 ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.WorkspaceFolder;
+  return undefined;
+}
+
+function folderFor(source: ServerSource): vscode.WorkspaceFolder | undefined {
+  if (source.kind !== 'folder' || !source.file) return undefined;
+  return vscode.workspace.workspaceFolders?.find((folder) => source.file?.startsWith(folder.uri.fsPath));
+}
+
+function serversAt(target: vscode.ConfigurationTarget, folder?: vscode.WorkspaceFolder): Record<string, unknown> {
+  const inspected = vscode.workspace.getConfiguration(SECTION, folder?.uri).inspect<Record<string, unknown>>('servers');
+  const value = target === vscode.ConfigurationTarget.Global ? inspected?.globalValue
+    : target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.workspaceFolderValue;
+  return value && typeof value === 'object' ? { ...value } : {};
+}
+
+/** The entry exactly as written (variables unresolved, so no secret values). */
+export function rawEntry(name: string, source: ServerSource): unknown {
+  const target = targetFor(source);
+  if (target === undefined) return undefined;
+  return serversAt(target, folderFor(source))[name];
+}
+
+export async function writeEntry(name: string, entry: unknown, scope: WritableScope): Promise<void> {
+  const target = scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
+  const servers = serversAt(target);
+  servers[name] = entry;
+  await vscode.workspace.getConfiguration(SECTION).update('servers', servers, target);
+}
+
+export function entryExists(name: string, scope: WritableScope): boolean {
+  return name in serversAt(scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
+}
+
+/** Sets `enabled` on the entry in its own scope. Entries from files are edited in their file. */
+export async function setServerEnabled(name: string, source: ServerSource, enabled: boolean): Promise<boolean> {
+  const target = targetFor(source);
+  if (target === undefined) return false;
+  const folder = folderFor(source);
+  const servers = serversAt(target, folder);
+  const entry = servers[name];
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return false;
+  const updated: Record<string, unknown> = { ...(entry as Record<string, unknown>) };
+  if (enabled) delete updated.enabled;
+  else updated.enabled = false;
+  servers[name] = updated;
+  await vscode.workspace.getConfiguration(SECTION, folder?.uri).update('servers', servers, target);
+  return true;
+}
+
+/** Opens the file that defines the server with the cursor on its entry. */
+export async function revealEntry(name: string, source: ServerSource): Promise<void> {
+  if (source.kind === 'user' && !source.file) {
+    await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: `${SECTION}.servers`, edit: true } });
+    return;
+  }
+  if (!source.file) return;
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(source.file));
+  const tree = parseTree(document.getText(), [], { allowTrailingComma: true, disallowComments: false });
+  const path = source.kind === 'user' || source.kind === 'workspace' || source.kind === 'folder'
+    ? [`${SECTION}.servers`, name]
+    : [source.kind === 'mcpJson' ? 'servers' : 'mcpServers', name];
+  const node = tree ? findNodeAtLocation(tree, path) : undefined;
+  const position = document.positionAt(node?.parent?.offset ?? node?.offset ?? 0);
+  await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+}

@@ -1,0 +1,44 @@
+import * as vscode from 'vscode';
+import type { HealthSummary, ServerView } from '../core/manager';
+import { describeState } from '../core/presentation/stateText';
+import { COMMANDS } from './commandIds';
+
+/** `$(plug) 3/4`, spinning while anything starts; warning or error background when servers fail. */
+export class HealthStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('mcpSwitchboard.health', vscode.StatusBarAlignment.Left, 10);
+    this.item.name = 'MCP Switchboard';
+    this.item.command = COMMANDS.showServerActions;
+  }
+
+  update(health: HealthSummary, servers: readonly ServerView[]): void {
+    if (health.total === 0) {
+      this.item.hide();
+      return;
+    }
+    const busy = health.starting > 0;
+    this.item.text = `$(${busy ? 'loading~spin' : 'plug'}) ${health.running}/${health.total}`;
+    const failing = health.reconnecting + health.error;
+    // Blocked servers wait on the user (trust, consent, input); they have not failed.
+    const couldRun = health.total - health.disabled - health.blocked;
+    const failed = health.error + health.invalid;
+    const allFailed = couldRun > 0 && failed === couldRun;
+    this.item.backgroundColor = allFailed
+      ? new vscode.ThemeColor('statusBarItem.errorBackground')
+      : failing > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const tooltip = new vscode.MarkdownString('**MCP Switchboard**\n\n| Server | State |\n|---|---|\n');
+    for (const server of servers) {
+      tooltip.appendMarkdown(`| ${server.name.replace(/\|/g, '\\|')} | ${describeState(server.state).replace(/\|/g, '\\|')} |\n`);
+    }
+    tooltip.appendMarkdown('\nClick for server actions.');
+    this.item.tooltip = tooltip;
+    this.item.accessibilityInformation = { label: `MCP Switchboard: ${health.running} of ${health.total} servers running` };
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// Runs the MCP conformance harness in client mode against test/conformance/client.ts and compares
+// the result with baseline.json. The harness (Node 24 only) comes from the pinned editor harness
+// in .vscode-test/harness; the client itself runs on this Node, the project's own runtime.
+//   node test/conformance/run.mjs [--stats <file>] [scenario ...]
+// Every SUCCESS check counts as passed. FAILURE and WARNING checks count as failed (the harness's
+// own verdict fails a scenario on either), unless baseline.json expects them. A baseline entry
+// that no longer fails counts as failed too, so that the baseline only ever shrinks.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { artifactsDir, harnessDir, node24, repoRoot } from '../../scripts/harness-paths.mjs';
+
+export const SCENARIOS = ['initialize', 'tools_call', 'sse-retry'];
+const here = path.join(repoRoot, 'test', 'conformance');
+const conformanceBin = path.join(harnessDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const outputRoot = path.join(artifactsDir, 'conformance');
+// The harness kills a client after this long; the outer limit only catches a hung harness.
+const CLIENT_TIMEOUT_MS = 30_000;
+const SCENARIO_LIMIT_MS = 90_000;
+// The harness splits --command on spaces and runs it through a shell from our cwd.
+const nodeForClient = process.execPath.includes(' ') ? 'node' : process.execPath;
+const clientCommand = `${nodeForClient} --import tsx test/conformance/client.ts`;
+
+function parseArgs(argv) {
+  const options = { stats: undefined, scenarios: [] };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--stats') options.stats = argv[++i];
+    else options.scenarios.push(argv[i]);
+  }
+  return options;
+}
+
+/** @returns {{ scenario: string, check?: string, reason: string }[]} */
+function readBaseline() {
+  const file = path.join(here, 'baseline.json');
+  const parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const entries = parsed.client ?? [];
+  for (const entry of entries) {
+    if (typeof entry.scenario !== 'string' || typeof entry.reason !== 'string' || entry.reason.trim() === '') {
+      throw new Error(`${file}: every entry needs a "scenario" and a non-empty "reason": ${JSON.stringify(entry)}`);
+    }
+  }
+  return entries;
+}
+
+function runScenario(scenario, outDir) {
+  return new Promise((resolve) => {
+    const args = [
+      conformanceBin, 'client', '--command', clientCommand, '--scenario', scenario,
+      '--timeout', String(CLIENT_TIMEOUT_MS), '--output-dir', outDir,
+    ];
+    // DEP0190: the harness's own use of `shell: true`, not ours; it would only add noise.
+    const child = spawn(node24, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const limit = setTimeout(() => {
+      output += `\n[conformance] ${scenario}: harness still running after ${SCENARIO_LIMIT_MS} ms; killed\n`;
+      child.kill('SIGKILL');
+    }, SCENARIO_LIMIT_MS);
+    child.on('error', (error) => {
+      clearTimeout(limit);
+      resolve({ code: -1, output: `${output}\n${error.message}` });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      resolve({ code: code ?? (signal ? 1 : 0), output });
+    });
+  });
+}
+
+/** The harness writes <outDir>/<scenario>-<timestamp>/checks.json. */
+function readChecks(outDir) {
+  if (!fs.existsSync(outDir)) return undefined;
+  for (const entry of fs.readdirSync(outDir, { withFileTypes: true })) {
+    const file = path.join(outDir, entry.name, 'checks.json');
+    if (entry.isDirectory() && fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8'));
+  }
+  return undefined;
+}
+
+const plain = (text) => text.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
+
+export async function runConformance(scenarios = SCENARIOS) {
+  const baseline = readBaseline();
+  const totals = { passed: 0, failed: 0, expected: 0 };
+  const lines = [];
+  const fail = (text) => {
+    totals.failed += 1;
+    lines.push(`  ✗ ${text}`);
+  };
+
+  for (const entry of baseline) {
+    if (!SCENARIOS.includes(entry.scenario)) fail(`baseline names scenario "${entry.scenario}", which this stage does not run; remove the entry`);
+  }
+  if (!fs.existsSync(node24) || !fs.existsSync(conformanceBin)) {
+    fail(`the harness is not installed (${path.relative(repoRoot, conformanceBin)}); run: node scripts/setup-editor.mjs --no-browser`);
+    return { ...totals, lines };
+  }
+  fs.rmSync(outputRoot, { recursive: true, force: true });
+
+  for (const scenario of scenarios) {
+    const started = Date.now();
+    const outDir = path.join(outputRoot, scenario);
+    const { code, output } = await runScenario(scenario, outDir);
+    fs.mkdirSync(outDir, { recursive: true });
+    fs.writeFileSync(path.join(outDir, 'harness.log'), plain(output));
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const wholeScenario = baseline.find((entry) => entry.scenario === scenario && entry.check === undefined);
+    const checkEntries = baseline.filter((entry) => entry.scenario === scenario && entry.check !== undefined);
+    const checks = readChecks(outDir);
+    lines.push(`  ${scenario} (${seconds} s, harness exit ${code})`);
+    if (!checks) {
+      if (wholeScenario) {
+        totals.expected += 1;
+        lines.push(`    ~ no results (expected: ${wholeScenario.reason})`);
+      } else {
+        fail(`${scenario}: the harness produced no checks.json; see ${path.relative(repoRoot, outDir)}/harness.log`);
+      }
+      continue;
+    }
+    let scenarioFailed = code !== 0;
+    const failingIds = new Set();
+    for (const check of checks) {
+      if (check.status === 'INFO') continue;
+      const label = `${scenario}/${check.id}`;
+      const message = check.errorMessage ?? check.details?.message;
+      const detail = message ? `: ${message}` : '';
+      const expected = checkEntries.find((entry) => entry.check === check.id) ?? wholeScenario;
+      if (check.status === 'SUCCESS') {
+        totals.passed += 1;
+        lines.push(`    ✓ ${check.id}`);
+      } else if (expected) {
+        scenarioFailed = true;
+        failingIds.add(check.id);
+        totals.expected += 1;
+        lines.push(`    ~ ${check.id} ${check.status} (expected: ${expected.reason})${detail}`);
+      } else {
+        scenarioFailed = true;
+        failingIds.add(check.id);
+        fail(`${label} ${check.status}${detail}`);
+      }
+    }
+    // The harness also fails a scenario whose client exited non-zero or timed out, even when every
+    // recorded check passed (e.g. the client crashed after the server's last check).
+    if (code !== 0 && failingIds.size === 0) {
+      if (wholeScenario) {
+        totals.expected += 1;
+        lines.push(`    ~ harness verdict FAILED (expected: ${wholeScenario.reason})`);
+      } else {
+        fail(`${scenario}: the harness reported FAILED (client exit or timeout); see ${path.relative(repoRoot, outDir)}/harness.log`);
+      }
+    }
+    for (const entry of checkEntries) {
+      if (!failingIds.has(entry.check)) fail(`${scenario}/${entry.check} is in baseline.json but did not fail; remove the entry`);
+    }
+    if (wholeScenario && !scenarioFailed) fail(`${scenario} is in baseline.json but passed; remove the entry`);
+    if (scenarioFailed && !wholeScenario && code !== 0) lines.push(`    (full output: ${path.relative(repoRoot, outDir)}/harness.log)`);
+  }
+  return { ...totals, lines };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const options = parseArgs(process.argv.slice(2));
+  const unknown = options.scenarios.filter((scenario) => !SCENARIOS.includes(scenario));
+  if (unknown.length > 0) {
+    console.error(`[conformance] unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+    process.exit(2);
+  }
+  let result;
+  try {
+    result = await runConformance(options.scenarios.length > 0 ? options.scenarios : SCENARIOS);
+  } catch (error) {
+    result = { passed: 0, failed: 1, expected: 0, lines: [`  ✗ ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  console.log('[conformance] client scenarios (checks):');
+  for (const line of result.lines) console.log(line);
+  console.log(`[conformance] checks: ${result.passed} passed, ${result.failed} failed, ${result.expected} expected failures (baseline)`);
+  if (options.stats) {
+    fs.mkdirSync(path.dirname(options.stats), { recursive: true });
+    fs.writeFileSync(options.stats, JSON.stringify({ passed: result.passed, failed: result.failed, expected: result.expected }));
+  }
+  process.exitCode = result.failed === 0 ? 0 : 1;
+}

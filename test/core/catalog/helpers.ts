@@ -1,0 +1,216 @@
+// Test doubles for the catalog: a clock whose time and timers the test drives, a manager whose
+// servers, states and tool lists the test sets directly, and tool definitions.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolCallOptions } from '../../../src/core/catalog';
+import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/toolCatalog';
+import type { StdioServerDefinition } from '../../../src/core/config/types';
+import type { Clock, ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/connection';
+import { Emitter } from '../../../src/core/events';
+import type { ToolsChangedEvent } from '../../../src/core/manager';
+import { stdioDefinition } from '../connection/helpers';
+
+/** Time stands still until advance(); timers fire in due order as time passes them. */
+export class FakeClock implements Clock {
+  private time: number;
+  private nextId = 0;
+  private readonly timers = new Map<number, { due: number; callback: () => void }>();
+
+  constructor(start = 1_700_000_000_000) {
+    this.time = start;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(callback: () => void, ms: number): number {
+    this.nextId += 1;
+    this.timers.set(this.nextId, { due: this.time + ms, callback });
+    return this.nextId;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
+  /** Moves time forward, running every timer that falls due (including ones they schedule). */
+  advance(ms: number): void {
+    const target = this.time + ms;
+    for (;;) {
+      let next: [number, { due: number; callback: () => void }] | undefined;
+      for (const timer of this.timers) if (timer[1].due <= target && (!next || timer[1].due < next[1].due)) next = timer;
+      if (!next) break;
+      this.timers.delete(next[0]);
+      this.time = next[1].due;
+      next[1].callback();
+    }
+    this.time = target;
+  }
+}
+
+export function tool(name: string, extra: Partial<Tool> = {}): Tool {
+  return { name, description: `The ${name} tool.`, inputSchema: { type: 'object', properties: {} }, ...extra };
+}
+
+export function tools(...names: string[]): Tool[] {
+  return names.map((name) => tool(name));
+}
+
+export function definition(name: string, overrides: Partial<StdioServerDefinition> = {}): StdioServerDefinition {
+  return stdioDefinition([], { name, ...overrides });
+}
+
+function stateOfKind(kind: ServerStateKind): ServerState {
+  switch (kind) {
+    case 'running':
+      return {
+        kind,
+        transport: 'stdio',
+        serverInfo: { name: 'fake', version: '1' },
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        since: 0,
+        connectMs: 1,
+        toolCount: 0,
+      };
+    case 'starting':
+      return { kind, since: 0 };
+    case 'reconnecting':
+      return { kind, attempt: 1, maxAttempts: 3, nextTryAt: 0, lastError: 'gone' };
+    case 'error':
+      return { kind, code: 'CONNECT_FAILED', message: 'refused', stderrTail: [], since: 0 };
+    case 'blocked':
+      return { kind, reason: 'untrusted', detail: 'untrusted workspace' };
+    case 'invalid':
+      return { kind, diagnostics: [] };
+    default:
+      return { kind };
+  }
+}
+
+interface FakeServer {
+  definition: StdioServerDefinition;
+  state: ServerState;
+  tools: Tool[];
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * Servers are configured, moved between states and given tool lists by the test. listTools()
+ * answers with the server's current list unless the test queued its own answers (`nextFetches`),
+ * which is how a test makes a fetch slow or makes fetches answer out of order.
+ */
+export class FakeManager implements CatalogManager {
+  private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
+  private readonly toolsEmitter = new Emitter<ToolsChangedEvent>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onDidChangeTools = this.toolsEmitter.event;
+  private entries = new Map<string, FakeServer>();
+  private order: string[] = [];
+  readonly fetches: string[] = [];
+  readonly nextFetches = new Map<string, Deferred<Tool[]>[]>();
+  readonly calls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
+
+  /** Replaces the configuration (fires nothing, like a manager update with unchanged connections). */
+  configure(definitions: readonly StdioServerDefinition[]): void {
+    const next = new Map<string, FakeServer>();
+    for (const item of definitions) {
+      const previous = this.entries.get(item.name);
+      next.set(item.name, previous ? { ...previous, definition: item } : { definition: item, state: { kind: 'stopped' }, tools: [] });
+    }
+    this.entries = next;
+    this.order = definitions.map((item) => item.name);
+  }
+
+  setState(name: string, kind: ServerStateKind): void {
+    const entry = this.require(name);
+    const previous = entry.state;
+    entry.state = stateOfKind(kind);
+    this.stateEmitter.fire({ server: name, state: entry.state, previous, at: 0 });
+  }
+
+  /** The server's list changes; like a connection, it announces the new list. */
+  setTools(name: string, list: Tool[], announce = true): void {
+    const entry = this.require(name);
+    entry.tools = structuredClone(list);
+    if (announce) this.toolsEmitter.fire({ server: name, tools: structuredClone(list) });
+  }
+
+  /** Makes the next fetch of `name` wait for the test; returns its control. */
+  holdNextFetch(name: string): Deferred<Tool[]> {
+    const control = deferred<Tool[]>();
+    const queue = this.nextFetches.get(name) ?? [];
+    queue.push(control);
+    this.nextFetches.set(name, queue);
+    return control;
+  }
+
+  servers() {
+    return this.order.map((name) => this.view(name));
+  }
+
+  server(name: string) {
+    return this.entries.has(name) ? this.view(name) : undefined;
+  }
+
+  connection(name: string): CatalogConnection | undefined {
+    const entry = this.entries.get(name);
+    if (!entry) return undefined;
+    return {
+      tools: structuredClone(entry.tools),
+      listTools: () => {
+        this.fetches.push(name);
+        const held = this.nextFetches.get(name)?.shift();
+        return held ? held.promise : Promise.resolve(structuredClone(entry.tools));
+      },
+    };
+  }
+
+  async callTool(server: string, tool: string, args: Record<string, unknown>, _options: ToolCallOptions): Promise<CallToolResult> {
+    this.calls.push({ server, tool, args });
+    return { content: [{ type: 'text', text: `${server}/${tool}` }] };
+  }
+
+  private view(name: string) {
+    const entry = this.require(name);
+    return { name, state: entry.state, definition: structuredClone(entry.definition) };
+  }
+
+  private require(name: string): FakeServer {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`no fake server ${name}`);
+    return entry;
+  }
+}
+
+/** Lets queued microtasks and promise callbacks run (the catalog announces changes in a microtask). */
+export async function drain(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}

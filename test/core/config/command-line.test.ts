@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { CommandLineError, entryFromCommandLine, splitCommandLine, suggestServerName } from '../../../src/core/config/command-line';
+
+describe('Add Server input', () => {
+  const splits: Array<[string, string[]]> = [
+    ['npx -y @modelcontextprotocol/server-filesystem /tmp', ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/tmp']],
+    ['node "my server.js" --flag', ['node', 'my server.js', '--flag']],
+    ["uvx 'mcp-server-git' --repository .", ['uvx', 'mcp-server-git', '--repository', '.']],
+    ['cmd "a \\"quoted\\" word"', ['cmd', 'a "quoted" word']],
+    ['path\\ with\\ spaces', ['path with spaces']],
+    ['  lots   of   space  ', ['lots', 'of', 'space']],
+    ['empty "" arg', ['empty', '', 'arg']],
+  ];
+  for (const [line, expected] of splits) {
+    it(`splits ${JSON.stringify(line)}`, () => assert.deepEqual(splitCommandLine(line), expected));
+  }
+
+  it('rejects an unclosed quote', () => {
+    assert.throws(() => splitCommandLine('node "oops'), CommandLineError);
+  });
+
+  it('turns a URL into a url entry and a command line into command + args', () => {
+    assert.deepEqual(entryFromCommandLine(' https://example.com/mcp '), { url: 'https://example.com/mcp' });
+    assert.deepEqual(entryFromCommandLine('npx -y pkg'), { command: 'npx', args: ['-y', 'pkg'] });
+    assert.deepEqual(entryFromCommandLine('my-server'), { command: 'my-server' });
+    assert.throws(() => entryFromCommandLine('   '), /command line or a URL/);
+  });
+
+  const names: Array<[string, string]> = [
+    ['npx -y @modelcontextprotocol/server-filesystem /tmp', 'server-filesystem'],
+    ['uvx mcp-server-git', 'mcp-server-git'],
+    ['node /opt/tools/weather.mjs', 'weather'],
+    ['https://api.example.com/mcp', 'api-example-com'],
+    ['npx -y some-pkg@1.2.3', 'some-pkg'],
+  ];
+  for (const [line, expected] of names) {
+    it(`suggests "${expected}" for ${line}`, () => assert.equal(suggestServerName(entryFromCommandLine(line)), expected));
+  }
+});

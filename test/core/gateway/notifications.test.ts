@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Cleanup, connectClient, contentServer, delay, eventually, startGateway, toolsServer, type GatewayClient, type Setup } from './helpers';
+
+interface Counted {
+  readonly client: GatewayClient['client'];
+  count(): number;
+}
+
+/** A client of `url` that counts tools/list_changed, once its notification stream is open. */
+async function listening(cleanup: Cleanup, url: string, token: string): Promise<Counted> {
+  const connected = await connectClient(cleanup, url, token);
+  let count = 0;
+  connected.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    count += 1;
+  });
+  await connected.notificationStream;
+  return { client: connected.client, count: () => count };
+}
+
+async function reaches(counted: Counted, expected: number, what: string): Promise<void> {
+  await eventually(() => (counted.count() >= expected ? true : undefined), what, 5_000);
+  assert.equal(counted.count(), expected, what);
+}
+
+describe('gateway: tools/list_changed', function () {
+  const cleanup = new Cleanup();
+  let setup: Setup;
+
+  beforeEach(async () => {
+    setup = await startGateway(cleanup, [toolsServer('alpha'), contentServer('content')]);
+  });
+  afterEach(() => cleanup.run());
+
+  it('notifies exactly the endpoints whose filtered list changed', async () => {
+    const { gateway, source } = setup;
+    const alpha = await listening(cleanup, gateway.endpointUrl('alpha'), gateway.token);
+    const content = await listening(cleanup, gateway.endpointUrl('content'), gateway.token);
+    const aggregated = await listening(cleanup, gateway.aggregatedUrl, gateway.token);
+
+    source.filter('alpha', 'add', { kind: 'globalDeny', pattern: '*add*' });
+    await reaches(alpha, 1, 'alpha is told its list changed');
+    await reaches(aggregated, 1, 'the aggregated endpoint is told');
+
+    // A change event that changes no list sends nothing; the next real change proves it.
+    source.changed();
+    source.filter('content', 'audio', { kind: 'budget', maxExposed: 10 });
+    await reaches(content, 1, 'content is told once, for its own change only');
+    await reaches(aggregated, 2, 'the aggregated endpoint is told again');
+    await delay(150); // Room for a wrong extra notice to arrive before the counts are checked.
+    assert.equal(content.count(), 1, 'content was told once');
+    assert.equal(alpha.count(), 1, 'alpha did not change again');
+    assert.equal(aggregated.count(), 2, 'the aggregated endpoint was told twice');
+
+    const listed = (await alpha.client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(!listed.includes('add') && listed.includes('echo'));
+  });
+
+  it('notifies when the upstream server changes its tools', async () => {
+    const alpha = await listening(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
+    await alpha.client.callTool({ name: 'add_tool', arguments: { name: 'brand_new' } });
+    await reaches(alpha, 1, 'the new upstream tool is announced');
+    assert.ok((await alpha.client.listTools()).tools.some((tool) => tool.name === 'brand_new'));
+  });
+});

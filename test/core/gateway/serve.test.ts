@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parseServeArgs, readCatalogSettings, runServe, type ServeReady } from '../../../src/core/gateway';
+import type { ServerManager } from '../../../src/core/manager';
+import { isAlive, STDIO_SERVER } from '../connection/helpers';
+import { Cleanup, connectClient, eventually, FixtureToolSource, textOf, waitForRunning } from './helpers';
+
+function collect(stream: PassThrough): () => string {
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return () => text;
+}
+
+function workspace(cleanup: Cleanup, settings: string | Record<string, unknown>): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-serve-'));
+  cleanup.add(() => fs.rmSync(folder, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(folder, '.vscode'));
+  fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), typeof settings === 'string' ? settings : JSON.stringify(settings));
+  return folder;
+}
+
+describe('gateway: serve', function () {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('parses [--folder DIR] [--port N]', () => {
+    assert.deepEqual(parseServeArgs([], '/work'), { folder: '/work', port: 0 });
+    assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123'], '/work'), { folder: path.resolve('/work', 'sub'), port: 8123 });
+    assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0'], '/work'), { folder: '/abs', port: 0 });
+    assert.throws(() => parseServeArgs(['--port', '70000'], '/work'), /--port must be an integer/);
+    assert.throws(() => parseServeArgs(['--port', '-1'], '/work'), /--port must be an integer/);
+    assert.throws(() => parseServeArgs(['--port'], '/work'), /--port needs a value/);
+    assert.throws(() => parseServeArgs(['--verbose'], '/work'), /unknown argument "--verbose"\nusage: mcp-switchboard serve/);
+  });
+
+  it('serves the folder\'s servers, prints one JSON line, and stops everything when aborted', async () => {
+    const folder = workspace(cleanup, {
+      'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } },
+    });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const out = collect(stdout);
+    const err = collect(stderr);
+    const controller = new AbortController();
+    cleanup.add(() => controller.abort());
+    let manager: ServerManager | undefined;
+    const exit = runServe({
+      folder,
+      stdout,
+      stderr,
+      signal: controller.signal,
+      createSource: (context) => {
+        manager = context.manager;
+        assert.equal(context.folder, folder);
+        return new FixtureToolSource(context.manager);
+      },
+    });
+
+    const line = await eventually(() => (out().includes('\n') ? out() : undefined), `the JSON line (stderr: ${err()})`);
+    assert.equal(line.split('\n').length, 2, 'exactly one line');
+    const ready = JSON.parse(line) as ServeReady;
+    assert.match(ready.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.match(ready.token, /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(Object.keys(ready.servers), ['alpha']);
+    assert.equal(ready.servers.alpha, `${ready.url}/alpha`);
+    assert.ok(!err().includes(ready.token), 'the token goes to stdout only');
+
+    assert.ok(manager);
+    await waitForRunning(manager, ['alpha']);
+    const pid = manager.connection('alpha')?.pid;
+    assert.ok(pid !== undefined && isAlive(pid));
+    const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
+    assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'headless' } })) as CallToolResult), 'headless');
+    const aggregated = await connectClient(cleanup, ready.url, ready.token);
+    assert.ok((await aggregated.client.listTools()).tools.some((tool) => tool.name === 'alpha__echo'));
+
+    controller.abort();
+    assert.equal(await exit, 0);
+    assert.equal(isAlive(pid), false, 'the server process was stopped');
+    const port = Number(new URL(ready.url).port);
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+    assert.ok(refused, 'the port is closed');
+  });
+
+  it('refuses a folder that does not exist or a settings file that does not parse', async () => {
+    const broken = workspace(cleanup, '{ "mcpSwitchboard.servers": { "alpha": ');
+    for (const folder of [path.join(os.tmpdir(), 'switchboard-no-such-folder'), broken]) {
+      const stderr = new PassThrough();
+      const err = collect(stderr);
+      const stdout = new PassThrough();
+      const out = collect(stdout);
+      const code = await runServe({ folder, stdout, stderr, signal: new AbortController().signal, createSource: (context) => new FixtureToolSource(context.manager) });
+      assert.equal(code, 2, err());
+      assert.equal(out(), '');
+      assert.match(err(), /\[error\]/);
+    }
+  });
+
+  it('exits 1 when the port is taken, after cleaning up', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanup.add(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const folder = workspace(cleanup, {});
+    const stderr = new PassThrough();
+    const err = collect(stderr);
+    const code = await runServe({ folder, port, stdout: new PassThrough(), stderr, signal: new AbortController().signal, createSource: (context) => new FixtureToolSource(context.manager) });
+    assert.equal(code, 1);
+    assert.match(err(), /serve failed: .*EADDRINUSE/);
+  });
+
+  it('reads the catalog settings from the folder', async () => {
+    const folder = workspace(cleanup, `{
+      // JSONC, as VS Code writes it
+      "mcpSwitchboard.tools.deny": ["*/delete_*", 3],
+      "mcpSwitchboard.tools.disabled": ["alpha/add"],
+      "mcpSwitchboard.tools.maxExposed": 40,
+    }`);
+    assert.deepEqual(await readCatalogSettings(folder), { globalDeny: ['*/delete_*'], disabled: ['alpha/add'], maxExposed: 40 });
+    assert.deepEqual(await readCatalogSettings(path.join(folder, 'missing')), {});
+  });
+});
