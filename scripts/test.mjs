@@ -3,13 +3,14 @@
 // (code-server), the .vsix install test, and UI tests through Chromium. Every stage reports counts;
 // the last line is `N passed, N failed` over all of them. A stage that cannot run (the editor does
 // not start, a suite has no tests, a test was skipped) counts as failed, never as passed.
-//   node scripts/test.mjs [lint|unit|conformance|editor|vsix|ui ...]
+//   node scripts/test.mjs [lint|unit|conformance|editor|untrusted|vsix|ui ...]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { artifactsDir, repoRoot } from './harness-paths.mjs';
 
-const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'vsix', 'ui'];
+const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'untrusted', 'vsix', 'ui'];
+const EDITOR_STAGES = ['editor', 'untrusted', 'vsix', 'ui'];
 const requested = process.argv.slice(2).filter((arg) => ALL_STAGES.includes(arg));
 const stages = requested.length > 0 ? requested : ALL_STAGES;
 // The whole run is bounded; CI allows 90 minutes and we aim for well under 15.
@@ -96,9 +97,14 @@ const stageRunners = {
     const code = await run('node', ['test/harness/run-editor-tests.mjs', '--stats', statsFile]);
     recordMocha('editor', statsFile, code);
   },
+  async untrusted() {
+    const statsFile = path.join(resultsDir, 'untrusted.json');
+    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--suite', 'untrusted', '--stats', statsFile]);
+    recordMocha('untrusted', statsFile, code);
+  },
   async vsix() {
     const statsFile = path.join(resultsDir, 'vsix.json');
-    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--vsix', '--stats', statsFile]);
+    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--suite', 'vsix', '--stats', statsFile]);
     recordMocha('vsix', statsFile, code);
   },
   async ui() {
@@ -113,7 +119,7 @@ const stageRunners = {
 };
 
 async function prepareEditorStages() {
-  const needsEditor = stages.some((stage) => ['editor', 'vsix', 'ui'].includes(stage));
+  const needsEditor = stages.some((stage) => EDITOR_STAGES.includes(stage));
   if (!needsEditor) return true;
   const steps = [
     ['node', ['scripts/setup-editor.mjs']],
@@ -134,7 +140,7 @@ async function main() {
   fs.mkdirSync(resultsDir, { recursive: true });
   const editorReady = await prepareEditorStages();
   for (const stage of stages) {
-    if (['editor', 'vsix', 'ui'].includes(stage) && !editorReady) {
+    if (EDITOR_STAGES.includes(stage) && !editorReady) {
       record(stage, 0, 1, '(editor setup failed)');
       continue;
     }

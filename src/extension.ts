@@ -1,5 +1,6 @@
 // Wiring only: build the parts, connect them, and hand every disposable to the context.
 import * as vscode from 'vscode';
+import type { ServerStateChangeEvent } from './core/connection/state';
 import { ServerManager, type ServerView } from './core/manager';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
@@ -7,7 +8,7 @@ import { ConsentStore } from './editor/consent';
 import { FailureNotices } from './editor/failureNotices';
 import { SecretInputResolver } from './editor/inputPrompts';
 import { LogChannels } from './editor/logChannels';
-import { SERVERS_VIEW_ID, ServersTreeProvider, type ToolRow } from './editor/serversView';
+import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, type TreeSnapshot, type ToolRow } from './editor/serversView';
 import { HealthStatusBar } from './editor/statusBar';
 import { SwitchboardContext } from './editor/switchboardContext';
 import { disabledTools, setToolEnabled } from './editor/toolSwitches';
@@ -19,9 +20,14 @@ let shutdown: (() => Promise<void>) | undefined;
 /** What the extension returns from activate(): for tests and for other extensions. */
 export interface SwitchboardApi {
   servers(): readonly ServerView[];
+  readonly onDidChangeState: vscode.Event<ServerStateChangeEvent>;
   /** Resolves once the configuration has been read and every server has settled or passed the startup gate. */
   whenLoaded(): Promise<void>;
   reload(): Promise<void>;
+  /** The Servers view as rendered: labels, descriptions, icons, tooltips and tool rows. */
+  tree(): TreeSnapshot[];
+  /** Where this extension's log channels are written. */
+  readonly logFolder: string;
 }
 
 export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
@@ -98,11 +104,16 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
   context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => sync.scheduleReload()));
 
+  const stateEvents = context.own(new vscode.EventEmitter<ServerStateChangeEvent>());
+  context.own(manager.onDidChangeState((event) => stateEvents.fire(event)));
   const loaded = sync.reload();
   return {
     servers: () => manager.servers(),
+    onDidChangeState: stateEvents.event,
     whenLoaded: () => loaded,
     reload: () => sync.reload(),
+    tree: () => snapshotTree(tree),
+    logFolder: extension.logUri.fsPath,
   };
 }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import {
+  readWorkspaceSettingsFile,
   settingsEntries,
   type ConfigDiagnostic,
   type ConfigurationInput,
@@ -31,7 +32,7 @@ function source(kind: 'user' | 'workspace' | 'folder', folder?: vscode.Workspace
  * workspace values from `get()`, but `inspect()` still shows them, which is what lets us show those
  * servers as blocked instead of pretending they do not exist.
  */
-export function readConfigurationInput(): { input: ConfigurationInput; diagnostics: ConfigDiagnostic[] } {
+export async function readConfigurationInput(): Promise<{ input: ConfigurationInput; diagnostics: ConfigDiagnostic[] }> {
   const entries: SettingsEntry[] = [];
   const diagnostics: ConfigDiagnostic[] = [];
   const add = (value: unknown, from: ServerSource) => {
@@ -44,9 +45,20 @@ export function readConfigurationInput(): { input: ConfigurationInput; diagnosti
   const root = vscode.workspace.getConfiguration(SECTION).inspect<unknown>('servers');
   add(root?.globalValue, source('user'));
   const folders = vscode.workspace.workspaceFolders ?? [];
-  // In a single-folder window the folder settings are the workspace settings.
-  add(root?.workspaceValue, source(folders.length > 1 || vscode.workspace.workspaceFile ? 'workspace' : 'folder', folders[0]));
-  if (folders.length > 1) {
+  if (!vscode.workspace.isTrusted) {
+    // Restricted Mode hides workspace values of restricted settings even from inspect(). Read the
+    // folders' settings files directly, only so those servers can be shown as blocked.
+    for (const folder of folders) {
+      if (folder.uri.scheme !== 'file') continue;
+      const read = await readWorkspaceSettingsFile(folder.uri.fsPath);
+      diagnostics.push(...read.diagnostics);
+      add(read.servers, source('folder', folder));
+    }
+  } else {
+    // In a single-folder window the folder settings are the workspace settings.
+    add(root?.workspaceValue, source(folders.length > 1 || vscode.workspace.workspaceFile ? 'workspace' : 'folder', folders[0]));
+  }
+  if (folders.length > 1 && vscode.workspace.isTrusted) {
     for (const folder of folders) {
       add(vscode.workspace.getConfiguration(SECTION, folder.uri).inspect<unknown>('servers')?.workspaceFolderValue, source('folder', folder));
     }

@@ -68,7 +68,7 @@ export class ConfigurationSync implements vscode.Disposable {
   }
 
   private async reloadOnce(): Promise<void> {
-    const { input, diagnostics: readDiagnostics } = readConfigurationInput();
+    const { input, diagnostics: readDiagnostics } = await readConfigurationInput();
     const loaded = await loadConfiguration(input, this.inputs);
     const diagnostics = [...readDiagnostics, ...loaded.diagnostics];
     for (const diagnostic of diagnostics) {

@@ -113,3 +113,30 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     this.changed.dispose();
   }
 }
+
+/** A plain-data copy of what the view renders, for tests and for other extensions. */
+export interface TreeSnapshot {
+  readonly label: string;
+  readonly description: string;
+  readonly icon: string | undefined;
+  readonly contextValue: string | undefined;
+  readonly tooltip: string;
+  readonly checked?: boolean;
+  readonly children: TreeSnapshot[];
+}
+
+export function snapshotTree(provider: ServersTreeProvider, parent?: TreeNode): TreeSnapshot[] {
+  return provider.getChildren(parent).map((node) => {
+    const item = provider.getTreeItem(node);
+    const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : item.tooltip ?? '';
+    return {
+      label: typeof item.label === 'string' ? item.label : item.label?.label ?? '',
+      description: typeof item.description === 'string' ? item.description : '',
+      icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
+      contextValue: item.contextValue,
+      tooltip,
+      ...(item.checkboxState === undefined ? {} : { checked: item.checkboxState === vscode.TreeItemCheckboxState.Checked }),
+      children: node.kind === 'server' ? snapshotTree(provider, node) : [],
+    };
+  });
+}

@@ -63,17 +63,25 @@ export async function setServerEnabled(name: string, source: ServerSource, enabl
 
 /** Opens the file that defines the server with the cursor on its entry. */
 export async function revealEntry(name: string, source: ServerSource): Promise<void> {
+  let editor: vscode.TextEditor;
   if (source.kind === 'user' && !source.file) {
-    await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: `${SECTION}.servers`, edit: true } });
+    // The user settings file's location depends on the profile; let the editor open it.
+    await vscode.commands.executeCommand('workbench.action.openSettingsJson');
+    const active = vscode.window.activeTextEditor;
+    if (!active) return;
+    editor = active;
+  } else if (source.file) {
+    editor = await vscode.window.showTextDocument(vscode.Uri.file(source.file));
+  } else {
     return;
   }
-  if (!source.file) return;
-  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(source.file));
+  const document = editor.document;
   const tree = parseTree(document.getText(), [], { allowTrailingComma: true, disallowComments: false });
   const path = source.kind === 'user' || source.kind === 'workspace' || source.kind === 'folder'
     ? [`${SECTION}.servers`, name]
     : [source.kind === 'mcpJson' ? 'servers' : 'mcpServers', name];
   const node = tree ? findNodeAtLocation(tree, path) : undefined;
   const position = document.positionAt(node?.parent?.offset ?? node?.offset ?? 0);
-  await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+  editor.selection = new vscode.Selection(position, position);
+  editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import type { ServerState } from '../../src/core/connection/state';
+import type { SwitchboardApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'switchboard-labs.mcp-switchboard';
 
@@ -35,3 +37,28 @@ export async function waitFor<T>(probe: () => T | undefined, event: vscode.Event
     });
   });
 }
+
+
+export async function switchboardApi(): Promise<SwitchboardApi> {
+  const extension = vscode.extensions.getExtension<SwitchboardApi>(EXTENSION_ID);
+  if (!extension) throw new Error(`${EXTENSION_ID} is not installed in this editor`);
+  const api = await extension.activate();
+  await api.whenLoaded();
+  return api;
+}
+
+export function stateOf(api: SwitchboardApi, name: string): ServerState | undefined {
+  return api.servers().find((view) => view.name === name)?.state;
+}
+
+/** Resolves with the server's state once `predicate` holds, driven by the extension's state events. */
+export function waitForServer(api: SwitchboardApi, name: string, predicate: (state: ServerState) => boolean, timeoutMs = 20_000): Promise<ServerState> {
+  return waitFor(() => {
+    const state = stateOf(api, name);
+    return state && predicate(state) ? state : undefined;
+  }, api.onDidChangeState as vscode.Event<unknown>, timeoutMs).catch((error: unknown) => {
+    throw new Error(`${name}: ${String(error)}; last state ${JSON.stringify(stateOf(api, name))}`);
+  });
+}
+
+export const isKind = (kind: ServerState['kind']) => (state: ServerState) => state.kind === kind;

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Runs the mocha suite in test/editor inside the real extension host of code-server, through
 // Chromium, and exits with the suite's result.
-//   node test/harness/run-editor-tests.mjs [--vsix] [--stats FILE] [--workspace NAME]
-// --vsix installs dist/mcp-switchboard.vsix into a fresh extensions folder first and runs the
-// vsix suite against that installed copy (the marketplace path).
+//   node test/harness/run-editor-tests.mjs [--suite suite|untrusted|vsix] [--stats FILE]
+// Each suite names its workspace, its trust, and the user settings the editor starts with (the
+// fixture servers of user scope). `vsix` installs dist/mcp-switchboard.vsix into a fresh extensions
+// folder first and runs against that installed copy (the marketplace path).
 import fs from 'node:fs';
 import path from 'node:path';
 import { format, parseArgs } from 'node:util';
@@ -12,36 +13,81 @@ import { copyWorkspace, installVsix, launchBrowser, startCodeServer } from './ed
 
 const { values: flags } = parseArgs({
   options: {
+    suite: { type: 'string', default: 'suite' },
     vsix: { type: 'boolean', default: false },
     stats: { type: 'string' },
-    workspace: { type: 'string', default: 'basic' },
     timeout: { type: 'string', default: String(5 * 60_000) },
   },
 });
+
+const fixture = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
+const stdio = (...args) => ({ command: process.execPath, args: [fixture, ...args] });
+
+/** What each suite starts with. User-scope servers need no consent, so the host tests can use them. */
+const SUITES = {
+  suite: {
+    workspace: 'basic',
+    trust: true,
+    userSettings: (scratch) => ({
+      'mcpSwitchboard.servers': {
+        ok: stdio('--name', 'ok-server'),
+        failing: { ...stdio('--fail-if-exists', path.join(scratch, 'failing.flag'), '--exit-message', 'fixture refused to start'), reconnect: { maxAttempts: 0 } },
+        hanging: { ...stdio('--hang-initialize'), timeouts: { connectMs: 1500, requestMs: 5000 }, reconnect: { maxAttempts: 0 } },
+        off: { ...stdio(), enabled: false },
+        broken: { command: '' },
+        // The secret reaches the argv (logged at start) and the env; neither may reach a log file.
+        secretive: {
+          ...stdio('--name', 'secretive', '--exit-message', '${env:SWITCHBOARD_TEST_SECRET}'),
+          env: { API_TOKEN: '${env:SWITCHBOARD_TEST_SECRET}' },
+        },
+      },
+    }),
+    prepare: (scratch) => fs.writeFileSync(path.join(scratch, 'failing.flag'), ''),
+    environment: { SWITCHBOARD_TEST_SECRET: 'sk-switchboard-test-7f3a9c' },
+  },
+  untrusted: {
+    workspace: 'untrusted',
+    trust: false,
+    userSettings: () => ({ 'mcpSwitchboard.servers': { 'user-server': stdio('--name', 'user-server') } }),
+  },
+  vsix: { workspace: 'basic', trust: true, userSettings: () => ({}) },
+};
+const suiteName = flags.vsix ? 'vsix' : flags.suite;
+const suite = SUITES[suiteName];
+if (!suite) throw new Error(`unknown suite ${suiteName}; expected one of ${Object.keys(SUITES).join(', ')}`);
 
 const testsPath = path.join(repoRoot, 'out', 'test', 'editor', 'index.js');
 const vsixPath = path.join(repoRoot, 'dist', 'mcp-switchboard.vsix');
 const runTimeoutMs = Number(flags.timeout);
 const MOCHA_TAG = '[mocha] ';
-const label = flags.vsix ? 'vsix' : 'editor';
+const label = `editor-${suiteName}`;
 const logFile = path.join(artifactsDir, `${label}-extension-host.log`);
 
 async function main() {
   if (!fs.existsSync(testsPath)) throw new Error(`${testsPath} is missing; run node scripts/build.mjs --tests`);
   fs.mkdirSync(artifactsDir, { recursive: true });
   const log = fs.createWriteStream(logFile);
-  const workspace = copyWorkspace(flags.workspace);
+  const workspace = copyWorkspace(suite.workspace);
+  // Files the fixtures and tests share (flags, markers), next to the workspace copy.
+  const scratch = fs.mkdtempSync(path.join(path.dirname(workspace), 'scratch-'));
+  suite.prepare?.(scratch);
 
   let extensionsDir;
   let developmentPath = repoRoot;
-  if (flags.vsix) {
+  if (suiteName === 'vsix') {
     if (!fs.existsSync(vsixPath)) throw new Error(`${vsixPath} is missing; run npm run package`);
     extensionsDir = fs.mkdtempSync(path.join(path.dirname(workspace), 'extensions-'));
     await installVsix(vsixPath, extensionsDir);
     developmentPath = path.join(repoRoot, 'test', 'harness', 'probe-extension');
   }
 
-  const server = await startCodeServer({ workspace, extensionsDir, log: (line) => log.write(`[code-server] ${line}\n`) });
+  const server = await startCodeServer({
+    workspace,
+    extensionsDir,
+    trust: suite.trust,
+    userSettings: suite.userSettings(scratch),
+    log: (line) => log.write(`[code-server] ${line}\n`),
+  });
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
@@ -59,8 +105,12 @@ async function main() {
       developmentPath,
       testsPath,
       environment: {
-        SWITCHBOARD_SUITE: flags.vsix ? 'vsix' : 'suite',
+        ...suite.environment,
+        SWITCHBOARD_SUITE: suiteName,
         SWITCHBOARD_TEST_WORKSPACE: workspace,
+        SWITCHBOARD_TEST_SCRATCH: scratch,
+        SWITCHBOARD_NODE: process.execPath,
+        SWITCHBOARD_FIXTURE: fixture,
         SWITCHBOARD_EXPECTED_EXTENSIONS_DIR: extensionsDir ?? '',
         ...(flags.stats ? { MOCHA_STATS_FILE: flags.stats } : {}),
       },

@@ -358,8 +358,11 @@ export class ToolCatalog implements ToolSource, Disposable {
   }
 
   private setState(record: ServerRecord, state: ServerStateKind): void {
+    const wasRunning = record.state === 'running' && record.live !== undefined;
     record.state = state;
-    if (state === 'running') {
+    // running → running is the connection updating toolCount after a list change; the list itself
+    // arrives as a tools event and goes through the debounce.
+    if (state === 'running' && !wasRunning) {
       record.pendingStart = false;
       // Newer than any refetch still running for the previous session.
       this.scheduler.supersede(record.name);

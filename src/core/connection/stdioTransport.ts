@@ -41,6 +41,11 @@ export interface ProcessExit {
 
 /** How long to wait for stdout/stderr to drain after the process exits before reporting it. */
 const DRAIN_AFTER_EXIT_MS = 200;
+/**
+ * How long a failed stdin write (EPIPE, ECONNRESET: the process closed its stdin, usually because
+ * it is exiting) waits for the process to end before it rejects.
+ */
+const WRITE_ERROR_EXIT_WAIT_MS = 2000;
 const MAX_REMEMBERED_GARBAGE = 5;
 const MAX_GARBAGE_LINE = 200;
 
@@ -63,6 +68,9 @@ export class StdioProcessTransport implements Transport {
   private exit: ProcessExit | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
+  private markEnded: () => void = () => undefined;
+  /** Resolves once onclose has fired: the process has exited and stdout/stderr are drained. */
+  private readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
   private readonly garbage: string[] = [];
   private readonly logger: Logger;
 
@@ -171,18 +179,43 @@ export class StdioProcessTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.markEnded();
     this.onclose?.();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  /** Waits until the transport has ended (see `ended`), or `timeoutMs` have passed. */
+  private async whenEnded(timeoutMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  private describeExit(): string {
+    const exit = this.exit;
+    if (!exit) return 'the server process is not running';
+    return `the server process exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}`;
+  }
+
+  /**
+   * Writes one message to the process's stdin. When the process is going away, it rejects only
+   * once the exit has been reported (onclose, with stderr drained) or WRITE_ERROR_EXIT_WAIT_MS
+   * have passed: whoever handles the rejection then sees `exitStatus` and the whole stderr, rather
+   * than a bare `write EPIPE` that merely won the race against the exit event.
+   */
+  async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.exit || this.closed || !stdin.writable) {
+      // An exited process is reported within DRAIN_AFTER_EXIT_MS; wait for that.
+      if (this.exit && !this.closed) await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
       // Callers rely on this code to know the message never left this process (safe to retry).
-      return Promise.reject(new ConnectionError('CONNECTION_LOST', 'not connected: the server process is not running'));
+      throw new ConnectionError('CONNECTION_LOST', `not connected: ${this.describeExit()}`);
     }
-    return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
-    });
+    const failure = await new Promise<Error | undefined>((resolve) => stdin.write(serializeMessage(message), (error) => resolve(error ?? undefined)));
+    if (failure === undefined) return;
+    this.logger.debug(`writing to stdin failed (${failure.message}); waiting for the process to exit`);
+    await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
+    const detail = this.exit ? `: ${this.describeExit()}` : '';
+    throw new ConnectionError('CONNECTION_LOST', `cannot write to the server's stdin (${failure.message})${detail}`, { cause: failure });
   }
 
   /** Ends the process tree (SIGTERM, SIGKILL after the grace period). Idempotent. */

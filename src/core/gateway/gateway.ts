@@ -121,7 +121,7 @@ export class McpGateway {
   private async listen(): Promise<GatewayAddress> {
     await new Promise<void>((resolve, reject) => {
       this.httpServer.once('error', reject);
-      this.httpServer.listen({ host: LOOPBACK_HOST, port: this.requestedPort, exclusive: true }, () => {
+      this.httpServer.listen({ host: LOOPBACK_HOST, port: this.requestedPort }, () => {
         this.httpServer.off('error', reject);
         resolve();
       });

@@ -90,12 +90,13 @@ export async function runServe(options: ServeOptions): Promise<number> {
     source = await createSource({ manager, folder: options.folder, configuration, logger });
     await manager.start(configuration.servers);
     if (options.signal.aborted) return 0;
-    gateway = new McpGateway({ source, logger, port: options.port ?? 0 });
-    await gateway.start();
+    const started = new McpGateway({ source, logger, port: options.port ?? 0 });
+    gateway = started;
+    await started.start();
     const ready: ServeReady = {
-      url: gateway.aggregatedUrl,
-      token: gateway.token,
-      servers: Object.fromEntries(gateway.servers().map((name) => [name, gateway?.endpointUrl(name) ?? ''])),
+      url: started.aggregatedUrl,
+      token: started.token,
+      servers: Object.fromEntries(started.servers().map((name) => [name, started.endpointUrl(name)])),
     };
     options.stdout.write(`${JSON.stringify(ready)}\n`);
     await aborted(options.signal);

@@ -28,7 +28,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     // Upstream progress uses the token the gateway's own upstream client chose; the client that
     // asked here only knows its own token, so each notification is re-addressed.
     const onProgress =
-      true
+      progressToken === undefined
         ? undefined
         : (progress: Progress) => {
             extra

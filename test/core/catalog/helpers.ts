@@ -148,11 +148,20 @@ export class FakeManager implements CatalogManager {
     this.stateEmitter.fire({ server: name, state: entry.state, previous, at: 0 });
   }
 
-  /** The server's list changes; like a connection, it announces the new list. */
+  /**
+   * The server's list changes; like a connection, it announces the new list, after a
+   * running → running state event carrying the new toolCount.
+   */
   setTools(name: string, list: Tool[], announce = true): void {
     const entry = this.require(name);
     entry.tools = structuredClone(list);
-    if (announce) this.toolsEmitter.fire({ server: name, tools: structuredClone(list) });
+    if (!announce) return;
+    if (entry.state.kind === 'running') {
+      const previous = entry.state;
+      entry.state = { ...entry.state, toolCount: list.length };
+      this.stateEmitter.fire({ server: name, state: entry.state, previous, at: 0 });
+    }
+    this.toolsEmitter.fire({ server: name, tools: structuredClone(list) });
   }
 
   /** Makes the next fetch of `name` wait for the test; returns its control. */
@@ -200,11 +209,6 @@ export class FakeManager implements CatalogManager {
     if (!entry) throw new Error(`no fake server ${name}`);
     return entry;
   }
-}
-
-/** Lets queued microtasks and promise callbacks run (the catalog announces changes in a microtask). */
-export async function drain(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -95,6 +95,22 @@ describe('gateway: tool calls', function () {
     assert.equal(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }) as CallToolResult), '3');
   });
 
+  it('refuses a call to a server that lost its endpoint (blocked), even through a session opened before', async () => {
+    const perServer = (await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token)).client;
+    const aggregated = (await connectClient(cleanup, setup.gateway.aggregatedUrl, setup.gateway.token)).client;
+    await setup.manager.setBlocked('alpha', { reason: 'untrusted', detail: 'workspace not trusted' });
+    assert.ok(setup.source.snapshot().servers.find((server) => server.name === 'alpha')?.tools.length, 'the source still lists its tools');
+
+    for (const [client, name] of [[perServer, 'echo'], [aggregated, 'alpha__echo']] as const) {
+      const error = await rejection(client.callTool({ name, arguments: { text: 'x' } }));
+      assert.equal(error.code, ErrorCode.InvalidParams);
+      assert.match(error.message, new RegExp(`Tool "${name}" is unavailable: server "alpha" is blocked`));
+    }
+    assert.deepEqual((await perServer.listTools()).tools, []);
+    assert.ok(!(await aggregated.listTools()).tools.some((tool) => tool.name.startsWith('alpha__')));
+    assert.deepEqual(setup.source.calls, []);
+  });
+
   it('passes the upstream JSON-RPC error through with its code, and reports a stopped server as unavailable', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const upstream = await rejection(client.callTool({ name: 'rpc_error', arguments: {} }));

@@ -1,0 +1,207 @@
+// The catalog against the real ServerManager and the stdio fixture server.
+import assert from 'node:assert/strict';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry, type ToolCacheStorage } from '../../../src/core/catalog/cache';
+import { isCatalogError } from '../../../src/core/catalog/errors';
+import { FolderToolCacheStorage } from '../../../src/core/catalog/folderStorage';
+import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
+import type { CatalogSnapshot } from '../../../src/core/catalog/types';
+import { hashServerConnection } from '../../../src/core/config/hash';
+import type { StdioServerDefinition } from '../../../src/core/config/types';
+import { systemClock, type Clock, type ServerState } from '../../../src/core/connection';
+import { ServerManager } from '../../../src/core/manager';
+import { Cleanup, MemoryLogger, stdioDefinition, tempDir, textOf } from '../connection/helpers';
+
+const FIXTURE_TOOLS = ['add', 'add_tool', 'count', 'cwd', 'echo', 'env', 'fail', 'rpc_error', 'slow', 'stats', 'stderr'];
+
+/** What the fixture reports for echo, as a warm cache would hold it. */
+const ECHO: Tool = {
+  name: 'echo',
+  description: 'Returns its input.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  annotations: { readOnlyHint: true },
+};
+
+function server(name: string, args: string[] = [], overrides: Partial<StdioServerDefinition> = {}): StdioServerDefinition {
+  return stdioDefinition(args, { name, ...overrides });
+}
+
+function entryFor(def: StdioServerDefinition, list: Tool[]): [string, ToolCacheEntry] {
+  const connectionHash = hashServerConnection(def);
+  return [toolCacheKey(def.name, connectionHash), { format: TOOL_CACHE_FORMAT, server: def.name, connectionHash, fetchedAt: Date.now() - 60_000, tools: list }];
+}
+
+function waitForServer(manager: ServerManager, name: string, kind: ServerState['kind'], timeoutMs = 20_000): Promise<void> {
+  if (manager.server(name)?.state.kind === kind) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      subscription.dispose();
+      reject(new Error(`${name} did not reach ${kind}; it is ${JSON.stringify(manager.server(name)?.state)}`));
+    }, timeoutMs);
+    const subscription = manager.onDidChangeState((event) => {
+      if (event.server !== name || event.state.kind !== kind) return;
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    });
+  });
+}
+
+/** Resolves with the first announced (or current) snapshot matching `predicate`. */
+function waitForSnapshot(catalog: ToolCatalog, predicate: (snapshot: CatalogSnapshot) => boolean, timeoutMs = 20_000): Promise<CatalogSnapshot> {
+  if (predicate(catalog.snapshot())) return Promise.resolve(catalog.snapshot());
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      subscription.dispose();
+      reject(new Error(`snapshot not reached; last ${JSON.stringify(catalog.snapshot().servers.map((item) => [item.name, item.state, item.tools.length]))}`));
+    }, timeoutMs);
+    const subscription = catalog.onDidChange((snapshot) => {
+      if (!predicate(snapshot)) return;
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve(snapshot);
+    });
+  });
+}
+
+const toolNames = (snapshot: CatalogSnapshot, name: string) => snapshot.servers.find((item) => item.name === name)?.tools.map((item) => item.name) ?? [];
+
+describe('ToolCatalog with the ServerManager', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  function setup(storage: ToolCacheStorage = new MemoryToolCacheStorage(), clock: Clock = systemClock) {
+    const logger = new MemoryLogger();
+    const manager = new ServerManager({ logger });
+    const catalog = new ToolCatalog({ manager, storage, logger, clock });
+    cleanup.add(() => manager.dispose());
+    cleanup.add(() => catalog.dispose());
+    return { manager, catalog, storage, logger };
+  }
+
+  it('exposes a warm-cached server within the startup gate, and a call waits for it and succeeds', async () => {
+    const slow = server('slow', ['--startup-delay', '3000']);
+    const storage = new MemoryToolCacheStorage();
+    const [key, value] = entryFor(slow, [ECHO]);
+    await storage.set(key, value);
+    const { manager, catalog } = setup(storage);
+    await catalog.ready;
+
+    const started = Date.now();
+    await manager.start([slow]);
+    const snapshot = catalog.snapshot();
+    assert.ok(Date.now() - started < 2_000, 'start() returned at the gate, long before the server is up');
+    const entry = snapshot.servers[0];
+    assert.equal(entry?.state, 'starting');
+    assert.equal(entry?.fromCache, true);
+    assert.deepEqual(entry?.tools.map((item) => [item.qualifiedName, item.exposed]), [['slow__echo', true]]);
+
+    const result = await catalog.callTool('slow', 'echo', { text: 'hello' });
+    assert.equal(textOf(result), 'hello');
+    assert.ok(Date.now() - started >= 2_900, 'the call waited for the server');
+    const live = catalog.snapshot().servers[0];
+    assert.equal(live?.state, 'running');
+    assert.equal(live?.fromCache, false);
+    assert.deepEqual(live?.tools.map((item) => item.name), FIXTURE_TOOLS);
+  });
+
+  it('fails a waiting call cleanly when the server does not come up within requestMs', async () => {
+    const hung = server('hung', ['--hang-initialize'], { timeouts: { connectMs: 0, requestMs: 600 } });
+    const storage = new MemoryToolCacheStorage();
+    const [key, value] = entryFor(hung, [ECHO]);
+    await storage.set(key, value);
+    const { manager, catalog } = setup(storage);
+    await catalog.ready;
+    await manager.start([hung]);
+    const started = Date.now();
+    await assert.rejects(catalog.callTool('hung', 'echo', { text: 'x' }), (error) => {
+      assert.ok(isCatalogError(error, 'SERVER_UNAVAILABLE'), String(error));
+      assert.match(error.message, /"hung" did not start within 600 ms/);
+      return true;
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 590 && elapsed < 5_000, `gave up after ${elapsed} ms`);
+    assert.equal(catalog.diagnostics().waitingCalls, 0);
+    assert.equal(manager.server('hung')?.state.kind, 'starting', 'the server itself is left to its own timeouts');
+  });
+
+  it('caches every page of tools/list under the server and its connection hash', async () => {
+    const paged = server('paged', ['--page-size', '3']);
+    const { manager, catalog, storage } = setup();
+    await manager.start([paged]);
+    await waitForServer(manager, 'paged', 'running');
+    await catalog.settled();
+    const [key] = entryFor(paged, []);
+    const stored = (await storage.get(key)) as ToolCacheEntry;
+    assert.deepEqual(stored.tools.map((item) => item.name).sort(), FIXTURE_TOOLS);
+    assert.deepEqual(toolNames(catalog.snapshot(), 'paged'), FIXTURE_TOOLS);
+  });
+
+  it('debounces a burst of tools/list_changed into one refetch and one announcement', async () => {
+    const { manager, catalog } = setup();
+    await manager.start([server('live')]);
+    await waitForServer(manager, 'live', 'running');
+    await catalog.settled();
+    const connection = manager.connection('live');
+    assert.ok(connection);
+    let listCalls = 0;
+    const listTools = connection.listTools.bind(connection);
+    connection.listTools = (options) => {
+      listCalls += 1;
+      return listTools(options);
+    };
+    const announced: CatalogSnapshot[] = [];
+    catalog.onDidChange((snapshot) => announced.push(snapshot));
+
+    const added = ['t1', 't2', 't3', 't4', 't5'];
+    await Promise.all(added.map((name) => manager.callTool('live', 'add_tool', { name })));
+    await waitForSnapshot(catalog, (snapshot) => added.every((name) => toolNames(snapshot, 'live').includes(name)));
+    await catalog.settled();
+
+    assert.equal(listCalls, 1, 'one refetch for the whole burst');
+    assert.equal(catalog.diagnostics().refresh.debounced, 1);
+    assert.equal(announced.length, 1, 'one announcement for the whole burst');
+    assert.deepEqual(toolNames(announced[0] as CatalogSnapshot, 'live'), [...FIXTURE_TOOLS, ...added].sort());
+  });
+
+  it('invalidate() refetches from the running server and rewrites the entry', async () => {
+    const dir = tempDir(cleanup);
+    let offset = 0;
+    const clock: Clock = { ...systemClock, now: () => Date.now() + offset };
+    const { manager, catalog, storage } = setup(new FolderToolCacheStorage(dir), clock);
+    const def = server('git');
+    await manager.start([def]);
+    await waitForServer(manager, 'git', 'running');
+    await catalog.settled();
+    const [key] = entryFor(def, []);
+    const first = (await storage.get(key)) as ToolCacheEntry;
+    const before = catalog.diagnostics().refresh.fetches;
+    offset = 60_000;
+    await catalog.invalidate('git');
+    assert.equal(catalog.diagnostics().refresh.fetches, before + 1);
+    const second = (await storage.get(key)) as ToolCacheEntry;
+    assert.ok(second.fetchedAt >= first.fetchedAt + 60_000, 'fetched again, now');
+    assert.deepEqual(toolNames(catalog.snapshot(), 'git'), FIXTURE_TOOLS);
+  });
+
+  it('a changed connection config is a miss: the old entry is dropped and the new one stored', async () => {
+    const { manager, catalog, storage } = setup();
+    const before = server('git');
+    await manager.start([before]);
+    await waitForServer(manager, 'git', 'running');
+    await catalog.settled();
+    const [oldKey] = entryFor(before, []);
+    assert.deepEqual(await storage.keys(), [oldKey]);
+
+    const after = server('git', ['--name', 'renamed']);
+    const restarted = waitForServer(manager, 'git', 'starting');
+    await manager.update([after]);
+    await restarted;
+    assert.deepEqual(toolNames(catalog.snapshot(), 'git'), [], 'nothing cached for the new config');
+    await waitForServer(manager, 'git', 'running');
+    await catalog.settled();
+    const [newKey] = entryFor(after, []);
+    assert.deepEqual(await storage.keys(), [newKey]);
+  });
+});

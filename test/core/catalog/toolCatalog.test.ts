@@ -1,0 +1,407 @@
+import assert from 'node:assert/strict';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry } from '../../../src/core/catalog/cache';
+import { isCatalogError } from '../../../src/core/catalog/errors';
+import { ToolCatalog, type CatalogSettings } from '../../../src/core/catalog/toolCatalog';
+import type { CatalogSnapshot } from '../../../src/core/catalog/types';
+import { hashServerConnection } from '../../../src/core/config/hash';
+import type { StdioServerDefinition } from '../../../src/core/config/types';
+import { Cleanup, MemoryLogger } from '../connection/helpers';
+import { definition, FakeClock, FakeManager, tool, tools } from './helpers';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** The catalog announces changes from a microtask; this lets it run. */
+const microtasks = () => Promise.resolve();
+
+function names(snapshot: CatalogSnapshot, server: string, onlyExposed = true): string[] {
+  const entry = snapshot.servers.find((candidate) => candidate.name === server);
+  return (entry?.tools ?? []).filter((item) => !onlyExposed || item.exposed).map((item) => item.name);
+}
+
+function storedEntry(def: StdioServerDefinition, list: Tool[], fetchedAt: number): [string, ToolCacheEntry] {
+  const connectionHash = hashServerConnection(def);
+  return [toolCacheKey(def.name, connectionHash), { format: TOOL_CACHE_FORMAT, server: def.name, connectionHash, fetchedAt, tools: list }];
+}
+
+describe('ToolCatalog', () => {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  function setup(options: { settings?: Partial<CatalogSettings>; storage?: MemoryToolCacheStorage; definitions?: StdioServerDefinition[] } = {}) {
+    const manager = new FakeManager();
+    manager.configure(options.definitions ?? [definition('git'), definition('fs')]);
+    const clock = new FakeClock();
+    const storage = options.storage ?? new MemoryToolCacheStorage();
+    const logger = new MemoryLogger();
+    const catalog = new ToolCatalog({ manager, storage, clock, logger, settings: options.settings });
+    const changes: CatalogSnapshot[] = [];
+    catalog.onDidChange((snapshot) => changes.push(snapshot));
+    cleanup.add(() => catalog.dispose());
+    return { manager, clock, storage, logger, catalog, changes };
+  }
+
+  /** Puts a server in `running` with the given tools, as a connection would. */
+  function run(manager: FakeManager, name: string, list: Tool[]): void {
+    manager.setTools(name, list, false);
+    manager.setState(name, 'running');
+  }
+
+  it('exposes a running server\'s tools in configuration order with qualified names', async () => {
+    const { manager, catalog } = setup();
+    await catalog.ready;
+    run(manager, 'fs', tools('read.file', 'write'));
+    run(manager, 'git', tools('status'));
+    const snapshot = catalog.snapshot();
+    assert.deepEqual(snapshot.servers.map((server) => [server.name, server.state, server.fromCache]), [['git', 'running', false], ['fs', 'running', false]]);
+    assert.deepEqual(snapshot.servers[1]?.tools.map((item) => item.qualifiedName), ['fs__read_file', 'fs__write']);
+    assert.equal(catalog.toolByQualifiedName('fs__read_file')?.name, 'read.file');
+    assert.equal(catalog.toolByQualifiedName('nope'), undefined);
+  });
+
+  it('stores each fresh non-empty list with its fetch time, and never an empty one', async () => {
+    const { manager, catalog, storage, clock } = setup();
+    await catalog.ready;
+    run(manager, 'git', tools('log'));
+    run(manager, 'fs', []);
+    await catalog.settled();
+    const [key] = storedEntry(definition('git'), [], 0);
+    assert.deepEqual(await storage.keys(), [key]);
+    const stored = (await storage.get(key)) as ToolCacheEntry;
+    assert.equal(stored.fetchedAt, clock.now());
+    assert.deepEqual(stored.tools, tools('log'));
+    assert.equal(catalog.snapshot().servers[0]?.fetchedAt, clock.now());
+  });
+
+  it('serves the cached list while a server starts, marked fromCache, then switches to the live list', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const clock = new FakeClock();
+    const [key, value] = storedEntry(definition('git'), tools('cached_a', 'cached_b'), clock.now() - DAY);
+    await storage.set(key, value);
+    const { manager, catalog, changes } = setup({ storage });
+    await catalog.ready;
+    manager.setState('git', 'starting');
+    const starting = catalog.snapshot().servers[0];
+    assert.equal(starting?.fromCache, true);
+    assert.equal(starting?.fetchedAt, clock.now() - DAY);
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['cached_a', 'cached_b']);
+    run(manager, 'git', tools('live'));
+    assert.equal(catalog.snapshot().servers[0]?.fromCache, false);
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['live']);
+    await microtasks();
+    assert.ok(changes.length >= 1);
+  });
+
+  it('shows cached tools for a server that has not started yet, not for one stopped on purpose', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const [key, value] = storedEntry(definition('git'), tools('a'), new FakeClock().now());
+    await storage.set(key, value);
+    const { manager, catalog } = setup({ storage });
+    await catalog.ready;
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'stopped before its first start');
+    run(manager, 'git', tools('a'));
+    manager.setState('git', 'reconnecting');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'reconnecting keeps the last list');
+    assert.equal(catalog.snapshot().servers[0]?.fromCache, true);
+    manager.setState('git', 'stopped');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), []);
+    manager.setState('git', 'error');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), []);
+  });
+
+  it('ignores an expired entry (the TTL is configurable)', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const clock = new FakeClock();
+    const [key, value] = storedEntry(definition('git'), tools('a'), clock.now() - 2 * DAY);
+    await storage.set(key, value);
+    const { manager, catalog } = setup({ storage, settings: { cacheTtlMs: DAY } });
+    await catalog.ready;
+    manager.setState('git', 'starting');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), []);
+    await catalog.settled();
+    assert.deepEqual(await storage.keys(), []);
+  });
+
+  it('treats a changed connection config as a miss and drops the old entry', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const [key, value] = storedEntry(definition('git'), tools('a'), new FakeClock().now());
+    await storage.set(key, value);
+    const { manager, catalog } = setup({ storage });
+    await catalog.ready;
+    manager.setState('git', 'starting');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a']);
+    manager.configure([definition('git', { args: ['--other'] }), definition('fs')]);
+    manager.setState('git', 'stopped');
+    manager.setState('git', 'starting');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), [], 'the old list does not describe the new server');
+    await catalog.settled();
+    assert.deepEqual(await storage.keys(), []);
+  });
+
+  it('never mutates the cached value: filters, settings and readers work on copies', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const list = [tool('a', { annotations: { readOnlyHint: true } }), tool('b'), tool('c.d')];
+    const [key, value] = storedEntry(definition('git', { tools: { deny: ['b'], readOnly: true } }), list, new FakeClock().now());
+    await storage.set(key, value);
+    const before = JSON.stringify(await storage.get(key));
+    const { manager, catalog } = setup({ storage, definitions: [definition('git', { tools: { deny: ['b'], readOnly: true } })], settings: { disabled: ['git/a'] } });
+    await catalog.ready;
+    manager.setState('git', 'starting');
+    const snapshot = catalog.snapshot();
+    catalog.updateSettings({ disabled: [], maxExposed: 1 });
+    catalog.snapshot();
+    const served = snapshot.servers[0]?.tools[0];
+    assert.ok(served && Object.isFrozen(served) && Object.isFrozen(served.tool) && Object.isFrozen(served.tool.inputSchema));
+    assert.equal(Reflect.set(served.tool, 'name', 'changed'), false, 'a reader cannot change a served definition');
+    assert.equal(served.tool.name, 'a');
+    const copy = structuredClone(served.tool);
+    copy.description = 'a reader may change its own copy';
+    await catalog.settled();
+    assert.equal(JSON.stringify(await storage.get(key)), before);
+    assert.equal(catalog.snapshot().servers[0]?.tools[0]?.tool.description, 'The a tool.');
+  });
+
+  it('fires onDidChange once per actual change, and not for a no-op', async () => {
+    const { manager, catalog, changes } = setup();
+    await catalog.ready;
+    await microtasks();
+    const start = changes.length;
+    run(manager, 'git', tools('a', 'b'));
+    await microtasks();
+    assert.equal(changes.length, start + 1, 'state and list arrive together, announced once');
+    catalog.updateSettings({ globalDeny: [] });
+    manager.setTools('git', tools('a', 'b'));
+    await microtasks();
+    assert.equal(changes.length, start + 1, 'same settings, same list: nothing to announce');
+    catalog.updateSettings({ disabled: ['git/a'] });
+    assert.equal(changes.length, start + 2, 'updateSettings announces synchronously');
+    assert.deepEqual(names(changes.at(-1) as CatalogSnapshot, 'git'), ['b']);
+  });
+
+  it('re-filters on updateSettings: global deny, disabled switches and the budget', async () => {
+    const { manager, catalog } = setup();
+    await catalog.ready;
+    run(manager, 'git', tools('push', 'status', 'log'));
+    run(manager, 'fs', tools('read'));
+    catalog.updateSettings({ globalDeny: ['git/p*'] });
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['log', 'status']);
+    catalog.updateSettings({ disabled: ['git/log'] });
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['status']);
+    catalog.updateSettings({ globalDeny: [], disabled: [], maxExposed: 2 });
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['log', 'push']);
+    assert.deepEqual(names(catalog.snapshot(), 'fs'), []);
+    const warning = catalog.snapshot().warnings.find((item) => item.kind === 'budgetExceeded');
+    assert.equal(warning?.setting, 'mcpSwitchboard.tools.maxExposed');
+  });
+
+  it('logs a filter that throws, once, and hides the tools it applies to', async () => {
+    const { manager, catalog, logger } = setup({ settings: { globalDeny: [''] } });
+    await catalog.ready;
+    run(manager, 'git', tools('a', 'b'));
+    await microtasks();
+    assert.deepEqual(names(catalog.snapshot(), 'git'), []);
+    const logged = logger.entries.filter((entry) => entry.level === 'warn' && /filter failed: mcpSwitchboard\.tools\.deny: pattern "" is not usable/.test(entry.message));
+    assert.equal(logged.length, 1);
+  });
+
+  it('rejects calls it cannot make with a code naming the reason', async () => {
+    const { manager, catalog } = setup({ definitions: [definition('git', { tools: { deny: ['push'] } }), definition('fs')], settings: { disabled: ['git/log'] } });
+    await catalog.ready;
+    run(manager, 'git', tools('push', 'log', 'status'));
+    manager.setState('fs', 'error');
+    const expectations: [string, string, string, RegExp][] = [
+      ['nope', 'x', 'UNKNOWN_TOOL', /no server named "nope"/],
+      ['git', 'missing', 'UNKNOWN_TOOL', /has no tool "missing"/],
+      ['git', 'push', 'TOOL_FILTERED', /tools\.deny pattern "push"/],
+      ['git', 'log', 'TOOL_DISABLED', /mcpSwitchboard\.tools\.disabled/],
+      ['fs', 'read', 'SERVER_UNAVAILABLE', /"fs" is error/],
+    ];
+    for (const [server, name, code, message] of expectations) {
+      await assert.rejects(catalog.callTool(server, name, {}), (error) => {
+        assert.ok(isCatalogError(error), String(error));
+        assert.equal(error.code, code);
+        assert.match(error.message, message);
+        return true;
+      });
+    }
+    await assert.rejects(catalog.callTool('git', 'push', {}), (error) => isCatalogError(error) && error.rule?.kind === 'serverDeny');
+    assert.deepEqual(manager.calls, []);
+    await catalog.callTool('git', 'status', { x: 1 });
+    assert.deepEqual(manager.calls, [{ server: 'git', tool: 'status', args: { x: 1 } }]);
+  });
+
+  it('holds a call to a cached tool until the server runs, then forwards it', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const [key, value] = storedEntry(definition('git'), tools('status'), new FakeClock().now());
+    await storage.set(key, value);
+    const { manager, catalog } = setup({ storage });
+    await catalog.ready;
+    manager.setState('git', 'starting');
+    const call = catalog.callTool('git', 'status', {});
+    await microtasks();
+    assert.equal(catalog.diagnostics().waitingCalls, 1);
+    assert.deepEqual(manager.calls, []);
+    run(manager, 'git', tools('status'));
+    const result = await call;
+    assert.deepEqual(result.content, [{ type: 'text', text: 'git/status' }]);
+    assert.equal(catalog.diagnostics().waitingCalls, 0);
+  });
+
+  it('gives up on a waiting call after requestMs, when the server fails, or when cancelled', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const def = definition('git', { timeouts: { connectMs: 0, requestMs: 5_000 } });
+    const [key, value] = storedEntry(def, tools('status', 'gone'), new FakeClock().now());
+    await storage.set(key, value);
+    const { manager, catalog, clock } = setup({ storage, definitions: [def] });
+    await catalog.ready;
+    manager.setState('git', 'starting');
+
+    const timedOut = catalog.callTool('git', 'status', {});
+    clock.advance(4_999);
+    assert.equal(catalog.diagnostics().waitingCalls, 1);
+    clock.advance(1);
+    await assert.rejects(timedOut, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /within 5000 ms/.test(error.message));
+
+    const controller = new AbortController();
+    const cancelled = catalog.callTool('git', 'status', {}, { signal: controller.signal });
+    controller.abort();
+    await assert.rejects(cancelled, (error) => isCatalogError(error, 'CANCELLED'));
+
+    const failed = catalog.callTool('git', 'status', {});
+    manager.setState('git', 'error');
+    await assert.rejects(failed, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /is error/.test(error.message));
+
+    manager.setState('git', 'starting');
+    const vanished = catalog.callTool('git', 'gone', {});
+    run(manager, 'git', tools('status'));
+    await assert.rejects(vanished, (error) => isCatalogError(error, 'UNKNOWN_TOOL'), 'the live list no longer has it');
+
+    assert.equal(catalog.diagnostics().waitingCalls, 0);
+    assert.equal(clock.pendingTimers, 0);
+    assert.deepEqual(manager.calls, []);
+  });
+
+  it('debounces list changes: a burst means one refetch and one announcement', async () => {
+    const { manager, catalog, clock, changes } = setup();
+    await catalog.ready;
+    run(manager, 'git', tools('a'));
+    await microtasks();
+    const start = changes.length;
+    for (let i = 1; i <= 5; i++) {
+      manager.setTools('git', tools('a', ...Array.from({ length: i }, (_, n) => `added_${n}`)));
+      clock.advance(50);
+    }
+    await microtasks();
+    assert.deepEqual(manager.fetches, []);
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'nothing recomputed during the burst');
+    clock.advance(249);
+    assert.deepEqual(manager.fetches, []);
+    clock.advance(1);
+    assert.deepEqual(manager.fetches, ['git']);
+    await catalog.settled();
+    assert.equal(changes.length, start + 1);
+    assert.equal(names(catalog.snapshot(), 'git').length, 6);
+    assert.equal(catalog.diagnostics().refresh.debounced, 1);
+  });
+
+  it('drops a stale refetch that answers after a newer one', async () => {
+    const { manager, catalog, clock } = setup();
+    await catalog.ready;
+    run(manager, 'git', tools('v1'));
+    const slow = manager.holdNextFetch('git');
+    manager.setTools('git', tools('v2'));
+    clock.advance(300);
+    assert.deepEqual(manager.fetches, ['git'], 'the debounced refetch is under way, and slow');
+    manager.setTools('git', tools('v3'), false);
+    await catalog.invalidate('git');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['v3']);
+    slow.resolve(tools('v2'));
+    await catalog.settled();
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['v3'], 'the older answer was dropped');
+    assert.equal(catalog.diagnostics().refresh.stale, 1);
+  });
+
+  it('drops a refetch overtaken by a reconnect', async () => {
+    const { manager, catalog, clock } = setup();
+    await catalog.ready;
+    run(manager, 'git', tools('v1'));
+    const slow = manager.holdNextFetch('git');
+    manager.setTools('git', tools('v2'));
+    clock.advance(300);
+    manager.setState('git', 'reconnecting');
+    run(manager, 'git', tools('v3'));
+    slow.resolve(tools('v2'));
+    await catalog.settled();
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['v3']);
+    assert.equal(catalog.diagnostics().refresh.stale, 1);
+  });
+
+  it('invalidate(server) drops memory and disk and refetches; invalidate() does it for all', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const clock0 = new FakeClock();
+    const [fsKey, fsValue] = storedEntry(definition('fs'), tools('cached'), clock0.now());
+    await storage.set(fsKey, fsValue);
+    storage.setRaw('orphan-key', 'left by an older version');
+    const { manager, catalog, clock } = setup({ storage });
+    await catalog.ready;
+    run(manager, 'git', tools('a'));
+    await catalog.settled();
+    const [gitKey] = storedEntry(definition('git'), [], 0);
+    clock.advance(1000);
+    manager.setTools('git', tools('a', 'b'), false);
+    await catalog.invalidate('git');
+    assert.deepEqual(manager.fetches, ['git']);
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a', 'b']);
+    assert.equal(((await storage.get(gitKey)) as ToolCacheEntry).fetchedAt, clock.now(), 'rewritten by the refetch');
+    assert.deepEqual(names(catalog.snapshot(), 'fs'), ['cached'], 'other servers untouched');
+
+    await catalog.invalidate();
+    assert.deepEqual(manager.fetches, ['git', 'git']);
+    assert.deepEqual(names(catalog.snapshot(), 'fs'), [], 'a server that is not running loses its cached tools');
+    assert.deepEqual((await storage.keys()).sort(), [gitKey], 'only the refetched list is stored again');
+  });
+
+  it('catalogVersion changes exactly when what chat sees of the server changes', async () => {
+    const { manager, catalog } = setup();
+    await catalog.ready;
+    assert.equal(catalog.catalogVersion('nope'), undefined);
+    run(manager, 'git', tools('a', 'b'));
+    const first = catalog.catalogVersion('git');
+    assert.match(first ?? '', /^[0-9a-f]{12}$/);
+    manager.setState('git', 'reconnecting');
+    assert.equal(catalog.catalogVersion('git'), first, 'a state change alone keeps the version');
+    catalog.updateSettings({ disabled: ['git/a'] });
+    const second = catalog.catalogVersion('git');
+    assert.notEqual(second, first);
+    catalog.updateSettings({ disabled: [] });
+    assert.equal(catalog.catalogVersion('git'), first);
+  });
+
+  it('reconcile() picks up removed servers and changed tool filters', async () => {
+    const { manager, catalog } = setup();
+    await catalog.ready;
+    run(manager, 'git', tools('a', 'b'));
+    run(manager, 'fs', tools('c'));
+    manager.configure([definition('git', { tools: { allow: ['a'] } })]);
+    assert.deepEqual(catalog.snapshot().servers.map((server) => server.name), ['git', 'fs'], 'the manager announced nothing');
+    catalog.reconcile();
+    assert.deepEqual(catalog.snapshot().servers.map((server) => server.name), ['git']);
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a']);
+  });
+
+  it('rejects waiting calls on dispose and stops following the manager', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const [key, value] = storedEntry(definition('git'), tools('status'), new FakeClock().now());
+    await storage.set(key, value);
+    const { manager, catalog, changes } = setup({ storage });
+    await catalog.ready;
+    manager.setState('git', 'starting');
+    const waiting = catalog.callTool('git', 'status', {});
+    await catalog.dispose();
+    await assert.rejects(waiting, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /disposed/.test(error.message));
+    const count = changes.length;
+    run(manager, 'git', tools('x'));
+    await microtasks();
+    assert.equal(changes.length, count);
+  });
+});

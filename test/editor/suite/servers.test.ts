@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { SwitchboardApi } from '../../../src/extension';
+import { isKind, stateOf, switchboardApi, waitFor, waitForServer } from '../support';
+
+// The runner starts the editor with these servers in the user settings (test/harness/run-editor-tests.mjs).
+const CONFIGURED = ['ok', 'failing', 'hanging', 'off', 'broken', 'secretive'];
+const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
+const secret = process.env.SWITCHBOARD_TEST_SECRET ?? '';
+
+function row(api: SwitchboardApi, name: string) {
+  const found = api.tree().find((item) => item.label === name);
+  assert.ok(found, `no row for ${name}`);
+  return found;
+}
+
+function sinceOf(api: SwitchboardApi, name: string): number | undefined {
+  const state = stateOf(api, name);
+  return state && 'since' in state ? state.since : undefined;
+}
+
+describe('servers in the real editor', function () {
+  this.timeout(60_000);
+  let api: SwitchboardApi;
+
+  before(async () => {
+    api = await switchboardApi();
+    await Promise.all([
+      waitForServer(api, 'ok', isKind('running')),
+      waitForServer(api, 'secretive', isKind('running')),
+      waitForServer(api, 'failing', isKind('error')),
+      waitForServer(api, 'hanging', isKind('error')),
+    ]);
+  });
+
+  it('shows one row per server, in configuration order, with an icon and a description per state', () => {
+    const rows = api.tree();
+    assert.deepEqual(rows.map((item) => item.label), CONFIGURED);
+    assert.match(row(api, 'ok').description, /^running · \d+ tools · \d+ ms$/);
+    assert.equal(row(api, 'ok').icon, 'pass-filled');
+    assert.match(row(api, 'failing').description, /^error: .*exited/);
+    assert.equal(row(api, 'failing').icon, 'error');
+    assert.match(row(api, 'hanging').description, /^error: /);
+    assert.equal(row(api, 'off').description, 'disabled');
+    assert.equal(row(api, 'off').icon, 'circle-slash');
+    assert.match(row(api, 'broken').description, /^invalid: .*broken\.command/);
+    assert.equal(row(api, 'broken').icon, 'bracket-error');
+  });
+
+  it('puts the stderr tail and the transport into the tooltip of a failed server', () => {
+    const tooltip = row(api, 'failing').tooltip;
+    assert.match(tooltip, /fixture refused to start/);
+    assert.match(tooltip, /\*\*Transport:\*\* stdio/);
+  });
+
+  it('lists a running server\'s tools as checkable rows, marking read-only ones', () => {
+    const tools = row(api, 'ok').children;
+    assert.ok(tools.length >= 5, `tools: ${tools.map((tool) => tool.label).join(', ')}`);
+    const echo = tools.find((tool) => tool.label === 'echo');
+    assert.equal(echo?.checked, true);
+    assert.match(echo?.description ?? '', /read-only/);
+    assert.equal(tools.find((tool) => tool.label === 'add')?.description.includes('read-only'), false);
+  });
+
+  it('unchecks a tool listed in mcpSwitchboard.tools.disabled', async () => {
+    const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
+    await settings.update('tools.disabled', ['ok/add'], vscode.ConfigurationTarget.Global);
+    try {
+      const add = row(api, 'ok').children.find((tool) => tool.label === 'add');
+      assert.equal(add?.checked, false);
+      assert.match(add?.description ?? '', /switched off/);
+    } finally {
+      await settings.update('tools.disabled', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('Stop Server and Start Server take a server name and change its state', async () => {
+    await vscode.commands.executeCommand('mcpSwitchboard.stopServer', 'ok');
+    assert.equal(stateOf(api, 'ok')?.kind, 'stopped');
+    assert.match(row(api, 'ok').contextValue ?? '', /\bstartable\b/);
+    await vscode.commands.executeCommand('mcpSwitchboard.startServer', 'ok');
+    await waitForServer(api, 'ok', isKind('running'));
+    assert.match(row(api, 'ok').contextValue ?? '', /\bstoppable\b/);
+  });
+
+  it('Reconnect Server restarts one server and leaves the others alone', async () => {
+    const before = sinceOf(api, 'ok');
+    const other = sinceOf(api, 'secretive');
+    await vscode.commands.executeCommand('mcpSwitchboard.reconnectServer', 'ok');
+    await waitForServer(api, 'ok', (state) => state.kind === 'running' && state.since !== before);
+    assert.equal(sinceOf(api, 'secretive'), other);
+  });
+
+  it('Reconnect Failed Servers brings back a failed server once its cause is fixed, and only that one', async () => {
+    const healthy = sinceOf(api, 'ok');
+    fs.rmSync(path.join(scratch, 'failing.flag'));
+    await vscode.commands.executeCommand('mcpSwitchboard.reconnectFailed');
+    await waitForServer(api, 'failing', isKind('running'));
+    assert.equal(sinceOf(api, 'ok'), healthy);
+    assert.match(row(api, 'failing').description, /^running/);
+  });
+
+  it('Reconnect All Servers reconnects every running server', async () => {
+    const before = { ok: sinceOf(api, 'ok'), secretive: sinceOf(api, 'secretive') };
+    await vscode.commands.executeCommand('mcpSwitchboard.reconnectAll');
+    await waitForServer(api, 'ok', (state) => state.kind === 'running' && state.since !== before.ok);
+    await waitForServer(api, 'secretive', (state) => state.kind === 'running' && state.since !== before.secretive);
+  });
+
+  it('Disable Server writes enabled:false to the entry in its own scope, and Enable Server removes it', async () => {
+    await vscode.commands.executeCommand('mcpSwitchboard.disableServer', 'ok');
+    const entry = () => (vscode.workspace.getConfiguration('mcpSwitchboard').inspect<Record<string, { enabled?: boolean }>>('servers')?.globalValue ?? {}).ok;
+    assert.equal(entry()?.enabled, false);
+    await waitForServer(api, 'ok', isKind('disabled'));
+    await vscode.commands.executeCommand('mcpSwitchboard.enableServer', 'ok');
+    assert.equal(entry()?.enabled, undefined);
+    await waitForServer(api, 'ok', isKind('running'));
+  });
+
+  it('Copy Server JSON copies the entry as written, with variables unresolved', async () => {
+    await vscode.commands.executeCommand('mcpSwitchboard.copyServerJson', 'secretive');
+    const copied = JSON.parse(await vscode.env.clipboard.readText()) as Record<string, { env: Record<string, string> }>;
+    assert.equal(copied.secretive?.env.API_TOKEN, '${env:SWITCHBOARD_TEST_SECRET}');
+  });
+
+  it('Open Settings Entry opens the user settings file at the entry', async () => {
+    await vscode.commands.executeCommand('mcpSwitchboard.openSettingsEntry', 'failing');
+    const editor = await waitFor(() => vscode.window.activeTextEditor?.document.fileName.endsWith('settings.json') ? vscode.window.activeTextEditor : undefined,
+      vscode.window.onDidChangeActiveTextEditor as vscode.Event<unknown>);
+    const line = editor.document.lineAt(editor.selection.active.line).text;
+    assert.match(line, /"failing"/);
+  });
+
+  it('names an unknown server instead of failing silently', async () => {
+    const errors: string[] = [];
+    // The command reports through a notification; it must not throw into the caller.
+    await vscode.commands.executeCommand('mcpSwitchboard.reconnectServer', 'does-not-exist').then(undefined, (error: unknown) => errors.push(String(error)));
+    assert.deepEqual(errors, []);
+  });
+
+  it('never writes a secret value to any log channel', async () => {
+    assert.ok(secret.length > 0, 'the runner passes a secret');
+    const logFolder = path.dirname(api.logFolder);
+    const files = () => fs.readdirSync(logFolder, { recursive: true }).map(String).map((file) => path.join(logFolder, file)).filter((file) => fs.statSync(file).isFile());
+    // The channel files are flushed asynchronously; wait until the redacted start line is on disk.
+    const deadline = Date.now() + 15_000;
+    let redactedLineSeen = false;
+    while (!redactedLineSeen && Date.now() < deadline) {
+      redactedLineSeen = files().some((file) => file.includes('secretive') && fs.readFileSync(file, 'utf8').includes('***'));
+      if (!redactedLineSeen) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    assert.ok(redactedLineSeen, `a redacted line for "secretive" reached its log file; files: ${files().join(', ')}`);
+    const leaks = files().filter((file) => fs.readFileSync(file, 'utf8').includes(secret));
+    assert.deepEqual(leaks, []);
+  });
+});
