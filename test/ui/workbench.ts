@@ -15,9 +15,15 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-export async function openWorkbench(workspaceName = 'basic', options: StartOptions = {}): Promise<Workbench> {
+export interface OpenOptions extends StartOptions {
+  /** Runs on the workspace copy before the editor starts, e.g. to write settings with absolute paths. */
+  prepareWorkspace?: (dir: string) => void;
+}
+
+export async function openWorkbench(workspaceName = 'basic', options: OpenOptions = {}): Promise<Workbench> {
   const { copyWorkspace, launchBrowser, startCodeServer } = await harness();
   const workspace = copyWorkspace(workspaceName);
+  options.prepareWorkspace?.(workspace);
   const server = await startCodeServer({ workspace, ...options });
   const browser = await launchBrowser();
   const page = await browser.context.newPage();
@@ -44,6 +50,11 @@ export async function runFromPalette(page: Page, title: string): Promise<void> {
   await match.waitFor();
   await page.keyboard.press('Enter');
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/** A row of the Servers view (or any tree) by its label. */
+export function treeRow(page: Page, label: string): Locator {
+  return page.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) }).first();
 }
 
 export function activityBarEntry(page: Page, title: string): Locator {

@@ -178,11 +178,13 @@ export class ToolCatalog implements ToolSource, Disposable {
     );
     this.syncServers();
     this.firedSignature = this.current().signature;
-    this.ready = this.cache.load().then(() => {
-      if (this.disposed) return;
-      for (const record of this.records.values()) if (record.hash !== undefined && !record.cached) record.cached = this.cachedList(record.name, record.hash);
-      this.markDirty();
-    });
+    this.ready = this.cache.load().then(() =>
+      this.guard('cache load', () => {
+        if (this.disposed) return;
+        for (const record of this.records.values()) if (record.hash !== undefined && !record.cached) record.cached = this.cachedList(record.name, record.hash);
+        this.markDirty();
+      }),
+    );
   }
 
   // ── ToolSource ──

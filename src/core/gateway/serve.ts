@@ -123,7 +123,9 @@ export interface ServeCommandOptions {
   readonly cwd?: string;
 }
 
-/** The CLI entry: parses `[--folder DIR] [--port N]` and serves until SIGINT or SIGTERM. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** The CLI entry: parses `[--folder DIR] [--port N]` and serves until SIGINT, SIGTERM or SIGHUP. */
 export async function serveCommand(argv: readonly string[], options: ServeCommandOptions = {}): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
@@ -136,13 +138,12 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   }
   const controller = new AbortController();
   const stop = (): void => controller.abort();
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  // SIGHUP too: a closed terminal must stop the servers rather than kill serve and orphan them.
+  for (const signal of STOP_SIGNALS) process.on(signal, stop);
   try {
     return await runServe({ ...args, stdout, stderr, signal: controller.signal, ...(options.createSource ? { createSource: options.createSource } : {}) });
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    for (const signal of STOP_SIGNALS) process.off(signal, stop);
   }
 }
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { parseServeArgs, readCatalogSettings, runServe, type ServeReady } from '../../../src/core/gateway';
+import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeReady } from '../../../src/core/gateway';
 import type { ServerManager } from '../../../src/core/manager';
 import { isAlive, STDIO_SERVER } from '../connection/helpers';
 import { Cleanup, connectClient, eventually, FixtureToolSource, textOf, waitForRunning } from './helpers';
@@ -92,6 +92,26 @@ describe('gateway: serve', function () {
       socket.once('error', () => resolve(true));
     });
     assert.ok(refused, 'the port is closed');
+  });
+
+  it('serveCommand serves until SIGTERM and rejects a bad command line with exit 2', async () => {
+    const folder = workspace(cleanup, {});
+    const stdout = new PassThrough();
+    const out = collect(stdout);
+    const stderr = new PassThrough();
+    const listeners = process.listenerCount('SIGTERM');
+    const exit = serveCommand(['--folder', folder], { stdout, stderr, createSource: (context) => new FixtureToolSource(context.manager) });
+    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    assert.deepEqual(ready.servers, {});
+    // Only the JS listeners run: nothing is sent to the test process itself.
+    process.emit('SIGTERM', 'SIGTERM');
+    assert.equal(await exit, 0);
+    assert.equal(process.listenerCount('SIGTERM'), listeners, 'the signal handlers were removed');
+
+    const usage = new PassThrough();
+    const err = collect(usage);
+    assert.equal(await serveCommand(['--bogus'], { stdout: new PassThrough(), stderr: usage }), 2);
+    assert.match(err(), /unknown argument "--bogus"/);
   });
 
   it('refuses a folder that does not exist or a settings file that does not parse', async () => {

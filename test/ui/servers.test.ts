@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
+const node = process.execPath;
+
+function readPid(file: string): number | undefined {
+  try {
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fixture rewrites its marker when a new process starts; wait (bounded) for a different pid. */
+async function waitForNewPid(file: string, previous: number | undefined, timeoutMs = 20_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pid = readPid(file);
+    if (pid !== undefined && pid !== previous) return pid;
+    if (Date.now() > deadline) throw new Error(`${file} still names pid ${previous}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function description(page: Page, label: string): Promise<string> {
+  return (await treeRow(page, label).locator('.label-description').innerText()).trim();
+}
+
+async function waitForDescription(page: Page, label: string, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  const row = treeRow(page, label).locator('.label-description', { hasText: pattern });
+  await row.waitFor({ timeout: timeoutMs });
+  return row.innerText();
+}
+
+describe('the Servers view, clicked as a user would (UI)', function () {
+  this.timeout(180_000);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-ui-'));
+  const flakyFlag = path.join(scratch, 'flaky.flag');
+  const alphaMarker = path.join(scratch, 'alpha.json');
+  const guardedMarker = path.join(scratch, 'guarded.json');
+  let workspaceSettings = '';
+  let workbench: Workbench;
+  let page: Page;
+
+  const guardedEntry = (...extra: string[]) => ({
+    'mcpSwitchboard.servers': { guarded: { command: node, args: [fixture, '--name', 'guarded', '--marker', guardedMarker, ...extra] } },
+  });
+
+  before(async function () {
+    this.timeout(120_000);
+    fs.writeFileSync(flakyFlag, '');
+    workbench = await openWorkbench('consent', {
+      userSettings: {
+        'mcpSwitchboard.servers': {
+          alpha: { command: node, args: [fixture, '--name', 'alpha', '--marker', alphaMarker] },
+          flaky: { command: node, args: [fixture, '--fail-if-exists', flakyFlag, '--exit-message', 'flaky needs its flag removed'], reconnect: { maxAttempts: 0 } },
+        },
+      },
+      prepareWorkspace: (dir) => {
+        workspaceSettings = path.join(dir, '.vscode', 'settings.json');
+        fs.writeFileSync(workspaceSettings, JSON.stringify(guardedEntry(), null, 2));
+      },
+    });
+    page = workbench.page;
+    await activityBarEntry(page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('asks before starting a workspace-defined command, and Deny keeps it blocked and unspawned', async () => {
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'guarded' });
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), new RegExp(`${path.basename(fixture)}.*--marker`, 's'));
+    await screenshot(page, 'consent-dialog');
+    await dialog.locator('.monaco-button', { hasText: 'Deny' }).click();
+    await waitForDescription(page, 'guarded', /blocked: you denied running this command/);
+    assert.equal(fs.existsSync(guardedMarker), false);
+  });
+
+  it('shows rows with state and description, and a status bar that follows', async () => {
+    assert.match(await waitForDescription(page, 'alpha', /^running · \d+ tools/), /running/);
+    assert.match(await waitForDescription(page, 'flaky', /^error: /), /exited/);
+    const status = page.locator('.statusbar-item', { hasText: '1/3' });
+    await status.waitFor({ timeout: 15_000 });
+    // One server in error: the warning background.
+    assert.match((await status.getAttribute('class')) ?? '', /warning-kind/);
+    await screenshot(page, 'servers-tree');
+    await screenshot(page.locator('.part.statusbar'), 'status-bar');
+  });
+
+  it('warns once about a failed server, with Reconnect and Show Logs', async () => {
+    // A headless, unfocused workbench files notifications in the center instead of toasting them.
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'MCP server "flaky" failed' });
+    await notice.first().waitFor({ timeout: 15_000 });
+    assert.equal(await notice.count(), 1);
+    assert.ok(await notice.locator('.monaco-button', { hasText: 'Reconnect' }).isVisible());
+    assert.ok(await notice.locator('.monaco-button', { hasText: 'Show Logs' }).isVisible());
+    await runFromPalette(page, 'Notifications: Hide Notifications');
+  });
+
+  it('shows a tooltip with transport, command and source on hover', async () => {
+    await treeRow(page, 'alpha').hover();
+    const hover = page.locator('.monaco-hover', { hasText: 'Transport' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    const text = await hover.innerText();
+    assert.match(text, /Transport: stdio/);
+    assert.match(text, /user settings/);
+    await screenshot(page, 'server-tooltip');
+    await page.mouse.move(700, 600);
+  });
+
+  it('reconnects a fixed server from its inline action, and the row and status bar turn healthy', async () => {
+    fs.rmSync(flakyFlag);
+    const row = treeRow(page, 'flaky');
+    await row.hover();
+    await row.locator('.actions .action-label[aria-label^="Reconnect Server"]').click();
+    await waitForDescription(page, 'flaky', /^running · /);
+    const status = page.locator('.statusbar-item', { hasText: '2/3' });
+    await status.waitFor({ timeout: 15_000 });
+    assert.doesNotMatch((await status.getAttribute('class')) ?? '', /warning-kind|error-kind/);
+  });
+
+  it('runs Reconnect All Servers from the palette, which restarts the server processes', async () => {
+    const before = readPid(alphaMarker);
+    assert.ok(before, 'alpha is running');
+    await runFromPalette(page, 'MCP Switchboard: Reconnect All Servers');
+    const after = await waitForNewPid(alphaMarker, before);
+    assert.notEqual(after, before);
+    await waitForDescription(page, 'alpha', /^running/);
+  });
+
+  it('unticks a tool, which writes the switch to the workspace settings', async () => {
+    const row = treeRow(page, 'alpha');
+    await row.click();
+    const tool = treeRow(page, 'add');
+    await tool.waitFor({ timeout: 10_000 });
+    await tool.locator('.custom-view-tree-node-item-checkbox').click();
+    await waitForDescription(page, 'add', /switched off/);
+    assert.match(fs.readFileSync(workspaceSettings, 'utf8'), /"alpha\/add"/);
+    await screenshot(page, 'tool-switched-off');
+  });
+
+  it('asks again when the command changes, and Allow starts it', async () => {
+    fs.writeFileSync(workspaceSettings, JSON.stringify({ ...JSON.parse(fs.readFileSync(workspaceSettings, 'utf8')), ...guardedEntry('--stderr-lines', '2') }, null, 2));
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'guarded' });
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /--stderr-lines/);
+    await dialog.locator('.monaco-button', { hasText: 'Allow' }).click();
+    await waitForDescription(page, 'guarded', /^running/);
+    assert.ok(readPid(guardedMarker), 'the workspace server started after consent');
+    assert.equal(await description(page, 'alpha').then((text) => /^running/.test(text)), true);
+  });
+});
