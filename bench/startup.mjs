@@ -246,7 +246,7 @@ async function main() {
     `Command: \`npm run bench:startup\` (\`node bench/startup.mjs\`, ${rounds} rounds)  `,
     `Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}, commit ${commitLabel()}  `,
     `Machine: ${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.os}, Node ${info.node}  `,
-    `Load average (1/5/15 min) at start: ${load}; at end: ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}. The machine may be shared: compare the ranges.`,
+    `Load average (1/5/15 min) at start: ${load}; at end: ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}. The machine may be shared: compare the ranges.${os.getPriority() === 0 ? '' : ` Run at nice ${os.getPriority()} to keep other work on the machine from skewing it.`}`,
     '',
     `Each server is \`node test/fixtures/stdio-server.mjs --startup-delay ${STARTUP_DELAY_MS}\`. Time is from \`ServerManager.start()\` until the manager has reported every server \`running\` (initialize and the first tools/list done). Parallel is ${parallelLabel}; sequential is the same manager with concurrency 1. Medians of ${rounds} interleaved rounds (mode order and size order alternate each round).`,
     '',

@@ -1,15 +1,23 @@
-// `mcp-switchboard`: argv in, exit code out. The work is in src/core/doctor; this file only parses
-// the command line, turns signals into an abort, and makes sure the process ends with the right code.
+// `mcp-switchboard`: argv in, exit code out. The work is in src/core/doctor and src/core/gateway;
+// this file only parses the command line, turns signals into an abort, and makes sure the process
+// ends with the right code.
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
 import { EXIT_UNUSABLE, exitCodeForSignal, parseDoctorOptions, runDoctor, type ExitCode } from './core/doctor';
+import { serveCommand } from './core/gateway';
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
+       mcp-switchboard serve [--folder DIR] [--port N]   run the gateway headless; prints {"url","token","servers"}
 
-Connects every MCP server configured for a workspace, exactly as the extension would, reports
-their state and tools, and stops them again.
+doctor connects every MCP server configured for a workspace, exactly as the extension would,
+reports their state and tools (and which tools the catalog exposes), and stops them again.
 
-Options:
+serve runs the servers and the MCP gateway on 127.0.0.1 until SIGINT/SIGTERM/SIGHUP. Clients send
+"Authorization: Bearer <token>" to <url> (every tool) or to servers[<name>] (one server). Tool
+lists are cached in $XDG_CACHE_HOME/mcp-switchboard (default ~/.cache/mcp-switchboard). It exits
+0 after the signal, 1 when serving fails, 2 when the folder or its settings cannot be read.
+
+Doctor options:
   --folder DIR          workspace folder whose .vscode/settings.json is read (default: .)
   --json                print the report as JSON
   --timeout MS          stop waiting for servers after MS milliseconds
@@ -20,14 +28,22 @@ Options:
 
 \${input:ID} values are read from MCP_SWITCHBOARD_INPUT_<ID> (upper case, other characters as _).
 
-Exit codes: 0 every enabled server is running (or the --call succeeded)
-            1 a server is not running, the configuration has errors, or the --call failed
-            2 the settings cannot be read, or the command line is wrong
+Doctor exit codes: 0 every enabled server is running (or the --call succeeded)
+                   1 a server is not running, the configuration has errors, or the --call failed
+                   2 the settings cannot be read, or the command line is wrong
 `;
 
 const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 async function main(argv: readonly string[]): Promise<ExitCode> {
+  // serve has its own flags and signal handling; doctor's parser must not see them.
+  if (argv[0] === 'serve') {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    return serveCommand(argv.slice(1));
+  }
   let parsed;
   try {
     parsed = parseArgs({

@@ -1,17 +1,24 @@
 // Wiring only: build the parts, connect them, and hand every disposable to the context.
+import path from 'node:path';
 import * as vscode from 'vscode';
+import { describeFilterRule, FolderToolCacheStorage, ToolCatalog } from './core/catalog';
 import type { ServerStateChangeEvent } from './core/connection/state';
+import { McpGateway } from './core/gateway';
 import { ServerManager, type ServerView } from './core/manager';
+import { catalogReport } from './core/presentation/catalogReport';
+import { readCatalogSettings } from './editor/catalogSettings';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
 import { ConsentStore } from './editor/consent';
+import { registerDispatcherTools } from './editor/dispatcherTools';
 import { FailureNotices } from './editor/failureNotices';
 import { SecretInputResolver } from './editor/inputPrompts';
 import { LogChannels } from './editor/logChannels';
-import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, type TreeSnapshot, type ToolRow } from './editor/serversView';
+import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpDefinitions';
+import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, type ToolRow, type TreeSnapshot } from './editor/serversView';
 import { HealthStatusBar } from './editor/statusBar';
 import { SwitchboardContext } from './editor/switchboardContext';
-import { disabledTools, setToolEnabled } from './editor/toolSwitches';
+import { setToolEnabled } from './editor/toolSwitches';
 
 let active: SwitchboardContext | undefined;
 /** Ends every server process; deactivate() waits for it so nothing outlives the extension host. */
@@ -26,6 +33,8 @@ export interface SwitchboardApi {
   reload(): Promise<void>;
   /** The Servers view as rendered: labels, descriptions, icons, tooltips and tool rows. */
   tree(): TreeSnapshot[];
+  /** The tool catalog: what chat sees and why the rest is hidden. */
+  readonly catalog: ToolCatalog;
   /** Where this extension's log channels are written. */
   readonly logFolder: string;
 }
@@ -44,21 +53,37 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     serverLogger: (name) => logs.serverLogger(name),
     connection: defaultCwd ? { defaultCwd } : {},
   });
-  shutdown = () => manager.dispose();
+  const catalog = new ToolCatalog({
+    manager,
+    storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
+    settings: readCatalogSettings(),
+    logger: logs.mainLogger,
+  });
+  const gateway = new McpGateway({ source: catalog, logger: logs.mainLogger });
+  const gatewayStarted = gateway.start().then(
+    (address) => logs.main.info(`gateway listening on ${address.url} (loopback only, token required)`),
+    (error: unknown) => logs.main.error(`gateway failed to start: ${String(error)}`),
+  );
+  shutdown = async () => {
+    await gateway.dispose();
+    await catalog.dispose();
+    await manager.dispose();
+  };
 
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
   const consent = new ConsentStore(extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
 
   const toolRows = (server: string): ToolRow[] => {
-    const disabled = disabledTools();
-    return (manager.server(server)?.tools ?? []).map((tool) => ({
+    const entry = catalog.snapshot().servers.find((candidate) => candidate.name === server);
+    return (entry?.tools ?? []).map((tool) => ({
       server,
       name: tool.name,
-      title: tool.title ?? tool.annotations?.title,
-      description: tool.description,
-      readOnly: tool.annotations?.readOnlyHint === true,
-      enabled: !disabled.has(`${server}/${tool.name}`),
+      title: tool.tool.title ?? tool.tool.annotations?.title,
+      description: tool.tool.description,
+      readOnly: tool.readOnly,
+      enabled: tool.filteredBy?.kind !== 'disabledSetting',
+      filteredBy: tool.filteredBy && tool.filteredBy.kind !== 'disabledSetting' ? describeFilterRule(tool.filteredBy, server) : undefined,
     }));
   };
   const tree = context.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: toolRows }));
@@ -69,37 +94,58 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     }
   }));
 
+  const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted));
+  context.own(vscode.lm.registerMcpServerDefinitionProvider(DEFINITION_PROVIDER_ID, definitions));
+  for (const tool of registerDispatcherTools(catalog)) context.own(tool);
+
   const statusBar = context.own(new HealthStatusBar());
   const notices = new FailureNotices();
   const render = () => {
     tree.refresh();
     statusBar.update(manager.health(), manager.servers());
   };
+  const budgetWarnings = new Set<string>();
   context.own(manager.onDidChangeState((event) => {
     logs.server(event.server).info(`state: ${event.previous.kind} → ${event.state.kind}`);
     notices.onStateChange(event);
     render();
   }));
   context.own(manager.onDidChangeTools(() => render()));
-  context.own(sync.onDidLoad(() => render()));
+  context.own(catalog.onDidChange((snapshot) => {
+    render();
+    definitions.refresh();
+    for (const warning of snapshot.warnings) {
+      if (warning.kind !== 'budgetExceeded' || budgetWarnings.has(warning.message)) continue;
+      budgetWarnings.add(warning.message);
+      void vscode.window.showWarningMessage(`MCP Switchboard: ${warning.message}`, 'Open Filter Settings').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'mcpSwitchboard.tools');
+      });
+    }
+  }));
+  context.own(sync.onDidLoad(() => {
+    catalog.reconcile();
+    definitions.refresh();
+    render();
+  }));
 
   const invalidateToolCache = async (server?: string) => {
+    await catalog.invalidate(server);
     const names = server ? [server] : manager.servers().map((view) => view.name);
-    await Promise.all(names.map((name) => manager.connection(name)?.listTools().catch((error: unknown) => logs.server(name).warn(`refetching tools failed: ${String(error)}`))));
+    for (const name of names) logs.server(name).info('tool cache invalidated; tools refetched');
+    definitions.refresh();
     render();
   };
-  for (const command of registerCommands({
-    manager, sync, logs, inputs, consent,
-    invalidateToolCache,
-    showToolCatalog: async () => {
-      await vscode.window.showInformationMessage('The tool catalog arrives with the catalog layer.');
-    },
-  })) context.own(command);
+  const showToolCatalog = async () => {
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: catalogReport(catalog.snapshot()) });
+    await vscode.window.showTextDocument(document, { preview: true });
+  };
+  for (const command of registerCommands({ manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog })) context.own(command);
 
   context.own(vscode.workspace.onDidChangeConfiguration((event) => {
     if (!event.affectsConfiguration('mcpSwitchboard')) return;
+    if (event.affectsConfiguration('mcpSwitchboard.tools')) catalog.updateSettings(readCatalogSettings());
     render();
-    sync.scheduleReload();
+    if (event.affectsConfiguration('mcpSwitchboard.servers') || event.affectsConfiguration('mcpSwitchboard.sources')) sync.scheduleReload();
   }));
   context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
   context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => sync.scheduleReload()));
@@ -113,6 +159,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     whenLoaded: () => loaded,
     reload: () => sync.reload(),
     tree: () => snapshotTree(tree),
+    catalog,
     logFolder: extension.logUri.fsPath,
   };
 }

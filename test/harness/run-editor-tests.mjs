@@ -30,7 +30,7 @@ const SUITES = {
     trust: true,
     userSettings: (scratch) => ({
       'mcpSwitchboard.servers': {
-        ok: stdio('--name', 'ok-server'),
+        ok: { ...stdio('--name', 'ok-server', '--marker', path.join(scratch, 'ok.json')), tools: { deny: ['fail'] } },
         failing: { ...stdio('--fail-if-exists', path.join(scratch, 'failing.flag'), '--exit-message', 'fixture refused to start'), reconnect: { maxAttempts: 0 } },
         hanging: { ...stdio('--hang-initialize'), timeouts: { connectMs: 1500, requestMs: 5000 }, reconnect: { maxAttempts: 0 } },
         off: { ...stdio(), enabled: false },

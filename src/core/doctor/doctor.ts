@@ -2,8 +2,10 @@
 // same manager the extension uses, wait for them to settle, report, optionally call one tool, and
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MemoryToolCacheStorage, ToolCatalog } from '../catalog';
 import { isConnectionError } from '../connection/errors';
 import { isSettled, type ServerState } from '../connection/state';
+import { readCatalogSettings } from '../gateway/serveCatalog';
 import { ServerManager, type ManagerOptions } from '../manager';
 import { formatCallResult } from './callResult';
 import { splitCallTarget, type CallRequest } from './callTarget';
@@ -48,8 +50,13 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
   }
 
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs(workspace.servers);
+  const catalogSettings = await readCatalogSettings(workspace.folder);
   // The gate only decides when start() returns; the doctor does its own waiting, by events.
   const manager = new ServerManager({ ...environment.manager, startupGateMs: 0 });
+  // The same catalog as serve and the editor, so that exposed/filteredBy are exactly what chat would
+  // get. Its cache is in memory: the doctor reports what the servers say now, and must neither lean
+  // on nor rewrite a cache that serve keeps warm.
+  const catalog = new ToolCatalog({ manager, storage: new MemoryToolCacheStorage(), settings: catalogSettings });
   try {
     const connecting = workspace.servers.filter((server) => 'transport' in server && server.enabled).length;
     if (connecting > 0) {
@@ -61,7 +68,8 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     await manager.start(workspace.servers);
     const outcome = await waitUntilSettled(manager, timeoutMs, signal);
     if (outcome === 'aborted') return EXIT_FAILED;
-    const report = buildReport(workspace, manager.servers(), outcome, timeoutMs);
+    await catalog.settled();
+    const report = buildReport(workspace, manager.servers(), catalog.snapshot(), outcome, timeoutMs);
 
     if (options.call && target) {
       // The result is what a script wants on stdout; the report is context.
@@ -72,6 +80,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     if (options.json) reportGeneralDiagnostics(report, io);
     return exitCodeFor(report);
   } finally {
+    await catalog.dispose();
     await manager.dispose();
   }
 }
@@ -87,11 +96,17 @@ function progressLine(state: ServerState): string {
   }
 }
 
-/** The JSON shape has no place for problems that belong to no server; they must not be lost. */
+/** The JSON shape has no place for problems that belong to no server, nor for catalog warnings; they must not be lost. */
 function reportGeneralDiagnostics(report: DoctorReport, io: DoctorIo): void {
-  if (report.diagnostics.length === 0) return;
-  io.err('Configuration:\n');
-  for (const diagnostic of report.diagnostics) io.err(`  ${describeDiagnostic(diagnostic, true)}\n`);
+  if (report.diagnostics.length > 0) {
+    io.err('Configuration:\n');
+    for (const diagnostic of report.diagnostics) io.err(`  ${describeDiagnostic(diagnostic, true)}\n`);
+  }
+  const warnings = [...report.servers.flatMap((server) => server.catalogWarnings), ...report.catalogWarnings];
+  if (warnings.length > 0) {
+    io.err('Catalog:\n');
+    for (const message of warnings) io.err(`  warning  ${message}\n`);
+  }
 }
 
 async function callTool(

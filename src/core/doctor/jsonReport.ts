@@ -19,7 +19,17 @@ export interface JsonServer {
   readonly connectMs: number | null;
   readonly error?: string;
   readonly diagnostics: readonly JsonDiagnostic[];
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly title?: string; readonly readOnly: boolean }>;
+  readonly tools: readonly JsonTool[];
+}
+
+export interface JsonTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly qualifiedName: string;
+  readonly readOnly: boolean;
+  readonly exposed: boolean;
+  /** Only when `exposed` is false. */
+  readonly filteredBy?: string;
 }
 
 export interface JsonReport {
@@ -42,11 +52,16 @@ function jsonServer(server: ServerReport): JsonServer {
     connectMs: server.connectMs,
     ...(server.error === undefined ? {} : { error: server.error }),
     diagnostics: server.diagnostics.map(jsonDiagnostic),
-    tools: server.tools.map((tool) => ({
-      name: tool.name,
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      readOnly: tool.readOnly,
-    })),
+    tools: server.tools.map(
+      (tool): JsonTool => ({
+        name: tool.name,
+        ...(tool.title === undefined ? {} : { title: tool.title }),
+        qualifiedName: tool.qualifiedName,
+        readOnly: tool.readOnly,
+        exposed: tool.exposed,
+        ...(tool.filteredBy === undefined ? {} : { filteredBy: tool.filteredBy }),
+      }),
+    ),
   };
 }
 

@@ -1,6 +1,10 @@
 // The doctor's findings as plain data: one row per configured server plus the configuration
 // problems that belong to no server. Both output formats and the exit code are derived from this.
+// Tools come from the tool catalog, so the doctor shows what chat and the gateway would be offered,
+// not only what each server lists.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describeFilterRule } from '../catalog/filters';
+import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from '../catalog/types';
 import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../config';
 import type { ServerState, ServerStateKind } from '../connection/state';
 import type { ServerView } from '../manager';
@@ -9,9 +13,18 @@ import type { SettleOutcome } from './settle';
 import type { LoadedWorkspace } from './workspace';
 
 export interface ToolReport {
+  /** The upstream name. */
   readonly name: string;
   readonly title?: string;
+  /** The catalog's `server__tool` name: what the gateway's /mcp endpoint and chat call it. */
+  readonly qualifiedName: string;
   readonly readOnly: boolean;
+  /** Whether chat and the gateway are offered the tool. */
+  readonly exposed: boolean;
+  /** When not exposed: the rule or setting that removed it, as one line (describeFilterRule). */
+  readonly filteredBy?: string;
+  /** Which kind of rule that was; the table groups budget cuts instead of listing each tool. */
+  readonly filterKind?: FilterRule['kind'];
 }
 
 export interface ServerReport {
@@ -25,7 +38,10 @@ export interface ServerReport {
   readonly error?: string;
   /** Configuration errors and warnings of this entry. */
   readonly diagnostics: readonly ConfigDiagnostic[];
+  /** The catalog's tools of this server, in the order the server listed them. */
   readonly tools: readonly ToolReport[];
+  /** The catalog's warnings about this server (an allow pattern matching nothing, duplicate names, ...). */
+  readonly catalogWarnings: readonly string[];
   /** The last stderr lines of a stdio server (most useful for failed ones). */
   readonly stderrTail: readonly string[];
 }
@@ -37,6 +53,10 @@ export interface DoctorReport {
   readonly servers: readonly ServerReport[];
   /** Problems that belong to no listed server: source files, `mcpSwitchboard.sources`, ... */
   readonly diagnostics: readonly ConfigDiagnostic[];
+  /** Catalog warnings that belong to no server (the maxExposed budget). */
+  readonly catalogWarnings: readonly string[];
+  /** `mcpSwitchboard.tools.maxExposed` as the catalog applied it. */
+  readonly maxExposed: number;
   readonly outcome: SettleOutcome;
   readonly timeoutMs: number;
 }
@@ -46,6 +66,7 @@ export const STDERR_TAIL_LINES = 5;
 export function buildReport(
   workspace: LoadedWorkspace,
   views: readonly ServerView[],
+  catalog: CatalogSnapshot,
   outcome: SettleOutcome,
   timeoutMs: number,
 ): DoctorReport {
@@ -65,7 +86,8 @@ export function buildReport(
       connectMs: view.state.kind === 'running' ? view.state.connectMs : null,
       ...(error === undefined ? {} : { error }),
       diagnostics,
-      tools: view.tools.map(toolReport),
+      tools: toolReports(view, catalog.servers.find((server) => server.name === view.name)),
+      catalogWarnings: serverWarnings(catalog.warnings, view.name),
       stderrTail: tail.slice(-STDERR_TAIL_LINES),
     };
   });
@@ -76,14 +98,43 @@ export function buildReport(
     settingsFound: workspace.settingsFound,
     servers,
     diagnostics: general,
+    catalogWarnings: catalog.warnings.filter((warning) => warning.server === undefined || !names.has(warning.server)).map((warning) => warning.message),
+    maxExposed: catalog.maxExposed,
     outcome,
     timeoutMs,
   };
 }
 
-function toolReport(tool: Tool): ToolReport {
+/**
+ * The catalog's entries in the order the server listed its tools (the catalog keeps them sorted by
+ * name). Anything the catalog has that the view does not (a list change racing the report) goes last.
+ */
+function toolReports(view: ServerView, server: CatalogServer | undefined): ToolReport[] {
+  if (!server) return [];
+  const position = new Map<string, number>();
+  view.tools.forEach((tool, index) => {
+    if (!position.has(tool.name)) position.set(tool.name, index);
+  });
+  const rank = (tool: CatalogTool): number => position.get(tool.name) ?? Number.MAX_SAFE_INTEGER;
+  return [...server.tools].sort((a, b) => rank(a) - rank(b)).map(toolReport);
+}
+
+function toolReport(entry: CatalogTool): ToolReport {
+  const tool: Tool = entry.tool;
   const title = tool.title ?? tool.annotations?.title;
-  return { name: tool.name, ...(title === undefined ? {} : { title }), readOnly: tool.annotations?.readOnlyHint === true };
+  return {
+    name: entry.name,
+    ...(title === undefined ? {} : { title }),
+    qualifiedName: entry.qualifiedName,
+    readOnly: entry.readOnly,
+    exposed: entry.exposed,
+    ...(entry.filteredBy === undefined ? {} : { filteredBy: describeFilterRule(entry.filteredBy, entry.server), filterKind: entry.filteredBy.kind }),
+  };
+}
+
+/** A malformed schema is already the hidden tool's filteredBy; repeating it as a warning adds nothing. */
+function serverWarnings(warnings: readonly CatalogWarning[], server: string): string[] {
+  return warnings.filter((warning) => warning.server === server && !(warning.kind === 'malformedSchema' && warning.tool !== undefined)).map((warning) => warning.message);
 }
 
 function describeProblem(

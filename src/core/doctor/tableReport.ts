@@ -1,7 +1,9 @@
-// The default, human output: one aligned row per server, then what explains each failure (its
-// configuration problems and the last lines it wrote to stderr), then problems owned by no server.
+// The default, human output: one aligned row per server, then what explains it (its configuration
+// problems, the tools the catalog hides and why, the last lines a failed server wrote to stderr),
+// then problems owned by no server.
+import { MAX_EXPOSED_SETTING } from '../catalog/filters';
 import type { ConfigDiagnostic } from '../config';
-import { isFailing, type DoctorReport, type ServerReport } from './report';
+import { isFailing, type DoctorReport, type ServerReport, type ToolReport } from './report';
 import { formatTable, type Column } from './textTable';
 
 const COLUMNS: readonly Column[] = [
@@ -13,6 +15,8 @@ const COLUMNS: readonly Column[] = [
 ];
 
 const DETAIL_INDENT = '    ';
+/** Hidden tools named per server; a workspace that hides hundreds wants --json, not a wall of lines. */
+const MAX_HIDDEN_LINES = 10;
 
 export function formatTableReport(report: DoctorReport): string {
   const lines: string[] = [];
@@ -27,13 +31,17 @@ export function formatTableReport(report: DoctorReport): string {
     lines.push(header);
     report.servers.forEach((server, index) => {
       lines.push(rows[index] ?? '');
-      lines.push(...details(server));
+      lines.push(...details(server, report.maxExposed));
     });
     lines.push('', summary(report));
   }
   if (report.diagnostics.length > 0) {
     lines.push('', 'Configuration:');
     lines.push(...report.diagnostics.map((diagnostic) => `  ${describeDiagnostic(diagnostic, true)}`));
+  }
+  if (report.catalogWarnings.length > 0) {
+    lines.push('', 'Catalog:');
+    lines.push(...report.catalogWarnings.map((message) => `  ${'warning'.padEnd(8)} ${message}`));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -43,19 +51,36 @@ function row(server: ServerReport): string[] {
   return [
     server.name,
     server.state,
-    running ? String(server.tools.length) : '-',
+    running ? `${exposedCount(server.tools)}/${server.tools.length}` : '-',
     server.connectMs === null ? '-' : `${server.connectMs} ms`,
     // Some messages carry a server's multi-line output; the row must stay one line.
     (server.error ?? '').replace(/\s*\n\s*/g, ' '),
   ];
 }
 
-function details(server: ServerReport): string[] {
+function exposedCount(tools: readonly ToolReport[]): number {
+  return tools.filter((tool) => tool.exposed).length;
+}
+
+function details(server: ServerReport, maxExposed: number): string[] {
   const lines = server.diagnostics.map((diagnostic) => DETAIL_INDENT + describeDiagnostic(diagnostic, false));
+  lines.push(...hiddenTools(server.tools, maxExposed).map((line) => `${DETAIL_INDENT}${'hidden'.padEnd(8)} ${line}`));
+  lines.push(...server.catalogWarnings.map((message) => `${DETAIL_INDENT}${'warning'.padEnd(8)} ${message}`));
   if (isFailing(server) && server.stderrTail.length > 0) {
     lines.push(`${DETAIL_INDENT}stderr (last ${server.stderrTail.length} line${server.stderrTail.length === 1 ? '' : 's'}):`);
     lines.push(...server.stderrTail.map((line) => `${DETAIL_INDENT}  ${line}`));
   }
+  return lines;
+}
+
+/** One line per hidden tool, except budget cuts, which share one line (they share one reason). */
+function hiddenTools(tools: readonly ToolReport[], maxExposed: number): string[] {
+  const hidden = tools.filter((tool) => !tool.exposed);
+  const overBudget = hidden.filter((tool) => tool.filterKind === 'budget');
+  const named = hidden.filter((tool) => tool.filterKind !== 'budget');
+  const lines = named.slice(0, MAX_HIDDEN_LINES).map((tool) => `${tool.name}: ${tool.filteredBy ?? 'not exposed'}`);
+  if (named.length > MAX_HIDDEN_LINES) lines.push(`... and ${named.length - MAX_HIDDEN_LINES} more (--json lists every tool)`);
+  if (overBudget.length > 0) lines.push(`${overBudget.length} tool${overBudget.length === 1 ? '' : 's'} beyond ${MAX_EXPOSED_SETTING} (${maxExposed})`);
   return lines;
 }
 
@@ -75,5 +100,7 @@ function summary(report: DoctorReport): string {
   const parts = [`${running} of ${enabled.length} enabled server${enabled.length === 1 ? '' : 's'} running`];
   if (disabled > 0) parts.push(`${disabled} disabled`);
   if (report.outcome === 'timeout') parts.push(`stopped waiting after ${report.timeoutMs} ms`);
-  return `${parts.join('; ')}.`;
+  const tools = report.servers.filter((server) => server.state === 'running').flatMap((server) => server.tools);
+  const exposure = tools.length > 0 ? ` ${exposedCount(tools)} of ${tools.length} tools exposed to chat and the gateway.` : '';
+  return `${parts.join('; ')}.${exposure}`;
 }

@@ -17,8 +17,18 @@ import { listedTools, resolveCall } from './exposure';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
+/**
+ * A per-server endpoint introduces itself with the upstream server's configured name: the editor
+ * prefixes chat tool names with the name a server reports (`mcp_<name>_<tool>`), and users know
+ * their servers by the names they configured.
+ */
+export function endpointInfo(endpoint: EndpointId): Implementation {
+  // The title too: the editor prefers it over the name when it builds the prefix.
+  return endpoint.kind === 'server' ? { ...GATEWAY_INFO, name: endpoint.server, title: endpoint.server } : GATEWAY_INFO;
+}
+
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger): Server {
-  const server = new Server(GATEWAY_INFO, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server(endpointInfo(endpoint), { capabilities: { tools: { listChanged: true } } });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(source.snapshot(), endpoint) }));
 

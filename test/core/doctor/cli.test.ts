@@ -14,7 +14,7 @@ interface JsonServer {
   connectMs: number | null;
   error?: string;
   diagnostics: { severity: string; path: string; message: string }[];
-  tools: { name: string; title?: string; readOnly: boolean }[];
+  tools: { name: string; title?: string; qualifiedName: string; readOnly: boolean; exposed: boolean; filteredBy?: string }[];
 }
 
 function parseReport(stdout: string): { servers: JsonServer[] } {
@@ -48,7 +48,7 @@ describe('doctor CLI', function () {
         const row = tableRow(run.stdout, name);
         assert.ok(row, `no row for ${name}:\n${run.stdout}`);
         assert.equal(row[1], 'running');
-        assert.equal(row[2], '11');
+        assert.equal(row[2], '11/11', 'exposed/total');
         assert.match(row[3] ?? '', /^\d+ ms$/);
       }
       // Aligned: every row's STATE starts where the header's does.
@@ -57,7 +57,7 @@ describe('doctor CLI', function () {
         const line = lines.find((candidate) => candidate.startsWith(`${name} `)) ?? '';
         assert.equal(line.indexOf('running'), stateColumn, run.stdout);
       }
-      assert.match(run.stdout, /2 of 2 enabled servers running\./);
+      assert.match(run.stdout, /2 of 2 enabled servers running\. 22 of 22 tools exposed to chat and the gateway\./);
       assert.match(run.stderr, /Connecting 2 servers/, 'progress goes to stderr');
     });
 
@@ -81,9 +81,10 @@ describe('doctor CLI', function () {
       assert.deepEqual(good.diagnostics, []);
       const echo = good.tools.find((tool) => tool.name === 'echo');
       const add = good.tools.find((tool) => tool.name === 'add');
-      assert.deepEqual(echo, { name: 'echo', readOnly: true });
-      assert.deepEqual(add, { name: 'add', readOnly: false });
-      for (const tool of good.tools) assert.deepEqual(Object.keys(tool), ['name', 'readOnly']);
+      assert.deepEqual(echo, { name: 'echo', qualifiedName: 'good__echo', readOnly: true, exposed: true });
+      assert.deepEqual(add, { name: 'add', qualifiedName: 'good__add', readOnly: false, exposed: true });
+      for (const tool of good.tools) assert.deepEqual(Object.keys(tool), ['name', 'qualifiedName', 'readOnly', 'exposed']);
+      assert.deepEqual(good.tools.slice(0, 3).map((tool) => tool.name), ['echo', 'add', 'slow'], 'in the order the server lists them');
 
       const broken = serverIn(report, 'broken');
       assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'error', 'diagnostics', 'tools']);
@@ -94,6 +95,58 @@ describe('doctor CLI', function () {
       const off = serverIn(report, 'off');
       assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'diagnostics', 'tools']);
       assert.equal(off.state, 'disabled');
+    });
+
+    it('runs the tool catalog: exposed/total in the table, exposed and filteredBy in --json', async () => {
+      const ws = tempWorkspace(
+        cleanup,
+        JSON.stringify({
+          'mcpSwitchboard.servers': { d: { ...fixture(), tools: { deny: ['add'] } }, s: fixture() },
+          'mcpSwitchboard.tools.disabled': ['s/echo'],
+        }),
+      );
+      const table = await runCli(['doctor', '--folder', ws.dir]);
+      assert.equal(table.code, 0, table.stderr);
+      assert.equal(tableRow(table.stdout, 'd')?.[2], '10/11', table.stdout);
+      assert.equal(tableRow(table.stdout, 's')?.[2], '10/11', table.stdout);
+      assert.match(table.stdout, /^\s+hidden\s+add: denied by the tools\.deny pattern "add" of server "d"$/m);
+      assert.match(table.stdout, /^\s+hidden\s+echo: disabled in mcpSwitchboard\.tools\.disabled$/m);
+      assert.match(table.stdout, /20 of 22 tools exposed/);
+
+      const run = await runCli(['doctor', '--folder', ws.dir, '--json']);
+      assert.equal(run.code, 0, run.stderr);
+      const report = parseReport(run.stdout);
+      const d = serverIn(report, 'd');
+      const s = serverIn(report, 's');
+      assert.deepEqual(
+        d.tools.find((tool) => tool.name === 'add'),
+        { name: 'add', qualifiedName: 'd__add', readOnly: false, exposed: false, filteredBy: 'denied by the tools.deny pattern "add" of server "d"' },
+      );
+      assert.match(s.tools.find((tool) => tool.name === 'echo')?.filteredBy ?? '', /mcpSwitchboard\.tools\.disabled/);
+      assert.equal(s.tools.find((tool) => tool.name === 'echo')?.exposed, false);
+      assert.deepEqual(d.tools.filter((tool) => !tool.exposed).map((tool) => tool.name), ['add']);
+      assert.deepEqual(s.tools.filter((tool) => !tool.exposed).map((tool) => tool.name), ['echo']);
+      for (const server of [d, s]) {
+        for (const tool of server.tools) {
+          assert.equal(tool.qualifiedName, `${server.name}__${tool.name}`);
+          assert.equal('filteredBy' in tool, !tool.exposed, tool.qualifiedName);
+        }
+      }
+    });
+
+    it('applies mcpSwitchboard.tools.maxExposed and names the cut', async () => {
+      const ws = tempWorkspace(cleanup, JSON.stringify({ 'mcpSwitchboard.servers': { a: fixture(), b: fixture() }, 'mcpSwitchboard.tools.maxExposed': 15 }));
+      const run = await runCli(['doctor', '--folder', ws.dir]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(tableRow(run.stdout, 'a')?.[2], '11/11', 'configuration order: the first server keeps all of its tools');
+      assert.equal(tableRow(run.stdout, 'b')?.[2], '4/11');
+      assert.match(run.stdout, /^\s+hidden\s+7 tools beyond mcpSwitchboard\.tools\.maxExposed \(15\)$/m);
+      assert.match(run.stdout, /Catalog:\n\s+warning\s+22 tools passed the filters but only 15/);
+
+      const json = await runCli(['doctor', '--folder', ws.dir, '--json']);
+      const b = serverIn(parseReport(json.stdout), 'b');
+      assert.equal(b.tools.filter((tool) => tool.filteredBy?.includes('maxExposed (15)')).length, 7);
+      assert.match(json.stderr, /Catalog:\n\s+warning\s+22 tools passed the filters/, 'with --json, catalog warnings go to stderr');
     });
 
     it('exits 0 when every enabled server is running, ignoring disabled ones', async () => {

@@ -1,0 +1,115 @@
+import * as vscode from 'vscode';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describeFilterRule, type CatalogTool, type ToolCatalog } from '../core/catalog';
+
+export const LIST_TOOLS = 'mcpSwitchboard_listTools';
+export const CALL_TOOL = 'mcpSwitchboard_callTool';
+
+interface ListInput {
+  readonly server?: string;
+  readonly query?: string;
+}
+
+interface CallInput {
+  readonly tool: string;
+  readonly arguments?: Record<string, unknown>;
+}
+
+function textResult(text: string): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+}
+
+/** MCP content → parts a model can read. Binary content is described, not inlined. */
+export function toToolResult(result: CallToolResult): vscode.LanguageModelToolResult {
+  const parts: vscode.LanguageModelTextPart[] = [];
+  for (const item of result.content ?? []) {
+    switch (item.type) {
+      case 'text':
+        parts.push(new vscode.LanguageModelTextPart(item.text));
+        break;
+      case 'image':
+      case 'audio':
+        parts.push(new vscode.LanguageModelTextPart(`[${item.type} ${item.mimeType}, ${Math.round((item.data.length * 3) / 4)} bytes]`));
+        break;
+      case 'resource':
+        parts.push(new vscode.LanguageModelTextPart('text' in item.resource ? `${item.resource.uri}\n${item.resource.text}` : `[resource ${item.resource.uri}]`));
+        break;
+      case 'resource_link':
+        parts.push(new vscode.LanguageModelTextPart(`[resource link ${item.uri}${item.name ? ` (${item.name})` : ''}]`));
+        break;
+    }
+  }
+  if (result.structuredContent !== undefined) parts.push(new vscode.LanguageModelTextPart(JSON.stringify(result.structuredContent)));
+  return new vscode.LanguageModelToolResult(parts);
+}
+
+function lookup(catalog: ToolCatalog, qualifiedName: string): CatalogTool {
+  const tool = catalog.toolByQualifiedName(qualifiedName);
+  if (!tool) {
+    throw new Error(`Unknown tool "${qualifiedName}". Call ${LIST_TOOLS} for the qualified names of the available tools.`);
+  }
+  if (!tool.exposed) {
+    const why = tool.filteredBy ? describeFilterRule(tool.filteredBy, tool.server) : 'filtered out';
+    throw new Error(`The tool "${qualifiedName}" is not available: ${why}.`);
+  }
+  return tool;
+}
+
+/**
+ * Two declared tools that reach every exposed MCP tool: for agents that do not use the MCP provider
+ * API, and for users who want two tools in their budget instead of hundreds.
+ */
+export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable[] {
+  const list: vscode.LanguageModelTool<ListInput> = {
+    invoke: (options) => {
+      const { server, query } = options.input ?? {};
+      const needle = query?.toLowerCase();
+      const tools = catalog.snapshot().servers
+        .filter((entry) => !server || entry.name === server)
+        .flatMap((entry) => entry.tools.filter((tool) => tool.exposed).map((tool) => ({ tool, state: entry.state })))
+        .filter(({ tool }) => !needle || `${tool.qualifiedName} ${tool.tool.description ?? ''}`.toLowerCase().includes(needle))
+        .map(({ tool, state }) => ({
+          qualifiedName: tool.qualifiedName,
+          server: tool.server,
+          description: tool.tool.description ?? '',
+          inputSchema: tool.tool.inputSchema,
+          readOnly: tool.readOnly,
+          serverState: state,
+        }));
+      return textResult(JSON.stringify({ tools }, null, 2));
+    },
+  };
+
+  const call: vscode.LanguageModelTool<CallInput> = {
+    prepareInvocation: (options) => {
+      const tool = lookup(catalog, options.input.tool);
+      const args = JSON.stringify(options.input.arguments ?? {}, null, 2);
+      const invocationMessage = `Calling ${tool.server}/${tool.name}`;
+      if (tool.readOnly) return { invocationMessage };
+      return {
+        invocationMessage,
+        confirmationMessages: {
+          title: `Run the MCP tool "${tool.name}" on server "${tool.server}"?`,
+          message: new vscode.MarkdownString(`Server **${tool.server}**, tool **${tool.name}**, with arguments:\n\n\`\`\`json\n${args}\n\`\`\``),
+        },
+      };
+    },
+    invoke: async (options, token) => {
+      const tool = lookup(catalog, options.input.tool);
+      const abort = new AbortController();
+      const subscription = token.onCancellationRequested(() => abort.abort());
+      try {
+        const result = await catalog.callTool(tool.server, tool.name, options.input.arguments ?? {}, { signal: abort.signal });
+        if (result.isError) {
+          const text = (result.content ?? []).map((item) => (item.type === 'text' ? item.text : '')).join('\n').trim();
+          throw new Error(`${tool.server}/${tool.name} reported an error: ${text || 'no details'}`);
+        }
+        return toToolResult(result);
+      } finally {
+        subscription.dispose();
+      }
+    },
+  };
+
+  return [vscode.lm.registerTool(LIST_TOOLS, list), vscode.lm.registerTool(CALL_TOOL, call)];
+}

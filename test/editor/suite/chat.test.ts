@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { SwitchboardApi } from '../../../src/extension';
+import { isKind, switchboardApi, waitForServer } from '../support';
+
+const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
+
+function toolNames(): string[] {
+  return vscode.lm.tools.map((tool) => tool.name);
+}
+
+/**
+ * Resolves once the editor's tool list satisfies `predicate`. The stable API has no event for
+ * changes to vscode.lm.tools, so this checks the list on a short interval, with a deadline.
+ */
+async function waitForTools(predicate: (names: string[]) => boolean, timeoutMs = 20_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate(toolNames())) {
+    if (Date.now() > deadline) throw new Error(`tools did not match within ${timeoutMs} ms; now: ${toolNames().filter((name) => name.startsWith('mcp')).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return toolNames();
+}
+
+function text(result: vscode.LanguageModelToolResult): string {
+  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+async function invoke(name: string, input: object): Promise<vscode.LanguageModelToolResult> {
+  return vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+}
+
+describe('tools in the editor\'s chat (gateway + definition provider + dispatcher tools)', function () {
+  this.timeout(60_000);
+  let api: SwitchboardApi;
+
+  before(async () => {
+    api = await switchboardApi();
+    await waitForServer(api, 'ok', isKind('running'));
+    // The editor does not start provider servers by itself; chat would, and so does this command.
+    await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
+  });
+
+  it('puts the exposed tools into vscode.lm.tools as mcp_<server>_<tool>, and none of the denied ones', async () => {
+    const names = await waitForTools((all) => all.includes('mcp_ok_echo'));
+    assert.ok(names.includes('mcp_ok_add'));
+    assert.ok(!names.includes('mcp_ok_fail'), 'ok/fail is denied by tools.deny');
+    assert.ok(!names.some((name) => name.startsWith('mcp_broken_') || name.startsWith('mcp_off_')));
+  });
+
+  it('invokes a read-only tool through the gateway and returns the upstream result', async () => {
+    const result = await invoke('mcp_ok_echo', { text: 'hello through the gateway' });
+    assert.equal(text(result), 'hello through the gateway');
+  });
+
+  it('lists the catalog and calls a tool with the dispatcher tools', async () => {
+    const listed = JSON.parse(text(await invoke('mcpSwitchboard_listTools', { server: 'ok' }))) as { tools: Array<{ qualifiedName: string; readOnly: boolean; serverState: string }> };
+    const echo = listed.tools.find((tool) => tool.qualifiedName === 'ok__echo');
+    assert.deepEqual({ readOnly: echo?.readOnly, serverState: echo?.serverState }, { readOnly: true, serverState: 'running' });
+    assert.ok(!listed.tools.some((tool) => tool.qualifiedName === 'ok__fail'));
+    const called = await invoke('mcpSwitchboard_callTool', { tool: 'ok__echo', arguments: { text: 'dispatched' } });
+    assert.equal(text(called), 'dispatched');
+  });
+
+  it('gives the dispatcher a clear error for a filtered or unknown tool', async () => {
+    await assert.rejects(invoke('mcpSwitchboard_callTool', { tool: 'ok__fail', arguments: {} }), /not available: .*tools\.deny/);
+    await assert.rejects(invoke('mcpSwitchboard_callTool', { tool: 'nope__nothing', arguments: {} }), /Unknown tool "nope__nothing"/);
+  });
+
+  it('shows a tool the server adds at run time without a reload', async () => {
+    const pid = (JSON.parse(fs.readFileSync(path.join(scratch, 'ok.json'), 'utf8')) as { pid: number }).pid;
+    process.kill(pid, 'SIGUSR2'); // the fixture registers `added_1` and sends tools/list_changed
+    await waitForTools((all) => all.includes('mcp_ok_added_1'));
+  });
+
+  it('removes a tool switched off in mcpSwitchboard.tools.disabled, and brings it back', async () => {
+    const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
+    await settings.update('tools.disabled', ['ok/add'], vscode.ConfigurationTarget.Global);
+    try {
+      // The new definition version makes the editor drop its cached tools and stop the server; it
+      // starts it again on the next chat request, which this command stands in for.
+      await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
+      await waitForTools((all) => !all.includes('mcp_ok_add') && all.includes('mcp_ok_echo'));
+    } finally {
+      await settings.update('tools.disabled', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitForTools((all) => all.includes('mcp_ok_add'));
+  });
+
+  it('Invalidate Tool Cache refetches the server\'s tool list', async () => {
+    const fetchedAt = () => api.catalog.snapshot().servers.find((server) => server.name === 'ok')?.fetchedAt;
+    const before = fetchedAt();
+    assert.ok(before, 'the list was fetched once');
+    await vscode.commands.executeCommand('mcpSwitchboard.invalidateToolCache', 'ok');
+    assert.ok((fetchedAt() ?? 0) > before, `fetchedAt moved from ${before} to ${fetchedAt()}`);
+  });
+
+  it('Show Tool Catalog lists exposed and filtered tools with the reason', async () => {
+    await vscode.commands.executeCommand('mcpSwitchboard.showToolCatalog');
+    const document = vscode.window.activeTextEditor?.document;
+    assert.equal(document?.languageId, 'markdown');
+    const report = document?.getText() ?? '';
+    assert.match(report, /\| echo \| `ok__echo` \| yes \| yes \|/);
+    assert.match(report, /\| fail \| `ok__fail` \|.*\| no \| denied by the tools\.deny pattern "fail"/);
+  });
+});
