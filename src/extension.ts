@@ -15,6 +15,7 @@ import { FailureNotices } from './editor/failureNotices';
 import { SecretInputResolver } from './editor/inputPrompts';
 import { LogChannels } from './editor/logChannels';
 import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpDefinitions';
+import { runToolInteractively } from './editor/runTool';
 import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, type ToolRow, type TreeSnapshot } from './editor/serversView';
 import { HealthStatusBar } from './editor/statusBar';
 import { SwitchboardContext } from './editor/switchboardContext';
@@ -139,7 +140,10 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: catalogReport(catalog.snapshot()) });
     await vscode.window.showTextDocument(document, { preview: true });
   };
-  for (const command of registerCommands({ manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog })) context.own(command);
+  for (const command of registerCommands({
+    manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog,
+    runTool: (name) => runToolInteractively(catalog, logs, name),
+  })) context.own(command);
 
   context.own(vscode.workspace.onDidChangeConfiguration((event) => {
     if (!event.affectsConfiguration('mcpSwitchboard')) return;

@@ -17,4 +17,5 @@ export const COMMANDS = {
   enableServer: 'mcpSwitchboard.enableServer',
   disableServer: 'mcpSwitchboard.disableServer',
   showServerActions: 'mcpSwitchboard.showServerActions',
+  runTool: 'mcpSwitchboard.runTool',
 } as const;

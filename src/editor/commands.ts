@@ -23,6 +23,8 @@ export interface CommandServices {
   invalidateToolCache(server?: string): Promise<void>;
   /** Opens a document listing what chat sees and what is filtered out, and why. */
   showToolCatalog(): Promise<void>;
+  /** Asks for a tool and its arguments and calls it the way chat would. */
+  runTool(qualifiedName?: string): Promise<unknown>;
 }
 
 /** Commands accept a server name (keybindings, other extensions), a tree node, or nothing (quick pick). */
@@ -133,6 +135,7 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
     register(COMMANDS.addServer, () => addServerInteractively()),
     register(COMMANDS.importServers, () => importServersInteractively()),
     register(COMMANDS.showToolCatalog, () => services.showToolCatalog()),
+    register(COMMANDS.runTool, (argument) => services.runTool(typeof argument === 'string' ? argument : undefined)),
     register(COMMANDS.clearStoredInputs, async () => {
       const count = await services.inputs.clear();
       void vscode.window.showInformationMessage(`MCP Switchboard: cleared ${count} stored input value(s). Servers that use them will ask again.`);

@@ -41,7 +41,7 @@ export async function openWorkbench(workspaceName = 'basic', options: OpenOption
 }
 
 /** Runs a command from the palette by its full title, as a user would. */
-export async function runFromPalette(page: Page, title: string): Promise<void> {
+export async function runFromPalette(page: Page, title: string, options: { opensQuickInput?: boolean } = {}): Promise<void> {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
@@ -49,6 +49,11 @@ export async function runFromPalette(page: Page, title: string): Promise<void> {
   const match = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   await match.waitFor();
   await page.keyboard.press('Enter');
+  if (options.opensQuickInput) {
+    // The command's own picker replaces the palette; wait until the palette's text is gone.
+    await page.locator('.quick-input-widget input').and(page.locator(`[aria-label*="${title}"]`)).waitFor({ state: 'detached' }).catch(() => undefined);
+    return;
+  }
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 

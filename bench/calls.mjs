@@ -1,0 +1,395 @@
+#!/usr/bin/env node
+// Call latency benchmark: the fixture's `echo` tool called three ways in the same run, with a bare
+// SDK client straight to the fixture over stdio, through our core ServerConnection, and through the
+// gateway (`mcp-switchboard serve` in its own process, as a terminal agent would use it). A fourth,
+// reference way is a bare SDK client over streamable HTTP to the HTTP fixture: the cost of the HTTP
+// transport alone, which the gateway cannot avoid. Not a test; prints a markdown table and replaces
+// the `## bench:calls` section of bench/RESULTS.md.
+//   npm run bench:calls                        (= node bench/calls.mjs)
+//   node bench/calls.mjs --rounds 5 --no-write
+// The core is TypeScript: it is bundled with esbuild first, as the extension ships it (same as
+// bench/startup.mjs). The gateway runs from a bundle of src/cli.ts, not dist/, so a stale or
+// concurrent build cannot skew the numbers.
+import * as esbuild from 'esbuild';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const STDIO_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
+const HTTP_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'http-server.mjs');
+const SECTION = '## bench:calls';
+
+const rounds = Number(option('rounds', '10'));
+const write = !process.argv.includes('--no-write');
+/** Per way and round: this many sequential calls, then one batch of this many concurrent calls. */
+const PER_ROUND = 100;
+const CONCURRENCY = 100;
+const WARMUP_CALLS = 300;
+const GOAL_RATIO = 1.2;
+// Long enough that no fixture ends itself mid-run (their default safety net is 2 minutes).
+const FIXTURE_ARGS = ['--max-lifetime', '900000'];
+
+async function bundle(outdir, name, options) {
+  const outfile = path.join(outdir, name);
+  await esbuild.build({
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile,
+    logLevel: 'warning',
+    absWorkingDir: repoRoot,
+    // jsonc-parser's `main` is a UMD file esbuild cannot follow (see scripts/build.mjs).
+    mainFields: ['module', 'main'],
+    ...options,
+  });
+  return outfile;
+}
+
+async function loadCore(outdir) {
+  const file = await bundle(outdir, 'core.cjs', {
+    stdin: {
+      contents: [
+        "export { ServerConnection } from './src/core/connection';",
+        "export { DEFAULT_TIMEOUTS } from './src/core/config/types';",
+      ].join('\n'),
+      resolveDir: repoRoot,
+      loader: 'ts',
+    },
+  });
+  const cli = await bundle(outdir, 'cli.cjs', { entryPoints: ['src/cli.ts'] });
+  return { core: createRequire(import.meta.url)(file), cli };
+}
+
+const ECHO_ARGS = { text: 'hello from the benchmark' };
+
+/** Each way: a name, a `call()` that makes one echo call, and `close()`. */
+// `processes`: the other processes that work on each call, for the CPU accounting.
+async function bareSdkStdio() {
+  const client = new Client({ name: 'bench-sdk', version: '1.0.0' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [STDIO_FIXTURE, '--name', 'sdk', ...FIXTURE_ARGS], stderr: 'ignore' });
+  await client.connect(transport);
+  return { processes: { fixture: transport.pid }, call: () => client.callTool({ name: 'echo', arguments: ECHO_ARGS }), close: () => client.close() };
+}
+
+async function coreConnection(core) {
+  const connection = new core.ServerConnection({
+    name: 'core',
+    source: { kind: 'user' },
+    enabled: true,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [STDIO_FIXTURE, '--name', 'core', ...FIXTURE_ARGS],
+    env: {},
+    cwd: repoRoot,
+    timeouts: core.DEFAULT_TIMEOUTS,
+    reconnect: { maxAttempts: 0, initialDelayMs: 0, maxDelayMs: 0 },
+    tools: {},
+    secrets: [],
+  });
+  const state = await connection.start();
+  if (state.kind !== 'running') throw new Error(`core connection did not start: ${JSON.stringify(state)}`);
+  return { processes: { fixture: connection.pid }, call: () => connection.callTool('echo', ECHO_ARGS), close: () => connection.dispose() };
+}
+
+/** Spawns a process and resolves with its first stdout line, parsed as JSON. */
+function firstJsonLine(command, args, env, what) {
+  const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const line = new Promise((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).once('line', (text) => resolve(JSON.parse(text)));
+    void exited.then(({ code, signal }) => reject(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${stderr}`)));
+  });
+  return { child, exited, line };
+}
+
+async function stopChild(child, exited) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 10_000))]);
+  if (outcome === undefined) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function httpClient(url, headers = {}) {
+  const client = new Client({ name: 'bench-http', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+async function gateway(cli, tempRoot) {
+  const folder = fs.mkdtempSync(path.join(tempRoot, 'ws-'));
+  fs.mkdirSync(path.join(folder, '.vscode'));
+  const marker = path.join(folder, 'fixture.json');
+  const servers = { fixture: { command: process.execPath, args: [STDIO_FIXTURE, '--name', 'gateway', '--marker', marker, ...FIXTURE_ARGS] } };
+  fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': servers }));
+  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder], { XDG_CACHE_HOME: path.join(tempRoot, 'cache') }, 'serve');
+  const ready = await serve.line;
+  const client = await httpClient(ready.url, { Authorization: `Bearer ${ready.token}` });
+  // The JSON line comes after the start-up gate; the fixture may still be connecting.
+  const deadline = Date.now() + 30_000;
+  while (!(await client.listTools()).tools.some((tool) => tool.name === 'fixture__echo')) {
+    if (Date.now() > deadline) throw new Error('the gateway never listed fixture__echo');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    processes: { gateway: serve.child.pid, fixture: JSON.parse(fs.readFileSync(marker, 'utf8')).pid },
+    call: () => client.callTool({ name: 'fixture__echo', arguments: ECHO_ARGS }),
+    close: async () => {
+      await client.close();
+      await stopChild(serve.child, serve.exited);
+    },
+  };
+}
+
+async function bareSdkHttp() {
+  const fixture = firstJsonLine(process.execPath, [HTTP_FIXTURE, '--name', 'sdk-http', ...FIXTURE_ARGS], {}, 'the HTTP fixture');
+  const { port } = await fixture.line;
+  const client = await httpClient(`http://127.0.0.1:${port}/mcp`);
+  return {
+    processes: { fixture: fixture.child.pid },
+    call: () => client.callTool({ name: 'echo', arguments: ECHO_ARGS }),
+    close: async () => {
+      await client.close();
+      await stopChild(fixture.child, fixture.exited);
+    },
+  };
+}
+
+async function check(result, way) {
+  const value = await result;
+  const text = value?.content?.[0]?.text;
+  if (text !== ECHO_ARGS.text) throw new Error(`${way}: unexpected result ${JSON.stringify(value)}`);
+}
+
+const clockTicksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User+system CPU ms of a running process (Linux /proc); NaN where that is not available. */
+function processCpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name start at field 3; utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function cpuNow(way) {
+  const own = process.cpuUsage();
+  return {
+    client: (own.user + own.system) / 1000,
+    gateway: way.processes.gateway === undefined ? 0 : processCpuMs(way.processes.gateway),
+    fixture: processCpuMs(way.processes.fixture),
+  };
+}
+
+/** Sequential calls; adds the CPU time they cost each process to `way.cpu`. */
+async function sequential(way, count, into) {
+  const before = cpuNow(way);
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await check(way.call(), way.key);
+    into.push(performance.now() - started);
+  }
+  if (into === way.seq) {
+    const after = cpuNow(way);
+    for (const key of ['client', 'gateway', 'fixture']) way.cpu[key] += after[key] - before[key];
+  }
+}
+
+/** `count` calls started together (count ≤ CONCURRENCY); each call's own latency, and the batch's wall time. */
+async function concurrent(way, count, into) {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const own = performance.now();
+      await check(way.call(), way.key);
+      into.push(performance.now() - own);
+    }),
+  );
+  return performance.now() - started;
+}
+
+const fmt = (value) => (value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const ratio = (value) => `${value.toFixed(2)}×`;
+
+async function main() {
+  const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-calls-'));
+  const ways = [];
+  try {
+    const { core, cli } = await loadCore(tempRoot);
+    const load = os.loadavg().map((value) => value.toFixed(2)).join(' ');
+    console.log(`[bench] ${rounds} rounds × (${PER_ROUND} sequential + ${PER_ROUND} concurrent, ${CONCURRENCY} at a time) per way; load average ${load}`);
+    const definitions = [
+      { key: 'sdk', label: 'Bare SDK client → fixture (stdio)', open: () => bareSdkStdio() },
+      { key: 'core', label: 'Core ServerConnection → fixture (stdio)', open: () => coreConnection(core) },
+      { key: 'gateway', label: 'SDK client → gateway `/mcp` (HTTP, `serve` process) → fixture (stdio)', open: () => gateway(cli, tempRoot) },
+      { key: 'http', label: 'Reference: bare SDK client → HTTP fixture (streamable HTTP)', open: () => bareSdkHttp() },
+    ];
+    for (const definition of definitions) ways.push({ ...definition, ...(await definition.open()), seq: [], conc: [], batches: [], cpu: { client: 0, gateway: 0, fixture: 0 } });
+
+    // JIT, connection pools and the fixtures' own warm-up, outside the measurement.
+    for (const way of ways) {
+      await sequential(way, WARMUP_CALLS, []);
+      for (let i = 0; i < 3; i++) await concurrent(way, CONCURRENCY, []);
+    }
+
+    for (let round = 0; round < rounds; round++) {
+      // Rotate which way goes first so that drift (other load on the machine, GC) spreads evenly.
+      const order = ways.map((_, index) => ways[(index + round) % ways.length]);
+      for (const way of order) {
+        await sequential(way, PER_ROUND, way.seq);
+        for (let done = 0; done < PER_ROUND; done += CONCURRENCY) way.batches.push(await concurrent(way, Math.min(CONCURRENCY, PER_ROUND - done), way.conc));
+      }
+      console.log(`[bench] round ${round + 1}/${rounds}  sequential p50 ms  ${ways.map((way) => `${way.key} ${fmt(percentile(way.seq.slice(-PER_ROUND), 50))}`).join('  ')}`);
+    }
+
+    const sdk = ways[0];
+    const stats = (way) => ({
+      seq50: percentile(way.seq, 50),
+      seq95: percentile(way.seq, 95),
+      conc50: percentile(way.conc, 50),
+      conc95: percentile(way.conc, 95),
+      throughput: (way.conc.length / way.batches.reduce((sum, value) => sum + value, 0)) * 1000,
+    });
+    const base = stats(sdk);
+    const rows = ways.map((way) => ({ way, ...stats(way) }));
+    const table = [
+      '| Way | Sequential p50 (ms) | Sequential p95 (ms) | p50 ÷ SDK | p95 ÷ SDK | Concurrent p50 (ms) | Concurrent p95 (ms) | p50 ÷ SDK | p95 ÷ SDK | Concurrent throughput (calls/s) |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...rows.map(
+        (row) =>
+          `| ${row.way.label} | ${fmt(row.seq50)} | ${fmt(row.seq95)} | ${ratio(row.seq50 / base.seq50)} | ${ratio(row.seq95 / base.seq95)} | ${fmt(row.conc50)} | ${fmt(row.conc95)} | ${ratio(row.conc50 / base.conc50)} | ${ratio(row.conc95 / base.conc95)} | ${Math.round(row.throughput)} |`,
+      ),
+    ].join('\n');
+    const perCall = (way, key) => way.cpu[key] / way.seq.length;
+    const cpuTable = [
+      '| Way | This process (client side) | Gateway process | Fixture process | Total CPU per call |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      ...rows.map(({ way }) => {
+        const parts = ['client', 'gateway', 'fixture'].map((key) => perCall(way, key));
+        const cells = parts.map((value, index) => (index === 1 && way.processes.gateway === undefined ? '–' : fmt(value)));
+        return `| ${way.label} | ${cells.join(' | ')} | ${fmt(parts.reduce((sum, value) => sum + value, 0))} |`;
+      }),
+    ].join('\n');
+    const byKey = Object.fromEntries(rows.map((row) => [row.way.key, row]));
+    const goal = byKey.gateway.seq50 / base.seq50;
+    const met = goal <= GOAL_RATIO;
+    const hop = byKey.gateway.seq50 - byKey.core.seq50;
+    const info = machine();
+    const section = [
+      SECTION,
+      '',
+      `Command: \`npm run bench:calls\` (\`node bench/calls.mjs\`, ${rounds} rounds)  `,
+      `Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}, commit ${commitLabel(repoRoot)}  `,
+      `Machine: ${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.os}, Node ${info.node}  `,
+      `Load average (1/5/15 min) at start: ${load}; at end: ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}; run at nice ${os.getPriority()}. The machine may be shared by other work.`,
+      '',
+      `The fixture's \`echo\` tool (\`test/fixtures/stdio-server.mjs\`), ${rounds * PER_ROUND} sequential and ${rounds * PER_ROUND} concurrent calls (${CONCURRENCY} in flight at a time) per way, after ${WARMUP_CALLS} + ${3 * CONCURRENCY} warm-up calls. The ways are interleaved: each round makes ${PER_ROUND} sequential calls and one batch of ${CONCURRENCY} concurrent calls per way, and the order rotates every round. Every way has its own fixture process. Latency is per call, from the client's call to its result; a concurrent call's latency includes waiting behind the other ${CONCURRENCY - 1}. The gateway is \`mcp-switchboard serve\` (bundled from \`src/cli.ts\`) in its own process, so the client and the gateway do not share an event loop; the SDK client calls \`fixture__echo\` on \`/mcp\` with the bearer token.`,
+      '',
+      table,
+      '',
+      `CPU time per sequential call in ms (user+system, from process.cpuUsage and /proc/<pid>/stat; clock ticks are ${1000 / clockTicksPerSecond} ms, so small values are approximate):`,
+      '',
+      cpuTable,
+      '',
+      `**Goal (gateway p50 at most ${GOAL_RATIO}× the bare SDK client): ${met ? 'met' : 'missed'}**: sequential p50 ${fmt(byKey.gateway.seq50)} ms vs ${fmt(base.seq50)} ms = ${ratio(goal)}; concurrent p50 ${ratio(byKey.gateway.conc50 / base.conc50)}.`,
+      '',
+      `Where the time goes (sequential p50): the core connection costs ${fmt(byKey.core.seq50 - base.seq50)} ms over the bare SDK client (${ratio(byKey.core.seq50 / base.seq50)}). The gateway adds ${fmt(hop)} ms over the core connection: one more process and one HTTP request per call (the client's POST with an SSE response, the gateway's SDK server, the catalog, then the same stdio call). A bare SDK client over streamable HTTP to an HTTP fixture, with no stdio hop behind it, already takes ${fmt(byKey.http.seq50)} ms, ${ratio(byKey.http.seq50 / base.seq50)} the stdio client; the gateway is ${ratio(byKey.gateway.seq50 / byKey.http.seq50)} that. In CPU per call, the client side of the HTTP transport (fetch, SSE parsing in the SDK client) costs ${fmt(perCall(byKey.gateway.way, 'client'))} ms against ${fmt(perCall(sdk, 'client'))} ms for stdio, and the gateway process ${fmt(perCall(byKey.gateway.way, 'gateway'))} ms.${byKey.http.seq50 > base.seq50 * GOAL_RATIO ? ` A ${GOAL_RATIO}× budget over a ${fmt(base.seq50)} ms stdio round trip leaves ${fmt(base.seq50 * (GOAL_RATIO - 1))} ms for the whole gateway hop, less than one loopback streamable HTTP request costs here (the reference row), so a gateway reached over streamable HTTP cannot meet it against a stdio baseline on this machine.` : ''}`,
+    ].join('\n');
+
+    console.log(`\n${table}\n\n${cpuTable}\n`);
+    console.log(`Gateway sequential p50 ÷ bare SDK: ${ratio(goal)} (goal ≤ ${GOAL_RATIO}×) → ${met ? 'met' : 'MISSED'}`);
+    if (write) {
+      replaceSection(path.join(repoRoot, 'bench', 'RESULTS.md'), SECTION, section);
+      console.log('[bench] updated bench/RESULTS.md (## bench:calls)');
+    }
+  } finally {
+    for (const way of ways) await way.close().catch((error) => console.error(`[bench] closing ${way.key}: ${error}`));
+    fs.rmSync(tempRoot, { recursive: true, force: true });
+  }
+}
+
+// ── Reporting helpers (bench/catalog.mjs has the same; each bench file stands alone) ──
+
+function option(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1] : fallback;
+}
+
+/** Nearest-rank percentile. */
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function machine() {
+  const cpus = os.cpus();
+  let distro = '';
+  try {
+    distro = /^PRETTY_NAME="?([^"\n]*)"?/m.exec(fs.readFileSync('/etc/os-release', 'utf8'))?.[1] ?? '';
+  } catch {
+    // Not Linux, or no os-release: the kernel line is enough.
+  }
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: (os.totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    os: `${distro ? `${distro}, ` : ''}${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+function commitLabel(root) {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src/core'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return dirty ? `${head} (src/core modified)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Replaces the section that starts with the line `heading` and runs to the next `#`/`##` heading
+ * (or the end), or appends it. The file is read right before writing: other benchmarks update
+ * their own parts of it, and their edits must survive.
+ */
+function replaceSection(file, heading, section) {
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const lines = previous.split('\n');
+  const start = lines.indexOf(heading);
+  let next;
+  if (start < 0) {
+    next = `${previous.replace(/\n*$/, '')}\n\n${section}\n`;
+  } else {
+    let end = lines.findIndex((line, index) => index > start && /^#{1,2} /.test(line));
+    if (end < 0) end = lines.length;
+    const after = lines.slice(end).join('\n');
+    const before = start > 0 ? `${lines.slice(0, start).join('\n')}\n` : '';
+    next = `${before}${section}\n${after ? `\n${after}` : ''}`;
+  }
+  fs.writeFileSync(file, next);
+}
+
+await main();

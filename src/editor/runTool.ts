@@ -1,0 +1,42 @@
+import * as vscode from 'vscode';
+import type { ToolCatalog } from '../core/catalog';
+import { CALL_TOOL } from './dispatcherTools';
+import type { LogChannels } from './logChannels';
+
+/**
+ * "Run Tool…": try an exposed tool by hand, the way chat would call it. It goes through
+ * vscode.lm.invokeTool, so the editor's own confirmation applies to tools that are not read-only.
+ */
+export async function runToolInteractively(catalog: ToolCatalog, logs: LogChannels, qualifiedName?: string): Promise<string | undefined> {
+  const exposed = catalog.snapshot().servers.flatMap((server) => server.tools.filter((tool) => tool.exposed));
+  let name = qualifiedName;
+  if (!name) {
+    const picked = await vscode.window.showQuickPick(
+      exposed.map((tool) => ({ label: tool.qualifiedName, description: tool.readOnly ? 'read-only' : '', detail: tool.tool.description })),
+      { title: 'Run which MCP tool?', matchOnDetail: true },
+    );
+    name = picked?.label;
+  }
+  const tool = exposed.find((candidate) => candidate.qualifiedName === name);
+  if (!tool) return undefined;
+  const properties = Object.keys((tool.tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {});
+  const text = await vscode.window.showInputBox({
+    title: `Arguments for ${tool.server}/${tool.name} (JSON)`,
+    value: '{}',
+    prompt: properties.length ? `Properties: ${properties.join(', ')}` : 'This tool takes no arguments.',
+    validateInput: (value) => {
+      try {
+        const parsed: unknown = JSON.parse(value);
+        return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? undefined : 'Enter a JSON object.';
+      } catch (error) {
+        return `Not JSON: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    },
+  });
+  if (text === undefined) return undefined;
+  const result = await vscode.lm.invokeTool(CALL_TOOL, { input: { tool: tool.qualifiedName, arguments: JSON.parse(text) as object }, toolInvocationToken: undefined });
+  const output = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');
+  logs.main.info(`${tool.server}/${tool.name} returned: ${output}`);
+  logs.main.show(true);
+  return output;
+}
