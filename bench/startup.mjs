@@ -31,6 +31,10 @@ function option(name, fallback) {
   return index >= 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1] : fallback;
 }
 const rounds = Number(option('rounds', '5'));
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error('[bench] --rounds must be a whole number ≥ 1');
+  process.exit(2);
+}
 const write = !process.argv.includes('--no-write');
 
 async function loadCore() {
@@ -241,9 +245,11 @@ async function main() {
   const goalRatio = twenty.parallel / one;
   const met = goalRatio <= GOAL_RATIO;
   const info = machine();
+  const args = process.argv.slice(2).join(' ');
+  const invocation = args ? `\`node bench/startup.mjs ${args}\`` : '`npm run bench:startup` (`node bench/startup.mjs`)';
   const generated = [
     BEGIN,
-    `Command: \`npm run bench:startup\` (\`node bench/startup.mjs\`, ${rounds} rounds)  `,
+    `Command: ${invocation} (${rounds} rounds)  `,
     `Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}, commit ${commitLabel()}  `,
     `Machine: ${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.os}, Node ${info.node}  `,
     `Load average (1/5/15 min) at start: ${load}; at end: ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}. The machine may be shared: compare the ranges.${os.getPriority() === 0 ? '' : ` Run at nice ${os.getPriority()} to keep other work on the machine from skewing it.`}`,

@@ -85,10 +85,36 @@ function ensureDebianPackages({ needBrowser, needBuildTools }) {
   execFileSync('apt-get', ['install', '-y', '-qq', ...wanted], { stdio: 'inherit', env });
 }
 
+/** One setup at a time: two test runs starting together must not reinstall over each other. */
+function withLock(action) {
+  const lock = `${harnessDir}.lock`;
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      // A lock older than the longest install is left over from a killed run.
+      if (Date.now() - fs.statSync(lock).mtimeMs > 15 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+  try {
+    return action();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 export function setupEditor({ needBrowser = true } = {}) {
-  const current = harnessIsCurrent();
-  ensureDebianPackages({ needBrowser, needBuildTools: !current });
-  if (!current) installHarness();
+  withLock(() => {
+    const current = harnessIsCurrent();
+    ensureDebianPackages({ needBrowser, needBuildTools: !current });
+    if (!current) installHarness();
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

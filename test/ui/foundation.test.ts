@@ -21,13 +21,16 @@ describe('the workbench, clicked as a user would (UI)', function () {
     const welcome = page.locator('.welcome-view-content', { hasText: 'No MCP servers are configured yet.' });
     // The welcome replaces "no data provider" only once the extension registered its tree.
     await welcome.waitFor({ timeout: 30_000 });
-    assert.ok(await welcome.getByRole('button', { name: 'Open Settings' }).isVisible());
+    assert.ok(await welcome.getByRole('button', { name: 'Add Server' }).isVisible());
+    assert.ok(await welcome.getByRole('button', { name: 'Import Servers' }).isVisible());
     await screenshot(page, 'welcome-view');
   });
 
-  it('runs "Show Logs" from the palette and shows the activation line in the output panel', async () => {
+  it('runs "Show Server Logs…" from the palette and shows the activation line in the main log', async () => {
     const { page } = workbench;
-    await runFromPalette(page, 'MCP Switchboard: Show Logs');
+    await runFromPalette(page, 'MCP Switchboard: Show Server Logs…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget', { hasText: 'Show logs of' }).waitFor();
+    await page.keyboard.press('Enter');
     const output = page.locator('.part.panel .view-lines', { hasText: 'MCP Switchboard' });
     await output.waitFor({ timeout: 15_000 });
     // Monaco renders spaces as no-break spaces.

@@ -138,6 +138,18 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     await waitForDescription(page, 'alpha', /^running/);
   });
 
+  it('runs Invalidate Tool Cache from the palette, which refetches every server\'s tools', async () => {
+    await runFromPalette(page, 'MCP Switchboard: Invalidate Tool Cache', { opensQuickInput: true });
+    await page.locator('.quick-input-widget', { hasText: 'Invalidate the tool cache of' }).waitFor();
+    await page.locator('.quick-input-widget input').fill('All servers');
+    await page.keyboard.press('Enter');
+    await runFromPalette(page, 'MCP Switchboard: Show Server Logs…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget', { hasText: 'Show logs of' }).waitFor();
+    await page.locator('.quick-input-widget input').fill('alpha');
+    await page.keyboard.press('Enter');
+    await page.locator('.part.panel .view-lines', { hasText: 'tool cache invalidated' }).waitFor({ timeout: 15_000 });
+  });
+
   it('unticks a tool, which writes the switch to the workspace settings', async () => {
     const row = treeRow(page, 'alpha');
     await row.click();
@@ -147,6 +159,11 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     await waitForDescription(page, 'add', /switched off/);
     assert.match(fs.readFileSync(workspaceSettings, 'utf8'), /"alpha\/add"/);
     await screenshot(page, 'tool-switched-off');
+    // And it leaves what chat sees.
+    await runFromPalette(page, 'MCP Switchboard: Show Tool Catalog');
+    const line = page.locator('.editor-instance .view-line', { hasText: /alpha__add`/ });
+    await line.waitFor({ timeout: 15_000 });
+    assert.match((await line.innerText()).replace(/\s+/g, ' '), /`alpha__add` \| \| no \| disabled in mcpSwitchboard\.tools\./);
   });
 
   it('asks again when the command changes, and Allow starts it', async () => {

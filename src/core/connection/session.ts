@@ -21,6 +21,7 @@ import {
 import type { ServerDefinition } from '../config/types';
 import type { Logger } from '../logging';
 import { ConnectionError, errorMessage } from './errors';
+import { traceTraffic } from './traffic';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isSessionExpired, isUnreachable } from './httpTransport';
 import { translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
@@ -192,7 +193,7 @@ export class McpSession {
       // start() runs synchronously inside connect() up to its first await: by then the stdio
       // process is spawned and the HTTP transport is ready, so the next wait is for initialize.
       // (SSE first waits for its endpoint event, still 'connect'.)
-      const connecting = client.connect(transport, requestOptions);
+      const connecting = client.connect(traceTraffic(transport, options.logger), requestOptions);
       if (kind !== 'sse') enter('initialize');
       await abortable(connecting, signal);
       const created = new McpSession(kind, client, transport, options);

@@ -15,10 +15,13 @@ function toolNames(): string[] {
  * Resolves once the editor's tool list satisfies `predicate`. The stable API has no event for
  * changes to vscode.lm.tools, so this checks the list on a short interval, with a deadline.
  */
-async function waitForTools(predicate: (names: string[]) => boolean, timeoutMs = 20_000): Promise<string[]> {
+async function waitForTools(predicate: (names: string[]) => boolean, timeoutMs = 20_000, options: { startServers?: boolean } = {}): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate(toolNames())) {
     if (Date.now() > deadline) throw new Error(`tools did not match within ${timeoutMs} ms; now: ${toolNames().filter((name) => name.startsWith('mcp')).join(', ')}`);
+    // A new definition version makes the editor stop the server until something starts it again;
+    // in chat the next request does. The editor takes the new version asynchronously, so ask again.
+    if (options.startServers) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return toolNames();
@@ -79,14 +82,11 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
     await settings.update('tools.disabled', ['ok/add'], vscode.ConfigurationTarget.Global);
     try {
-      // The new definition version makes the editor drop its cached tools and stop the server; it
-      // starts it again on the next chat request, which this command stands in for.
-      await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
-      await waitForTools((all) => !all.includes('mcp_ok_add') && all.includes('mcp_ok_echo'));
+      await waitForTools((all) => !all.includes('mcp_ok_add') && all.includes('mcp_ok_echo'), 20_000, { startServers: true });
     } finally {
       await settings.update('tools.disabled', undefined, vscode.ConfigurationTarget.Global);
     }
-    await waitForTools((all) => all.includes('mcp_ok_add'));
+    await waitForTools((all) => all.includes('mcp_ok_add'), 20_000, { startServers: true });
   });
 
   it('Invalidate Tool Cache refetches the server\'s tool list', async () => {

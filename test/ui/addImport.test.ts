@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
+
+async function answer(page: Page, title: RegExp | string, text?: string): Promise<void> {
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ timeout: 15_000 });
+  if (text !== undefined) await page.locator('.quick-input-widget input').fill(text);
+  await page.keyboard.press('Enter');
+}
+
+describe('adding and importing servers from the palette (UI)', function () {
+  this.timeout(180_000);
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('basic', {
+      prepareWorkspace: (dir) => {
+        fs.writeFileSync(path.join(dir, '.vscode', 'mcp.json'), JSON.stringify({
+          servers: { imported: { type: 'stdio', command: process.execPath, args: [fixture, '--name', 'imported'] } },
+        }, null, 2));
+      },
+    });
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+  });
+
+  it('Add Server… turns a pasted command line into a running server', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
+    await answer(page, 'command line or URL', `"${process.execPath}" "${fixture}" --name added`);
+    await answer(page, 'name', 'added-server');
+    await answer(page, 'where to save it', 'User settings');
+    await treeRow(page, 'added-server').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+  });
+
+  it('Import Servers… previews the servers of .vscode/mcp.json and adds the chosen ones', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Import Servers…', { opensQuickInput: true });
+    await answer(page, 'from where', '.vscode/mcp.json');
+    const preview = page.locator('.quick-input-widget', { hasText: 'these will be added' });
+    await preview.waitFor({ timeout: 15_000 });
+    const row = preview.locator('.monaco-list-row', { hasText: 'imported' });
+    assert.match(await row.innerText(), /"command"/, 'the preview shows the entry as JSON');
+    await screenshot(page, 'import-preview');
+    await page.keyboard.press('Enter');
+    await answer(page, 'save to', 'User settings');
+    await treeRow(page, 'imported').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+  });
+});
