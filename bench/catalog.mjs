@@ -313,7 +313,7 @@ async function main() {
       '',
       table,
       '',
-      `**Goal (a full rebuild in under ${GOAL_MS} ms): ${met ? 'met' : 'missed'}**: median ${fmt(rebuild.median)} ms, p95 ${fmt(rebuild.p95)} ms for filtering, budget and naming of ${SERVERS * TOOLS_PER_SERVER} tools.` +
+      `**Goal (a full rebuild in under ${GOAL_MS} ms): ${met ? 'met' : 'missed'}**: median ${fmt(rebuild.median)} ms, p95 ${fmt(rebuild.p95)} ms for filtering, budget and naming of ${SERVERS * TOOLS_PER_SERVER} tools${rebuild.min >= GOAL_MS ? `; even the fastest of the ${iterations} runs took ${fmt(rebuild.min)} ms, so the miss is not only other load on the machine` : ''}.` +
         ` Of the median, naming takes ${fmt(byKey.naming.median)} ms and filtering ${fmt(byKey.filtering.median)} ms (each measured alone); the remaining ${fmt(Math.max(0, rebuild.median - byKey.naming.median - byKey.filtering.median))} ms is building and freezing the 10,000 result objects, the budget sort, the snapshot signature and the garbage they leave${rebuild.cpu > rebuild.median ? ' (CPU time exceeds wall time because V8 collects garbage on helper threads)' : ''}.` +
         ` In the running catalog a rebuild from an empty memo happens once, for the first snapshot; later rebuilds reuse it: a settings change takes ${fmt(byKey.settings.median)} ms (p95 ${fmt(byKey.settings.p95)} ms), a state change ${fmt(byKey.state.median)} ms.` +
         ` A cold start from the disk cache, which also reads, validates and normalizes all ${SERVERS * TOOLS_PER_SERVER} tools, takes ${fmt(byKey.disk.median)} ms (median; ${fmt(byKey.memory.median)} ms without the file system)` +

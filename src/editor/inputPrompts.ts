@@ -30,7 +30,8 @@ export class SecretInputResolver implements InputResolver {
     const value = await vscode.window.showInputBox({
       title: `MCP Switchboard: ${request.server} needs "${request.id}"`,
       prompt: request.description ?? `Value for \${input:${request.id}} (stored in your OS keychain, never in settings)`,
-      password: request.password ?? false,
+      // Settings entries have no `inputs` block to say so; an id that names a secret is masked.
+      password: request.password ?? /token|key|secret|password|auth/i.test(request.id),
       value: request.default,
       ignoreFocusOut: true,
     });

@@ -12,6 +12,8 @@ export const screenshotsDir = path.join(repoRoot, 'test-artifacts', 'screenshots
 export interface Workbench {
   readonly page: Page;
   readonly workspace: string;
+  /** code-server's user-data folder; the user settings are in User/settings.json. */
+  readonly userDataDir: string;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export async function openWorkbench(workspaceName = 'basic', options: OpenOption
   return {
     page,
     workspace,
+    userDataDir: server.userDataDir,
     async close() {
       await browser.close();
       await server.stop();
