@@ -24,3 +24,4 @@ export {
 } from './settings-file';
 export { claudeDesktopConfigPath, DEFAULT_SOURCES, SOURCE_NAMES, type SourceName } from './sources';
 export * from './types';
+export { loadFolderConfiguration, type FolderConfiguration, type FolderConfigurationOptions } from './folder-configuration';

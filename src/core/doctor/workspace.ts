@@ -3,13 +3,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
-  createEnvInputResolver,
-  loadConfiguration,
-  nodeFileSystem,
-  readWorkspaceSettingsFile,
-  settingsEntries,
+  loadFolderConfiguration,
   type ConfigDiagnostic,
-  type ConfigFileSystem,
   type InvalidServer,
   type ServerDefinition,
 } from '../config';
@@ -40,42 +35,13 @@ export async function loadWorkspace(
   const folderProblem = await checkFolder(folder);
   if (folderProblem) return { kind: 'unreadable', folder, settingsFile, problems: [folderProblem] };
 
-  // readWorkspaceSettingsFile treats a missing file like an empty one; the doctor says which it was.
-  let settingsFound = true;
-  const recording: ConfigFileSystem = {
-    async readText(file, maxBytes) {
-      const result = await nodeFileSystem.readText(file, maxBytes);
-      if (file === settingsFile && result.kind === 'missing') settingsFound = false;
-      return result;
-    },
-  };
-  const settings = await readWorkspaceSettingsFile(folder, recording);
-  const fatal = settings.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-  if (fatal.length > 0) {
+  const loaded = await loadFolderConfiguration(folder, { env });
+  if (loaded.kind === 'unreadable') {
     // A file cut off mid-object reports one missing brace per open level, all at the same place.
-    const problems = [...new Set(fatal.map((diagnostic) => locate(settingsFile, diagnostic)))];
+    const problems = [...new Set(loaded.diagnostics.filter((d) => d.severity === 'error').map((d) => locate(settingsFile, d)))];
     return { kind: 'unreadable', folder, settingsFile, problems };
   }
-
-  const fromSettings = settingsEntries(settings.servers, settings.source);
-  const loaded = await loadConfiguration(
-    {
-      entries: fromSettings.entries,
-      sources: settings.sources,
-      sourcesOrigin: settings.source,
-      workspaceFolders: [{ name: path.basename(folder), path: folder }],
-      env,
-    },
-    createEnvInputResolver(env),
-  );
-  return {
-    kind: 'loaded',
-    folder,
-    settingsFile,
-    settingsFound,
-    servers: loaded.servers,
-    diagnostics: [...settings.diagnostics, ...fromSettings.diagnostics, ...loaded.diagnostics],
-  };
+  return { kind: 'loaded', folder, settingsFile, settingsFound: loaded.settingsFound, servers: loaded.servers, diagnostics: loaded.diagnostics };
 }
 
 async function checkFolder(folder: string): Promise<string | undefined> {

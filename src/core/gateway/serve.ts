@@ -2,16 +2,8 @@
 // signal aborts (the CLI aborts on SIGINT/SIGTERM). stdout carries exactly one JSON line saying
 // where to connect; everything else goes to stderr.
 import fs from 'node:fs';
-import path from 'node:path';
 import type { ToolSource } from '../catalog/types';
-import {
-  createEnvInputResolver,
-  loadConfiguration,
-  readWorkspaceSettingsFile,
-  settingsEntries,
-  type ConfigDiagnostic,
-  type LoadedConfiguration,
-} from '../config';
+import { loadFolderConfiguration, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
 import { errorMessage } from '../connection/errors';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logging';
 import { ServerManager } from '../manager';
@@ -72,13 +64,13 @@ export async function runServe(options: ServeOptions): Promise<number> {
     return 2;
   }
   const env = options.env ?? process.env;
-  const loaded = await loadFolderConfiguration(options.folder, env, options.userHome);
+  const loaded = await loadFolderConfiguration(options.folder, { env, ...(options.userHome === undefined ? {} : { userHome: options.userHome }) });
   if (loaded.kind === 'unreadable') {
     // Serving without the file's filters could expose tools the user denied: refuse instead.
     for (const diagnostic of loaded.diagnostics) logger.error(formatDiagnostic(diagnostic));
     return 2;
   }
-  const configuration = loaded.configuration;
+  const configuration: LoadedConfiguration = { servers: loaded.servers, diagnostics: loaded.diagnostics };
   for (const diagnostic of configuration.diagnostics) {
     logger[diagnostic.severity === 'error' ? 'error' : 'warn'](formatDiagnostic(diagnostic));
   }
@@ -147,32 +139,6 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   }
 }
 
-type FolderConfiguration =
-  | { readonly kind: 'loaded'; readonly configuration: LoadedConfiguration }
-  | { readonly kind: 'unreadable'; readonly diagnostics: readonly ConfigDiagnostic[] };
-
-async function loadFolderConfiguration(
-  folder: string,
-  env: Readonly<Record<string, string | undefined>>,
-  userHome: string | undefined,
-): Promise<FolderConfiguration> {
-  const settings = await readWorkspaceSettingsFile(folder);
-  if (settings.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { kind: 'unreadable', diagnostics: settings.diagnostics };
-  const entries = settingsEntries(settings.servers, settings.source);
-  const loaded = await loadConfiguration(
-    {
-      entries: entries.entries,
-      sources: settings.sources,
-      sourcesOrigin: settings.source,
-      workspaceFolders: [{ name: path.basename(folder), path: folder }],
-      env,
-      ...(userHome === undefined ? {} : { userHome }),
-    },
-    createEnvInputResolver(env),
-  );
-  const diagnostics = [...settings.diagnostics, ...entries.diagnostics, ...loaded.diagnostics];
-  return { kind: 'loaded', configuration: { servers: loaded.servers, diagnostics } };
-}
 
 function formatDiagnostic(diagnostic: ConfigDiagnostic): string {
   const where = [diagnostic.source.file, diagnostic.path].filter((part) => part !== undefined && part !== '').join(' ');
