@@ -176,4 +176,17 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     assert.ok(readPid(guardedMarker), 'the workspace server started after consent');
     assert.equal(await description(page, 'alpha').then((text) => /^running/.test(text)), true);
   });
+
+  it('opens a quick pick of servers and then their actions from the status bar', async () => {
+    await page.locator('.statusbar-item', { hasText: /\d+\/3/ }).first().click();
+    const picker = page.locator('.quick-input-widget', { hasText: 'MCP Switchboard servers' });
+    await picker.waitFor({ timeout: 15_000 });
+    await picker.locator('.monaco-list-row', { hasText: 'alpha' }).first().click();
+    const actions = page.locator('.quick-input-widget', { hasText: 'alpha:' });
+    await actions.waitFor({ timeout: 15_000 });
+    for (const action of ['Reconnect', 'Stop', 'Show Logs', 'Open Settings Entry', 'Invalidate Tool Cache']) {
+      assert.ok(await actions.locator('.monaco-list-row', { hasText: action }).first().isVisible(), action);
+    }
+    await page.keyboard.press('Escape');
+  });
 });
