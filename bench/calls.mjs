@@ -7,28 +7,40 @@
 // the `## bench:calls` section of bench/RESULTS.md.
 //   npm run bench:calls                        (= node bench/calls.mjs)
 //   node bench/calls.mjs --rounds 5 --no-write
-// The core is TypeScript: it is bundled with esbuild first, as the extension ships it (same as
-// bench/startup.mjs). The gateway runs from a bundle of src/cli.ts, not dist/, so a stale or
+// The core is TypeScript: it is bundled with esbuild first, as the extension ships it (see
+// bench/support.mjs). The gateway runs from a bundle of src/cli.ts, not dist/, so a stale or
 // concurrent build cannot skew the numbers.
-import * as esbuild from 'esbuild';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  bundle,
+  clockTicksPerSecond,
+  dateLine,
+  loadAverage,
+  loadBundle,
+  machineLine,
+  option,
+  percentile,
+  procStat,
+  ratio,
+  repoRoot,
+  replaceSection,
+  shouldWrite,
+  ticksToMs,
+} from './support.mjs';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STDIO_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
 const HTTP_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'http-server.mjs');
 const SECTION = '## bench:calls';
 
 const rounds = Number(option('rounds', '10'));
-const write = !process.argv.includes('--no-write');
+const write = shouldWrite();
 /** Per way and round: this many sequential calls, then one batch of this many concurrent calls. */
 const PER_ROUND = 100;
 const CONCURRENCY = 100;
@@ -37,36 +49,13 @@ const GOAL_RATIO = 1.2;
 // Long enough that no fixture ends itself mid-run (their default safety net is 2 minutes).
 const FIXTURE_ARGS = ['--max-lifetime', '900000'];
 
-async function bundle(outdir, name, options) {
-  const outfile = path.join(outdir, name);
-  await esbuild.build({
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    outfile,
-    logLevel: 'warning',
-    absWorkingDir: repoRoot,
-    // jsonc-parser's `main` is a UMD file esbuild cannot follow (see scripts/build.mjs).
-    mainFields: ['module', 'main'],
-    ...options,
-  });
-  return outfile;
-}
-
 async function loadCore(outdir) {
-  const file = await bundle(outdir, 'core.cjs', {
-    stdin: {
-      contents: [
-        "export { ServerConnection } from './src/core/connection';",
-        "export { DEFAULT_TIMEOUTS } from './src/core/config/types';",
-      ].join('\n'),
-      resolveDir: repoRoot,
-      loader: 'ts',
-    },
-  });
-  const cli = await bundle(outdir, 'cli.cjs', { entryPoints: ['src/cli.ts'] });
-  return { core: createRequire(import.meta.url)(file), cli };
+  const core = await loadBundle(path.join(outdir, 'core.cjs'), [
+    "export { ServerConnection } from './src/core/connection';",
+    "export { DEFAULT_TIMEOUTS } from './src/core/config/types';",
+  ]);
+  const cli = await bundle(path.join(outdir, 'cli.cjs'), { entryPoints: ['src/cli.ts'] });
+  return { core, cli };
 }
 
 const ECHO_ARGS = { text: 'hello from the benchmark' };
@@ -174,24 +163,10 @@ async function check(result, way) {
   if (text !== ECHO_ARGS.text) throw new Error(`${way}: unexpected result ${JSON.stringify(value)}`);
 }
 
-const clockTicksPerSecond = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
 /** User+system CPU ms of a running process (Linux /proc); NaN where that is not available. */
 function processCpuMs(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name start at field 3; utime and stime are 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
-  } catch {
-    return Number.NaN;
-  }
+  const fields = procStat(pid);
+  return fields ? ticksToMs(Number(fields[11]) + Number(fields[12])) : Number.NaN;
 }
 
 function cpuNow(way) {
@@ -231,14 +206,13 @@ async function concurrent(way, count, into) {
 }
 
 const fmt = (value) => (value >= 10 ? value.toFixed(1) : value.toFixed(2));
-const ratio = (value) => `${value.toFixed(2)}×`;
 
 async function main() {
   const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-calls-'));
   const ways = [];
   try {
     const { core, cli } = await loadCore(tempRoot);
-    const load = os.loadavg().map((value) => value.toFixed(2)).join(' ');
+    const load = loadAverage();
     console.log(`[bench] ${rounds} rounds × (${PER_ROUND} sequential + ${PER_ROUND} concurrent, ${CONCURRENCY} at a time) per way; load average ${load}`);
     const definitions = [
       { key: 'sdk', label: 'Bare SDK client → fixture (stdio)', open: () => bareSdkStdio() },
@@ -296,14 +270,13 @@ async function main() {
     const goal = byKey.gateway.seq50 / base.seq50;
     const met = goal <= GOAL_RATIO;
     const hop = byKey.gateway.seq50 - byKey.core.seq50;
-    const info = machine();
     const section = [
       SECTION,
       '',
       `Command: \`npm run bench:calls\` (\`node bench/calls.mjs\`, ${rounds} rounds)  `,
-      `Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}, commit ${commitLabel(repoRoot)}  `,
-      `Machine: ${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.os}, Node ${info.node}  `,
-      `Load average (1/5/15 min) at start: ${load}; at end: ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}; run at nice ${os.getPriority()}. The machine may be shared by other work.`,
+      `${dateLine()}  `,
+      `${machineLine()}  `,
+      `Load average (1/5/15 min) at start: ${load}; at end: ${loadAverage()}; run at nice ${os.getPriority()}. The machine may be shared by other work.`,
       '',
       `The fixture's \`echo\` tool (\`test/fixtures/stdio-server.mjs\`), ${rounds * PER_ROUND} sequential and ${rounds * PER_ROUND} concurrent calls (${CONCURRENCY} in flight at a time) per way, after ${WARMUP_CALLS} + ${3 * CONCURRENCY} warm-up calls. The ways are interleaved: each round makes ${PER_ROUND} sequential calls and one batch of ${CONCURRENCY} concurrent calls per way, and the order rotates every round. Every way has its own fixture process. Latency is per call, from the client's call to its result; a concurrent call's latency includes waiting behind the other ${CONCURRENCY - 1}. The gateway is \`mcp-switchboard serve\` (bundled from \`src/cli.ts\`) in its own process, so the client and the gateway do not share an event loop; the SDK client calls \`fixture__echo\` on \`/mcp\` with the bearer token.`,
       '',
@@ -321,75 +294,13 @@ async function main() {
     console.log(`\n${table}\n\n${cpuTable}\n`);
     console.log(`Gateway sequential p50 ÷ bare SDK: ${ratio(goal)} (goal ≤ ${GOAL_RATIO}×) → ${met ? 'met' : 'MISSED'}`);
     if (write) {
-      replaceSection(path.join(repoRoot, 'bench', 'RESULTS.md'), SECTION, section);
+      replaceSection(SECTION, section);
       console.log('[bench] updated bench/RESULTS.md (## bench:calls)');
     }
   } finally {
     for (const way of ways) await way.close().catch((error) => console.error(`[bench] closing ${way.key}: ${error}`));
     fs.rmSync(tempRoot, { recursive: true, force: true });
   }
-}
-
-// ── Reporting helpers (bench/catalog.mjs has the same; each bench file stands alone) ──
-
-function option(name, fallback) {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1] : fallback;
-}
-
-/** Nearest-rank percentile. */
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-function machine() {
-  const cpus = os.cpus();
-  let distro = '';
-  try {
-    distro = /^PRETTY_NAME="?([^"\n]*)"?/m.exec(fs.readFileSync('/etc/os-release', 'utf8'))?.[1] ?? '';
-  } catch {
-    // Not Linux, or no os-release: the kernel line is enough.
-  }
-  return {
-    cpu: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    memoryGiB: (os.totalmem() / 2 ** 30).toFixed(1),
-    node: process.version,
-    os: `${distro ? `${distro}, ` : ''}${os.type()} ${os.release()} ${os.arch()}`,
-  };
-}
-
-function commitLabel(root) {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src/core'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    return dirty ? `${head} (src/core modified)` : head;
-  } catch {
-    return 'unknown';
-  }
-}
-
-/**
- * Replaces the section that starts with the line `heading` and runs to the next `#`/`##` heading
- * (or the end), or appends it. The file is read right before writing: other benchmarks update
- * their own parts of it, and their edits must survive.
- */
-function replaceSection(file, heading, section) {
-  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const lines = previous.split('\n');
-  const start = lines.indexOf(heading);
-  let next;
-  if (start < 0) {
-    next = `${previous.replace(/\n*$/, '')}\n\n${section}\n`;
-  } else {
-    let end = lines.findIndex((line, index) => index > start && /^#{1,2} /.test(line));
-    if (end < 0) end = lines.length;
-    const after = lines.slice(end).join('\n');
-    const before = start > 0 ? `${lines.slice(0, start).join('\n')}\n` : '';
-    next = `${before}${section}\n${after ? `\n${after}` : ''}`;
-  }
-  fs.writeFileSync(file, next);
 }
 
 await main();

@@ -24,7 +24,18 @@ export function compileGlob(pattern: unknown): GlobPattern {
   try {
     if (typeof pattern !== 'string') throw new TypeError(`expected a string, got ${typeof pattern}`);
     const matcher = picomatch(pattern, { dot: true });
-    return { pattern: text, test: (name) => matcher(name) };
+    // What the matcher does per call, without the two result objects it allocates each time: an
+    // exact match, else the compiled expression. Only where it does not rewrite the input first
+    // (with `windows` it turns backslashes into slashes); there the matcher itself runs.
+    const { regex, posix } = matcher('', true);
+    if (posix || regex.global || regex.sticky) return { pattern: text, test: (name) => matcher(name) };
+    return {
+      pattern: text,
+      test: (name) => {
+        if (typeof name !== 'string') throw new TypeError('Expected input to be a string');
+        return name !== '' && (name === pattern || regex.test(name));
+      },
+    };
   } catch (error) {
     const message = `pattern ${JSON.stringify(text)} is not usable: ${error instanceof Error ? error.message : String(error)}`;
     return {
@@ -122,18 +133,61 @@ export const readOnlyStep: FilterStep = {
 /** In the order the rules apply. */
 export const FILTER_STEPS: readonly FilterStep[] = [serverAllowDenyStep, globalDenyStep, disabledStep, readOnlyStep];
 
+const SERVER_ALLOW: FilterRule = Object.freeze({ kind: 'serverAllow' });
+const DISABLED: FilterRule = Object.freeze({ kind: 'disabledSetting' });
+const READ_ONLY_ONLY: FilterRule = Object.freeze({ kind: 'readOnlyOnly' });
+
+/** Deny rules are shared per compiled pattern: frozen, so every tool it hides can point at the same one. */
+const serverDenyRules = new WeakMap<GlobPattern, FilterRule>();
+const globalDenyRules = new WeakMap<GlobPattern, FilterRule>();
+
+function denyRule(rules: WeakMap<GlobPattern, FilterRule>, kind: 'serverDeny' | 'globalDeny', glob: GlobPattern): FilterRule {
+  const known = rules.get(glob);
+  if (known) return known;
+  const rule: FilterRule = Object.freeze(kind === 'serverDeny' ? { kind, pattern: glob.pattern } : { kind, pattern: glob.pattern });
+  rules.set(glob, rule);
+  return rule;
+}
+
+function stepError(step: FilterStep, error: unknown): FilterRule {
+  return { kind: 'filterError', reason: `${step.name}: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/**
+ * evaluateFilters() with FILTER_STEPS, in one pass: the same rules in the same order with the same
+ * errors, without a subject object or a `server/tool` string per step (`qualified` is that string,
+ * when the caller has it). Rules are shared and frozen, except filterError ones.
+ */
+export function evaluateDefaultFilters(server: string, name: string, readOnly: boolean, context: FilterContext, qualified = `${server}/${name}`): FilterRule | undefined {
+  try {
+    for (const glob of context.deny) if (glob.test(name)) return denyRule(serverDenyRules, 'serverDeny', glob);
+    if (context.allow && !context.allow.some((glob) => glob.test(name))) return SERVER_ALLOW;
+  } catch (error) {
+    return stepError(serverAllowDenyStep, error);
+  }
+  try {
+    for (const glob of context.globalDeny) if (glob.test(qualified)) return denyRule(globalDenyRules, 'globalDeny', glob);
+  } catch (error) {
+    return stepError(globalDenyStep, error);
+  }
+  if (context.disabled.has(qualified)) return DISABLED;
+  if (context.readOnly && !readOnly) return READ_ONLY_ONLY;
+  return undefined;
+}
+
 /**
  * The first rule that hides the tool, or undefined when it passes them all. A step that throws
  * hides the tool with a `filterError` naming the step: failing closed never exposes a tool the
  * user meant to hide.
  */
 export function evaluateFilters(subject: FilterSubject, context: FilterContext, steps: readonly FilterStep[] = FILTER_STEPS): FilterRule | undefined {
+  if (steps === FILTER_STEPS) return evaluateDefaultFilters(subject.server, subject.name, subject.readOnly, context);
   for (const step of steps) {
     let rule: FilterRule | undefined;
     try {
       rule = step.apply(subject, context);
     } catch (error) {
-      return { kind: 'filterError', reason: `${step.name}: ${error instanceof Error ? error.message : String(error)}` };
+      return stepError(step, error);
     }
     if (rule) return rule;
   }

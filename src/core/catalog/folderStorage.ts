@@ -21,6 +21,12 @@ function isMissing(error: unknown): boolean {
 }
 
 export class FolderToolCacheStorage implements ToolCacheStorage {
+  /**
+   * Entries keys() has just read and parsed, for the get() that usually follows it, so each file
+   * is read once. Taken by that get(); forgotten on any write or delete of the key, or the next keys().
+   */
+  private readonly justRead = new Map<string, unknown>();
+
   constructor(readonly dir: string) {}
 
   /** Keys can hold any character and be long, so files are named by a hash; the key is inside. */
@@ -29,6 +35,11 @@ export class FolderToolCacheStorage implements ToolCacheStorage {
   }
 
   async get(key: string): Promise<unknown> {
+    if (this.justRead.has(key)) {
+      const entry = this.justRead.get(key);
+      this.justRead.delete(key);
+      return entry;
+    }
     const stored = await this.read(this.fileFor(key));
     return stored?.key === key ? stored.entry : undefined;
   }
@@ -36,6 +47,7 @@ export class FolderToolCacheStorage implements ToolCacheStorage {
   async set(key: string, entry: ToolCacheEntry): Promise<void> {
     const file = this.fileFor(key);
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    this.justRead.delete(key);
     const stored: StoredFile = { key, entry };
     await fs.mkdir(this.dir, { recursive: true });
     try {
@@ -48,6 +60,7 @@ export class FolderToolCacheStorage implements ToolCacheStorage {
   }
 
   async delete(key: string): Promise<void> {
+    this.justRead.delete(key);
     await fs.rm(this.fileFor(key), { force: true });
   }
 
@@ -60,6 +73,7 @@ export class FolderToolCacheStorage implements ToolCacheStorage {
       if (isMissing(error)) return [];
       throw error;
     }
+    this.justRead.clear();
     const keys: string[] = [];
     for (const name of names.sort()) {
       const file = path.join(this.dir, name);
@@ -69,8 +83,10 @@ export class FolderToolCacheStorage implements ToolCacheStorage {
       }
       if (!ENTRY_FILE.test(name)) continue;
       const stored = await this.read(file);
-      if (stored && this.fileFor(stored.key) === file) keys.push(stored.key);
-      else await fs.rm(file, { force: true }).catch(() => undefined);
+      if (stored && this.fileFor(stored.key) === file) {
+        keys.push(stored.key);
+        this.justRead.set(stored.key, stored.entry);
+      } else await fs.rm(file, { force: true }).catch(() => undefined);
     }
     return keys;
   }

@@ -2,7 +2,7 @@
 // [A-Za-z0-9_-]{1,64} and need names unique per request, so names are computed from the complete,
 // sorted set of `server/tool` pairs: the same set always yields the same names, whatever order the
 // servers connected in.
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 
 export const MAX_QUALIFIED_NAME_LENGTH = 64;
 export const QUALIFIED_NAME_SEPARATOR = '__';
@@ -37,17 +37,11 @@ export function sanitizeNamePart(text: string): string {
     .replace(/[^A-Za-z0-9_-]/gu, '_');
 }
 
-function shortHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 8);
-}
+/** Node's one-shot hash (20.12+, 21.7+) where present: several times cheaper than a Hash object. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
-interface Candidate {
-  readonly ref: ToolRef;
-  readonly server: string;
-  readonly tool: string;
-  readonly plain: string;
-  /** Sanitizing changed nothing: the plain name reads back as exactly this pair. */
-  readonly lossless: boolean;
+function shortHash(text: string): string {
+  return (oneShotHash ? oneShotHash('sha256', text, 'hex') : crypto.createHash('sha256').update(text, 'utf8').digest('hex')).slice(0, 8);
 }
 
 /** `server__tool` cut to BASE_LENGTH, sharing the room so that neither part disappears. */
@@ -59,24 +53,55 @@ function truncatedBase(server: string, tool: string): string {
   return `${server.slice(0, serverKeep)}${QUALIFIED_NAME_SEPARATOR}${tool.slice(0, room - serverKeep)}`;
 }
 
-function suffixed(candidate: Candidate, attempt: number): string {
-  const original = `${candidate.ref.server}/${candidate.ref.tool}`;
+function suffixed(server: string, tool: string, safeServer: string, safeTool: string, attempt: number): string {
+  const original = `${server}/${tool}`;
   // Later attempts only happen when a suffixed name collides with another name, which needs a
   // 32-bit hash collision; they keep the result deterministic instead of failing.
   const hash = shortHash(attempt === 0 ? original : `${original}#${attempt}`);
-  return `${truncatedBase(candidate.server, candidate.tool)}_${hash}`;
+  return `${truncatedBase(safeServer, safeTool)}_${hash}`;
 }
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Qualified names for a set of tool references; look them up with `get`. */
+/**
+ * One server's tools for naming: `tools` sorted in code-unit order without repeats, and
+ * `safeTools[i]` = sanitizeNamePart(tools[i]) when the caller has them precomputed.
+ */
+export interface NameGroup {
+  readonly server: string;
+  readonly tools: readonly string[];
+  readonly safeTools?: readonly string[];
+  /** `plains[i]` = `sanitize(server)__safeTools[i]`, when the caller has them precomputed. */
+  readonly plains?: readonly string[];
+}
+
+/** Qualified names for a set of tool references; look them up with `get`, or per group with `forServer`. */
 export class QualifiedNames {
-  constructor(private readonly names: ReadonlyMap<string, ReadonlyMap<string, string>>) {}
+  private maps: Map<string, ReadonlyMap<string, string>> | undefined;
+
+  /** `names[i][j]` is the name of `groups[i].tools[j]`. */
+  constructor(
+    private readonly groups: readonly NameGroup[],
+    private readonly names: readonly (readonly string[])[],
+  ) {}
 
   get(server: string, tool: string): string | undefined {
-    return this.names.get(server)?.get(tool);
+    if (!this.maps) {
+      this.maps = new Map();
+      this.groups.forEach((group, index) => {
+        const names = this.names[index] ?? [];
+        this.maps?.set(group.server, new Map(group.tools.map((name, j) => [name, names[j] ?? ''])));
+      });
+    }
+    return this.maps.get(server)?.get(tool);
+  }
+
+  /** The names of a server's tools, in the order of its group's `tools`; undefined for an unknown server. */
+  forServer(server: string): readonly string[] | undefined {
+    const index = this.groups.findIndex((group) => group.server === server);
+    return index < 0 ? undefined : this.names[index];
   }
 }
 
@@ -95,53 +120,62 @@ export function qualifyToolNames(refs: Iterable<ToolRef>): QualifiedNames {
     if (tools) tools.add(ref.tool);
     else toolsByServer.set(ref.server, new Set([ref.tool]));
   }
+  return qualifyGroups([...toolsByServer].map(([server, tools]) => ({ server, tools: [...tools].sort(compareText) })));
+}
+
+/**
+ * qualifyToolNames() for input already grouped by server (server names unique, each group's tools
+ * sorted in code-unit order and unique), without building a pair per tool. Same names.
+ */
+export function qualifyGroups(input: readonly NameGroup[]): QualifiedNames {
   // Sorted by server, then tool (code-unit order): the order every later choice depends on.
-  const candidates: Candidate[] = [];
-  for (const server of [...toolsByServer.keys()].sort(compareText)) {
-    const safeServer = sanitizeNamePart(server);
-    for (const tool of [...(toolsByServer.get(server) ?? [])].sort(compareText)) {
-      const safeTool = sanitizeNamePart(tool);
-      candidates.push({
-        ref: { server, tool },
-        server: safeServer,
-        tool: safeTool,
-        plain: `${safeServer}${QUALIFIED_NAME_SEPARATOR}${safeTool}`,
-        lossless: safeServer === server && safeTool === tool,
-      });
+  const groups = [...input].sort((a, b) => compareText(a.server, b.server));
+  const safeServers = groups.map((group) => sanitizeNamePart(group.server));
+  const plains: string[][] = [];
+  const lossless: boolean[][] = [];
+  // The pair that keeps each plain name, as [group, tool] indexes packed into one number.
+  const keepers = new Map<string, number>();
+  const width = Math.max(1, ...groups.map((group) => group.tools.length));
+  groups.forEach((group, g) => {
+    const safeServer = safeServers[g] ?? '';
+    const serverLossless = safeServer === group.server;
+    const groupPlains: string[] = (plains[g] = new Array<string>(group.tools.length));
+    const groupLossless: boolean[] = (lossless[g] = new Array<boolean>(group.tools.length));
+    for (let t = 0; t < group.tools.length; t++) {
+      const tool = group.tools[t] ?? '';
+      const safeTool = group.safeTools?.[t] ?? sanitizeNamePart(tool);
+      const plain = group.plains?.[t] ?? `${safeServer}${QUALIFIED_NAME_SEPARATOR}${safeTool}`;
+      const isLossless = serverLossless && safeTool === tool;
+      groupPlains[t] = plain;
+      groupLossless[t] = isLossless;
+      if (plain.length > MAX_QUALIFIED_NAME_LENGTH) continue;
+      const keeper = keepers.get(plain);
+      if (keeper === undefined) keepers.set(plain, g * width + t);
+      // The first lossless pair wins; without one, the first pair.
+      else if (isLossless && !lossless[Math.floor(keeper / width)]?.[keeper % width]) keepers.set(plain, g * width + t);
     }
-  }
+  });
 
-  const byPlain = new Map<string, Candidate[]>();
-  for (const candidate of candidates) {
-    if (candidate.plain.length > MAX_QUALIFIED_NAME_LENGTH) continue;
-    const group = byPlain.get(candidate.plain);
-    if (group) group.push(candidate);
-    else byPlain.set(candidate.plain, [candidate]);
-  }
-
-  const assigned = new Map<Candidate, string>();
   const taken = new Set<string>();
-  for (const [plain, group] of byPlain) {
-    const keeper = group.length === 1 ? group[0] : (group.find((candidate) => candidate.lossless) ?? group[0]);
-    if (!keeper) continue;
-    assigned.set(keeper, plain);
-    taken.add(plain);
-  }
-  const names = new Map<string, Map<string, string>>();
-  for (const candidate of candidates) {
-    let name = assigned.get(candidate);
-    if (name === undefined) {
+  const names = groups.map((group, g) => {
+    const groupPlains = plains[g] ?? [];
+    const out = new Array<string>(group.tools.length);
+    for (let t = 0; t < group.tools.length; t++) {
+      const plain = groupPlains[t] ?? '';
+      if (plain.length <= MAX_QUALIFIED_NAME_LENGTH && keepers.get(plain) === g * width + t) {
+        out[t] = plain;
+        continue;
+      }
+      const tool = group.tools[t] ?? '';
+      const safeTool = group.safeTools?.[t] ?? sanitizeNamePart(tool);
+      const safeServer = safeServers[g] ?? '';
       let attempt = 0;
-      name = suffixed(candidate, attempt);
-      while (taken.has(name)) name = suffixed(candidate, ++attempt);
+      let name = suffixed(group.server, tool, safeServer, safeTool, attempt);
+      while (keepers.has(name) || taken.has(name)) name = suffixed(group.server, tool, safeServer, safeTool, ++attempt);
       taken.add(name);
+      out[t] = name;
     }
-    let serverNames = names.get(candidate.ref.server);
-    if (!serverNames) {
-      serverNames = new Map();
-      names.set(candidate.ref.server, serverNames);
-    }
-    serverNames.set(candidate.ref.tool, name);
-  }
-  return new QualifiedNames(names);
+    return out;
+  });
+  return new QualifiedNames(groups, names);
 }

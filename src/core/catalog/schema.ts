@@ -2,7 +2,7 @@
 // a JSON object schema would make the editor reject the whole tool set of a request, so such a
 // tool is excluded (with its reason) instead of passed on.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { deepFreeze } from './freeze';
+import { deepFreeze, isDeepFrozenData } from './freeze';
 
 export type NormalizedTool =
   | { readonly ok: true; readonly tool: Tool }
@@ -37,24 +37,35 @@ export function objectSchemaProblem(schema: unknown, label: string): string | un
   return undefined;
 }
 
+export interface NormalizeOptions {
+  /**
+   * Return `raw` itself (or a shallow copy with the inputSchema added) when it is already deeply
+   * frozen plain data, instead of a deep copy. For lists the caller owns and has frozen.
+   */
+  readonly shareFrozen?: boolean;
+}
+
 /**
  * A deep, frozen copy of `raw` with a missing inputSchema replaced by an empty object schema, or
  * the reason the tool cannot be offered. Never throws, whatever `raw` is.
  */
-export function normalizeTool(raw: unknown): NormalizedTool {
+export function normalizeTool(raw: unknown, options: NormalizeOptions = {}): NormalizedTool {
   if (!isPlainObject(raw)) return { ok: false, problem: `the tool definition must be an object, got ${describe(raw)}` };
   if (typeof raw.name !== 'string') return { ok: false, problem: 'the tool has no name' };
   const input = raw.inputSchema === undefined ? undefined : objectSchemaProblem(raw.inputSchema, 'inputSchema');
   if (input) return { ok: false, problem: input };
   const output = raw.outputSchema === undefined ? undefined : objectSchemaProblem(raw.outputSchema, 'outputSchema');
   if (output) return { ok: false, problem: output };
+  // With `shareFrozen`, a definition frozen all the way down (the catalog freezes every list it
+  // keeps) is shared rather than copied again: nobody can change it any more.
+  const shared = options.shareFrozen === true && isDeepFrozenData(raw);
   let copy: Record<string, unknown>;
   try {
-    copy = structuredClone(raw);
+    copy = shared ? raw : structuredClone(raw);
   } catch (error) {
     return { ok: false, problem: `the tool definition cannot be copied: ${error instanceof Error ? error.message : String(error)}` };
   }
-  if (copy.inputSchema === undefined) copy.inputSchema = { type: 'object', properties: {} };
+  if (copy.inputSchema === undefined) copy = { ...copy, inputSchema: { type: 'object', properties: {} } };
   // The checks above established the parts of Tool that anything downstream relies on.
   return { ok: true, tool: deepFreeze(copy) as unknown as Tool };
 }

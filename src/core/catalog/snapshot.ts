@@ -8,6 +8,7 @@ import type { ServerStateKind } from '../connection/state';
 import { applyBudget, budgetWarning, type BudgetCandidate } from './budget';
 import {
   compileGlobalFilters,
+  evaluateDefaultFilters,
   evaluateFilters,
   FILTER_STEPS,
   filterContext,
@@ -18,8 +19,8 @@ import {
   type GlobalFilterSettings,
 } from './filters';
 import { deepFreeze } from './freeze';
-import { qualifyToolNames, type QualifiedNames, type ToolRef } from './naming';
-import { isReadOnlyTool, normalizeTool } from './schema';
+import { QUALIFIED_NAME_SEPARATOR, qualifyGroups, sanitizeNamePart, type NameGroup, type QualifiedNames } from './naming';
+import { isReadOnlyTool, normalizeTool, type NormalizeOptions } from './schema';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from './types';
 
 export interface PreparedTool {
@@ -46,8 +47,12 @@ export function fingerprintTools(tools: readonly unknown[]): string {
   return createHash('sha256').update(JSON.stringify(tools)).digest('hex').slice(0, 16);
 }
 
-/** Normalizes a raw tools/list result once, so every snapshot built from it shares the work. */
-export function prepareToolList(raw: readonly unknown[], fingerprint = fingerprintTools(raw)): PreparedToolList {
+/**
+ * Normalizes a raw tools/list result once, so every snapshot built from it shares the work. With
+ * `shareFrozen`, tools that are deeply frozen already are used as they are instead of copied (see
+ * normalizeTool).
+ */
+export function prepareToolList(raw: readonly unknown[], fingerprint = fingerprintTools(raw), options: NormalizeOptions = {}): PreparedToolList {
   const byName = new Map<string, PreparedTool>();
   const duplicates: string[] = [];
   let unnamed = 0;
@@ -61,7 +66,7 @@ export function prepareToolList(raw: readonly unknown[], fingerprint = fingerpri
       duplicates.push(name);
       continue;
     }
-    const normalized = normalizeTool(item);
+    const normalized = normalizeTool(item, options);
     const readOnly = isReadOnlyTool(item);
     byName.set(
       name,
@@ -125,15 +130,64 @@ interface ServerRows {
  */
 export class SnapshotMemo {
   readonly servers = new Map<string, ServerRows>();
-  names: { readonly key: string; readonly names: QualifiedNames } | undefined;
+  names: { readonly key: string; readonly names: NameLookup } | undefined;
+  /** The global globs, compiled once per value of the global settings. */
+  global: { readonly key: string; readonly compiled: CompiledGlobalFilters } | undefined;
+}
+
+interface ListNames {
+  readonly tools: readonly string[];
+  readonly safeTools: readonly string[];
+  /** Per server the list belongs to (normally one). */
+  readonly byServer: Map<string, ServerListNames>;
+}
+
+interface ServerListNames {
+  /** `server/tool`, as the global filters see it. */
+  readonly qualified: readonly string[];
+  /** `sanitize(server)__sanitize(tool)`, the names naming starts from. */
+  readonly plains: readonly string[];
+}
+
+/**
+ * Strings derived from a prepared list's names, computed on its first build and kept with it (lists
+ * are immutable, and a new list is a new object), so later builds neither sanitize nor concatenate.
+ */
+const listNames = new WeakMap<PreparedToolList, ListNames>();
+
+function namesOf(list: PreparedToolList): ListNames {
+  let names = listNames.get(list);
+  if (!names) {
+    const tools = list.tools.map((tool) => tool.name);
+    names = { tools, safeTools: tools.map(sanitizeNamePart), byServer: new Map() };
+    listNames.set(list, names);
+  }
+  return names;
+}
+
+function serverNamesOf(list: PreparedToolList, server: string): ServerListNames {
+  const names = namesOf(list);
+  let forServer = names.byServer.get(server);
+  if (!forServer) {
+    const safeServer = sanitizeNamePart(server);
+    forServer = {
+      qualified: names.tools.map((tool) => `${server}/${tool}`),
+      plains: names.safeTools.map((safeTool) => `${safeServer}${QUALIFIED_NAME_SEPARATOR}${safeTool}`),
+    };
+    names.byServer.set(server, forServer);
+  }
+  return forServer;
 }
 
 function filterServer(server: SnapshotServerInput, list: PreparedToolList, global: CompiledGlobalFilters, steps: readonly FilterStep[], key: string): ServerRows {
   const context = filterContext(server.name, server.filters, global);
   const warnings: CatalogWarning[] = [];
   const filterErrors = new Map<string, number>();
-  const rows = list.tools.map((prepared): Row => {
-    let rule = evaluateFilters({ server: server.name, name: prepared.name, readOnly: prepared.readOnly }, context, steps);
+  const qualified = steps === FILTER_STEPS ? serverNamesOf(list, server.name).qualified : undefined;
+  const rows = list.tools.map((prepared, index): Row => {
+    let rule = qualified
+      ? evaluateDefaultFilters(server.name, prepared.name, prepared.readOnly, context, qualified[index])
+      : evaluateFilters({ server: server.name, name: prepared.name, readOnly: prepared.readOnly }, context, steps);
     if (!rule && prepared.problem !== undefined) rule = { kind: 'malformedSchema', reason: prepared.problem };
     if (rule?.kind === 'filterError') filterErrors.set(rule.reason, (filterErrors.get(rule.reason) ?? 0) + 1);
     else if (rule?.kind === 'malformedSchema') {
@@ -180,15 +234,22 @@ export function buildSnapshot(
   // Custom steps are not part of the key, so they get a fresh memo.
   const memo = options.steps === undefined ? (options.memo ?? new SnapshotMemo()) : new SnapshotMemo();
   const globalKey = JSON.stringify([settings.globalDeny, settings.disabled]);
-  let global: CompiledGlobalFilters | undefined;
+  const compiledGlobal = (): CompiledGlobalFilters => {
+    if (memo.global?.key !== globalKey) memo.global = { key: globalKey, compiled: compileGlobalFilters(settings) };
+    return memo.global.compiled;
+  };
   const warnings: CatalogWarning[] = [];
   const perServer: (ServerRows | undefined)[] = [];
-  const eligible: (BudgetCandidate & { readonly row: Row })[] = [];
+  // Eligible rows come in configuration order, then list order. Lists are sorted by name, so that
+  // is the budget order already and the first maxExposed of them are exposed; `inOrder` checks it
+  // rather than trusting it.
+  let eligible = 0;
+  let inOrder = true;
   const signature: string[] = [`G\u0000${globalKey}\u0000${settings.maxExposed}`];
   const namesKey: string[] = [];
   const seen = new Set<string>();
 
-  servers.forEach((server, serverIndex) => {
+  servers.forEach((server) => {
     seen.add(server.name);
     const list = server.tools;
     if (!list) {
@@ -199,40 +260,54 @@ export function buildSnapshot(
     const key = `${list.fingerprint}\u0000${JSON.stringify(server.filters ?? {})}\u0000${globalKey}`;
     let outcome = memo.servers.get(server.name);
     if (outcome?.key !== key) {
-      global ??= compileGlobalFilters(settings);
-      outcome = filterServer(server, list, global, steps, key);
+      outcome = filterServer(server, list, compiledGlobal(), steps, key);
       memo.servers.set(server.name, outcome);
     }
     perServer.push(outcome);
     warnings.push(...outcome.warnings);
-    for (const row of outcome.rows) if (!row.rule) eligible.push({ serverIndex, name: row.prepared.name, row });
+    let previous: string | undefined;
+    for (const row of outcome.rows) {
+      if (row.rule) continue;
+      if (previous !== undefined && !(previous < row.prepared.name)) inOrder = false;
+      previous = row.prepared.name;
+      eligible += 1;
+    }
     signature.push(`S\u0000${server.name}\u0000${server.state}\u0000${server.fromCache}\u0000${key}`);
     namesKey.push(`${server.name}\u0000${list.fingerprint}`);
   });
   for (const name of [...memo.servers.keys()]) if (!seen.has(name)) memo.servers.delete(name);
 
-  const { hidden } = applyBudget(eligible, settings.maxExposed);
-  const overBudget = new Set(hidden.map((candidate) => candidate.row));
-  const budgetRule: FilterRule = deepFreeze({ kind: 'budget', maxExposed: settings.maxExposed });
-  const budget = budgetWarning(eligible.length, settings.maxExposed);
+  // Only the first maxExposed are exposed: remembering those is cheaper than the (many) others,
+  // and when everything fits there is nothing to remember.
+  const maxExposed = settings.maxExposed;
+  const withinBudget = eligible <= maxExposed || inOrder ? undefined : exposedRows(perServer, maxExposed);
+  let exposedSoFar = 0;
+  const budgetRule: FilterRule = deepFreeze({ kind: 'budget', maxExposed });
+  const budget = budgetWarning(eligible, maxExposed);
   if (budget) warnings.push(budget);
 
   const names = qualifiedNamesFor(servers, perServer, namesKey.join('\n'), memo);
   const byQualifiedName = new Map<string, CatalogTool>();
   const catalogServers: CatalogServer[] = servers.map((server, index) => {
     const rows = perServer[index]?.rows ?? [];
-    const tools = rows.map((row): CatalogTool => {
-      const rule = row.rule ?? (overBudget.has(row) ? budgetRule : undefined);
-      const qualifiedName = names.get(server.name, row.prepared.name) ?? '';
+    const serverNames = names.forServer(server.name);
+    const tools = new Array<CatalogTool>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as Row;
+      let rule = row.rule;
+      if (!rule && (withinBudget ? !withinBudget.has(row) : exposedSoFar++ >= maxExposed)) rule = budgetRule;
       const { name, tool: definition, readOnly } = row.prepared;
+      // Rows follow the list's order, as the names do.
+      const qualifiedName = serverNames?.[i] ?? names.get(server.name, name) ?? '';
+      // Shallow freezes suffice: the definition, the rule and the strings are frozen or immutable already.
       const tool: CatalogTool = Object.freeze(
         rule
           ? { server: server.name, name, qualifiedName, tool: definition, readOnly, exposed: false, filteredBy: rule }
           : { server: server.name, name, qualifiedName, tool: definition, readOnly, exposed: true },
       );
       byQualifiedName.set(qualifiedName, tool);
-      return tool;
-    });
+      tools[i] = tool;
+    }
     return Object.freeze({
       name: server.name,
       state: server.state,
@@ -245,19 +320,55 @@ export function buildSnapshot(
   const snapshot: CatalogSnapshot = deepFreeze({
     servers: catalogServers,
     warnings,
-    eligible: eligible.length,
+    eligible,
     maxExposed: settings.maxExposed,
   });
   return { snapshot, signature: signature.join('\n'), byQualifiedName };
 }
 
-function qualifiedNamesFor(servers: readonly SnapshotServerInput[], perServer: readonly (ServerRows | undefined)[], key: string, memo: SnapshotMemo): QualifiedNames {
-  if (memo.names?.key === key) return memo.names.names;
-  const refs: ToolRef[] = [];
-  servers.forEach((server, index) => {
-    for (const row of perServer[index]?.rows ?? []) refs.push({ server: server.name, tool: row.prepared.name });
+/** The first `maxExposed` eligible rows in budget order, for lists that are not sorted by name. */
+function exposedRows(perServer: readonly (ServerRows | undefined)[], maxExposed: number): Set<Row> {
+  const candidates: (BudgetCandidate & { readonly row: Row })[] = [];
+  perServer.forEach((outcome, serverIndex) => {
+    for (const row of outcome?.rows ?? []) if (!row.rule) candidates.push({ serverIndex, name: row.prepared.name, row });
   });
-  const names = qualifyToolNames(refs);
-  memo.names = { key, names };
-  return names;
+  return new Set(applyBudget(candidates, maxExposed).exposed.map((candidate) => candidate.row));
+}
+
+function qualifiedNamesFor(servers: readonly SnapshotServerInput[], perServer: readonly (ServerRows | undefined)[], key: string, memo: SnapshotMemo): NameLookup {
+  if (memo.names?.key === key) return memo.names.names;
+  // One group per server with a list; the rows are the list's tools, in its (sorted, unique) order.
+  const groups = new Map<string, NameGroup>();
+  let merged = false;
+  servers.forEach((server, index) => {
+    if (!perServer[index] || !server.tools) return;
+    const { tools, safeTools } = namesOf(server.tools);
+    const known = groups.get(server.name);
+    if (!known) {
+      groups.set(server.name, { server: server.name, tools, safeTools, plains: serverNamesOf(server.tools, server.name).plains });
+      return;
+    }
+    // The same server twice (not something the catalog produces): merge, as pairs would be.
+    merged = true;
+    const union = [...new Set([...known.tools, ...tools])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    groups.set(server.name, { server: server.name, tools: union });
+  });
+  const names = qualifyGroups([...groups.values()]);
+  // With merged groups the rows no longer line up with the names: look them up by name instead.
+  const result = merged ? new ByNameOnly(names) : names;
+  memo.names = { key, names: result };
+  return result;
+}
+
+type NameLookup = Pick<QualifiedNames, 'get' | 'forServer'>;
+
+/** Hides forServer() so every lookup goes by name. */
+class ByNameOnly implements NameLookup {
+  constructor(private readonly inner: QualifiedNames) {}
+  get(server: string, tool: string): string | undefined {
+    return this.inner.get(server, tool);
+  }
+  forServer(): undefined {
+    return undefined;
+  }
 }

@@ -392,8 +392,9 @@ export class ToolCatalog implements ToolSource, Disposable {
   private toList(tools: readonly Tool[], fetchedAt: number, previous: ToolList | undefined): ToolList {
     const fingerprint = fingerprintTools(tools);
     if (previous && previous.prepared.fingerprint === fingerprint) return { raw: previous.raw, prepared: previous.prepared, fetchedAt };
+    // One private, frozen copy: the cache stores it and the prepared list shares its tools.
     const raw = deepFreeze(structuredClone(tools));
-    return { raw, prepared: prepareToolList(raw, fingerprint), fetchedAt };
+    return { raw, prepared: prepareToolList(raw, fingerprint, { shareFrozen: true }), fetchedAt };
   }
 
   private cachedList(name: string, hash: string): ToolList | undefined {
@@ -401,7 +402,8 @@ export class ToolCatalog implements ToolSource, Disposable {
     if (!entry) return undefined;
     let list = this.preparedEntries.get(entry);
     if (!list) {
-      list = { raw: entry.tools, prepared: prepareToolList(entry.tools), fetchedAt: entry.fetchedAt };
+      // The cache's entries are frozen (ToolCache freezes what it loads and stores): share their tools.
+      list = { raw: entry.tools, prepared: prepareToolList(entry.tools, undefined, { shareFrozen: true }), fetchedAt: entry.fetchedAt };
       this.preparedEntries.set(entry, list);
     }
     return list;

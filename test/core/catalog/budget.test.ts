@@ -50,6 +50,17 @@ describe('catalog budget', () => {
     assert.deepEqual(snapshot.warnings.map((warning) => warning.kind), ['budgetExceeded']);
   });
 
+  it('cuts in budget order even for a list that is not sorted by name', () => {
+    const sorted = prepareToolList(tools('a', 'b', 'c', 'd'));
+    const unsorted = { ...sorted, tools: [...sorted.tools].reverse() };
+    const build = (list: typeof sorted) =>
+      buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: list }], { globalDeny: [], disabled: [], maxExposed: 2 }).snapshot;
+    const exposed = (list: typeof sorted) => build(list).servers[0]?.tools.filter((item) => item.exposed).map((item) => item.name);
+    assert.deepEqual(exposed(sorted), ['a', 'b']);
+    assert.deepEqual(exposed(unsorted)?.sort(), ['a', 'b']);
+    assert.equal(build(unsorted).eligible, 4);
+  });
+
   it('exposes nothing with a budget of 0', () => {
     const { snapshot } = buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: prepareToolList(tools('a')) }], { globalDeny: [], disabled: [], maxExposed: 0 });
     assert.equal(snapshot.servers[0]?.tools[0]?.exposed, false);

@@ -188,6 +188,35 @@ describe('catalog tool cache', () => {
       assert.deepEqual(fs.readdirSync(dir), []);
     });
 
+    it('reads each file once when keys() is followed by get(), and never serves a replaced entry', async () => {
+      const dir = tempDir(cleanup);
+      const writer = new FolderToolCacheStorage(dir);
+      await writer.set('a', entry('a', 'h', 1));
+      await writer.set('b', entry('b', 'h', 2));
+      const storage = new FolderToolCacheStorage(dir);
+      const reads: string[] = [];
+      const readFile = fs.promises.readFile;
+      fs.promises.readFile = (async (...args: Parameters<typeof readFile>) => {
+        reads.push(String(args[0]));
+        return readFile(...args);
+      }) as typeof readFile;
+      try {
+        assert.deepEqual((await storage.keys()).sort(), ['a', 'b']);
+        assert.equal(((await storage.get('a')) as ToolCacheEntry).fetchedAt, 1);
+        assert.equal(((await storage.get('b')) as ToolCacheEntry).fetchedAt, 2);
+        assert.equal(reads.length, 2, 'one read per file');
+        assert.equal(((await storage.get('a')) as ToolCacheEntry).fetchedAt, 1, 'a later get() reads the file again');
+        assert.equal(reads.length, 3);
+        await storage.keys();
+        await storage.set('a', entry('a', 'h', 3));
+        await storage.delete('b');
+        assert.equal(((await storage.get('a')) as ToolCacheEntry).fetchedAt, 3);
+        assert.equal(await storage.get('b'), undefined);
+      } finally {
+        fs.promises.readFile = readFile;
+      }
+    });
+
     it('tolerates a corrupt file: reads as missing, is skipped and removed by keys()', async () => {
       const dir = tempDir(cleanup);
       const storage = new FolderToolCacheStorage(dir);

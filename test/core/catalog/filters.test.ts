@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolFilterSettings } from '../../../src/core/config/types';
-import { compileGlobalFilters, describeFilterRule, evaluateFilters, FILTER_STEPS, filterContext, type FilterStep } from '../../../src/core/catalog/filters';
+import { compileGlob, compileGlobalFilters, describeFilterRule, evaluateDefaultFilters, evaluateFilters, FILTER_STEPS, filterContext, type FilterStep } from '../../../src/core/catalog/filters';
 import { buildSnapshot, prepareToolList, type SnapshotSettings } from '../../../src/core/catalog/snapshot';
 import type { CatalogSnapshot, FilterRule } from '../../../src/core/catalog/types';
 import { tool } from './helpers';
@@ -139,6 +139,67 @@ describe('catalog filters', () => {
     const context = filterContext('s', { deny: [42 as unknown as string] }, compileGlobalFilters({ globalDeny: [], disabled: [] }));
     const rule = evaluateFilters({ server: 's', name: 't', readOnly: false }, context);
     assert.equal(rule?.kind, 'filterError');
+  });
+
+  it('the one-pass default evaluation gives exactly what the steps give one by one', () => {
+    const global = compileGlobalFilters({ globalDeny: ['*/delete_*', 's/**', '**/admin_*', 'x/a.b'], disabled: ['t/get_a', 't/a.b'] });
+    const broken = compileGlobalFilters({ globalDeny: [''], disabled: [] });
+    const contexts = [
+      filterContext('s', {}, global),
+      filterContext('t', { deny: ['update_*', 'a.*'], allow: ['get_*', 'a.b', 'update_x'] }, global),
+      filterContext('t', { readOnly: true }, global),
+      filterContext('x', { deny: [42 as unknown as string] }, global),
+      filterContext('x', { allow: [''] }, global),
+      filterContext('x', {}, broken),
+    ];
+    const names = ['get_a', 'update_x', 'delete_me', 'admin_panel', 'a.b', '.hidden', 'x/y', '', 'list'];
+    // A copy of the default steps takes the step-by-step path.
+    const oneByOne = [...FILTER_STEPS];
+    for (const context of contexts) {
+      for (const name of names) {
+        for (const readOnly of [true, false]) {
+          const expected = evaluateFilters({ server: context.server, name, readOnly }, context, oneByOne);
+          assert.deepEqual(evaluateDefaultFilters(context.server, name, readOnly, context), expected, `${context.server}/${name} ${readOnly}`);
+          assert.deepEqual(evaluateFilters({ server: context.server, name, readOnly }, context), expected);
+        }
+      }
+    }
+  });
+
+  it('compiled globs match as picomatch does', () => {
+    const cases: [string, string, boolean][] = [
+      ['get_*', 'get_a', true],
+      ['get_*', 'x/get_a', false],
+      ['*/delete_*', 'srv/delete_x', true],
+      ['**/admin_*', 'a/b/admin_x', true],
+      ['**/admin_*', 'admin_x', true],
+      ['*', '.dotted', true],
+      ['a.b', 'a.b', true],
+      ['a.b', 'axb', false],
+      ['[', '[', true],
+      ['x', '', false],
+    ];
+    for (const [pattern, name, expected] of cases) assert.equal(compileGlob(pattern).test(name), expected, `${pattern} ~ ${name}`);
+  });
+
+  it('a built snapshot is frozen throughout: servers, tools, rules and warnings', () => {
+    const { snapshot } = buildSnapshot(
+      [{ name: 's', state: 'running', fromCache: false, tools: prepareToolList([tool('a'), tool('b'), tool('c'), tool('d.e')]), filters: { deny: ['a'], allow: ['a', 'b', 'c', 'zz'] } }],
+      { globalDeny: ['s/c'], disabled: [], maxExposed: 0 },
+    );
+    assert.ok(Object.isFrozen(snapshot) && Object.isFrozen(snapshot.servers) && Object.isFrozen(snapshot.warnings));
+    for (const warning of snapshot.warnings) assert.ok(Object.isFrozen(warning));
+    for (const server of snapshot.servers) {
+      assert.ok(Object.isFrozen(server) && Object.isFrozen(server.tools));
+      for (const item of server.tools) {
+        assert.ok(Object.isFrozen(item) && Object.isFrozen(item.tool) && Object.isFrozen(item.tool.inputSchema), item.name);
+        assert.ok(item.filteredBy && Object.isFrozen(item.filteredBy), item.name);
+      }
+    }
+    assert.deepEqual(
+      snapshot.servers[0]?.tools.map((item) => item.filteredBy?.kind),
+      ['serverDeny', 'budget', 'globalDeny', 'serverAllow'],
+    );
   });
 
   it('filters work on the prepared list without changing it', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { qualifyToolNames, sanitizeNamePart, type ToolRef } from '../../../src/core/catalog/naming';
+import { qualifyGroups, qualifyToolNames, sanitizeNamePart, type ToolRef } from '../../../src/core/catalog/naming';
 
 /** The suffix the spec prescribes: 8 hex characters of SHA-256 of the original `server/tool`. */
 function h(server: string, tool: string): string {
@@ -133,6 +133,25 @@ describe('catalog naming', () => {
       const names = qualifyToolNames(shuffled);
       for (const ref of refs) assert.equal(names.get(ref.server, ref.tool), reference.get(ref.server, ref.tool), `${ref.server}/${ref.tool}`);
     }
+  });
+
+  it('names grouped input (the snapshot builder\'s fast path) exactly as pairs, aligned with each group', () => {
+    const servers = ['git', 'my server', 'my_server', 'fs', 'ünï', x(70, 's'), 'a.b', 'a_b'];
+    const toolNames = ['read.file', 'read_file', 'read file', 'status', x(80), `${x(80)}2`, '', 'a', 'ä', '🚀'];
+    const byPairs = qualifyToolNames(servers.flatMap((server) => toolNames.map((tool) => ({ server, tool }))));
+    const groups = [...servers].reverse().map((server) => {
+      const tools = [...toolNames].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return { server, tools, safeTools: tools.map(sanitizeNamePart) };
+    });
+    const byGroups = qualifyGroups(groups);
+    for (const group of groups) {
+      const aligned = byGroups.forServer(group.server);
+      group.tools.forEach((tool, index) => {
+        assert.equal(byGroups.get(group.server, tool), byPairs.get(group.server, tool), `${group.server}/${tool}`);
+        assert.equal(aligned?.[index], byPairs.get(group.server, tool), `${group.server}/${tool} by position`);
+      });
+    }
+    assert.equal(byGroups.forServer('nope'), undefined);
   });
 
   it('yields valid, unique names for a large adversarial set', () => {

@@ -27,6 +27,24 @@ describe('catalog schemas', () => {
     assert.ok(Object.isFrozen(result.tool.inputSchema.properties), 'the copy is frozen too');
   });
 
+  it('with shareFrozen, shares a deeply frozen definition and still copies one that is not', () => {
+    const frozen = deepFreeze({ name: 'f', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
+    const shared = normalizeTool(frozen, { shareFrozen: true });
+    assert.ok(shared.ok && shared.tool === frozen);
+    const bare = deepFreeze({ name: 'bare', annotations: { readOnlyHint: true } });
+    const added = normalizeTool(bare, { shareFrozen: true });
+    assert.ok(added.ok && Object.isFrozen(added.tool) && Object.isFrozen(added.tool.inputSchema));
+    assert.deepEqual(added.tool, { ...bare, inputSchema: { type: 'object', properties: {} } });
+    assert.equal(added.tool.annotations, bare.annotations, 'the frozen parts are shared');
+    const shallow = Object.freeze({ name: 's', inputSchema: { type: 'object', properties: {} } });
+    const copied = normalizeTool(shallow, { shareFrozen: true });
+    assert.ok(copied.ok && copied.tool !== shallow && copied.tool.inputSchema !== shallow.inputSchema);
+    assert.ok(Object.isFrozen(copied.tool.inputSchema) && !Object.isFrozen(shallow.inputSchema), 'the input is left alone');
+    const list = prepareToolList([frozen, shallow], undefined, { shareFrozen: true });
+    assert.equal(list.tools[0]?.tool, frozen);
+    assert.notEqual(list.tools[1]?.tool, shallow);
+  });
+
   const MALFORMED: readonly [string, unknown, RegExp][] = [
     ['inputSchema is a string', { name: 't', inputSchema: 'object' }, /inputSchema must be an object, got string/],
     ['inputSchema is null', { name: 't', inputSchema: null }, /inputSchema must be an object, got null/],
