@@ -50,7 +50,8 @@ describe('${input:} values (UI)', function () {
     await runFromPalette(page, 'MCP Switchboard: Reconnect All Servers');
     await treeRow(page, 'keyed').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('.quick-input-widget', { hasText: 'api-token' }).isVisible(), false);
-    await runFromPalette(page, 'MCP Switchboard: Clear Stored Inputs');
+    // Clearing reloads the configuration, which asks again at once: the palette is replaced by the prompt.
+    await runFromPalette(page, 'MCP Switchboard: Clear Stored Inputs', { opensQuickInput: true });
     await page.locator('.quick-input-widget', { hasText: 'api-token' }).waitFor({ timeout: 30_000 });
     await page.keyboard.press('Escape');
     await treeRow(page, 'keyed').locator('.label-description', { hasText: /blocked: needs input/ }).waitFor({ timeout: 30_000 });
