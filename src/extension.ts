@@ -106,10 +106,12 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     statusBar.update(manager.health(), manager.servers());
   };
   const budgetWarnings = new Set<string>();
+  const stateEvents = context.own(new vscode.EventEmitter<ServerStateChangeEvent>());
   context.own(manager.onDidChangeState((event) => {
     logs.server(event.server).info(`state: ${event.previous.kind} → ${event.state.kind}`);
     notices.onStateChange(event);
     render();
+    stateEvents.fire(event);
   }));
   context.own(manager.onDidChangeTools(() => render()));
   context.own(catalog.onDidChange((snapshot) => {
@@ -154,8 +156,6 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
   context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => sync.scheduleReload()));
 
-  const stateEvents = context.own(new vscode.EventEmitter<ServerStateChangeEvent>());
-  context.own(manager.onDidChangeState((event) => stateEvents.fire(event)));
   const loaded = sync.reload();
   return {
     servers: () => manager.servers(),

@@ -3,12 +3,6 @@ import * as vscode from 'vscode';
 const SECTION = 'mcpSwitchboard';
 const KEY = 'tools.disabled';
 
-/** `server/tool` entries switched off in `mcpSwitchboard.tools.disabled` (all scopes merged). */
-export function disabledTools(): ReadonlySet<string> {
-  const value = vscode.workspace.getConfiguration(SECTION).get<unknown>(KEY);
-  return new Set(Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : []);
-}
-
 /**
  * Writes a switch where the team can review it: the workspace settings when a folder is open,
  * otherwise the user settings. The list stays sorted so diffs stay small.

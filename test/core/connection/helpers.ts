@@ -17,15 +17,22 @@ export const HTTP_SERVER = path.join(FIXTURES, 'http-server.mjs');
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-export function stdioDefinition(args: string[] = [], overrides: Partial<Mutable<StdioServerDefinition>> = {}): StdioServerDefinition {
+/** What every test definition shares: user scope, enabled, generous timeouts, fast reconnects. */
+function commonFields(name: string) {
   return {
-    name: 'fixture',
-    source: { kind: 'user' },
+    name,
+    source: { kind: 'user' as const },
     enabled: true,
     timeouts: { connectMs: 10_000, requestMs: 10_000 },
     reconnect: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 100 },
     tools: {},
     secrets: [],
+  };
+}
+
+export function stdioDefinition(args: string[] = [], overrides: Partial<Mutable<StdioServerDefinition>> = {}): StdioServerDefinition {
+  return {
+    ...commonFields('fixture'),
     transport: 'stdio',
     command: process.execPath,
     args: [STDIO_SERVER, ...args],
@@ -36,13 +43,7 @@ export function stdioDefinition(args: string[] = [], overrides: Partial<Mutable<
 
 export function httpDefinition(url: string, overrides: Partial<Mutable<HttpServerDefinition>> = {}): HttpServerDefinition {
   return {
-    name: 'fixture-http',
-    source: { kind: 'user' },
-    enabled: true,
-    timeouts: { connectMs: 10_000, requestMs: 10_000 },
-    reconnect: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 100 },
-    tools: {},
-    secrets: [],
+    ...commonFields('fixture-http'),
     transport: 'http',
     url,
     headers: {},
