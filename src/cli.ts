@@ -4,15 +4,19 @@
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
 import { EXIT_UNUSABLE, exitCodeForSignal, parseDoctorOptions, runDoctor, type ExitCode } from './core/doctor';
+import { setListenerErrorSink } from './core/events';
 import { serveCommand } from './core/gateway';
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
-       mcp-switchboard serve [--folder DIR] [--port N]   run the gateway headless; prints {"url","token","servers"}
+       mcp-switchboard serve [--folder DIR] [--port N] [--no-wait]
+                                            run the gateway headless; prints {"url","token","servers"}
 
 doctor connects every MCP server configured for a workspace, exactly as the extension would,
 reports their state and tools (and which tools the catalog exposes), and stops them again.
 
-serve runs the servers and the MCP gateway on 127.0.0.1 until SIGINT/SIGTERM/SIGHUP. Clients send
+serve runs the servers and the MCP gateway on 127.0.0.1 until SIGINT/SIGTERM/SIGHUP. It prints its
+line once every enabled server has finished its first connect attempt (--no-wait: at once; a
+client's tools/list then waits for starting servers that have nothing cached). Clients send
 "Authorization: Bearer <token>" to <url> (every tool) or to servers[<name>] (one server). Tool
 lists are cached in $XDG_CACHE_HOME/mcp-switchboard (default ~/.cache/mcp-switchboard). It exits
 0 after the signal, 1 when serving fails, 2 when the folder or its settings cannot be read.
@@ -119,6 +123,20 @@ async function exit(code: ExitCode): Promise<never> {
   process.exit(code);
 }
 
+/**
+ * The last resort: a bug or a hostile peer that slips an exception past every handler must not end
+ * `serve` (and with it every server and client). It is logged and the process keeps serving.
+ */
+function keepRunningOnStrayErrors(): void {
+  const report = (kind: string) => (error: unknown) => {
+    process.stderr.write(`[error] mcp-switchboard: ${kind} (kept running): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  };
+  process.on('uncaughtException', report('uncaught exception'));
+  process.on('unhandledRejection', report('unhandled rejection'));
+  setListenerErrorSink(report('an event listener failed'));
+}
+
+keepRunningOnStrayErrors();
 main(process.argv.slice(2)).then(exit, async (error: unknown) => {
   process.stderr.write(`mcp-switchboard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   await exit(EXIT_UNUSABLE);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { describeFilterRule, FolderToolCacheStorage, ToolCatalog } from './core/catalog';
 import type { ServerStateChangeEvent } from './core/connection/state';
+import { setListenerErrorSink } from './core/events';
 import { McpGateway } from './core/gateway';
 import { ServerManager, type ServerView } from './core/manager';
 import { catalogReport } from './core/presentation/catalogReport';
@@ -46,6 +47,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   extension.subscriptions.push(context);
 
   const logs = context.own(new LogChannels());
+  context.own(setListenerErrorSink((error) => logs.main.error(`an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)));
   logs.main.info(`MCP Switchboard ${extension.extension.packageJSON.version} activated`);
 
   const defaultCwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -61,8 +63,9 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     logger: logs.mainLogger,
   });
   const gateway = new McpGateway({ source: catalog, logger: logs.mainLogger });
+  // The gateway logs its own address once it listens.
   const gatewayStarted = gateway.start().then(
-    (address) => logs.main.info(`gateway listening on ${address.url} (loopback only, token required)`),
+    () => undefined,
     (error: unknown) => logs.main.error(`gateway failed to start: ${String(error)}`),
   );
   shutdown = async () => {

@@ -8,17 +8,36 @@ export interface Disposable {
 /** Subscribes a listener; the returned Disposable unsubscribes it. */
 export type Event<T> = (listener: (value: T) => void) => Disposable;
 
+type ListenerErrorSink = (error: unknown) => void;
+
+let listenerErrorSink: ListenerErrorSink = (error) => {
+  console.error('[mcp-switchboard] an event listener failed:', error instanceof Error ? error.message : String(error));
+};
+
+/**
+ * Where errors thrown by event listeners go: the runtime points this at its log. A listener's
+ * error is reported, never rethrown: rethrowing (even asynchronously) turns one broken listener
+ * into an uncaught exception that takes the whole host down.
+ */
+export function setListenerErrorSink(sink: ListenerErrorSink): Disposable {
+  const previous = listenerErrorSink;
+  listenerErrorSink = sink;
+  return { dispose: () => void (listenerErrorSink = previous) };
+}
+
+function reportListenerError(error: unknown): void {
+  try {
+    listenerErrorSink(error);
+  } catch {
+    // The sink itself failed (a closed log); there is nowhere left to report to.
+  }
+}
+
 export class Emitter<T> implements Disposable {
   private listeners = new Set<(value: T) => void>();
   private disposed = false;
 
-  /** By default a listener's error is rethrown asynchronously, so it surfaces as uncaught. */
-  constructor(
-    private readonly onListenerError: (error: unknown) => void = (error) =>
-      queueMicrotask(() => {
-        throw error;
-      }),
-  ) {}
+  constructor(private readonly onListenerError: (error: unknown) => void = reportListenerError) {}
 
   /** Bound so that it can be handed out as a property (`readonly onDidX = this.emitter.event`). */
   readonly event: Event<T> = (listener) => {

@@ -5,6 +5,11 @@
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
 export interface Logger {
+  /**
+   * Whether a message at `level` would be written. Optional: a logger without it writes
+   * everything. Callers check it before building costly messages (a JSON-RPC trace).
+   */
+  enabled?(level: LogLevel): boolean;
   trace(message: string): void;
   debug(message: string): void;
   info(message: string): void;
@@ -37,5 +42,16 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 /** Wraps `logger` so that every message is redacted and, when given, prefixed. */
 export function redactingLogger(logger: Logger, secrets: readonly string[], prefix = ''): Logger {
   const wrap = (level: LogLevel) => (message: string) => logger[level](prefix + redactSecrets(message, secrets));
-  return { trace: wrap('trace'), debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+  return {
+    enabled: (level) => isEnabled(logger, level),
+    trace: wrap('trace'),
+    debug: wrap('debug'),
+    info: wrap('info'),
+    warn: wrap('warn'),
+    error: wrap('error'),
+  };
+}
+
+export function isEnabled(logger: Logger, level: LogLevel): boolean {
+  return logger.enabled?.(level) ?? true;
 }

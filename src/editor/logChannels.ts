@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../core/logging';
+import type { Logger, LogLevel } from '../core/logging';
 
 /**
  * One main channel plus one `LogOutputChannel` per server ("MCP Switchboard: <name>"), created on
@@ -47,8 +47,18 @@ export class LogChannels implements vscode.Disposable {
   }
 }
 
+const LEVELS: Record<LogLevel, vscode.LogLevel> = {
+  trace: vscode.LogLevel.Trace,
+  debug: vscode.LogLevel.Debug,
+  info: vscode.LogLevel.Info,
+  warn: vscode.LogLevel.Warning,
+  error: vscode.LogLevel.Error,
+};
+
 export function asLogger(channel: vscode.LogOutputChannel): Logger {
   return {
+    // vscode.LogLevel orders Off(0) < Trace(1) < ... < Error(5); a message is shown at or above it.
+    enabled: (level) => channel.logLevel !== vscode.LogLevel.Off && channel.logLevel <= LEVELS[level],
     trace: (message) => channel.trace(message),
     debug: (message) => channel.debug(message),
     info: (message) => channel.info(message),

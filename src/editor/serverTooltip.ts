@@ -50,6 +50,11 @@ export function serverTooltip(view: ServerView): vscode.MarkdownString {
     markdown.appendMarkdown('\n\n**Configuration problems**\n\n');
     markdown.appendMarkdown(state.diagnostics.map((d) => `- ${d.severity}: \`${d.path}\` ${escape(d.message)}`).join('\n'));
   }
+  const quarantined = state.kind === 'running' ? (state.quarantinedTools ?? []) : [];
+  if (quarantined.length > 0) {
+    markdown.appendMarkdown('\n\n**Quarantined tools** (the others work)\n\n');
+    markdown.appendMarkdown(quarantined.map((tool) => `- \`${tool.name.replace(/`/g, "'")}\`: ${escape(tool.problem)}`).join('\n'));
+  }
   const stderr = view.stderrTail.slice(-STDERR_LINES);
   if (stderr.length > 0) {
     markdown.appendMarkdown(`\n\n**Last ${stderr.length} stderr lines**\n\n`);

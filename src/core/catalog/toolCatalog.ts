@@ -117,6 +117,9 @@ interface Waiter {
   fail(error: CatalogError): void;
 }
 
+/** How long a tools/list waits for a server whose connect timeout is 0 (no limit). */
+const MAX_LIST_WAIT_MS = 60_000;
+
 function isDeferrable(record: ServerRecord): boolean {
   return record.state === 'starting' || record.state === 'reconnecting' || (record.state === 'stopped' && record.pendingStart);
 }
@@ -201,6 +204,45 @@ export class ToolCatalog implements ToolSource, Disposable {
       this.resolveCall(server, tool);
     }
     return this.manager.callTool(server, tool, args, options);
+  }
+
+  /**
+   * Waits until none of `servers` (every server when omitted) is still starting without any tool
+   * list, live or cached; each one for at most its connect timeout. Never rejects: a client that
+   * lists tools gets what is there once waiting could not help any more.
+   */
+  async whenToolsKnown(servers?: readonly string[], signal?: AbortSignal): Promise<void> {
+    await this.ready;
+    const names = servers ?? [...this.records.keys()];
+    await Promise.all(names.map((name) => this.whenServerListed(name, signal)));
+  }
+
+  /** Whether the server is starting and nothing is known of its tools yet. */
+  isStartingWithoutTools(server: string): boolean {
+    const record = this.records.get(server);
+    return record !== undefined && isDeferrable(record) && !record.live && !record.cached;
+  }
+
+  private whenServerListed(server: string, signal: AbortSignal | undefined): Promise<void> {
+    if (!this.isStartingWithoutTools(server) || signal?.aborted) return Promise.resolve();
+    // A connect timeout of 0 means "no limit" for the connection; a listing client still deserves an answer.
+    const limitMs = this.records.get(server)?.definition?.timeouts.connectMs || MAX_LIST_WAIT_MS;
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        this.waiters.delete(waiter);
+        subscription.dispose();
+        this.clock.clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
+        resolve();
+      };
+      const waiter: Waiter = { fail: finish };
+      const subscription = this.serverEmitter.event((name) => {
+        if (name === server && !this.isStartingWithoutTools(server)) finish();
+      });
+      const timer = this.clock.setTimeout(finish, limitMs);
+      signal?.addEventListener('abort', finish, { once: true });
+      this.waiters.add(waiter);
+    });
   }
 
   // ── Lookups ──

@@ -86,4 +86,11 @@ export interface ToolSource {
    * unknown, filtered or disabled; waits (within requestMs) for a server that is still connecting.
    */
   callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>;
+  /**
+   * Resolves once none of `servers` (all when omitted) is still starting with no tool list known,
+   * each bounded by its connect timeout. Optional: a source without it has nothing to wait for.
+   */
+  whenToolsKnown?(servers?: readonly string[], signal?: AbortSignal): Promise<void>;
+  /** Whether the server is starting and none of its tools are known yet. */
+  isStartingWithoutTools?(server: string): boolean;
 }

@@ -11,7 +11,7 @@ import { backoffDelay } from './backoff';
 import { systemClock, type Clock, type TimerHandle } from './clock';
 import { ConnectionError, errorMessage, type ConnectionErrorCode } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
-import { McpSession, type ConnectPhase, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
+import { McpSession, type ConnectPhase, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
 import { copyState, isSettled, type ServerState, type ServerStateChangeEvent } from './state';
 import { checkToolArguments } from './toolArguments';
 
@@ -77,6 +77,7 @@ export class ServerConnection {
   private readonly stderr: LineRingBuffer;
   private current: ServerState = { kind: 'stopped' };
   private toolList: Tool[] = [];
+  private quarantinedList: QuarantinedTool[] = [];
   private session: McpSession | undefined;
   /** Bumped by every start, stop, reconnect and scheduled retry; older attempts see they are stale. */
   private generation = 0;
@@ -110,6 +111,11 @@ export class ServerConnection {
 
   get tools(): Tool[] {
     return structuredClone(this.toolList);
+  }
+
+  /** Tools held back because their definitions break a limit or the MCP schema, with the reason. */
+  get quarantinedTools(): QuarantinedTool[] {
+    return this.quarantinedList.map((tool) => ({ ...tool }));
   }
 
   /** The stdio server's process id, from spawn (while still starting) until it is stopped. */
@@ -191,7 +197,7 @@ export class ServerConnection {
     const tools = await this.withSession('tools/list', options.signal, (session, policy, budget) =>
       session.listAllTools(policy, budget).then((list) => {
         this.updateTools(session, list);
-        return list;
+        return list.tools;
       }),
     );
     return structuredClone(tools);
@@ -206,6 +212,8 @@ export class ServerConnection {
   async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
     return this.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
       const tool = this.toolList.find((candidate) => candidate.name === name);
+      const quarantined = tool ? undefined : this.quarantinedList.find((candidate) => candidate.name === name);
+      if (quarantined) throw new ConnectionError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${this.name}\` is quarantined: ${quarantined.problem}`);
       if (!tool) throw new ConnectionError('UNKNOWN_TOOL', `server \`${this.name}\` has no tool \`${name}\``);
       const problems = checkToolArguments(tool, args);
       if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
@@ -355,7 +363,7 @@ export class ServerConnection {
       }
       this.session = session;
       this.failures = 0;
-      const toolsChanged = this.replaceTools(session.tools);
+      const toolsChanged = this.replaceTools({ tools: session.tools, quarantined: session.quarantined });
       const now = this.clock.now();
       this.setState(
         {
@@ -368,6 +376,7 @@ export class ServerConnection {
           since: now,
           connectMs: now - startedAt,
           toolCount: this.toolList.length,
+          ...(this.quarantinedList.length > 0 ? { quarantinedTools: this.quarantinedTools } : {}),
         },
         now,
       );
@@ -495,19 +504,29 @@ export class ServerConnection {
     }
   }
 
-  private updateTools(session: McpSession, tools: Tool[]): void {
+  private updateTools(session: McpSession, list: ToolList): void {
     if (session !== this.session) return;
-    session.tools = tools;
-    if (!this.replaceTools(tools)) return;
-    if (this.current.kind === 'running') this.setState({ ...this.current, toolCount: tools.length });
+    session.tools = list.tools;
+    session.quarantined = list.quarantined;
+    if (!this.replaceTools(list)) return;
+    if (this.current.kind === 'running') {
+      const { quarantinedTools: _previous, ...running } = this.current;
+      this.setState({ ...running, toolCount: list.tools.length, ...(list.quarantined.length > 0 ? { quarantinedTools: this.quarantinedTools } : {}) });
+    }
     this.fireTools();
   }
 
-  /** Whether the list differs from the last one. */
-  private replaceTools(tools: Tool[]): boolean {
-    if (JSON.stringify(tools) === JSON.stringify(this.toolList)) return false;
-    this.toolList = tools;
-    return true;
+  /** Whether the list differs from the last one. Logs each newly quarantined tool once. */
+  private replaceTools(list: ToolList): boolean {
+    const known = new Set(this.quarantinedList.map((tool) => `${tool.name}\u0000${tool.problem}`));
+    for (const tool of list.quarantined) {
+      if (!known.has(`${tool.name}\u0000${tool.problem}`)) this.logger.warn(`tool quarantined: ${tool.problem}`);
+    }
+    // Screened lists are bounded in depth and size, so comparing them as JSON is safe.
+    const same = JSON.stringify(list.tools) === JSON.stringify(this.toolList) && JSON.stringify(list.quarantined) === JSON.stringify(this.quarantinedList);
+    this.toolList = list.tools;
+    this.quarantinedList = list.quarantined;
+    return !same;
   }
 
   private fireTools(): void {

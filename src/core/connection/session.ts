@@ -10,7 +10,8 @@ import {
   CallToolResultSchema,
   InitializeResultSchema,
   LATEST_PROTOCOL_VERSION,
-  ListToolsResultSchema,
+  PaginatedResultSchema,
+  ToolSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   ToolListChangedNotificationSchema,
   type CallToolResult,
@@ -18,8 +19,10 @@ import {
   type Progress,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { ServerDefinition } from '../config/types';
 import type { Logger } from '../logging';
+import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
 import { ConnectionError, errorMessage } from './errors';
 import { traceTraffic } from './traffic';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isSessionExpired, isUnreachable } from './httpTransport';
@@ -79,6 +82,54 @@ export interface OpenSessionOptions {
   readonly onToolListChanged: (session: McpSession) => void;
 }
 
+/** A tool held back because its definition is over a limit; the rest of the server's tools stay usable. */
+export interface QuarantinedTool {
+  readonly name: string;
+  readonly problem: string;
+}
+
+export interface ToolList {
+  readonly tools: Tool[];
+  readonly quarantined: QuarantinedTool[];
+}
+
+/** More than any real server offers; a list past it is cut, with a quarantine entry saying so. */
+export const MAX_TOOLS_PER_SERVER = 10_000;
+const MAX_TOOL_PAGES = 1_000;
+const MAX_TOOL_NAME_IN_MESSAGE = 80;
+
+/**
+ * A tools/list page checked item by item: the SDK's own result schema rejects the whole page (and
+ * so the whole server) for one malformed tool, which is what this host must never do.
+ */
+const ToolPageSchema = PaginatedResultSchema.extend({ tools: z.array(z.unknown()) });
+
+function describeInvalidTool(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'the definition is not a valid MCP tool';
+  const where = issue.path.length > 0 ? issue.path.join('.') : 'the definition';
+  return `${where}: ${issue.message}`;
+}
+
+/** Splits a page into usable tools and quarantined ones. Measures before it parses anything deep. */
+export function screenTools(page: readonly unknown[]): ToolList {
+  const tools: Tool[] = [];
+  const quarantined: QuarantinedTool[] = [];
+  for (const raw of page) {
+    const rawName = typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined;
+    const name = typeof rawName === 'string' ? rawName.slice(0, MAX_TOOL_NAME_IN_MESSAGE) : '(unnamed)';
+    const tooBig = jsonShapeProblem(raw, TOOL_DEFINITION_LIMITS, `the definition of tool \`${name}\``);
+    if (tooBig) {
+      quarantined.push({ name, problem: tooBig });
+      continue;
+    }
+    const parsed = ToolSchema.safeParse(raw);
+    if (parsed.success) tools.push(parsed.data);
+    else quarantined.push({ name, problem: `tool \`${name}\` is not valid MCP: ${describeInvalidTool(parsed.error)}` });
+  }
+  return { tools, quarantined };
+}
+
 /** setTimeout's maximum; the SDK applies a 60 s default when no timeout is given. */
 export const NO_TIMEOUT = 2_147_483_647;
 
@@ -120,6 +171,7 @@ function connectFailure(error: unknown, kind: ActiveTransport, transport: Transp
 
 export class McpSession {
   tools: Tool[] = [];
+  quarantined: QuarantinedTool[] = [];
   serverInfo: Implementation = { name: '', version: '' };
   protocolVersion = '';
   capabilities: Record<string, unknown> = {};
@@ -199,7 +251,9 @@ export class McpSession {
       const created = new McpSession(kind, client, transport, options);
       created.readServerInfo(negotiated);
       enter('tools/list');
-      created.tools = await abortable(created.listAllTools({ timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal }, { retried: true }), signal);
+      const list = await abortable(created.listAllTools({ timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal }, { retried: true }), signal);
+      created.tools = list.tools;
+      created.quarantined = list.quarantined;
       session = created;
       return created;
     } catch (error) {
@@ -256,31 +310,44 @@ export class McpSession {
     return this.transport instanceof StdioProcessTransport ? this.transport.exitStatus : undefined;
   }
 
-  /** All tools, following nextCursor. */
-  async listAllTools(policy: RequestPolicy, budget: RetryBudget): Promise<Tool[]> {
+  /**
+   * All tools, following nextCursor, with definitions over the size and depth limits held back.
+   * Bounded in pages and tools, so a server cannot make this loop forever or fill memory.
+   */
+  async listAllTools(policy: RequestPolicy, budget: RetryBudget): Promise<ToolList> {
     const tools: Tool[] = [];
+    const quarantined: QuarantinedTool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
+    let pages = 0;
     do {
       const params = cursor === undefined ? undefined : { cursor };
       // A raw request rather than client.listTools(): that one caches output-schema validators per
       // page (so only the last page's tools would be validated). A host passes results through
       // and lets the model read them, so no client-side output validation at all is consistent.
       const page = await this.request('tools/list', policy, budget, (options) =>
-        this.client.request({ method: 'tools/list', params }, ListToolsResultSchema, options),
+        this.client.request({ method: 'tools/list', params }, ToolPageSchema, options),
       );
-      tools.push(...page.tools);
+      const screened = screenTools(page.tools);
+      tools.push(...screened.tools);
+      quarantined.push(...screened.quarantined);
+      pages += 1;
       cursor = page.nextCursor;
       if (cursor !== undefined) {
-        if (seen.has(cursor)) throw new ConnectionError('PROTOCOL_ERROR', `tools/list returned the cursor "${cursor}" twice`);
+        if (seen.has(cursor)) throw new ConnectionError('PROTOCOL_ERROR', `tools/list returned the cursor "${cursor.slice(0, 80)}" twice`);
+        if (pages >= MAX_TOOL_PAGES) throw new ConnectionError('PROTOCOL_ERROR', `tools/list did not end after ${MAX_TOOL_PAGES} pages`);
         seen.add(cursor);
       }
-    } while (cursor !== undefined);
-    return tools;
+    } while (cursor !== undefined && tools.length <= MAX_TOOLS_PER_SERVER);
+    if (tools.length > MAX_TOOLS_PER_SERVER) {
+      const cut = tools.splice(MAX_TOOLS_PER_SERVER);
+      quarantined.push({ name: `${cut.length}${cursor === undefined ? '' : '+'} more`, problem: `the server offers more than ${MAX_TOOLS_PER_SERVER} tools; the rest are ignored` });
+    }
+    return { tools, quarantined };
   }
 
-  callTool(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
-    return this.request(`tools/call \`${name}\``, policy, budget, (options) =>
+  async callTool(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
+    const result = await this.request(`tools/call \`${name}\``, policy, budget, (options) =>
       this.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
         ...options,
         // Always ask for progress: it is what lets a long call outlive timeoutMs.
@@ -288,6 +355,11 @@ export class McpSession {
         resetTimeoutOnProgress: true,
       }),
     );
+    // A result is passed on (cloned, serialized) by everything downstream: refuse one that would
+    // overflow the stack there, naming what was wrong, rather than let it crash the host later.
+    const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${name}\``);
+    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `tools/call \`${name}\` failed: ${problem}`);
+    return result;
   }
 
   /**

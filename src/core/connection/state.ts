@@ -35,6 +35,8 @@ export interface RunningState {
   /** Time from the start of the successful attempt to its first complete tools/list. */
   readonly connectMs: number;
   readonly toolCount: number;
+  /** Tools held back (too deep, too large, not valid MCP); the others are usable. */
+  readonly quarantinedTools?: readonly { readonly name: string; readonly problem: string }[];
 }
 
 export interface ReconnectingState {

@@ -1,10 +1,19 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Logger } from '../logging';
+import { jsonShapeProblem, RESULT_LIMITS } from '../jsonShape';
+import { isEnabled, type Logger } from '../logging';
 
 const MAX_LOGGED = 4_000;
 
+/** Never throws: a message too deep to serialize is described instead. */
 function render(message: unknown): string {
-  const text = JSON.stringify(message);
+  const problem = jsonShapeProblem(message, RESULT_LIMITS, 'the message');
+  if (problem) return `(not shown: ${problem})`;
+  let text: string;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    return `(not shown: ${error instanceof Error ? error.message : String(error)})`;
+  }
   return text.length > MAX_LOGGED ? `${text.slice(0, MAX_LOGGED)}… (${text.length} characters)` : text;
 }
 
@@ -15,7 +24,8 @@ function render(message: unknown): string {
 export function traceTraffic<T extends Transport>(transport: T, logger: Logger): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    logger.trace(`→ ${render(message)}`);
+    // Rendered only when someone reads it: this runs for every message, on the hot path.
+    if (isEnabled(logger, 'trace')) logger.trace(`→ ${render(message)}`);
     return send(message, options);
   };
   let handler: Transport['onmessage'];
@@ -25,7 +35,7 @@ export function traceTraffic<T extends Transport>(transport: T, logger: Logger):
     get: () => handler,
     set: (next: Transport['onmessage']) => {
       handler = next && ((message, extra) => {
-        logger.trace(`← ${render(message)}`);
+        if (isEnabled(logger, 'trace')) logger.trace(`← ${render(message)}`);
         next(message, extra);
       });
     },

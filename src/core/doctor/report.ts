@@ -87,7 +87,10 @@ export function buildReport(
       ...(error === undefined ? {} : { error }),
       diagnostics,
       tools: toolReports(view, catalog.servers.find((server) => server.name === view.name)),
-      catalogWarnings: serverWarnings(catalog.warnings, view.name),
+      catalogWarnings: [
+        ...(view.state.kind === 'running' ? (view.state.quarantinedTools ?? []).map((tool) => `quarantined: ${tool.problem}`) : []),
+        ...serverWarnings(catalog.warnings, view.name),
+      ],
       stderrTail: tail.slice(-STDERR_TAIL_LINES),
     };
   });

@@ -135,7 +135,7 @@ export class McpGateway {
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.disposing) this.subscription.dispose(); // dispose() ran while listen() was pending.
-    this.logger.info(`listening on ${this.url}`);
+    this.logger.info(`listening on ${this.url} (loopback only, token required)`);
     return { url: this.url, port: address.port, token: this.token };
   }
 

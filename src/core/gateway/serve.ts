@@ -30,6 +30,11 @@ export interface ServeOptions {
   readonly folder: string;
   /** 0 or absent: an ephemeral port. */
   readonly port?: number;
+  /**
+   * Default true: the ready line waits until every enabled server has finished its first connect
+   * attempt (running, failed, or retrying), bounded by the longest connect timeout.
+   */
+  readonly wait?: boolean;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   /** Aborting it shuts everything down; runServe then resolves. */
@@ -81,6 +86,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   try {
     source = await createSource({ manager, folder: options.folder, configuration, logger });
     await manager.start(configuration.servers);
+    if (options.wait !== false) await firstAttemptsDone(manager, configuration.servers, options.signal);
     if (options.signal.aborted) return 0;
     const started = new McpGateway({ source, logger, port: options.port ?? 0 });
     gateway = started;
@@ -150,7 +156,14 @@ function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel): Logger 
   const at = (level: LogLevel) => (message: string) => {
     if (LOG_LEVELS.indexOf(level) >= threshold) stream.write(`[${level}] ${message}\n`);
   };
-  return { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return {
+    enabled: (level) => LOG_LEVELS.indexOf(level) >= threshold,
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+  };
 }
 
 function isDirectory(folder: string): boolean {
@@ -159,6 +172,30 @@ function isDirectory(folder: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A connect timeout of 0 (no limit) still gets a ready line eventually. */
+const MAX_READY_WAIT_MS = 120_000;
+
+/** Resolves once no server is starting (or the longest connect timeout has passed, or the signal fired). */
+function firstAttemptsDone(manager: ServerManager, servers: LoadedConfiguration['servers'], signal: AbortSignal): Promise<void> {
+  const starting = () => manager.servers().some((server) => server.state.kind === 'starting');
+  if (!starting() || signal.aborted) return Promise.resolve();
+  const limits = servers.map((server) => ('timeouts' in server ? server.timeouts.connectMs || MAX_READY_WAIT_MS : 0));
+  const limitMs = Math.min(MAX_READY_WAIT_MS, Math.max(0, ...limits) + 1_000);
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      subscription.dispose();
+      signal.removeEventListener('abort', finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, limitMs);
+    const subscription = manager.onDidChangeState(() => {
+      if (!starting()) finish();
+    });
+    signal.addEventListener('abort', finish, { once: true });
+  });
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

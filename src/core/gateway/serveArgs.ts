@@ -6,14 +6,17 @@ export interface ServeArgs {
   readonly folder: string;
   /** 0: an ephemeral port. */
   readonly port: number;
+  /** Print the ready line only once every enabled server has finished its first connect attempt. */
+  readonly wait: boolean;
 }
 
-export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N]';
+export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N] [--wait | --no-wait]';
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {
   let folder = cwd;
   let port = 0;
+  let wait = true;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -28,9 +31,13 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
       const raw = value();
       port = Number(raw);
       if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got "${raw}"\n${SERVE_USAGE}`);
+    } else if (flag === '--wait' && inline === undefined) {
+      wait = true;
+    } else if (flag === '--no-wait' && inline === undefined) {
+      wait = false;
     } else {
       throw new Error(`unknown argument "${arg}"\n${SERVE_USAGE}`);
     }
   }
-  return { folder, port };
+  return { folder, port, wait };
 }

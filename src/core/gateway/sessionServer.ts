@@ -3,6 +3,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  McpError,
   ListToolsRequestSchema,
   type CallToolResult,
   type Implementation,
@@ -13,7 +15,7 @@ import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
 import { toMcpError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
-import { listedTools, resolveCall } from './exposure';
+import { listedTools, resolveCall, type CallTarget } from './exposure';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -27,13 +29,48 @@ export function endpointInfo(endpoint: EndpointId): Implementation {
   return endpoint.kind === 'server' ? { ...GATEWAY_INFO, name: endpoint.server, title: endpoint.server } : GATEWAY_INFO;
 }
 
+function endpointServers(endpoint: EndpointId): string[] | undefined {
+  return endpoint.kind === 'server' ? [endpoint.server] : undefined;
+}
+
+function startingServers(source: ToolSource, endpoint: EndpointId): string[] {
+  const names = endpointServers(endpoint) ?? source.snapshot().servers.map((server) => server.name);
+  return names.filter((name) => source.isStartingWithoutTools?.(name) === true);
+}
+
+/**
+ * The call's target; a name that is unknown only because its server has not listed its tools yet
+ * waits for that list (within the connect timeout), and an error says the server is starting.
+ */
+async function resolveWhenKnown(source: ToolSource, endpoint: EndpointId, name: string, signal: AbortSignal): Promise<CallTarget> {
+  try {
+    return resolveCall(source.snapshot(), endpoint, name);
+  } catch (error) {
+    const starting = startingServers(source, endpoint);
+    if (starting.length === 0) throw error;
+    await source.whenToolsKnown?.(starting, signal);
+    try {
+      return resolveCall(source.snapshot(), endpoint, name);
+    } catch (again) {
+      const still = startingServers(source, endpoint);
+      if (still.length === 0) throw again;
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`);
+    }
+  }
+}
+
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger): Server {
   const server = new Server(endpointInfo(endpoint), { capabilities: { tools: { listChanged: true } } });
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(source.snapshot(), endpoint) }));
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    // A client that connects while servers are still starting (serve was just launched) would
+    // otherwise get an empty or partial list; starting servers with nothing cached are awaited.
+    await source.whenToolsKnown?.(endpointServers(endpoint), extra.signal);
+    return { tools: listedTools(source.snapshot(), endpoint) };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const target = resolveCall(source.snapshot(), endpoint, request.params.name);
+    const target = await resolveWhenKnown(source, endpoint, request.params.name, extra.signal);
     const progressToken = request.params._meta?.progressToken;
     // Upstream progress uses the token the gateway's own upstream client chose; the client that
     // asked here only knows its own token, so each notification is re-addressed.

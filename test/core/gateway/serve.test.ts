@@ -29,9 +29,9 @@ describe('gateway: serve', function () {
   afterEach(() => cleanup.run());
 
   it('parses [--folder DIR] [--port N]', () => {
-    assert.deepEqual(parseServeArgs([], '/work'), { folder: '/work', port: 0 });
-    assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123'], '/work'), { folder: path.resolve('/work', 'sub'), port: 8123 });
-    assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0'], '/work'), { folder: '/abs', port: 0 });
+    assert.deepEqual(parseServeArgs([], '/work'), { folder: '/work', port: 0, wait: true });
+    assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), { folder: path.resolve('/work', 'sub'), port: 8123, wait: false });
+    assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait'], '/work'), { folder: '/abs', port: 0, wait: true });
     assert.throws(() => parseServeArgs(['--port', '70000'], '/work'), /--port must be an integer/);
     assert.throws(() => parseServeArgs(['--port', '-1'], '/work'), /--port must be an integer/);
     assert.throws(() => parseServeArgs(['--port'], '/work'), /--port needs a value/);
