@@ -72,3 +72,22 @@ export function isConnectionError(error: unknown, code?: ConnectionErrorCode): e
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Whether waiting can heal the failure of a remote server: it was unreachable, timed out, or
+ * answered with a server-side or rate-limit status. Not: a wrong URL path (404), a refused sign-in
+ * (401/403), a protocol mismatch, a stdio command that is missing or crashes at start.
+ */
+export function isTransientRemoteFailure(error: ConnectionError): boolean {
+  switch (error.code) {
+    case 'CONNECT_FAILED':
+    case 'CONNECT_TIMEOUT':
+    case 'CONNECTION_LOST':
+    case 'REQUEST_TIMEOUT':
+      return true;
+    case 'HTTP_ERROR':
+      return error.status !== undefined && (error.status >= 500 || error.status === 408 || error.status === 429);
+    default:
+      return false;
+  }
+}

@@ -61,9 +61,14 @@ export function httpStatus(error: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** A streamable-HTTP 404 for a request that carried a session id: the session has expired. */
-export function isSessionExpired(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
+/**
+ * The server no longer knows the session (it restarted, or expired it). The spec says 404; the
+ * reference servers and servers built from the SDK's examples answer 400 "No valid session ID
+ * provided". Callers only ask for requests that carried a session id.
+ */
+export function isSessionRejected(error: unknown): boolean {
+  if (!(error instanceof StreamableHTTPError)) return false;
+  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
 }
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);

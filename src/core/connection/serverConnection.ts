@@ -9,7 +9,7 @@ import { Emitter, type Event } from '../events';
 import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';
 import { backoffDelay } from './backoff';
 import { systemClock, type Clock, type TimerHandle } from './clock';
-import { ConnectionError, errorMessage, type ConnectionErrorCode } from './errors';
+import { ConnectionError, errorMessage, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
 import { McpSession, type ConnectPhase, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
 import { copyState, isSettled, type ServerState, type ServerStateChangeEvent } from './state';
@@ -34,6 +34,8 @@ export interface ConnectionOptions {
   readonly clientInfo?: Implementation;
   /** For HTTP servers; defaults to the global fetch. */
   readonly fetch?: FetchLike;
+  /** After the circuit breaker opened on a transient remote failure, the time between slow retries. Default 5 minutes. */
+  readonly slowRetryMs?: number;
 }
 
 export interface CallToolOptions {
@@ -54,6 +56,7 @@ export interface ConnectionDiagnostics extends SessionCounters {
 export const MAX_TOTAL_TIMEOUT_FACTOR = 10;
 const STDERR_TAIL_IN_ERROR = 20;
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-switchboard', version: '0.1.0' };
+export const DEFAULT_SLOW_RETRY_MS = 5 * 60_000;
 
 type AttemptMode = { readonly kind: 'start' } | { readonly kind: 'auto'; readonly attempt: number };
 
@@ -388,8 +391,11 @@ export class ServerConnection {
         this.withGarbageHint(error instanceof ConnectionError ? error : new ConnectionError('CONNECT_FAILED', errorMessage(error), { cause: error }), garbage),
       );
       this.logger.warn(`connect failed: ${failure.message}`);
-      if (mode.kind === 'auto') {
-        this.failures += 1;
+      // A remote server that is down or overloaded at start gets the same backoff as one that
+      // dropped: it is usually a matter of time (a laptop waking up, a server deploying).
+      if (mode.kind === 'auto' || this.isRemoteTransient(failure)) {
+        // The first, manual attempt is not a reconnect attempt: the breaker counts those only.
+        if (mode.kind === 'auto') this.failures += 1;
         this.scheduleReconnect(failure);
       } else {
         this.setError(failure.code, failure.message);
@@ -457,20 +463,34 @@ export class ServerConnection {
     this.scheduleReconnect(reason);
   }
 
-  /** Next automatic attempt with backoff, or `error` once the breaker opens. */
+  private isRemoteTransient(failure: ConnectionError): boolean {
+    return this.definition.transport !== 'stdio' && isTransientRemoteFailure(failure);
+  }
+
+  /**
+   * Next automatic attempt with backoff, or `error` once the breaker opens. A remote server whose
+   * failure waiting may heal keeps a slow retry after that, so a long-running host recovers
+   * without a click.
+   */
   private scheduleReconnect(lastError: ConnectionError): void {
     const { maxAttempts } = this.definition.reconnect;
     if (this.failures >= maxAttempts) {
-      const message = maxAttempts === 0 ? lastError.message : `gave up after ${maxAttempts} reconnect attempt${maxAttempts > 1 ? 's' : ''}: ${lastError.message}`;
-      this.setError(lastError.code, message);
+      const message = maxAttempts === 0 || this.failures === 0 ? lastError.message : `gave up after ${this.failures} reconnect attempt${this.failures > 1 ? 's' : ''}: ${lastError.message}`;
+      const retryMs = this.isRemoteTransient(lastError) ? (this.options.slowRetryMs ?? DEFAULT_SLOW_RETRY_MS) : undefined;
+      this.setError(lastError.code, message, retryMs === undefined ? undefined : this.clock.now() + retryMs);
+      if (retryMs !== undefined) this.scheduleAttempt(retryMs, this.failures + 1);
       return;
     }
-    this.generation += 1;
-    const generation = this.generation;
     const attempt = this.failures + 1;
     const delay = backoffDelay(attempt, this.definition.reconnect, this.options.random);
     const now = this.clock.now();
     this.setState({ kind: 'reconnecting', attempt, maxAttempts, nextTryAt: now + delay, lastError: lastError.message }, now);
+    this.scheduleAttempt(delay, attempt);
+  }
+
+  private scheduleAttempt(delay: number, attempt: number): void {
+    this.generation += 1;
+    const generation = this.generation;
     this.reconnectTimer = this.clock.setTimeout(() => {
       this.reconnectTimer = undefined;
       if (generation === this.generation) this.beginAttempt({ kind: 'auto', attempt });
@@ -533,9 +553,10 @@ export class ServerConnection {
     this.toolsEmitter.fire({ server: this.name, tools: structuredClone(this.toolList) });
   }
 
-  private setError(code: ConnectionErrorCode, message: string): void {
+  private setError(code: ConnectionErrorCode, message: string, nextTryAt?: number): void {
     const tail = this.definition.transport === 'stdio' ? this.stderr.tail(STDERR_TAIL_IN_ERROR) : [];
-    this.setState({ kind: 'error', code, message: redactSecrets(message, this.definition.secrets), stderrTail: tail, since: this.clock.now() });
+    const state = { kind: 'error' as const, code, message: redactSecrets(message, this.definition.secrets), stderrTail: tail, since: this.clock.now() };
+    this.setState(nextTryAt === undefined ? state : { ...state, nextTryAt });
   }
 
   private setState(next: ServerState, at = this.clock.now()): void {

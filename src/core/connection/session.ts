@@ -25,7 +25,7 @@ import type { Logger } from '../logging';
 import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
 import { ConnectionError, errorMessage } from './errors';
 import { traceTraffic } from './traffic';
-import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isSessionExpired, isUnreachable } from './httpTransport';
+import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isSessionRejected, isUnreachable } from './httpTransport';
 import { translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 
@@ -389,11 +389,17 @@ export class McpSession {
       try {
         return await send({ signal: controller.signal, timeout: policy.timeoutMs > 0 ? policy.timeoutMs : NO_TIMEOUT });
       } catch (error) {
-        if (aborted === undefined && !this.closeRequested && isSessionExpired(error) && !budget.retried) {
+        const rejected = aborted === undefined && !this.closeRequested && sentWithSession !== undefined && isSessionRejected(error);
+        if (rejected && !budget.retried) {
           budget.retried = true;
-          this.options.logger.info(`session ${sentWithSession ?? '?'} expired (HTTP 404); initializing a new session`);
+          this.options.logger.info(`session ${sentWithSession} is unknown to the server (HTTP ${httpStatus(error) ?? '?'}); initializing a new session`);
           await this.renewSession(sentWithSession, policy);
           continue;
+        }
+        if (rejected) {
+          // A fresh session was rejected as well: this connection is no use. The request was
+          // refused before the server acted on it; the connection reconnects with backoff.
+          throw new ConnectionError('CONNECTION_LOST', `${what} failed: the server rejected the session again after a new one was initialized`, { cause: error, notSent: true });
         }
         throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, aborted, closing: this.closeRequested });
       } finally {
@@ -432,7 +438,12 @@ export class McpSession {
       this.protocolVersion = result.protocolVersion;
       this.options.logger.info(`new session ${this.transport.sessionId ?? '?'} initialized`);
     } catch (error) {
-      throw translateRequestError(error, { what: 'initialize (new session)', timeoutMs: policy.timeoutMs, maxTotalMs: 0, closing: this.closeRequested });
+      const failure = translateRequestError(error, { what: 'initialize (new session)', timeoutMs: policy.timeoutMs, maxTotalMs: 0, closing: this.closeRequested });
+      if (failure.code === 'CLOSED' || failure.code === 'CANCELLED') throw failure;
+      // Without a session nothing works: report the connection lost so that it reconnects with
+      // backoff, rather than stay "running" while every call fails. The request that found the
+      // session gone was refused, so it was never carried out.
+      throw new ConnectionError('CONNECTION_LOST', `the session expired and a new one could not be initialized: ${failure.message}`, { cause: failure, notSent: true });
     }
   }
 

@@ -56,6 +56,11 @@ export interface ErrorState {
   /** The last lines the stdio process wrote to stderr (empty for HTTP). */
   readonly stderrTail: readonly string[];
   readonly since: number;
+  /**
+   * For a remote server whose failure waiting may heal (unreachable, 5xx, timeouts): when the slow
+   * retry after the circuit breaker opened runs next (epoch ms).
+   */
+  readonly nextTryAt?: number;
 }
 
 export interface DisabledState {

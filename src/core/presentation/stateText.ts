@@ -13,19 +13,27 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
+function describeWait(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return seconds < 90 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+}
+
 /** E.g. "running · 12 tools · 84 ms", "reconnecting in 4 s (attempt 3/5)", "blocked: workspace not trusted". */
 export function describeState(state: ServerState, now: number = Date.now()): string {
   switch (state.kind) {
-    case 'running':
-      return `running · ${plural(state.toolCount, 'tool')} · ${Math.round(state.connectMs)} ms`;
+    case 'running': {
+      const quarantined = state.quarantinedTools?.length ?? 0;
+      return `running · ${plural(state.toolCount, 'tool')}${quarantined > 0 ? ` (${quarantined} quarantined)` : ''} · ${Math.round(state.connectMs)} ms`;
+    }
     case 'starting':
-      return state.attempt ? `starting (attempt ${state.attempt}/${state.maxAttempts ?? '?'})` : 'starting…';
+      if (!state.attempt) return 'starting…';
+      return state.maxAttempts !== undefined && state.attempt > state.maxAttempts ? 'starting (slow retry)' : `starting (attempt ${state.attempt}/${state.maxAttempts ?? '?'})`;
     case 'reconnecting': {
       const seconds = Math.max(0, Math.ceil((state.nextTryAt - now) / 1000));
       return `reconnecting in ${seconds} s (attempt ${state.attempt}/${state.maxAttempts})`;
     }
     case 'error':
-      return `error: ${firstLine(state.message)}`;
+      return `error: ${firstLine(state.message)}${state.nextTryAt === undefined ? '' : ` · next try in ${describeWait(state.nextTryAt - now)}`}`;
     case 'disabled':
       return 'disabled';
     case 'stopped':

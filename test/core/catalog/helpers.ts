@@ -4,53 +4,13 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolCallOptions } from '../../../src/core/catalog';
 import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/toolCatalog';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
-import type { Clock, ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/connection';
+import type { ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/connection';
 import { Emitter } from '../../../src/core/events';
 import type { ToolsChangedEvent } from '../../../src/core/manager';
 import { stdioDefinition } from '../connection/helpers';
 
 /** Time stands still until advance(); timers fire in due order as time passes them. */
-export class FakeClock implements Clock {
-  private time: number;
-  private nextId = 0;
-  private readonly timers = new Map<number, { due: number; callback: () => void }>();
-
-  constructor(start = 1_700_000_000_000) {
-    this.time = start;
-  }
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(callback: () => void, ms: number): number {
-    this.nextId += 1;
-    this.timers.set(this.nextId, { due: this.time + ms, callback });
-    return this.nextId;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-
-  get pendingTimers(): number {
-    return this.timers.size;
-  }
-
-  /** Moves time forward, running every timer that falls due (including ones they schedule). */
-  advance(ms: number): void {
-    const target = this.time + ms;
-    for (;;) {
-      let next: [number, { due: number; callback: () => void }] | undefined;
-      for (const timer of this.timers) if (timer[1].due <= target && (!next || timer[1].due < next[1].due)) next = timer;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.time = next[1].due;
-      next[1].callback();
-    }
-    this.time = target;
-  }
-}
+export { FakeClock } from '../support/fakeClock';
 
 export function tool(name: string, extra: Partial<Tool> = {}): Tool {
   return { name, description: `The ${name} tool.`, inputSchema: { type: 'object', properties: {} }, ...extra };

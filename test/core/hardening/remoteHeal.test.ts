@@ -1,0 +1,118 @@
+// Issue: a remote server that restarts, or starts late, never came back. A restarted server no
+// longer knows the session and answers 404 (the spec) or 400 (the reference servers); a server
+// that is down at start is retried with backoff, and after the breaker opens, slowly.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { isConnectionError, type ServerState } from '../../../src/core/connection';
+import { DEFAULT_SLOW_RETRY_MS } from '../../../src/core/connection/serverConnection';
+import { assertState, Cleanup, connect, httpDefinition, startHttpFixture, textOf, waitForState } from '../connection/helpers';
+import { FakeClock } from '../support/fakeClock';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function kill(child: { kill(signal: NodeJS.Signals): boolean; once(event: 'exit', listener: () => void): unknown; exitCode: number | null }): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Runs the pending retry timer and waits for that attempt to settle into a non-starting state. */
+async function runNextAttempt(clock: FakeClock, connection: Parameters<typeof waitForState>[0]): Promise<ServerState> {
+  const delay = clock.pendingDelays()[0];
+  assert.ok(delay !== undefined, 'a retry is scheduled');
+  clock.advance(delay);
+  return waitForState(connection, (state) => state.kind !== 'starting');
+}
+
+describe('remote servers heal by themselves', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  for (const status of [400, 404]) {
+    it(`re-initializes once when a restarted server answers ${status} to the old session, and the call goes through`, async () => {
+      const first = await startHttpFixture(cleanup, ['--unknown-session', String(status)]);
+      const { connection } = connect(cleanup, httpDefinition(first.url('/mcp')));
+      assertState(await connection.start(), 'running');
+      assert.equal(textOf(await connection.callTool('echo', { text: 'before' })), 'before');
+      await kill(first.child);
+      const restarted = await startHttpFixture(cleanup, ['--port', String(first.port), '--unknown-session', String(status)]);
+      const results = await Promise.all([1, 2, 3].map((n) => connection.callTool('echo', { text: `after ${n}` })));
+      assert.deepEqual(results.map(textOf), ['after 1', 'after 2', 'after 3']);
+      assert.equal(connection.diagnostics.sessionRenewals, 1, 'concurrent callers share one re-initialization');
+      assert.equal((await restarted.stats()).initializations, 1);
+      assertState(connection.state, 'running');
+    });
+  }
+
+  it('leaves running and reconnects when the session cannot be renewed', async () => {
+    const server = await startHttpFixture(cleanup, ['--unknown-session', '400']);
+    const { connection } = connect(cleanup, httpDefinition(server.url('/mcp'), {
+      timeouts: { connectMs: 10_000, requestMs: 1_000 },
+      reconnect: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    }));
+    await connection.start();
+    await kill(server.child);
+    // Restarted, it rejects the old session and never answers a new initialize.
+    await startHttpFixture(cleanup, ['--port', String(server.port), '--unknown-session', '400', '--hang-initialize']);
+    await assert.rejects(connection.callTool('echo', { text: 'x' }), (error) =>
+      isConnectionError(error, 'CONNECTION_LOST') && /a new one could not be initialized/.test(error.message));
+    assertState(await waitForState(connection, (state) => state.kind !== 'running'), 'reconnecting');
+  });
+
+  it('retries a server that is down at start with backoff, and connects once it comes up 20 s later', async () => {
+    const port = await freePort();
+    const clock = new FakeClock();
+    const { connection } = connect(
+      cleanup,
+      httpDefinition(`http://127.0.0.1:${port}/mcp`, { reconnect: { maxAttempts: 10, initialDelayMs: 1_000, maxDelayMs: 8_000 } }),
+      { clock, random: () => 0.5 },
+    );
+    void connection.start();
+    const first = await waitForState(connection, (state) => state.kind !== 'starting');
+    assertState(first, 'reconnecting');
+    assert.match(first.lastError, /cannot reach/);
+    const began = clock.now();
+    while (clock.now() - began < 20_000) assertState(await runNextAttempt(clock, connection), 'reconnecting');
+    await startHttpFixture(cleanup, ['--port', String(port)]);
+    assertState(await runNextAttempt(clock, connection), 'running');
+    assert.equal(textOf(await connection.callTool('echo', { text: 'late' })), 'late');
+  });
+
+  it('does not retry what waiting cannot heal: a 404 endpoint stays failed', async () => {
+    const server = await startHttpFixture(cleanup);
+    const clock = new FakeClock();
+    const { connection } = connect(cleanup, httpDefinition(server.url('/nowhere')), { clock });
+    const state = await connection.start();
+    assertState(state, 'error');
+    assert.equal(state.nextTryAt, undefined);
+    assert.equal(clock.pendingTimers, 0);
+  });
+
+  it('after the breaker opens, retries every 5 minutes and recovers without a click', async () => {
+    const port = await freePort();
+    const clock = new FakeClock();
+    const { connection } = connect(
+      cleanup,
+      httpDefinition(`http://127.0.0.1:${port}/mcp`, { reconnect: { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 1_000 } }),
+      { clock },
+    );
+    void connection.start();
+    await waitForState(connection, (state) => state.kind === 'reconnecting');
+    await runNextAttempt(clock, connection);
+    const broken = await runNextAttempt(clock, connection);
+    assertState(broken, 'error');
+    assert.match(broken.message, /gave up after 2 reconnect attempts/);
+    assert.equal(broken.nextTryAt, clock.now() + DEFAULT_SLOW_RETRY_MS);
+    assertState(await runNextAttempt(clock, connection), 'error');
+    await startHttpFixture(cleanup, ['--port', String(port)]);
+    assertState(await runNextAttempt(clock, connection), 'running');
+  });
+});

@@ -1,0 +1,47 @@
+// Issue: serve said it was ready 250 ms after start, while servers were still connecting; a client
+// that listed tools at once got a partial list and "Unknown tool" for a starting server's tools.
+import assert from 'node:assert/strict';
+import { Cleanup } from '../connection/helpers';
+import { buildCli, fixture, tempWorkspace } from '../doctor/helpers';
+import { bareClient, startServe, tempCacheHome } from '../cli/helpers';
+
+describe('serve is ready when it says so', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+  before(function () {
+    this.timeout(120_000);
+    buildCli();
+  });
+
+  it('by default prints its line only after every server finished connecting', async () => {
+    const ws = tempWorkspace(cleanup, { quick: fixture(), late: fixture('--startup-delay', '1500') });
+    const serve = await startServe(cleanup, ['--folder', ws.dir], { XDG_CACHE_HOME: tempCacheHome(cleanup) });
+    const client = await bareClient(cleanup, serve.ready.url, serve.ready.token);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('quick__echo') && names.includes('late__echo'), names.join(', '));
+  });
+
+  it('with --no-wait, tools/list and calls wait for servers still starting with nothing cached', async () => {
+    const ws = tempWorkspace(cleanup, { late: fixture('--startup-delay', '1500') });
+    const serve = await startServe(cleanup, ['--folder', ws.dir, '--no-wait'], { XDG_CACHE_HOME: tempCacheHome(cleanup) });
+    const client = await bareClient(cleanup, serve.ready.url, serve.ready.token);
+    const calling = client.callTool({ name: 'late__echo', arguments: { text: 'waited' } });
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('late__echo'), `the list was answered before the server started: ${names.join(', ')}`);
+    assert.deepEqual((await calling).content, [{ type: 'text', text: 'waited' }]);
+
+    const perServer = await bareClient(cleanup, serve.ready.servers.late ?? '', serve.ready.token);
+    assert.deepEqual((await perServer.callTool({ name: 'echo', arguments: { text: 'direct' } })).content, [{ type: 'text', text: 'direct' }]);
+  });
+
+  it('an unknown tool on a server that never lists in time says the server is starting', async () => {
+    const ws = tempWorkspace(cleanup, { slow: { ...fixture('--startup-delay', '30000'), timeouts: { connectMs: 1500 } } });
+    const serve = await startServe(cleanup, ['--folder', ws.dir, '--no-wait'], { XDG_CACHE_HOME: tempCacheHome(cleanup) });
+    const client = await bareClient(cleanup, serve.ready.url, serve.ready.token);
+    // The first attempt times out after 1.5 s; the listing waits for that, not forever.
+    const started = Date.now();
+    await assert.rejects(client.callTool({ name: 'slow__echo', arguments: { text: 'x' } }), /slow|starting|timed out|not running|unavailable/i);
+    assert.ok(Date.now() - started < 20_000);
+  });
+});

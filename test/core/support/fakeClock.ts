@@ -1,0 +1,50 @@
+// The one fake clock of the test suite: time moves only when a test says so, and every timer that
+// falls due runs in order. Everything time-dependent in src/core takes a Clock.
+import type { Clock } from '../../../src/core/connection';
+
+export class FakeClock implements Clock {
+  private time: number;
+  private nextId = 0;
+  private readonly timers = new Map<number, { due: number; callback: () => void }>();
+
+  constructor(start = 1_700_000_000_000) {
+    this.time = start;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(callback: () => void, ms: number): number {
+    this.nextId += 1;
+    this.timers.set(this.nextId, { due: this.time + ms, callback });
+    return this.nextId;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
+  /** Delays of the timers now pending, from now, soonest first. */
+  pendingDelays(): number[] {
+    return [...this.timers.values()].map((timer) => timer.due - this.time).sort((a, b) => a - b);
+  }
+
+  /** Moves time forward, running every timer that falls due (including ones they schedule). */
+  advance(ms: number): void {
+    const target = this.time + ms;
+    for (;;) {
+      let next: [number, { due: number; callback: () => void }] | undefined;
+      for (const timer of this.timers) if (timer[1].due <= target && (!next || timer[1].due < next[1].due)) next = timer;
+      if (!next) break;
+      this.timers.delete(next[0]);
+      this.time = next[1].due;
+      next[1].callback();
+    }
+    this.time = target;
+  }
+}
