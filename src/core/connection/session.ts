@@ -248,6 +248,7 @@ export class McpSession {
       const connecting = client.connect(traceTraffic(transport, options.logger), requestOptions);
       if (kind !== 'sse') enter('initialize');
       await abortable(connecting, signal);
+      if (transport instanceof StdioProcessTransport) transport.markEstablished();
       const created = new McpSession(kind, client, transport, options);
       created.readServerInfo(negotiated);
       enter('tools/list');

@@ -73,6 +73,14 @@ export class StdioProcessTransport implements Transport {
   private readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
   private readonly garbage: string[] = [];
   private readonly logger: Logger;
+  /** Parsed messages not yet handed to onmessage, in the order the server wrote them. */
+  private readonly inbox: JSONRPCMessage[] = [];
+  private delivering = false;
+  /** onclose waits for the inbox: a result read before the exit must still reach its caller. */
+  private closeAfterDrain = false;
+  private established = false;
+  /** Writes whose callback has not run: onclose waits for them, so each learns it failed first. */
+  private pendingWrites = 0;
 
   constructor(private readonly options: StdioTransportOptions) {
     this.logger = options.logger ?? nullLogger;
@@ -80,6 +88,15 @@ export class StdioProcessTransport implements Transport {
 
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /**
+   * Called once the handshake is done. From then on a message that cannot be written fails at
+   * once (notSent), before the exit closes the transport: otherwise the SDK fails the request as
+   * "connection closed", which does not say that it was never sent, and it could not be retried.
+   */
+  markEstablished(): void {
+    this.established = true;
   }
 
   /** How the process ended, once it has. */
@@ -173,11 +190,48 @@ export class StdioProcessTransport implements Transport {
       );
       return;
     }
-    this.onmessage?.(message);
+    this.inbox.push(message);
+    if (!this.delivering) this.drain();
+  }
+
+  /**
+   * Hands messages over one at a time. The SDK dispatches a notification in a microtask but a
+   * response synchronously; given a chunk with progress then the result, it would settle the call
+   * (and drop its progress handler) before it saw the progress. So after anything but a response,
+   * the next message waits for a macrotask, by which time the notification has been handled.
+   */
+  private drain(): void {
+    this.delivering = true;
+    while (this.inbox.length > 0) {
+      const message = this.inbox.shift() as JSONRPCMessage;
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        this.logger.error(`handling a message from the server failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      // Already validated: a message with an id and no method is a response (result or error).
+      const isResponse = 'id' in message && !('method' in message);
+      if (!isResponse) {
+        // readline emits the lines of one chunk one after another: whatever comes next (even in
+        // the same chunk) waits in the inbox until the SDK has handled this message.
+        setImmediate(() => this.drain());
+        return;
+      }
+    }
+    this.delivering = false;
+    if (this.closeAfterDrain) this.finish();
+  }
+
+  private get busy(): boolean {
+    return this.delivering || this.inbox.length > 0 || this.pendingWrites > 0;
   }
 
   private finish(): void {
     if (this.closed) return;
+    if (this.busy) {
+      this.closeAfterDrain = true;
+      return;
+    }
     this.closed = true;
     this.markEnded();
     this.onclose?.();
@@ -205,17 +259,27 @@ export class StdioProcessTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.exit || this.closed || !stdin.writable) {
-      // An exited process is reported within DRAIN_AFTER_EXIT_MS; wait for that.
-      if (this.exit && !this.closed) await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
-      // Callers rely on this code to know the message never left this process (safe to retry).
-      throw new ConnectionError('CONNECTION_LOST', `not connected: ${this.describeExit()}`);
+      // An exited process is reported within DRAIN_AFTER_EXIT_MS; while connecting, wait for that
+      // so the error can say how it exited.
+      if (this.exit && !this.closed && !this.established) await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
+      // notSent: the message never left this process, so the caller may send it again once the
+      // server is back (ServerConnection does, within requestMs).
+      throw new ConnectionError('CONNECTION_LOST', `not connected: ${this.describeExit()}`, { notSent: true });
     }
-    const failure = await new Promise<Error | undefined>((resolve) => stdin.write(serializeMessage(message), (error) => resolve(error ?? undefined)));
+    this.pendingWrites += 1;
+    const failure = await new Promise<Error | undefined>((resolve) =>
+      stdin.write(serializeMessage(message), (error) => {
+        this.pendingWrites -= 1;
+        resolve(error ?? undefined);
+        if (this.closeAfterDrain && !this.busy) setImmediate(() => this.finish());
+      }),
+    );
     if (failure === undefined) return;
-    this.logger.debug(`writing to stdin failed (${failure.message}); waiting for the process to exit`);
-    await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
+    this.logger.debug(`writing to stdin failed (${failure.message})`);
+    if (!this.established) await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
     const detail = this.exit ? `: ${this.describeExit()}` : '';
-    throw new ConnectionError('CONNECTION_LOST', `cannot write to the server's stdin (${failure.message})${detail}`, { cause: failure });
+    // A failed write (EPIPE: the process closed its stdin) was not read by anyone.
+    throw new ConnectionError('CONNECTION_LOST', `cannot write to the server's stdin (${failure.message})${detail}`, { cause: failure, notSent: true });
   }
 
   /** Ends the process tree (SIGTERM, SIGKILL after the grace period). Idempotent. */

@@ -88,7 +88,7 @@ describe('ServerConnection over HTTP', () => {
     assert.equal(stats.calls, 11, 'each call reached the server once after the renewal');
     assert.deepEqual(connection.diagnostics, { connectAttempts: 1, transportsCreated: 1, clientsCreated: 1, sessionRenewals: 1 });
     assert.equal(events.length, eventsBefore, 'a renewal is not a state change');
-    const expiredSeen = logger.entries.filter((entry) => entry.message.includes('expired (HTTP 404)')).length;
+    const expiredSeen = logger.entries.filter((entry) => entry.message.includes('is unknown to the server (HTTP 404)')).length;
     assert.ok(expiredSeen > 1, `only ${expiredSeen} caller(s) saw the 404: the lock was not exercised`);
     assertState(connection.state, 'running');
   });
