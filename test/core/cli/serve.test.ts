@@ -110,7 +110,7 @@ describe('CLI: serve', function () {
     assert.equal(fs.readdirSync(dir).filter((name) => name.endsWith('.json')).length, 1, 'one cache entry, written before exit');
     assert.deepEqual(fs.readdirSync(ws.dir).sort(), ['.vscode'], 'nothing is written into the workspace');
 
-    const second = await startServe(cleanup, ['--folder', ws.dir], { XDG_CACHE_HOME: cacheHome });
+    const second = await startServe(cleanup, ['--folder', ws.dir, '--no-wait'], { XDG_CACHE_HOME: cacheHome });
     const client = await bareClient(cleanup, second.ready.url, second.ready.token);
     const started = Date.now();
     const names = (await client.listTools()).tools.map((tool) => tool.name);
@@ -127,7 +127,7 @@ describe('CLI: serve', function () {
   it('serve --help prints the usage (exit 0); a bad serve command line exits 2', async () => {
     const help = await runCli(['serve', '--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /mcp-switchboard serve \[--folder DIR\] \[--port N\]\s+run the gateway headless; prints \{"url","token","servers"\}/);
+    assert.match(help.stdout, /mcp-switchboard serve \[--folder DIR\] \[--port N\] \[--no-wait\]\s+run the gateway headless; prints \{"url","token","servers"\}/);
     const bad = await runCli(['serve', '--port', 'x']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--port must be an integer/);

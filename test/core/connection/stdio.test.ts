@@ -43,9 +43,9 @@ describe('ServerConnection over stdio', () => {
     const { connection } = connect(cleanup, stdioDefinition(['--page-size', '2']));
     const state = await connection.start();
     assertState(state, 'running');
-    assert.equal(state.toolCount, 13);
-    assert.equal(new Set(connection.tools.map((tool) => tool.name)).size, 13);
-    assert.equal((await connection.listTools()).length, 13);
+    assert.equal(state.toolCount, 11);
+    assert.equal(new Set(connection.tools.map((tool) => tool.name)).size, 11);
+    assert.equal((await connection.listTools()).length, 11);
   });
 
   it('passes process.env plus the definition env to the server', async () => {

@@ -42,7 +42,7 @@ describe('hostile servers: quarantined tools and bounded results', function () {
   });
 
   it('a result nested too deep fails that call with a message naming the limit, and the server stays usable', async () => {
-    const { connection } = connect(cleanup, stdioDefinition());
+    const { connection } = connect(cleanup, stdioDefinition(['--hostile-tools']));
     await connection.start();
     await assert.rejects(connection.callTool('deep_result', { levels: 1_000 }), (error) =>
       isConnectionError(error, 'PROTOCOL_ERROR') && /result of tool `deep_result` is nested more than 256 levels deep/.test(error.message));

@@ -14,7 +14,7 @@ describe('progress from stdio servers arrives in order', function () {
   afterEach(() => cleanup.run());
 
   it(`delivers every progress notification written in the same chunk as the result (${CALLS} calls)`, async () => {
-    const { connection } = connect(cleanup, stdioDefinition());
+    const { connection } = connect(cleanup, stdioDefinition(['--hostile-tools']));
     await connection.start();
     const counts: number[] = [];
     for (let i = 0; i < CALLS; i++) {
@@ -27,7 +27,7 @@ describe('progress from stdio servers arrives in order', function () {
   });
 
   it('delivers them through the gateway as well', async () => {
-    const { gateway } = await startGateway(cleanup, [toolsServer('alpha')]);
+    const { gateway } = await startGateway(cleanup, [toolsServer('alpha', ['--hostile-tools'])]);
     const { client } = await connectClient(cleanup, gateway.endpointUrl('alpha'), gateway.token);
     const counts: number[] = [];
     for (let i = 0; i < 10; i++) {
