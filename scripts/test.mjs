@@ -70,7 +70,7 @@ const stageRunners = {
     const code = await run('npx', [
       'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
       '--reporter-option', `statsFile=${statsFile}`, '--forbid-pending', '--forbid-only',
-      '--timeout', '30000', '--exit', 'test/core/**/*.test.ts',
+      '--timeout', '30000', '--expose-gc', '--exit', 'test/core/**/*.test.ts',
     ]);
     recordMocha('unit', statsFile, code);
   },

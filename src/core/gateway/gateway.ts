@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CatalogSnapshot, ToolSource } from '../catalog/types';
+import { systemClock, type Clock, type TimerHandle } from '../connection/clock';
 import { errorMessage } from '../connection/errors';
 import type { Disposable } from '../events';
 import { nullLogger, redactingLogger, type Logger } from '../logging';
@@ -24,7 +25,18 @@ export interface GatewayOptions {
   readonly port?: number;
   /** The only accepted value; typed so that callers cannot ask for anything else by accident. */
   readonly host?: typeof LOOPBACK_HOST;
+  /** A session unused this long is closed; its client gets 404 and initializes again. Default 30 minutes. */
+  readonly sessionIdleMs?: number;
+  /** Open sessions at most; the least recently used is closed to admit a new one. Default 256. */
+  readonly maxSessions?: number;
+  /** For the idle sweep and the last-use times. */
+  readonly clock?: Clock;
 }
+
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 256;
+/** The idle sweep runs at most this often, so expiry is at most this late. */
+const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 export interface GatewayAddress {
   /** The base URL, `http://127.0.0.1:<port>`; endpoints live below it. */
@@ -40,6 +52,7 @@ interface Session {
   readonly server: Server;
   /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
   fingerprint: string;
+  lastUsed: number;
 }
 
 export class McpGateway {
@@ -56,6 +69,10 @@ export class McpGateway {
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
   private disposing: Promise<void> | undefined;
+  private readonly clock: Clock;
+  private readonly sessionIdleMs: number;
+  private readonly maxSessions: number;
+  private sweepTimer: TimerHandle | undefined;
 
   constructor(options: GatewayOptions) {
     const host: string = options.host ?? LOOPBACK_HOST;
@@ -65,6 +82,9 @@ export class McpGateway {
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
     this.requestedPort = port;
+    this.clock = options.clock ?? systemClock;
+    this.sessionIdleMs = Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
+    this.maxSessions = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
     this.source = options.source;
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
@@ -135,6 +155,7 @@ export class McpGateway {
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.disposing) this.subscription.dispose(); // dispose() ran while listen() was pending.
+    else this.scheduleSweep();
     this.logger.info(`listening on ${this.url} (loopback only, token required)`);
     return { url: this.url, port: address.port, token: this.token };
   }
@@ -167,6 +188,7 @@ export class McpGateway {
       const session = this.sessions.get(sessionId);
       // A session answers only at the endpoint it was opened on.
       if (!session || session.key !== endpointKey(endpoint)) return reply(res, 404, 'Session not found', {}, -32001);
+      this.touch(sessionId, session);
       return session.transport.handleRequest(req, res);
     }
     if (!isServed(this.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
@@ -186,8 +208,9 @@ export class McpGateway {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(this.source.snapshot(), endpoint));
-        this.sessions.set(id, { endpoint, key, transport, server, fingerprint });
+        this.sessions.set(id, { endpoint, key, transport, server, fingerprint, lastUsed: this.clock.now() });
         this.logger.debug(`session ${id} opened on ${describeEndpoint(endpoint)}`);
+        this.enforceSessionCap();
       },
     });
     server.onclose = () => {
@@ -205,6 +228,52 @@ export class McpGateway {
     }
     if (transport.sessionId === undefined) await server.close();
     else if (this.disposing) await server.close(); // The session was created while shutting down.
+  }
+
+  /** Marks the session used now; the map's order is least recently used first. */
+  private touch(id: string, session: Session): void {
+    session.lastUsed = this.clock.now();
+    this.sessions.delete(id);
+    this.sessions.set(id, session);
+  }
+
+  /**
+   * Most clients never send DELETE: without a cap and an idle expiry every session they opened
+   * would be kept (22-42 KB each) until the process runs out of memory.
+   */
+  private enforceSessionCap(): void {
+    while (this.sessions.size > this.maxSessions) {
+      const [id] = this.sessions.keys();
+      if (id === undefined) return;
+      this.closeSession(id, `the gateway holds at most ${this.maxSessions} sessions; closing the least recently used`);
+    }
+  }
+
+  private scheduleSweep(): void {
+    const interval = Math.min(this.sessionIdleMs, MAX_SWEEP_INTERVAL_MS);
+    this.sweepTimer = this.clock.setTimeout(() => {
+      this.sweepTimer = undefined;
+      if (this.disposing) return;
+      this.expireIdleSessions();
+      this.scheduleSweep();
+    }, interval);
+    // A pending sweep must not keep a CLI process alive on its own.
+    (this.sweepTimer as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  private expireIdleSessions(): void {
+    const cutoff = this.clock.now() - this.sessionIdleMs;
+    for (const [id, session] of [...this.sessions]) {
+      if (session.lastUsed <= cutoff) this.closeSession(id, `idle for more than ${Math.round(this.sessionIdleMs / 60_000)} min`);
+    }
+  }
+
+  private closeSession(id: string, why: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    this.logger.info(`session ${id} on ${describeEndpoint(session.endpoint)} closed: ${why}`);
+    session.server.close().catch((error: unknown) => this.logger.debug(`closing session ${id} failed: ${errorMessage(error)}`));
   }
 
   /** Sends tools/list_changed to every session whose endpoint now lists something else. */
@@ -231,6 +300,7 @@ export class McpGateway {
 
   private async shutdown(): Promise<void> {
     this.subscription?.dispose();
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
     const listening = this.httpServer.listening;
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
     const sessions = [...this.sessions.values()];
