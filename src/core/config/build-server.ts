@@ -10,6 +10,7 @@ import { FieldResolver } from './field-resolver';
 import { MAX_NAME_LENGTH } from './limits';
 import { baseFolderFor } from './paths';
 import { ServerDiagnostics } from './server-diagnostics';
+import { secretsInArgs, secretsInUrl } from './secrets';
 import {
   DEFAULT_RECONNECT,
   DEFAULT_TIMEOUTS,
@@ -69,6 +70,7 @@ async function buildDefinition(
     const cwd = await resolvePath(entry.cwd, ['cwd'], resolver, context, candidate.source, diagnostics);
     if (diagnostics.hasErrors || command === undefined) return undefined;
     resolver.collectSecrets(env);
+    resolver.collectValues(secretsInArgs([command, ...args]));
     return {
       ...common,
       secrets: resolver.secrets(),
@@ -88,6 +90,7 @@ async function buildDefinition(
   }
   if (diagnostics.hasErrors || url === undefined) return undefined;
   resolver.collectSecrets(headers);
+  resolver.collectValues(secretsInUrl(url));
   return {
     ...common,
     secrets: resolver.secrets(),

@@ -43,6 +43,11 @@ export class FieldResolver {
     return expansion.value;
   }
 
+  /** Values that are credentials by position: URL user-info and query keys, flag values. */
+  collectValues(values: readonly string[]): void {
+    for (const value of values) this.addSecret(value);
+  }
+
   collectSecrets(map: Readonly<Record<string, string>>): void {
     for (const [key, value] of Object.entries(map)) {
       if (isSecretName(key)) this.addSecret(value);

@@ -484,7 +484,7 @@ export class ServerConnection {
     const attempt = this.failures + 1;
     const delay = backoffDelay(attempt, this.definition.reconnect, this.options.random);
     const now = this.clock.now();
-    this.setState({ kind: 'reconnecting', attempt, maxAttempts, nextTryAt: now + delay, lastError: lastError.message }, now);
+    this.setState({ kind: 'reconnecting', attempt, maxAttempts, nextTryAt: now + delay, lastError: redactSecrets(lastError.message, this.definition.secrets) }, now);
     this.scheduleAttempt(delay, attempt);
   }
 
