@@ -35,7 +35,9 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
         // The request was written; the server may have acted on it before the connection died.
         return new ConnectionError('CONNECTION_LOST', `${what} failed: the connection closed before the server answered`, { cause: error });
       default:
-        return new ConnectionError('SERVER_ERROR', `${what} failed: ${error.message}`, { cause: error, rpcCode: error.code, data: error.data });
+        // The upstream's own text, without the SDK's "MCP error <code>: " prefix: the code travels
+        // in rpcCode, and every hop that wraps the message would add the prefix once more.
+        return new ConnectionError('SERVER_ERROR', `${what} failed: ${error.message.replace(/^(?:MCP error -?\d+: )+/, '')}`, { cause: error, rpcCode: error.code, data: error.data });
     }
   }
   // Protocol.request rejects with this when the Client has no transport any more.

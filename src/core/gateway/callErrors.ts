@@ -5,26 +5,42 @@ import { isCatalogError } from '../catalog/errors';
 import { isConnectionError } from '../connection/errors';
 import type { CallTarget } from './exposure';
 
+/**
+ * An McpError whose message is the plain text. McpError prefixes "MCP error <code>: ", the SDK
+ * sends that message on the wire, and the client's McpError prefixes it again; across a gateway
+ * hop the prefix piled up ("MCP error -32603: MCP error -32603: ...").
+ */
+export function rpcError(code: number, message: string, data?: unknown): McpError {
+  const error = new McpError(code, message, data);
+  Object.defineProperty(error, 'message', { value: stripRpcPrefix(message), enumerable: false, configurable: true, writable: true });
+  return error;
+}
+
+/** "MCP error -32603: MCP error -32603: x" -> "x". */
+export function stripRpcPrefix(message: string): string {
+  return message.replace(/^(?:MCP error -?\d+: )+/, '');
+}
+
 export function toMcpError(error: unknown, target: CallTarget): McpError {
-  if (error instanceof McpError) return error;
+  if (error instanceof McpError) return rpcError(error.code, error.message, error.data);
   const message = error instanceof Error ? error.message : String(error);
-  const unavailable = (): McpError => new McpError(ErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
+  const unavailable = (): McpError => rpcError(ErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
   if (isCatalogError(error)) {
     // The catalog refuses what the snapshot the gateway checked still allowed (a race with a change).
-    return error.code === 'SERVER_UNAVAILABLE' || error.code === 'CANCELLED' ? unavailable() : new McpError(ErrorCode.InvalidParams, message);
+    return error.code === 'SERVER_UNAVAILABLE' || error.code === 'CANCELLED' ? unavailable() : rpcError(ErrorCode.InvalidParams, message);
   }
   if (!isConnectionError(error)) {
-    return new McpError(ErrorCode.InternalError, `Calling tool "${target.name}" of server "${target.server}" failed: ${message}`);
+    return rpcError(ErrorCode.InternalError, `Calling tool "${target.name}" of server "${target.server}" failed: ${message}`);
   }
   switch (error.code) {
     case 'UNKNOWN_TOOL':
     case 'INVALID_ARGUMENTS':
-      return new McpError(ErrorCode.InvalidParams, message);
+      return rpcError(ErrorCode.InvalidParams, message);
     case 'SERVER_ERROR':
       // The upstream's own JSON-RPC error: keep its code and data so the client can act on them.
-      return new McpError(error.rpcCode ?? ErrorCode.InternalError, message, error.data);
+      return rpcError(error.rpcCode ?? ErrorCode.InternalError, message, error.data);
     case 'REQUEST_TIMEOUT':
-      return new McpError(ErrorCode.RequestTimeout, message);
+      return rpcError(ErrorCode.RequestTimeout, message);
     default:
       return unavailable();
   }

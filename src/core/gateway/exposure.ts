@@ -1,10 +1,11 @@
 // What each endpoint offers, decided from one catalog snapshot: which servers get an endpoint,
 // which tools an endpoint lists, and which upstream tool a call names (or why it may not be called).
 import { createHash } from 'node:crypto';
-import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeFilterRule } from '../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
 import type { ServerStateKind } from '../connection/state';
+import { rpcError } from './callErrors';
 import type { EndpointId } from './endpoint';
 
 /**
@@ -58,7 +59,7 @@ export function listFingerprint(tools: readonly Tool[]): string {
 }
 
 function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
+  return rpcError(ErrorCode.InvalidParams, message);
 }
 
 /**

@@ -4,7 +4,6 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
-  McpError,
   ListToolsRequestSchema,
   type CallToolResult,
   type Implementation,
@@ -13,7 +12,7 @@ import {
 import type { ToolSource } from '../catalog/types';
 import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
-import { toMcpError } from './callErrors';
+import { rpcError, toMcpError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
 import { listedTools, resolveCall, type CallTarget } from './exposure';
 
@@ -54,7 +53,7 @@ async function resolveWhenKnown(source: ToolSource, endpoint: EndpointId, name: 
     } catch (again) {
       const still = startingServers(source, endpoint);
       if (still.length === 0) throw again;
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`);
+      throw rpcError(ErrorCode.InvalidParams, `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`);
     }
   }
 }
