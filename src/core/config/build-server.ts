@@ -117,6 +117,8 @@ function invalid(candidate: ServerCandidate, diagnostics: ServerDiagnostics): In
  */
 function checkName(name: string, diagnostics: ServerDiagnostics): void {
   if (name.trim() === '') diagnostics.error([], 'server name must not be empty');
+  // Assigned as an object key anywhere, it would replace the object's prototype instead.
+  else if (name === '__proto__') diagnostics.error([], 'server name "__proto__" is reserved; choose another name');
   else if (name.length > MAX_NAME_LENGTH) diagnostics.error([], `server name is longer than ${MAX_NAME_LENGTH} characters`);
   else if (!PORTABLE_NAME.test(name)) {
     diagnostics.warning([], `server name "${name}" has characters outside A-Z a-z 0-9 _ . - and will be adjusted in tool names`);

@@ -23,7 +23,10 @@ export const nodeFileSystem: ConfigFileSystem = {
       if (stat.size > maxBytes) {
         return { kind: 'error', message: `${file} is ${stat.size} bytes; the limit is ${maxBytes}` };
       }
-      return { kind: 'ok', text: stripBom(await handle.readFile('utf8')) };
+      const bytes = await handle.readFile();
+      const encoding = unsupportedEncoding(bytes);
+      if (encoding) return { kind: 'error', message: `${file} is encoded as ${encoding}; save it as UTF-8` };
+      return { kind: 'ok', text: stripBom(bytes.toString('utf8')) };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
@@ -33,6 +36,17 @@ export const nodeFileSystem: ConfigFileSystem = {
     }
   },
 };
+
+/** UTF-16 and UTF-32 (by byte-order mark, or by the NUL bytes their ASCII leaves), else undefined. */
+export function unsupportedEncoding(bytes: Uint8Array): string | undefined {
+  const [a, b, c, d] = bytes;
+  if (a === 0xff && b === 0xfe) return c === 0 && d === 0 ? 'UTF-32 (little-endian)' : 'UTF-16 (little-endian)';
+  if (a === 0xfe && b === 0xff) return 'UTF-16 (big-endian)';
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'UTF-32 (big-endian)';
+  const head = bytes.subarray(0, 64);
+  if (head.length >= 2 && head.includes(0)) return head[0] === 0 ? 'UTF-16 (big-endian, no byte-order mark)' : 'UTF-16 (little-endian, no byte-order mark)';
+  return undefined;
+}
 
 function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

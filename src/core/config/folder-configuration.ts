@@ -42,7 +42,7 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
     },
   };
   const settings = await readWorkspaceSettingsFile(folder, recording);
-  if (settings.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) {
+  if (settings.unreadable) {
     return { kind: 'unreadable', settingsFile, diagnostics: settings.diagnostics };
   }
   const fromSettings = settingsEntries(settings.servers, settings.source);

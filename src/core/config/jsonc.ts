@@ -1,33 +1,146 @@
 // JSONC as VS Code writes it: comments and trailing commas allowed. Parse errors become diagnostics
 // with a 1-based line and column; a file with errors contributes nothing, because the tolerant
 // parser's best guess at a half-written file could start a server the user never asked for.
+//
+// Settings files are hostile input. The parser recurses, so values nested deeper than
+// MAX_JSON_DEPTH are cut out (as `null`, with a diagnostic naming their path) by a flat scan first.
+// Objects are built with defined properties, so a key `__proto__` stays a key. Duplicate keys near
+// the top (a second `mcpSwitchboard.servers` block, a server named twice) are reported with both
+// places; the last one wins, as in the editor.
 
-import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { createScanner, findNodeAtOffset, getNodePath, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
+import { joinPath } from './json-path';
 import type { ConfigDiagnostic, ServerSource } from './types';
 
 export interface JsoncResult {
-  /** Undefined when the text had any parse error. */
+  /**
+   * Undefined when the text had any parse error. Otherwise the value, with any part nested too
+   * deep replaced by null (and an error in `diagnostics` naming it).
+   */
   readonly value: unknown;
   readonly diagnostics: readonly ConfigDiagnostic[];
 }
 
+/** Far deeper than any configuration; far shallower than where a recursive parser overflows. */
+export const MAX_JSON_DEPTH = 64;
+/** Duplicate keys are reported down to this depth (top-level settings and the servers in them). */
+const DUPLICATE_KEY_DEPTH = 2;
+
+// jsonc-parser's SyntaxKind is an ambient const enum, which isolated modules cannot read.
+const OPEN_BRACE = 1 as SyntaxKind;
+const CLOSE_BRACE = 2 as SyntaxKind;
+const OPEN_BRACKET = 3 as SyntaxKind;
+const CLOSE_BRACKET = 4 as SyntaxKind;
+const EOF = 17 as SyntaxKind;
+
+interface Cut {
+  readonly start: number;
+  readonly end: number;
+}
+
 export function parseJsonc(text: string, source: ServerSource): JsoncResult {
-  const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
-  if (errors.length === 0) return { value, diagnostics: [] };
   const lineStarts = computeLineStarts(text);
-  const diagnostics = errors.map((error): ConfigDiagnostic => {
-    const { line, column } = positionAt(lineStarts, error.offset);
+  const at = (offset: number) => positionAt(lineStarts, offset);
+  const cuts = findTooDeep(text);
+  const safe = blankOut(text, cuts);
+  const errors: ParseError[] = [];
+  const root = parseTree(safe, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  if (errors.length > 0) {
     return {
-      severity: 'error',
-      path: '',
-      message: `JSON parse error at line ${line}, column ${column}: ${humanize(printParseErrorCode(error.error))}`,
-      source,
-      line,
-      column,
+      value: undefined,
+      diagnostics: errors.map((error): ConfigDiagnostic => {
+        const { line, column } = at(error.offset);
+        return { severity: 'error', path: '', message: `JSON parse error at line ${line}, column ${column}: ${humanize(printParseErrorCode(error.error))}`, source, line, column };
+      }),
     };
+  }
+  const diagnostics: ConfigDiagnostic[] = cuts.map((cut) => {
+    const node = root ? findNodeAtOffset(root, cut.start, true) : undefined;
+    const path = node ? joinPath('', getNodePath(node)) : '';
+    const { line, column } = at(cut.start);
+    return { severity: 'error', path, message: `the value at line ${line}, column ${column} is nested more than ${MAX_JSON_DEPTH} levels deep; it was ignored`, source, line, column };
   });
-  return { value: undefined, diagnostics };
+  const value = root ? toValue(root, 0, (key, keyPath, first, second) => {
+    const a = at(first);
+    const b = at(second);
+    diagnostics.push({
+      severity: 'warning',
+      path: keyPath,
+      message: `"${key}" is defined twice (line ${a.line} and line ${b.line}); the one at line ${b.line} is used`,
+      source,
+      line: b.line,
+      column: b.column,
+    });
+  }, '') : undefined;
+  return { value, diagnostics };
+}
+
+/** Ranges of containers that open deeper than MAX_JSON_DEPTH, found without recursion. */
+function findTooDeep(text: string): Cut[] {
+  const scanner = createScanner(text, false);
+  const cuts: Cut[] = [];
+  let depth = 0;
+  let cutStart: number | undefined;
+  for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
+    if (token === OPEN_BRACE || token === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > MAX_JSON_DEPTH && cutStart === undefined) cutStart = scanner.getTokenOffset();
+    } else if (token === CLOSE_BRACE || token === CLOSE_BRACKET) {
+      if (depth === MAX_JSON_DEPTH + 1 && cutStart !== undefined) {
+        cuts.push({ start: cutStart, end: scanner.getTokenOffset() + scanner.getTokenLength() });
+        cutStart = undefined;
+      }
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  // Unclosed: cut to the end, and let the parser report the missing brackets.
+  if (cutStart !== undefined) cuts.push({ start: cutStart, end: text.length });
+  return cuts;
+}
+
+/** Replaces each cut with `null` and spaces, keeping line breaks so later positions stay right. */
+function blankOut(text: string, cuts: readonly Cut[]): string {
+  if (cuts.length === 0) return text;
+  let result = '';
+  let last = 0;
+  for (const cut of cuts) {
+    const blank = text.slice(cut.start, cut.end).replace(/[^\r\n]/g, ' ');
+    result += text.slice(last, cut.start) + 'null' + blank.slice(4);
+    last = cut.end;
+  }
+  return result + text.slice(last);
+}
+
+type DuplicateReporter = (key: string, path: string, firstOffset: number, secondOffset: number) => void;
+
+/** The node as plain data. Depth is bounded by the cuts above, so recursion is safe here. */
+function toValue(node: Node, depth: number, duplicate: DuplicateReporter, path: string): unknown {
+  switch (node.type) {
+    case 'object': {
+      const result: Record<string, unknown> = {};
+      const seen = new Map<string, number>();
+      for (const property of node.children ?? []) {
+        const [keyNode, valueNode] = property.children ?? [];
+        if (!keyNode || typeof keyNode.value !== 'string') continue;
+        const key = keyNode.value;
+        const previous = seen.get(key);
+        if (previous !== undefined && depth < DUPLICATE_KEY_DEPTH) duplicate(key, joinPath(path, [key]), previous, keyNode.offset);
+        seen.set(key, keyNode.offset);
+        // defineProperty: an assignment to `__proto__` would set the prototype and lose the key.
+        Object.defineProperty(result, key, {
+          value: valueNode ? toValue(valueNode, depth + 1, duplicate, joinPath(path, [key])) : undefined,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return result;
+    }
+    case 'array':
+      return (node.children ?? []).map((child, index) => toValue(child, depth + 1, duplicate, joinPath(path, [index])));
+    default:
+      return node.value;
+  }
 }
 
 function computeLineStarts(text: string): number[] {

@@ -20,6 +20,8 @@ export interface WorkspaceSettings {
   readonly servers: unknown;
   readonly sources: unknown;
   readonly diagnostics: readonly ConfigDiagnostic[];
+  /** The file exists but could not be used at all (unreadable, not JSON, not an object). */
+  readonly unreadable: boolean;
 }
 
 export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSystem = nodeFileSystem): Promise<WorkspaceSettings> {
@@ -27,15 +29,17 @@ export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSyste
   const source: ServerSource = { kind: 'workspace', file };
   const empty = { file, source, servers: undefined, sources: undefined };
   const read = await fs.readText(file, MAX_FILE_BYTES);
-  if (read.kind === 'missing') return { ...empty, diagnostics: [] };
-  if (read.kind === 'error') return { ...empty, diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
+  if (read.kind === 'missing') return { ...empty, diagnostics: [], unreadable: false };
+  if (read.kind === 'error') return { ...empty, diagnostics: [{ severity: 'error', path: '', message: read.message, source }], unreadable: true };
   const parsed = parseJsonc(read.text, source);
-  if (parsed.diagnostics.length > 0 || parsed.value === undefined) return { ...empty, diagnostics: parsed.diagnostics };
+  if (parsed.value === undefined) return { ...empty, diagnostics: parsed.diagnostics, unreadable: parsed.diagnostics.length > 0 };
   if (!isPlainObject(parsed.value)) {
     const message = `expected a JSON object at the top level, got ${describeValue(parsed.value)}`;
-    return { ...empty, diagnostics: [{ severity: 'error', path: '', message, source }] };
+    return { ...empty, diagnostics: [{ severity: 'error', path: '', message, source }], unreadable: true };
   }
-  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], diagnostics: [] };
+  // Diagnostics of a file that parsed (a value cut for depth, a duplicate key) concern only the
+  // entries they name; the rest of the file is used.
+  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], diagnostics: parsed.diagnostics, unreadable: false };
 }
 
 export interface SettingsEntries {

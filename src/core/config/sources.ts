@@ -119,14 +119,13 @@ export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): P
     return { candidates: [], diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
   }
   const parsed = parseJsonc(read.text, source);
-  if (parsed.diagnostics.length > 0) return { candidates: [], diagnostics: parsed.diagnostics };
-  if (parsed.value === undefined) return { candidates: [], diagnostics: [] };
+  if (parsed.value === undefined) return { candidates: [], diagnostics: parsed.diagnostics };
   if (!isPlainObject(parsed.value)) {
     const message = `expected a JSON object at the top level, got ${describeValue(parsed.value)}`;
     return { candidates: [], diagnostics: [{ severity: 'error', path: '', message, source }] };
   }
   const servers = parsed.value[entry.key];
-  if (servers === undefined) return { candidates: [], diagnostics: [] };
+  if (servers === undefined) return { candidates: [], diagnostics: parsed.diagnostics };
   if (!isPlainObject(servers)) {
     const message = `expected an object keyed by server name, got ${describeValue(servers)}`;
     return { candidates: [], diagnostics: [{ severity: 'error', path: entry.key, message, source }] };
@@ -140,7 +139,7 @@ export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): P
     path: appendPath(entry.key, name),
     inputs,
   }));
-  return { candidates, diagnostics: [] };
+  return { candidates, diagnostics: parsed.diagnostics };
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

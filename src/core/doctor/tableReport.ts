@@ -7,7 +7,7 @@ import { isFailing, type DoctorReport, type ServerReport, type ToolReport } from
 import { formatTable, type Column } from './textTable';
 
 const COLUMNS: readonly Column[] = [
-  { header: 'SERVER' },
+  { header: 'SERVER', maxWidth: 40 },
   { header: 'STATE' },
   { header: 'TOOLS', align: 'right' },
   { header: 'CONNECT', align: 'right' },

@@ -4,10 +4,17 @@
 export interface Column {
   readonly header: string;
   readonly align?: 'left' | 'right';
+  /** Longer cells are cut with an ellipsis, so one long value cannot push every row off screen. */
+  readonly maxWidth?: number;
+}
+
+function fit(cell: string, maxWidth: number | undefined): string {
+  return maxWidth !== undefined && cell.length > maxWidth ? `${cell.slice(0, maxWidth - 1)}…` : cell;
 }
 
 /** Rows padded to the widest cell per column. The last column is not padded (no trailing blanks). */
-export function formatTable(columns: readonly Column[], rows: readonly (readonly string[])[]): string[] {
+export function formatTable(columns: readonly Column[], unfitted: readonly (readonly string[])[]): string[] {
+  const rows = unfitted.map((row) => row.map((cell, index) => fit(cell, columns[index]?.maxWidth)));
   const widths = columns.map((column, index) => Math.max(column.header.length, ...rows.map((row) => (row[index] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     columns

@@ -47,7 +47,7 @@ export async function readCatalogSettings(folder: string): Promise<Partial<Catal
   if (read.kind !== 'ok') return {};
   const parsed = parseJsonc(read.text, { kind: 'workspace', file });
   const value = parsed.value;
-  if (parsed.diagnostics.length > 0 || typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
   const settings = value as Record<string, unknown>;
   const strings = (raw: unknown): string[] | undefined => (Array.isArray(raw) ? raw.filter((item): item is string => typeof item === 'string') : undefined);
   const globalDeny = strings(settings[GLOBAL_DENY_SETTING]);

@@ -22,6 +22,7 @@ describe('config: readWorkspaceSettingsFile', () => {
       servers: { git: { command: 'git-mcp' } },
       sources: ['settings', 'mcpJson'],
       diagnostics: [],
+      unreadable: false,
     });
   });
 
