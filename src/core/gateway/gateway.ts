@@ -7,14 +7,16 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CatalogSnapshot, ToolSource } from '../catalog/types';
-import { systemClock, type Clock, type TimerHandle } from '../connection/clock';
+import { systemClock, type Clock } from '../connection/clock';
 import { errorMessage } from '../connection/errors';
 import type { Disposable } from '../events';
 import { nullLogger, redactingLogger, type Logger } from '../logging';
 import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
 import { isServed, listedTools, listFingerprint, servedServers } from './exposure';
+import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { checkRequest, createToken } from './requestGuard';
 import { createSessionServer } from './sessionServer';
+import { SessionTable, type TableSession } from './sessionTable';
 
 export const LOOPBACK_HOST = '127.0.0.1';
 
@@ -35,8 +37,6 @@ export interface GatewayOptions {
 
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 256;
-/** The idle sweep runs at most this often, so expiry is at most this late. */
-const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 export interface GatewayAddress {
   /** The base URL, `http://127.0.0.1:<port>`; endpoints live below it. */
@@ -45,14 +45,13 @@ export interface GatewayAddress {
   readonly token: string;
 }
 
-interface Session {
+interface Session extends TableSession {
   readonly endpoint: EndpointId;
   readonly key: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: Server;
   /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
   fingerprint: string;
-  lastUsed: number;
 }
 
 export class McpGateway {
@@ -62,17 +61,13 @@ export class McpGateway {
   private readonly logger: Logger;
   private readonly requestedPort: number;
   private readonly httpServer: http.Server;
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions: SessionTable<Session>;
   /** Transports whose initialize request is still being answered; they have no session id yet. */
   private readonly opening = new Set<StreamableHTTPServerTransport>();
   private boundPort: number | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
   private disposing: Promise<void> | undefined;
-  private readonly clock: Clock;
-  private readonly sessionIdleMs: number;
-  private readonly maxSessions: number;
-  private sweepTimer: TimerHandle | undefined;
 
   constructor(options: GatewayOptions) {
     const host: string = options.host ?? LOOPBACK_HOST;
@@ -82,11 +77,11 @@ export class McpGateway {
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
     this.requestedPort = port;
-    this.clock = options.clock ?? systemClock;
-    this.sessionIdleMs = Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
-    this.maxSessions = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+
     this.source = options.source;
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
+    const limits = { idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), maxSessions: Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS) };
+    this.sessions = new SessionTable<Session>(limits, options.clock ?? systemClock, this.logger);
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -155,7 +150,7 @@ export class McpGateway {
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.disposing) this.subscription.dispose(); // dispose() ran while listen() was pending.
-    else this.scheduleSweep();
+    else this.sessions.startSweeping();
     this.logger.info(`listening on ${this.url} (loopback only, token required)`);
     return { url: this.url, port: address.port, token: this.token };
   }
@@ -188,41 +183,65 @@ export class McpGateway {
       const session = this.sessions.get(sessionId);
       // A session answers only at the endpoint it was opened on.
       if (!session || session.key !== endpointKey(endpoint)) return reply(res, 404, 'Session not found', {}, -32001);
-      this.touch(sessionId, session);
-      return session.transport.handleRequest(req, res);
+      this.sessions.touch(sessionId, session);
+      if (req.method !== 'POST') return session.transport.handleRequest(req, res);
+      const body = await this.readBody(req, res);
+      return body.read ? session.transport.handleRequest(req, res, body.value) : undefined;
     }
     if (!isServed(this.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
     if (req.method === 'GET' || req.method === 'DELETE') return reply(res, 400, 'Bad Request: Mcp-Session-Id header is required');
     if (req.method !== 'POST') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
-    return this.openSession(endpoint, req, res);
+    const body = await this.readBody(req, res);
+    return body.read ? this.openSession(endpoint, req, res, body.value) : undefined;
+  }
+
+  /** Reads a POST body, answering oversized, unparsable and malformed tools/call bodies itself. */
+  private async readBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ read: true; value: unknown } | { read: false }> {
+    const body = await readJsonBody(req);
+    if (body.kind === 'tooLarge') {
+      reply(res, 413, `Request body larger than ${MAX_REQUEST_BYTES} bytes`, { Connection: 'close' });
+      return { read: false };
+    }
+    if (body.kind === 'notJson') {
+      reply(res, 400, `Parse error: ${body.message}`, {}, -32700);
+      return { read: false };
+    }
+    const malformed = screenRequest(body.body);
+    if (malformed) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: malformed.id, error: { code: -32602, message: malformed.message } }));
+      return { read: false };
+    }
+    return { read: true, value: body.body };
   }
 
   /**
    * A POST without a session id: the SDK answers it, creating a session if it is an initialize
    * request and rejecting it otherwise; a transport that did not become a session is closed.
    */
-  private async openSession(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  private async openSession(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const key = endpointKey(endpoint);
     const server = createSessionServer(endpoint, this.source, this.logger);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(this.source.snapshot(), endpoint));
-        this.sessions.set(id, { endpoint, key, transport, server, fingerprint, lastUsed: this.clock.now() });
-        this.logger.debug(`session ${id} opened on ${describeEndpoint(endpoint)}`);
-        this.enforceSessionCap();
+        const where = describeEndpoint(endpoint);
+        this.sessions.add(id, { endpoint, key, transport, server, fingerprint, lastUsed: 0, where, close: () => server.close() });
+        this.logger.debug(`session ${id} opened on ${where}`);
       },
     });
     server.onclose = () => {
       const id = transport.sessionId;
-      if (id === undefined || this.sessions.get(id)?.transport !== transport) return;
-      this.sessions.delete(id);
+      const session = id === undefined ? undefined : this.sessions.get(id);
+      if (id === undefined || session?.transport !== transport) return;
+      this.sessions.forget(id, session);
       this.logger.debug(`session ${id} closed`);
     };
     this.opening.add(transport);
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, body);
     } finally {
       this.opening.delete(transport);
     }
@@ -230,57 +249,11 @@ export class McpGateway {
     else if (this.disposing) await server.close(); // The session was created while shutting down.
   }
 
-  /** Marks the session used now; the map's order is least recently used first. */
-  private touch(id: string, session: Session): void {
-    session.lastUsed = this.clock.now();
-    this.sessions.delete(id);
-    this.sessions.set(id, session);
-  }
-
-  /**
-   * Most clients never send DELETE: without a cap and an idle expiry every session they opened
-   * would be kept (22-42 KB each) until the process runs out of memory.
-   */
-  private enforceSessionCap(): void {
-    while (this.sessions.size > this.maxSessions) {
-      const [id] = this.sessions.keys();
-      if (id === undefined) return;
-      this.closeSession(id, `the gateway holds at most ${this.maxSessions} sessions; closing the least recently used`);
-    }
-  }
-
-  private scheduleSweep(): void {
-    const interval = Math.min(this.sessionIdleMs, MAX_SWEEP_INTERVAL_MS);
-    this.sweepTimer = this.clock.setTimeout(() => {
-      this.sweepTimer = undefined;
-      if (this.disposing) return;
-      this.expireIdleSessions();
-      this.scheduleSweep();
-    }, interval);
-    // A pending sweep must not keep a CLI process alive on its own.
-    (this.sweepTimer as { unref?: () => void } | undefined)?.unref?.();
-  }
-
-  private expireIdleSessions(): void {
-    const cutoff = this.clock.now() - this.sessionIdleMs;
-    for (const [id, session] of [...this.sessions]) {
-      if (session.lastUsed <= cutoff) this.closeSession(id, `idle for more than ${Math.round(this.sessionIdleMs / 60_000)} min`);
-    }
-  }
-
-  private closeSession(id: string, why: string): void {
-    const session = this.sessions.get(id);
-    if (!session) return;
-    this.sessions.delete(id);
-    this.logger.info(`session ${id} on ${describeEndpoint(session.endpoint)} closed: ${why}`);
-    session.server.close().catch((error: unknown) => this.logger.debug(`closing session ${id} failed: ${errorMessage(error)}`));
-  }
-
   /** Sends tools/list_changed to every session whose endpoint now lists something else. */
   private noticeChanges(snapshot: CatalogSnapshot): void {
     try {
       const fingerprints = new Map<string, string>();
-      for (const [id, session] of this.sessions) {
+      for (const [id, session] of this.sessions.entries()) {
         let fingerprint = fingerprints.get(session.key);
         if (fingerprint === undefined) {
           fingerprint = listFingerprint(listedTools(snapshot, session.endpoint));
@@ -300,11 +273,9 @@ export class McpGateway {
 
   private async shutdown(): Promise<void> {
     this.subscription?.dispose();
-    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
     const listening = this.httpServer.listening;
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
+    const sessions = this.sessions.drain();
     const closing = [...sessions.map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
     for (const result of await Promise.allSettled(closing)) {
       if (result.status === 'rejected') this.logger.warn(`closing a session failed: ${errorMessage(result.reason)}`);

@@ -1,9 +1,9 @@
 // Issue: messages repeated their prefix across the gateway hop ("MCP error -32603: MCP error
 // -32603: ... failed: MCP error -32603: ...").
 import assert from 'node:assert/strict';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Cleanup } from '../connection/helpers';
-import { connectClient, startGateway, toolsServer } from '../gateway/helpers';
+import { connectClient, initializeHeaders, rawRequest, startGateway, toolsServer } from '../gateway/helpers';
 
 describe('error text through the gateway', function () {
   this.timeout(30_000);
@@ -19,11 +19,29 @@ describe('error text through the gateway', function () {
     assert.equal(error.message, 'MCP error -32603: tools/call `rpc_error` failed: fixture rpc error');
   });
 
-  it('an unknown tool is reported once, with one prefix', async () => {
+  it('names the field of a malformed tools/call with -32602, not a schema dump; an unknown tool has one prefix', async () => {
     const { gateway } = await startGateway(cleanup, [toolsServer('alpha')]);
     const { client } = await connectClient(cleanup, gateway.endpointUrl('alpha'), gateway.token);
+    const error = await client
+      .request({ method: 'tools/call', params: { name: 'echo', arguments: 'not an object' } } as never, CallToolResultSchema)
+      .then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof McpError, String(error));
+    assert.equal(error.code, -32602);
+    assert.equal(error.message, 'MCP error -32602: Invalid params for tools/call: arguments: expected an object, got a string');
     const unknown = await client.callTool({ name: 'nope', arguments: {} }).then(() => undefined, (caught: unknown) => caught);
     assert.ok(unknown instanceof McpError);
     assert.equal((unknown.message.match(/MCP error/g) ?? []).length, 1, unknown.message);
+  });
+
+  it('refuses a body over 4 MiB with 413 and one that is not JSON with -32700, and keeps serving', async () => {
+    const { gateway } = await startGateway(cleanup, [toolsServer('alpha')]);
+    const headers = initializeHeaders({ Host: `127.0.0.1:${gateway.port}`, Authorization: `Bearer ${gateway.token}` });
+    const big = await rawRequest(gateway.port, { path: '/mcp', headers, body: `{"x":"${'a'.repeat(5 * 1024 * 1024)}"}` });
+    assert.equal(big.status, 413);
+    const garbage = await rawRequest(gateway.port, { path: '/mcp', headers, body: '{not json' });
+    assert.equal(garbage.status, 400);
+    assert.equal((JSON.parse(garbage.body) as { error: { code: number } }).error.code, -32700);
+    const { client } = await connectClient(cleanup, gateway.aggregatedUrl, gateway.token);
+    assert.ok((await client.listTools()).tools.length > 0);
   });
 });

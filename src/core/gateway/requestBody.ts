@@ -1,0 +1,75 @@
+// The body of a POST to the gateway, read before the SDK sees it: bounded in size, and screened so
+// that a malformed tools/call gets a -32602 that names the field (the SDK would answer with its
+// schema validator's raw dump).
+import type http from 'node:http';
+
+/** A JSON-RPC message to a gateway is a request or a notification; tool arguments are the bulk. */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+export type BodyRead =
+  | { readonly kind: 'ok'; readonly body: unknown }
+  | { readonly kind: 'tooLarge' }
+  | { readonly kind: 'notJson'; readonly message: string };
+
+export function readJsonBody(req: http.IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<BodyRead> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        done = true;
+        // Stop reading; the response says why and the connection is closed after it.
+        req.pause();
+        resolve({ kind: 'tooLarge' });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve({ kind: 'ok', body: JSON.parse(text) as unknown });
+      } catch (error) {
+        resolve({ kind: 'notJson', message: error instanceof Error ? error.message : String(error) });
+      }
+    });
+    req.on('error', (error) => {
+      if (done) return;
+      done = true;
+      reject(error);
+    });
+  });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Why the params of a tools/call are malformed, naming the field, or undefined when they are fine. */
+function toolCallProblem(params: unknown): string | undefined {
+  if (!isPlainObject(params)) return `params: expected an object, got ${describe(params)}`;
+  if (typeof params.name !== 'string') return `name: expected a string, got ${describe(params.name)}`;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return `arguments: expected an object, got ${describe(params.arguments)}`;
+  if (params._meta !== undefined && !isPlainObject(params._meta)) return `_meta: expected an object, got ${describe(params._meta)}`;
+  return undefined;
+}
+
+/** A JSON-RPC error response for a malformed request the gateway answers itself, or undefined. */
+export function screenRequest(body: unknown): { readonly id: string | number; readonly message: string } | undefined {
+  if (!isPlainObject(body) || body.method !== 'tools/call') return undefined;
+  const id = body.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const problem = toolCallProblem(body.params);
+  return problem === undefined ? undefined : { id, message: `Invalid params for tools/call: ${problem}` };
+}
