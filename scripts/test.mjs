@@ -34,7 +34,7 @@ function run(command, args, options = {}) {
 function record(stage, passed, failed, note = '') {
   totals.passed += passed;
   totals.failed += failed;
-  summary.push(`${stage.padEnd(11)} ${String(passed).padStart(4)} passed ${String(failed).padStart(4)} failed${note ? `  ${note}` : ''}`);
+  summary.push(`${stage.padEnd(20)} ${String(passed).padStart(4)} passed ${String(failed).padStart(4)} failed${note ? `  ${note}` : ''}`);
 }
 
 /** Reads a stats file written by test/support/stats-reporter.cjs and records it. */
@@ -91,6 +91,15 @@ const stageRunners = {
     }
     const note = stats.expected > 0 ? `(${stats.expected} expected failures in test/conformance/baseline.json)` : '';
     record('conformance', stats.passed, stats.failed === 0 && code !== 0 ? 1 : stats.failed, note);
+    // Tests that drive the conformance suite's server scenarios against our gateway: they need the
+    // harness (Node 24 and the suite), so they belong here and not in the unit stage.
+    const gatewayStats = path.join(resultsDir, 'conformance-gateway.json');
+    const gatewayCode = await run('npx', [
+      'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
+      '--reporter-option', `statsFile=${gatewayStats}`, '--forbid-pending', '--forbid-only',
+      '--timeout', '60000', '--exit', 'test/conformance/**/*.test.ts',
+    ]);
+    recordMocha('conformance:gateway', gatewayStats, gatewayCode);
   },
   async editor() {
     const statsFile = path.join(resultsDir, 'editor.json');

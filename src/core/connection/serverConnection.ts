@@ -17,7 +17,10 @@ import { checkToolArguments } from './toolArguments';
 
 export interface ConnectionOptions {
   readonly logger?: Logger;
-  /** Timestamps, backoff timers and the connect deadline. Request timeouts use real time (SDK). */
+  /**
+   * Timestamps, backoff timers, the connect deadline and the maximum total time of a request. The
+   * per-request timeout (reset by progress) is the SDK's, in real time.
+   */
   readonly clock?: Clock;
   /** Jitter source for backoff, in [0, 1). */
   readonly random?: () => number;
@@ -359,6 +362,7 @@ export class ServerConnection {
         onPhase: (next) => (phase = next),
         onClosed: (closed) => this.connectionLost(closed, this.describeClose(closed)),
         onToolListChanged: (changed) => void this.refreshTools(changed),
+        clock: this.clock,
       });
       if (stale()) {
         await session.close();

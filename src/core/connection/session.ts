@@ -23,6 +23,7 @@ import { z } from 'zod';
 import type { ServerDefinition } from '../config/types';
 import type { Logger } from '../logging';
 import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
+import type { Clock } from './clock';
 import { ConnectionError, errorMessage } from './errors';
 import { traceTraffic } from './traffic';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isSessionRejected, isUnreachable } from './httpTransport';
@@ -80,6 +81,8 @@ export interface OpenSessionOptions {
   /** The transport closed (process exit, stream end, close()). */
   readonly onClosed: (session: McpSession) => void;
   readonly onToolListChanged: (session: McpSession) => void;
+  /** For the maximum total time of a request (per-request timeouts are the SDK's, in real time). */
+  readonly clock: Clock;
 }
 
 /** A tool held back because its definition is over a limit; the rest of the server's tools stay usable. */
@@ -382,7 +385,7 @@ export class McpSession {
       policy.signal?.addEventListener('abort', onCallerAbort, { once: true });
       const totalTimer =
         policy.maxTotalMs > 0
-          ? setTimeout(() => {
+          ? this.options.clock.setTimeout(() => {
               aborted ??= 'maxTotal';
               controller.abort(new Error(`maximum total time of ${policy.maxTotalMs} ms exceeded`));
             }, policy.maxTotalMs)
@@ -404,7 +407,7 @@ export class McpSession {
         }
         throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, aborted, closing: this.closeRequested });
       } finally {
-        clearTimeout(totalTimer);
+        if (totalTimer !== undefined) this.options.clock.clearTimeout(totalTimer);
         policy.signal?.removeEventListener('abort', onCallerAbort);
       }
     }

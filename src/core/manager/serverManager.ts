@@ -4,6 +4,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { hashServerConnection } from '../config/hash';
 import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
+import { systemClock, type Clock, type TimerHandle } from '../connection/clock';
 import { ConnectionError } from '../connection/errors';
 import { ServerConnection, type CallToolOptions, type ConnectionOptions } from '../connection/serverConnection';
 import { copyState, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../connection/state';
@@ -31,6 +32,8 @@ export interface ManagerOptions {
   readonly concurrency?: number;
   /** How long start() waits before reporting still-pending servers as starting. Default 250 ms. */
   readonly startupGateMs?: number;
+  /** The startup gate and event timestamps. Default: the connections' clock, else the system clock. */
+  readonly clock?: Clock;
 }
 
 /** A copy of what the manager knows about one server. */
@@ -86,12 +89,14 @@ export class ServerManager {
   private order: string[] = [];
   private readonly limit: ConcurrencyLimit;
   private readonly logger: Logger;
+  private readonly clock: Clock;
   private disposed = false;
   /** Serialises update() calls so that two quick settings changes reconcile in order. */
   private updating: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: ManagerOptions = {}) {
     this.logger = options.logger ?? nullLogger;
+    this.clock = options.clock ?? options.connection?.clock ?? systemClock;
     this.limit = new ConcurrencyLimit(options.concurrency ?? DEFAULT_CONCURRENCY);
   }
 
@@ -206,19 +211,19 @@ export class ServerManager {
     if (entries.length === 0) return;
     const all = Promise.all(entries.map((entry) => this.connectQueued(entry)));
     const gateMs = this.options.startupGateMs ?? DEFAULT_STARTUP_GATE_MS;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
     const gate = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, gateMs);
+      timer = this.clock.setTimeout(resolve, gateMs);
     });
     await Promise.race([all, gate]);
-    clearTimeout(timer);
+    this.clock.clearTimeout(timer);
   }
 
   private async connectQueued(entry: Entry): Promise<void> {
     const connection = entry.connection;
     if (!connection) return;
     const previous = this.stateOf(entry);
-    entry.queuedSince = Date.now();
+    entry.queuedSince = this.clock.now();
     const queued = this.stateOf(entry);
     if (previous.kind !== queued.kind) this.fireState(entry.name, queued, previous);
     await this.limit.run(async () => {
@@ -237,7 +242,7 @@ export class ServerManager {
   }
 
   private fireState(server: string, state: ServerState, previous: ServerState): void {
-    this.stateEmitter.fire({ server, state: copyState(state), previous: copyState(previous), at: Date.now() });
+    this.stateEmitter.fire({ server, state: copyState(state), previous: copyState(previous), at: this.clock.now() });
   }
 
   // ── Operations. Each is safe to call concurrently and more than once. ──

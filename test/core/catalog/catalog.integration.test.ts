@@ -1,5 +1,7 @@
 // The catalog against the real ServerManager and the stdio fixture server.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry, type ToolCacheStorage } from '../../../src/core/catalog/cache';
 import { isCatalogError } from '../../../src/core/catalog/errors';
@@ -11,6 +13,8 @@ import type { StdioServerDefinition } from '../../../src/core/config/types';
 import { systemClock, type Clock, type ServerState } from '../../../src/core/connection';
 import { ServerManager } from '../../../src/core/manager';
 import { Cleanup, MemoryLogger, stdioDefinition, tempDir, textOf } from '../connection/helpers';
+import { FakeClock } from '../support/fakeClock';
+import { until } from '../support/poll';
 
 const FIXTURE_TOOLS = ['add', 'add_tool', 'count', 'cwd', 'echo', 'env', 'fail', 'rpc_error', 'slow', 'stats', 'stderr'];
 
@@ -81,25 +85,26 @@ describe('ToolCatalog with the ServerManager', function () {
   }
 
   it('exposes a warm-cached server within the startup gate, and a call waits for it and succeeds', async () => {
-    const slow = server('slow', ['--startup-delay', '3000']);
+    const gate = path.join(tempDir(cleanup), 'gate');
+    const slow = server('slow', ['--wait-for', gate]);
     const storage = new MemoryToolCacheStorage();
     const [key, value] = entryFor(slow, [ECHO]);
     await storage.set(key, value);
     const { manager, catalog } = setup(storage);
     await catalog.ready;
 
-    const started = Date.now();
+    // The server cannot finish starting before the gate file exists: start() returned at the gate.
     await manager.start([slow]);
     const snapshot = catalog.snapshot();
-    assert.ok(Date.now() - started < 2_000, 'start() returned at the gate, long before the server is up');
     const entry = snapshot.servers[0];
     assert.equal(entry?.state, 'starting');
     assert.equal(entry?.fromCache, true);
     assert.deepEqual(entry?.tools.map((item) => [item.qualifiedName, item.exposed]), [['slow__echo', true]]);
 
-    const result = await catalog.callTool('slow', 'echo', { text: 'hello' });
-    assert.equal(textOf(result), 'hello');
-    assert.ok(Date.now() - started >= 2_900, 'the call waited for the server');
+    const calling = catalog.callTool('slow', 'echo', { text: 'hello' });
+    await until(() => catalog.diagnostics().waitingCalls === 1, 10_000, 'the call waiting for its server');
+    fs.writeFileSync(gate, '');
+    assert.equal(textOf(await calling), 'hello');
     const live = catalog.snapshot().servers[0];
     assert.equal(live?.state, 'running');
     assert.equal(live?.fromCache, false);
@@ -107,21 +112,25 @@ describe('ToolCatalog with the ServerManager', function () {
   });
 
   it('fails a waiting call cleanly when the server does not come up within requestMs', async () => {
+    // Starts now: the cache entry was written with today's date, and must not look expired.
+    const clock = new FakeClock(Date.now());
     const hung = server('hung', ['--hang-initialize'], { timeouts: { connectMs: 0, requestMs: 600 } });
     const storage = new MemoryToolCacheStorage();
     const [key, value] = entryFor(hung, [ECHO]);
     await storage.set(key, value);
-    const { manager, catalog } = setup(storage);
+    const { manager, catalog } = setup(storage, clock);
     await catalog.ready;
     await manager.start([hung]);
-    const started = Date.now();
-    await assert.rejects(catalog.callTool('hung', 'echo', { text: 'x' }), (error) => {
+    const calling = catalog.callTool('hung', 'echo', { text: 'x' });
+    await until(() => catalog.diagnostics().waitingCalls === 1, 10_000, 'the call waiting for its server');
+    clock.advance(599);
+    assert.equal(catalog.diagnostics().waitingCalls, 1, 'still waiting just before requestMs');
+    clock.advance(1);
+    await assert.rejects(calling, (error) => {
       assert.ok(isCatalogError(error, 'SERVER_UNAVAILABLE'), String(error));
       assert.match(error.message, /"hung" did not start within 600 ms/);
       return true;
     });
-    const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 590 && elapsed < 5_000, `gave up after ${elapsed} ms`);
     assert.equal(catalog.diagnostics().waitingCalls, 0);
     assert.equal(manager.server('hung')?.state.kind, 'starting', 'the server itself is left to its own timeouts');
   });

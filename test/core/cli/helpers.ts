@@ -72,18 +72,4 @@ export async function bareClient(cleanup: Cleanup, url: string, token: string): 
   return client;
 }
 
-/** Polls `probe` until it returns something other than undefined. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what} not reached within ${timeoutMs} ms${last === undefined ? '' : `; last error: ${String(last)}`}`);
-}
+export { eventually } from '../support/poll';

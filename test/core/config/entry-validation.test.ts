@@ -258,6 +258,7 @@ describe('config: size limits', () => {
     const wide = await loadOne({ command: 'x', env: Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`K${index}`, index])) });
     assert.equal(wide.diagnostics.length, 51);
     assert.match(wide.diagnostics[50]?.message ?? '', /more problems are not shown/);
-    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+    // A guard against a hang or a quadratic blow-up, not a benchmark: generous for a busy machine.
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
   });
 });

@@ -2,8 +2,10 @@
 // ECONNRESET), often before Node has seen the exit. Either way the connection must report the exit
 // (code and stderr tail), never the write error. Each case runs many times: the race is timing.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { StdioProcessTransport } from '../../../src/core/connection/stdioTransport';
 import { assertState, Cleanup, connect, stdioDefinition } from './helpers';
+import { until } from '../support/poll';
 
 const ITERATIONS = 20;
 
@@ -68,8 +70,10 @@ describe('stdio server that exits before reading stdin', function () {
     let closed = false;
     transport.onclose = () => (closed = true);
     await transport.start();
-    // Let sh close its stdin, so that the write fails while the process is still running.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Wait until sh has closed its stdin, so that the write fails while the process still runs.
+    const pid = transport.pid;
+    assert.ok(pid !== undefined);
+    await until(() => !fs.existsSync(`/proc/${pid}/fd/0`), 5_000, 'sh closing its stdin');
     const big = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { data: 'x'.repeat(1 << 20) } };
     await assert.rejects(transport.send(big), (error: unknown) => {
       assert.ok(error instanceof Error);

@@ -2,14 +2,15 @@
 // list that every test drains in afterEach, and waits driven by state events.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpServerDefinition, StdioServerDefinition } from '../../../src/core/config/types';
 import { ServerConnection, type ConnectionOptions, type ServerState } from '../../../src/core/connection';
 import type { Logger, LogLevel } from '../../../src/core/logging';
+import { Cleanup } from '../support/cleanup';
+
+export { Cleanup, tempDir } from '../support/cleanup';
 
 export const FIXTURES = path.resolve(__dirname, '../../fixtures');
 export const STDIO_SERVER = path.join(FIXTURES, 'stdio-server.mjs');
@@ -78,23 +79,6 @@ export class MemoryLogger implements Logger {
   }
 }
 
-/** Things to tear down after each test, last registered first. */
-export class Cleanup {
-  private readonly tasks: (() => Promise<void> | void)[] = [];
-  add(task: () => Promise<void> | void): void {
-    this.tasks.push(task);
-  }
-  async run(): Promise<void> {
-    const tasks = this.tasks.splice(0).reverse();
-    for (const task of tasks) {
-      try {
-        await task();
-      } catch (error) {
-        process.stderr.write(`cleanup failed: ${String(error)}\n`);
-      }
-    }
-  }
-}
 
 /** Creates a connection that is disposed after the test; records every state event. */
 export function connect(
@@ -165,11 +149,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export function tempDir(cleanup: Cleanup): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-conn-'));
-  cleanup.add(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 export interface HttpFixture {
   readonly port: number;

@@ -1,25 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isConnectionError, type Clock, type ServerState } from '../../../src/core/connection';
+import { isConnectionError, type ServerState } from '../../../src/core/connection';
+import { FakeClock } from '../support/fakeClock';
+import { TrackingClock } from '../support/trackingClock';
 import { assertState, Cleanup, connect, isAlive, stdioDefinition, tempDir, textOf, waitForState } from './helpers';
 
 /** A clock whose timers only run when the test says so; time itself is real. */
-class ManualClock implements Clock {
-  readonly timers = new Map<number, { callback: () => void; ms: number }>();
-  private next = 0;
-  now(): number {
-    return Date.now();
-  }
-  setTimeout(callback: () => void, ms: number): number {
-    this.next += 1;
-    this.timers.set(this.next, { callback, ms });
-    return this.next;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-}
 
 const kinds = (events: { state: ServerState }[]) => events.map((event) => event.state.kind);
 
@@ -60,13 +47,14 @@ describe('ServerConnection reconnecting', () => {
   });
 
   it('opens the circuit breaker after maxAttempts failures, and a manual reconnect resets it', async () => {
+    const clock = new TrackingClock();
     const gate = path.join(tempDir(cleanup), 'fail-now');
     const { connection, events } = connect(
       cleanup,
       stdioDefinition(['--crash-after', '1', '--fail-if-exists', gate, '--exit-message', 'gate closed'], {
         reconnect: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 50 },
       }),
-      { random: () => 1 },
+      { random: () => 1, clock },
     );
     await connection.start();
     fs.writeFileSync(gate, '');
@@ -84,8 +72,8 @@ describe('ServerConnection reconnecting', () => {
     assert.deepEqual(delays, [[1, 20], [2, 40], [3, 50]], 'doubling, capped at maxDelayMs');
     assert.equal(connection.diagnostics.connectAttempts, 4);
 
-    // Nothing announces "no further attempt", so give a would-be fourth attempt time to show up.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // No timer is left that could start a fourth attempt.
+    assert.equal(clock.pending, 0, 'no further attempt is scheduled');
     assert.equal(connection.diagnostics.connectAttempts, 4);
     assert.equal(connection.state.kind, 'error');
     await assert.rejects(connection.callTool('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING') && /gave up/.test(error.message));
@@ -145,7 +133,7 @@ describe('ServerConnection reconnecting', () => {
   });
 
   it('ignores a backoff timer that fires after stop()', async () => {
-    const clock = new ManualClock();
+    const clock = new FakeClock();
     const { connection, events } = connect(cleanup, stdioDefinition(['--crash-after', '1'], { reconnect: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 } }), {
       clock,
       random: () => 0.5,
@@ -154,11 +142,11 @@ describe('ServerConnection reconnecting', () => {
     await assert.rejects(connection.callTool('echo', { text: 'crash' }));
     const reconnecting = await waitForState(connection, (state) => state.kind === 'reconnecting');
     assertState(reconnecting, 'reconnecting');
-    const [timer] = [...clock.timers.values()].filter((entry) => entry.ms === 45_000);
-    assert.ok(timer, `a 45 s backoff timer: ${JSON.stringify([...clock.timers.values()])}`);
+    const timer = clock.pending().find((entry) => entry.delay === 45_000);
+    assert.ok(timer, `a 45 s backoff timer: ${JSON.stringify(clock.pendingDelays())}`);
     await connection.stop();
-    assert.equal(clock.timers.size, 0, 'stop() cancelled the timer');
-    timer.callback();
+    assert.equal(clock.pendingTimers, 0, 'stop() cancelled the timer');
+    timer.fire();
     assert.equal(connection.state.kind, 'stopped');
     assert.equal(connection.diagnostics.connectAttempts, 1);
     assert.deepEqual(kinds(events).slice(-2), ['reconnecting', 'stopped']);
@@ -174,15 +162,15 @@ describe('ServerConnection reconnecting', () => {
   });
 
   it('gives up waiting for a reconnecting server after requestMs', async () => {
-    const clock = new ManualClock();
+    const clock = new FakeClock();
     const { connection } = connect(cleanup, stdioDefinition(['--crash-after', '1'], { timeouts: { connectMs: 0, requestMs: 200 } }), { clock });
     await connection.start();
     await assert.rejects(connection.callTool('echo', { text: 'crash' }));
     assert.equal(connection.state.kind, 'reconnecting');
     const waiting = connection.callTool('echo', { text: 'waits' });
-    const wait = [...clock.timers.values()].find((entry) => entry.ms === 200);
-    assert.ok(wait);
-    wait.callback();
+    const wait = clock.pending().find((entry) => entry.delay === 200);
+    assert.ok(wait, JSON.stringify(clock.pendingDelays()));
+    wait.fire();
     await assert.rejects(waiting, (error) => isConnectionError(error, 'REQUEST_TIMEOUT') && /did not become ready within 200 ms/.test(error.message));
   });
 });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isConnectionError, type ServerState } from '../../../src/core/connection';
 import { assertState, Cleanup, connect, stdioDefinition, stdioStats, tempDir, textOf, waitForState } from './helpers';
+import { until } from '../support/poll';
 
 describe('ServerConnection over stdio', () => {
   const cleanup = new Cleanup();
@@ -179,11 +180,3 @@ describe('ServerConnection over stdio', () => {
   });
 });
 
-/** Polls a condition that has no event (bytes arriving on another pipe). */
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -113,15 +113,7 @@ export async function waitForRunning(manager: ServerManager, names: readonly str
 export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` until it returns something other than undefined. */
-export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(25);
-  }
-}
+export { eventually } from '../support/poll';
 
 export interface Setup {
   readonly manager: ServerManager;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Cleanup, connectClient, contentServer, delay, eventually, startGateway, toolsServer, type GatewayClient, type Setup } from './helpers';
+import { Cleanup, connectClient, contentServer, eventually, startGateway, toolsServer, type GatewayClient, type Setup } from './helpers';
 
 interface Counted {
   readonly client: GatewayClient['client'];
@@ -47,10 +47,13 @@ describe('gateway: tools/list_changed', function () {
     source.filter('content', 'audio', { kind: 'budget', maxExposed: 10 });
     await reaches(content, 1, 'content is told once, for its own change only');
     await reaches(aggregated, 2, 'the aggregated endpoint is told again');
-    await delay(150); // Room for a wrong extra notice to arrive before the counts are checked.
-    assert.equal(content.count(), 1, 'content was told once');
-    assert.equal(alpha.count(), 1, 'alpha did not change again');
-    assert.equal(aggregated.count(), 2, 'the aggregated endpoint was told twice');
+    // Barriers instead of a sleep: each session's notices arrive in order on its own stream, so
+    // once a barrier notice has arrived, any wrong notice sent before it would have been counted.
+    source.filter('alpha', 'count', { kind: 'globalDeny', pattern: 'count' });
+    source.filter('content', 'text', { kind: 'globalDeny', pattern: 'text' });
+    await reaches(alpha, 2, 'alpha gets the barrier, and nothing more before it');
+    await reaches(content, 2, 'content gets the barrier, and nothing more before it');
+    await reaches(aggregated, 4, 'the aggregated endpoint gets both barriers, and nothing more');
 
     const listed = (await alpha.client.listTools()).tools.map((tool) => tool.name);
     assert.ok(!listed.includes('add') && listed.includes('echo'));

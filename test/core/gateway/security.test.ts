@@ -238,7 +238,7 @@ describe('gateway: security', function () {
       const started = Date.now();
       await own.gateway.dispose();
       // Open streams and keep-alive sockets are cut, not waited out (Node's keep-alive is 5 s).
-      assert.ok(Date.now() - started < 2_000, `dispose took ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 4_000, `dispose took ${Date.now() - started} ms`);
       assert.equal(own.gateway.sessionCount, 0);
       assert.equal(await connectError(LOOPBACK_HOST, ownPort), 'ECONNREFUSED');
       await assert.rejects(first.client.listTools());

@@ -5,6 +5,8 @@ import type { InvalidServer, StdioServerDefinition } from '../../../src/core/con
 import type { ServerState, ServerStateChangeEvent } from '../../../src/core/connection';
 import { ManagerError, ServerManager, type ManagerOptions, type ServerView } from '../../../src/core/manager';
 import { Cleanup, isAlive, stdioDefinition, tempDir, textOf } from '../connection/helpers';
+import { FakeClock } from '../support/fakeClock';
+import { until } from '../support/poll';
 
 function server(name: string, args: string[] = [], overrides: Partial<StdioServerDefinition> = {}): StdioServerDefinition {
   return stdioDefinition(args, { name, ...overrides });
@@ -69,7 +71,13 @@ describe('ServerManager', function () {
     manager.onDidChangeState((event) => {
       if (event.state.kind === 'running' && markersAtFirstRunning < 0) markersAtFirstRunning = markers.filter((file) => fs.existsSync(file)).length;
     });
-    await manager.start(['a', 'b', 'c'].map((name, index) => server(name, ['--startup-delay', '700', '--marker', markers[index] ?? ''])));
+    // No server can finish before the gate file exists, and it is created only once all three
+    // have spawned: with a one-at-a-time start this would wait forever (and time out).
+    const gate = path.join(dir, 'gate');
+    const starting = manager.start(['a', 'b', 'c'].map((name, index) => server(name, ['--wait-for', gate, '--marker', markers[index] ?? ''])));
+    await until(() => markers.every((file) => fs.existsSync(file)));
+    fs.writeFileSync(gate, '');
+    await starting;
     await Promise.all(['a', 'b', 'c'].map((name) => waitForServer(manager, name, 'running')));
     assert.equal(markersAtFirstRunning, 3);
   });
@@ -83,23 +91,38 @@ describe('ServerManager', function () {
     manager.onDidChangeState((event) => {
       if (event.state.kind === 'running' && markersAtFirstRunning < 0) markersAtFirstRunning = markers.filter((file) => fs.existsSync(file)).length;
     });
-    await manager.start(names.map((name, index) => server(name, ['--startup-delay', '500', '--marker', markers[index] ?? ''])));
+    const gate = path.join(dir, 'gate');
+    const starting = manager.start(names.map((name, index) => server(name, ['--wait-for', gate, '--marker', markers[index] ?? ''])));
+    await until(() => markers.filter((file) => fs.existsSync(file)).length >= 2);
+    // c and d wait for a slot, reported as starting, without a process.
+    assert.deepEqual(['c', 'd'].map((name) => manager.server(name)?.state.kind), ['starting', 'starting']);
+    fs.writeFileSync(gate, '');
+    await starting;
     await Promise.all(names.map((name) => waitForServer(manager, name, 'running')));
     assert.equal(markersAtFirstRunning, 2);
     assert.equal(manager.health().running, 4);
   });
 
   it('returns at the startup gate with slow servers reported as starting, then reports them by event', async () => {
-    const { manager } = createManager({ startupGateMs: 1_500 });
-    const views = await manager.start([server('slow', ['--startup-delay', '4000']), server('fast')]);
+    const clock = new FakeClock();
+    const gate = path.join(tempDir(cleanup), 'gate');
+    const { manager } = createManager({ startupGateMs: 1_500, clock });
+    const starting = manager.start([server('slow', ['--wait-for', gate]), server('fast')]);
+    await waitForServer(manager, 'fast', 'running');
+    clock.advance(1_500);
+    const views = await starting;
     assert.equal(stateOf(views, 'slow').kind, 'starting');
     assert.equal(stateOf(views, 'fast').kind, 'running');
+    fs.writeFileSync(gate, '');
     await waitForServer(manager, 'slow', 'running');
   });
 
   it('keeps configuration order whatever order servers finish in', async () => {
     const { manager, events } = createManager({ startupGateMs: 0 });
-    await manager.start([server('last-to-finish', ['--startup-delay', '800']), server('first-to-finish')]);
+    const gate = path.join(tempDir(cleanup), 'gate');
+    await manager.start([server('last-to-finish', ['--wait-for', gate]), server('first-to-finish')]);
+    await waitForServer(manager, 'first-to-finish', 'running');
+    fs.writeFileSync(gate, '');
     await waitForServer(manager, 'last-to-finish', 'running');
     const runningOrder = events.filter((event) => event.state.kind === 'running').map((event) => event.server);
     assert.deepEqual(runningOrder, ['first-to-finish', 'last-to-finish']);

