@@ -35,18 +35,37 @@ async function measure(source: FixtureToolSource, maxSessions: number, count: nu
 }
 
 async function main(): Promise<void> {
-const count = Number(process.argv[2] ?? 3000);
-const manager = new ServerManager();
-const source = new FixtureToolSource(manager);
-await manager.start([toolsServer('alpha')]);
-const uncapped = await measure(source, 1_000_000, count);
-const capped = await measure(source, 256, count);
-console.log(`${count} sessions never closed:`);
-console.log(`  uncapped: heap +${uncapped.grownMb.toFixed(1)} MB, ${uncapped.perSession.toFixed(1)} KB per session, ${uncapped.open} open`);
-console.log(`  cap 256:  heap +${capped.grownMb.toFixed(1)} MB, ${capped.open} open`);
-source.dispose();
-await manager.dispose();
-process.exit(0);
+  const count = Number(process.argv[2] ?? 3000);
+  const manager = new ServerManager();
+  const source = new FixtureToolSource(manager);
+  await manager.start([toolsServer('alpha')]);
+  const uncapped = await measure(source, 1_000_000, count);
+  const capped = await measure(source, 256, count);
+  // support.mjs is ESM and tsx runs this file as CommonJS: a dynamic import bridges the two.
+  const support = (await import('./support.mjs')) as {
+    dateLine(): string;
+    machineLine(): string;
+    replaceSection(heading: string, section: string): void;
+    shouldWrite(): boolean;
+  };
+  const section = [
+    '## bench:sessions',
+    '',
+    `Command: \`npm run bench:sessions\` (\`node --expose-gc --import tsx bench/sessions.ts ${count}\`). ${support.dateLine()}. ${support.machineLine()}.`,
+    '',
+    `${count} clients each open a gateway session (a raw initialize POST) and never close it, as most SDK clients do. Heap growth after a forced GC, with the session cap lifted and with the default cap of 256 (least recently used closed first).`,
+    '',
+    '| gateway | heap growth | per session | sessions open at the end |',
+    '|---|---|---|---|',
+    `| no cap (as before) | ${uncapped.grownMb.toFixed(1)} MB | ${uncapped.perSession.toFixed(1)} KB | ${uncapped.open} |`,
+    `| cap 256 (default) | ${capped.grownMb.toFixed(1)} MB | - | ${capped.open} |`,
+    '',
+  ].join('\n');
+  console.log(section);
+  if (support.shouldWrite()) support.replaceSection('## bench:sessions', section);
+  source.dispose();
+  await manager.dispose();
+  process.exit(0);
 }
 
 void main();

@@ -25,7 +25,7 @@ function harnessIsCurrent() {
 }
 
 function installHarness() {
-  console.log(`[setup-editor] installing Node 24 and code-server into ${harnessDir} (about 2 minutes, once)`);
+  console.log(`[setup-editor] installing Node 24 and code-server into ${harnessDir} (about 4 minutes on a 2-core machine, once)`);
   fs.rmSync(harnessDir, { recursive: true, force: true });
   fs.mkdirSync(harnessDir, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) {

@@ -2,7 +2,7 @@
 // `npm start`: builds the extension, sets up the pinned editor if needed, and opens the demo
 // workspace in code-server on 127.0.0.1 with the extension loaded from this folder.
 //   npm start [-- --port N]
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,17 +31,29 @@ const server = await startCodeServer({
 });
 const url = server.workbenchUrl({ developmentPath: repoRoot });
 
-console.log('\nMCP Switchboard is running in code-server on the demo workspace.');
+// The guard cleans up however this process ends, even by SIGKILL or when npm alone is signalled
+// and this process is left behind; its own session keeps it out of the terminal's hang-up.
+spawn(process.execPath, [path.join(repoRoot, 'scripts', 'start-guard.mjs'), String(process.pid), String(server.pid), server.stateDir], {
+  detached: true,
+  stdio: 'ignore',
+}).unref();
+
+console.log(`\nMCP Switchboard is running in code-server (pid ${server.pid}) on the demo workspace.`);
 console.log(`Open: ${url}\n`);
 console.log('Press Ctrl-C to stop.');
 
 let stopping = false;
-async function stop(signal) {
+async function stop(reason) {
   if (stopping) return;
   stopping = true;
-  console.log(`\n[start] ${signal}: stopping code-server`);
+  console.log(`\n[start] ${reason}: stopping code-server`);
   await server.stop();
   process.exit(0);
 }
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
+// SIGHUP: the terminal was closed.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stop(signal));
+// npm may exit on a signal without passing it on; this process then has a new parent.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop('npm exited');
+}, 500).unref();

@@ -59,6 +59,15 @@ function recordMocha(stage, statsFile, exitCode) {
   record(stage, stats.passes, failed, note);
 }
 
+/** Mocha with our stats reporter; skipped or exclusive tests fail the stage. */
+function mocha(statsFile, timeoutMs, glob, extra = []) {
+  return run('npx', [
+    'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
+    '--reporter-option', `statsFile=${statsFile}`, '--forbid-pending', '--forbid-only',
+    '--timeout', String(timeoutMs), ...extra, '--exit', glob,
+  ]);
+}
+
 const stageRunners = {
   async lint() {
     record('eslint', ...((await run('npx', ['eslint', '.', '--max-warnings=0'])) === 0 ? [1, 0] : [0, 1]));
@@ -67,11 +76,8 @@ const stageRunners = {
   },
   async unit() {
     const statsFile = path.join(resultsDir, 'unit.json');
-    const code = await run('npx', [
-      'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
-      '--reporter-option', `statsFile=${statsFile}`, '--forbid-pending', '--forbid-only',
-      '--timeout', '30000', '--expose-gc', '--exit', 'test/core/**/*.test.ts',
-    ]);
+    // --expose-gc: the gateway session test measures the heap after a collection.
+    const code = await mocha(statsFile, 30_000, 'test/core/**/*.test.ts', ['--expose-gc']);
     recordMocha('unit', statsFile, code);
   },
   async conformance() {
@@ -94,11 +100,7 @@ const stageRunners = {
     // Tests that drive the conformance suite's server scenarios against our gateway: they need the
     // harness (Node 24 and the suite), so they belong here and not in the unit stage.
     const gatewayStats = path.join(resultsDir, 'conformance-gateway.json');
-    const gatewayCode = await run('npx', [
-      'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
-      '--reporter-option', `statsFile=${gatewayStats}`, '--forbid-pending', '--forbid-only',
-      '--timeout', '60000', '--exit', 'test/conformance/**/*.test.ts',
-    ]);
+    const gatewayCode = await mocha(gatewayStats, 60_000, 'test/conformance/**/*.test.ts');
     recordMocha('conformance:gateway', gatewayStats, gatewayCode);
   },
   async editor() {
@@ -118,11 +120,7 @@ const stageRunners = {
   },
   async ui() {
     const statsFile = path.join(resultsDir, 'ui.json');
-    const code = await run('npx', [
-      'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
-      '--reporter-option', `statsFile=${statsFile}`, '--forbid-pending', '--forbid-only',
-      '--timeout', '120000', '--exit', 'test/ui/**/*.test.ts',
-    ]);
+    const code = await mocha(statsFile, 120_000, 'test/ui/**/*.test.ts');
     recordMocha('ui', statsFile, code);
   },
 };

@@ -6,7 +6,7 @@ import type { ServerStateChangeEvent } from './core/connection/state';
 import { setListenerErrorSink } from './core/events';
 import { McpGateway } from './core/gateway';
 import { ServerManager, type ServerView } from './core/manager';
-import { catalogReport } from './core/presentation/catalogReport';
+import { describeRefetch } from './core/presentation/notices';
 import { readCatalogSettings } from './editor/catalogSettings';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
@@ -20,6 +20,7 @@ import { runToolInteractively } from './editor/runTool';
 import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, type ToolRow, type TreeSnapshot } from './editor/serversView';
 import { HealthStatusBar } from './editor/statusBar';
 import { SwitchboardContext } from './editor/switchboardContext';
+import { ToolCatalogDocument } from './editor/toolCatalogDocument';
 import { setToolEnabled } from './editor/toolSwitches';
 
 let active: SwitchboardContext | undefined;
@@ -39,6 +40,8 @@ export interface SwitchboardApi {
   readonly catalog: ToolCatalog;
   /** Where this extension's log channels are written. */
   readonly logFolder: string;
+  /** The servers published to the editor's MCP client right now (failed ones are left out). */
+  publishedServers(): string[];
 }
 
 export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
@@ -140,11 +143,11 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     for (const name of names) logs.server(name).info('tool cache invalidated; tools refetched');
     definitions.refresh();
     render();
+    void vscode.window.showInformationMessage(describeRefetch(catalog.snapshot(), names));
   };
-  const showToolCatalog = async () => {
-    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: catalogReport(catalog.snapshot()) });
-    await vscode.window.showTextDocument(document, { preview: true });
-  };
+  const catalogDocument = context.own(new ToolCatalogDocument(() => catalog.snapshot()));
+  context.own(catalog.onDidChange(() => catalogDocument.refresh()));
+  const showToolCatalog = () => catalogDocument.show();
   for (const command of registerCommands({
     manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog,
     runTool: (name) => runToolInteractively(catalog, logs, name),
@@ -168,6 +171,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     tree: () => snapshotTree(tree),
     catalog,
     logFolder: extension.logUri.fsPath,
+    publishedServers: () => definitions.publishedNames,
   };
 }
 

@@ -21,8 +21,8 @@ export interface CommandServices {
   readonly consent: ConsentStore;
   /** Drops cached tool lists (one server or all) and refetches. */
   invalidateToolCache(server?: string): Promise<void>;
-  /** Opens a document listing what chat sees and what is filtered out, and why. */
-  showToolCatalog(): Promise<void>;
+  /** Opens a read-only view of what chat sees and what is filtered out, and why; returns its URI. */
+  showToolCatalog(): Promise<vscode.Uri>;
   /** Asks for a tool and its arguments and calls it the way chat would. */
   runTool(qualifiedName?: string): Promise<unknown>;
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerStateChangeEvent } from '../core/connection/state';
+import { noticeReason } from '../core/presentation/notices';
 import { COMMANDS } from './commandIds';
 
 /**
@@ -12,10 +13,11 @@ export class FailureNotices {
   onStateChange(event: ServerStateChangeEvent): void {
     if (event.state.kind !== 'error' || this.notified.has(event.server)) return;
     this.notified.add(event.server);
-    const reason = event.state.message.split('\n', 1)[0] ?? '';
+    const reason = noticeReason(event.state.message);
     void vscode.window.showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, 'Reconnect', 'Show Logs').then((choice) => {
       if (choice === 'Reconnect') void vscode.commands.executeCommand(COMMANDS.reconnectServer, event.server);
       if (choice === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs, event.server);
     });
   }
 }
+

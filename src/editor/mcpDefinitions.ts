@@ -16,18 +16,33 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
 
   constructor(private readonly gateway: McpGateway, private readonly catalog: ToolCatalog, private readonly started: Promise<unknown>) {}
 
+  /**
+   * The endpoints the editor should list. A server in `error` is left out until it recovers: the
+   * editor would connect to its (empty) endpoint and show it as "Running · 0 tools". Starting and
+   * reconnecting servers stay, since calls to them wait.
+   */
+  private publishedServers(): string[] {
+    const failed = new Set(this.catalog.snapshot().servers.filter((server) => server.state === 'error').map((server) => server.name));
+    return this.gateway.servers().filter((name) => !failed.has(name));
+  }
+
   private definitions(): vscode.McpHttpServerDefinition[] {
     const headers = { Authorization: `Bearer ${this.gateway.token}` };
-    return this.gateway.servers().map((name) =>
+    return this.publishedServers().map((name) =>
       new vscode.McpHttpServerDefinition(name, vscode.Uri.parse(this.gateway.endpointUrl(name)), headers, this.catalog.catalogVersion(name) ?? 'empty'));
   }
 
   /** Fires the change event only when the set of servers or a version changed. */
   refresh(): void {
-    const key = JSON.stringify(this.gateway.servers().map((name) => [name, this.catalog.catalogVersion(name)]));
+    const key = JSON.stringify(this.publishedServers().map((name) => [name, this.catalog.catalogVersion(name)]));
     if (key === this.published) return;
     this.published = key;
     this.changed.fire();
+  }
+
+  /** The names published right now, for tests. */
+  get publishedNames(): string[] {
+    return this.publishedServers();
   }
 
   async provideMcpServerDefinitions(): Promise<vscode.McpHttpServerDefinition[]> {

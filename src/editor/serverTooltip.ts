@@ -43,7 +43,6 @@ export function serverTooltip(view: ServerView): vscode.MarkdownString {
     rows.push(['Connected since', new Date(state.since).toLocaleString()]);
   }
   rows.push(['Source', escape(describeSource(view.source))]);
-  if (state.kind === 'error') rows.push(['Last error', escape(state.message.split('\n')[0] ?? '')]);
   if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);
   markdown.appendMarkdown(rows.map(([key, value]) => `- **${key}:** ${value}`).join('\n'));
   if (state.kind === 'invalid') {

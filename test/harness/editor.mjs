@@ -100,6 +100,10 @@ export async function startCodeServer(options = {}) {
     userDataDir,
     extensionsDir,
     output,
+    /** code-server's pid, which is also its process group (the extension host and servers are in it). */
+    pid: child.pid,
+    /** The temp folder of this run (user data); stop() removes it. */
+    stateDir,
     /** The workbench URL; `payload` entries follow editor-harness.md. */
     workbenchUrl({ folder = options.workspace, developmentPath, testsPath, environment } = {}) {
       const remote = (p) => `vscode-remote://${host}:${port}${p}`;

@@ -143,6 +143,12 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     await page.locator('.quick-input-widget', { hasText: 'Invalidate the tool cache of' }).waitFor();
     await page.locator('.quick-input-widget input').fill('All servers');
     await page.keyboard.press('Enter');
+    // It says what it did.
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'tool cache invalidated' });
+    await notice.first().waitFor({ timeout: 15_000 });
+    assert.match(await notice.first().innerText(), /refetched alpha \(\d+ tools\).*cleared, not running: flaky \(error\)/s);
+    await runFromPalette(page, 'Notifications: Hide Notifications');
     await runFromPalette(page, 'MCP Switchboard: Show Server Logs…', { opensQuickInput: true });
     await page.locator('.quick-input-widget', { hasText: 'Show logs of' }).waitFor();
     await page.locator('.quick-input-widget input').fill('alpha');
@@ -161,9 +167,13 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     await screenshot(page, 'tool-switched-off');
     // And it leaves what chat sees.
     await runFromPalette(page, 'MCP Switchboard: Show Tool Catalog');
-    const line = page.locator('.editor-instance .view-line', { hasText: /alpha__add`/ });
-    await line.waitFor({ timeout: 15_000 });
-    assert.match((await line.innerText()).replace(/\s+/g, ' '), /`alpha__add` \| \| no \| disabled in mcpSwitchboard\.tools\./);
+    // A rendered, read-only preview: a table row in the webview, and no unsaved editor.
+    const preview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const tableRow = preview.locator('tr', { hasText: 'alpha__add' });
+    await tableRow.waitFor({ timeout: 20_000 });
+    assert.match((await tableRow.innerText()).replace(/\s+/g, ' '), /alpha__add no disabled in mcpSwitchboard\.tools\./);
+    assert.equal(await page.locator('.tabs-container .tab.dirty').count(), 0, 'nothing asks to be saved');
+    await screenshot(page, 'tool-catalog');
   });
 
   it('asks again when the command changes, and Allow starts it', async () => {
@@ -175,6 +185,15 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     await waitForDescription(page, 'guarded', /^running/);
     assert.ok(readPid(guardedMarker), 'the workspace server started after consent');
     assert.equal(await description(page, 'alpha').then((text) => /^running/.test(text)), true);
+  });
+
+  it('keeps the view title readable next to its toolbar', async () => {
+    const title = page.locator('.sidebar .composite.title .title-label h2').first();
+    await title.waitFor();
+    assert.match(await title.innerText(), /MCP Switchboard/i);
+    const { scrollWidth, clientWidth } = await title.evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
+    assert.ok(scrollWidth <= clientWidth, `the title is cut: ${scrollWidth} px of text in ${clientWidth} px`);
+    await screenshot(page.locator('.sidebar').first(), 'view-title');
   });
 
   it('opens a quick pick of servers and then their actions from the status bar', async () => {

@@ -2,18 +2,13 @@
 // quarantined tool by name. Before the fix, a schema nested 1,000 levels deep ended both processes
 // with an uncaught RangeError.
 import assert from 'node:assert/strict';
-import { Cleanup } from '../connection/helpers';
-import { buildCli, fixture, runCli, tempWorkspace } from '../doctor/helpers';
+import { fixture, runCli, tempWorkspace } from '../doctor/helpers';
+import { cliSuite } from '../support/cliSuite';
 import { bareClient, startServe, tempCacheHome } from '../cli/helpers';
 
 describe('CLI with a hostile server', function () {
   this.timeout(60_000);
-  const cleanup = new Cleanup();
-  afterEach(() => cleanup.run());
-  before(function () {
-    this.timeout(120_000);
-    buildCli();
-  });
+  const cleanup = cliSuite();
 
   it('serve keeps serving the good server and the hostile one\'s other tools', async () => {
     const ws = tempWorkspace(cleanup, { hostile: fixture('--deep-tool', '5000', '--invalid-tool'), good: fixture() });

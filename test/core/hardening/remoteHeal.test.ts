@@ -2,19 +2,12 @@
 // longer knows the session and answers 404 (the spec) or 400 (the reference servers); a server
 // that is down at start is retried with backoff, and after the breaker opens, slowly.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { isConnectionError, type ServerState } from '../../../src/core/connection';
 import { DEFAULT_SLOW_RETRY_MS } from '../../../src/core/connection/serverConnection';
 import { assertState, Cleanup, connect, httpDefinition, startHttpFixture, textOf, waitForState } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';
+import { freePort } from '../support/ports';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function kill(child: { kill(signal: NodeJS.Signals): boolean; once(event: 'exit', listener: () => void): unknown; exitCode: number | null }): Promise<void> {
   if (child.exitCode !== null) return;

@@ -1,12 +1,12 @@
 // Issue: a key in a URL's query (`?api_key=...`), in its user-info, or passed as an argument
 // (`--api-key=...`) appeared in errors, logs, tooltips and doctor output.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { loadFolderConfiguration } from '../../../src/core/config';
 import { secretsInArgs, secretsInUrl } from '../../../src/core/config/secrets';
 import { ServerConnection } from '../../../src/core/connection';
-import { Cleanup } from '../connection/helpers';
-import { buildCli, fixture, runCli, tempWorkspace } from '../doctor/helpers';
+import { fixture, runCli, tempWorkspace } from '../doctor/helpers';
+import { cliSuite } from '../support/cliSuite';
+import { freePort } from '../support/ports';
 
 const QUERY_KEY = 'sk-live-QUERY-0123456789';
 const SIGNATURE = 'sig-SIGNATURE-abcdef';
@@ -14,22 +14,10 @@ const USER_PASSWORD = 'hunter2-PASSWORD';
 const ARG_KEY = 'arg-KEY-9876543210';
 const ARG_TOKEN = 'arg-TOKEN-55555';
 
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('secrets in URLs and arguments', function () {
   this.timeout(60_000);
-  const cleanup = new Cleanup();
-  afterEach(() => cleanup.run());
-  before(function () {
-    this.timeout(120_000);
-    buildCli();
-  });
+  const cleanup = cliSuite();
 
   it('finds query values with secret-looking names, user-info and secret flags', () => {
     assert.deepEqual(secretsInUrl(`https://h.example/mcp?api_key=${QUERY_KEY}&page=2&X-Amz-Signature=${SIGNATURE}`).filter((v) => !v.includes('%')), [QUERY_KEY, SIGNATURE]);
@@ -39,7 +27,7 @@ describe('secrets in URLs and arguments', function () {
   });
 
   it('never shows them in doctor output, text or JSON, for a failing HTTP and stdio server', async () => {
-    const port = await deadPort();
+    const port = await freePort();
     const ws = tempWorkspace(cleanup, {
       query: { type: 'http', url: `http://127.0.0.1:${port}/mcp?api_key=${QUERY_KEY}&X-Amz-Signature=${SIGNATURE}`, reconnect: { maxAttempts: 0 } },
       userinfo: { type: 'http', url: `http://bob:${USER_PASSWORD}@127.0.0.1:${port}/mcp`, reconnect: { maxAttempts: 0 } },
@@ -58,7 +46,7 @@ describe('secrets in URLs and arguments', function () {
   });
 
   it('never shows them in the reconnecting state of a remote server that is down', async () => {
-    const port = await deadPort();
+    const port = await freePort();
     const ws = tempWorkspace(cleanup, { query: { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=${QUERY_KEY}`, reconnect: { maxAttempts: 3, initialDelayMs: 30_000, maxDelayMs: 60_000 } } });
     const loaded = await loadFolderConfiguration(ws.dir, { env: {} });
     assert.ok(loaded.kind !== 'unreadable');

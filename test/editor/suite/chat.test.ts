@@ -97,12 +97,22 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     assert.ok((fetchedAt() ?? 0) > before, `fetchedAt moved from ${before} to ${fetchedAt()}`);
   });
 
-  it('Show Tool Catalog lists exposed and filtered tools with the reason', async () => {
-    await vscode.commands.executeCommand('mcpSwitchboard.showToolCatalog');
-    const document = vscode.window.activeTextEditor?.document;
-    assert.equal(document?.languageId, 'markdown');
-    const report = document?.getText() ?? '';
+  it('Show Tool Catalog opens a read-only rendering that lists exposed and filtered tools with the reason', async () => {
+    const untitledBefore = vscode.workspace.textDocuments.filter((document) => document.isUntitled).length;
+    const uri = await vscode.commands.executeCommand<vscode.Uri>('mcpSwitchboard.showToolCatalog');
+    assert.equal(uri?.scheme, 'mcp-switchboard', 'a virtual document, not an untitled one');
+    const document = await vscode.workspace.openTextDocument(uri);
+    assert.equal(document.isDirty, false, 'closing it asks nothing');
+    assert.equal(vscode.workspace.textDocuments.filter((candidate) => candidate.isUntitled).length, untitledBefore);
+    const report = document.getText();
     assert.match(report, /\| echo \| `ok__echo` \| yes \| yes \|/);
     assert.match(report, /\| fail \| `ok__fail` \|.*\| no \| denied by the tools\.deny pattern "fail"/);
+  });
+
+  it('publishes running servers to the editor\'s MCP client, and leaves failed ones out', async () => {
+    await Promise.all([waitForServer(api, 'failing', isKind('error')), waitForServer(api, 'hanging', isKind('error'))]);
+    const published = api.publishedServers();
+    assert.ok(published.includes('ok'), published.join(', '));
+    assert.ok(!published.includes('failing') && !published.includes('hanging'), `a failed server is published: ${published.join(', ')}`);
   });
 });

@@ -53,6 +53,7 @@ describe('servers in the real editor', function () {
     const tooltip = row(api, 'failing').tooltip;
     assert.match(tooltip, /fixture refused to start/);
     assert.match(tooltip, /\*\*Transport:\*\* stdio/);
+    assert.doesNotMatch(tooltip, /Last error/, 'the error is in the header already; once is enough');
   });
 
   it('lists a running server\'s tools as checkable rows, marking read-only ones', () => {

@@ -1,0 +1,27 @@
+// The one-line texts of the editor's notifications. Pure, so that they are tested in plain Node.
+import type { CatalogSnapshot } from '../catalog/types';
+
+/**
+ * A failure notice says what is wrong in one short line; the details (the searched PATH, stderr)
+ * are in the server's log, which the notice offers to open.
+ */
+export function noticeReason(message: string): string {
+  const first = message.split('\n', 1)[0] ?? '';
+  return first.replace(/\. Searched: .*$/, '. The searched PATH is in the logs');
+}
+
+/**
+ * What Invalidate Tool Cache did: which servers were refetched (with their tool counts) and which
+ * were only cleared, because they are not running.
+ */
+export function describeRefetch(snapshot: CatalogSnapshot, names: readonly string[]): string {
+  const servers = snapshot.servers.filter((server) => names.includes(server.name));
+  const refetched = servers.filter((server) => server.state === 'running');
+  const notRunning = servers.filter((server) => server.state !== 'running');
+  const parts: string[] = [];
+  if (refetched.length > 0) {
+    parts.push(`refetched ${refetched.map((server) => `${server.name} (${server.tools.length} tool${server.tools.length === 1 ? '' : 's'})`).join(', ')}`);
+  }
+  if (notRunning.length > 0) parts.push(`cleared, not running: ${notRunning.map((server) => `${server.name} (${server.state})`).join(', ')}`);
+  return `MCP Switchboard: tool cache invalidated; ${parts.length > 0 ? parts.join('; ') : 'no servers'}.`;
+}

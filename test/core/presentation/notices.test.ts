@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import type { CatalogSnapshot } from '../../../src/core/catalog/types';
+import { describeRefetch, noticeReason } from '../../../src/core/presentation/notices';
+
+describe('notice texts', () => {
+  it('a missing command names the command, not the ten-line PATH', () => {
+    const message = 'command `uvx` not found on PATH. Searched: /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/home/me/.cargo/bin:/home/me/.nvm/versions/node/v22/bin';
+    assert.equal(noticeReason(message), 'command `uvx` not found on PATH. The searched PATH is in the logs');
+    assert.equal(noticeReason('server process exited with code 1\nmore'), 'server process exited with code 1');
+  });
+
+  it('Invalidate Tool Cache says what it refetched and what it only cleared', () => {
+    const tool = { server: 'a', name: 't', qualifiedName: 'a__t', tool: { name: 't', inputSchema: { type: 'object' as const } }, readOnly: false, exposed: true };
+    const snapshot: CatalogSnapshot = {
+      servers: [
+        { name: 'a', state: 'running', fromCache: false, tools: [tool, { ...tool, name: 'u', qualifiedName: 'a__u' }] },
+        { name: 'b', state: 'running', fromCache: false, tools: [tool] },
+        { name: 'c', state: 'error', fromCache: false, tools: [] },
+      ],
+      warnings: [],
+      eligible: 3,
+      maxExposed: 128,
+    };
+    assert.equal(describeRefetch(snapshot, ['a', 'b', 'c']), 'MCP Switchboard: tool cache invalidated; refetched a (2 tools), b (1 tool); cleared, not running: c (error).');
+    assert.equal(describeRefetch(snapshot, ['c']), 'MCP Switchboard: tool cache invalidated; cleared, not running: c (error).');
+  });
+});

@@ -1,0 +1,106 @@
+// `npm start` cleans up however it is stopped: a closed terminal (SIGHUP to its process group),
+// SIGTERM to the npm process alone, or SIGKILL. Nothing of code-server's process group (the editor,
+// its extension host, the demo MCP servers) and none of its temp folders may be left behind.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const repoRoot = path.resolve(__dirname, '../..');
+
+function stateDirs(): Set<string> {
+  return new Set(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('switchboard-cs-')));
+}
+
+/** Pids in a process group (ps, since nothing announces them). */
+function groupMembers(group: number): number[] {
+  const out = execFileSync('ps', ['-e', '-o', 'pid=,pgid='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([, pgid]) => pgid === group)
+    .map(([pid]) => pid ?? 0);
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Started {
+  readonly npm: ChildProcess;
+  readonly codeServer: number;
+  readonly url: string;
+}
+
+/** `npm start` in its own process group, as a terminal runs a foreground job. */
+async function npmStart(): Promise<Started> {
+  const npm = spawn('npm', ['start', '--silent'], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const lines = readline.createInterface({ input: npm.stdout as NodeJS.ReadableStream });
+  let codeServer = 0;
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start printed no URL: ${output}`)), 120_000);
+    lines.on('line', (line) => {
+      output += `${line}\n`;
+      const pid = /code-server \(pid (\d+)\)/.exec(line);
+      if (pid) codeServer = Number(pid[1]);
+      const open = /^Open: (\S+)/.exec(line);
+      if (open?.[1]) {
+        clearTimeout(timer);
+        resolve(open[1]);
+      }
+    });
+    npm.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${output}`)));
+  });
+  assert.ok(codeServer > 1, output);
+  return { npm, codeServer, url };
+}
+
+describe('npm start cleans up (UI)', function () {
+  this.timeout(240_000);
+  let before: Set<string>;
+
+  beforeEach(() => {
+    before = stateDirs();
+  });
+
+  async function assertCleanedUp(started: Started): Promise<void> {
+    await until(() => groupMembers(started.codeServer).length === 0, `code-server's process group (${started.codeServer}) to end`);
+    await until(() => [...stateDirs()].every((name) => before.has(name)), 'the temp folder to be removed');
+  }
+
+  it('when the terminal closes (SIGHUP to the job), with the demo servers running', async () => {
+    const started = await npmStart();
+    // Open the workbench so that the extension host starts the demo servers.
+    const { launchBrowser } = await import('../harness/editor.mjs');
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(started.url.replace(/\?.*$/, '?folder=' + encodeURIComponent(path.join(repoRoot, 'demo'))));
+      await until(() => groupMembers(started.codeServer).length >= 4, 'the extension host and demo servers', 60_000);
+    } finally {
+      await browser.close();
+    }
+    process.kill(-(started.npm.pid ?? 0), 'SIGHUP');
+    await assertCleanedUp(started);
+  });
+
+  it('when only the npm process gets SIGTERM', async () => {
+    const started = await npmStart();
+    started.npm.kill('SIGTERM');
+    await assertCleanedUp(started);
+  });
+
+  it('when the job is killed outright (SIGKILL)', async () => {
+    const started = await npmStart();
+    process.kill(-(started.npm.pid ?? 0), 'SIGKILL');
+    await assertCleanedUp(started);
+  });
+});
