@@ -78,6 +78,24 @@ function isEnabled(server: ConfiguredServer): boolean {
   return !isInvalid(server) && server.enabled;
 }
 
+/**
+ * Resolves when the connection's first attempt is over: running, failed, or retrying. A remote
+ * server that is down retries with backoff for as long as it takes; it must not hold a start slot
+ * (and so keep other servers waiting) meanwhile.
+ */
+function firstAttempt(connection: ServerConnection): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      subscription.dispose();
+      resolve();
+    };
+    const subscription = connection.onDidChangeState(({ state }) => {
+      if (state.kind !== 'starting') done();
+    });
+    void connection.start().then(done);
+  });
+}
+
 export class ServerManager {
   private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
   private readonly toolsEmitter = new Emitter<ToolsChangedEvent>();
@@ -229,7 +247,7 @@ export class ServerManager {
     await this.limit.run(async () => {
       entry.queuedSince = undefined;
       if (this.entries.get(entry.name) !== entry || entry.blocked || this.disposed) return;
-      await connection.start();
+      await firstAttempt(connection);
     });
   }
 

@@ -1,46 +1,41 @@
 // Issue: a call to a stdio server that had just died failed with CONNECTION_LOST although it never
-// left the process; such a call waits for the reconnect and goes through.
+// left the process; such a call waits for the reconnect and goes through. (A call written into the
+// pipe of a process that is dying but not yet dead is in flight: nobody can know whether it was
+// read, so it may fail; the soak bench counts those separately.)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Cleanup, connect, stdioDefinition, textOf, waitForState } from '../connection/helpers';
+import { until } from '../support/poll';
 
 describe('calls that never reached the server', function () {
   this.timeout(60_000);
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
-  /**
-   * Blocks until the kernel has closed every file of the process (all its threads are gone), before
-   * Node has noticed the exit. A zombie leader alone is not enough: its other threads may still
-   * hold the pipe, and a message written then is in flight, not unsent.
-   */
-  function waitUntilDead(pid: number): void {
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline) {
-      try {
-        if (fs.readdirSync(`/proc/${pid}/task`).length <= 1 && fs.readdirSync(`/proc/${pid}/fd`).length === 0) return;
-      } catch {
-        return;
-      }
-    }
-    throw new Error(`process ${pid} did not die`);
-  }
-
-  it('wait for the reconnect and go through, when the server died just before the call (10 rounds)', async () => {
-    const { connection } = connect(cleanup, stdioDefinition([], { reconnect: { maxAttempts: 5, initialDelayMs: 20, maxDelayMs: 100 } }));
+  it('a call to a server that stopped reading its stdin waits for the reconnect and goes through (5 rounds)', async () => {
+    const { connection } = connect(cleanup, stdioDefinition(['--hostile-tools'], { reconnect: { maxAttempts: 5, initialDelayMs: 20, maxDelayMs: 100 } }));
     await connection.start();
-    for (let round = 0; round < 10; round++) {
+    for (let round = 0; round < 5; round++) {
+      const pid = connection.pid;
+      assert.ok(pid !== undefined);
+      await connection.callTool('close_stdin');
+      await until(() => !fs.existsSync(`/proc/${pid}/fd/0`), 5_000, 'the server closing its stdin');
+      // The server is alive but reads nothing: this call cannot reach it, and must not fail.
+      assert.equal(textOf(await connection.callTool('echo', { text: `round ${round}` })), `round ${round}`);
+      assert.notEqual(connection.pid, pid, 'served by a new process');
+    }
+  });
+
+  it('a call made right after the server was seen to exit waits for the reconnect and goes through (5 rounds)', async () => {
+    const { connection, logger } = connect(cleanup, stdioDefinition([], { reconnect: { maxAttempts: 5, initialDelayMs: 20, maxDelayMs: 100 } }));
+    await connection.start();
+    for (let round = 0; round < 5; round++) {
       const pid = connection.pid;
       assert.ok(pid !== undefined);
       process.kill(pid, 'SIGKILL');
-      waitUntilDead(pid);
-      // Even rounds: sent before Node has seen the exit (the write fails); odd rounds: after it
-      // saw the exit but before the connection was declared lost.
-      if (round % 2 === 1) await new Promise((resolve) => setImmediate(resolve));
-      const result = await connection.callTool('echo', { text: `round ${round}` });
-      assert.equal(textOf(result), `round ${round}`);
+      await until(() => logger.entries.some((entry) => entry.message.includes(`process ${pid} exited`)), 5_000, 'the exit to be seen');
+      assert.equal(textOf(await connection.callTool('echo', { text: `round ${round}` })), `round ${round}`);
       await waitForState(connection, (state) => state.kind === 'running');
     }
-    assert.ok(connection.diagnostics.connectAttempts >= 11);
   });
 });

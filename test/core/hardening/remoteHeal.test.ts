@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { isConnectionError, type ServerState } from '../../../src/core/connection';
 import { DEFAULT_SLOW_RETRY_MS } from '../../../src/core/connection/serverConnection';
-import { assertState, Cleanup, connect, httpDefinition, startHttpFixture, textOf, waitForState } from '../connection/helpers';
+import { assertState, Cleanup, connect, httpDefinition, startHttpFixture, stdioDefinition, textOf, waitForState } from '../connection/helpers';
+import { ServerManager } from '../../../src/core/manager';
 import { FakeClock } from '../support/fakeClock';
+import { eventually } from '../support/poll';
 import { freePort } from '../support/ports';
 
 
@@ -107,5 +109,16 @@ describe('remote servers heal by themselves', function () {
     assertState(await runNextAttempt(clock, connection), 'error');
     await startHttpFixture(cleanup, ['--port', String(port)]);
     assertState(await runNextAttempt(clock, connection), 'running');
+  });
+
+  it('a remote server that is down does not hold a start slot: the next server starts meanwhile', async () => {
+    const port = await freePort();
+    const manager = new ServerManager({ concurrency: 1, startupGateMs: 0 });
+    cleanup.add(() => manager.dispose());
+    const down = httpDefinition(`http://127.0.0.1:${port}/mcp`, { name: 'down', reconnect: { maxAttempts: 10, initialDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const up = stdioDefinition([], { name: 'up' });
+    await manager.start([down, up]);
+    await eventually(() => (manager.server('up')?.state.kind === 'running' ? true : undefined), 'the second server running', 20_000);
+    assert.equal(manager.server('down')?.state.kind, 'reconnecting');
   });
 });
