@@ -137,6 +137,8 @@ export function screenTools(page: readonly unknown[]): ToolList {
 export const NO_TIMEOUT = 2_147_483_647;
 
 const TERMINATE_SESSION_TIMEOUT_MS = 2000;
+/** How long requests in flight on a lost HTTP session may take to settle before it is closed. */
+const LOST_SESSION_GRACE_MS = 1000;
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
@@ -181,6 +183,8 @@ export class McpSession {
   instructions: string | undefined;
   private closeRequested = false;
   private closing: Promise<void> | undefined;
+  private inFlight = 0;
+  private onIdle: (() => void) | undefined;
   private renewal: Promise<void> | undefined;
 
   private constructor(
@@ -390,6 +394,7 @@ export class McpSession {
               controller.abort(new Error(`maximum total time of ${policy.maxTotalMs} ms exceeded`));
             }, policy.maxTotalMs)
           : undefined;
+      this.inFlight += 1;
       try {
         return await send({ signal: controller.signal, timeout: policy.timeoutMs > 0 ? policy.timeoutMs : NO_TIMEOUT });
       } catch (error) {
@@ -407,6 +412,8 @@ export class McpSession {
         }
         throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, aborted, closing: this.closeRequested });
       } finally {
+        this.inFlight -= 1;
+        if (this.inFlight === 0) this.onIdle?.();
         if (totalTimer !== undefined) this.options.clock.clearTimeout(totalTimer);
         policy.signal?.removeEventListener('abort', onCallerAbort);
       }
@@ -458,8 +465,24 @@ export class McpSession {
    */
   close(deliberate = true): Promise<void> {
     if (deliberate) this.closeRequested = true;
-    this.closing ??= this.shutDown();
+    this.closing ??= (deliberate || this.kind === 'stdio' ? Promise.resolve() : this.settleInFlight()).then(() => this.shutDown());
     return this.closing;
+  }
+
+  /**
+   * After an HTTP server was lost, requests still in flight settle by themselves first: one that
+   * the dead server refused fails as never sent (and is retried once it is back). Closing the
+   * client at once would fail them all as "connection closed", sent or not.
+   */
+  private settleInFlight(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, LOST_SESSION_GRACE_MS);
+      this.onIdle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private async shutDown(): Promise<void> {
