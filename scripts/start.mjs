@@ -52,8 +52,34 @@ async function stop(reason) {
 }
 // SIGHUP: the terminal was closed.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stop(signal));
-// npm may exit on a signal without passing it on; this process then has a new parent.
-const parent = process.ppid;
+// npm may exit on a signal without passing it on, leaving `sh -c` and this process behind: stop
+// when any process above this one (npm, its shell, the terminal's shell) is gone.
+const ancestors = ancestorPids();
 setInterval(() => {
-  if (process.ppid !== parent) void stop('npm exited');
+  if (ancestors.some((pid) => !isAlive(pid))) void stop('npm exited');
 }, 500).unref();
+
+/** This process's ancestors below init (Linux: from /proc; elsewhere just the parent). */
+function ancestorPids() {
+  const pids = [];
+  let pid = process.ppid;
+  while (pid > 1 && pids.length < 32) {
+    pids.push(pid);
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      break;
+    }
+  }
+  return pids;
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}

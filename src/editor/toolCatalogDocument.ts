@@ -30,10 +30,11 @@ export class ToolCatalogDocument implements vscode.TextDocumentContentProvider, 
   /** Opens the preview (or the read-only text where no markdown preview exists). Returns the document's URI. */
   async show(): Promise<vscode.Uri> {
     this.refresh();
-    const commands = await vscode.commands.getCommands(true);
-    if (commands.includes('markdown.showPreview')) {
+    try {
+      // Contributed by the built-in markdown extension, which activates on this command; not
+      // listed by getCommands() before that, so it is simply tried.
       await vscode.commands.executeCommand('markdown.showPreview', CATALOG_URI);
-    } else {
+    } catch {
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(CATALOG_URI), { preview: true });
     }
     return CATALOG_URI;

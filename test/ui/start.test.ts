@@ -14,15 +14,17 @@ function stateDirs(): Set<string> {
   return new Set(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('switchboard-cs-')));
 }
 
-/** Pids in a process group (ps, since nothing announces them). */
-function groupMembers(group: number): number[] {
-  const out = execFileSync('ps', ['-e', '-o', 'pid=,pgid='], { encoding: 'utf8' });
+/** The processes of a process group, with their command lines (ps, since nothing announces them). */
+function groupProcesses(group: number): Array<{ pid: number; args: string }> {
+  const out = execFileSync('ps', ['-e', '-o', 'pid=,pgid=,args='], { encoding: 'utf8' });
   return out
     .split('\n')
-    .map((line) => line.trim().split(/\s+/).map(Number))
-    .filter(([, pgid]) => pgid === group)
-    .map(([pid]) => pid ?? 0);
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null && Number(match[2]) === group)
+    .map((match) => ({ pid: Number(match[1]), args: match[3] ?? '' }));
 }
+
+const groupMembers = (group: number): number[] => groupProcesses(group).map((entry) => entry.pid);
 
 async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -83,8 +85,17 @@ describe('npm start cleans up (UI)', function () {
     const browser = await launchBrowser();
     try {
       const page = await browser.context.newPage();
-      await page.goto(started.url.replace(/\?.*$/, '?folder=' + encodeURIComponent(path.join(repoRoot, 'demo'))));
-      await until(() => groupMembers(started.codeServer).length >= 4, 'the extension host and demo servers', 60_000);
+      // The URL npm start printed: the demo folder, with the extension loaded from this repository.
+      await page.goto(started.url);
+      const demoServersRunning = () => ['demo-tools', 'demo-slow'].every((name) => groupProcesses(started.codeServer).some((entry) => entry.args.includes(`--name ${name}`)));
+      // The demo servers are defined by the workspace: each asks for consent first, as it would a user.
+      const deadline = Date.now() + 90_000;
+      while (!demoServersRunning()) {
+        if (Date.now() > deadline) throw new Error(`the demo servers did not start: ${JSON.stringify(groupProcesses(started.codeServer))}`);
+        const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Allow' }).first();
+        if (await allow.isVisible().catch(() => false)) await allow.click().catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     } finally {
       await browser.close();
     }
