@@ -302,6 +302,7 @@ async function main() {
     `| serve's memory (RSS) | ${memoryStart.toFixed(0)} MiB at start, ${memoryEnd.toFixed(0)} MiB at the end |`,
     `| serve's exit after SIGTERM | ${result.serveExit} |`,
     `| processes left after shutdown | ${left} |`,
+    `| the load generator's own undici "abort listeners" warnings (not serve's) | ${clientListenerWarnings} |`,
     `| warnings and errors in serve's log | ${serveProblems.length === 0 ? 'none' : serveProblems.map(([line, count]) => `${count} × ${line.replace(/\|/g, '\\|')}`).join('; ')} |`,
     '',
   ];
