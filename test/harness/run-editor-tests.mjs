@@ -40,6 +40,10 @@ const SUITES = {
           ...stdio('--name', 'secretive', '--exit-message', '${env:SWITCHBOARD_TEST_SECRET}'),
           env: { API_TOKEN: '${env:SWITCHBOARD_TEST_SECRET}' },
         },
+        // The same secret written literally as a URL query key (a hosted server that nobody answers
+        // here) and as a flag value (the fixture rejects the flag and prints it to stderr).
+        'keyed-url': { type: 'http', url: 'http://127.0.0.1:9/mcp?api_key=sk-switchboard-test-7f3a9c', reconnect: { maxAttempts: 0 } },
+        'keyed-args': { ...stdio('--api-key=sk-switchboard-test-7f3a9c'), reconnect: { maxAttempts: 0 } },
       },
     }),
     prepare: (scratch) => fs.writeFileSync(path.join(scratch, 'failing.flag'), ''),

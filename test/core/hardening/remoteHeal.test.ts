@@ -47,6 +47,19 @@ describe('remote servers heal by themselves', function () {
     });
   }
 
+  it('a legacy SSE server that restarts is reconnected, and a call made meanwhile goes through', async () => {
+    const first = await startHttpFixture(cleanup);
+    const { connection } = connect(cleanup, httpDefinition(first.url('/sse'), { transport: 'sse', reconnect: { maxAttempts: 10, initialDelayMs: 50, maxDelayMs: 500 } }));
+    assertState(await connection.start(), 'running');
+    await kill(first.child);
+    await waitForState(connection, (state) => state.kind === 'reconnecting');
+    const calling = connection.callTool('echo', { text: 'after restart' });
+    const restarted = await startHttpFixture(cleanup, ['--port', String(first.port)]);
+    assert.equal(textOf(await calling), 'after restart');
+    assert.equal((await restarted.stats()).calls, 1, 'the call reached the restarted server');
+    assertState(connection.state, 'running');
+  });
+
   it('leaves running and reconnects when the session cannot be renewed', async () => {
     const server = await startHttpFixture(cleanup, ['--unknown-session', '400']);
     const { connection } = connect(cleanup, httpDefinition(server.url('/mcp'), {

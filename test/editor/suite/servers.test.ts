@@ -6,7 +6,7 @@ import type { SwitchboardApi } from '../../../src/extension';
 import { isKind, stateOf, switchboardApi, waitFor, waitForServer } from '../support';
 
 // The runner starts the editor with these servers in the user settings (test/harness/run-editor-tests.mjs).
-const CONFIGURED = ['ok', 'failing', 'hanging', 'off', 'broken', 'secretive'];
+const CONFIGURED = ['ok', 'failing', 'hanging', 'off', 'broken', 'secretive', 'keyed-url', 'keyed-args'];
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 const secret = process.env.SWITCHBOARD_TEST_SECRET ?? '';
 
@@ -153,6 +153,15 @@ describe('servers in the real editor', function () {
       if (!redactedLineSeen) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     assert.ok(redactedLineSeen, `a redacted line for "secretive" reached its log file; files: ${files().join(', ')}`);
+    // The URL key and the flag value are redacted too, in the logs and in the states the UI shows.
+    await Promise.all([waitForServer(api, 'keyed-url', isKind('error')), waitForServer(api, 'keyed-args', isKind('error'))]);
+    for (const name of ['keyed-url', 'keyed-args']) {
+      const shown = JSON.stringify(api.tree().find((item) => item.label === name));
+      assert.ok(!shown.includes(secret), `${name}'s row or tooltip shows the secret: ${shown}`);
+    }
+    const keyedSeen = () => files().some((file) => fs.readFileSync(file, 'utf8').includes('api_key=***'));
+    while (!keyedSeen() && Date.now() < deadline + 15_000) await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.ok(keyedSeen(), 'the URL with its key redacted reached a log file');
     const leaks = files().filter((file) => fs.readFileSync(file, 'utf8').includes(secret));
     assert.deepEqual(leaks, []);
   });
