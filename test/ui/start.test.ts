@@ -68,9 +68,24 @@ async function npmStart(): Promise<Started> {
 describe('npm start cleans up (UI)', function () {
   this.timeout(240_000);
   let before: Set<string>;
+  let current: Started | undefined;
 
   beforeEach(() => {
     before = stateDirs();
+    current = undefined;
+  });
+
+  // A failed test must not leave its editor behind: kill whatever of it is still running.
+  afterEach(() => {
+    if (!current) return;
+    for (const group of [current.codeServer, current.npm.pid ?? 0]) {
+      try {
+        if (group > 1) process.kill(-group, 'SIGKILL');
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
+    for (const name of stateDirs()) if (!before.has(name)) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   });
 
   async function assertCleanedUp(started: Started): Promise<void> {
@@ -79,7 +94,7 @@ describe('npm start cleans up (UI)', function () {
   }
 
   it('when the terminal closes (SIGHUP to the job), with the demo servers running', async () => {
-    const started = await npmStart();
+    const started = (current = await npmStart());
     // Open the workbench so that the extension host starts the demo servers.
     const { launchBrowser } = await import('../harness/editor.mjs');
     const browser = await launchBrowser();
@@ -104,13 +119,13 @@ describe('npm start cleans up (UI)', function () {
   });
 
   it('when only the npm process gets SIGTERM', async () => {
-    const started = await npmStart();
+    const started = (current = await npmStart());
     started.npm.kill('SIGTERM');
     await assertCleanedUp(started);
   });
 
   it('when the job is killed outright (SIGKILL)', async () => {
-    const started = await npmStart();
+    const started = (current = await npmStart());
     process.kill(-(started.npm.pid ?? 0), 'SIGKILL');
     await assertCleanedUp(started);
   });
