@@ -4,6 +4,7 @@
 // host and the MCP servers it spawned) and removes the run's temp folder once the owner is gone.
 //   node scripts/start-guard.mjs OWNER_PID PROCESS_GROUP STATE_DIR
 import fs from 'node:fs';
+import { isAlive } from './process-alive.mjs';
 
 const [owner, group, stateDir] = process.argv.slice(2);
 const ownerPid = Number(owner);
@@ -11,14 +12,6 @@ const groupId = Number(group);
 const POLL_MS = 250;
 const GRACE_MS = 3000;
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
 
 function signalGroup(signal) {
   try {
@@ -46,7 +39,7 @@ for (;;) {
     if (stateDir) fs.rmSync(stateDir, { recursive: true, force: true, maxRetries: 3 });
     process.exit(0);
   }
-  if (!alive(ownerPid)) {
+  if (!isAlive(ownerPid)) {
     await cleanUp();
     process.exit(0);
   }

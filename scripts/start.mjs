@@ -4,6 +4,7 @@
 //   npm start [-- --port N]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { isAlive } from './process-alive.mjs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheDir, repoRoot } from './harness-paths.mjs';
@@ -75,11 +76,3 @@ function ancestorPids() {
   return pids;
 }
 
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}

@@ -69,6 +69,11 @@ export function isConnectionError(error: unknown, code?: ConnectionErrorCode): e
   return error instanceof ConnectionError && (code === undefined || error.code === code);
 }
 
+/** "MCP error -32603: MCP error -32603: x" -> "x": the SDK's prefix, however often it was added. */
+export function stripRpcPrefix(message: string): string {
+  return message.replace(/^(?:MCP error -?\d+: )+/, '');
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

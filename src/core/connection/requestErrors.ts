@@ -1,7 +1,7 @@
 // Turns whatever an SDK request threw into a ConnectionError with a code, and decides whether the
 // request provably never left this process (the only case in which it may be sent again).
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ConnectionError, errorMessage } from './errors';
+import { ConnectionError, errorMessage, stripRpcPrefix } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 
 export interface RequestErrorContext {
@@ -37,7 +37,7 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
       default:
         // The upstream's own text, without the SDK's "MCP error <code>: " prefix: the code travels
         // in rpcCode, and every hop that wraps the message would add the prefix once more.
-        return new ConnectionError('SERVER_ERROR', `${what} failed: ${error.message.replace(/^(?:MCP error -?\d+: )+/, '')}`, { cause: error, rpcCode: error.code, data: error.data });
+        return new ConnectionError('SERVER_ERROR', `${what} failed: ${stripRpcPrefix(error.message)}`, { cause: error, rpcCode: error.code, data: error.data });
     }
   }
   // Protocol.request rejects with this when the Client has no transport any more.

@@ -2,7 +2,7 @@
 // client receives. Tool failures the upstream reported as results (`isError`) never get here.
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isCatalogError } from '../catalog/errors';
-import { isConnectionError } from '../connection/errors';
+import { isConnectionError, stripRpcPrefix } from '../connection/errors';
 import type { CallTarget } from './exposure';
 
 /**
@@ -14,11 +14,6 @@ export function rpcError(code: number, message: string, data?: unknown): McpErro
   const error = new McpError(code, message, data);
   Object.defineProperty(error, 'message', { value: stripRpcPrefix(message), enumerable: false, configurable: true, writable: true });
   return error;
-}
-
-/** "MCP error -32603: MCP error -32603: x" -> "x". */
-export function stripRpcPrefix(message: string): string {
-  return message.replace(/^(?:MCP error -?\d+: )+/, '');
 }
 
 export function toMcpError(error: unknown, target: CallTarget): McpError {

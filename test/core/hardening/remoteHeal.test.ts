@@ -26,6 +26,14 @@ async function runNextAttempt(clock: FakeClock, connection: Parameters<typeof wa
   return waitForState(connection, (state) => state.kind !== 'starting');
 }
 
+/** A connection on a fake clock to an HTTP URL where nothing listens (yet). */
+async function downServer(cleanup: Cleanup, reconnect: { maxAttempts: number; initialDelayMs: number; maxDelayMs: number }) {
+  const port = await freePort();
+  const clock = new FakeClock();
+  const { connection } = connect(cleanup, httpDefinition(`http://127.0.0.1:${port}/mcp`, { reconnect }), { clock, random: () => 0.5 });
+  return { port, clock, connection };
+}
+
 describe('remote servers heal by themselves', function () {
   this.timeout(30_000);
   const cleanup = new Cleanup();
@@ -76,13 +84,7 @@ describe('remote servers heal by themselves', function () {
   });
 
   it('retries a server that is down at start with backoff, and connects once it comes up 20 s later', async () => {
-    const port = await freePort();
-    const clock = new FakeClock();
-    const { connection } = connect(
-      cleanup,
-      httpDefinition(`http://127.0.0.1:${port}/mcp`, { reconnect: { maxAttempts: 10, initialDelayMs: 1_000, maxDelayMs: 8_000 } }),
-      { clock, random: () => 0.5 },
-    );
+    const { port, clock, connection } = await downServer(cleanup, { maxAttempts: 10, initialDelayMs: 1_000, maxDelayMs: 8_000 });
     void connection.start();
     const first = await waitForState(connection, (state) => state.kind !== 'starting');
     assertState(first, 'reconnecting');
@@ -105,13 +107,7 @@ describe('remote servers heal by themselves', function () {
   });
 
   it('after the breaker opens, retries every 5 minutes and recovers without a click', async () => {
-    const port = await freePort();
-    const clock = new FakeClock();
-    const { connection } = connect(
-      cleanup,
-      httpDefinition(`http://127.0.0.1:${port}/mcp`, { reconnect: { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 1_000 } }),
-      { clock },
-    );
+    const { port, clock, connection } = await downServer(cleanup, { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 1_000 });
     void connection.start();
     await waitForState(connection, (state) => state.kind === 'reconnecting');
     await runNextAttempt(clock, connection);
