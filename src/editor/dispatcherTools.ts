@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { describeFilterRule, type CatalogTool, type ToolCatalog } from '../core/catalog';
 
 export const LIST_TOOLS = 'mcpSwitchboard_listTools';

@@ -1,7 +1,7 @@
 // What the tool cache stores and where. An entry is the unfiltered result of tools/list (every
 // page) for one server under one connection config, with the time it was fetched. Storage is
 // pluggable: the editor keeps entries in its global storage, the CLI in a folder, tests in memory.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 
 export const TOOL_CACHE_FORMAT = 1;
 export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;

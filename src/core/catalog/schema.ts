@@ -1,7 +1,7 @@
 // Checks and normalizes a tool definition before anything downstream sees it. A schema that is not
 // a JSON object schema would make the editor reject the whole tool set of a request, so such a
 // tool is excluded (with its reason) instead of passed on.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { deepFreeze, isDeepFrozenData } from './freeze';
 
 export type NormalizedTool =

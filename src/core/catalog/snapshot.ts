@@ -2,7 +2,7 @@
 // expensive per-list work (copying, schema checks, sorting) happens once per list in
 // prepareToolList(); building only filters, names and counts, so it stays cheap at 10k tools.
 import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolFilterSettings } from '../config/types';
 import type { ServerStateKind } from '../connection/state';
 import { applyBudget, budgetWarning, type BudgetCandidate } from './budget';

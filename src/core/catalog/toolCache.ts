@@ -1,7 +1,7 @@
 // The catalog's view of the tool cache: every valid entry in memory (lookups are synchronous, so a
 // snapshot can include cached tools the moment a server shows up), and storage kept in step in the
 // background through one queue, so writes and deletes land in the order they were made.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { Clock } from '../connection/clock';
 import type { Logger } from '../logging';
 import { isExpired, parseToolCacheEntry, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry, type ToolCacheStorage } from './cache';

@@ -2,7 +2,7 @@
 // cache while it is still connecting), applies the filters and the budget, and answers the gateway
 // with one snapshot of what chat may call. Calls to a tool whose server is still starting wait for it.
 import { createHash } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { hashServerConnection } from '../config/hash';
 import type { ServerDefinition } from '../config/types';
 import { systemClock, type Clock, type TimerHandle } from '../connection/clock';

@@ -1,6 +1,6 @@
 // What the catalog hands to everything downstream (the gateway, the dispatcher tools, the tree,
 // the doctor). Plain data; every value is a copy the receiver may keep.
-import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/client';
 import type { ServerStateKind } from '../connection/state';
 import type { Event } from '../events';
 

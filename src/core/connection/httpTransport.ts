@@ -1,7 +1,5 @@
 // Creating the SDK's HTTP transports, and reading the errors they throw.
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SdkHttpError, SSEClientTransport, SseError, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 
 export interface HttpTransportOptions {
   readonly url: string;
@@ -10,37 +8,10 @@ export interface HttpTransportOptions {
   readonly fetch?: FetchLike;
 }
 
-function isInitializeBody(body: unknown): boolean {
-  if (typeof body !== 'string' || !body.includes('"initialize"')) return false;
-  try {
-    const message: unknown = JSON.parse(body);
-    return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A fetch that never sends `Mcp-Session-Id` with an `initialize` request. When a session expires
- * (404), the spec says the client starts a new session by sending initialize without a session
- * id. The SDK transport has no way to forget its session id (the field is private and has no
- * setter), so it keeps sending the expired one; this fetch removes it for initialize only, and the
- * transport adopts the new id from the response. Same transport, same Client: only the handshake
- * is repeated.
- */
-export function sessionRenewingFetch(base: FetchLike = fetch): FetchLike {
-  return (url, init) => {
-    if (init?.method !== 'POST' || !isInitializeBody(init.body)) return base(url, init);
-    const headers = new Headers(init.headers);
-    headers.delete('mcp-session-id');
-    return base(url, { ...init, headers });
-  };
-}
-
 export function createStreamableHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
-    fetch: sessionRenewingFetch(options.fetch),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }
 
@@ -53,9 +24,9 @@ export function createSseTransport(options: HttpTransportOptions): SSEClientTran
 
 /** The HTTP status behind an SDK transport error, if there was one. */
 export function httpStatus(error: unknown): number | undefined {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) {
-    return typeof error.code === 'number' && error.code >= 100 ? error.code : undefined;
-  }
+  if (error instanceof SdkHttpError) return error.status;
+  // SseError keeps the status on its numeric code.
+  if (error instanceof SseError) return typeof error.code === 'number' && error.code >= 100 ? error.code : undefined;
   // SSEClientTransport.send throws a plain Error naming the status.
   const match = error instanceof Error ? /\(HTTP (\d{3})\)/.exec(error.message) : null;
   return match ? Number(match[1]) : undefined;
@@ -67,8 +38,8 @@ export function httpStatus(error: unknown): number | undefined {
  * provided". Callers only ask for requests that carried a session id.
  */
 export function isSessionRejected(error: unknown): boolean {
-  if (!(error instanceof StreamableHTTPError)) return false;
-  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
+  if (!(error instanceof SdkHttpError)) return false;
+  return error.status === 404 || (error.status === 400 && /session/i.test(error.message));
 }
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);

@@ -1,6 +1,6 @@
 // Turns whatever an SDK request threw into a ConnectionError with a code, and decides whether the
 // request provably never left this process (the only case in which it may be sent again).
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { ConnectionError, errorMessage, stripRpcPrefix } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 
@@ -27,22 +27,13 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
   }
   if (context.closing) return new ConnectionError('CLOSED', `${what} was interrupted: the connection was closed`, { cause: error });
   if (error instanceof ConnectionError) return error;
-  if (error instanceof McpError) {
-    switch (error.code) {
-      case ErrorCode.RequestTimeout:
-        return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
-      case ErrorCode.ConnectionClosed:
-        // The request was written; the server may have acted on it before the connection died.
-        return new ConnectionError('CONNECTION_LOST', `${what} failed: the connection closed before the server answered`, { cause: error });
-      default:
-        // The upstream's own text, without the SDK's "MCP error <code>: " prefix: the code travels
-        // in rpcCode, and every hop that wraps the message would add the prefix once more.
-        return new ConnectionError('SERVER_ERROR', `${what} failed: ${stripRpcPrefix(error.message)}`, { cause: error, rpcCode: error.code, data: error.data });
-    }
-  }
-  // Protocol.request rejects with this when the Client has no transport any more.
-  if (error instanceof Error && error.message === 'Not connected') {
-    return new ConnectionError('CONNECTION_LOST', `${what} failed: not connected`, { cause: error, notSent: true });
+  if (error instanceof SdkError) {
+    const known = translateSdkError(error, context);
+    if (known) return known;
+  } else if (error instanceof ProtocolError) {
+    // The upstream's own text, without the SDK's "MCP error <code>: " prefix: the code travels in
+    // rpcCode, and every hop that wraps the message would add the prefix once more.
+    return new ConnectionError('SERVER_ERROR', `${what} failed: ${stripRpcPrefix(error.message)}`, { cause: error, rpcCode: error.code, data: error.data });
   }
   if (isUnreachable(error)) {
     return new ConnectionError('CONNECTION_LOST', `${what} failed: server unreachable: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
@@ -56,4 +47,24 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
   }
   // Zod errors (a result that does not match the schema) and anything else unexpected.
   return new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${errorMessage(error)}`, { cause: error });
+}
+
+/** What the SDK itself reports (never from the wire); undefined for HTTP errors, read by status below. */
+function translateSdkError(error: SdkError, context: RequestErrorContext): ConnectionError | undefined {
+  const { what } = context;
+  switch (error.code) {
+    case SdkErrorCode.RequestTimeout:
+      return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
+    case SdkErrorCode.ConnectionClosed:
+      // The request was written; the server may have acted on it before the connection died.
+      return new ConnectionError('CONNECTION_LOST', `${what} failed: the connection closed before the server answered`, { cause: error });
+    case SdkErrorCode.NotConnected:
+      return new ConnectionError('CONNECTION_LOST', `${what} failed: not connected`, { cause: error, notSent: true });
+    case SdkErrorCode.CapabilityNotSupported:
+    case SdkErrorCode.InputRequiredRoundsExceeded:
+      // An input_required round (2026-07-28) asking for something no handler answers yet.
+      return new ConnectionError('PROTOCOL_ERROR', `${what} failed: the server asked for input Switchboard cannot give here: ${error.message}`, { cause: error });
+    default:
+      return undefined;
+  }
 }

@@ -2,8 +2,8 @@
 // circuit breaker when the connection drops), answer tool calls, stop. Self-contained: the
 // manager owns many of these and only listens to their events.
 import os from 'node:os';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Implementation, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
+import type { CallToolResult, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../config/types';
 import { Emitter, type Event } from '../events';
 import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';

@@ -1,44 +1,36 @@
-// One established MCP session: an SDK Client on one transport, from the initialize handshake to
-// close. It knows the protocol (paging, timeouts, cancellation, expired HTTP sessions) but no
-// policy: reconnecting, states and events belong to ServerConnection.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolResultSchema,
-  InitializeResultSchema,
-  LATEST_PROTOCOL_VERSION,
-  PaginatedResultSchema,
-  ToolSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Implementation,
-  type Progress,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+// One established MCP session: an SDK Client on one transport, from the handshake to close. It
+// knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
+// subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
+import type { CallToolResult, Client, FetchLike, Implementation, McpSubscription, Progress, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
+import { CallToolResultSchema, PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import type { ServerDefinition } from '../config/types';
 import type { Logger } from '../logging';
 import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
 import type { Clock } from './clock';
+import {
+  closeLink,
+  linkClient,
+  NO_TIMEOUT,
+  abortable,
+  type ActiveTransport,
+  type ClientLink,
+  type ConnectPhase,
+  type EraVerdict,
+  type ProtocolEra,
+  type StdioLaunch,
+} from './clientLink';
 import { ConnectionError, errorMessage } from './errors';
-import { traceTraffic } from './traffic';
-import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isSessionRejected, isUnreachable } from './httpTransport';
+import { httpStatus, isSessionRejected } from './httpTransport';
 import { translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 
-export type ActiveTransport = 'stdio' | 'http' | 'sse';
-
-/** What a connect attempt is waiting for, to say so when it times out. */
-export type ConnectPhase = 'spawn' | 'connect' | 'initialize' | 'tools/list';
+export { NO_TIMEOUT, type ActiveTransport, type ConnectPhase, type EraVerdict, type ProtocolEra, type StdioLaunch };
 
 export interface SessionCounters {
   transportsCreated: number;
   clientsCreated: number;
-  /** Expired HTTP sessions replaced by a new initialize on the same Client and transport. */
+  /** Expired HTTP sessions replaced by a new client and transport. */
   sessionRenewals: number;
 }
 
@@ -54,16 +46,6 @@ export interface RequestPolicy {
 /** Shared by every try of one logical request, so that it is retried at most once in total. */
 export interface RetryBudget {
   retried: boolean;
-}
-
-export interface StdioLaunch {
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-  readonly platform: NodeJS.Platform;
-  readonly killGraceMs?: number;
-  readonly onStderrLine: (line: string) => void;
-  readonly onGarbageLine?: (line: string) => void;
-  readonly onSpawn?: (pid: number) => void;
 }
 
 export interface OpenSessionOptions {
@@ -83,6 +65,8 @@ export interface OpenSessionOptions {
   readonly onToolListChanged: (session: McpSession) => void;
   /** For the maximum total time of a request (per-request timeouts are the SDK's, in real time). */
   readonly clock: Clock;
+  /** What the last connection learned about the server's era; skips the probe. */
+  readonly prior?: EraVerdict;
 }
 
 /** A tool held back because its definition is over a limit; the rest of the server's tools stay usable. */
@@ -94,6 +78,8 @@ export interface QuarantinedTool {
 export interface ToolList {
   readonly tools: Tool[];
   readonly quarantined: QuarantinedTool[];
+  /** The server's freshness hint (2026-07-28 `ttlMs`), the smallest over all pages. */
+  readonly ttlMs?: number;
 }
 
 /** More than any real server offers; a list past it is cut, with a quarantine entry saying so. */
@@ -105,7 +91,7 @@ const MAX_TOOL_NAME_IN_MESSAGE = 80;
  * A tools/list page checked item by item: the SDK's own result schema rejects the whole page (and
  * so the whole server) for one malformed tool, which is what this host must never do.
  */
-const ToolPageSchema = PaginatedResultSchema.extend({ tools: z.array(z.unknown()) });
+const ToolPageSchema = PaginatedResultSchema.extend({ tools: z.array(z.unknown()), ttlMs: z.number().optional() });
 
 function describeInvalidTool(error: z.ZodError): string {
   const issue = error.issues[0];
@@ -133,72 +119,54 @@ export function screenTools(page: readonly unknown[]): ToolList {
   return { tools, quarantined };
 }
 
-/** setTimeout's maximum; the SDK applies a 60 s default when no timeout is given. */
-export const NO_TIMEOUT = 2_147_483_647;
-
 const TERMINATE_SESSION_TIMEOUT_MS = 2000;
 /** How long requests in flight on a lost HTTP session may take to settle before it is closed. */
 const LOST_SESSION_GRACE_MS = 1000;
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function connectFailure(error: unknown, kind: ActiveTransport, transport: Transport, phase: ConnectPhase, options: OpenSessionOptions): ConnectionError {
-  const { definition } = options;
-  if (transport instanceof StdioProcessTransport && transport.exitStatus) {
-    const { code, signal } = transport.exitStatus;
-    return new ConnectionError('PROCESS_EXITED', `server process exited with ${signal ? `signal ${signal}` : `code ${code}`} during ${phase}`, { cause: error });
-  }
-  if (error instanceof ConnectionError) return error;
-  const where = definition.transport === 'stdio' ? definition.command : definition.url;
-  const status = httpStatus(error);
-  if (status !== undefined) {
-    return new ConnectionError('HTTP_ERROR', `${kind === 'sse' ? 'SSE' : 'streamable HTTP'} ${phase} at ${where} failed with HTTP ${status}: ${errorMessage(error)}`, {
-      cause: error,
-      status,
-    });
-  }
-  if (isUnreachable(error) || (error instanceof TypeError && error.message === 'fetch failed')) {
-    return new ConnectionError('CONNECT_FAILED', `cannot reach ${where}: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
-  }
-  if (error instanceof SseError) return new ConnectionError('CONNECT_FAILED', `cannot open SSE stream at ${where}: ${error.message}`, { cause: error });
-  if (error instanceof Error && /protocol version is not supported/i.test(error.message)) {
-    return new ConnectionError('PROTOCOL_ERROR', error.message, { cause: error });
-  }
-  return translateRequestError(error, { what: phase, timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, closing: false });
-}
+/** A change subscription that keeps dropping is given up after this many tries in a row. */
+const MAX_LISTEN_TRIES = 3;
 
 export class McpSession {
   tools: Tool[] = [];
   quarantined: QuarantinedTool[] = [];
   serverInfo: Implementation = { name: '', version: '' };
   protocolVersion = '';
+  era: ProtocolEra = 'legacy';
+  /** To remember for the next connect, so that it skips the era probe. */
+  verdict: EraVerdict = { kind: 'legacy' };
   capabilities: Record<string, unknown> = {};
   instructions: string | undefined;
+  /** The server's cache hint on its last complete tools/list (2026-07-28), in ms. */
+  toolsTtlMs: number | undefined;
   private closeRequested = false;
   private closing: Promise<void> | undefined;
   private inFlight = 0;
   private onIdle: (() => void) | undefined;
   private renewal: Promise<void> | undefined;
+  private subscription: McpSubscription | undefined;
+  private listenFailures = 0;
 
   private constructor(
-    readonly kind: ActiveTransport,
-    private readonly client: Client,
-    private readonly transport: Transport,
+    private link: ClientLink,
     private readonly options: OpenSessionOptions,
   ) {}
 
+  get kind(): ActiveTransport {
+    return this.link.kind;
+  }
+
+  private get client(): Client {
+    return this.link.client;
+  }
+
+  private get transport(): Transport {
+    return this.link.transport;
+  }
+
   /**
-   * Connects, initializes and lists all tools. On failure everything it started is closed (the
-   * process tree is gone) before it rejects. For a streamable-HTTP definition without an explicit
-   * type, a 4xx answer to the initialize POST falls back to legacy SSE at the same URL, as the
-   * MCP backwards-compatibility rules describe.
+   * Connects, negotiates the era, and lists all tools. On failure everything it started is closed
+   * (the process tree is gone) before it rejects. For a streamable-HTTP definition without an
+   * explicit type, a 4xx answer falls back to legacy SSE at the same URL, as the MCP
+   * backwards-compatibility rules describe.
    */
   static async open(options: OpenSessionOptions): Promise<McpSession> {
     const { definition } = options;
@@ -214,90 +182,91 @@ export class McpSession {
   }
 
   private static async openWith(kind: ActiveTransport, options: OpenSessionOptions): Promise<McpSession> {
-    const { logger, signal } = options;
-    const transport = McpSession.createTransport(kind, options);
+    const { signal } = options;
+    const holder: { session?: McpSession } = {};
     options.counters.transportsCreated += 1;
-    const client = new Client(options.clientInfo, { capabilities: {} });
     options.counters.clientsCreated += 1;
-    let session: McpSession | undefined;
-    let phase: ConnectPhase = kind === 'stdio' ? 'spawn' : 'connect';
-    const enter = (next: ConnectPhase) => {
-      phase = next;
-      options.onPhase(next);
-    };
-    enter(phase);
+    const link = await linkClient(kind, options, (client, transport) => McpSession.wire(client, transport, kind, options, holder));
+    const created = new McpSession(link, options);
+    created.adopt(link);
+    try {
+      options.onPhase('tools/list');
+      const list = await abortable(created.listAllTools({ timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal }, { retried: true }), signal);
+      created.tools = list.tools;
+      created.quarantined = list.quarantined;
+      created.toolsTtlMs = list.ttlMs;
+    } catch (error) {
+      await created.shutDown();
+      throw signal.aborted ? signal.reason : error;
+    }
+    holder.session = created;
+    created.listenForChanges();
+    return created;
+  }
+
+  /** Handlers that report to the session once it exists; events before that are the opener's. */
+  private static wire(client: Client, transport: Transport, kind: ActiveTransport, options: OpenSessionOptions, holder: { session?: McpSession }): void {
+    const { logger } = options;
     client.onerror = (error) => {
+      const session = holder.session;
       if (session?.closeRequested) return;
       if (error instanceof ConnectionError && error.code === 'PROTOCOL_ERROR') logger.warn(error.message);
       else logger.debug(`transport: ${errorMessage(error)}`);
       // The SSE stream is the connection: once it errors the server-side session is gone, even if
       // EventSource reconnects on its own (it would land in a new, uninitialized session).
-      if (kind === 'sse' && error instanceof SseError && session) void session.transport.close();
+      if (kind === 'sse' && error instanceof Error && error.name === 'SseError' && session) void transport.close();
     };
     client.onclose = () => {
-      if (session) options.onClosed(session);
+      const session = holder.session;
+      // A renewal replaces the link; the old one closing is not the session closing.
+      if (session && session.link.client === client) options.onClosed(session);
     };
-    // The Client hands the negotiated protocol version only to the transport, and keeps no copy.
-    let negotiated: string | undefined;
-    const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
-    transport.setProtocolVersion = (version: string) => {
-      negotiated = version;
-      setProtocolVersion?.(version);
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (session) options.onToolListChanged(session);
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      const session = holder.session;
+      if (session && session.link.client === client) options.onToolListChanged(session);
     });
-    const requestOptions = { signal, timeout: options.requestTimeoutMs > 0 ? options.requestTimeoutMs : NO_TIMEOUT };
-    try {
-      // start() runs synchronously inside connect() up to its first await: by then the stdio
-      // process is spawned and the HTTP transport is ready, so the next wait is for initialize.
-      // (SSE first waits for its endpoint event, still 'connect'.)
-      const connecting = client.connect(traceTraffic(transport, options.logger), requestOptions);
-      if (kind !== 'sse') enter('initialize');
-      await abortable(connecting, signal);
-      if (transport instanceof StdioProcessTransport) transport.markEstablished();
-      const created = new McpSession(kind, client, transport, options);
-      created.readServerInfo(negotiated);
-      enter('tools/list');
-      const list = await abortable(created.listAllTools({ timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal }, { retried: true }), signal);
-      created.tools = list.tools;
-      created.quarantined = list.quarantined;
-      session = created;
-      return created;
-    } catch (error) {
-      // Described before closing: afterwards the process has exited because we ended it.
-      const failure = signal.aborted ? signal.reason : connectFailure(error, kind, transport, phase, options);
-      await transport.close().catch(() => undefined);
-      throw failure;
-    }
   }
 
-  private static createTransport(kind: ActiveTransport, options: OpenSessionOptions): Transport {
-    const { definition, logger } = options;
-    if (definition.transport === 'stdio') {
-      return new StdioProcessTransport({
-        command: definition.command,
-        args: definition.args,
-        env: options.stdio.env,
-        cwd: options.stdio.cwd,
-        platform: options.stdio.platform,
-        logger,
-        onStderrLine: options.stdio.onStderrLine,
-        onGarbageLine: options.stdio.onGarbageLine,
-        onSpawn: options.stdio.onSpawn,
-        killGraceMs: options.stdio.killGraceMs,
+  private adopt(link: ClientLink): void {
+    this.link = link;
+    this.serverInfo = link.client.getServerVersion() ?? { name: '', version: '' };
+    this.capabilities = { ...(link.client.getServerCapabilities() ?? {}) };
+    this.instructions = link.client.getInstructions();
+    this.protocolVersion = link.protocolVersion;
+    this.era = link.era;
+    this.verdict = link.verdict;
+  }
+
+  /**
+   * In the 2026-07-28 era change notifications come only on a `subscriptions/listen` stream. A
+   * stream the server ends is opened again; one that keeps failing is given up, with a warning
+   * (the tools are then refreshed on reconnect and on demand only).
+   */
+  private listenForChanges(): void {
+    const tools = this.capabilities.tools as { listChanged?: boolean } | undefined;
+    if (this.era !== 'modern' || tools?.listChanged !== true || this.closeRequested) return;
+    const client = this.client;
+    client
+      .listen({ toolsListChanged: true })
+      .then((subscription) => {
+        if (this.closeRequested || this.client !== client) return void subscription.close();
+        this.subscription = subscription;
+        this.listenFailures = 0;
+        void subscription.closed.then((how) => {
+          if (how === 'local' || this.closeRequested || this.client !== client) return;
+          this.options.logger.debug(`the change subscription ended (${how}); listening again`);
+          this.listenForChanges();
+        });
+      })
+      .catch((error: unknown) => {
+        if (this.closeRequested || this.client !== client) return;
+        this.listenFailures += 1;
+        if (this.listenFailures >= MAX_LISTEN_TRIES) {
+          this.options.logger.warn(`cannot subscribe to tool list changes: ${errorMessage(error)}`);
+          return;
+        }
+        this.listenForChanges();
       });
-    }
-    const http = { url: definition.url, headers: definition.headers, fetch: options.fetch };
-    logger.info(`connecting to ${definition.url} (${kind === 'sse' ? 'legacy SSE' : 'streamable HTTP'})`);
-    return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
-  }
-
-  private readServerInfo(protocolVersion: string | undefined): void {
-    this.serverInfo = this.client.getServerVersion() ?? { name: '', version: '' };
-    this.capabilities = { ...(this.client.getServerCapabilities() ?? {}) };
-    this.instructions = this.client.getInstructions();
-    this.protocolVersion = protocolVersion ?? '';
   }
 
   get pid(): number | undefined {
@@ -328,6 +297,7 @@ export class McpSession {
     const seen = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
+    let ttlMs: number | undefined;
     do {
       const params = cursor === undefined ? undefined : { cursor };
       // A raw request rather than client.listTools(): that one caches output-schema validators per
@@ -336,6 +306,7 @@ export class McpSession {
       const page = await this.request('tools/list', policy, budget, (options) =>
         this.client.request({ method: 'tools/list', params }, ToolPageSchema, options),
       );
+      if (page.ttlMs !== undefined) ttlMs = Math.min(ttlMs ?? page.ttlMs, page.ttlMs);
       const screened = screenTools(page.tools);
       tools.push(...screened.tools);
       quarantined.push(...screened.quarantined);
@@ -351,7 +322,7 @@ export class McpSession {
       const cut = tools.splice(MAX_TOOLS_PER_SERVER);
       quarantined.push({ name: `${cut.length}${cursor === undefined ? '' : '+'} more`, problem: `the server offers more than ${MAX_TOOLS_PER_SERVER} tools; the rest are ignored` });
     }
-    return { tools, quarantined };
+    return { tools, quarantined, ...(ttlMs === undefined ? {} : { ttlMs }) };
   }
 
   async callTool(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
@@ -421,33 +392,36 @@ export class McpSession {
   }
 
   /**
-   * Repeats the initialize handshake on this Client and transport. One renewal at a time: callers
-   * whose requests failed with the same expired session share it, and a caller whose 404 arrives
-   * after the renewal finished sees the new session id and just retries.
+   * Replaces the client and transport with new ones that open a new session. One renewal at a
+   * time: callers whose requests failed with the same expired session share it, and a caller
+   * whose rejection arrives after the renewal finished sees the new session id and just retries.
    */
   private renewSession(expired: string | undefined, policy: RequestPolicy): Promise<void> {
     if (this.renewal) return this.renewal;
     if (this.transport.sessionId !== expired) return Promise.resolve();
-    this.renewal = this.initializeAgain(policy).finally(() => (this.renewal = undefined));
+    this.renewal = this.openNewLink(policy).finally(() => (this.renewal = undefined));
     return this.renewal;
   }
 
-  private async initializeAgain(policy: RequestPolicy): Promise<void> {
-    this.options.counters.sessionRenewals += 1;
-    const timeout = policy.timeoutMs > 0 ? policy.timeoutMs : NO_TIMEOUT;
+  private async openNewLink(policy: RequestPolicy): Promise<void> {
+    const { options } = this;
+    options.counters.sessionRenewals += 1;
+    options.counters.transportsCreated += 1;
+    options.counters.clientsCreated += 1;
+    const renewing = new AbortController();
+    const holder: { session?: McpSession } = { session: this };
     try {
-      const result = await this.client.request(
-        { method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: this.options.clientInfo } },
-        InitializeResultSchema,
-        { timeout },
+      // Only the 2025 era has sessions, so the verdict is known: no probe.
+      const link = await linkClient(
+        this.kind,
+        { ...options, signal: renewing.signal, requestTimeoutMs: policy.timeoutMs, prior: { kind: 'legacy' }, onPhase: () => undefined },
+        (client, transport) => McpSession.wire(client, transport, this.kind, options, holder),
       );
-      if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
-        throw new ConnectionError('PROTOCOL_ERROR', `server's protocol version is not supported: ${result.protocolVersion}`);
-      }
-      this.transport.setProtocolVersion?.(result.protocolVersion);
-      await this.client.notification({ method: 'notifications/initialized' });
-      this.protocolVersion = result.protocolVersion;
-      this.options.logger.info(`new session ${this.transport.sessionId ?? '?'} initialized`);
+      const old = this.link;
+      this.adopt(link);
+      // The old session is gone on the server; its client is closed without a DELETE.
+      void old.client.close().catch(() => undefined);
+      options.logger.info(`new session ${this.transport.sessionId ?? '?'} initialized`);
     } catch (error) {
       const failure = translateRequestError(error, { what: 'initialize (new session)', timeoutMs: policy.timeoutMs, maxTotalMs: 0, closing: this.closeRequested });
       if (failure.code === 'CLOSED' || failure.code === 'CANCELLED') throw failure;
@@ -486,12 +460,10 @@ export class McpSession {
   }
 
   private async shutDown(): Promise<void> {
-    if (this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId !== undefined) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_SESSION_TIMEOUT_MS)));
-      await Promise.race([this.transport.terminateSession().catch((error: unknown) => this.options.logger.debug(`terminate session: ${errorMessage(error)}`)), timedOut]);
-      clearTimeout(timer);
-    }
-    await this.client.close().catch((error: unknown) => this.options.logger.debug(`close: ${errorMessage(error)}`));
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    await subscription?.close().catch(() => undefined);
+    await closeLink(this.link, this.options.logger, TERMINATE_SESSION_TIMEOUT_MS);
   }
+
 }

@@ -1,7 +1,7 @@
 // A cheap local check of tool arguments, so that a call that would certainly be rejected costs no
 // round trip (and is never retried). Deliberately shallow: the server validates fully; this only
 // catches what every schema-aware server would reject.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 
 /** Problems with `args` for `tool`, empty when none were found. */
 export function checkToolArguments(tool: Pick<Tool, 'inputSchema'>, args: unknown): string[] {

@@ -1,4 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
 import { jsonShapeProblem, RESULT_LIMITS } from '../jsonShape';
 import { isEnabled, type Logger } from '../logging';
 

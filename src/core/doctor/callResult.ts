@@ -1,6 +1,6 @@
 // How a tool result reads in a terminal: text exactly as the server sent it (so it can be piped),
 // binary content as a one-line summary instead of a wall of base64.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 type ContentBlock = CallToolResult['content'][number];
 

@@ -1,7 +1,7 @@
 // `mcp-switchboard doctor`: load the workspace's configuration, connect every server through the
 // same manager the extension uses, wait for them to settle, report, optionally call one tool, and
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage, ToolCatalog } from '../catalog';
 import { isConnectionError } from '../connection/errors';
 import { isSettled, type ServerState } from '../connection/state';

@@ -2,7 +2,7 @@
 // problems that belong to no server. Both output formats and the exit code are derived from this.
 // Tools come from the tool catalog, so the doctor shows what chat and the gateway would be offered,
 // not only what each server lists.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { describeFilterRule } from '../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from '../catalog/types';
 import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../config';

@@ -1,7 +1,7 @@
 // What each endpoint offers, decided from one catalog snapshot: which servers get an endpoint,
 // which tools an endpoint lists, and which upstream tool a call names (or why it may not be called).
 import { createHash } from 'node:crypto';
-import { ErrorCode, type McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
 import { describeFilterRule } from '../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
 import type { ServerStateKind } from '../connection/state';
@@ -41,7 +41,9 @@ export function isServed(snapshot: CatalogSnapshot, endpoint: EndpointId): boole
  */
 function listing(tool: CatalogTool, name: string): Tool {
   const { execution: _execution, ...definition } = structuredClone(tool.tool);
-  return { ...definition, name };
+  // The catalog holds the client package's Tool, served through the server package's: the same
+  // wire shape, declared twice (the server's narrows schema properties to objects).
+  return { ...definition, name } as Tool;
 }
 
 export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId): Tool[] {
@@ -58,12 +60,12 @@ export function listFingerprint(tools: readonly Tool[]): string {
   return createHash('sha256').update(JSON.stringify(tools)).digest('hex');
 }
 
-function invalid(message: string): McpError {
-  return rpcError(ErrorCode.InvalidParams, message);
+function invalid(message: string): ProtocolError {
+  return rpcError(ProtocolErrorCode.InvalidParams, message);
 }
 
 /**
- * The upstream tool that `requested` names on this endpoint. Throws an InvalidParams McpError
+ * The upstream tool that `requested` names on this endpoint. Throws an InvalidParams ProtocolError
  * naming the reason for a tool that is unknown, filtered out, or on a server without an endpoint.
  */
 export function resolveCall(snapshot: CatalogSnapshot, endpoint: EndpointId, requested: string): CallTarget {

@@ -1,11 +1,12 @@
 // Serves the catalog's exposed tools to MCP clients over streamable HTTP on 127.0.0.1: one
-// endpoint per server plus an aggregated one. Every request passes the request guard first; the
-// SDK then owns the protocol, one transport and one Server per client session.
+// endpoint per server plus an aggregated one, in both protocol eras. Every request passes the
+// request guard first. The SDK then owns the protocol: for 2025-era clients (the editor) one
+// transport and one Server per client session; for 2026-07-28 clients, see modernEndpoints.ts.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { Server } from '@modelcontextprotocol/server';
 import type { CatalogSnapshot, ToolSource } from '../catalog/types';
 import { systemClock, type Clock } from '../connection/clock';
 import { errorMessage } from '../connection/errors';
@@ -13,6 +14,7 @@ import type { Disposable } from '../events';
 import { nullLogger, redactingLogger, type Logger } from '../logging';
 import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
 import { isServed, listedTools, listFingerprint, servedServers } from './exposure';
+import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { checkRequest, createToken } from './requestGuard';
 import { createSessionServer } from './sessionServer';
@@ -48,7 +50,7 @@ export interface GatewayAddress {
 interface Session extends TableSession {
   readonly endpoint: EndpointId;
   readonly key: string;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
   readonly server: Server;
   /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
   fingerprint: string;
@@ -63,7 +65,8 @@ export class McpGateway {
   private readonly httpServer: http.Server;
   private readonly sessions: SessionTable<Session>;
   /** Transports whose initialize request is still being answered; they have no session id yet. */
-  private readonly opening = new Set<StreamableHTTPServerTransport>();
+  private readonly opening = new Set<NodeStreamableHTTPServerTransport>();
+  private readonly modern: ModernEndpoints;
   private boundPort: number | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
@@ -82,6 +85,7 @@ export class McpGateway {
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
     const limits = { idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), maxSessions: Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS) };
     this.sessions = new SessionTable<Session>(limits, options.clock ?? systemClock, this.logger);
+    this.modern = new ModernEndpoints(this.source, this.logger);
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -192,7 +196,11 @@ export class McpGateway {
     if (req.method === 'GET' || req.method === 'DELETE') return reply(res, 400, 'Bad Request: Mcp-Session-Id header is required');
     if (req.method !== 'POST') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
     const body = await this.readBody(req, res);
-    return body.read ? this.openSession(endpoint, req, res, body.value) : undefined;
+    if (!body.read) return;
+    // Without a session id: a 2025-era initialize (or a stray request the SDK refuses), or any
+    // 2026-07-28 request, which never has a session.
+    if (await isLegacyPost(req, body.value)) return this.openSession(endpoint, req, res, body.value);
+    return this.modern.serve(endpoint, req, res, body.value);
   }
 
   /** Reads a POST body, answering oversized, unparsable and malformed tools/call bodies itself. */
@@ -222,7 +230,7 @@ export class McpGateway {
   private async openSession(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const key = endpointKey(endpoint);
     const server = createSessionServer(endpoint, this.source, this.logger);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(this.source.snapshot(), endpoint));
@@ -249,9 +257,10 @@ export class McpGateway {
     else if (this.disposing) await server.close(); // The session was created while shutting down.
   }
 
-  /** Sends tools/list_changed to every session whose endpoint now lists something else. */
+  /** Sends tools/list_changed to every session and listener whose endpoint now lists something else. */
   private noticeChanges(snapshot: CatalogSnapshot): void {
     try {
+      this.modern.noticeChanges(snapshot);
       const fingerprints = new Map<string, string>();
       for (const [id, session] of this.sessions.entries()) {
         let fingerprint = fingerprints.get(session.key);
@@ -276,7 +285,7 @@ export class McpGateway {
     const listening = this.httpServer.listening;
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
     const sessions = this.sessions.drain();
-    const closing = [...sessions.map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
+    const closing = [...sessions.map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close()), this.modern.close()];
     for (const result of await Promise.allSettled(closing)) {
       if (result.status === 'rejected') this.logger.warn(`closing a session failed: ${errorMessage(result.reason)}`);
     }

@@ -1,18 +1,11 @@
-// The MCP server behind one client session of one endpoint. The low-level SDK Server (not
-// McpServer) because tools are served as raw JSON Schema exactly as the upstream sent them.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type Implementation,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+// The MCP server behind one client session of one endpoint (2025 era), or behind one request
+// (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
+// are served as raw JSON Schema exactly as the upstream sent them.
+import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type Progress } from '@modelcontextprotocol/server';
 import type { ToolSource } from '../catalog/types';
 import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
-import { rpcError, toMcpError } from './callErrors';
+import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
 import { listedTools, resolveCall, type CallTarget } from './exposure';
 
@@ -53,7 +46,7 @@ async function resolveWhenKnown(source: ToolSource, endpoint: EndpointId, name: 
     } catch (again) {
       const still = startingServers(source, endpoint);
       if (still.length === 0) throw again;
-      throw rpcError(ErrorCode.InvalidParams, `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`);
+      throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`);
     }
   }
 }
@@ -61,15 +54,15 @@ async function resolveWhenKnown(source: ToolSource, endpoint: EndpointId, name: 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger): Server {
   const server = new Server(endpointInfo(endpoint), { capabilities: { tools: { listChanged: true } } });
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would
     // otherwise get an empty or partial list; starting servers with nothing cached are awaited.
-    await source.whenToolsKnown?.(endpointServers(endpoint), extra.signal);
+    await source.whenToolsKnown?.(endpointServers(endpoint), ctx.mcpReq.signal);
     return { tools: listedTools(source.snapshot(), endpoint) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const target = await resolveWhenKnown(source, endpoint, request.params.name, extra.signal);
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+    const target = await resolveWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal);
     const progressToken = request.params._meta?.progressToken;
     // Upstream progress uses the token the gateway's own upstream client chose; the client that
     // asked here only knows its own token, so each notification is re-addressed.
@@ -77,15 +70,17 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
       progressToken === undefined
         ? undefined
         : (progress: Progress) => {
-            extra
-              .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
+            ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })
               .catch((error: unknown) => logger.debug(`progress for ${target.server}/${target.name} not delivered: ${errorMessage(error)}`));
           };
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
     try {
-      return await source.callTool(target.server, target.name, request.params.arguments ?? {}, { signal: extra.signal, onProgress });
+      // The upstream result, from the client package, goes out through the server package: the
+      // same wire type, declared twice.
+      return (await source.callTool(target.server, target.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, onProgress })) as CallToolResult;
     } catch (error) {
-      throw toMcpError(error, target);
+      throw toProtocolError(error, target);
     }
   });
 

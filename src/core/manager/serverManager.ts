@@ -1,7 +1,7 @@
 // Owns one ServerConnection per configured server and keeps them in step with the configuration:
 // connects in parallel (bounded), reconciles updates by connection hash, and publishes one ordered
 // view of every server's state for the UI, the catalog and the doctor CLI.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { hashServerConnection } from '../config/hash';
 import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
 import { systemClock, type Clock, type TimerHandle } from '../connection/clock';

@@ -1,0 +1,202 @@
+// One SDK Client connected over one transport, in whichever protocol era the server speaks. The
+// v2 client negotiates the era itself (`server/discover` first, the 2025 `initialize` handshake as
+// the fallback); this module picks the transport, bounds the wait and describes failures.
+import {
+  Client,
+  SseError,
+  StreamableHTTPClientTransport,
+  type DiscoverResult,
+  type FetchLike,
+  type Implementation,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import type { ServerDefinition } from '../config/types';
+import type { Logger } from '../logging';
+import { ConnectionError, errorMessage } from './errors';
+import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
+import { translateRequestError } from './requestErrors';
+import { StdioProcessTransport } from './stdioTransport';
+import { traceTraffic } from './traffic';
+
+export type ActiveTransport = 'stdio' | 'http' | 'sse';
+
+/** The 2025 revisions open with `initialize`; 2026-07-28 and later with `server/discover`. */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/**
+ * What an earlier connection learned about the server's era, so that the next one skips the
+ * probe. The modern verdict carries the server's whole advertisement.
+ */
+export type EraVerdict = { readonly kind: 'legacy' } | { readonly kind: 'modern'; readonly discover: DiscoverResult };
+
+/** What a connect attempt is waiting for, to say so when it times out. */
+export type ConnectPhase = 'spawn' | 'connect' | 'initialize' | 'tools/list';
+
+export interface StdioLaunch {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly platform: NodeJS.Platform;
+  readonly killGraceMs?: number;
+  readonly onStderrLine: (line: string) => void;
+  readonly onGarbageLine?: (line: string) => void;
+  readonly onSpawn?: (pid: number) => void;
+}
+
+export interface LinkOptions {
+  readonly definition: ServerDefinition;
+  readonly logger: Logger;
+  readonly clientInfo: Implementation;
+  readonly signal: AbortSignal;
+  /** Per request while connecting (the probe, initialize). 0 disables. */
+  readonly requestTimeoutMs: number;
+  readonly stdio: StdioLaunch;
+  readonly fetch?: FetchLike;
+  readonly onPhase: (phase: ConnectPhase) => void;
+  /** Skips the era probe; absent, the client probes (and falls back to `initialize`). */
+  readonly prior?: EraVerdict;
+}
+
+export interface ClientLink {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly kind: ActiveTransport;
+  readonly era: ProtocolEra;
+  readonly protocolVersion: string;
+  /** The era verdict to remember for the next connect. */
+  readonly verdict: EraVerdict;
+}
+
+/** setTimeout's maximum; the SDK applies a 60 s default when no timeout is given. */
+export const NO_TIMEOUT = 2_147_483_647;
+
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+export function createTransport(kind: ActiveTransport, options: LinkOptions): Transport {
+  const { definition, logger } = options;
+  if (definition.transport === 'stdio') {
+    const { stdio } = options;
+    return new StdioProcessTransport({
+      command: definition.command,
+      args: definition.args,
+      env: stdio.env,
+      cwd: stdio.cwd,
+      platform: stdio.platform,
+      logger,
+      onStderrLine: stdio.onStderrLine,
+      onGarbageLine: stdio.onGarbageLine,
+      onSpawn: stdio.onSpawn,
+      killGraceMs: stdio.killGraceMs,
+    });
+  }
+  const http = { url: definition.url, headers: definition.headers, fetch: options.fetch };
+  logger.info(`connecting to ${definition.url} (${kind === 'sse' ? 'legacy SSE' : 'streamable HTTP'})`);
+  return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
+}
+
+export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs'>, kind: ActiveTransport): Client {
+  return new Client(options.clientInfo, {
+    capabilities: {},
+    // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
+    versionNegotiation: kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },
+    // Handlers for input_required rounds are registered per capability (none yet): without them
+    // the SDK turns such a result into an error, which requestErrors.ts names.
+    inputRequired: { autoFulfill: true },
+  });
+}
+
+/**
+ * A stdio server that ignores an unknown request before `initialize` is legacy; waiting the full
+ * request timeout for it would slow every start of such a server. 5 s covers a cold `npx` start
+ * answering its first message; a slower modern server still works, in the legacy era.
+ */
+function probeTimeout(requestTimeoutMs: number): number {
+  const bound = requestTimeoutMs > 0 ? requestTimeoutMs : NO_TIMEOUT;
+  return Math.min(bound, 5_000);
+}
+
+/**
+ * Connects a new client: spawn or reach the server, negotiate the era, and (legacy) initialize.
+ * On failure the transport is closed (the process tree is gone) before it rejects.
+ */
+export async function linkClient(kind: ActiveTransport, options: LinkOptions, wire: (client: Client, transport: Transport) => void): Promise<ClientLink> {
+  const { signal } = options;
+  const transport = createTransport(kind, options);
+  const client = newClient(options, kind);
+  let phase: ConnectPhase = kind === 'stdio' ? 'spawn' : 'connect';
+  const enter = (next: ConnectPhase) => {
+    phase = next;
+    options.onPhase(next);
+  };
+  enter(phase);
+  wire(client, transport);
+  const timeout = options.requestTimeoutMs > 0 ? options.requestTimeoutMs : NO_TIMEOUT;
+  try {
+    // start() runs synchronously inside connect() up to its first await: by then the stdio process
+    // is spawned and the HTTP transport is ready, so the next wait is for the handshake. (SSE
+    // first waits for its endpoint event, still 'connect'.)
+    const prior = options.prior?.kind === 'modern' ? { kind: 'modern' as const, discover: options.prior.discover } : options.prior;
+    const connecting = client.connect(traceTraffic(transport, options.logger), { signal, timeout, ...(prior ? { prior } : {}) });
+    if (kind !== 'sse') enter('initialize');
+    await abortable(connecting, signal);
+    if (transport instanceof StdioProcessTransport) transport.markEstablished();
+    const discover = client.getDiscoverResult();
+    const era: ProtocolEra = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+    return {
+      client,
+      transport,
+      kind,
+      era,
+      protocolVersion: client.getNegotiatedProtocolVersion() ?? '',
+      verdict: era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
+    };
+  } catch (error) {
+    // Described before closing: afterwards the process has exited because we ended it.
+    const failure = signal.aborted ? signal.reason : connectFailure(error, kind, transport, phase, options);
+    await transport.close().catch(() => undefined);
+    throw failure;
+  }
+}
+
+function connectFailure(error: unknown, kind: ActiveTransport, transport: Transport, phase: ConnectPhase, options: LinkOptions): ConnectionError {
+  const { definition } = options;
+  if (transport instanceof StdioProcessTransport && transport.exitStatus) {
+    const { code, signal } = transport.exitStatus;
+    return new ConnectionError('PROCESS_EXITED', `server process exited with ${signal ? `signal ${signal}` : `code ${code}`} during ${phase}`, { cause: error });
+  }
+  if (error instanceof ConnectionError) return error;
+  const where = definition.transport === 'stdio' ? definition.command : definition.url;
+  const status = httpStatus(error);
+  if (status !== undefined) {
+    return new ConnectionError('HTTP_ERROR', `${kind === 'sse' ? 'SSE' : 'streamable HTTP'} ${phase} at ${where} failed with HTTP ${status}: ${errorMessage(error)}`, {
+      cause: error,
+      status,
+    });
+  }
+  if (isUnreachable(error) || (error instanceof TypeError && error.message === 'fetch failed')) {
+    return new ConnectionError('CONNECT_FAILED', `cannot reach ${where}: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
+  }
+  if (error instanceof SseError) return new ConnectionError('CONNECT_FAILED', `cannot open SSE stream at ${where}: ${error.message}`, { cause: error });
+  if (error instanceof Error && /protocol version is not supported|negotiation failed/i.test(error.message)) {
+    return new ConnectionError('PROTOCOL_ERROR', error.message, { cause: error });
+  }
+  return translateRequestError(error, { what: phase, timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, closing: false });
+}
+
+/** Ends a streamable-HTTP session with DELETE (bounded), then closes the client. Never throws. */
+export async function closeLink(link: Pick<ClientLink, 'client' | 'transport'>, logger: Logger, terminateTimeoutMs: number): Promise<void> {
+  const { transport } = link;
+  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, terminateTimeoutMs)));
+    await Promise.race([transport.terminateSession().catch((error: unknown) => logger.debug(`terminate session: ${errorMessage(error)}`)), timedOut]);
+    clearTimeout(timer);
+  }
+  await link.client.close().catch((error: unknown) => logger.debug(`close: ${errorMessage(error)}`));
+}

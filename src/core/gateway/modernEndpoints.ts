@@ -1,0 +1,82 @@
+// The gateway's 2026-07-28 side: sessionless requests that carry the `_meta` envelope, served by
+// the SDK's per-request handler (one handler per endpoint, a fresh Server per request) with
+// change notifications on `subscriptions/listen` streams. The 2025 side keeps its sessions in
+// gateway.ts; the request guard runs before either.
+import type http from 'node:http';
+import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { CatalogSnapshot, ToolSource } from '../catalog/types';
+import { errorMessage } from '../connection/errors';
+import type { Logger } from '../logging';
+import { endpointKey, type EndpointId } from './endpoint';
+import { listedTools, listFingerprint } from './exposure';
+import { MAX_REQUEST_BYTES } from './requestBody';
+import { createSessionServer } from './sessionServer';
+
+/** Open `subscriptions/listen` streams per endpoint; more are refused by the SDK. */
+export const MAX_SUBSCRIPTIONS_PER_ENDPOINT = 64;
+
+interface ModernEndpoint {
+  readonly endpoint: EndpointId;
+  readonly handler: McpHttpHandler;
+  readonly serve: NodeMcpRequestHandler;
+  fingerprint: string;
+}
+
+/** Whether a POST body (already read and parsed) is a 2025-era message. */
+export async function isLegacyPost(req: http.IncomingMessage, body: unknown): Promise<boolean> {
+  return isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize: MAX_REQUEST_BYTES }), body, { maxRequestBodySize: MAX_REQUEST_BYTES });
+}
+
+export class ModernEndpoints {
+  private readonly endpoints = new Map<string, ModernEndpoint>();
+
+  constructor(
+    private readonly source: ToolSource,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Answers one modern request; the body was read (and bounded) by the gateway. */
+  serve(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+    return this.endpointFor(endpoint).serve(req, res, body);
+  }
+
+  /** Tells listeners of every endpoint whose list changed. */
+  noticeChanges(snapshot: CatalogSnapshot): void {
+    for (const entry of this.endpoints.values()) {
+      const fingerprint = listFingerprint(listedTools(snapshot, entry.endpoint));
+      if (fingerprint === entry.fingerprint) continue;
+      entry.fingerprint = fingerprint;
+      entry.handler.notify.toolsChanged();
+    }
+  }
+
+  async close(): Promise<void> {
+    const handlers = [...this.endpoints.values()].map((entry) => entry.handler);
+    this.endpoints.clear();
+    for (const result of await Promise.allSettled(handlers.map((handler) => handler.close()))) {
+      if (result.status === 'rejected') this.logger.warn(`closing a modern endpoint failed: ${errorMessage(result.reason)}`);
+    }
+  }
+
+  private endpointFor(endpoint: EndpointId): ModernEndpoint {
+    const key = endpointKey(endpoint);
+    const existing = this.endpoints.get(key);
+    if (existing) return existing;
+    const onerror = (error: Error) => this.logger.debug(`modern request on ${key}: ${errorMessage(error)}`);
+    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger), {
+      legacy: 'reject',
+      onerror,
+      maxSubscriptions: MAX_SUBSCRIPTIONS_PER_ENDPOINT,
+      maxRequestBodySize: MAX_REQUEST_BYTES,
+    });
+    const entry: ModernEndpoint = {
+      endpoint,
+      handler,
+      serve: toNodeHandler(handler, { onerror, maxRequestBodySize: MAX_REQUEST_BYTES }),
+      fingerprint: listFingerprint(listedTools(this.source.snapshot(), endpoint)),
+    };
+    this.endpoints.set(key, entry);
+    return entry;
+  }
+}
