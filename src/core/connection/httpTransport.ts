@@ -62,11 +62,23 @@ export function isUnreachable(error: unknown): boolean {
   return causeCodes(error).some((code) => UNREACHABLE_CODES.has(code));
 }
 
+function innermostCause(error: unknown): Error | undefined {
+  let inner: Error | undefined;
+  let current: unknown = (error as { cause?: unknown } | undefined)?.cause;
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    inner = current;
+    current = current.cause;
+  }
+  return inner;
+}
+
 /** A readable reason for a fetch failure: `fetch failed` alone says nothing. */
 export function describeFetchFailure(error: unknown): string {
   const codes = causeCodes(error);
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  const detail = cause instanceof Error && cause.message ? cause.message : codes[0];
+  // The SDK may wrap fetch's TypeError ("Version negotiation probe failed: fetch failed"); the
+  // socket error (ECONNREFUSED) is the innermost cause.
+  const cause = innermostCause(error);
+  const detail = cause?.message ? cause.message : codes[0];
   const message = error instanceof Error ? error.message : String(error);
   return detail && !message.includes(detail) ? `${message} (${detail})` : message;
 }

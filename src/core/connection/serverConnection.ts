@@ -418,7 +418,10 @@ export class ServerConnection {
       cwd: (definition.transport === 'stdio' ? definition.cwd : undefined) ?? this.options.defaultCwd ?? os.homedir(),
       platform: this.options.platform ?? process.platform,
       killGraceMs: this.options.killGraceMs,
-      onGarbageLine: (line: string) => garbage.push(line),
+      onGarbageLine: (line: string) => {
+        garbage.push(line);
+        this.logger.warn(`server wrote a line to stdout that is not a JSON-RPC message: "${line}"`);
+      },
       onStderrLine: (line: string) => {
         const redacted = redactSecrets(line, this.definition.secrets);
         this.stderr.push(redacted);

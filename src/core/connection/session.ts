@@ -1,7 +1,7 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import type { CallToolResult, Client, FetchLike, Implementation, McpSubscription, Progress, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
+import { SseError, type CallToolResult, type Client, type FetchLike, type Implementation, type McpSubscription, type Progress, type RequestOptions, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { CallToolResultSchema, PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import type { ServerDefinition } from '../config/types';
@@ -143,6 +143,9 @@ export class McpSession {
   private onIdle: (() => void) | undefined;
   private renewal: Promise<void> | undefined;
   private subscription: McpSubscription | undefined;
+  /** Requests in flight per client: a client replaced by a renewal is closed once they settle. */
+  private readonly pendingByClient = new Map<Client, number>();
+  private readonly retired = new Set<Client>();
   private listenFailures = 0;
 
   private constructor(
@@ -214,7 +217,7 @@ export class McpSession {
       else logger.debug(`transport: ${errorMessage(error)}`);
       // The SSE stream is the connection: once it errors the server-side session is gone, even if
       // EventSource reconnects on its own (it would land in a new, uninitialized session).
-      if (kind === 'sse' && error instanceof Error && error.name === 'SseError' && session) void transport.close();
+      if (kind === 'sse' && error instanceof SseError && session) void transport.close();
     };
     client.onclose = () => {
       const session = holder.session;
@@ -366,6 +369,8 @@ export class McpSession {
             }, policy.maxTotalMs)
           : undefined;
       this.inFlight += 1;
+      const client = this.client;
+      this.pendingByClient.set(client, (this.pendingByClient.get(client) ?? 0) + 1);
       try {
         return await send({ signal: controller.signal, timeout: policy.timeoutMs > 0 ? policy.timeoutMs : NO_TIMEOUT });
       } catch (error) {
@@ -383,6 +388,7 @@ export class McpSession {
         }
         throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, aborted, closing: this.closeRequested });
       } finally {
+        this.settled(client);
         this.inFlight -= 1;
         if (this.inFlight === 0) this.onIdle?.();
         if (totalTimer !== undefined) this.options.clock.clearTimeout(totalTimer);
@@ -419,8 +425,7 @@ export class McpSession {
       );
       const old = this.link;
       this.adopt(link);
-      // The old session is gone on the server; its client is closed without a DELETE.
-      void old.client.close().catch(() => undefined);
+      this.retire(old.client);
       options.logger.info(`new session ${this.transport.sessionId ?? '?'} initialized`);
     } catch (error) {
       const failure = translateRequestError(error, { what: 'initialize (new session)', timeoutMs: policy.timeoutMs, maxTotalMs: 0, closing: this.closeRequested });
@@ -430,6 +435,22 @@ export class McpSession {
       // session gone was refused, so it was never carried out.
       throw new ConnectionError('CONNECTION_LOST', `the session expired and a new one could not be initialized: ${failure.message}`, { cause: failure, notSent: true });
     }
+  }
+
+  private settled(client: Client): void {
+    const left = (this.pendingByClient.get(client) ?? 1) - 1;
+    if (left > 0) return void this.pendingByClient.set(client, left);
+    this.pendingByClient.delete(client);
+    if (this.retired.delete(client)) void client.close().catch(() => undefined);
+  }
+
+  /**
+   * The old session is gone on the server, so its client is closed without a DELETE; but only
+   * once its requests in flight have their answers (a late 404 among them retries on the new one).
+   */
+  private retire(client: Client): void {
+    if (this.pendingByClient.has(client)) this.retired.add(client);
+    else void client.close().catch(() => undefined);
   }
 
   /**
@@ -463,6 +484,8 @@ export class McpSession {
     const subscription = this.subscription;
     this.subscription = undefined;
     await subscription?.close().catch(() => undefined);
+    for (const client of this.retired) void client.close().catch(() => undefined);
+    this.retired.clear();
     await closeLink(this.link, this.options.logger, TERMINATE_SESSION_TIMEOUT_MS);
   }
 

@@ -183,10 +183,9 @@ export class StdioProcessTransport implements Transport {
     }
     if (message === undefined) {
       if (this.garbage.length < MAX_REMEMBERED_GARBAGE) this.garbage.push(truncate(line, MAX_GARBAGE_LINE));
+      // Reported through the option, not onerror: the SDK client does not pass transport errors on
+      // while it negotiates the era, which is when banners are written.
       this.options.onGarbageLine?.(truncate(line, MAX_GARBAGE_LINE));
-      this.onerror?.(
-        new ConnectionError('PROTOCOL_ERROR', `server wrote a line to stdout that is not a JSON-RPC message: "${truncate(line, MAX_GARBAGE_LINE)}"`),
-      );
       return;
     }
     this.inbox.push(message);

@@ -71,7 +71,7 @@ describe('ServerConnection over HTTP', () => {
     assert.match(state.message, new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}/mcp: .*ECONNREFUSED`));
   });
 
-  it('renews an expired session once for ten concurrent callers, on the same client and transport', async () => {
+  it('renews an expired session once for ten concurrent callers, with one new client and transport', async () => {
     const server = await startHttpFixture(cleanup);
     const { connection, events, logger } = connect(cleanup, httpDefinition(server.url('/mcp')));
     await connection.start();
@@ -86,7 +86,7 @@ describe('ServerConnection over HTTP', () => {
     assert.equal(stats.initializations, 2, 'exactly one new initialize handshake');
     assert.equal(stats.sessionsExpired, 1);
     assert.equal(stats.calls, 11, 'each call reached the server once after the renewal');
-    assert.deepEqual(connection.diagnostics, { connectAttempts: 1, transportsCreated: 1, clientsCreated: 1, sessionRenewals: 1 });
+    assert.deepEqual(connection.diagnostics, { connectAttempts: 1, transportsCreated: 2, clientsCreated: 2, sessionRenewals: 1 });
     assert.equal(events.length, eventsBefore, 'a renewal is not a state change');
     const expiredSeen = logger.entries.filter((entry) => entry.message.includes('is unknown to the server (HTTP 404)')).length;
     assert.ok(expiredSeen > 1, `only ${expiredSeen} caller(s) saw the 404: the lock was not exercised`);
@@ -128,7 +128,8 @@ describe('ServerConnection over HTTP', () => {
     const stats = await server.stats();
     assert.ok(stats.sessionsExpired >= 2, JSON.stringify(stats));
     assert.equal(stats.initializations, stats.sessionsExpired + 1);
-    assert.equal(connection.diagnostics.transportsCreated, 1);
+    assert.equal(connection.diagnostics.connectAttempts, 1, 'renewals are not reconnects');
+    assert.equal(connection.diagnostics.transportsCreated, 1 + stats.sessionsExpired);
     assert.equal(connection.diagnostics.sessionRenewals, stats.sessionsExpired);
   });
 

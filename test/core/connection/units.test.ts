@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { backoffDelay, checkToolArguments, LineRingBuffer, isProcessAlive, killProcessTree } from '../../../src/core/connection';
 import { translateRequestError } from '../../../src/core/connection/requestErrors';
-import { sessionRenewingFetch } from '../../../src/core/connection/httpTransport';
 import { Emitter } from '../../../src/core/events';
 import { redactingLogger, redactSecrets } from '../../../src/core/logging';
 import { MemoryLogger } from './helpers';
@@ -88,29 +87,14 @@ describe('connection building blocks', () => {
   describe('translateRequestError', () => {
     const context = { what: 'x', timeoutMs: 5, maxTotalMs: 50, closing: false };
     it('marks only undelivered requests as retryable', () => {
-      assert.equal(translateRequestError(new Error('Not connected'), context).notSent, true);
+      assert.equal(translateRequestError(new SdkError(SdkErrorCode.NotConnected, 'Not connected'), context).notSent, true);
       const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
       assert.equal(translateRequestError(refused, context).notSent, true);
-      assert.equal(translateRequestError(new McpError(-32000, 'Connection closed'), context).notSent, false);
-      assert.equal(translateRequestError(new McpError(-32000, 'Connection closed'), context).code, 'CONNECTION_LOST');
-      assert.equal(translateRequestError(new McpError(-32001, 'timeout'), context).code, 'REQUEST_TIMEOUT');
-      assert.equal(translateRequestError(new McpError(-32602, 'bad'), context).code, 'SERVER_ERROR');
-      assert.equal(translateRequestError(new McpError(-32001, 'timeout'), { ...context, aborted: 'caller' }).code, 'CANCELLED');
-    });
-  });
-
-  describe('sessionRenewingFetch', () => {
-    it('drops the session id from initialize only', async () => {
-      const seen: (string | null)[] = [];
-      const fetchSpy = sessionRenewingFetch(async (_url, init) => {
-        seen.push(new Headers(init?.headers).get('mcp-session-id'));
-        return new Response(null, { status: 202 });
-      });
-      const headers = { 'mcp-session-id': 'old', 'x-other': '1' };
-      await fetchSpy('http://x/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }) });
-      await fetchSpy('http://x/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
-      await fetchSpy('http://x/mcp', { method: 'GET', headers });
-      assert.deepEqual(seen, [null, 'old', 'old']);
+      assert.equal(translateRequestError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context).notSent, false);
+      assert.equal(translateRequestError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context).code, 'CONNECTION_LOST');
+      assert.equal(translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), context).code, 'REQUEST_TIMEOUT');
+      assert.equal(translateRequestError(new ProtocolError(-32602, 'bad'), context).code, 'SERVER_ERROR');
+      assert.equal(translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), { ...context, aborted: 'caller' }).code, 'CANCELLED');
     });
   });
 
