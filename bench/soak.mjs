@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { bundle, dateLine, loadAverage, machineLine, option, percentile, replaceSection, repoRoot, shouldWrite } from './support.mjs';
 
 const STDIO_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');

@@ -4,7 +4,7 @@
 // configured as a user's `"type": "http"` entry would be, so the harness grades the product's code
 // path and not a hand-written SDK client.
 //   node --import tsx test/conformance/client.ts <server-url>
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition } from '../../src/core/config/types';
 import { ServerConnection } from '../../src/core/connection';
 import type { Logger } from '../../src/core/logging';

@@ -11,7 +11,7 @@ import { backoffDelay } from './backoff';
 import { systemClock, type Clock, type TimerHandle } from './clock';
 import { ConnectionError, errorMessage, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
-import { McpSession, type ConnectPhase, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
+import { McpSession, type ConnectPhase, type EraVerdict, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
 import { copyState, isSettled, type ServerState, type ServerStateChangeEvent } from './state';
 import { checkToolArguments } from './toolArguments';
 
@@ -60,6 +60,8 @@ export const MAX_TOTAL_TIMEOUT_FACTOR = 10;
 const STDERR_TAIL_IN_ERROR = 20;
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-switchboard', version: '0.1.0' };
 export const DEFAULT_SLOW_RETRY_MS = 5 * 60_000;
+/** A server's cache hint never makes us ask more often than this. */
+const MIN_TTL_REFRESH_MS = 1_000;
 
 type AttemptMode = { readonly kind: 'start' } | { readonly kind: 'auto'; readonly attempt: number };
 
@@ -91,6 +93,8 @@ export class ServerConnection {
   private reconnectTimer: TimerHandle | undefined;
   /** Consecutive failed automatic attempts; the circuit breaker opens at maxAttempts. */
   private failures = 0;
+  /** The era the last connection found, so a reconnect skips the probe. */
+  private verdict: EraVerdict | undefined;
   private manualReconnect: Promise<ServerState> | undefined;
   private readonly closingSessions = new Set<Promise<void>>();
   private disposed = false;
@@ -363,12 +367,14 @@ export class ServerConnection {
         onClosed: (closed) => this.connectionLost(closed, this.describeClose(closed)),
         onToolListChanged: (changed) => void this.refreshTools(changed),
         clock: this.clock,
+        ...(this.verdict ? { prior: this.verdict } : {}),
       });
       if (stale()) {
         await session.close();
         return;
       }
       this.session = session;
+      this.verdict = session.verdict;
       this.failures = 0;
       const toolsChanged = this.replaceTools({ tools: session.tools, quarantined: session.quarantined });
       const now = this.clock.now();
@@ -378,6 +384,7 @@ export class ServerConnection {
           transport: session.kind,
           serverInfo: { name: session.serverInfo.name, version: session.serverInfo.version },
           protocolVersion: session.protocolVersion,
+          era: session.era,
           capabilities: session.capabilities,
           ...(session.instructions === undefined ? {} : { instructions: session.instructions }),
           since: now,
@@ -387,10 +394,15 @@ export class ServerConnection {
         },
         now,
       );
-      this.logger.info(`running: ${session.serverInfo.name} ${session.serverInfo.version}, ${this.toolList.length} tools, ${now - startedAt} ms`);
+      this.logger.info(
+        `running: ${session.serverInfo.name} ${session.serverInfo.version}, protocol ${session.protocolVersion} (${session.era} era), ${this.toolList.length} tools, ${now - startedAt} ms`,
+      );
       if (toolsChanged) this.fireTools();
+      this.scheduleTtlRefresh(session);
     } catch (error) {
       if (stale()) return;
+      // A remembered era may be what failed (a server that was downgraded); the next try probes.
+      this.verdict = undefined;
       const failure = this.withStderrHint(
         this.withGarbageHint(error instanceof ConnectionError ? error : new ConnectionError('CONNECT_FAILED', errorMessage(error), { cause: error }), garbage),
       );
@@ -520,12 +532,29 @@ export class ServerConnection {
     return closing;
   }
 
+  /**
+   * A 2026-07-28 server's `ttlMs` on tools/list says how long the list stays fresh. A server that
+   * sends no change notifications is asked again when it expires; one that does is trusted to
+   * notify. 0 (the SDK's default) promises nothing, so nothing is scheduled.
+   */
+  private scheduleTtlRefresh(session: McpSession): void {
+    const ttl = session.toolsTtlMs;
+    const tools = session.capabilities.tools as { listChanged?: boolean } | undefined;
+    if (ttl === undefined || ttl <= 0 || tools?.listChanged === true) return;
+    const timer = this.clock.setTimeout(() => {
+      if (session !== this.session) return;
+      void this.refreshTools(session).finally(() => this.scheduleTtlRefresh(session));
+    }, Math.max(MIN_TTL_REFRESH_MS, ttl));
+    (timer as { unref?: () => void } | undefined)?.unref?.();
+  }
+
   private async refreshTools(session: McpSession): Promise<void> {
     if (session !== this.session) return;
     const requestMs = this.definition.timeouts.requestMs;
     try {
       const tools = await session.listAllTools({ timeoutMs: requestMs, maxTotalMs: 0 }, { retried: false });
       this.updateTools(session, tools);
+      session.toolsTtlMs = tools.ttlMs;
     } catch (error) {
       this.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`);
     }

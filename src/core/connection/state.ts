@@ -28,6 +28,8 @@ export interface RunningState {
   readonly transport: TransportType;
   readonly serverInfo: ServerInfo;
   readonly protocolVersion: string;
+  /** `legacy`: a 2025 revision, opened with initialize; `modern`: 2026-07-28 or later. */
+  readonly era: 'legacy' | 'modern';
   /** As sent by the server in its initialize result. */
   readonly capabilities: Readonly<Record<string, unknown>>;
   readonly instructions?: string;

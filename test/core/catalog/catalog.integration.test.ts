@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry, type ToolCacheStorage } from '../../../src/core/catalog/cache';
 import { isCatalogError } from '../../../src/core/catalog/errors';
 import { FolderToolCacheStorage } from '../../../src/core/catalog/folderStorage';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolFilterSettings } from '../../../src/core/config/types';
 import { compileGlob, compileGlobalFilters, describeFilterRule, evaluateDefaultFilters, evaluateFilters, FILTER_STEPS, filterContext, type FilterStep } from '../../../src/core/catalog/filters';
 import { buildSnapshot, prepareToolList, type SnapshotSettings } from '../../../src/core/catalog/snapshot';

@@ -1,6 +1,6 @@
 // Test doubles for the catalog: a clock whose time and timers the test drives, a manager whose
 // servers, states and tool lists the test sets directly, and tool definitions.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallOptions } from '../../../src/core/catalog';
 import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/toolCatalog';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
@@ -32,6 +32,7 @@ function stateOfKind(kind: ServerStateKind): ServerState {
         transport: 'stdio',
         serverInfo: { name: 'fake', version: '1' },
         protocolVersion: '2025-06-18',
+        era: 'legacy',
         capabilities: {},
         since: 0,
         connectMs: 1,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry } from '../../../src/core/catalog/cache';
 import { isCatalogError } from '../../../src/core/catalog/errors';
 import { ToolCatalog, type CatalogSettings } from '../../../src/core/catalog/toolCatalog';

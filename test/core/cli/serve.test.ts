@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { serveCacheDir } from '../../../src/core/gateway/serveCatalog';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
 import { buildCli, fixture, runCli, tempWorkspace, waitForFile } from '../doctor/helpers';

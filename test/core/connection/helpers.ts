@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { HttpServerDefinition, StdioServerDefinition } from '../../../src/core/config/types';
 import { ServerConnection, type ConnectionOptions, type ServerState } from '../../../src/core/connection';
 import type { Logger, LogLevel } from '../../../src/core/logging';

@@ -1,7 +1,7 @@
 // The doctor's pure parts, in process: result formatting for content the fixtures never send,
 // argument and target parsing, the default timeout, the report's derived fields and exit code.
 import assert from 'node:assert/strict';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { buildSnapshot, DEFAULT_MAX_EXPOSED, prepareToolList, type CatalogSnapshot } from '../../../src/core/catalog';
 import type { ConfigDiagnostic, InvalidServer, ToolFilterSettings } from '../../../src/core/config';
 import {
@@ -57,6 +57,7 @@ const running = (connectMs: number): ServerView['state'] => ({
   transport: 'stdio',
   serverInfo: { name: 'x', version: '1' },
   protocolVersion: '2025-06-18',
+  era: 'legacy',
   capabilities: {},
   since: 0,
   connectMs,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
 import { Cleanup, connectClient, connectDirect, contentServer, eventually, startGateway, stats, textOf, toolsServer, type Setup } from './helpers';
 
 const CONTENT_CALLS: { name: string; args: Record<string, unknown>; type: string }[] = [
@@ -14,11 +14,11 @@ const CONTENT_CALLS: { name: string; args: Record<string, unknown>; type: string
   { name: 'tool_error', args: { reason: 'on purpose' }, type: 'text' },
 ];
 
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
+async function rejection(promise: Promise<unknown>): Promise<ProtocolError> {
   try {
     await promise;
   } catch (error) {
-    assert.ok(error instanceof McpError, `expected an McpError, got ${String(error)}`);
+    assert.ok(error instanceof ProtocolError, `expected an ProtocolError, got ${String(error)}`);
     return error;
   }
   assert.fail('expected the call to be rejected');
@@ -66,12 +66,12 @@ describe('gateway: tool calls', function () {
   it('answers an unknown tool with an InvalidParams error naming the tool and server', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const error = await rejection(client.callTool({ name: 'nonexistent', arguments: {} }));
-    assert.equal(error.code, ErrorCode.InvalidParams);
+    assert.equal(error.code, ProtocolErrorCode.InvalidParams);
     assert.match(error.message, /Unknown tool "nonexistent": server "alpha" has no tool with this name/);
 
     const aggregated = (await connectClient(cleanup, setup.gateway.aggregatedUrl, setup.gateway.token)).client;
     const byQualifiedName = await rejection(aggregated.callTool({ name: 'echo', arguments: { text: 'x' } }));
-    assert.equal(byQualifiedName.code, ErrorCode.InvalidParams);
+    assert.equal(byQualifiedName.code, ProtocolErrorCode.InvalidParams);
     assert.match(byQualifiedName.message, /Unknown tool "echo": no server offers a tool with this qualified name/);
     assert.deepEqual(setup.source.calls, []);
   });
@@ -83,11 +83,11 @@ describe('gateway: tool calls', function () {
     setup.source.filter('alpha', 'echo', { kind: 'disabledSetting' });
 
     const denied = await rejection(client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }));
-    assert.equal(denied.code, ErrorCode.InvalidParams);
+    assert.equal(denied.code, ProtocolErrorCode.InvalidParams);
     assert.match(denied.message, /Tool "add" of server "alpha" is not exposed: denied by the tools\.deny pattern "ad\*" of server "alpha"/);
 
     const disabled = await rejection(aggregated.callTool({ name: 'alpha__echo', arguments: { text: 'x' } }));
-    assert.equal(disabled.code, ErrorCode.InvalidParams);
+    assert.equal(disabled.code, ProtocolErrorCode.InvalidParams);
     assert.match(disabled.message, /Tool "alpha__echo" of server "alpha" is not exposed: disabled in mcpSwitchboard\.tools\.disabled/);
     assert.deepEqual(setup.source.calls, [], 'the gateway refused before the source was called');
 
@@ -103,7 +103,7 @@ describe('gateway: tool calls', function () {
 
     for (const [client, name] of [[perServer, 'echo'], [aggregated, 'alpha__echo']] as const) {
       const error = await rejection(client.callTool({ name, arguments: { text: 'x' } }));
-      assert.equal(error.code, ErrorCode.InvalidParams);
+      assert.equal(error.code, ProtocolErrorCode.InvalidParams);
       assert.match(error.message, new RegExp(`Tool "${name}" is unavailable: server "alpha" is blocked`));
     }
     assert.deepEqual((await perServer.listTools()).tools, []);
@@ -114,19 +114,19 @@ describe('gateway: tool calls', function () {
   it('passes the upstream JSON-RPC error through with its code, and reports a stopped server as unavailable', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const upstream = await rejection(client.callTool({ name: 'rpc_error', arguments: {} }));
-    assert.equal(upstream.code, ErrorCode.InternalError);
+    assert.equal(upstream.code, ProtocolErrorCode.InternalError);
     assert.match(upstream.message, /fixture rpc error/);
 
     await setup.manager.stopServer('alpha');
     const stopped = await rejection(client.callTool({ name: 'echo', arguments: { text: 'x' } }));
-    assert.equal(stopped.code, ErrorCode.InternalError);
+    assert.equal(stopped.code, ProtocolErrorCode.InternalError);
     assert.match(stopped.message, /Server "alpha" is unavailable: .*server `alpha` is stopped/);
   });
 
   it('forwards progress notifications to the client under its own token', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const progress: Progress[] = [];
-    const result = await client.callTool({ name: 'slow', arguments: { ms: 600, progressEveryMs: 100 } }, undefined, {
+    const result = await client.callTool({ name: 'slow', arguments: { ms: 600, progressEveryMs: 100 } }, {
       onprogress: (update) => progress.push(update),
     });
     assert.equal(textOf(result as CallToolResult), 'slept 600');
@@ -158,7 +158,7 @@ describe('gateway: tool calls', function () {
 /** Starts a long `slow` call, cancels it once the upstream reports progress, and checks the rejection. */
 async function cancelSlowCall(client: Client, name: string): Promise<void> {
   const controller = new AbortController();
-  const call = client.callTool({ name, arguments: { ms: 20_000, progressEveryMs: 50 } }, undefined, {
+  const call = client.callTool({ name, arguments: { ms: 20_000, progressEveryMs: 50 } }, {
     signal: controller.signal,
     onprogress: () => controller.abort('test cancels'),
   });

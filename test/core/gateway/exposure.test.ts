@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
 import { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from '../../../src/core/gateway';
 import { listedTools, resolveCall } from '../../../src/core/gateway/exposure';

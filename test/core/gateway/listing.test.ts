@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { Cleanup, connectClient, connectDirect, contentServer, rawRequest, startGateway, toolsServer, type Setup } from './helpers';
 
 /** What the gateway is expected to list for an upstream tool: everything but `execution`. */

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Cleanup, connectClient, contentServer, eventually, startGateway, toolsServer, type GatewayClient, type Setup } from './helpers';
 
 interface Counted {
@@ -11,7 +10,7 @@ interface Counted {
 async function listening(cleanup: Cleanup, url: string, token: string): Promise<Counted> {
   const connected = await connectClient(cleanup, url, token);
   let count = 0;
-  connected.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  connected.client.setNotificationHandler('notifications/tools/list_changed', () => {
     count += 1;
   });
   await connected.notificationStream;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import os from 'node:os';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { LOOPBACK_HOST, McpGateway } from '../../../src/core/gateway';
 import { bearerToken, isAllowedHost, isLoopbackOrigin, tokenMatches } from '../../../src/core/gateway/requestGuard';
 import { Cleanup, connectClient, initializeHeaders, INITIALIZE_BODY, rawRequest, startGateway, toolsServer, type Setup } from './helpers';

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeReady } from '../../../src/core/gateway';
 import type { ServerManager } from '../../../src/core/manager';
 import { isAlive, STDIO_SERVER } from '../connection/helpers';

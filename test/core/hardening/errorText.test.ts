@@ -1,7 +1,8 @@
 // Issue: messages repeated their prefix across the gateway hop ("MCP error -32603: MCP error
 // -32603: ... failed: MCP error -32603: ...").
 import assert from 'node:assert/strict';
-import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { Cleanup } from '../connection/helpers';
 import { connectClient, initializeHeaders, rawRequest, startGateway, toolsServer } from '../gateway/helpers';
 
@@ -14,7 +15,7 @@ describe('error text through the gateway', function () {
     const { gateway } = await startGateway(cleanup, [toolsServer('alpha')]);
     const { client } = await connectClient(cleanup, gateway.aggregatedUrl, gateway.token);
     const error = await client.callTool({ name: 'alpha__rpc_error', arguments: {} }).then(() => undefined, (caught: unknown) => caught);
-    assert.ok(error instanceof McpError);
+    assert.ok(error instanceof ProtocolError);
     assert.equal(error.code, -32603);
     assert.equal(error.message, 'MCP error -32603: tools/call `rpc_error` failed: fixture rpc error');
   });
@@ -25,11 +26,11 @@ describe('error text through the gateway', function () {
     const error = await client
       .request({ method: 'tools/call', params: { name: 'echo', arguments: 'not an object' } } as never, CallToolResultSchema)
       .then(() => undefined, (caught: unknown) => caught);
-    assert.ok(error instanceof McpError, String(error));
+    assert.ok(error instanceof ProtocolError, String(error));
     assert.equal(error.code, -32602);
     assert.equal(error.message, 'MCP error -32602: Invalid params for tools/call: arguments: expected an object, got a string');
     const unknown = await client.callTool({ name: 'nope', arguments: {} }).then(() => undefined, (caught: unknown) => caught);
-    assert.ok(unknown instanceof McpError);
+    assert.ok(unknown instanceof ProtocolError);
     assert.equal((unknown.message.match(/MCP error/g) ?? []).length, 1, unknown.message);
   });
 

@@ -1,7 +1,7 @@
 // Issue: the last progress notification before a result was lost in most calls to a stdio server,
 // because progress and result arrived in one stdout chunk and the SDK settled the call first.
 import assert from 'node:assert/strict';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/client';
 import { Cleanup, connect, stdioDefinition, textOf } from '../connection/helpers';
 import { connectClient, startGateway, toolsServer } from '../gateway/helpers';
 
@@ -32,7 +32,7 @@ describe('progress from stdio servers arrives in order', function () {
     const counts: number[] = [];
     for (let i = 0; i < 10; i++) {
       let seen = 0;
-      await client.callTool({ name: 'burst', arguments: { steps: STEPS } }, undefined, { onprogress: () => (seen += 1) });
+      await client.callTool({ name: 'burst', arguments: { steps: STEPS } }, { onprogress: () => (seen += 1) });
       counts.push(seen);
     }
     assert.deepEqual(counts, Array<number>(10).fill(STEPS));

@@ -1,0 +1,140 @@
+// Both protocol eras through the gateway: {legacy, modern} upstream server × {legacy, modern}
+// client of the gateway × {stdio, streamable HTTP} upstream. Every cell lists, calls, forwards
+// progress and passes a tool-list change from the upstream to the client in the client's era.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchLike, type Progress } from '@modelcontextprotocol/client';
+import type { ServerDefinition } from '../../../src/core/config/types';
+import { Cleanup, FIXTURES, httpDefinition, startHttpFixture, stdioDefinition, textOf } from '../connection/helpers';
+import { eventually, rawRequest, startGateway, type Setup } from '../gateway/helpers';
+
+type Era = 'legacy' | 'modern';
+type Wire = 'stdio' | 'http';
+
+const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
+const MODERN_VERSION = '2026-07-28';
+
+async function startModernHttp(cleanup: Cleanup, args: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [MODERN_SERVER, '--http', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanup.add(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).once('line', (line) => resolve(Number(line.split(' ')[1])));
+    child.once('exit', (code) => reject(new Error(`modern fixture exited (${code})`)));
+  });
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+async function upstream(cleanup: Cleanup, era: Era, wire: Wire): Promise<ServerDefinition> {
+  if (wire === 'stdio') return era === 'legacy' ? stdioDefinition([], { name: 'up' }) : stdioDefinition([], { name: 'up', args: [MODERN_SERVER] });
+  const url = era === 'legacy' ? (await startHttpFixture(cleanup)).url('/mcp') : await startModernHttp(cleanup);
+  return httpDefinition(url, { name: 'up' });
+}
+
+interface EraClient {
+  readonly client: Client;
+  /** Resolves once the client can receive change notifications. */
+  readonly listening: Promise<void>;
+}
+
+/** A gateway client in the given era: the 2025 handshake, or pinned to 2026-07-28. */
+async function connectInEra(cleanup: Cleanup, setup: Setup, era: Era): Promise<EraClient> {
+  let opened: () => void = () => undefined;
+  const listening = new Promise<void>((resolve) => (opened = resolve));
+  // 2025 era: notifications come on the GET stream the SDK opens after initialize.
+  const watchingFetch: FetchLike = async (input, init) => {
+    const response = await fetch(input, init);
+    if ((init?.method ?? 'GET') === 'GET' && response.ok) opened();
+    return response;
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(setup.gateway.endpointUrl('up')), {
+    requestInit: { headers: { Authorization: `Bearer ${setup.gateway.token}` } },
+    fetch: watchingFetch,
+  });
+  const client = new Client({ name: `matrix-${era}`, version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_VERSION } } } : {});
+  await client.connect(transport);
+  cleanup.add(() => client.close());
+  if (era === 'modern') {
+    // 2026-07-28: no GET stream; the client asks for change notifications on a listen stream.
+    const subscription = await client.listen({ toolsListChanged: true });
+    cleanup.add(() => subscription.close());
+    opened();
+  }
+  return { client, listening };
+}
+
+describe('both protocol eras through the gateway', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  for (const wire of ['stdio', 'http'] as const) {
+    for (const upstreamEra of ['legacy', 'modern'] as const) {
+      for (const clientEra of ['legacy', 'modern'] as const) {
+        it(`${upstreamEra} server over ${wire}, ${clientEra} client of the gateway`, async () => {
+          const setup = await startGateway(cleanup, [await upstream(cleanup, upstreamEra, wire)]);
+          const state = setup.manager.server('up')?.state;
+          assert.equal(state?.kind, 'running');
+          assert.equal(state.era, upstreamEra, 'the connection negotiated the server era');
+          if (upstreamEra === 'modern') assert.equal(state.protocolVersion, MODERN_VERSION);
+          else assert.match(state.protocolVersion, /^2025-/);
+
+          const { client, listening } = await connectInEra(cleanup, setup, clientEra);
+          assert.equal(client.getProtocolEra(), clientEra, 'the gateway answered in the client era');
+          const names = (await client.listTools()).tools.map((tool) => tool.name);
+          assert.ok(names.includes('echo') && names.includes('slow'), names.join(', '));
+          assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'across eras' } })) as CallToolResult), 'across eras');
+
+          const progress: Progress[] = [];
+          const slow = await client.callTool({ name: 'slow', arguments: { ms: 400, progressEveryMs: 100 } }, { onprogress: (update) => progress.push(update) });
+          assert.equal(textOf(slow as CallToolResult), 'slept 400');
+          assert.ok(progress.length >= 2, `progress reached the ${clientEra} client: ${progress.length}`);
+
+          await listening;
+          let changes = 0;
+          client.setNotificationHandler('notifications/tools/list_changed', () => void (changes += 1));
+          await client.callTool({ name: 'add_tool', arguments: { name: 'late_tool' } });
+          await eventually(() => (changes > 0 ? true : undefined), 'tools/list_changed reached the client', 10_000);
+          const after = (await client.listTools({}, { cacheMode: 'refresh' })).tools.map((tool) => tool.name);
+          assert.ok(after.includes('late_tool'), after.join(', '));
+        });
+      }
+    }
+  }
+
+  it('reports the input a modern server asked for, naming it, until a handler exists', async () => {
+    const setup = await startGateway(cleanup, [stdioDefinition([], { name: 'up', args: [MODERN_SERVER] })]);
+    const { client } = await connectInEra(cleanup, setup, 'modern');
+    const error = await client.callTool({ name: 'ask', arguments: {} }).then(
+      () => assert.fail('ask needs input'),
+      (failure: unknown) => failure as Error,
+    );
+    assert.match(error.message, /elicitation\/create/);
+  });
+
+  it('holds the token, Host and Origin checks for modern requests', async () => {
+    const setup = await startGateway(cleanup, [stdioDefinition([], { name: 'up', args: [MODERN_SERVER] })]);
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } });
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MODERN_VERSION, 'Mcp-Method': 'tools/list' };
+    const port = setup.gateway.port;
+    const pathname = '/mcp/up';
+    const authorized = { ...headers, Authorization: `Bearer ${setup.gateway.token}` };
+    assert.equal((await rawRequest(port, { method: 'POST', path: pathname, headers, body })).status, 401);
+    assert.equal((await rawRequest(port, { method: 'POST', path: pathname, headers: { ...authorized, Origin: 'https://evil.example' }, body })).status, 403);
+    assert.equal((await rawRequest(port, { method: 'POST', path: pathname, headers: { ...authorized, Host: 'evil.example' }, body })).status, 403);
+    const ok = await rawRequest(port, { method: 'POST', path: pathname, headers: authorized, body });
+    assert.equal(ok.status, 200, ok.body);
+    assert.match(ok.body, /"echo"/);
+  });
+});
