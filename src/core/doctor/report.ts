@@ -34,6 +34,8 @@ export interface ServerReport {
   readonly state: ServerStateKind;
   /** From the running state; null for every other state. */
   readonly connectMs: number | null;
+  /** The negotiated protocol revision and its era, while running; null otherwise. */
+  readonly protocol: { readonly version: string; readonly era: 'legacy' | 'modern' } | null;
   /** Why the server is not running; absent for running and disabled servers. */
   readonly error?: string;
   /** Configuration errors and warnings of this entry. */
@@ -84,6 +86,7 @@ export function buildReport(
       source: describeSource(view.source),
       state: view.state.kind,
       connectMs: view.state.kind === 'running' ? view.state.connectMs : null,
+      protocol: view.state.kind === 'running' ? { version: view.state.protocolVersion, era: view.state.era } : null,
       ...(error === undefined ? {} : { error }),
       diagnostics,
       tools: toolReports(view, catalog.servers.find((server) => server.name === view.name)),

@@ -11,6 +11,7 @@ const COLUMNS: readonly Column[] = [
   { header: 'STATE' },
   { header: 'TOOLS', align: 'right' },
   { header: 'CONNECT', align: 'right' },
+  { header: 'PROTOCOL' },
   { header: 'ERROR' },
 ];
 
@@ -53,6 +54,7 @@ function row(server: ServerReport): string[] {
     server.state,
     running ? `${exposedCount(server.tools)}/${server.tools.length}` : '-',
     server.connectMs === null ? '-' : `${server.connectMs} ms`,
+    server.protocol === null ? '-' : `${server.protocol.version} (${server.protocol.era})`,
     // Some messages carry a server's multi-line output; the row must stay one line.
     (server.error ?? '').replace(/\s*\n\s*/g, ' '),
   ];

@@ -43,13 +43,14 @@ describe('doctor CLI', function () {
       const run = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(run.code, 0, run.stderr);
       const lines = run.stdout.split('\n');
-      assert.match(lines[0] ?? '', /^SERVER\s+STATE\s+TOOLS\s+CONNECT\s+ERROR$/);
+      assert.match(lines[0] ?? '', /^SERVER\s+STATE\s+TOOLS\s+CONNECT\s+PROTOCOL\s+ERROR$/);
       for (const name of ['alpha', 'beta']) {
         const row = tableRow(run.stdout, name);
         assert.ok(row, `no row for ${name}:\n${run.stdout}`);
         assert.equal(row[1], 'running');
         assert.equal(row[2], '11/11', 'exposed/total');
         assert.match(row[3] ?? '', /^\d+ ms$/);
+        assert.match(row.slice(4).join(' '), /^2025-\d\d-\d\d \(legacy\)/, 'the negotiated revision and its era');
       }
       // Aligned: every row's STATE starts where the header's does.
       const stateColumn = (lines[0] ?? '').indexOf('STATE');
