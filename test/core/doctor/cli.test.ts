@@ -168,7 +168,7 @@ describe('doctor CLI', function () {
       assert.equal(tableRow(run.stdout, 'good')?.[1], 'running');
       const row = tableRow(run.stdout, 'broken');
       assert.equal(row?.[1], 'error');
-      assert.match(row?.[4] ?? '', /exited with code 3.*fatal: missing API key/);
+      assert.match(row?.[5] ?? '', /exited with code 3.*fatal: missing API key/);
       const lines = run.stdout.split('\n');
       const start = lines.findIndex((line) => line.trim().startsWith('stderr (last 5 lines)'));
       assert.ok(start > 0, run.stdout);
