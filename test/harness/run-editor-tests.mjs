@@ -22,6 +22,8 @@ const { values: flags } = parseArgs({
 
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
 const stdio = (...args) => ({ command: process.execPath, args: [fixture, ...args] });
+/** A server that speaks only MCP 2026-07-28: the editor reaches it through the gateway. */
+const modernFixture = path.join(repoRoot, 'test', 'fixtures', 'modern-server.mjs');
 
 /** What each suite starts with. User-scope servers need no consent, so the host tests can use them. */
 const SUITES = {
@@ -31,6 +33,7 @@ const SUITES = {
     userSettings: (scratch) => ({
       'mcpSwitchboard.servers': {
         ok: { ...stdio('--name', 'ok-server', '--marker', path.join(scratch, 'ok.json')), tools: { deny: ['fail'] } },
+        modern: { command: process.execPath, args: [modernFixture, '--name', 'modern-only'] },
         failing: { ...stdio('--fail-if-exists', path.join(scratch, 'failing.flag'), '--exit-message', 'fixture refused to start'), reconnect: { maxAttempts: 0 } },
         hanging: { ...stdio('--hang-initialize'), timeouts: { connectMs: 1500, requestMs: 5000 }, reconnect: { maxAttempts: 0 } },
         off: { ...stdio(), enabled: false },
@@ -116,6 +119,7 @@ async function main() {
         SWITCHBOARD_NODE: process.execPath,
         SWITCHBOARD_FIXTURE: fixture,
         SWITCHBOARD_EXPECTED_EXTENSIONS_DIR: extensionsDir ?? '',
+        SWITCHBOARD_VSIX_BYTES: suiteName === 'vsix' ? String(fs.statSync(vsixPath).size) : '',
         ...(flags.stats ? { MOCHA_STATS_FILE: flags.stats } : {}),
       },
     }));

@@ -236,7 +236,7 @@ export class McpGateway {
         const fingerprint = listFingerprint(listedTools(this.source.snapshot(), endpoint));
         const where = describeEndpoint(endpoint);
         this.sessions.add(id, { endpoint, key, transport, server, fingerprint, lastUsed: 0, where, close: () => server.close() });
-        this.logger.debug(`session ${id} opened on ${where}`);
+        this.logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
       },
     });
     server.onclose = () => {
@@ -293,6 +293,15 @@ export class McpGateway {
     await closed;
     if (listening) this.logger.info('stopped');
   }
+}
+
+/** Who opened a 2025-era session, from its initialize request: for the log. */
+function describeClient(body: unknown): string {
+  const params = (body as { params?: { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } } } | undefined)?.params;
+  const info = params?.clientInfo;
+  const name = typeof info?.name === 'string' ? info.name.slice(0, 80) : '?';
+  const version = typeof info?.version === 'string' ? info.version.slice(0, 40) : '?';
+  return `${name} ${version}, protocol ${typeof params?.protocolVersion === 'string' ? params.protocolVersion.slice(0, 20) : '?'}`;
 }
 
 /** A JSON-RPC error body, which SDK clients surface as the error message. */

@@ -58,6 +58,14 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     assert.equal(text(result), 'hello through the gateway');
   });
 
+  it('offers a server that speaks only MCP 2026-07-28 to chat, and calls it, through the gateway', async () => {
+    const state = await waitForServer(api, 'modern', isKind('running'));
+    assert.equal(state.kind === 'running' ? `${state.era} ${state.protocolVersion}` : state.kind, 'modern 2026-07-28');
+    const names = await waitForTools((all) => all.includes('mcp_modern_echo'), 20_000, { startServers: true });
+    assert.ok(names.includes('mcp_modern_add'), names.join(', '));
+    assert.equal(text(await invoke('mcp_modern_echo', { text: 'from the 2025 editor to a 2026 server' })), 'from the 2025 editor to a 2026 server');
+  });
+
   it('lists the catalog and calls a tool with the dispatcher tools', async () => {
     const listed = JSON.parse(text(await invoke('mcpSwitchboard_listTools', { server: 'ok' }))) as { tools: Array<{ qualifiedName: string; readOnly: boolean; serverState: string }> };
     const echo = listed.tools.find((tool) => tool.qualifiedName === 'ok__echo');

@@ -22,6 +22,12 @@ describe('the packaged .vsix, installed into a fresh extensions folder', () => {
     assert.deepEqual(contributedCommands(extension).filter((command) => !registered.has(command)), []);
   });
 
+  it('stays under 1 MB packaged', () => {
+    const bytes = Number(process.env.SWITCHBOARD_VSIX_BYTES ?? '');
+    assert.ok(bytes > 0, 'the runner measures the .vsix it installed');
+    assert.ok(bytes < 1024 * 1024, `${bytes} bytes`);
+  });
+
   it('ships the bundle and no sources, tests or node_modules', () => {
     const root = switchboardExtension().extensionPath;
     assert.ok(fs.existsSync(path.join(root, 'dist', 'extension.js')));
