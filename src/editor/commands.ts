@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { isActive } from '../core/connection/state';
 import type { ServerManager, ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { addServerInteractively } from './addServer';
@@ -97,13 +98,13 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       await manager.reconnectAll();
     }),
     register(COMMANDS.startServer, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Start which server?', (view) => !['running', 'starting', 'reconnecting'].includes(view.state.kind));
+      const name = await serverName(services, argument as ServerArgument, 'Start which server?', (view) => !isActive(view.state.kind));
       if (!name) return;
       await services.sync.confirmAgain(name);
       await manager.startServer(name);
     }),
     register(COMMANDS.stopServer, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Stop which server?', (view) => ['running', 'starting', 'reconnecting'].includes(view.state.kind));
+      const name = await serverName(services, argument as ServerArgument, 'Stop which server?', (view) => isActive(view.state.kind));
       if (name) await manager.stopServer(name);
     }),
     register(COMMANDS.invalidateToolCache, async (argument) => {
@@ -174,7 +175,7 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       const name = await pickServer(manager, 'MCP Switchboard servers');
       if (!name) return;
       const view = manager.server(name);
-      const running = view && ['running', 'starting', 'reconnecting'].includes(view.state.kind);
+      const running = view !== undefined && isActive(view.state.kind);
       const actions = [
         { label: '$(debug-restart) Reconnect', command: COMMANDS.reconnectServer },
         running ? { label: '$(debug-stop) Stop', command: COMMANDS.stopServer } : { label: '$(play) Start', command: COMMANDS.startServer },

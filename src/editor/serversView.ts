@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ServerStateKind } from '../core/connection/state';
+import { isActive, type ServerStateKind } from '../core/connection/state';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { serverTooltip } from './serverTooltip';
@@ -38,9 +38,6 @@ const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
   blocked: new vscode.ThemeIcon('shield', new vscode.ThemeColor('problemsWarningIcon.foreground')),
   stopped: new vscode.ThemeIcon('debug-stop', new vscode.ThemeColor('disabledForeground')),
 };
-
-/** States in which a server has a live or pending connection that Stop can end. */
-const STOPPABLE = new Set<ServerStateKind>(['running', 'starting', 'reconnecting']);
 
 /**
  * The Servers tree. Its owner calls `refresh()` on manager and catalog events; the view never
@@ -84,7 +81,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     item.contextValue = [
       'server',
       `state-${view.state.kind}`,
-      STOPPABLE.has(view.state.kind) ? 'stoppable' : 'startable',
+      isActive(view.state.kind) ? 'stoppable' : 'startable',
       enabled ? 'enabled' : 'disabled',
     ].join(' ');
     item.accessibilityInformation = { label: `${view.name}, ${describeState(view.state)}` };

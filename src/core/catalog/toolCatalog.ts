@@ -6,7 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { hashServerConnection } from '../config/hash';
 import type { ServerDefinition } from '../config/types';
 import { systemClock, type Clock, type TimerHandle } from '../connection/clock';
-import type { ServerStateChangeEvent, ServerStateKind } from '../connection/state';
+import { isConnecting, type ServerStateChangeEvent, type ServerStateKind } from '../connection/state';
 import { Emitter, type Disposable, type Event } from '../events';
 import { nullLogger, type Logger } from '../logging';
 import type { ServerView, ToolsChangedEvent } from '../manager/serverManager';
@@ -121,7 +121,7 @@ interface Waiter {
 const MAX_LIST_WAIT_MS = 60_000;
 
 function isDeferrable(record: ServerRecord): boolean {
-  return record.state === 'starting' || record.state === 'reconnecting' || (record.state === 'stopped' && record.pendingStart);
+  return isConnecting(record.state) || (record.state === 'stopped' && record.pendingStart);
 }
 
 function errorText(error: unknown): string {
@@ -412,7 +412,7 @@ export class ToolCatalog implements ToolSource, Disposable {
       this.scheduler.supersede(record.name);
       const connection = this.manager.connection(record.name);
       if (connection) this.applyLive(record, connection.tools);
-    } else if (state !== 'starting' && state !== 'reconnecting' && state !== 'stopped') {
+    } else if (!isConnecting(state) && state !== 'stopped') {
       record.pendingStart = false;
     }
   }

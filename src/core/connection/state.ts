@@ -104,9 +104,30 @@ export interface ServerStateChangeEvent {
   readonly at: number;
 }
 
+// The predicates every layer uses to ask about a state, kept next to the type so that adding a
+// state means reviewing them here, not hunting for lists of kinds.
+
+/** On its way up: a call or a tools/list waits for it (within its timeouts) instead of failing. */
+export function isConnecting(kind: ServerStateKind): boolean {
+  return kind === 'starting' || kind === 'reconnecting';
+}
+
 /** States after which nothing happens without an outside call (start, reconnect, stop, config). */
 export function isSettled(state: ServerState): boolean {
-  return state.kind !== 'starting' && state.kind !== 'reconnecting';
+  return !isConnecting(state.kind);
+}
+
+/** A live or pending connection: Stop can end it, and Start has nothing to do. */
+export function isActive(kind: ServerStateKind): boolean {
+  return kind === 'running' || isConnecting(kind);
+}
+
+/**
+ * Not held back by configuration or trust (disabled, invalid, blocked). Such a server keeps its
+ * gateway endpoint and its place in chat while it starts, reconnects or fails.
+ */
+export function isServed(kind: ServerStateKind): boolean {
+  return kind !== 'disabled' && kind !== 'invalid' && kind !== 'blocked';
 }
 
 /** A deep copy, so that callers can keep or mutate what they were given. */

@@ -1,7 +1,7 @@
 // The doctor reports once every server has settled, not at the manager's startup gate: a slow
 // server that comes up after a second is healthy, and saying "starting" about it would be wrong.
 import { isSettled } from '../connection/state';
-import { DEFAULT_CONCURRENCY, type ConfiguredServer, type ServerManager } from '../manager';
+import { DEFAULT_CONCURRENCY, type ConfiguredServer, type ServerManager, type ServerView } from '../manager';
 
 export type SettleOutcome = 'settled' | 'timeout' | 'aborted';
 
@@ -23,30 +23,12 @@ export function defaultTimeoutMs(servers: readonly ConfiguredServer[]): number {
   return Math.max(...connectTimeouts) * waves + DEFAULT_TIMEOUT_MARGIN_MS;
 }
 
-export function allSettled(manager: ServerManager): boolean {
-  return manager.servers().every((server) => isSettled(server.state));
+export function allSettled(servers: readonly ServerView[]): boolean {
+  return servers.every((server) => isSettled(server.state));
 }
 
-/**
- * Resolves when no server is starting or reconnecting, when `timeoutMs` passes, or when `signal`
- * aborts. Driven by the manager's state events; the check runs once up front because everything may
- * have settled before the caller got here.
- */
-export function waitUntilSettled(manager: ServerManager, timeoutMs: number, signal?: AbortSignal): Promise<SettleOutcome> {
-  if (signal?.aborted) return Promise.resolve('aborted');
-  if (allSettled(manager)) return Promise.resolve('settled');
-  return new Promise((resolve) => {
-    const finish = (outcome: SettleOutcome): void => {
-      clearTimeout(timer);
-      subscription.dispose();
-      signal?.removeEventListener('abort', onAbort);
-      resolve(outcome);
-    };
-    const onAbort = (): void => finish('aborted');
-    const timer = setTimeout(() => finish('timeout'), timeoutMs);
-    const subscription = manager.onDidChangeState(() => {
-      if (allSettled(manager)) finish('settled');
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Resolves when no server is starting or reconnecting, when `timeoutMs` passes, or when `signal` aborts. */
+export async function waitUntilSettled(manager: ServerManager, timeoutMs: number, signal?: AbortSignal): Promise<SettleOutcome> {
+  const outcome = await manager.waitForState(allSettled, { timeoutMs, ...(signal ? { signal } : {}) });
+  return outcome === 'met' ? 'settled' : outcome;
 }

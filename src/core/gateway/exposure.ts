@@ -4,15 +4,9 @@ import { createHash } from 'node:crypto';
 import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
 import { describeFilterRule } from '../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
-import type { ServerStateKind } from '../connection/state';
+import { isServed } from '../connection/state';
 import { rpcError } from './callErrors';
 import type { EndpointId } from './endpoint';
-
-/**
- * Configuration and trust decisions, not passing conditions: such a server gets no endpoint. A
- * server that is starting, reconnecting or failing keeps its endpoint, so clients keep their URL.
- */
-const UNSERVED_STATES: ReadonlySet<ServerStateKind> = new Set<ServerStateKind>(['disabled', 'invalid', 'blocked']);
 
 export interface CallTarget {
   readonly server: string;
@@ -20,8 +14,9 @@ export interface CallTarget {
   readonly name: string;
 }
 
+/** A server that is starting, reconnecting or failing keeps its endpoint, so clients keep their URL. */
 function isServedServer(server: CatalogServer): boolean {
-  return !UNSERVED_STATES.has(server.state);
+  return isServed(server.state);
 }
 
 /** Names of the servers that have an endpoint, in configuration order. */
@@ -29,7 +24,7 @@ export function servedServers(snapshot: CatalogSnapshot): string[] {
   return snapshot.servers.filter(isServedServer).map((server) => server.name);
 }
 
-export function isServed(snapshot: CatalogSnapshot, endpoint: EndpointId): boolean {
+export function hasEndpoint(snapshot: CatalogSnapshot, endpoint: EndpointId): boolean {
   if (endpoint.kind === 'aggregated') return true;
   const server = snapshot.servers.find((candidate) => candidate.name === endpoint.server);
   return server !== undefined && isServedServer(server);

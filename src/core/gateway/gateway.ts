@@ -13,7 +13,7 @@ import { errorMessage } from '../connection/errors';
 import type { Disposable } from '../events';
 import { nullLogger, redactingLogger, type Logger } from '../logging';
 import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
-import { isServed, listedTools, listFingerprint, servedServers } from './exposure';
+import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { checkRequest, createToken } from './requestGuard';
@@ -192,7 +192,7 @@ export class McpGateway {
       const body = await this.readBody(req, res);
       return body.read ? session.transport.handleRequest(req, res, body.value) : undefined;
     }
-    if (!isServed(this.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
+    if (!hasEndpoint(this.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
     if (req.method === 'GET' || req.method === 'DELETE') return reply(res, 400, 'Bad Request: Mcp-Session-Id header is required');
     if (req.method !== 'POST') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
     const body = await this.readBody(req, res);

@@ -178,24 +178,10 @@ function isDirectory(folder: string): boolean {
 const MAX_READY_WAIT_MS = 120_000;
 
 /** Resolves once no server is starting (or the longest connect timeout has passed, or the signal fired). */
-function firstAttemptsDone(manager: ServerManager, servers: LoadedConfiguration['servers'], signal: AbortSignal): Promise<void> {
-  const starting = () => manager.servers().some((server) => server.state.kind === 'starting');
-  if (!starting() || signal.aborted) return Promise.resolve();
+async function firstAttemptsDone(manager: ServerManager, servers: LoadedConfiguration['servers'], signal: AbortSignal): Promise<void> {
   const limits = servers.map((server) => ('timeouts' in server ? server.timeouts.connectMs || MAX_READY_WAIT_MS : 0));
-  const limitMs = Math.min(MAX_READY_WAIT_MS, Math.max(0, ...limits) + 1_000);
-  return new Promise((resolve) => {
-    const finish = () => {
-      clearTimeout(timer);
-      subscription.dispose();
-      signal.removeEventListener('abort', finish);
-      resolve();
-    };
-    const timer = setTimeout(finish, limitMs);
-    const subscription = manager.onDidChangeState(() => {
-      if (!starting()) finish();
-    });
-    signal.addEventListener('abort', finish, { once: true });
-  });
+  const timeoutMs = Math.min(MAX_READY_WAIT_MS, Math.max(0, ...limits) + 1_000);
+  await manager.waitForState((views) => !views.some((view) => view.state.kind === 'starting'), { timeoutMs, signal });
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

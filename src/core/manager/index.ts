@@ -11,3 +11,4 @@ export {
   type ServerView,
   type ToolsChangedEvent,
 } from './serverManager';
+export { waitForState, type StateSource, type WaitOptions, type WaitOutcome } from './waitForState';

@@ -1,6 +1,7 @@
 // Owns one ServerConnection per configured server and keeps them in step with the configuration:
 // connects in parallel (bounded), reconciles updates by connection hash, and publishes one ordered
 // view of every server's state for the UI, the catalog and the doctor CLI.
+import { waitForState, type WaitOptions, type WaitOutcome } from './waitForState';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { hashServerConnection } from '../config/hash';
 import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
@@ -272,11 +273,6 @@ export class ServerManager {
     return entry.connection.reconnect();
   }
 
-  async reconnectFailed(): Promise<void> {
-    const failed = this.liveEntries().filter((entry) => this.stateOf(entry).kind === 'error');
-    await Promise.all(failed.map((entry) => this.reconnect(entry.name)));
-  }
-
   async reconnectAll(): Promise<void> {
     await Promise.all(this.liveEntries().map((entry) => this.reconnect(entry.name)));
   }
@@ -336,6 +332,11 @@ export class ServerManager {
   }
 
   // ── Read side: copies only. ──
+
+  /** Resolves when `predicate` holds for the servers, when `timeoutMs` passes, or on abort. */
+  waitForState(predicate: (servers: readonly ServerView[]) => boolean, options: Omit<WaitOptions, 'clock'>): Promise<WaitOutcome> {
+    return waitForState(this, predicate, { ...options, clock: this.clock });
+  }
 
   servers(): ServerView[] {
     return this.order.map((name) => this.entries.get(name)).filter((entry): entry is Entry => entry !== undefined).map((entry) => this.view(entry));

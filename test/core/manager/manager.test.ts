@@ -185,7 +185,7 @@ describe('ServerManager', function () {
     await waitForServer(manager, 'toggled', 'running');
   });
 
-  it('reconnectFailed() reconnects only failed servers; reconnectAll() merges concurrent calls', async () => {
+  it('reconnect() brings back a failed server and leaves the others alone; reconnectAll() merges concurrent calls', async () => {
     const dir = tempDir(cleanup);
     const failFlag = path.join(dir, 'fail');
     fs.writeFileSync(failFlag, '');
@@ -196,7 +196,7 @@ describe('ServerManager', function () {
     const healthyPid = await pidOf(manager, 'healthy');
 
     fs.rmSync(failFlag);
-    await manager.reconnectFailed();
+    await manager.reconnect('flaky');
     assert.equal(manager.server('flaky')?.state.kind, 'running');
     assert.equal(await pidOf(manager, 'healthy'), healthyPid);
 

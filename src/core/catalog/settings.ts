@@ -1,0 +1,39 @@
+// `mcpSwitchboard.tools.*`, read one way for every host: the editor hands in its merged
+// configuration values, the CLI the values of the folder's .vscode/settings.json. Whatever is
+// missing or of the wrong type falls back to the default the package.json declares.
+import type { CatalogSettings } from './toolCatalog';
+
+export const SETTINGS_SECTION = 'mcpSwitchboard';
+export const TOOLS_DENY = 'tools.deny';
+export const TOOLS_DISABLED = 'tools.disabled';
+export const TOOLS_MAX_EXPOSED = 'tools.maxExposed';
+export const TOOLS_CACHE_TTL_DAYS = 'tools.cacheTtlDays';
+
+export const DEFAULT_MAX_EXPOSED = 128;
+export const DEFAULT_CACHE_TTL_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Reads one key below `mcpSwitchboard.` (e.g. `tools.deny`); undefined when unset. */
+export type SettingLookup = (key: string) => unknown;
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function finiteNumber(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+export function catalogSettingsFrom(lookup: SettingLookup): CatalogSettings {
+  return {
+    globalDeny: strings(lookup(TOOLS_DENY)),
+    disabled: strings(lookup(TOOLS_DISABLED)),
+    maxExposed: finiteNumber(lookup(TOOLS_MAX_EXPOSED), DEFAULT_MAX_EXPOSED),
+    cacheTtlMs: Math.max(0, finiteNumber(lookup(TOOLS_CACHE_TTL_DAYS), DEFAULT_CACHE_TTL_DAYS)) * DAY_MS,
+  };
+}
+
+/** A lookup over a settings.json object, whose keys are written out in full (`mcpSwitchboard.tools.deny`). */
+export function settingsFileLookup(settings: Readonly<Record<string, unknown>>): SettingLookup {
+  return (key) => (Object.hasOwn(settings, `${SETTINGS_SECTION}.${key}`) ? settings[`${SETTINGS_SECTION}.${key}`] : undefined);
+}
