@@ -3,9 +3,8 @@
 // ends with the right code.
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
-import { EXIT_UNUSABLE, exitCodeForSignal, parseDoctorOptions, runDoctor, type ExitCode } from './core/doctor';
+import { EXIT_UNUSABLE, exitCodeForSignal, parseDoctorOptions, runDoctor, serveCommand, type ExitCode } from './core/cli';
 import { setListenerErrorSink } from './core/events';
-import { serveCommand } from './core/gateway';
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--no-wait]

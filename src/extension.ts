@@ -1,12 +1,12 @@
 // Wiring only: build the parts, connect them, and hand every disposable to the context.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { describeFilterRule, FolderToolCacheStorage, ToolCatalog } from './core/catalog';
+import { describeFilterRule, FolderToolCacheStorage, type ToolCatalog } from './core/catalog';
 import type { ServerStateChangeEvent } from './core/connection/state';
 import { setListenerErrorSink } from './core/events';
-import { McpGateway } from './core/gateway';
-import { ServerManager, type ServerView } from './core/manager';
+import type { ServerView } from './core/manager';
 import { describeRefetch } from './core/presentation/notices';
+import { createRuntime } from './core/runtime';
 import { readCatalogSettings } from './editor/catalogSettings';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
@@ -54,28 +54,21 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   logs.main.info(`MCP Switchboard ${extension.extension.packageJSON.version} activated`);
 
   const defaultCwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const manager = new ServerManager({
+  const runtime = createRuntime({
     logger: logs.mainLogger,
     serverLogger: (name) => logs.serverLogger(name),
     connection: defaultCwd ? { defaultCwd } : {},
-  });
-  const catalog = new ToolCatalog({
-    manager,
     storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
     settings: readCatalogSettings(),
-    logger: logs.mainLogger,
   });
-  const gateway = new McpGateway({ source: catalog, logger: logs.mainLogger });
+  const { manager, catalog } = runtime;
+  const gateway = runtime.gateway();
   // The gateway logs its own address once it listens.
   const gatewayStarted = gateway.start().then(
     () => undefined,
     (error: unknown) => logs.main.error(`gateway failed to start: ${String(error)}`),
   );
-  shutdown = async () => {
-    await gateway.dispose();
-    await catalog.dispose();
-    await manager.dispose();
-  };
+  shutdown = () => runtime.dispose();
 
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
   const consent = new ConsentStore(extension.globalState);

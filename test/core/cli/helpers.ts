@@ -7,7 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { ServeReady } from '../../../src/core/gateway';
+import type { ServeReady } from '../../../src/core/cli';
 import type { Cleanup } from '../connection/helpers';
 import { CLI, REPO_ROOT } from '../doctor/helpers';
 

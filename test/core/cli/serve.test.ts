@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { serveCacheDir } from '../../../src/core/gateway/serveCatalog';
+import { serveCacheDir } from '../../../src/core/cli';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
 import { buildCli, fixture, runCli, tempWorkspace, waitForFile } from '../doctor/helpers';
 import { bareClient, eventually, startServe, tempCacheHome } from './helpers';

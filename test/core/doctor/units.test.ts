@@ -15,7 +15,7 @@ import {
   splitCallTarget,
   toJsonReport,
   type LoadedWorkspace,
-} from '../../../src/core/doctor';
+} from '../../../src/core/cli/doctor';
 import type { ServerView } from '../../../src/core/manager';
 import { stdioDefinition } from '../connection/helpers';
 

@@ -5,15 +5,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeReady } from '../../../src/core/gateway';
-import type { ServerManager } from '../../../src/core/manager';
+import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeReady } from '../../../src/core/cli';
 import { isAlive, STDIO_SERVER } from '../connection/helpers';
-import { Cleanup, connectClient, eventually, FixtureToolSource, textOf, waitForRunning } from './helpers';
+import { Cleanup, connectClient, eventually, textOf } from './helpers';
 
 function collect(stream: PassThrough): () => string {
   let text = '';
   stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
   return () => text;
+}
+
+/** The process environment with the tool cache in a temporary folder. */
+function cacheEnv(cleanup: Cleanup): Record<string, string | undefined> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-serve-cache-'));
+  cleanup.add(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return { ...process.env, XDG_CACHE_HOME: dir };
 }
 
 function workspace(cleanup: Cleanup, settings: string | Record<string, unknown>): string {
@@ -48,18 +54,7 @@ describe('gateway: serve', function () {
     const err = collect(stderr);
     const controller = new AbortController();
     cleanup.add(() => controller.abort());
-    let manager: ServerManager | undefined;
-    const exit = runServe({
-      folder,
-      stdout,
-      stderr,
-      signal: controller.signal,
-      createSource: (context) => {
-        manager = context.manager;
-        assert.equal(context.folder, folder);
-        return new FixtureToolSource(context.manager);
-      },
-    });
+    const exit = runServe({ folder, stdout, stderr, signal: controller.signal, env: cacheEnv(cleanup) });
 
     const line = await eventually(() => (out().includes('\n') ? out() : undefined), `the JSON line (stderr: ${err()})`);
     assert.equal(line.split('\n').length, 2, 'exactly one line');
@@ -70,11 +65,9 @@ describe('gateway: serve', function () {
     assert.equal(ready.servers.alpha, `${ready.url}/alpha`);
     assert.ok(!err().includes(ready.token), 'the token goes to stdout only');
 
-    assert.ok(manager);
-    await waitForRunning(manager, ['alpha']);
-    const pid = manager.connection('alpha')?.pid;
-    assert.ok(pid !== undefined && isAlive(pid));
     const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
+    const { pid } = JSON.parse(textOf((await client.callTool({ name: 'stats', arguments: {} })) as CallToolResult)) as { pid: number };
+    assert.ok(isAlive(pid));
     assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'headless' } })) as CallToolResult), 'headless');
     const aggregated = await connectClient(cleanup, ready.url, ready.token);
     assert.ok((await aggregated.client.listTools()).tools.some((tool) => tool.name === 'alpha__echo'));
@@ -100,7 +93,7 @@ describe('gateway: serve', function () {
     const out = collect(stdout);
     const stderr = new PassThrough();
     const listeners = process.listenerCount('SIGTERM');
-    const exit = serveCommand(['--folder', folder], { stdout, stderr, createSource: (context) => new FixtureToolSource(context.manager) });
+    const exit = serveCommand(['--folder', folder], { stdout, stderr });
     const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
     assert.deepEqual(ready.servers, {});
     // Only the JS listeners run: nothing is sent to the test process itself.
@@ -121,7 +114,7 @@ describe('gateway: serve', function () {
       const err = collect(stderr);
       const stdout = new PassThrough();
       const out = collect(stdout);
-      const code = await runServe({ folder, stdout, stderr, signal: new AbortController().signal, createSource: (context) => new FixtureToolSource(context.manager) });
+      const code = await runServe({ folder, stdout, stderr, signal: new AbortController().signal });
       assert.equal(code, 2, err());
       assert.equal(out(), '');
       assert.match(err(), /\[error\]/);
@@ -136,7 +129,7 @@ describe('gateway: serve', function () {
     const folder = workspace(cleanup, {});
     const stderr = new PassThrough();
     const err = collect(stderr);
-    const code = await runServe({ folder, port, stdout: new PassThrough(), stderr, signal: new AbortController().signal, createSource: (context) => new FixtureToolSource(context.manager) });
+    const code = await runServe({ folder, port, stdout: new PassThrough(), stderr, signal: new AbortController().signal });
     assert.equal(code, 1);
     assert.match(err(), /serve failed: .*EADDRINUSE/);
   });
@@ -147,8 +140,11 @@ describe('gateway: serve', function () {
       "mcpSwitchboard.tools.deny": ["*/delete_*", 3],
       "mcpSwitchboard.tools.disabled": ["alpha/add"],
       "mcpSwitchboard.tools.maxExposed": 40,
+      "mcpSwitchboard.tools.cacheTtlDays": 0.5,
     }`);
-    assert.deepEqual(await readCatalogSettings(folder), { globalDeny: ['*/delete_*'], disabled: ['alpha/add'], maxExposed: 40 });
-    assert.deepEqual(await readCatalogSettings(path.join(folder, 'missing')), {});
+    const day = 24 * 60 * 60 * 1000;
+    assert.deepEqual(await readCatalogSettings(folder), { globalDeny: ['*/delete_*'], disabled: ['alpha/add'], maxExposed: 40, cacheTtlMs: day / 2 });
+    // The editor's defaults (package.json) where nothing is set.
+    assert.deepEqual(await readCatalogSettings(path.join(folder, 'missing')), { globalDeny: [], disabled: [], maxExposed: 128, cacheTtlMs: 7 * day });
   });
 });

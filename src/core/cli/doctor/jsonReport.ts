@@ -1,6 +1,6 @@
 // `--json`: a stable, documented shape for scripts. Keys are listed explicitly (not spread from the
 // report) so that a field added to the report for the table does not leak into the contract.
-import type { ConfigDiagnostic } from '../config';
+import type { ConfigDiagnostic } from '../../config';
 import type { DoctorReport, ServerReport } from './report';
 
 export interface JsonDiagnostic {

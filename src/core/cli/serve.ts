@@ -2,29 +2,14 @@
 // signal aborts (the CLI aborts on SIGINT/SIGTERM). stdout carries exactly one JSON line saying
 // where to connect; everything else goes to stderr.
 import fs from 'node:fs';
-import type { ToolSource } from '../catalog/types';
+import { FolderToolCacheStorage } from '../catalog';
 import { loadFolderConfiguration, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
 import { errorMessage } from '../connection/errors';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logging';
-import { ServerManager } from '../manager';
-import { McpGateway } from './gateway';
-import { createServeCatalog } from './serveCatalog';
+import type { ServerManager } from '../manager';
+import { createRuntime } from '../runtime';
+import { readCatalogSettings, serveCacheDir } from './folderSettings';
 import { parseServeArgs } from './serveArgs';
-
-export interface ToolSourceContext {
-  /** Not started yet: the source can subscribe before the first server connects. */
-  readonly manager: ServerManager;
-  /** The workspace folder being served (absolute). */
-  readonly folder: string;
-  readonly configuration: LoadedConfiguration;
-  readonly logger: Logger;
-}
-
-/** The catalog. Disposed (when it can be) after the gateway and before the manager. */
-export type ServeToolSource = ToolSource & { dispose?(): unknown };
-
-/** Builds the catalog over the manager; injected so that serve does not fix the catalog's constructor. */
-export type ToolSourceFactory = (context: ToolSourceContext) => ServeToolSource | Promise<ServeToolSource>;
 
 export interface ServeOptions {
   readonly folder: string;
@@ -39,8 +24,6 @@ export interface ServeOptions {
   readonly stderr: NodeJS.WritableStream;
   /** Aborting it shuts everything down; runServe then resolves. */
   readonly signal: AbortSignal;
-  /** Default: the ToolCatalog with the folder's tool settings (createServeCatalog). */
-  readonly createSource?: ToolSourceFactory;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -79,22 +62,26 @@ export async function runServe(options: ServeOptions): Promise<number> {
   for (const diagnostic of configuration.diagnostics) {
     logger[diagnostic.severity === 'error' ? 'error' : 'warn'](formatDiagnostic(diagnostic));
   }
-  const createSource = options.createSource ?? createServeCatalog;
-  const manager = new ServerManager({ logger, connection: { defaultCwd: options.folder, baseEnv: env } });
-  let source: ServeToolSource | undefined;
-  let gateway: McpGateway | undefined;
+  // The tool cache on disk lets a restarted serve list every server's tools at once, before the
+  // slow ones have connected (the editor gets the same from its storage).
+  const cacheDir = serveCacheDir(options.folder, env);
+  logger.debug(`tool cache: ${cacheDir}`);
+  const runtime = createRuntime({
+    logger,
+    connection: { defaultCwd: options.folder, baseEnv: env },
+    storage: new FolderToolCacheStorage(cacheDir),
+    settings: await readCatalogSettings(options.folder),
+  });
   try {
-    source = await createSource({ manager, folder: options.folder, configuration, logger });
-    await manager.start(configuration.servers);
-    if (options.wait !== false) await firstAttemptsDone(manager, configuration.servers, options.signal);
+    await runtime.manager.start(configuration.servers);
+    if (options.wait !== false) await firstAttemptsDone(runtime.manager, configuration.servers, options.signal);
     if (options.signal.aborted) return 0;
-    const started = new McpGateway({ source, logger, port: options.port ?? 0 });
-    gateway = started;
-    await started.start();
+    const gateway = runtime.gateway({ port: options.port ?? 0 });
+    await gateway.start();
     const ready: ServeReady = {
-      url: started.aggregatedUrl,
-      token: started.token,
-      servers: Object.fromEntries(started.servers().map((name) => [name, started.endpointUrl(name)])),
+      url: gateway.aggregatedUrl,
+      token: gateway.token,
+      servers: Object.fromEntries(gateway.servers().map((name) => [name, gateway.endpointUrl(name)])),
     };
     options.stdout.write(`${JSON.stringify(ready)}\n`);
     await aborted(options.signal);
@@ -104,18 +91,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
     logger.error(`serve failed: ${errorMessage(error)}`);
     return 1;
   } finally {
-    await gateway?.dispose();
-    try {
-      await source?.dispose?.();
-    } catch (error) {
-      logger.warn(`disposing the catalog failed: ${errorMessage(error)}`);
-    }
-    await manager.dispose();
+    await runtime.dispose();
   }
 }
 
 export interface ServeCommandOptions {
-  readonly createSource?: ToolSourceFactory;
   readonly stdout?: NodeJS.WritableStream;
   readonly stderr?: NodeJS.WritableStream;
   readonly cwd?: string;
@@ -139,7 +119,7 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   // SIGHUP too: a closed terminal must stop the servers rather than kill serve and orphan them.
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
   try {
-    return await runServe({ ...args, stdout, stderr, signal: controller.signal, ...(options.createSource ? { createSource: options.createSource } : {}) });
+    return await runServe({ ...args, stdout, stderr, signal: controller.signal });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);
   }

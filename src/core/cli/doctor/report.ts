@@ -3,11 +3,11 @@
 // Tools come from the tool catalog, so the doctor shows what chat and the gateway would be offered,
 // not only what each server lists.
 import type { Tool } from '@modelcontextprotocol/client';
-import { describeFilterRule } from '../catalog/filters';
-import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from '../catalog/types';
-import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../config';
-import type { ServerState, ServerStateKind } from '../connection/state';
-import type { ServerView } from '../manager';
+import { describeFilterRule } from '../../catalog/filters';
+import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from '../../catalog/types';
+import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../../config';
+import type { ServerState, ServerStateKind } from '../../connection/state';
+import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
 import type { SettleOutcome } from './settle';
 import type { LoadedWorkspace } from './workspace';

@@ -7,7 +7,7 @@ import {
   type ConfigDiagnostic,
   type InvalidServer,
   type ServerDefinition,
-} from '../config';
+} from '../../config';
 
 export interface LoadedWorkspace {
   readonly kind: 'loaded';

@@ -2,11 +2,12 @@
 // same manager the extension uses, wait for them to settle, report, optionally call one tool, and
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { MemoryToolCacheStorage, ToolCatalog } from '../catalog';
-import { isConnectionError } from '../connection/errors';
-import { isSettled, type ServerState } from '../connection/state';
-import { readCatalogSettings } from '../gateway/serveCatalog';
-import { ServerManager, type ManagerOptions } from '../manager';
+import { MemoryToolCacheStorage } from '../../catalog';
+import { isConnectionError } from '../../connection/errors';
+import { isSettled, type ServerState } from '../../connection/state';
+import type { ManagerOptions, ServerManager } from '../../manager';
+import { createRuntime } from '../../runtime';
+import { readCatalogSettings } from '../folderSettings';
 import { formatCallResult } from './callResult';
 import { splitCallTarget, type CallRequest } from './callTarget';
 import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, type ExitCode } from './exitCodes';
@@ -50,13 +51,17 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
   }
 
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs(workspace.servers);
-  const catalogSettings = await readCatalogSettings(workspace.folder);
-  // The gate only decides when start() returns; the doctor does its own waiting, by events.
-  const manager = new ServerManager({ ...environment.manager, startupGateMs: 0 });
-  // The same catalog as serve and the editor, so that exposed/filteredBy are exactly what chat would
+  // The same runtime as serve and the editor, so that exposed/filteredBy are exactly what chat would
   // get. Its cache is in memory: the doctor reports what the servers say now, and must neither lean
-  // on nor rewrite a cache that serve keeps warm.
-  const catalog = new ToolCatalog({ manager, storage: new MemoryToolCacheStorage(), settings: catalogSettings });
+  // on nor rewrite a cache that serve keeps warm. The startup gate only decides when start()
+  // returns; the doctor does its own waiting, by events.
+  const runtime = createRuntime({
+    ...environment.manager,
+    startupGateMs: 0,
+    storage: new MemoryToolCacheStorage(),
+    settings: await readCatalogSettings(workspace.folder),
+  });
+  const { manager, catalog } = runtime;
   try {
     const connecting = workspace.servers.filter((server) => 'transport' in server && server.enabled).length;
     if (connecting > 0) {
@@ -80,8 +85,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     if (options.json) reportGeneralDiagnostics(report, io);
     return exitCodeFor(report);
   } finally {
-    await catalog.dispose();
-    await manager.dispose();
+    await runtime.dispose();
   }
 }
 

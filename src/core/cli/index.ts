@@ -1,0 +1,6 @@
+// The command-line apps, `serve` and `doctor`: the same runtime as the editor (runtime.ts), with
+// arguments, the folder's settings file and stdout/stderr in place of the editor's UI.
+export * from './doctor';
+export { readCatalogSettings, serveCacheDir } from './folderSettings';
+export { runServe, serveCommand, type ServeCommandOptions, type ServeOptions, type ServeReady } from './serve';
+export { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serveArgs';

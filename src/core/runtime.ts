@@ -1,0 +1,83 @@
+// The one composition of the core, shared by the editor, `serve` and `doctor`: a manager, the
+// catalog over it, and (for hosts that serve chat) the gateway over the catalog. The hosts differ
+// only in what they hand in: loggers, where the tool cache lives, the tool settings, and whether
+// and when the gateway listens. Disposal runs in reverse: gateway, catalog, manager.
+import { ToolCatalog, type CatalogSettings, type ToolCacheStorage } from './catalog';
+import type { Clock } from './connection/clock';
+import { errorMessage } from './connection/errors';
+import { McpGateway, type GatewayOptions } from './gateway';
+import { nullLogger, type Logger } from './logging';
+import { ServerManager, type ManagerOptions } from './manager';
+
+export interface RuntimeOptions {
+  readonly logger?: Logger;
+  /** The logger of one server's connection (the editor gives each server its own channel). */
+  readonly serverLogger?: (name: string) => Logger;
+  readonly connection?: ManagerOptions['connection'];
+  readonly startupGateMs?: number;
+  readonly concurrency?: number;
+  readonly clock?: Clock;
+  readonly storage: ToolCacheStorage;
+  readonly settings: Partial<CatalogSettings>;
+}
+
+export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'logger'>;
+
+export class SwitchboardRuntime {
+  readonly manager: ServerManager;
+  readonly catalog: ToolCatalog;
+  private gatewayInstance: McpGateway | undefined;
+  private disposing: Promise<void> | undefined;
+  private readonly logger: Logger;
+
+  constructor(options: RuntimeOptions) {
+    this.logger = options.logger ?? nullLogger;
+    this.manager = new ServerManager({
+      logger: this.logger,
+      ...(options.serverLogger ? { serverLogger: options.serverLogger } : {}),
+      ...(options.connection ? { connection: options.connection } : {}),
+      ...(options.startupGateMs === undefined ? {} : { startupGateMs: options.startupGateMs }),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    this.catalog = new ToolCatalog({
+      manager: this.manager,
+      storage: options.storage,
+      settings: options.settings,
+      logger: this.logger,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+  }
+
+  /** The gateway over the catalog, created on first use; start() makes it listen. */
+  gateway(options: RuntimeGatewayOptions = {}): McpGateway {
+    if (this.disposing) throw new Error('the runtime was disposed');
+    this.gatewayInstance ??= new McpGateway({ ...options, source: this.catalog, logger: this.logger });
+    return this.gatewayInstance;
+  }
+
+  /** Stops listening, then the catalog, then every server process. Idempotent; never rejects. */
+  dispose(): Promise<void> {
+    this.disposing ??= this.shutDown();
+    return this.disposing;
+  }
+
+  private async shutDown(): Promise<void> {
+    const steps: Array<[string, () => Promise<void>]> = [
+      ['the gateway', async () => this.gatewayInstance?.dispose()],
+      ['the catalog', async () => this.catalog.dispose()],
+      ['the servers', async () => this.manager.dispose()],
+    ];
+    for (const [what, step] of steps) {
+      try {
+        await step();
+      } catch (error) {
+        this.logger.warn(`stopping ${what} failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+}
+
+export function createRuntime(options: RuntimeOptions): SwitchboardRuntime {
+  return new SwitchboardRuntime(options);
+}
