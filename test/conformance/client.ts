@@ -4,12 +4,45 @@
 // configured as a user's `"type": "http"` entry would be, so the harness grades the product's code
 // path and not a hand-written SDK client.
 //   node --import tsx test/conformance/client.ts <server-url>
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, FetchLike } from '@modelcontextprotocol/client';
 import { DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition } from '../../src/core/config/types';
 import { ServerConnection } from '../../src/core/connection';
 import type { Logger } from '../../src/core/logging';
 
 type Scenario = (connection: ServerConnection) => Promise<void>;
+
+/**
+ * Some 2026-07-28 scenario servers of the suite implement only the methods they grade: no
+ * `server/discover`, so no client could negotiate the era with them. For those, the discovery is
+ * answered here (as the SDK's own conformance client does); every other request reaches the mock.
+ */
+const MOCKS_WITHOUT_DISCOVER = new Set(['http-standard-headers', 'http-custom-headers', 'http-invalid-tool-headers']);
+
+function answeringDiscover(): FetchLike {
+  return async (input, init) => {
+    const body = typeof init?.body === 'string' ? init.body : '';
+    if (body.includes('"server/discover"')) {
+      const message = JSON.parse(body) as { id?: unknown };
+      return Response.json({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: {
+          resultType: 'complete',
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: {} },
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'conformance-mock', version: '0' } },
+        },
+      });
+    }
+    return fetch(input, init);
+  };
+}
+
+/** The tool calls the harness asks for, in MCP_CONFORMANCE_CONTEXT. */
+function contextToolCalls(): Array<{ name: string; arguments: Record<string, unknown> }> {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  return raw ? ((JSON.parse(raw) as { toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> }).toolCalls ?? []) : [];
+}
 
 function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
@@ -37,6 +70,36 @@ const scenarios: Record<string, Scenario> = {
   // Last-Event-ID.
   async 'sse-retry'(connection) {
     expectSuccess('test_reconnection', await connection.callTool('test_reconnection', {}));
+  },
+
+  // 2026-07-28: the protocol version header and the `_meta` envelope on every request, and the
+  // corrective continuation when the first version is refused. start() is all of it.
+  async 'request-metadata'() {},
+
+  // Mcp-Method / Mcp-Name on every POST. Resources and prompts are not forwarded yet (issue 10).
+  async 'http-standard-headers'(connection) {
+    const [first] = connection.tools;
+    if (first) await connection.callTool(first.name, {});
+  },
+
+  // Mcp-Param-* headers mirrored from `x-mcp-header` properties.
+  async 'http-custom-headers'(connection) {
+    for (const call of contextToolCalls()) await connection.callTool(call.name, call.arguments);
+  },
+
+  // Tools with invalid header declarations are left out; the valid one is still called.
+  async 'http-invalid-tool-headers'(connection) {
+    for (const tool of connection.tools) await connection.callTool(tool.name, { region: 'us-west1' }).catch((error: unknown) => console.error(String(error)));
+  },
+
+  // A network `$ref` in a schema is never fetched: listing is the test.
+  async 'json-schema-ref-no-deref'() {},
+
+  // The 2020-12 keywords survive our screening: the schema goes back to the server as we hold it.
+  async 'json-schema-2020-12-preservation'(connection) {
+    const focal = connection.tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
+    if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+    expectSuccess('json_schema_echo', await connection.callTool('json_schema_echo', { schema: focal.inputSchema }));
   },
 };
 
@@ -76,7 +139,7 @@ async function main(): Promise<number> {
     tools: {},
     secrets: [],
   };
-  const connection = new ServerConnection(definition, { logger: stderrLogger });
+  const connection = new ServerConnection(definition, { logger: stderrLogger, ...(MOCKS_WITHOUT_DISCOVER.has(scenarioName) ? { fetch: answeringDiscover() } : {}) });
   try {
     const state = await connection.start();
     if (state.kind !== 'running') {

@@ -2,7 +2,7 @@
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
 import { SseError, type CallToolResult, type Client, type FetchLike, type Implementation, type McpSubscription, type Progress, type RequestOptions, type Tool, type Transport } from '@modelcontextprotocol/client';
-import { CallToolResultSchema, PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
+import { PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import type { ServerDefinition } from '../config/types';
 import type { Logger } from '../logging';
@@ -22,6 +22,7 @@ import {
 } from './clientLink';
 import { ConnectionError, errorMessage } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
+import { paramHeaderProblem } from './paramHeaders';
 import { translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 
@@ -100,8 +101,11 @@ function describeInvalidTool(error: z.ZodError): string {
   return `${where}: ${issue.message}`;
 }
 
-/** Splits a page into usable tools and quarantined ones. Measures before it parses anything deep. */
-export function screenTools(page: readonly unknown[]): ToolList {
+/**
+ * Splits a page into usable tools and quarantined ones. Measures before it parses anything deep.
+ * In the 2026-07-28 era, invalid `x-mcp-header` declarations quarantine a tool too.
+ */
+export function screenTools(page: readonly unknown[], era: ProtocolEra = 'legacy'): ToolList {
   const tools: Tool[] = [];
   const quarantined: QuarantinedTool[] = [];
   for (const raw of page) {
@@ -113,10 +117,17 @@ export function screenTools(page: readonly unknown[]): ToolList {
       continue;
     }
     const parsed = ToolSchema.safeParse(raw);
-    if (parsed.success) tools.push(parsed.data);
+    const headers = parsed.success && era === 'modern' ? paramHeaderProblem(parsed.data.inputSchema) : undefined;
+    if (headers) quarantined.push({ name, problem: `tool \`${name}\` declares an invalid parameter header: ${headers}` });
+    else if (parsed.success) tools.push(parsed.data);
     else quarantined.push({ name, problem: `tool \`${name}\` is not valid MCP: ${describeInvalidTool(parsed.error)}` });
   }
   return { tools, quarantined };
+}
+
+function withoutOutputSchema(tool: Tool): Tool {
+  const { outputSchema: _outputSchema, ...rest } = tool;
+  return rest;
 }
 
 const TERMINATE_SESSION_TIMEOUT_MS = 2000;
@@ -310,7 +321,7 @@ export class McpSession {
         this.client.request({ method: 'tools/list', params }, ToolPageSchema, options),
       );
       if (page.ttlMs !== undefined) ttlMs = Math.min(ttlMs ?? page.ttlMs, page.ttlMs);
-      const screened = screenTools(page.tools);
+      const screened = screenTools(page.tools, this.era);
       tools.push(...screened.tools);
       quarantined.push(...screened.quarantined);
       pages += 1;
@@ -329,13 +340,21 @@ export class McpSession {
   }
 
   async callTool(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
+    const definition = this.tools.find((tool) => tool.name === name);
     const result = await this.request(`tools/call \`${name}\``, policy, budget, (options) =>
-      this.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
-        ...options,
-        // Always ask for progress: it is what lets a long call outlive timeoutMs.
-        onprogress: (progress) => policy.onProgress?.(progress),
-        resetTimeoutOnProgress: true,
-      }),
+      this.client.callTool(
+        { name, arguments: args },
+        {
+          ...options,
+          // Always ask for progress: it is what lets a long call outlive timeoutMs.
+          onprogress: (progress) => policy.onProgress?.(progress),
+          resetTimeoutOnProgress: true,
+          // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
+          // over HTTP). Without its output schema: a host passes results on unvalidated, as the
+          // model reads them, rather than fail a call the server answered.
+          ...(definition ? { toolDefinition: withoutOutputSchema(definition) } : {}),
+        },
+      ),
     );
     // A result is passed on (cloned, serialized) by everything downstream: refuse one that would
     // overflow the stack there, naming what was wrong, rather than let it crash the host later.
