@@ -24,7 +24,7 @@ export const REDACTED = '***';
 const noop = (): void => undefined;
 
 /** A logger that drops everything, for callers that were not given one. */
-export const nullLogger: Logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+export const nullLogger: Logger = { enabled: () => false, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 /**
  * Replaces every occurrence of every secret with `***`. Longer secrets go first so that a secret
