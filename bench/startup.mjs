@@ -10,6 +10,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   dateLine,
   loadAverage,
@@ -33,6 +35,8 @@ const END = '<!-- bench:startup:end -->';
 const SIZES = [1, 5, 20];
 const STARTUP_DELAY_MS = 300;
 const GOAL_RATIO = 1.3;
+/** Switchboard against bare SDK clients doing the same work, side by side in the same run. */
+const FLOOR_GOAL_RATIO = 1.05;
 // A run that takes this long is broken (a server hangs), not slow.
 const RUN_LIMIT_MS = 60_000;
 
@@ -87,11 +91,13 @@ async function measure(core, count, concurrency, delayMs = STARTUP_DELAY_MS) {
   const manager = new core.ServerManager(concurrency === undefined ? {} : { concurrency });
   const running = new Set();
   const connectMs = [];
+  let firstRunning;
   let failure;
   let resolveDone;
   const done = new Promise((resolve) => (resolveDone = resolve));
   const subscription = manager.onDidChangeState(({ server, state }) => {
     if (state.kind === 'running' && !running.has(server)) {
+      firstRunning ??= performance.now() - started;
       running.add(server);
       connectMs.push(state.connectMs);
       if (running.size === count) resolveDone();
@@ -118,12 +124,35 @@ async function measure(core, count, concurrency, delayMs = STARTUP_DELAY_MS) {
   const cpuAfter = childrenCpuMs();
   return {
     elapsed,
+    first: firstRunning,
     meanConnectMs: connectMs.reduce((sum, value) => sum + value, 0) / connectMs.length,
     // Includes what the servers spent after `running` until they were stopped: a little high.
     // The manager, connections and SDK clients in this process, until all were running.
     hostCpuMs: (host.user + host.system) / 1000,
     serverCpuMs: cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : cpuAfter - cpuBefore,
   };
+}
+
+/**
+ * The floor: the same servers started by bare SDK clients, all at once (connect and a first
+ * tools/list each, as the manager does), with nothing of Switchboard in between.
+ */
+async function measureBareSdk(count, delayMs = STARTUP_DELAY_MS) {
+  const clients = [];
+  let first = Number.POSITIVE_INFINITY;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const client = new Client({ name: 'bench-floor', version: '1.0.0' });
+      clients.push(client);
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [fixture, '--startup-delay', String(delayMs), '--name', `floor-${index + 1}`], cwd: repoRoot, stderr: 'ignore' }));
+      await client.listTools();
+      first = Math.min(first, performance.now() - started);
+    }),
+  );
+  const elapsed = performance.now() - started;
+  await Promise.all(clients.map((client) => client.close()));
+  return { elapsed, first };
 }
 
 const ms = (value) => `${Math.round(value)}`;
@@ -140,6 +169,12 @@ async function main() {
   const samples = new Map(SIZES.flatMap((size) => [[`p${size}`, []], [`s${size}`, []], [`cp${size}`, []], [`cpu${size}`, []], [`host${size}`, []]]));
   const floor = [];
   const unbounded = [];
+  const bare = [];
+  const bareFirst = [];
+  const first20 = [];
+  const cores = os.availableParallelism();
+  const byCores = [];
+  const byCoresFirst = [];
   for (let round = 0; round < rounds; round++) {
     // Alternate which mode goes first, and the size order, so drift (thermal, other load) spreads
     // over both modes instead of favouring one.
@@ -150,6 +185,7 @@ async function main() {
         const result = await measure(core, size, mode === 'p' ? undefined : 1);
         samples.get(`${mode}${size}`).push(result.elapsed);
         if (mode === 'p') {
+          if (size === 20) first20.push(result.first);
           samples.get(`cp${size}`).push(result.meanConnectMs);
           samples.get(`cpu${size}`).push(result.serverCpuMs);
           samples.get(`host${size}`).push(result.hostCpuMs);
@@ -160,8 +196,16 @@ async function main() {
     floor.push((await measure(core, 20, undefined, 0)).elapsed);
     // The default concurrency is below 20: what the four queued servers cost.
     unbounded.push((await measure(core, 20, 20)).elapsed);
+    // The floor: bare SDK clients starting the same 20 servers at once.
+    const floorRun = await measureBareSdk(20);
+    bare.push(floorRun.elapsed);
+    bareFirst.push(floorRun.first);
+    // A concurrency of one start per core: does the first server come sooner, and at what cost?
+    const coresRun = await measure(core, 20, cores);
+    byCores.push(coresRun.elapsed);
+    byCoresFirst.push(coresRun.first);
     const parts = SIZES.map((size) => `${size}: ${ms(samples.get(`p${size}`).at(-1))}/${ms(samples.get(`s${size}`).at(-1))}`);
-    console.log(`[bench] round ${round + 1}/${rounds}  parallel/sequential ms  ${parts.join('  ')}  20×no-delay ${ms(floor.at(-1))}  20×concurrency-20 ${ms(unbounded.at(-1))}`);
+    console.log(`[bench] round ${round + 1}/${rounds}  parallel/sequential ms  ${parts.join('  ')}  20×no-delay ${ms(floor.at(-1))}  20×concurrency-20 ${ms(unbounded.at(-1))}  20×bare-SDK ${ms(bare.at(-1))}  20×concurrency-${cores} ${ms(byCores.at(-1))}`);
   }
 
   const one = median(samples.get('p1'));
@@ -207,12 +251,24 @@ async function main() {
     `Reference: 20 servers with \`--startup-delay 0\`, parallel: median ${ms(median(floor))} ms. That is the cost of starting 20 Node processes with the SDK on this machine, with no waiting at all. 20 servers with concurrency 20 instead of the default: median ${ms(median(unbounded))} ms.`,
     '',
     `**Goal (20 servers in at most ${GOAL_RATIO}× the time of one): ${met ? 'met' : 'missed'}**: ${ms(twenty.parallel)} ms vs ${ms(one)} ms = ${ratio(goalRatio)}. Parallel is ${ratio(twenty.sequential / twenty.parallel)} faster than sequential for 20 servers.`,
+    '',
+    `The floor, in the same run: the same 20 servers started by 20 bare SDK clients at once (\`StdioClientTransport\`, connect, one tools/list each, default 2025 handshake, no Switchboard). Medians:`,
+    '',
+    '| 20 servers | All running (ms) | First running (ms) | ÷ floor (all) |',
+    '| --- | ---: | ---: | ---: |',
+    `| Bare SDK clients (floor) | ${ms(median(bare))} | ${ms(median(bareFirst))} | 1.00× |`,
+    `| Switchboard, default concurrency (${core.DEFAULT_CONCURRENCY}) | ${ms(twenty.parallel)} | ${ms(median(first20))} | ${ratio(twenty.parallel / median(bare))} |`,
+    `| Switchboard, concurrency = os.availableParallelism() (${cores}) | ${ms(median(byCores))} | ${ms(median(byCoresFirst))} | ${ratio(median(byCores) / median(bare))} |`,
+    `| Switchboard, concurrency 20 | ${ms(median(unbounded))} | – | ${ratio(median(unbounded) / median(bare))} |`,
+    '',
+    `**Goal (Switchboard ÷ floor at most ${FLOOR_GOAL_RATIO}×): ${twenty.parallel / median(bare) <= FLOOR_GOAL_RATIO ? 'met' : 'missed'}**: ${ratio(twenty.parallel / median(bare))}. Switchboard negotiates the protocol era first (a \`server/discover\` probe, answered with method-not-found by these 2025-era servers, then initialize); the bare clients send initialize at once.`,
     END,
   ].join('\n');
 
   console.log(`\n${table}\n`);
   console.log(`20 servers, no start-up delay, parallel: median ${ms(median(floor))} ms; 20 servers, concurrency 20: median ${ms(median(unbounded))} ms`);
   console.log(`Goal ≤ ${GOAL_RATIO}× for 20 vs 1 (parallel): ${ratio(goalRatio)} → ${met ? 'met' : 'MISSED'}`);
+  console.log(`20 servers: Switchboard ${ms(twenty.parallel)} ms (first ${ms(median(first20))}), bare SDK floor ${ms(median(bare))} ms (first ${ms(median(bareFirst))}) → ${ratio(twenty.parallel / median(bare))} (goal ≤ ${FLOOR_GOAL_RATIO}×); concurrency ${cores}: ${ms(median(byCores))} ms (first ${ms(median(byCoresFirst))})`);
   if (!write) return;
   replaceBlock(BEGIN, END, generated, `# Startup benchmark\n\n${generated}\n`);
   console.log(`[bench] updated ${path.relative(repoRoot, resultsFile)}`);

@@ -7,7 +7,6 @@ import { setListenerErrorSink } from './core/events';
 import type { ServerView } from './core/manager';
 import { describeRefetch } from './core/presentation/notices';
 import { createRuntime } from './core/runtime';
-import { readCatalogSettings } from './editor/catalogSettings';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
 import { ConsentStore } from './editor/consent';
@@ -21,7 +20,7 @@ import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, type ToolRow, type 
 import { HealthStatusBar } from './editor/statusBar';
 import { SwitchboardContext } from './editor/switchboardContext';
 import { ToolCatalogDocument } from './editor/toolCatalogDocument';
-import { setToolEnabled } from './editor/toolSwitches';
+import { openToolSettings, readCatalogSettings, setToolEnabled, settingsChange } from './editor/settings';
 
 let active: SwitchboardContext | undefined;
 /** Ends every server process; deactivate() waits for it so nothing outlives the extension host. */
@@ -120,7 +119,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
       if (warning.kind !== 'budgetExceeded' || budgetWarnings.has(warning.message)) continue;
       budgetWarnings.add(warning.message);
       void vscode.window.showWarningMessage(`MCP Switchboard: ${warning.message}`, 'Open Filter Settings').then((choice) => {
-        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'mcpSwitchboard.tools');
+        if (choice) void openToolSettings();
       });
     }
   }));
@@ -147,10 +146,11 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   })) context.own(command);
 
   context.own(vscode.workspace.onDidChangeConfiguration((event) => {
-    if (!event.affectsConfiguration('mcpSwitchboard')) return;
-    if (event.affectsConfiguration('mcpSwitchboard.tools')) catalog.updateSettings(readCatalogSettings());
+    const change = settingsChange(event);
+    if (!change) return;
+    if (change.tools) catalog.updateSettings(readCatalogSettings());
     render();
-    if (event.affectsConfiguration('mcpSwitchboard.servers') || event.affectsConfiguration('mcpSwitchboard.sources')) sync.scheduleReload();
+    if (change.servers) sync.scheduleReload();
   }));
   context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
   context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => sync.scheduleReload()));

@@ -7,8 +7,7 @@ import {
   type ServerSource,
   type SettingsEntry,
 } from '../core/config';
-
-const SECTION = 'mcpSwitchboard';
+import { inspectSetting, SERVERS_KEY, SOURCES_KEY } from './settings';
 
 function settingsFile(kind: 'user' | 'workspace' | 'folder', folder?: vscode.WorkspaceFolder): string | undefined {
   if (kind === 'folder' && folder) return vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath;
@@ -42,7 +41,7 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
     diagnostics.push(...result.diagnostics);
   };
 
-  const root = vscode.workspace.getConfiguration(SECTION).inspect<unknown>('servers');
+  const root = inspectSetting<unknown>(SERVERS_KEY);
   add(root?.globalValue, source('user'));
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (!vscode.workspace.isTrusted) {
@@ -60,11 +59,11 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
   }
   if (folders.length > 1 && vscode.workspace.isTrusted) {
     for (const folder of folders) {
-      add(vscode.workspace.getConfiguration(SECTION, folder.uri).inspect<unknown>('servers')?.workspaceFolderValue, source('folder', folder));
+      add(inspectSetting<unknown>(SERVERS_KEY, folder)?.workspaceFolderValue, source('folder', folder));
     }
   }
 
-  const sources = vscode.workspace.getConfiguration(SECTION).inspect<unknown>('sources');
+  const sources = inspectSetting<unknown>(SOURCES_KEY);
   const sourcesValue = sources?.workspaceValue ?? sources?.globalValue;
   const sourcesOrigin = sources?.workspaceValue !== undefined ? source('workspace') : source('user');
 

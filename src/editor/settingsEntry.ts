@@ -3,8 +3,7 @@
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { ServerSource } from '../core/config';
-
-const SECTION = 'mcpSwitchboard';
+import { inspectSetting, SECTION, SERVERS_KEY, updateSetting } from './settings';
 
 export type WritableScope = 'user' | 'workspace';
 
@@ -21,7 +20,7 @@ function folderFor(source: ServerSource): vscode.WorkspaceFolder | undefined {
 }
 
 function serversAt(target: vscode.ConfigurationTarget, folder?: vscode.WorkspaceFolder): Record<string, unknown> {
-  const inspected = vscode.workspace.getConfiguration(SECTION, folder?.uri).inspect<Record<string, unknown>>('servers');
+  const inspected = inspectSetting<Record<string, unknown>>(SERVERS_KEY, folder);
   const value = target === vscode.ConfigurationTarget.Global ? inspected?.globalValue
     : target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.workspaceFolderValue;
   return value && typeof value === 'object' ? { ...value } : {};
@@ -38,7 +37,7 @@ export async function writeEntry(name: string, entry: unknown, scope: WritableSc
   const target = scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
   const servers = serversAt(target);
   servers[name] = entry;
-  await vscode.workspace.getConfiguration(SECTION).update('servers', servers, target);
+  await updateSetting(SERVERS_KEY, servers, target);
 }
 
 export function entryExists(name: string, scope: WritableScope): boolean {
@@ -57,7 +56,7 @@ export async function setServerEnabled(name: string, source: ServerSource, enabl
   if (enabled) delete updated.enabled;
   else updated.enabled = false;
   servers[name] = updated;
-  await vscode.workspace.getConfiguration(SECTION, folder?.uri).update('servers', servers, target);
+  await updateSetting(SERVERS_KEY, servers, target, folder);
   return true;
 }
 
@@ -78,7 +77,7 @@ export async function revealEntry(name: string, source: ServerSource): Promise<v
   const document = editor.document;
   const tree = parseTree(document.getText(), [], { allowTrailingComma: true, disallowComments: false });
   const path = source.kind === 'user' || source.kind === 'workspace' || source.kind === 'folder'
-    ? [`${SECTION}.servers`, name]
+    ? [`${SECTION}.${SERVERS_KEY}`, name]
     : [source.kind === 'mcpJson' ? 'servers' : 'mcpServers', name];
   const node = tree ? findNodeAtLocation(tree, path) : undefined;
   const position = document.positionAt(node?.parent?.offset ?? node?.offset ?? 0);

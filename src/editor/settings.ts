@@ -1,0 +1,60 @@
+// The one place that reads and writes the `mcpSwitchboard` settings. Everything else asks here, so
+// the section name, the keys and the write targets are declared once.
+import * as vscode from 'vscode';
+import type { CatalogSettings } from '../core/catalog';
+import { catalogSettingsFrom, SETTINGS_SECTION, TOOLS_DISABLED } from '../core/catalog/settings';
+
+export const SECTION = SETTINGS_SECTION;
+export const SERVERS_KEY = 'servers';
+export const SOURCES_KEY = 'sources';
+
+/** `mcpSwitchboard.<key>` as each scope has it (not merged): scope decides trust and consent. */
+export function inspectSetting<T>(key: string, folder?: vscode.WorkspaceFolder) {
+  return vscode.workspace.getConfiguration(SECTION, folder?.uri).inspect<T>(key);
+}
+
+export async function updateSetting(key: string, value: unknown, target: vscode.ConfigurationTarget, folder?: vscode.WorkspaceFolder): Promise<void> {
+  await vscode.workspace.getConfiguration(SECTION, folder?.uri).update(key, value, target);
+}
+
+/** `mcpSwitchboard.tools.*`, merged over all scopes, read by the same rules as the CLI's. */
+export function readCatalogSettings(): CatalogSettings {
+  const configuration = vscode.workspace.getConfiguration(SECTION);
+  return catalogSettingsFrom((key) => configuration.get(key));
+}
+
+/**
+ * Writes a tool switch where the team can review it: the workspace settings when a folder is open,
+ * otherwise the user settings. The list stays sorted so diffs stay small.
+ */
+export async function setToolEnabled(server: string, tool: string, enabled: boolean): Promise<void> {
+  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const inspected = inspectSetting<string[]>(TOOLS_DISABLED);
+  const written: unknown = target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue;
+  const current = new Set(Array.isArray(written) ? written.filter((item): item is string => typeof item === 'string') : []);
+  const id = `${server}/${tool}`;
+  if (enabled) current.delete(id);
+  else current.add(id);
+  await updateSetting(TOOLS_DISABLED, current.size > 0 ? [...current].sort() : undefined, target);
+}
+
+export interface SettingsChange {
+  /** `mcpSwitchboard.tools.*`: the catalog's filters and budget. */
+  readonly tools: boolean;
+  /** `mcpSwitchboard.servers` or `.sources`: the configuration is read again. */
+  readonly servers: boolean;
+}
+
+/** What a configuration change means for Switchboard; undefined when it does not concern it. */
+export function settingsChange(event: vscode.ConfigurationChangeEvent): SettingsChange | undefined {
+  if (!event.affectsConfiguration(SECTION)) return undefined;
+  return {
+    tools: event.affectsConfiguration(`${SECTION}.tools`),
+    servers: event.affectsConfiguration(`${SECTION}.${SERVERS_KEY}`) || event.affectsConfiguration(`${SECTION}.${SOURCES_KEY}`),
+  };
+}
+
+/** Opens the Settings editor on Switchboard's tool filters. */
+export function openToolSettings(): Thenable<unknown> {
+  return vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.tools`);
+}
