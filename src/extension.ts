@@ -1,7 +1,7 @@
 // Wiring only: build the parts, connect them, and hand every disposable to the context.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { describeFilterRule, FolderToolCacheStorage, type ToolCatalog } from './core/catalog';
+import { FolderToolCacheStorage, type ToolCatalog } from './core/catalog';
 import type { ServerStateChangeEvent } from './core/connection/state';
 import { setListenerErrorSink } from './core/events';
 import type { ServerView } from './core/manager';
@@ -11,16 +11,15 @@ import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
 import { ConsentStore } from './editor/consent';
 import { registerDispatcherTools } from './editor/dispatcherTools';
-import { FailureNotices } from './editor/failureNotices';
 import { SecretInputResolver } from './editor/inputPrompts';
 import { LogChannels } from './editor/logChannels';
 import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpDefinitions';
 import { runToolInteractively } from './editor/runTool';
-import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, type ToolRow, type TreeSnapshot } from './editor/serversView';
-import { HealthStatusBar } from './editor/statusBar';
+import { ServersUi } from './editor/serversUi';
+import type { TreeSnapshot } from './editor/serversView';
 import { SwitchboardContext } from './editor/switchboardContext';
 import { ToolCatalogDocument } from './editor/toolCatalogDocument';
-import { openToolSettings, readCatalogSettings, setToolEnabled, settingsChange } from './editor/settings';
+import { readCatalogSettings, settingsChange } from './editor/settings';
 
 let active: SwitchboardContext | undefined;
 /** Ends every server process; deactivate() waits for it so nothing outlives the extension host. */
@@ -73,56 +72,14 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const consent = new ConsentStore(extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
 
-  const toolRows = (server: string): ToolRow[] => {
-    const entry = catalog.snapshot().servers.find((candidate) => candidate.name === server);
-    return (entry?.tools ?? []).map((tool) => ({
-      server,
-      name: tool.name,
-      title: tool.tool.title ?? tool.tool.annotations?.title,
-      description: tool.tool.description,
-      readOnly: tool.readOnly,
-      enabled: tool.filteredBy?.kind !== 'disabledSetting',
-      filteredBy: tool.filteredBy && tool.filteredBy.kind !== 'disabledSetting' ? describeFilterRule(tool.filteredBy, server) : undefined,
-    }));
-  };
-  const tree = context.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: toolRows }));
-  const treeView = context.own(vscode.window.createTreeView(SERVERS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, manageCheckboxStateManually: true }));
-  context.own(treeView.onDidChangeCheckboxState(async (event) => {
-    for (const [node, state] of event.items) {
-      if (node.kind === 'tool') await setToolEnabled(node.row.server, node.row.name, state === vscode.TreeItemCheckboxState.Checked);
-    }
-  }));
+  const ui = context.own(new ServersUi(manager, catalog, logs));
 
   const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted));
   context.own(vscode.lm.registerMcpServerDefinitionProvider(DEFINITION_PROVIDER_ID, definitions));
   for (const tool of registerDispatcherTools(catalog)) context.own(tool);
 
-  const statusBar = context.own(new HealthStatusBar());
-  const notices = new FailureNotices();
-  const render = () => {
-    tree.refresh();
-    statusBar.update(manager.health(), manager.servers());
-  };
-  const budgetWarnings = new Set<string>();
-  const stateEvents = context.own(new vscode.EventEmitter<ServerStateChangeEvent>());
-  context.own(manager.onDidChangeState((event) => {
-    logs.server(event.server).info(`state: ${event.previous.kind} → ${event.state.kind}`);
-    notices.onStateChange(event);
-    render();
-    stateEvents.fire(event);
-  }));
-  context.own(manager.onDidChangeTools(() => render()));
-  context.own(catalog.onDidChange((snapshot) => {
-    render();
-    definitions.refresh();
-    for (const warning of snapshot.warnings) {
-      if (warning.kind !== 'budgetExceeded' || budgetWarnings.has(warning.message)) continue;
-      budgetWarnings.add(warning.message);
-      void vscode.window.showWarningMessage(`MCP Switchboard: ${warning.message}`, 'Open Filter Settings').then((choice) => {
-        if (choice) void openToolSettings();
-      });
-    }
-  }));
+  const render = () => ui.render();
+  context.own(catalog.onDidChange(() => definitions.refresh()));
   context.own(sync.onDidLoad(() => {
     catalog.reconcile();
     definitions.refresh();
@@ -158,10 +115,10 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const loaded = sync.reload();
   return {
     servers: () => manager.servers(),
-    onDidChangeState: stateEvents.event,
+    onDidChangeState: ui.onDidChangeState,
     whenLoaded: () => loaded,
     reload: () => sync.reload(),
-    tree: () => snapshotTree(tree),
+    tree: () => ui.snapshot(),
     catalog,
     logFolder: extension.logUri.fsPath,
     publishedServers: () => definitions.publishedNames,

@@ -70,121 +70,159 @@ async function reconnect(services: CommandServices, name: string): Promise<void>
   await services.manager.reconnect(name);
 }
 
+/** A command's implementation, given the services; it receives the command's arguments. */
+type Command = (services: CommandServices) => (...args: unknown[]) => unknown;
+
+const reconnectServer: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Reconnect which server?');
+  if (name) await reconnect(services, name);
+};
+
+const reconnectFailed: Command = (services) => async () => {
+  const failed = services.manager.servers().filter((view) => view.state.kind === 'error');
+  await Promise.all(failed.map((view) => reconnect(services, view.name)));
+};
+
+const reconnectAll: Command = (services) => async () => {
+  await Promise.all(services.manager.servers().map((view) => services.sync.confirmAgain(view.name)));
+  await services.manager.reconnectAll();
+};
+
+const startServer: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Start which server?', (view) => !isActive(view.state.kind));
+  if (!name) return;
+  await services.sync.confirmAgain(name);
+  await services.manager.startServer(name);
+};
+
+const stopServer: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Stop which server?', (view) => isActive(view.state.kind));
+  if (name) await services.manager.stopServer(name);
+};
+
+const invalidateToolCache: Command = (services) => async (argument) => {
+  const { manager } = services;
+  let name = nameFrom(argument);
+  if (name === undefined && manager.servers().length > 1) {
+    const choice = await vscode.window.showQuickPick(
+      [{ label: 'All servers', all: true }, ...manager.servers().map((view) => ({ label: view.name, description: describeState(view.state), all: false }))],
+      { title: 'Invalidate the tool cache of' },
+    );
+    if (!choice) return;
+    name = choice.all ? undefined : choice.label;
+  }
+  await services.invalidateToolCache(name);
+};
+
+const showLogs: Command = (services) => async (argument) => {
+  let name = nameFrom(argument);
+  if (name === undefined) {
+    const choice = await vscode.window.showQuickPick(
+      [{ label: 'MCP Switchboard', description: 'main log' }, ...services.manager.servers().map((view) => ({ label: view.name, description: describeState(view.state) }))],
+      { title: 'Show logs of' },
+    );
+    if (!choice) return;
+    name = choice.label === 'MCP Switchboard' && choice.description === 'main log' ? undefined : choice.label;
+  }
+  if (name === undefined) services.logs.main.show(true);
+  else services.logs.server(name).show(true);
+};
+
+const openSettings: Command = () => () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:switchboard-labs.mcp-switchboard');
+
+const clearStoredInputs: Command = (services) => async () => {
+  const count = await services.inputs.clear();
+  void vscode.window.showInformationMessage(`MCP Switchboard: cleared ${count} stored input value(s). Servers that use them will ask again.`);
+  await services.sync.reload();
+};
+
+const resetConsent: Command = (services) => async () => {
+  await services.consent.reset();
+  void vscode.window.showInformationMessage('MCP Switchboard: forgot every consent answer. Workspace servers will ask again.');
+  await services.sync.reload();
+};
+
+const openSettingsEntry: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Open the settings entry of');
+  const view = name ? services.manager.server(name) : undefined;
+  if (view) await revealEntry(view.name, view.source);
+};
+
+const copyServerJson: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Copy the JSON of');
+  const view = name ? services.manager.server(name) : undefined;
+  if (!view) return;
+  const raw = rawEntry(view.name, view.source);
+  // The entry as written: variables stay unresolved, so no secret value reaches the clipboard.
+  await vscode.env.clipboard.writeText(JSON.stringify({ [view.name]: raw ?? null }, null, 2));
+  void vscode.window.setStatusBarMessage(`Copied the entry of "${view.name}"`, 3000);
+};
+
+function switchServer(enabled: boolean): Command {
+  return (services) => async (argument) => {
+    const title = enabled ? 'Enable which server?' : 'Disable which server?';
+    const name = await serverName(services, argument as ServerArgument, title, (view) => (view.state.kind === 'disabled') === enabled);
+    const view = name ? services.manager.server(name) : undefined;
+    if (view && !(await setServerEnabled(view.name, view.source, enabled))) await revealEntry(view.name, view.source);
+  };
+}
+
+const showServerActions: Command = (services) => async () => {
+  const name = await pickServer(services.manager, 'MCP Switchboard servers');
+  if (!name) return;
+  const view = services.manager.server(name);
+  const running = view !== undefined && isActive(view.state.kind);
+  const actions = [
+    { label: '$(debug-restart) Reconnect', command: COMMANDS.reconnectServer },
+    running ? { label: '$(debug-stop) Stop', command: COMMANDS.stopServer } : { label: '$(play) Start', command: COMMANDS.startServer },
+    { label: '$(output) Show Logs', command: COMMANDS.showLogs },
+    { label: '$(go-to-file) Open Settings Entry', command: COMMANDS.openSettingsEntry },
+    { label: '$(refresh) Invalidate Tool Cache', command: COMMANDS.invalidateToolCache },
+  ];
+  const action = await vscode.window.showQuickPick(actions, { title: `${name}: ${view ? describeState(view.state) : ''}` });
+  if (action) await vscode.commands.executeCommand(action.command, name);
+};
+
+/**
+ * Every command, by its name in COMMANDS (package.json contributes the same ids; the type makes a
+ * missing implementation a compile error).
+ */
+const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
+  reconnectServer,
+  reconnectFailed,
+  reconnectAll,
+  startServer,
+  stopServer,
+  invalidateToolCache,
+  showLogs,
+  openSettings,
+  addServer: () => () => addServerInteractively(),
+  importServers: () => () => importServersInteractively(),
+  showToolCatalog: (services) => () => services.showToolCatalog(),
+  runTool: (services) => (argument) => services.runTool(typeof argument === 'string' ? argument : undefined),
+  clearStoredInputs,
+  resetConsent,
+  openSettingsEntry,
+  copyServerJson,
+  enableServer: switchServer(true),
+  disableServer: switchServer(false),
+  showServerActions,
+};
+
+/** Registers the table; a failing command logs and shows its error instead of throwing. */
 export function registerCommands(services: CommandServices): vscode.Disposable[] {
-  const { manager, logs } = services;
-  const register = (id: string, handler: (...args: unknown[]) => unknown) =>
-    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+  return Object.entries(COMMAND_TABLE).map(([key, command]) => {
+    const id = COMMANDS[key as keyof typeof COMMANDS];
+    const handler = command(services);
+    return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
         return await handler(...args);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        logs.main.error(`${id} failed: ${message}`);
+        services.logs.main.error(`${id} failed: ${message}`);
         void vscode.window.showErrorMessage(`MCP Switchboard: ${message}`);
         return undefined;
       }
     });
-
-  return [
-    register(COMMANDS.reconnectServer, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Reconnect which server?');
-      if (name) await reconnect(services, name);
-    }),
-    register(COMMANDS.reconnectFailed, async () => {
-      const failed = manager.servers().filter((view) => view.state.kind === 'error');
-      await Promise.all(failed.map((view) => reconnect(services, view.name)));
-    }),
-    register(COMMANDS.reconnectAll, async () => {
-      await Promise.all(manager.servers().map((view) => services.sync.confirmAgain(view.name)));
-      await manager.reconnectAll();
-    }),
-    register(COMMANDS.startServer, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Start which server?', (view) => !isActive(view.state.kind));
-      if (!name) return;
-      await services.sync.confirmAgain(name);
-      await manager.startServer(name);
-    }),
-    register(COMMANDS.stopServer, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Stop which server?', (view) => isActive(view.state.kind));
-      if (name) await manager.stopServer(name);
-    }),
-    register(COMMANDS.invalidateToolCache, async (argument) => {
-      let name = nameFrom(argument);
-      if (name === undefined && manager.servers().length > 1) {
-        const choice = await vscode.window.showQuickPick(
-          [{ label: 'All servers', all: true }, ...manager.servers().map((view) => ({ label: view.name, description: describeState(view.state), all: false }))],
-          { title: 'Invalidate the tool cache of' },
-        );
-        if (!choice) return;
-        name = choice.all ? undefined : choice.label;
-      }
-      await services.invalidateToolCache(name);
-    }),
-    register(COMMANDS.showLogs, async (argument) => {
-      let name = nameFrom(argument);
-      if (name === undefined) {
-        const choice = await vscode.window.showQuickPick(
-          [{ label: 'MCP Switchboard', description: 'main log' }, ...manager.servers().map((view) => ({ label: view.name, description: describeState(view.state) }))],
-          { title: 'Show logs of' },
-        );
-        if (!choice) return;
-        name = choice.label === 'MCP Switchboard' && choice.description === 'main log' ? undefined : choice.label;
-      }
-      if (name === undefined) logs.main.show(true);
-      else logs.server(name).show(true);
-    }),
-    register(COMMANDS.openSettings, () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:switchboard-labs.mcp-switchboard')),
-    register(COMMANDS.addServer, () => addServerInteractively()),
-    register(COMMANDS.importServers, () => importServersInteractively()),
-    register(COMMANDS.showToolCatalog, () => services.showToolCatalog()),
-    register(COMMANDS.runTool, (argument) => services.runTool(typeof argument === 'string' ? argument : undefined)),
-    register(COMMANDS.clearStoredInputs, async () => {
-      const count = await services.inputs.clear();
-      void vscode.window.showInformationMessage(`MCP Switchboard: cleared ${count} stored input value(s). Servers that use them will ask again.`);
-      await services.sync.reload();
-    }),
-    register(COMMANDS.resetConsent, async () => {
-      await services.consent.reset();
-      void vscode.window.showInformationMessage('MCP Switchboard: forgot every consent answer. Workspace servers will ask again.');
-      await services.sync.reload();
-    }),
-    register(COMMANDS.openSettingsEntry, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Open the settings entry of');
-      const view = name ? manager.server(name) : undefined;
-      if (view) await revealEntry(view.name, view.source);
-    }),
-    register(COMMANDS.copyServerJson, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Copy the JSON of');
-      const view = name ? manager.server(name) : undefined;
-      if (!view) return;
-      const raw = rawEntry(view.name, view.source);
-      // The entry as written: variables stay unresolved, so no secret value reaches the clipboard.
-      await vscode.env.clipboard.writeText(JSON.stringify({ [view.name]: raw ?? null }, null, 2));
-      void vscode.window.setStatusBarMessage(`Copied the entry of "${view.name}"`, 3000);
-    }),
-    register(COMMANDS.enableServer, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Enable which server?', (view) => view.state.kind === 'disabled');
-      const view = name ? manager.server(name) : undefined;
-      if (view && !(await setServerEnabled(view.name, view.source, true))) await revealEntry(view.name, view.source);
-    }),
-    register(COMMANDS.disableServer, async (argument) => {
-      const name = await serverName(services, argument as ServerArgument, 'Disable which server?', (view) => view.state.kind !== 'disabled');
-      const view = name ? manager.server(name) : undefined;
-      if (view && !(await setServerEnabled(view.name, view.source, false))) await revealEntry(view.name, view.source);
-    }),
-    register(COMMANDS.showServerActions, async () => {
-      const name = await pickServer(manager, 'MCP Switchboard servers');
-      if (!name) return;
-      const view = manager.server(name);
-      const running = view !== undefined && isActive(view.state.kind);
-      const actions = [
-        { label: '$(debug-restart) Reconnect', command: COMMANDS.reconnectServer },
-        running ? { label: '$(debug-stop) Stop', command: COMMANDS.stopServer } : { label: '$(play) Start', command: COMMANDS.startServer },
-        { label: '$(output) Show Logs', command: COMMANDS.showLogs },
-        { label: '$(go-to-file) Open Settings Entry', command: COMMANDS.openSettingsEntry },
-        { label: '$(refresh) Invalidate Tool Cache', command: COMMANDS.invalidateToolCache },
-      ];
-      const action = await vscode.window.showQuickPick(actions, { title: `${name}: ${view ? describeState(view.state) : ''}` });
-      if (action) await vscode.commands.executeCommand(action.command, name);
-    }),
-  ];
+  });
 }

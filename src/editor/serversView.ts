@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { isActive, type ServerStateKind } from '../core/connection/state';
+import { describeFilterRule, type CatalogSnapshot } from '../core/catalog';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { serverTooltip } from './serverTooltip';
@@ -17,6 +18,20 @@ export interface ToolRow {
   readonly enabled: boolean;
   /** Why the tool is not exposed (a rule other than the switch), if it is not. */
   readonly filteredBy?: string;
+}
+
+/** The catalog's view of one server's tools, as rows: the one projection the editor uses. */
+export function toolRows(snapshot: CatalogSnapshot, server: string): ToolRow[] {
+  const entry = snapshot.servers.find((candidate) => candidate.name === server);
+  return (entry?.tools ?? []).map((tool) => ({
+    server,
+    name: tool.name,
+    title: tool.tool.title ?? tool.tool.annotations?.title,
+    description: tool.tool.description,
+    readOnly: tool.readOnly,
+    enabled: tool.filteredBy?.kind !== 'disabledSetting',
+    filteredBy: tool.filteredBy && tool.filteredBy.kind !== 'disabledSetting' ? describeFilterRule(tool.filteredBy, server) : undefined,
+  }));
 }
 
 export type TreeNode =

@@ -3,6 +3,8 @@
 // the fallback); this module picks the transport, bounds the wait and describes failures.
 import {
   Client,
+  SdkError,
+  SdkErrorCode,
   SseError,
   StreamableHTTPClientTransport,
   type DiscoverResult,
@@ -112,13 +114,25 @@ export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTime
 }
 
 /**
- * A stdio server that ignores an unknown request before `initialize` is legacy; waiting the full
- * request timeout for it would slow every start of such a server. 5 s covers a cold `npx` start
- * answering its first message; a slower modern server still works, in the legacy era.
+ * A stdio server that ignores an unknown request before `initialize` is legacy; waiting the whole
+ * connect timeout for it would leave no time for the handshake after it. At most half of it, and
+ * at most 5 s: enough for a cold `npx` start to answer its first message. A modern server slower
+ * than that still works, in the legacy era (modern servers answer `initialize` too).
  */
 function probeTimeout(requestTimeoutMs: number): number {
-  const bound = requestTimeoutMs > 0 ? requestTimeoutMs : NO_TIMEOUT;
-  return Math.min(bound, 5_000);
+  return requestTimeoutMs > 0 ? Math.min(Math.floor(requestTimeoutMs / 2), MAX_PROBE_MS) : MAX_PROBE_MS;
+}
+
+const MAX_PROBE_MS = 5_000;
+
+/**
+ * The server closed the connection while it was asked `server/discover`: some 2025 servers (those
+ * built on rmcp, for one) exit on any request before initialize. Such a server is legacy; the
+ * process is gone, so the next attempt starts it again, straight into initialize.
+ */
+export function closedDuringProbe(error: unknown): boolean {
+  const cause = error instanceof ConnectionError ? error.cause : error;
+  return cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(cause.message);
 }
 
 /**

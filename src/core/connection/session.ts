@@ -9,6 +9,7 @@ import type { Logger } from '../logging';
 import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
 import type { Clock } from './clock';
 import {
+  closedDuringProbe,
   closeLink,
   linkClient,
   NO_TIMEOUT,
@@ -184,6 +185,15 @@ export class McpSession {
    */
   static async open(options: OpenSessionOptions): Promise<McpSession> {
     const { definition } = options;
+    if (definition.transport === 'stdio') {
+      try {
+        return await McpSession.openWith('stdio', options);
+      } catch (error) {
+        if (options.signal.aborted || options.prior !== undefined || !closedDuringProbe(error)) throw error;
+        options.logger.info('the server exited when asked server/discover: a 2025-era server; starting it again for initialize');
+        return McpSession.openWith('stdio', { ...options, prior: { kind: 'legacy' } });
+      }
+    }
     if (definition.transport !== 'http') return McpSession.openWith(definition.transport, options);
     try {
       return await McpSession.openWith('http', options);

@@ -90,6 +90,15 @@ export class StdioProcessTransport implements Transport {
   }
 
   /**
+   * The child's stderr, as the SDK's StdioClientTransport exposes it. The v2 client recognises a
+   * stdio transport by `stderr` and `pid` and negotiates the era accordingly: a server that does
+   * not answer `server/discover` in time is a 2025 server (on HTTP, silence is an outage).
+   */
+  get stderr(): NodeJS.ReadableStream | null {
+    return this.child?.stderr ?? null;
+  }
+
+  /**
    * Called once the handshake is done. From then on a message that cannot be written fails at
    * once (notSent), before the exit closes the transport: otherwise the SDK fails the request as
    * "connection closed", which does not say that it was never sent, and it could not be retried.

@@ -1,0 +1,84 @@
+// What the user sees of the servers: the tree (with tool switches), the status bar, the notices
+// of failures and of the tool budget. It follows the manager and the catalog; the owner calls
+// render() when something else changed what is shown (settings, a reload).
+import * as vscode from 'vscode';
+import type { ToolCatalog } from '../core/catalog';
+import type { ServerStateChangeEvent } from '../core/connection/state';
+import type { ServerManager } from '../core/manager';
+import { FailureNotices } from './failureNotices';
+import type { LogChannels } from './logChannels';
+import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, toolRows, type TreeSnapshot } from './serversView';
+import { openToolSettings, setToolEnabled } from './settings';
+import { HealthStatusBar } from './statusBar';
+
+export class ServersUi implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly tree: ServersTreeProvider;
+  private readonly statusBar: HealthStatusBar;
+  private readonly notices = new FailureNotices();
+  /** Each budget warning is shown once per session. */
+  private readonly budgetWarnings = new Set<string>();
+  private readonly stateEvents = new vscode.EventEmitter<ServerStateChangeEvent>();
+  /** Every server state change, after the UI has shown it. */
+  readonly onDidChangeState = this.stateEvents.event;
+
+  constructor(
+    private readonly manager: ServerManager,
+    private readonly catalog: ToolCatalog,
+    private readonly logs: LogChannels,
+  ) {
+    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server) }));
+    const view = this.own(vscode.window.createTreeView(SERVERS_VIEW_ID, { treeDataProvider: this.tree, showCollapseAll: true, manageCheckboxStateManually: true }));
+    this.own(view.onDidChangeCheckboxState((event) => this.switchTools(event)));
+    this.statusBar = this.own(new HealthStatusBar());
+    this.own(this.stateEvents);
+    this.own(manager.onDidChangeState((event) => this.showState(event)));
+    this.own(manager.onDidChangeTools(() => this.render()));
+    this.own(catalog.onDidChange((snapshot) => {
+      this.render();
+      this.warnOverBudget(snapshot.warnings);
+    }));
+  }
+
+  render(): void {
+    this.tree.refresh();
+    this.statusBar.update(this.manager.health(), this.manager.servers());
+  }
+
+  /** The tree as rendered, for tests and other extensions. */
+  snapshot(): TreeSnapshot[] {
+    return snapshotTree(this.tree);
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables.splice(0).reverse()) disposable.dispose();
+  }
+
+  private own<T extends vscode.Disposable>(disposable: T): T {
+    this.disposables.push(disposable);
+    return disposable;
+  }
+
+  private showState(event: ServerStateChangeEvent): void {
+    this.logs.server(event.server).info(`state: ${event.previous.kind} → ${event.state.kind}`);
+    this.notices.onStateChange(event);
+    this.render();
+    this.stateEvents.fire(event);
+  }
+
+  private async switchTools(event: vscode.TreeCheckboxChangeEvent<Parameters<ServersTreeProvider['getTreeItem']>[0]>): Promise<void> {
+    for (const [node, state] of event.items) {
+      if (node.kind === 'tool') await setToolEnabled(node.row.server, node.row.name, state === vscode.TreeItemCheckboxState.Checked);
+    }
+  }
+
+  private warnOverBudget(warnings: ReturnType<ToolCatalog['snapshot']>['warnings']): void {
+    for (const warning of warnings) {
+      if (warning.kind !== 'budgetExceeded' || this.budgetWarnings.has(warning.message)) continue;
+      this.budgetWarnings.add(warning.message);
+      void vscode.window.showWarningMessage(`MCP Switchboard: ${warning.message}`, 'Open Filter Settings').then((choice) => {
+        if (choice) void openToolSettings();
+      });
+    }
+  }
+}
