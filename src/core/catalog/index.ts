@@ -25,13 +25,6 @@ export { MAX_QUALIFIED_NAME_LENGTH, qualifyToolNames, sanitizeNamePart, type Qua
 export { DEFAULT_REFRESH_DEBOUNCE_MS } from './refreshScheduler';
 export { normalizeTool } from './schema';
 export { buildSnapshot, prepareToolList } from './snapshot';
-export {
-  DEFAULT_CATALOG_SETTINGS,
-  ToolCatalog,
-  type CatalogConnection,
-  type CatalogDiagnostics,
-  type CatalogManager,
-  type CatalogSettings,
-  type ToolCatalogOptions,
-} from './toolCatalog';
+export { catalogSettingsFrom, DEFAULT_CATALOG_SETTINGS, type CatalogSettings } from './settings';
+export { ToolCatalog, type CatalogConnection, type CatalogDiagnostics, type CatalogManager, type ToolCatalogOptions } from './toolCatalog';
 export type * from './types';

@@ -1,7 +1,37 @@
 // `mcpSwitchboard.tools.*`, read one way for every host: the editor hands in its merged
 // configuration values, the CLI the values of the folder's .vscode/settings.json. Whatever is
 // missing or of the wrong type falls back to the default the package.json declares.
-import type { CatalogSettings } from './toolCatalog';
+import { normalizeMaxExposed } from './budget';
+import { DEFAULT_CACHE_TTL_MS } from './cache';
+import { deepFreeze } from './freeze';
+
+export interface CatalogSettings {
+  /** `mcpSwitchboard.tools.deny`: globs on `server/tool`. */
+  readonly globalDeny: readonly string[];
+  /** `mcpSwitchboard.tools.disabled`: exact `server/tool` entries switched off in the UI. */
+  readonly disabled: readonly string[];
+  /** `mcpSwitchboard.tools.maxExposed`. */
+  readonly maxExposed: number;
+  readonly cacheTtlMs: number;
+}
+
+export const DEFAULT_CATALOG_SETTINGS: CatalogSettings = Object.freeze({
+  globalDeny: Object.freeze([]),
+  disabled: Object.freeze([]),
+  maxExposed: normalizeMaxExposed(undefined),
+  cacheTtlMs: DEFAULT_CACHE_TTL_MS,
+});
+
+/** Settings as the catalog applies them: complete, in range, frozen. */
+export function normalizeSettings(settings: Partial<CatalogSettings>): CatalogSettings {
+  const ttl = settings.cacheTtlMs;
+  return deepFreeze({
+    globalDeny: Array.isArray(settings.globalDeny) ? [...settings.globalDeny] : [],
+    disabled: Array.isArray(settings.disabled) ? [...settings.disabled] : [],
+    maxExposed: normalizeMaxExposed(settings.maxExposed),
+    cacheTtlMs: typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0 ? ttl : DEFAULT_CACHE_TTL_MS,
+  });
+}
 
 export const SETTINGS_SECTION = 'mcpSwitchboard';
 export const TOOLS_DENY = 'tools.deny';

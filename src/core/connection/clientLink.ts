@@ -42,6 +42,8 @@ export interface StdioLaunch {
   readonly onStderrLine: (line: string) => void;
   readonly onGarbageLine?: (line: string) => void;
   readonly onSpawn?: (pid: number) => void;
+  /** The process is started again (it exited on the era probe): what the last one wrote is moot. */
+  readonly onRestart?: () => void;
 }
 
 export interface LinkOptions {

@@ -430,6 +430,10 @@ export class ServerConnection {
       cwd: (definition.transport === 'stdio' ? definition.cwd : undefined) ?? this.options.defaultCwd ?? os.homedir(),
       platform: this.options.platform ?? process.platform,
       killGraceMs: this.options.killGraceMs,
+      onRestart: () => {
+        this.stderr.clear();
+        garbage.length = 0;
+      },
       onGarbageLine: (line: string) => {
         garbage.push(line);
         this.logger.warn(`server wrote a line to stdout that is not a JSON-RPC message: "${line}"`);

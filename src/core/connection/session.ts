@@ -191,6 +191,7 @@ export class McpSession {
       } catch (error) {
         if (options.signal.aborted || options.prior !== undefined || !closedDuringProbe(error)) throw error;
         options.logger.info('the server exited when asked server/discover: a 2025-era server; starting it again for initialize');
+        options.stdio.onRestart?.();
         return McpSession.openWith('stdio', { ...options, prior: { kind: 'legacy' } });
       }
     }

@@ -16,7 +16,7 @@ import {
   toJsonReport,
   type LoadedWorkspace,
 } from '../../../src/core/cli/doctor';
-import type { ServerView } from '../../../src/core/manager';
+import { DEFAULT_CONCURRENCY, type ServerView } from '../../../src/core/manager';
 import { stdioDefinition } from '../connection/helpers';
 
 const source = { kind: 'workspace', file: '/ws/.vscode/settings.json' } as const;
@@ -139,7 +139,7 @@ describe('doctor units', () => {
     });
 
     it('allows one connect timeout per wave of the concurrency limit', () => {
-      const many = Array.from({ length: 17 }, (_, index) => stdioDefinition([], { name: `s${index}`, timeouts: { connectMs: 1_000, requestMs: 1 } }));
+      const many = Array.from({ length: DEFAULT_CONCURRENCY + 1 }, (_, index) => stdioDefinition([], { name: `s${index}`, timeouts: { connectMs: 1_000, requestMs: 1 } }));
       assert.equal(defaultTimeoutMs(many), 4_000);
     });
   });

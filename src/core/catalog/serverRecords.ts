@@ -1,0 +1,196 @@
+// What the catalog knows of each configured server, following the manager: its definition and
+// connection hash, its state, its live list and its cached list (for the same connection hash).
+// These records are the catalog's input; the snapshot is built from them.
+import type { Tool } from '@modelcontextprotocol/client';
+import { hashServerConnection } from '../config/hash';
+import type { ServerDefinition } from '../config/types';
+import type { Clock } from '../connection/clock';
+import { isConnecting, type ServerStateKind } from '../connection/state';
+import { Emitter, type Event } from '../events';
+import type { Logger } from '../logging';
+import type { ToolCacheEntry } from './cache';
+import { deepFreeze } from './freeze';
+import type { RefreshScheduler } from './refreshScheduler';
+import { fingerprintTools, prepareToolList, type PreparedToolList, type SnapshotServerInput } from './snapshot';
+import type { ToolCache } from './toolCache';
+
+export interface ToolList {
+  /** Frozen: the cached value is shared, never copied into and never mutated. */
+  readonly raw: readonly Tool[];
+  readonly prepared: PreparedToolList;
+  readonly fetchedAt: number;
+}
+
+export interface ServerRecord {
+  readonly name: string;
+  definition: ServerDefinition | undefined;
+  hash: string | undefined;
+  state: ServerStateKind;
+  /** Configured (or reconfigured) and not yet past its first start: `stopped` still means "about to start". */
+  pendingStart: boolean;
+  /** The last list fetched from the running server (kept while it reconnects). */
+  live: ToolList | undefined;
+  /** The stored list for the current connection hash. */
+  cached: ToolList | undefined;
+}
+
+/** On its way up, so its cached list stands in and calls to it wait. */
+export function isDeferrable(record: ServerRecord): boolean {
+  return isConnecting(record.state) || (record.state === 'stopped' && record.pendingStart);
+}
+
+export interface ServerRecordsOptions {
+  readonly cache: ToolCache;
+  readonly scheduler: RefreshScheduler<Tool[]>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The live tools of a running server's connection. */
+  readonly liveTools: (server: string) => readonly Tool[] | undefined;
+  /** Something the snapshot is built from changed. */
+  readonly onChange: () => void;
+}
+
+export class ServerRecords {
+  private readonly records = new Map<string, ServerRecord>();
+  private readonly preparedEntries = new WeakMap<ToolCacheEntry, ToolList>();
+  private readonly serverEmitter = new Emitter<string>();
+  /** A server's record changed (state, lists) or it was removed. */
+  readonly onDidChangeServer: Event<string> = this.serverEmitter.event;
+  private order: string[] = [];
+
+  constructor(private readonly options: ServerRecordsOptions) {}
+
+  record(server: string): ServerRecord | undefined {
+    return this.records.get(server);
+  }
+
+  all(): ServerRecord[] {
+    return [...this.records.values()];
+  }
+
+  names(): string[] {
+    return [...this.records.keys()];
+  }
+
+  /** Takes the manager's servers as they are: adds, updates, reorders and removes records. */
+  sync(views: readonly { readonly name: string; readonly definition?: ServerDefinition; readonly state: { readonly kind: ServerStateKind } }[]): void {
+    const names = new Set<string>();
+    for (const view of views) {
+      names.add(view.name);
+      let record = this.records.get(view.name);
+      if (!record) {
+        record = { name: view.name, definition: undefined, hash: undefined, state: 'stopped', pendingStart: true, live: undefined, cached: undefined };
+        this.records.set(view.name, record);
+      }
+      this.updateDefinition(record, view.definition);
+      this.setState(record, view.state.kind);
+    }
+    for (const name of [...this.records.keys()]) {
+      if (names.has(name)) continue;
+      this.options.scheduler.cancel(name);
+      this.records.delete(name);
+      this.serverEmitter.fire(name);
+    }
+    this.order = views.map((view) => view.name);
+    this.options.onChange();
+  }
+
+  /** One server's state event. */
+  update(record: ServerRecord, definition: ServerDefinition | undefined, state: ServerStateKind): void {
+    this.updateDefinition(record, definition);
+    this.setState(record, state);
+    this.options.onChange();
+    this.serverEmitter.fire(record.name);
+  }
+
+  /** After the stored cache has been read: records without a cached list get theirs. */
+  loadCached(): void {
+    for (const record of this.records.values()) if (record.hash !== undefined && !record.cached) record.cached = this.cachedList(record.name, record.hash);
+    this.options.onChange();
+  }
+
+  /** A fresh list from the server: shown at once, and stored unless empty. */
+  applyLive(record: ServerRecord, tools: readonly Tool[]): void {
+    const fetchedAt = this.options.clock.now();
+    record.live = this.toList(tools, fetchedAt, record.live ?? record.cached);
+    if (record.hash !== undefined) this.options.cache.store(record.name, record.hash, record.live.raw, fetchedAt);
+    this.options.onChange();
+  }
+
+  /** In configuration order: the lists the snapshot shows, live or standing in from the cache. */
+  snapshotInputs(): SnapshotServerInput[] {
+    const inputs: SnapshotServerInput[] = [];
+    for (const name of this.order) {
+      const record = this.records.get(name);
+      if (!record) continue;
+      const base = { name, state: record.state, filters: record.definition?.tools };
+      let list: ToolList | undefined;
+      let fromCache = false;
+      if (record.state === 'running') {
+        list = record.live;
+      } else if (isDeferrable(record)) {
+        list = record.live ?? record.cached;
+        fromCache = list !== undefined;
+      }
+      inputs.push(list ? { ...base, fromCache, fetchedAt: list.fetchedAt, tools: list.prepared } : { ...base, fromCache });
+    }
+    return inputs;
+  }
+
+  dispose(): void {
+    this.serverEmitter.dispose();
+  }
+
+  /** A changed connection config is a different server as far as tools go: nothing carries over. */
+  private updateDefinition(record: ServerRecord, definition: ServerDefinition | undefined): void {
+    record.definition = definition;
+    const hash = definition ? hashServerConnection(definition) : undefined;
+    if (hash === record.hash) return;
+    const previous = record.hash;
+    record.hash = hash;
+    if (previous !== undefined) {
+      this.options.logger.info(`${record.name}: connection config changed; its cached tool list no longer applies`);
+      this.options.scheduler.cancel(record.name);
+      this.options.cache.drop(record.name, previous);
+      record.live = undefined;
+      record.pendingStart = true;
+    }
+    record.cached = hash === undefined ? undefined : this.cachedList(record.name, hash);
+  }
+
+  private setState(record: ServerRecord, state: ServerStateKind): void {
+    const wasRunning = record.state === 'running' && record.live !== undefined;
+    record.state = state;
+    // running → running is the connection updating toolCount after a list change; the list itself
+    // arrives as a tools event and goes through the debounce.
+    if (state === 'running' && !wasRunning) {
+      record.pendingStart = false;
+      // Newer than any refetch still running for the previous session.
+      this.options.scheduler.supersede(record.name);
+      const tools = this.options.liveTools(record.name);
+      if (tools) this.applyLive(record, tools);
+    } else if (!isConnecting(state) && state !== 'stopped') {
+      record.pendingStart = false;
+    }
+  }
+
+  private toList(tools: readonly Tool[], fetchedAt: number, previous: ToolList | undefined): ToolList {
+    const fingerprint = fingerprintTools(tools);
+    if (previous && previous.prepared.fingerprint === fingerprint) return { raw: previous.raw, prepared: previous.prepared, fetchedAt };
+    // One private, frozen copy: the cache stores it and the prepared list shares its tools.
+    const raw = deepFreeze(structuredClone(tools));
+    return { raw, prepared: prepareToolList(raw, fingerprint, { shareFrozen: true }), fetchedAt };
+  }
+
+  private cachedList(name: string, hash: string): ToolList | undefined {
+    const entry = this.options.cache.lookup(name, hash);
+    if (!entry) return undefined;
+    let list = this.preparedEntries.get(entry);
+    if (!list) {
+      // The cache's entries are frozen (ToolCache freezes what it loads and stores): share their tools.
+      list = { raw: entry.tools, prepared: prepareToolList(entry.tools, undefined, { shareFrozen: true }), fetchedAt: entry.fetchedAt };
+      this.preparedEntries.set(entry, list);
+    }
+    return list;
+  }
+}

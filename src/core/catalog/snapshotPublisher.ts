@@ -1,0 +1,94 @@
+// Builds the catalog's snapshot from the server records when something changed, at most once per
+// burst of events, and announces it only when what chat sees changed (its signature).
+import { createHash } from 'node:crypto';
+import { Emitter, type Event } from '../events';
+import type { Logger } from '../logging';
+import type { CatalogSettings } from './settings';
+import { buildSnapshot, SnapshotMemo, type BuiltSnapshot, type SnapshotServerInput } from './snapshot';
+import type { CatalogSnapshot } from './types';
+
+export interface SnapshotPublisherOptions {
+  readonly inputs: () => SnapshotServerInput[];
+  readonly settings: () => CatalogSettings;
+  readonly logger: Logger;
+  /** Runs a flush outside the caller's stack, containing what it throws. */
+  readonly guard: (what: string, action: () => void) => void;
+}
+
+export class SnapshotPublisher {
+  private readonly changeEmitter = new Emitter<CatalogSnapshot>();
+  readonly onDidChange: Event<CatalogSnapshot> = this.changeEmitter.event;
+  private built: BuiltSnapshot | undefined;
+  private dirty = true;
+  private flushQueued = false;
+  private firedSignature: string | undefined;
+  /** Warning messages already logged, so each is logged once while it holds. */
+  private loggedWarnings = new Set<string>();
+  private versions = new Map<string, string>();
+  private readonly memo = new SnapshotMemo();
+  private disposed = false;
+  /** Snapshots rebuilt since construction. */
+  builds = 0;
+
+  constructor(private readonly options: SnapshotPublisherOptions) {}
+
+  /** The snapshot as of now, rebuilt first if anything changed. */
+  current(): BuiltSnapshot {
+    if (!this.built || this.dirty) {
+      this.dirty = false;
+      this.built = buildSnapshot(this.options.inputs(), this.options.settings(), { memo: this.memo });
+      this.builds += 1;
+      this.versions = new Map();
+    }
+    return this.built;
+  }
+
+  /** Takes the current snapshot as the one already announced (at construction). */
+  settle(): void {
+    this.firedSignature = this.current().signature;
+  }
+
+  /** Something changed: rebuild and announce once the current burst of events is over. */
+  markDirty(): void {
+    this.dirty = true;
+    if (this.flushQueued || this.disposed) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.options.guard('snapshot update', () => this.flush());
+    });
+  }
+
+  /** Rebuilds now and announces if what chat sees changed. */
+  flush(): void {
+    if (this.disposed) return;
+    const built = this.current();
+    if (built.signature === this.firedSignature) return;
+    this.firedSignature = built.signature;
+    const warnings = new Set(built.snapshot.warnings.map((warning) => warning.message));
+    for (const message of warnings) if (!this.loggedWarnings.has(message)) this.options.logger.warn(message);
+    this.loggedWarnings = warnings;
+    this.changeEmitter.fire(built.snapshot);
+  }
+
+  /**
+   * A short hash of what the server exposes (qualified names and definitions): it changes exactly
+   * when chat's view of that server changes. Undefined for a server that is not configured.
+   */
+  version(server: string): string | undefined {
+    const built = this.current();
+    const known = this.versions.get(server);
+    if (known !== undefined) return known;
+    const entry = built.snapshot.servers.find((candidate) => candidate.name === server);
+    if (!entry) return undefined;
+    const exposed = entry.tools.filter((tool) => tool.exposed).map((tool) => [tool.qualifiedName, tool.tool]);
+    const version = createHash('sha256').update(JSON.stringify(exposed)).digest('hex').slice(0, 12);
+    this.versions.set(server, version);
+    return version;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.changeEmitter.dispose();
+  }
+}
