@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { describeFilterRule, type CatalogTool, type ToolCatalog } from '../core/catalog';
+import { describeFilterRule, isCatalogError, type CatalogTool, type ToolCatalog } from '../core/catalog';
 
 export const LIST_TOOLS = 'mcpSwitchboard_listTools';
 export const CALL_TOOL = 'mcpSwitchboard_callTool';
@@ -43,13 +43,19 @@ export function toToolResult(result: CallToolResult): vscode.LanguageModelToolRe
   return new vscode.LanguageModelToolResult(parts);
 }
 
+/**
+ * Maps a qualified name to its tool. Whether it may be called is the catalog's decision; it is
+ * asked here too, so that no confirmation is shown for a call the catalog would refuse.
+ */
 function lookup(catalog: ToolCatalog, qualifiedName: string): CatalogTool {
   const tool = catalog.toolByQualifiedName(qualifiedName);
   if (!tool) {
     throw new Error(`Unknown tool "${qualifiedName}". Call ${LIST_TOOLS} for the qualified names of the available tools.`);
   }
-  if (!tool.exposed) {
-    const why = tool.filteredBy ? describeFilterRule(tool.filteredBy, tool.server) : 'filtered out';
+  try {
+    catalog.assertCallable(tool.server, tool.name);
+  } catch (error) {
+    const why = isCatalogError(error) && error.rule ? describeFilterRule(error.rule, tool.server) : error instanceof Error ? error.message : String(error);
     throw new Error(`The tool "${qualifiedName}" is not available: ${why}.`);
   }
   return tool;
@@ -99,7 +105,7 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
       const abort = new AbortController();
       const subscription = token.onCancellationRequested(() => abort.abort());
       try {
-        const result = await catalog.callTool(tool.server, tool.name, options.input.arguments ?? {}, { signal: abort.signal });
+        const result = await catalog.callExposedTool(tool.server, tool.name, options.input.arguments ?? {}, { signal: abort.signal });
         if (result.isError) {
           const text = (result.content ?? []).map((item) => (item.type === 'text' ? item.text : '')).join('\n').trim();
           throw new Error(`${tool.server}/${tool.name} reported an error: ${text || 'no details'}`);

@@ -60,7 +60,7 @@ const scenarios: Record<string, Scenario> = {
   async initialize() {},
 
   async tools_call(connection) {
-    const text = expectSuccess('add_numbers', await connection.callTool('add_numbers', { a: 5, b: 3 }));
+    const text = expectSuccess('add_numbers', await connection.sendToolCall('add_numbers', { a: 5, b: 3 }));
     // The server records its check before answering; this only makes a wrong sum visible here.
     if (!text.includes('8')) throw new Error(`add_numbers(5, 3) answered "${text}"`);
   },
@@ -69,7 +69,7 @@ const scenarios: Record<string, Scenario> = {
   // the result on a GET stream: the call only completes if the transport reconnects on time with
   // Last-Event-ID.
   async 'sse-retry'(connection) {
-    expectSuccess('test_reconnection', await connection.callTool('test_reconnection', {}));
+    expectSuccess('test_reconnection', await connection.sendToolCall('test_reconnection', {}));
   },
 
   // 2026-07-28: the protocol version header and the `_meta` envelope on every request, and the
@@ -79,17 +79,17 @@ const scenarios: Record<string, Scenario> = {
   // Mcp-Method / Mcp-Name on every POST. Resources and prompts are not forwarded yet (issue 10).
   async 'http-standard-headers'(connection) {
     const [first] = connection.tools;
-    if (first) await connection.callTool(first.name, {});
+    if (first) await connection.sendToolCall(first.name, {});
   },
 
   // Mcp-Param-* headers mirrored from `x-mcp-header` properties.
   async 'http-custom-headers'(connection) {
-    for (const call of contextToolCalls()) await connection.callTool(call.name, call.arguments);
+    for (const call of contextToolCalls()) await connection.sendToolCall(call.name, call.arguments);
   },
 
   // Tools with invalid header declarations are left out; the valid one is still called.
   async 'http-invalid-tool-headers'(connection) {
-    for (const tool of connection.tools) await connection.callTool(tool.name, { region: 'us-west1' }).catch((error: unknown) => console.error(String(error)));
+    for (const tool of connection.tools) await connection.sendToolCall(tool.name, { region: 'us-west1' }).catch((error: unknown) => console.error(String(error)));
   },
 
   // A network `$ref` in a schema is never fetched: listing is the test.
@@ -99,7 +99,7 @@ const scenarios: Record<string, Scenario> = {
   async 'json-schema-2020-12-preservation'(connection) {
     const focal = connection.tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
     if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
-    expectSuccess('json_schema_echo', await connection.callTool('json_schema_echo', { schema: focal.inputSchema }));
+    expectSuccess('json_schema_echo', await connection.sendToolCall('json_schema_echo', { schema: focal.inputSchema }));
   },
 };
 

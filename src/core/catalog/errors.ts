@@ -7,6 +7,8 @@ export type CatalogErrorCode =
   | 'TOOL_FILTERED'
   /** The user switched the tool off (mcpSwitchboard.tools.disabled). */
   | 'TOOL_DISABLED'
+  /** Configuration or trust holds the server back (disabled, invalid, blocked): nothing of it is offered. */
+  | 'SERVER_HELD_BACK'
   /** The server is not running and did not start within requestMs (or failed, or was stopped). */
   | 'SERVER_UNAVAILABLE'
   /** The caller's AbortSignal fired while waiting for the server. */

@@ -4,7 +4,7 @@
 // call is checked here against that snapshot, and waits (serverWaits.ts) for a server still starting.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../connection/clock';
-import type { ServerStateChangeEvent } from '../connection/state';
+import { isServed, type ServerStateChangeEvent } from '../connection/state';
 import type { Disposable, Event } from '../events';
 import { nullLogger, type Logger } from '../logging';
 import type { ServerView, ToolsChangedEvent } from '../manager/serverManager';
@@ -35,7 +35,7 @@ export interface CatalogManager {
   servers(): readonly ServerInfo[];
   server(name: string): ServerInfo | undefined;
   connection(name: string): CatalogConnection | undefined;
-  callTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<CallToolResult>;
+  forwardToolCall(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<CallToolResult>;
 }
 
 export interface ToolCatalogOptions {
@@ -136,13 +136,19 @@ export class ToolCatalog implements ToolSource, Disposable {
    * starting is waited for (within its requestMs), then checked again, since the live list
    * replaced the cached one and the tool may be gone or filtered now.
    */
-  async callTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<CallToolResult> {
-    const target = this.resolveCall(server, tool);
+  async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<CallToolResult> {
+    let target: CatalogServer;
+    try {
+      // Synchronous when it can be: a waiting call is registered before this returns.
+      target = this.resolveCall(server, tool);
+    } catch (error) {
+      target = await this.resolveWhenListed(server, tool, error, options.signal);
+    }
     if (target.state !== 'running') {
       await this.waits.whenRunning(server, options.signal);
       this.resolveCall(server, tool);
     }
-    return this.manager.callTool(server, tool, args, options);
+    return this.manager.forwardToolCall(server, tool, args, options);
   }
 
   /**
@@ -270,10 +276,30 @@ export class ToolCatalog implements ToolSource, Disposable {
     return this.publisher.current();
   }
 
+  /**
+   * A tool of a server that is starting with nothing known of its tools is unknown only for now:
+   * its list is waited for (within the connect timeout), once.
+   */
+  private async resolveWhenListed(server: string, tool: string, refusal: unknown, signal: AbortSignal | undefined): Promise<CatalogServer> {
+    if (!this.waits.isStartingWithoutTools(server)) throw refusal;
+    await this.waits.whenListed(server, signal);
+    if (this.waits.isStartingWithoutTools(server)) throw new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is still starting; try again shortly`);
+    return this.resolveCall(server, tool);
+  }
+
+  /**
+   * Throws the reason a tool may not be called now, as the gate would: for callers that ask before
+   * they call (a confirmation dialog should not be shown for a tool that will be refused).
+   */
+  assertCallable(server: string, tool: string): void {
+    this.resolveCall(server, tool);
+  }
+
   /** The server entry for a callable tool, or the reason it cannot be called. */
   private resolveCall(server: string, tool: string): CatalogServer {
     const entry = this.snapshot().servers.find((candidate) => candidate.name === server);
     if (!entry) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
+    if (!isServed(entry.state)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);
     const found = entry.tools.find((candidate) => candidate.name === tool);
     if (!found) {
       if (entry.state !== 'running' && entry.tools.length === 0) {

@@ -85,7 +85,7 @@ export interface ToolSource {
    * Calls an exposed tool by server and upstream name. Rejects with a clear error for a tool that is
    * unknown, filtered or disabled; waits (within requestMs) for a server that is still connecting.
    */
-  callTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>;
+  callExposedTool(server: string, tool: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>;
   /**
    * Resolves once none of `servers` (all when omitted) is still starting with no tool list known,
    * each bounded by its connect timeout. Optional: a source without it has nothing to wait for.

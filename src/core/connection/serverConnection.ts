@@ -219,7 +219,7 @@ export class ServerConnection {
    * A result with `isError` is returned, not thrown. Only a request that provably never reached
    * the server, or hit an expired HTTP session, is sent again, once.
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+  async sendToolCall(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
     return this.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
       const tool = this.toolList.find((candidate) => candidate.name === name);
       const quarantined = tool ? undefined : this.quarantinedList.find((candidate) => candidate.name === name);
@@ -227,7 +227,7 @@ export class ServerConnection {
       if (!tool) throw new ConnectionError('UNKNOWN_TOOL', `server \`${this.name}\` has no tool \`${name}\``);
       const problems = checkToolArguments(tool, args);
       if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
-      return session.callTool(name, args, { ...policy, onProgress: options.onProgress }, budget);
+      return session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget);
     });
   }
 

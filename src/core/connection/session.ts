@@ -350,7 +350,7 @@ export class McpSession {
     return { tools, quarantined, ...(ttlMs === undefined ? {} : { ttlMs }) };
   }
 
-  async callTool(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
+  async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
     const definition = this.tools.find((tool) => tool.name === name);
     const result = await this.request(`tools/call \`${name}\``, policy, budget, (options) =>
       this.client.callTool(

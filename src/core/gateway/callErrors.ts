@@ -1,7 +1,8 @@
 // Turns whatever the tool source threw for a forwarded call into the JSON-RPC error the gateway's
 // client receives. Tool failures the upstream reported as results (`isError`) never get here.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { isCatalogError } from '../catalog/errors';
+import { isCatalogError, type CatalogError } from '../catalog/errors';
+import { describeFilterRule } from '../catalog/filters';
 import { isConnectionError, stripRpcPrefix } from '../connection/errors';
 import type { CallTarget } from './exposure';
 
@@ -16,14 +17,15 @@ export function rpcError(code: number, message: string, data?: unknown): Protoco
   return new ProtocolError(code, stripRpcPrefix(message), data);
 }
 
-export function toProtocolError(error: unknown, target: CallTarget): ProtocolError {
+/**
+ * The JSON-RPC error for a call the catalog refused or the upstream failed, in the words of the
+ * endpoint's client: `requested` is the name it used (qualified on the aggregated endpoint).
+ */
+export function toProtocolError(error: unknown, target: CallTarget, requested: string = target.name): ProtocolError {
   if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
   const message = error instanceof Error ? error.message : String(error);
   const unavailable = (): ProtocolError => rpcError(ProtocolErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
-  if (isCatalogError(error)) {
-    // The catalog refuses what the snapshot the gateway checked still allowed (a race with a change).
-    return error.code === 'SERVER_UNAVAILABLE' || error.code === 'CANCELLED' ? unavailable() : rpcError(ProtocolErrorCode.InvalidParams, message);
-  }
+  if (isCatalogError(error)) return catalogRefusal(error, target, requested) ?? unavailable();
   if (!isConnectionError(error)) {
     return rpcError(ProtocolErrorCode.InternalError, `Calling tool "${target.name}" of server "${target.server}" failed: ${message}`);
   }
@@ -38,5 +40,22 @@ export function toProtocolError(error: unknown, target: CallTarget): ProtocolErr
       return rpcError(REQUEST_TIMEOUT_CODE, message);
     default:
       return unavailable();
+  }
+}
+
+/** The catalog's refusals are the client's mistake (InvalidParams); a server that is down is not. */
+function catalogRefusal(error: CatalogError, target: CallTarget, requested: string): ProtocolError | undefined {
+  switch (error.code) {
+    case 'UNKNOWN_TOOL':
+      return rpcError(ProtocolErrorCode.InvalidParams, `Unknown tool "${requested}": ${error.message}`);
+    case 'TOOL_FILTERED':
+    case 'TOOL_DISABLED': {
+      const reason = error.rule ? describeFilterRule(error.rule, target.server) : 'filtered out';
+      return rpcError(ProtocolErrorCode.InvalidParams, `Tool "${requested}" of server "${target.server}" is not exposed: ${reason}`);
+    }
+    case 'SERVER_HELD_BACK':
+      return rpcError(ProtocolErrorCode.InvalidParams, `Tool "${requested}" is unavailable: ${error.message}`);
+    default:
+      return undefined;
   }
 }

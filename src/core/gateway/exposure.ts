@@ -2,7 +2,6 @@
 // which tools an endpoint lists, and which upstream tool a call names (or why it may not be called).
 import { createHash } from 'node:crypto';
 import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
-import { describeFilterRule } from '../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
 import { isServed } from '../connection/state';
 import { rpcError } from './callErrors';
@@ -60,31 +59,15 @@ function invalid(message: string): ProtocolError {
 }
 
 /**
- * The upstream tool that `requested` names on this endpoint. Throws an InvalidParams ProtocolError
- * naming the reason for a tool that is unknown, filtered out, or on a server without an endpoint.
+ * Which upstream tool `requested` names on this endpoint: a name map, nothing more. Whether the
+ * tool may be called is the catalog's decision (ToolCatalog.callExposedTool), made once. Throws
+ * only when the name maps to nothing.
  */
-export function resolveCall(snapshot: CatalogSnapshot, endpoint: EndpointId, requested: string): CallTarget {
-  let server: CatalogServer | undefined;
-  let tool: CatalogTool | undefined;
-  if (endpoint.kind === 'aggregated') {
-    for (const candidate of snapshot.servers) {
-      tool = candidate.tools.find((entry) => entry.qualifiedName === requested);
-      if (tool) {
-        server = candidate;
-        break;
-      }
-    }
-    if (!server || !tool) throw invalid(`Unknown tool "${requested}": no server offers a tool with this qualified name`);
-  } else {
-    server = snapshot.servers.find((candidate) => candidate.name === endpoint.server);
-    if (!server) throw invalid(`Unknown tool "${requested}": server "${endpoint.server}" is no longer configured`);
-    tool = server.tools.find((entry) => entry.name === requested);
-    if (!tool) throw invalid(`Unknown tool "${requested}": server "${server.name}" has no tool with this name`);
+export function mapToolName(snapshot: CatalogSnapshot, endpoint: EndpointId, requested: string): CallTarget {
+  if (endpoint.kind === 'server') return { server: endpoint.server, name: requested };
+  for (const server of snapshot.servers) {
+    const tool = server.tools.find((entry) => entry.qualifiedName === requested);
+    if (tool) return { server: server.name, name: tool.name };
   }
-  if (!isServedServer(server)) throw invalid(`Tool "${requested}" is unavailable: server "${server.name}" is ${server.state}`);
-  if (!tool.exposed) {
-    const reason = tool.filteredBy ? describeFilterRule(tool.filteredBy, server.name) : 'filtered out';
-    throw invalid(`Tool "${requested}" of server "${server.name}" is not exposed: ${reason}`);
-  }
-  return { server: server.name, name: tool.name };
+  throw invalid(`Unknown tool "${requested}": no server offers a tool with this qualified name`);
 }

@@ -7,7 +7,7 @@ import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
 import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
-import { listedTools, resolveCall, type CallTarget } from './exposure';
+import { listedTools, mapToolName, type CallTarget } from './exposure';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -25,26 +25,29 @@ function endpointServers(endpoint: EndpointId): string[] | undefined {
   return endpoint.kind === 'server' ? [endpoint.server] : undefined;
 }
 
-function startingServers(source: ToolSource, endpoint: EndpointId): string[] {
-  const names = endpointServers(endpoint) ?? source.snapshot().servers.map((server) => server.name);
-  return names.filter((name) => source.isStartingWithoutTools?.(name) === true);
+function startingServers(source: ToolSource): string[] {
+  return source
+    .snapshot()
+    .servers.map((server) => server.name)
+    .filter((name) => source.isStartingWithoutTools?.(name) === true);
 }
 
 /**
- * The call's target; a name that is unknown only because its server has not listed its tools yet
- * waits for that list (within the connect timeout), and an error says the server is starting.
+ * Maps a qualified name on the aggregated endpoint. A name that is unknown only because its server
+ * has not listed its tools yet waits for that list (within the connect timeout), and an error says
+ * the server is starting. Whether the tool may be called is the catalog's decision, not this one.
  */
-async function resolveWhenKnown(source: ToolSource, endpoint: EndpointId, name: string, signal: AbortSignal): Promise<CallTarget> {
+async function mapWhenKnown(source: ToolSource, endpoint: EndpointId, name: string, signal: AbortSignal): Promise<CallTarget> {
   try {
-    return resolveCall(source.snapshot(), endpoint, name);
+    return mapToolName(source.snapshot(), endpoint, name);
   } catch (error) {
-    const starting = startingServers(source, endpoint);
+    const starting = startingServers(source);
     if (starting.length === 0) throw error;
     await source.whenToolsKnown?.(starting, signal);
     try {
-      return resolveCall(source.snapshot(), endpoint, name);
+      return mapToolName(source.snapshot(), endpoint, name);
     } catch (again) {
-      const still = startingServers(source, endpoint);
+      const still = startingServers(source);
       if (still.length === 0) throw again;
       throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`);
     }
@@ -62,7 +65,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   });
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
-    const target = await resolveWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal);
+    const target = await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal);
     const progressToken = request.params._meta?.progressToken;
     // Upstream progress uses the token the gateway's own upstream client chose; the client that
     // asked here only knows its own token, so each notification is re-addressed.
@@ -78,9 +81,9 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     try {
       // The upstream result, from the client package, goes out through the server package: the
       // same wire type, declared twice.
-      return (await source.callTool(target.server, target.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, onProgress })) as CallToolResult;
+      return (await source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, onProgress })) as CallToolResult;
     } catch (error) {
-      throw toProtocolError(error, target);
+      throw toProtocolError(error, target, request.params.name);
     }
   });
 

@@ -320,11 +320,11 @@ export class ServerManager {
   }
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */
-  async callTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+  async forwardToolCall(server: string, tool: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
     const entry = this.require(server);
     if (!entry.connection) throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${this.stateOf(entry).kind}`);
     if (entry.blocked) throw new ConnectionError('NOT_RUNNING', `server "${server}" is blocked: ${entry.blocked.detail}`);
-    return entry.connection.callTool(tool, args, options);
+    return entry.connection.sendToolCall(tool, args, options);
   }
 
   /** Disposes every connection, in reverse configuration order, continuing past failures. */

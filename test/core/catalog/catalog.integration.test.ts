@@ -101,7 +101,7 @@ describe('ToolCatalog with the ServerManager', function () {
     assert.equal(entry?.fromCache, true);
     assert.deepEqual(entry?.tools.map((item) => [item.qualifiedName, item.exposed]), [['slow__echo', true]]);
 
-    const calling = catalog.callTool('slow', 'echo', { text: 'hello' });
+    const calling = catalog.callExposedTool('slow', 'echo', { text: 'hello' });
     await until(() => catalog.diagnostics().waitingCalls === 1, 10_000, 'the call waiting for its server');
     fs.writeFileSync(gate, '');
     assert.equal(textOf(await calling), 'hello');
@@ -121,7 +121,7 @@ describe('ToolCatalog with the ServerManager', function () {
     const { manager, catalog } = setup(storage, clock);
     await catalog.ready;
     await manager.start([hung]);
-    const calling = catalog.callTool('hung', 'echo', { text: 'x' });
+    const calling = catalog.callExposedTool('hung', 'echo', { text: 'x' });
     await until(() => catalog.diagnostics().waitingCalls === 1, 10_000, 'the call waiting for its server');
     clock.advance(599);
     assert.equal(catalog.diagnostics().waitingCalls, 1, 'still waiting just before requestMs');
@@ -164,7 +164,7 @@ describe('ToolCatalog with the ServerManager', function () {
     catalog.onDidChange((snapshot) => announced.push(snapshot));
 
     const added = ['t1', 't2', 't3', 't4', 't5'];
-    await Promise.all(added.map((name) => manager.callTool('live', 'add_tool', { name })));
+    await Promise.all(added.map((name) => manager.forwardToolCall('live', 'add_tool', { name })));
     await waitForSnapshot(catalog, (snapshot) => added.every((name) => toolNames(snapshot, 'live').includes(name)));
     await catalog.settled();
 

@@ -155,7 +155,7 @@ export class FakeManager implements CatalogManager {
     };
   }
 
-  async callTool(server: string, tool: string, args: Record<string, unknown>, _options: ToolCallOptions): Promise<CallToolResult> {
+  async forwardToolCall(server: string, tool: string, args: Record<string, unknown>, _options: ToolCallOptions): Promise<CallToolResult> {
     this.calls.push({ server, tool, args });
     return { content: [{ type: 'text', text: `${server}/${tool}` }] };
   }

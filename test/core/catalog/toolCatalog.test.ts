@@ -218,16 +218,16 @@ describe('ToolCatalog', () => {
       ['fs', 'read', 'SERVER_UNAVAILABLE', /"fs" is error/],
     ];
     for (const [server, name, code, message] of expectations) {
-      await assert.rejects(catalog.callTool(server, name, {}), (error) => {
+      await assert.rejects(catalog.callExposedTool(server, name, {}), (error) => {
         assert.ok(isCatalogError(error), String(error));
         assert.equal(error.code, code);
         assert.match(error.message, message);
         return true;
       });
     }
-    await assert.rejects(catalog.callTool('git', 'push', {}), (error) => isCatalogError(error) && error.rule?.kind === 'serverDeny');
+    await assert.rejects(catalog.callExposedTool('git', 'push', {}), (error) => isCatalogError(error) && error.rule?.kind === 'serverDeny');
     assert.deepEqual(manager.calls, []);
-    await catalog.callTool('git', 'status', { x: 1 });
+    await catalog.callExposedTool('git', 'status', { x: 1 });
     assert.deepEqual(manager.calls, [{ server: 'git', tool: 'status', args: { x: 1 } }]);
   });
 
@@ -238,7 +238,7 @@ describe('ToolCatalog', () => {
     const { manager, catalog } = setup({ storage });
     await catalog.ready;
     manager.setState('git', 'starting');
-    const call = catalog.callTool('git', 'status', {});
+    const call = catalog.callExposedTool('git', 'status', {});
     await microtasks();
     assert.equal(catalog.diagnostics().waitingCalls, 1);
     assert.deepEqual(manager.calls, []);
@@ -257,29 +257,52 @@ describe('ToolCatalog', () => {
     await catalog.ready;
     manager.setState('git', 'starting');
 
-    const timedOut = catalog.callTool('git', 'status', {});
+    const timedOut = catalog.callExposedTool('git', 'status', {});
     clock.advance(4_999);
     assert.equal(catalog.diagnostics().waitingCalls, 1);
     clock.advance(1);
     await assert.rejects(timedOut, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /within 5000 ms/.test(error.message));
 
     const controller = new AbortController();
-    const cancelled = catalog.callTool('git', 'status', {}, { signal: controller.signal });
+    const cancelled = catalog.callExposedTool('git', 'status', {}, { signal: controller.signal });
     controller.abort();
     await assert.rejects(cancelled, (error) => isCatalogError(error, 'CANCELLED'));
 
-    const failed = catalog.callTool('git', 'status', {});
+    const failed = catalog.callExposedTool('git', 'status', {});
     manager.setState('git', 'error');
     await assert.rejects(failed, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /is error/.test(error.message));
 
     manager.setState('git', 'starting');
-    const vanished = catalog.callTool('git', 'gone', {});
+    const vanished = catalog.callExposedTool('git', 'gone', {});
     run(manager, 'git', tools('status'));
     await assert.rejects(vanished, (error) => isCatalogError(error, 'UNKNOWN_TOOL'), 'the live list no longer has it');
 
     assert.equal(catalog.diagnostics().waitingCalls, 0);
     assert.equal(clock.pendingTimers, 0);
     assert.deepEqual(manager.calls, []);
+  });
+
+  it('is the one gate: refuses a held-back server, and waits for the first list of a server starting with nothing cached', async () => {
+    const { manager, catalog } = setup();
+    await catalog.ready;
+    run(manager, 'git', tools('status'));
+    await microtasks();
+    manager.setState('git', 'blocked');
+    await microtasks();
+    assert.throws(() => catalog.assertCallable('git', 'status'), (error) => isCatalogError(error, 'SERVER_HELD_BACK') && /is blocked/.test(error.message));
+    await assert.rejects(catalog.callExposedTool('git', 'status', {}), (error) => isCatalogError(error, 'SERVER_HELD_BACK'));
+
+    const fresh = setup();
+    await fresh.catalog.ready;
+    fresh.manager.setState('git', 'starting');
+    await microtasks();
+    assert.equal(fresh.catalog.isStartingWithoutTools('git'), true, 'nothing cached, nothing live');
+    const call = fresh.catalog.callExposedTool('git', 'status', { y: 2 });
+    await microtasks();
+    assert.deepEqual(fresh.manager.calls, [], 'waiting for the list');
+    run(fresh.manager, 'git', tools('status'));
+    await call;
+    assert.deepEqual(fresh.manager.calls, [{ server: 'git', tool: 'status', args: { y: 2 } }]);
   });
 
   it('debounces list changes: a burst means one refetch and one announcement', async () => {
@@ -397,7 +420,7 @@ describe('ToolCatalog', () => {
     const { manager, catalog, changes } = setup({ storage });
     await catalog.ready;
     manager.setState('git', 'starting');
-    const waiting = catalog.callTool('git', 'status', {});
+    const waiting = catalog.callExposedTool('git', 'status', {});
     await catalog.dispose();
     await assert.rejects(waiting, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /disposed/.test(error.message));
     const count = changes.length;

@@ -136,7 +136,7 @@ export interface FixtureStats {
 
 /** Reads the fixture's counters through its `stats` tool (not counted as a call). */
 export async function stdioStats(connection: ServerConnection): Promise<FixtureStats> {
-  return JSON.parse(textOf(await connection.callTool('stats'))) as FixtureStats;
+  return JSON.parse(textOf(await connection.sendToolCall('stats'))) as FixtureStats;
 }
 
 export function isAlive(pid: number): boolean {

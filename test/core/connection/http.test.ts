@@ -14,7 +14,7 @@ describe('ServerConnection over HTTP', () => {
     assertState(state, 'running');
     assert.equal(state.transport, 'http');
     assert.deepEqual(state.serverInfo, { name: 'fixture-http', version: '1.2.3' });
-    assert.equal(textOf(await connection.callTool('add', { a: 20, b: 22 })), '42');
+    assert.equal(textOf(await connection.sendToolCall('add', { a: 20, b: 22 })), '42');
     const stats = await server.stats();
     assert.equal(stats.lastHeader, 'hello');
     assert.equal(stats.initializations, 1);
@@ -27,7 +27,7 @@ describe('ServerConnection over HTTP', () => {
     const state = await connection.start();
     assertState(state, 'running');
     assert.equal(state.transport, 'sse');
-    assert.equal(textOf(await connection.callTool('echo', { text: 'over sse' })), 'over sse');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'over sse' })), 'over sse');
     assert.equal((await server.stats()).lastHeader, 'sse');
   });
 
@@ -48,7 +48,7 @@ describe('ServerConnection over HTTP', () => {
     const state = await connection.start();
     assertState(state, 'running');
     assert.equal(state.transport, 'sse');
-    assert.equal(textOf(await connection.callTool('echo', { text: 'fell back' })), 'fell back');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'fell back' })), 'fell back');
     assert.match(logger.text(), /answered 405; falling back to the legacy SSE transport/);
     assert.deepEqual(events.map((event) => event.state.kind), ['starting', 'running']);
   });
@@ -75,11 +75,11 @@ describe('ServerConnection over HTTP', () => {
     const server = await startHttpFixture(cleanup);
     const { connection, events, logger } = connect(cleanup, httpDefinition(server.url('/mcp')));
     await connection.start();
-    assert.equal(textOf(await connection.callTool('echo', { text: 'before' })), 'before');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'before' })), 'before');
     const eventsBefore = events.length;
     assert.deepEqual(await server.control('expire'), { expired: 1 });
 
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => connection.callTool('echo', { text: `call ${i}` })));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => connection.sendToolCall('echo', { text: `call ${i}` })));
     assert.deepEqual(results.map(textOf), Array.from({ length: 10 }, (_, i) => `call ${i}`));
 
     const stats = await server.stats();
@@ -113,7 +113,7 @@ describe('ServerConnection over HTTP', () => {
     const { connection } = connect(cleanup, httpDefinition(server.url('/mcp')), { fetch: slowFetch });
     await connection.start();
     await server.control('expire');
-    const results = await Promise.all(['a', 'b', 'c'].map((text) => connection.callTool('echo', { text })));
+    const results = await Promise.all(['a', 'b', 'c'].map((text) => connection.sendToolCall('echo', { text })));
     assert.deepEqual(results.map(textOf), ['a', 'b', 'c']);
     assert.equal((await server.stats()).initializations, 2);
     assert.equal(connection.diagnostics.sessionRenewals, 1);
@@ -123,7 +123,7 @@ describe('ServerConnection over HTTP', () => {
     const server = await startHttpFixture(cleanup, ['--expire-after', '3']);
     const { connection } = connect(cleanup, httpDefinition(server.url('/mcp')));
     await connection.start();
-    for (let i = 0; i < 6; i++) assert.equal(textOf(await connection.callTool('echo', { text: String(i) })), String(i));
+    for (let i = 0; i < 6; i++) assert.equal(textOf(await connection.sendToolCall('echo', { text: String(i) })), String(i));
     assert.ok((await connection.listTools()).length > 0);
     const stats = await server.stats();
     assert.ok(stats.sessionsExpired >= 2, JSON.stringify(stats));
@@ -142,7 +142,7 @@ describe('ServerConnection over HTTP', () => {
     assert.equal(stats.sessionsTerminated, 1);
     assert.equal(stats.sessions, 0);
     assert.equal(connection.state.kind, 'stopped');
-    await assert.rejects(connection.callTool('echo', { text: 'x' }), (error) => isConnectionError(error, 'CLOSED'));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'CLOSED'));
   });
 
   it('reconnects when the HTTP server goes away and comes back', async () => {
@@ -154,7 +154,7 @@ describe('ServerConnection over HTTP', () => {
     await exited;
     // The next request finds the server unreachable: it was never delivered, so it may be retried
     // once the connection is back, which needs a server on the same port.
-    const call = connection.callTool('echo', { text: 'after restart' });
+    const call = connection.sendToolCall('echo', { text: 'after restart' });
     const second = await startHttpFixture(cleanup, ['--port', String(first.port)]);
     assert.equal(textOf(await call), 'after restart');
     assert.equal((await second.stats()).calls, 1);

@@ -22,10 +22,10 @@ describe('ServerConnection reconnecting', () => {
     );
     await connection.start();
     const firstPid = connection.pid;
-    assert.equal(textOf(await connection.callTool('count')), '1');
+    assert.equal(textOf(await connection.sendToolCall('count')), '1');
     const before = events.length;
     // The crash takes the call with it: it had been delivered, so it is not retried.
-    await assert.rejects(connection.callTool('echo', { text: 'boom' }), (error) => isConnectionError(error, 'CONNECTION_LOST'));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'boom' }), (error) => isConnectionError(error, 'CONNECTION_LOST'));
     await waitForState(connection, (state) => state.kind === 'running');
 
     const after = events.slice(before);
@@ -43,7 +43,7 @@ describe('ServerConnection reconnecting', () => {
     assert.ok((after[1]?.at ?? 0) >= reconnecting.state.nextTryAt - 2, 'the attempt waited for the backoff');
     assert.notEqual(connection.pid, firstPid);
     assert.equal(firstPid === undefined ? true : isAlive(firstPid), false);
-    assert.equal(textOf(await connection.callTool('count')), '1', 'a fresh process');
+    assert.equal(textOf(await connection.sendToolCall('count')), '1', 'a fresh process');
   });
 
   it('opens the circuit breaker after maxAttempts failures, and a manual reconnect resets it', async () => {
@@ -59,7 +59,7 @@ describe('ServerConnection reconnecting', () => {
     await connection.start();
     fs.writeFileSync(gate, '');
     const before = events.length;
-    await assert.rejects(connection.callTool('echo', { text: 'crash' }));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'crash' }));
     const state = await waitForState(connection, (s) => s.kind === 'error');
     assertState(state, 'error');
     assert.equal(state.code, 'PROCESS_EXITED');
@@ -76,12 +76,12 @@ describe('ServerConnection reconnecting', () => {
     assert.equal(clock.pending, 0, 'no further attempt is scheduled');
     assert.equal(connection.diagnostics.connectAttempts, 4);
     assert.equal(connection.state.kind, 'error');
-    await assert.rejects(connection.callTool('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING') && /gave up/.test(error.message));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING') && /gave up/.test(error.message));
 
     fs.rmSync(gate);
     assertState(await connection.reconnect(), 'running');
     const resetAt = events.length;
-    await assert.rejects(connection.callTool('echo', { text: 'crash again' }));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'crash again' }));
     await waitForState(connection, (s) => s.kind === 'running');
     const again = events.slice(resetAt).find((event) => event.state.kind === 'reconnecting')?.state;
     assert.ok(again?.kind === 'reconnecting');
@@ -139,7 +139,7 @@ describe('ServerConnection reconnecting', () => {
       random: () => 0.5,
     });
     await connection.start();
-    await assert.rejects(connection.callTool('echo', { text: 'crash' }));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'crash' }));
     const reconnecting = await waitForState(connection, (state) => state.kind === 'reconnecting');
     assertState(reconnecting, 'reconnecting');
     const timer = clock.pending().find((entry) => entry.delay === 45_000);
@@ -155,19 +155,19 @@ describe('ServerConnection reconnecting', () => {
   it('makes a call wait while the server reconnects', async () => {
     const { connection } = connect(cleanup, stdioDefinition(['--crash-after', '2'], { reconnect: { maxAttempts: 3, initialDelayMs: 150, maxDelayMs: 150 } }));
     await connection.start();
-    await connection.callTool('count');
-    await assert.rejects(connection.callTool('count'));
+    await connection.sendToolCall('count');
+    await assert.rejects(connection.sendToolCall('count'));
     assert.equal(connection.state.kind, 'reconnecting');
-    assert.equal(textOf(await connection.callTool('echo', { text: 'waited' })), 'waited');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'waited' })), 'waited');
   });
 
   it('gives up waiting for a reconnecting server after requestMs', async () => {
     const clock = new FakeClock();
     const { connection } = connect(cleanup, stdioDefinition(['--crash-after', '1'], { timeouts: { connectMs: 0, requestMs: 200 } }), { clock });
     await connection.start();
-    await assert.rejects(connection.callTool('echo', { text: 'crash' }));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'crash' }));
     assert.equal(connection.state.kind, 'reconnecting');
-    const waiting = connection.callTool('echo', { text: 'waits' });
+    const waiting = connection.sendToolCall('echo', { text: 'waits' });
     const wait = clock.pending().find((entry) => entry.delay === 200);
     assert.ok(wait, JSON.stringify(clock.pendingDelays()));
     wait.fire();

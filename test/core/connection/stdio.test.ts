@@ -25,8 +25,8 @@ describe('ServerConnection over stdio', () => {
     const names = connection.tools.map((tool) => tool.name);
     for (const name of ['echo', 'add', 'slow', 'fail', 'count', 'env']) assert.ok(names.includes(name), name);
     assert.equal(connection.tools.find((tool) => tool.name === 'echo')?.annotations?.readOnlyHint, true);
-    assert.equal(textOf(await connection.callTool('add', { a: 2, b: 3 })), '5');
-    assert.equal(textOf(await connection.callTool('echo', { text: 'hi' })), 'hi');
+    assert.equal(textOf(await connection.sendToolCall('add', { a: 2, b: 3 })), '5');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'hi' })), 'hi');
     assert.equal(typeof connection.pid, 'number');
   });
 
@@ -54,31 +54,31 @@ describe('ServerConnection over stdio', () => {
     cleanup.add(() => void delete process.env.SWITCHBOARD_TEST_INHERITED);
     const { connection } = connect(cleanup, stdioDefinition([], { env: { FIXTURE_VALUE: 'from-definition', HOME_OVERRIDE: 'x' } }));
     await connection.start();
-    assert.equal(textOf(await connection.callTool('env', { name: 'FIXTURE_VALUE' })), 'from-definition');
-    assert.equal(textOf(await connection.callTool('env', { name: 'SWITCHBOARD_TEST_INHERITED' })), 'from-parent');
+    assert.equal(textOf(await connection.sendToolCall('env', { name: 'FIXTURE_VALUE' })), 'from-definition');
+    assert.equal(textOf(await connection.sendToolCall('env', { name: 'SWITCHBOARD_TEST_INHERITED' })), 'from-parent');
   });
 
   it('runs in the home directory by default, in defaultCwd when given, and in the definition cwd', async () => {
     const { connection: byDefault } = connect(cleanup, stdioDefinition());
     await byDefault.start();
-    assert.equal(textOf(await byDefault.callTool('cwd')), fs.realpathSync(os.homedir()));
+    assert.equal(textOf(await byDefault.sendToolCall('cwd')), fs.realpathSync(os.homedir()));
 
     const dir = fs.realpathSync(tempDir(cleanup));
     const { connection: withDefault } = connect(cleanup, stdioDefinition(), { defaultCwd: dir });
     await withDefault.start();
-    assert.equal(textOf(await withDefault.callTool('cwd')), dir);
+    assert.equal(textOf(await withDefault.sendToolCall('cwd')), dir);
 
     const own = path.join(dir, 'own');
     fs.mkdirSync(own);
     const { connection: withCwd } = connect(cleanup, stdioDefinition([], { cwd: own }), { defaultCwd: dir });
     await withCwd.start();
-    assert.equal(textOf(await withCwd.callTool('cwd')), own);
+    assert.equal(textOf(await withCwd.sendToolCall('cwd')), own);
   });
 
   it('keeps the last 1000 stderr lines and logs each line', async () => {
     const { connection, logger } = connect(cleanup, stdioDefinition(['--stderr-lines', '3']));
     await connection.start();
-    await connection.callTool('stderr', { lines: 1500, prefix: 'bulk' });
+    await connection.sendToolCall('stderr', { lines: 1500, prefix: 'bulk' });
     // stderr and stdout are separate pipes: the result can overtake the last stderr lines.
     await until(() => connection.stderrTail(1)[0] === 'bulk 1500');
     const tail = connection.stderrTail();
@@ -136,7 +136,7 @@ describe('ServerConnection over stdio', () => {
     const { connection, logger } = connect(cleanup, stdioDefinition(['--garbage', '2']));
     const state = await connection.start();
     assertState(state, 'running');
-    assert.equal(textOf(await connection.callTool('echo', { text: 'still fine' })), 'still fine');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'still fine' })), 'still fine');
     assert.ok(logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes('fixture banner 1: this is not JSON-RPC')), logger.text());
   });
 
@@ -155,26 +155,26 @@ describe('ServerConnection over stdio', () => {
     await connection.start();
     const before = connection.tools.length;
     const changed = new Promise<string[]>((resolve) => connection.onDidChangeTools((event) => resolve(event.tools.map((tool) => tool.name))));
-    await connection.callTool('add_tool', { name: 'brand_new' });
+    await connection.sendToolCall('add_tool', { name: 'brand_new' });
     const names = await changed;
     assert.ok(names.includes('brand_new'));
     assert.equal(connection.tools.length, before + 1);
     assertState(connection.state, 'running');
     assert.equal((connection.state as Extract<ServerState, { kind: 'running' }>).toolCount, before + 1);
-    assert.equal(textOf(await connection.callTool('brand_new')), 'brand_new');
+    assert.equal(textOf(await connection.sendToolCall('brand_new')), 'brand_new');
   });
 
   it('a disabled definition stays disabled', async () => {
     const { connection } = connect(cleanup, stdioDefinition([], { enabled: false }));
     assert.equal((await connection.start()).kind, 'disabled');
-    await assert.rejects(connection.callTool('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING'));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING'));
   });
 
   it('counts calls in the fixture (sanity check for the tests that rely on it)', async () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await connection.start();
-    await connection.callTool('echo', { text: 'a' });
-    assert.equal(textOf(await connection.callTool('count')), '2');
+    await connection.sendToolCall('echo', { text: 'a' });
+    assert.equal(textOf(await connection.sendToolCall('count')), '2');
     assert.equal((await stdioStats(connection)).calls, 2);
     await waitForState(connection, (state) => state.kind === 'running');
   });

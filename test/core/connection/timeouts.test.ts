@@ -28,7 +28,7 @@ describe('ServerConnection timeouts', () => {
     const { connection } = connect(cleanup, stdioDefinition([], { timeouts: { connectMs: 10_000, requestMs: 300 } }));
     await connection.start();
     const started = Date.now();
-    await assert.rejects(connection.callTool('slow', { ms: 5000 }), (error) => {
+    await assert.rejects(connection.sendToolCall('slow', { ms: 5000 }), (error) => {
       assert.ok(isConnectionError(error, 'REQUEST_TIMEOUT'), String(error));
       assert.match(error.message, /no response within 300 ms/);
       return true;
@@ -44,7 +44,7 @@ describe('ServerConnection timeouts', () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await connection.start();
     const controller = new AbortController();
-    const call = connection.callTool('slow', { ms: 5000 }, { signal: controller.signal });
+    const call = connection.sendToolCall('slow', { ms: 5000 }, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
     await assert.rejects(call, (error) => isConnectionError(error, 'CANCELLED'));
     const stats = await stdioStats(connection);
@@ -57,7 +57,7 @@ describe('ServerConnection timeouts', () => {
     const { connection } = connect(cleanup, stdioDefinition([], { timeouts: { connectMs: 10_000, requestMs: 1_000 } }));
     await connection.start();
     const progress: number[] = [];
-    const result = await connection.callTool('slow', { ms: 3_000, progressEveryMs: 100 }, { onProgress: (p) => progress.push(p.progress) });
+    const result = await connection.sendToolCall('slow', { ms: 3_000, progressEveryMs: 100 }, { onProgress: (p) => progress.push(p.progress) });
     assert.equal(textOf(result), 'slept 3000');
     assert.ok(progress.length >= 5, `only ${progress.length} progress notifications`);
     assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
@@ -70,7 +70,7 @@ describe('ServerConnection timeouts', () => {
     await connection.start();
     let firstProgress: () => void = () => undefined;
     const progressed = new Promise<void>((resolve) => (firstProgress = resolve));
-    const call = connection.callTool('slow', { ms: 60_000, progressEveryMs: 100 }, { onProgress: () => firstProgress() });
+    const call = connection.sendToolCall('slow', { ms: 60_000, progressEveryMs: 100 }, { onProgress: () => firstProgress() });
     await progressed;
     clock.advance(2_000 * MAX_TOTAL_TIMEOUT_FACTOR);
     await assert.rejects(call, (error) => {

@@ -20,7 +20,7 @@ describe('ServerConnection tool calls', () => {
 
     it('returns an isError result as a result, sent once', async () => {
       const before = await calls();
-      const result = await connection.callTool('fail', { message: 'nope' });
+      const result = await connection.sendToolCall('fail', { message: 'nope' });
       assert.equal(result.isError, true);
       assert.equal(textOf(result), 'nope');
       assert.equal(await calls(), before + 1);
@@ -28,7 +28,7 @@ describe('ServerConnection tool calls', () => {
 
     it('throws a JSON-RPC error as SERVER_ERROR, sent once', async () => {
       const before = await calls();
-      await assert.rejects(connection.callTool('rpc_error'), (error) => {
+      await assert.rejects(connection.sendToolCall('rpc_error'), (error) => {
         assert.ok(isConnectionError(error, 'SERVER_ERROR'), String(error));
         assert.equal(error.rpcCode, -32603);
         assert.match(error.message, /fixture rpc error/);
@@ -39,40 +39,40 @@ describe('ServerConnection tool calls', () => {
 
     it('rejects missing required arguments without sending anything', async () => {
       const before = await calls();
-      await assert.rejects(connection.callTool('add', { a: 1 }), (error) => {
+      await assert.rejects(connection.sendToolCall('add', { a: 1 }), (error) => {
         assert.ok(isConnectionError(error, 'INVALID_ARGUMENTS'), String(error));
         assert.equal(error.message, 'invalid arguments for tool `add`: missing required argument `b`');
         return true;
       });
-      await assert.rejects(connection.callTool('env', {}), (error) => isConnectionError(error, 'INVALID_ARGUMENTS') && /`name`/.test(error.message));
-      await assert.rejects(connection.callTool('add', [] as unknown as Record<string, unknown>), (error) => isConnectionError(error, 'INVALID_ARGUMENTS'));
+      await assert.rejects(connection.sendToolCall('env', {}), (error) => isConnectionError(error, 'INVALID_ARGUMENTS') && /`name`/.test(error.message));
+      await assert.rejects(connection.sendToolCall('add', [] as unknown as Record<string, unknown>), (error) => isConnectionError(error, 'INVALID_ARGUMENTS'));
       assert.equal(await calls(), before, 'nothing reached the server');
-      assert.equal(textOf(await connection.callTool('add', { a: 1, b: 2 })), '3');
+      assert.equal(textOf(await connection.sendToolCall('add', { a: 1, b: 2 })), '3');
     });
 
     it('rejects a tool the server did not list without sending anything', async () => {
       const before = await calls();
-      await assert.rejects(connection.callTool('no_such_tool'), (error) => isConnectionError(error, 'UNKNOWN_TOOL'));
+      await assert.rejects(connection.sendToolCall('no_such_tool'), (error) => isConnectionError(error, 'UNKNOWN_TOOL'));
       assert.equal(await calls(), before);
     });
   });
 
   it('rejects calls to a stopped server at once', async () => {
     const { connection } = connect(cleanup, stdioDefinition());
-    await assert.rejects(connection.callTool('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING') && /is stopped/.test(error.message));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING') && /is stopped/.test(error.message));
   });
 
   it('waits for a starting server', async () => {
     const { connection } = connect(cleanup, stdioDefinition(['--startup-delay', '200']));
     void connection.start();
     assert.equal(connection.state.kind, 'starting');
-    assert.equal(textOf(await connection.callTool('echo', { text: 'queued' })), 'queued');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'queued' })), 'queued');
   });
 
   it('fails calls in flight with CLOSED when the server is stopped', async () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await connection.start();
-    const call = connection.callTool('slow', { ms: 5000 });
+    const call = connection.sendToolCall('slow', { ms: 5000 });
     const stopped = connection.stop();
     await assert.rejects(call, (error) => isConnectionError(error, 'CLOSED'));
     await stopped;

@@ -11,7 +11,7 @@ describe('JSON-RPC traffic at trace level', function () {
     const logger = new MemoryLogger();
     const { connection } = connect(cleanup, stdioDefinition([], { secrets: [secret] }), { logger });
     await connection.start();
-    assert.equal(textOf(await connection.callTool('echo', { text: `say ${secret}` })), `say ${secret}`);
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: `say ${secret}` })), `say ${secret}`);
     const trace = logger.entries.filter((entry) => entry.level === 'trace').map((entry) => entry.message);
     assert.ok(trace.some((line) => line.includes('→ {') && line.includes('"method":"initialize"')), 'initialize request');
     assert.ok(trace.some((line) => line.includes('← {') && line.includes('"protocolVersion"')), 'initialize result');

@@ -260,7 +260,7 @@ describe('doctor CLI', function () {
       const ws = tempWorkspace(cleanup, { tools: fixture() });
       const run = await runCli(['doctor', '--folder', ws.dir, '--call', 'tools/nope']);
       assert.equal(run.code, 1);
-      assert.match(run.stderr, /tools\/nope failed: .*no tool `nope`/);
+      assert.match(run.stderr, /tools\/nope failed: .*no tool "nope"/);
       assert.match(run.stderr, /tools of tools: echo, add, /);
     });
 

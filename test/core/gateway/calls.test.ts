@@ -67,7 +67,7 @@ describe('gateway: tool calls', function () {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const error = await rejection(client.callTool({ name: 'nonexistent', arguments: {} }));
     assert.equal(error.code, ProtocolErrorCode.InvalidParams);
-    assert.match(error.message, /Unknown tool "nonexistent": server "alpha" has no tool with this name/);
+    assert.match(error.message, /Unknown tool "nonexistent": server "alpha" has no tool "nonexistent"/);
 
     const aggregated = (await connectClient(cleanup, setup.gateway.aggregatedUrl, setup.gateway.token)).client;
     const byQualifiedName = await rejection(aggregated.callTool({ name: 'echo', arguments: { text: 'x' } }));
@@ -76,7 +76,7 @@ describe('gateway: tool calls', function () {
     assert.deepEqual(setup.source.calls, []);
   });
 
-  it('refuses a filtered or disabled tool with an error naming the rule, without calling the source', async () => {
+  it('refuses a filtered or disabled tool with an error naming the rule, before it reaches the server', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const aggregated = (await connectClient(cleanup, setup.gateway.aggregatedUrl, setup.gateway.token)).client;
     setup.source.filter('alpha', 'add', { kind: 'serverDeny', pattern: 'ad*' });
@@ -89,7 +89,7 @@ describe('gateway: tool calls', function () {
     const disabled = await rejection(aggregated.callTool({ name: 'alpha__echo', arguments: { text: 'x' } }));
     assert.equal(disabled.code, ProtocolErrorCode.InvalidParams);
     assert.match(disabled.message, /Tool "alpha__echo" of server "alpha" is not exposed: disabled in mcpSwitchboard\.tools\.disabled/);
-    assert.deepEqual(setup.source.calls, [], 'the gateway refused before the source was called');
+    assert.deepEqual(setup.source.calls, [], 'the gate refused before anything reached the server');
 
     setup.source.filter('alpha', 'add', undefined);
     assert.equal(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }) as CallToolResult), '3');

@@ -4,13 +4,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchLike } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { FetchLike } from '@modelcontextprotocol/client';
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import { CatalogError } from '../../../src/core/catalog/errors';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, FilterRule, ToolCallOptions, ToolSource } from '../../../src/core/catalog/types';
 import type { ServerDefinition } from '../../../src/core/config/types';
+import { isServed } from '../../../src/core/connection/state';
 import { Emitter, type Disposable } from '../../../src/core/events';
 import { McpGateway } from '../../../src/core/gateway';
 import { ServerManager, type ConfiguredServer } from '../../../src/core/manager';
@@ -36,7 +35,7 @@ function qualify(server: string, tool: string): string {
 
 /**
  * What the gateway needs from the catalog, built directly over a ServerManager: every tool is
- * exposed unless a test filters it. Records the calls that reach it.
+ * exposed unless a test filters it. Records the calls it forwards to the manager.
  */
 export class FixtureToolSource implements ToolSource, Disposable {
   private readonly emitter = new Emitter<CatalogSnapshot>();
@@ -81,11 +80,16 @@ export class FixtureToolSource implements ToolSource, Disposable {
     return { servers, warnings: [], eligible, maxExposed: 128 };
   }
 
-  async callTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<CallToolResult> {
+  /** The gate, decided as the catalog decides it (same error codes); records what it forwards. */
+  async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<CallToolResult> {
+    const entry = this.snapshot().servers.find((candidate) => candidate.name === server);
+    if (!entry) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
+    if (!isServed(entry.state)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);
+    const found = entry.tools.find((candidate) => candidate.name === tool);
+    if (!found) throw new CatalogError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`);
+    if (found.filteredBy) throw new CatalogError(found.filteredBy.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED', 'filtered', found.filteredBy);
     this.calls.push({ server, tool, args });
-    const entry = this.snapshot().servers.find((candidate) => candidate.name === server)?.tools.find((candidate) => candidate.name === tool);
-    if (!entry?.exposed) throw new Error(`fixture source: tool ${tool} of ${server} is not exposed`);
-    return this.manager.callTool(server, tool, args, options);
+    return this.manager.forwardToolCall(server, tool, args, options);
   }
 
   /** Fires onDidChange with the current snapshot. */
@@ -231,5 +235,5 @@ export function initializeHeaders(extra: Record<string, string> = {}): Record<st
 }
 
 export async function stats(source: FixtureToolSource, server: string): Promise<FixtureStats> {
-  return JSON.parse(textOf(await source.manager.callTool(server, 'stats'))) as FixtureStats;
+  return JSON.parse(textOf(await source.manager.forwardToolCall(server, 'stats'))) as FixtureStats;
 }

@@ -26,8 +26,8 @@ describe('hostile servers: quarantined tools and bounded results', function () {
       assert.doesNotMatch(deep?.problem ?? '', /call stack/);
       assert.match(quarantined.find((tool) => tool.name === 'invalid')?.problem ?? '', /tool `invalid` is not valid MCP: inputSchema\.type/);
       assert.match(logger.text(), /\[warn\].*tool quarantined: .*`deep`/);
-      assert.equal(textOf(await connection.callTool('echo', { text: 'still here' })), 'still here');
-      await assert.rejects(connection.callTool('deep', {}), (error) => isConnectionError(error, 'UNKNOWN_TOOL') && /quarantined: .*64 levels/.test(error.message));
+      assert.equal(textOf(await connection.sendToolCall('echo', { text: 'still here' })), 'still here');
+      await assert.rejects(connection.sendToolCall('deep', {}), (error) => isConnectionError(error, 'UNKNOWN_TOOL') && /quarantined: .*64 levels/.test(error.message));
     });
   }
 
@@ -38,15 +38,15 @@ describe('hostile servers: quarantined tools and bounded results', function () {
     assertState(state, 'running');
     assert.deepEqual(state.quarantinedTools?.map((tool) => tool.name), ['deep']);
     assert.match(state.quarantinedTools?.[0]?.problem ?? '', /nested more than 64 levels deep/);
-    assert.equal(textOf(await connection.callTool('echo', { text: 'ok' })), 'ok');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'ok' })), 'ok');
   });
 
   it('a result nested too deep fails that call with a message naming the limit, and the server stays usable', async () => {
     const { connection } = connect(cleanup, stdioDefinition(['--hostile-tools']));
     await connection.start();
-    await assert.rejects(connection.callTool('deep_result', { levels: 1_000 }), (error) =>
+    await assert.rejects(connection.sendToolCall('deep_result', { levels: 1_000 }), (error) =>
       isConnectionError(error, 'PROTOCOL_ERROR') && /result of tool `deep_result` is nested more than 256 levels deep/.test(error.message));
-    assert.equal(textOf(await connection.callTool('echo', { text: 'after' })), 'after');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'after' })), 'after');
     assertState(connection.state, 'running');
   });
 
@@ -64,7 +64,7 @@ describe('hostile servers: quarantined tools and bounded results', function () {
     const quiet = Object.assign(logger, { enabled: (level: string) => (asked++, level !== 'trace') });
     const { connection } = connect(cleanup, stdioDefinition(), { logger: quiet });
     await connection.start();
-    await connection.callTool('echo', { text: 'x' });
+    await connection.sendToolCall('echo', { text: 'x' });
     assert.ok(asked > 0, 'the level was asked');
     assert.equal(logger.entries.filter((entry) => entry.level === 'trace').length, 0);
   });

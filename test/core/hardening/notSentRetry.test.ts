@@ -18,10 +18,10 @@ describe('calls that never reached the server', function () {
     for (let round = 0; round < 5; round++) {
       const pid = connection.pid;
       assert.ok(pid !== undefined);
-      await connection.callTool('close_stdin');
+      await connection.sendToolCall('close_stdin');
       await until(() => !fs.existsSync(`/proc/${pid}/fd/0`), 5_000, 'the server closing its stdin');
       // The server is alive but reads nothing: this call cannot reach it, and must not fail.
-      assert.equal(textOf(await connection.callTool('echo', { text: `round ${round}` })), `round ${round}`);
+      assert.equal(textOf(await connection.sendToolCall('echo', { text: `round ${round}` })), `round ${round}`);
       assert.notEqual(connection.pid, pid, 'served by a new process');
     }
   });
@@ -34,7 +34,7 @@ describe('calls that never reached the server', function () {
       assert.ok(pid !== undefined);
       process.kill(pid, 'SIGKILL');
       await until(() => logger.entries.some((entry) => entry.message.includes(`process ${pid} exited`)), 5_000, 'the exit to be seen');
-      assert.equal(textOf(await connection.callTool('echo', { text: `round ${round}` })), `round ${round}`);
+      assert.equal(textOf(await connection.sendToolCall('echo', { text: `round ${round}` })), `round ${round}`);
       await waitForState(connection, (state) => state.kind === 'running');
     }
   });

@@ -19,7 +19,7 @@ describe('progress from stdio servers arrives in order', function () {
     const counts: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       const seen: Progress[] = [];
-      const result = await connection.callTool('burst', { steps: STEPS }, { onProgress: (progress) => seen.push(progress) });
+      const result = await connection.sendToolCall('burst', { steps: STEPS }, { onProgress: (progress) => seen.push(progress) });
       assert.equal(textOf(result), `burst ${STEPS}`);
       counts.push(seen.length);
     }

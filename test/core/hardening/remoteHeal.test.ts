@@ -44,10 +44,10 @@ describe('remote servers heal by themselves', function () {
       const first = await startHttpFixture(cleanup, ['--unknown-session', String(status)]);
       const { connection } = connect(cleanup, httpDefinition(first.url('/mcp')));
       assertState(await connection.start(), 'running');
-      assert.equal(textOf(await connection.callTool('echo', { text: 'before' })), 'before');
+      assert.equal(textOf(await connection.sendToolCall('echo', { text: 'before' })), 'before');
       await kill(first.child);
       const restarted = await startHttpFixture(cleanup, ['--port', String(first.port), '--unknown-session', String(status)]);
-      const results = await Promise.all([1, 2, 3].map((n) => connection.callTool('echo', { text: `after ${n}` })));
+      const results = await Promise.all([1, 2, 3].map((n) => connection.sendToolCall('echo', { text: `after ${n}` })));
       assert.deepEqual(results.map(textOf), ['after 1', 'after 2', 'after 3']);
       assert.equal(connection.diagnostics.sessionRenewals, 1, 'concurrent callers share one re-initialization');
       assert.equal((await restarted.stats()).initializations, 1);
@@ -61,7 +61,7 @@ describe('remote servers heal by themselves', function () {
     assertState(await connection.start(), 'running');
     await kill(first.child);
     await waitForState(connection, (state) => state.kind === 'reconnecting');
-    const calling = connection.callTool('echo', { text: 'after restart' });
+    const calling = connection.sendToolCall('echo', { text: 'after restart' });
     const restarted = await startHttpFixture(cleanup, ['--port', String(first.port)]);
     assert.equal(textOf(await calling), 'after restart');
     assert.equal((await restarted.stats()).calls, 1, 'the call reached the restarted server');
@@ -78,7 +78,7 @@ describe('remote servers heal by themselves', function () {
     await kill(server.child);
     // Restarted, it rejects the old session and never answers a new initialize.
     await startHttpFixture(cleanup, ['--port', String(server.port), '--unknown-session', '400', '--hang-initialize']);
-    await assert.rejects(connection.callTool('echo', { text: 'x' }), (error) =>
+    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) =>
       isConnectionError(error, 'CONNECTION_LOST') && /a new one could not be initialized/.test(error.message));
     assertState(await waitForState(connection, (state) => state.kind !== 'running'), 'reconnecting');
   });
@@ -93,7 +93,7 @@ describe('remote servers heal by themselves', function () {
     while (clock.now() - began < 20_000) assertState(await runNextAttempt(clock, connection), 'reconnecting');
     await startHttpFixture(cleanup, ['--port', String(port)]);
     assertState(await runNextAttempt(clock, connection), 'running');
-    assert.equal(textOf(await connection.callTool('echo', { text: 'late' })), 'late');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'late' })), 'late');
   });
 
   it('does not retry what waiting cannot heal: a 404 endpoint stays failed', async () => {

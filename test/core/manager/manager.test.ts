@@ -46,7 +46,7 @@ function waitForServer(manager: ServerManager, name: string, kind: ServerState['
 }
 
 async function pidOf(manager: ServerManager, name: string): Promise<number> {
-  const result = await manager.callTool(name, 'stats');
+  const result = await manager.forwardToolCall(name, 'stats');
   return (JSON.parse(textOf(result)) as { pid: number }).pid;
 }
 
@@ -227,7 +227,7 @@ describe('ServerManager', function () {
     const blocked = manager.server('guarded')?.state;
     assert.deepEqual(blocked, { kind: 'blocked', reason: 'untrusted', detail: 'workspace not trusted' });
     assert.equal(isAlive(pid), false);
-    await assert.rejects(manager.callTool('guarded', 'echo', { text: 'x' }), /blocked/);
+    await assert.rejects(manager.forwardToolCall('guarded', 'echo', { text: 'x' }), /blocked/);
     await manager.setBlocked('guarded', undefined);
     await waitForServer(manager, 'guarded', 'running');
   });
@@ -245,9 +245,9 @@ describe('ServerManager', function () {
   it('calls tools through the right server and names an unknown server', async () => {
     const { manager } = createManager();
     await manager.start([server('calc')]);
-    const result = await manager.callTool('calc', 'add', { a: 2, b: 3 });
+    const result = await manager.forwardToolCall('calc', 'add', { a: 2, b: 3 });
     assert.equal(textOf(result), '5');
-    await assert.rejects(manager.callTool('nope', 'add', {}), (error: unknown) => error instanceof ManagerError && error.code === 'UNKNOWN_SERVER');
+    await assert.rejects(manager.forwardToolCall('nope', 'add', {}), (error: unknown) => error instanceof ManagerError && error.code === 'UNKNOWN_SERVER');
   });
 
   it('leaves no process behind after dispose(), even one that ignores SIGTERM and has a grandchild', async () => {

@@ -2,11 +2,11 @@
 // same manager the extension uses, wait for them to settle, report, optionally call one tool, and
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { MemoryToolCacheStorage } from '../../catalog';
+import { isCatalogError, MemoryToolCacheStorage } from '../../catalog';
 import { isConnectionError } from '../../connection/errors';
 import { isSettled, type ServerState } from '../../connection/state';
-import type { ManagerOptions, ServerManager } from '../../manager';
-import { createRuntime } from '../../runtime';
+import type { ManagerOptions } from '../../manager';
+import { createRuntime, type SwitchboardRuntime } from '../../runtime';
 import { readCatalogSettings } from '../folderSettings';
 import { formatCallResult } from './callResult';
 import { splitCallTarget, type CallRequest } from './callTarget';
@@ -79,7 +79,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     if (options.call && target) {
       // The result is what a script wants on stdout; the report is context.
       io.err(`\n${formatTableReport(report)}\n`);
-      return await callTool(manager, report, options.call, target, options.json, io, signal);
+      return await callTool(runtime, report, options.call, target, options.json, io, signal);
     }
     io.out(options.json ? formatJsonReport(report) : formatTableReport(report));
     if (options.json) reportGeneralDiagnostics(report, io);
@@ -114,7 +114,7 @@ function reportGeneralDiagnostics(report: DoctorReport, io: DoctorIo): void {
 }
 
 async function callTool(
-  manager: ServerManager,
+  { manager, catalog }: Pick<SwitchboardRuntime, 'manager' | 'catalog'>,
   report: DoctorReport,
   call: CallRequest,
   target: { server: string; tool: string },
@@ -131,10 +131,11 @@ async function callTool(
   }
   let result: CallToolResult;
   try {
-    result = await manager.callTool(target.server, target.tool, call.args, signal ? { signal } : {});
+    // The one path every call takes: the catalog's gate, so a tool hidden from chat is refused here too.
+    result = await catalog.callExposedTool(target.server, target.tool, call.args, signal ? { signal } : {});
   } catch (error) {
     io.err(`${target.server}/${target.tool} failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (isConnectionError(error, 'UNKNOWN_TOOL')) {
+    if (isConnectionError(error, 'UNKNOWN_TOOL') || isCatalogError(error, 'UNKNOWN_TOOL')) {
       const tools = manager.server(target.server)?.tools.map((tool) => tool.name) ?? [];
       if (tools.length > 0) io.err(`  tools of ${target.server}: ${tools.join(', ')}\n`);
     }
