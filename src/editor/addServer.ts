@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { CommandLineError, entryFromCommandLine, suggestServerName, type NewEntry } from '../core/config/command-line';
+import { CommandLineError, entryFromCommandLine, suggestServerName, type NewEntry } from '../core/config/commandLine';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;

@@ -1,8 +1,8 @@
 // Public surface of the configuration layer. See README.md in this folder for the rules.
 
-export { isInvalidServer } from './build-server';
-export type { ConfigurationInput, SettingsEntry, WorkspaceFolder } from './configuration-input';
-export { nodeFileSystem, type ConfigFileSystem, type ReadTextResult } from './file-system';
+export { isInvalidServer } from './buildServer';
+export type { ConfigurationInput, SettingsEntry, WorkspaceFolder } from './configurationInput';
+export { nodeFileSystem, type ConfigFileSystem, type ReadTextResult } from './fileSystem';
 export { hashServerConnection } from './hash';
 export {
   createEnvInputResolver,
@@ -21,7 +21,7 @@ export {
   SOURCES_SETTING,
   type SettingsEntries,
   type WorkspaceSettings,
-} from './settings-file';
+} from './settingsFile';
 export { claudeDesktopConfigPath, DEFAULT_SOURCES, SOURCE_NAMES, type SourceName } from './sources';
 export * from './types';
-export { loadFolderConfiguration, type FolderConfiguration, type FolderConfigurationOptions } from './folder-configuration';
+export { loadFolderConfiguration, type FolderConfiguration, type FolderConfigurationOptions } from './folderConfiguration';

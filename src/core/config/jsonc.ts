@@ -9,7 +9,7 @@
 // places; the last one wins, as in the editor.
 
 import { createScanner, findNodeAtOffset, getNodePath, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
-import { joinPath } from './json-path';
+import { joinPath } from './jsonPath';
 import type { ConfigDiagnostic, ServerSource } from './types';
 
 export interface JsoncResult {

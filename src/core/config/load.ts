@@ -2,12 +2,12 @@
 // each server. It never throws on bad configuration; every problem is a ConfigDiagnostic.
 
 import os from 'node:os';
-import type { BuildContext, ServerCandidate } from './build-context';
-import { buildServer } from './build-server';
-import type { ConfigurationInput } from './configuration-input';
-import { nodeFileSystem } from './file-system';
+import type { BuildContext, ServerCandidate } from './buildContext';
+import { buildServer } from './buildServer';
+import type { ConfigurationInput } from './configurationInput';
+import { nodeFileSystem } from './fileSystem';
 import type { InputRequest, InputResolver } from './inputs';
-import { appendPath } from './json-path';
+import { appendPath } from './jsonPath';
 import { pathModuleFor } from './paths';
 import { resolveNameClashes } from './precedence';
 import { parseSourceList, readSourceFile, sourceFiles } from './sources';

@@ -2,7 +2,7 @@
 // that owns the entry (a folder's settings.json or .vscode/mcp.json), else the first folder.
 
 import path from 'node:path';
-import type { WorkspaceFolder } from './configuration-input';
+import type { WorkspaceFolder } from './configurationInput';
 import type { ServerSource } from './types';
 
 export function pathModuleFor(platform: NodeJS.Platform): path.PlatformPath {

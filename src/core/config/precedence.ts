@@ -5,7 +5,7 @@
 // the home one). A settings scope overriding another is the editor's normal merge and is silent;
 // every other clash is a warning on the losing entry that names both places.
 
-import type { ServerCandidate } from './build-context';
+import type { ServerCandidate } from './buildContext';
 import type { ConfigDiagnostic, ServerSource, ServerSourceKind } from './types';
 
 const RANK: Readonly<Record<ServerSourceKind, number>> = {

@@ -2,12 +2,12 @@
 // `.vscode/mcp.json` ({servers, inputs}) and the Cursor and Claude Desktop files ({mcpServers}).
 
 import type path from 'node:path';
-import type { ServerCandidate } from './build-context';
-import type { WorkspaceFolder } from './configuration-input';
-import { describeValue } from './entry-schema';
-import type { ConfigFileSystem } from './file-system';
+import type { ServerCandidate } from './buildContext';
+import type { WorkspaceFolder } from './configurationInput';
+import { describeValue } from './entrySchema';
+import type { ConfigFileSystem } from './fileSystem';
 import { readInputDefinitions, type InputDefinition } from './inputs';
-import { appendPath } from './json-path';
+import { appendPath } from './jsonPath';
 import { parseJsonc } from './jsonc';
 import { MAX_FILE_BYTES } from './limits';
 import { pathModuleFor } from './paths';

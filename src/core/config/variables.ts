@@ -3,7 +3,7 @@
 // instead of looping or recursing. Nested references (`${env:A:-${env:B}}`) are rejected for the
 // same reason.
 
-import type { WorkspaceFolder } from './configuration-input';
+import type { WorkspaceFolder } from './configurationInput';
 import { MAX_STRING_LENGTH } from './limits';
 import { isSecretName } from './secrets';
 

@@ -1,9 +1,9 @@
 // Expands the strings of one server entry, reporting problems at each field's path and collecting
 // the values that must be redacted.
 
-import type { BuildContext, ServerCandidate } from './build-context';
+import type { BuildContext, ServerCandidate } from './buildContext';
 import { isSecretName } from './secrets';
-import type { ServerDiagnostics } from './server-diagnostics';
+import type { ServerDiagnostics } from './serverDiagnostics';
 import { expandVariables, type VariableScope } from './variables';
 
 export class FieldResolver {

@@ -1,7 +1,7 @@
 // What the editor (or the doctor CLI) hands to loadConfiguration. The editor has already merged the
 // settings scopes; everything that needs the disk, the environment or the platform is injectable.
 
-import type { ConfigFileSystem } from './file-system';
+import type { ConfigFileSystem } from './fileSystem';
 import type { ServerSource } from './types';
 
 /** One key of `mcpSwitchboard.servers`, with the scope it came from. */

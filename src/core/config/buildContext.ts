@@ -1,8 +1,8 @@
 // What building one server needs from the outside world, and the entry it builds from.
 
 import type path from 'node:path';
-import type { WorkspaceFolder } from './configuration-input';
-import type { ConfigFileSystem } from './file-system';
+import type { WorkspaceFolder } from './configurationInput';
+import type { ConfigFileSystem } from './fileSystem';
 import type { InputDefinition, InputRequest } from './inputs';
 import type { ServerSource } from './types';
 import type { InputLookup } from './variables';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CommandLineError, entryFromCommandLine, splitCommandLine, suggestServerName } from '../../../src/core/config/command-line';
+import { CommandLineError, entryFromCommandLine, splitCommandLine, suggestServerName } from '../../../src/core/config/commandLine';
 
 describe('Add Server input', () => {
   const splits: Array<[string, string[]]> = [

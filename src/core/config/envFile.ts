@@ -1,9 +1,9 @@
 // Reads a server's envFile and reports its problems at `servers.<name>.envFile`.
 
 import { parseDotenv } from './dotenv';
-import type { ConfigFileSystem } from './file-system';
+import type { ConfigFileSystem } from './fileSystem';
 import { MAX_FILE_BYTES, MAX_MAP_ENTRIES, MAX_STRING_LENGTH } from './limits';
-import type { ServerDiagnostics } from './server-diagnostics';
+import type { ServerDiagnostics } from './serverDiagnostics';
 
 export async function readEnvFile(file: string, fs: ConfigFileSystem, diagnostics: ServerDiagnostics): Promise<ReadonlyMap<string, string>> {
   const read = await fs.readText(file, MAX_FILE_BYTES);

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { LoadedConfiguration } from './load';
 import { loadConfiguration } from './load';
 import { createEnvInputResolver } from './inputs';
-import { nodeFileSystem, type ConfigFileSystem } from './file-system';
-import { readWorkspaceSettingsFile, settingsEntries } from './settings-file';
+import { nodeFileSystem, type ConfigFileSystem } from './fileSystem';
+import { readWorkspaceSettingsFile, settingsEntries } from './settingsFile';
 import type { ConfigDiagnostic } from './types';
 
 export type FolderConfiguration =

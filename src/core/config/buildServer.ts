@@ -3,13 +3,13 @@
 // step only runs when the earlier ones passed, so the resolver is never asked for an input on
 // behalf of an entry that is broken anyway.
 
-import type { BuildContext, ServerCandidate } from './build-context';
-import { describeIssue, describeValue, entrySchema, findUnknownFields, type ParsedEntry } from './entry-schema';
-import { readEnvFile } from './env-file';
-import { FieldResolver } from './field-resolver';
+import type { BuildContext, ServerCandidate } from './buildContext';
+import { describeIssue, describeValue, entrySchema, findUnknownFields, type ParsedEntry } from './entrySchema';
+import { readEnvFile } from './envFile';
+import { FieldResolver } from './fieldResolver';
 import { MAX_NAME_LENGTH } from './limits';
 import { baseFolderFor } from './paths';
-import { ServerDiagnostics } from './server-diagnostics';
+import { ServerDiagnostics } from './serverDiagnostics';
 import { secretsInArgs, secretsInUrl } from './secrets';
 import {
   DEFAULT_RECONNECT,

@@ -2,9 +2,9 @@
 // settingsEntries() turns any `mcpSwitchboard.servers` value into loadConfiguration entries.
 
 import path from 'node:path';
-import type { SettingsEntry } from './configuration-input';
-import { describeValue } from './entry-schema';
-import { nodeFileSystem, type ConfigFileSystem } from './file-system';
+import type { SettingsEntry } from './configurationInput';
+import { describeValue } from './entrySchema';
+import { nodeFileSystem, type ConfigFileSystem } from './fileSystem';
 import { parseJsonc } from './jsonc';
 import { MAX_FILE_BYTES } from './limits';
 import { isPlainObject } from './sources';

@@ -1,7 +1,7 @@
 // Collects the diagnostics of one server entry, all anchored at its JSON path, and caps how many a
 // single pathological entry (10k bad arguments) can produce.
 
-import { joinPath, type PathSegment } from './json-path';
+import { joinPath, type PathSegment } from './jsonPath';
 import { MAX_DIAGNOSTICS_PER_SERVER } from './limits';
 import type { ConfigDiagnostic, DiagnosticSeverity, ServerSource } from './types';
 
