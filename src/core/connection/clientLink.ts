@@ -18,6 +18,7 @@ import { ConnectionError, errorMessage } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
+import { reissueOnBrokenStream } from './streamReissue';
 import { traceTraffic } from './traffic';
 
 export type ActiveTransport = 'stdio' | 'http' | 'sse';
@@ -158,7 +159,8 @@ export async function linkClient(kind: ActiveTransport, options: LinkOptions, wi
     // is spawned and the HTTP transport is ready, so the next wait is for the handshake. (SSE
     // first waits for its endpoint event, still 'connect'.)
     const prior = options.prior?.kind === 'modern' ? { kind: 'modern' as const, discover: options.prior.discover } : options.prior;
-    const connecting = client.connect(traceTraffic(transport, options.logger), { signal, timeout, ...(prior ? { prior } : {}) });
+    const reissue = kind === 'http' ? reissueOnBrokenStream(transport, options.logger) : undefined;
+    const connecting = client.connect(traceTraffic(transport, options.logger, reissue?.noteInbound), { signal, timeout, ...(prior ? { prior } : {}) });
     if (kind !== 'sse') enter('initialize');
     await abortable(connecting, signal);
     if (transport instanceof StdioProcessTransport) transport.markEstablished();

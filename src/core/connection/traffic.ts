@@ -1,4 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { jsonShapeProblem, RESULT_LIMITS } from '../jsonShape';
 import { isEnabled, type Logger } from '../logging';
 
@@ -18,10 +18,11 @@ function render(message: unknown): string {
 }
 
 /**
- * Logs every JSON-RPC message at trace level, both ways. Wraps the transport before the client
- * connects, so the handshake is included. The logger redacts secrets; long messages are cut.
+ * Logs every JSON-RPC message at trace level, both ways, and shows each inbound one to `onInbound`
+ * (streamReissue.ts tracks answers with it). Wraps the transport before the client connects, so
+ * the handshake is included. The logger redacts secrets; long messages are cut.
  */
-export function traceTraffic<T extends Transport>(transport: T, logger: Logger): T {
+export function traceTraffic<T extends Transport>(transport: T, logger: Logger, onInbound?: (message: JSONRPCMessage) => void): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     // Rendered only when someone reads it: this runs for every message, on the hot path.
@@ -36,6 +37,7 @@ export function traceTraffic<T extends Transport>(transport: T, logger: Logger):
     set: (next: Transport['onmessage']) => {
       handler = next && ((message, extra) => {
         if (isEnabled(logger, 'trace')) logger.trace(`← ${render(message)}`);
+        onInbound?.(message);
         next(message, extra);
       });
     },

@@ -7,7 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchLike, type Progress } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../../src/core/config/types';
-import { Cleanup, FIXTURES, httpDefinition, startHttpFixture, stdioDefinition, textOf } from '../connection/helpers';
+import { Cleanup, connect, FIXTURES, httpDefinition, startHttpFixture, stdioDefinition, textOf } from '../connection/helpers';
 import { eventually, rawRequest, startGateway, type Setup } from '../gateway/helpers';
 
 type Era = 'legacy' | 'modern';
@@ -136,5 +136,23 @@ describe('both protocol eras through the gateway', function () {
     const ok = await rawRequest(port, { method: 'POST', path: pathname, headers: authorized, body });
     assert.equal(ok.status, 200, ok.body);
     assert.match(ok.body, /"echo"/);
+  });
+});
+
+describe('2026-07-28 requests on a broken response stream', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('sends a request again, once, when its response stream ends without the response', async () => {
+    const url = await startModernHttp(cleanup, ['--break-stream-once', 'echo']);
+    const { connection, logger } = connect(cleanup, httpDefinition(url, { name: 'up' }));
+    const state = await connection.start();
+    assert.equal(state.kind === 'running' ? state.era : state.kind, 'modern');
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'again' })), 'again');
+    const stats = JSON.parse(textOf(await connection.sendToolCall('stats', {}))) as { brokenStreams: number; calls: number };
+    assert.equal(stats.brokenStreams, 1, 'the first stream was cut');
+    assert.equal(stats.calls, 2, 'echo once, after the re-issue, and stats');
+    assert.ok(logger.entries.some((entry) => /ended without its response; sending it again/.test(entry.message)), logger.text());
   });
 });

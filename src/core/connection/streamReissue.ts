@@ -1,0 +1,65 @@
+// 2026-07-28 requests have no session: each one stands alone on its own HTTP response stream. When
+// that stream ends before the response arrived (a proxy cut it, the server restarted), the request
+// is sent again, once, on a new stream. The SDK reports the end of a request's stream to the
+// transport's caller (`onRequestStreamEnd`) but its Client neither asks for that nor re-sends, so
+// the transport is wrapped here: a public option of `Transport.send`, no SDK internals.
+import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { Logger } from '../logging';
+
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+type RequestId = string | number;
+
+function modernRequestId(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || !('id' in message)) return undefined;
+  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  // Only requests that carry the 2026-07-28 envelope: 2025 requests belong to a session, whose
+  // stream the SDK resumes itself.
+  return meta !== undefined && PROTOCOL_VERSION_KEY in meta ? message.id : undefined;
+}
+
+function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
+  return 'id' in message && !('method' in message);
+}
+
+export interface StreamReissue {
+  /** To be called with every inbound message (traffic.ts does): a response closes its request. */
+  noteInbound(message: JSONRPCMessage): void;
+}
+
+export function reissueOnBrokenStream(transport: Transport, logger: Logger): StreamReissue {
+  /** Requests sent and not yet answered, with whether they were already sent again. */
+  const open = new Map<RequestId, { reissued: boolean }>();
+  const send = transport.send.bind(transport);
+
+  const sendTracked = (message: JSONRPCMessage, options: TransportSendOptions | undefined, id: RequestId): Promise<void> =>
+    send(message, {
+      ...options,
+      // Called when the stream ends, answered or not (and after the SDK gave up resuming it).
+      onRequestStreamEnd: () => {
+        options?.onRequestStreamEnd?.();
+        const entry = open.get(id);
+        if (!entry || entry.reissued || options?.requestSignal?.aborted) return;
+        entry.reissued = true;
+        logger.info(`the response stream of request ${String(id)} ended without its response; sending it again`);
+        sendTracked(message, options, id).catch((error: unknown) => {
+          open.delete(id);
+          transport.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        });
+      },
+    });
+
+  transport.send = (message, options) => {
+    const id = modernRequestId(message);
+    if (id === undefined) return send(message, options);
+    open.set(id, { reissued: false });
+    options?.requestSignal?.addEventListener('abort', () => open.delete(id), { once: true });
+    return sendTracked(message, options, id);
+  };
+
+  return {
+    noteInbound: (message) => {
+      if (isResponse(message)) open.delete(message.id);
+    },
+  };
+}
