@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchL
 import type { ServerDefinition } from '../../../src/core/config/types';
 import { Cleanup, connect, FIXTURES, httpDefinition, startHttpFixture, stdioDefinition, textOf } from '../connection/helpers';
 import { eventually, rawRequest, startGateway, type Setup } from '../gateway/helpers';
+import { FakeClock } from '../support/fakeClock';
 
 type Era = 'legacy' | 'modern';
 type Wire = 'stdio' | 'http';
@@ -154,5 +155,26 @@ describe('2026-07-28 requests on a broken response stream', function () {
     assert.equal(stats.brokenStreams, 1, 'the first stream was cut');
     assert.equal(stats.calls, 2, 'echo once, after the re-issue, and stats');
     assert.ok(logger.entries.some((entry) => /ended without its response; sending it again/.test(entry.message)), logger.text());
+  });
+});
+
+describe('2026-07-28 cache hints', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('lists the tools again when the ttlMs of a server without change notifications runs out', async () => {
+    const url = await startModernHttp(cleanup, ['--ttl-ms', '60000', '--no-list-changed']);
+    const clock = new FakeClock();
+    const { connection } = connect(cleanup, httpDefinition(url, { name: 'up' }), { clock });
+    await connection.start();
+    await connection.sendToolCall('add_tool', { name: 'later' });
+    assert.ok(!connection.tools.some((tool) => tool.name === 'later'), 'no notification, so not seen yet');
+    const refreshed = new Promise<void>((resolve) => connection.onDidChangeTools(() => resolve()));
+    clock.advance(59_999);
+    assert.ok(!connection.tools.some((tool) => tool.name === 'later'), 'still fresh');
+    clock.advance(1);
+    await refreshed;
+    assert.ok(connection.tools.some((tool) => tool.name === 'later'), 'listed again after ttlMs');
   });
 });
