@@ -90,7 +90,7 @@ async function coreConnection(core) {
   });
   const state = await connection.start();
   if (state.kind !== 'running') throw new Error(`core connection did not start: ${JSON.stringify(state)}`);
-  return { processes: { fixture: connection.pid }, call: () => connection.callTool('echo', ECHO_ARGS), close: () => connection.dispose() };
+  return { processes: { fixture: connection.pid }, call: () => connection.sendToolCall('echo', ECHO_ARGS), close: () => connection.dispose() };
 }
 
 /** Spawns a process and resolves with its first stdout line, parsed as JSON. */

@@ -118,7 +118,7 @@ function fakeManager(core, defs, lists, state) {
     servers: () => views,
     server: (name) => views.find((view) => view.name === name),
     connection: (name) => (state === 'running' ? { tools: lists.get(name), listTools: async () => lists.get(name) } : undefined),
-    callTool: async () => {
+    forwardToolCall: async () => {
       throw new Error('no calls in the catalog benchmark');
     },
   };

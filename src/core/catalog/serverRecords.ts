@@ -26,17 +26,15 @@ export interface ServerRecord {
   definition: ServerDefinition | undefined;
   hash: string | undefined;
   state: ServerStateKind;
-  /** Configured (or reconfigured) and not yet past its first start: `stopped` still means "about to start". */
-  pendingStart: boolean;
   /** The last list fetched from the running server (kept while it reconnects). */
   live: ToolList | undefined;
   /** The stored list for the current connection hash. */
   cached: ToolList | undefined;
 }
 
-/** On its way up, so its cached list stands in and calls to it wait. */
+/** On its way up (the manager reports queued servers as starting), so its cached list stands in and calls to it wait. */
 export function isDeferrable(record: ServerRecord): boolean {
-  return isConnecting(record.state) || (record.state === 'stopped' && record.pendingStart);
+  return isConnecting(record.state);
 }
 
 export interface ServerRecordsOptions {
@@ -79,7 +77,7 @@ export class ServerRecords {
       names.add(view.name);
       let record = this.records.get(view.name);
       if (!record) {
-        record = { name: view.name, definition: undefined, hash: undefined, state: 'stopped', pendingStart: true, live: undefined, cached: undefined };
+        record = { name: view.name, definition: undefined, hash: undefined, state: 'stopped', live: undefined, cached: undefined };
         this.records.set(view.name, record);
       }
       this.updateDefinition(record, view.definition);
@@ -153,7 +151,6 @@ export class ServerRecords {
       this.options.scheduler.cancel(record.name);
       this.options.cache.drop(record.name, previous);
       record.live = undefined;
-      record.pendingStart = true;
     }
     record.cached = hash === undefined ? undefined : this.cachedList(record.name, hash);
   }
@@ -164,13 +161,10 @@ export class ServerRecords {
     // running → running is the connection updating toolCount after a list change; the list itself
     // arrives as a tools event and goes through the debounce.
     if (state === 'running' && !wasRunning) {
-      record.pendingStart = false;
       // Newer than any refetch still running for the previous session.
       this.options.scheduler.supersede(record.name);
       const tools = this.options.liveTools(record.name);
       if (tools) this.applyLive(record, tools);
-    } else if (!isConnecting(state) && state !== 'stopped') {
-      record.pendingStart = false;
     }
   }
 

@@ -7,9 +7,14 @@ import {
   SdkErrorCode,
   SseError,
   StreamableHTTPClientTransport,
+  type CreateMessageRequest,
+  type CreateMessageResult,
   type DiscoverResult,
+  type ElicitRequest,
+  type ElicitResult,
   type FetchLike,
   type Implementation,
+  type ListRootsResult,
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../config/types';
@@ -47,6 +52,18 @@ export interface StdioLaunch {
   readonly onRestart?: () => void;
 }
 
+/**
+ * What a server may ask of Switchboard: in the 2025 era as requests of its own, in the 2026-07-28
+ * era as `input_required` rounds of a call. The SDK routes both to the same handler. A capability
+ * is declared only for a handler that is given; without one, a server that asks anyway gets an
+ * error naming what it asked for (the full-MCP issue fills these in).
+ */
+export interface ServerRequestHandlers {
+  readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
+  readonly sample?: (params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
+  readonly listRoots?: () => Promise<ListRootsResult>;
+}
+
 export interface LinkOptions {
   readonly definition: ServerDefinition;
   readonly logger: Logger;
@@ -59,6 +76,7 @@ export interface LinkOptions {
   readonly onPhase: (phase: ConnectPhase) => void;
   /** Skips the era probe; absent, the client probes (and falls back to `initialize`). */
   readonly prior?: EraVerdict;
+  readonly serverRequests?: ServerRequestHandlers;
 }
 
 export interface ClientLink {
@@ -105,15 +123,24 @@ export function createTransport(kind: ActiveTransport, options: LinkOptions): Tr
   return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
 }
 
-export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs'>, kind: ActiveTransport): Client {
-  return new Client(options.clientInfo, {
-    capabilities: {},
+export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests'>, kind: ActiveTransport): Client {
+  const handlers = options.serverRequests ?? {};
+  const client = new Client(options.clientInfo, {
+    capabilities: {
+      ...(handlers.elicit ? { elicitation: { form: {} } } : {}),
+      ...(handlers.sample ? { sampling: {} } : {}),
+      ...(handlers.listRoots ? { roots: { listChanged: true } } : {}),
+    },
     // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
     versionNegotiation: kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },
-    // Handlers for input_required rounds are registered per capability (none yet): without them
-    // the SDK turns such a result into an error, which requestErrors.ts names.
+    // input_required rounds are answered by the same handlers as 2025-era server requests.
     inputRequired: { autoFulfill: true },
   });
+  const { elicit, sample, listRoots } = handlers;
+  if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request.params));
+  if (sample) client.setRequestHandler('sampling/createMessage', (request) => sample(request.params));
+  if (listRoots) client.setRequestHandler('roots/list', () => listRoots());
+  return client;
 }
 
 /**

@@ -11,6 +11,7 @@ import { backoffDelay } from './backoff';
 import { systemClock, type Clock, type TimerHandle } from './clock';
 import { ConnectionError, errorMessage, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
+import type { ServerRequestHandlers } from './clientLink';
 import { McpSession, type ConnectPhase, type EraVerdict, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
 import { copyState, isSettled, type ServerState, type ServerStateChangeEvent } from './state';
 import { checkToolArguments } from './toolArguments';
@@ -39,6 +40,8 @@ export interface ConnectionOptions {
   readonly fetch?: FetchLike;
   /** After the circuit breaker opened on a transient remote failure, the time between slow retries. Default 5 minutes. */
   readonly slowRetryMs?: number;
+  /** Answers what the server asks of the client (elicitation, sampling, roots), in both eras. */
+  readonly serverRequests?: ServerRequestHandlers;
 }
 
 export interface CallToolOptions {
@@ -355,6 +358,7 @@ export class ServerConnection {
         definition: this.definition,
         logger: this.logger,
         clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        ...(this.options.serverRequests ? { serverRequests: this.options.serverRequests } : {}),
         signal: attempt.abort.signal,
         // initialize includes the server's own start-up (npx may download for a minute), so while
         // connecting connectMs bounds everything and requestMs does not apply; connectMs 0 means

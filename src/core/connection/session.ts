@@ -19,6 +19,7 @@ import {
   type ConnectPhase,
   type EraVerdict,
   type ProtocolEra,
+  type ServerRequestHandlers,
   type StdioLaunch,
 } from './clientLink';
 import { ConnectionError, errorMessage } from './errors';
@@ -69,6 +70,7 @@ export interface OpenSessionOptions {
   readonly clock: Clock;
   /** What the last connection learned about the server's era; skips the probe. */
   readonly prior?: EraVerdict;
+  readonly serverRequests?: ServerRequestHandlers;
 }
 
 /** A tool held back because its definition is over a limit; the rest of the server's tools stay usable. */

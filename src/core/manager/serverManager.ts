@@ -65,6 +65,8 @@ interface Entry {
   blocked?: ServerBlock;
   /** Waiting for a free slot in the concurrency limit; reported as starting. */
   queuedSince?: number;
+  /** `starting` was reported for the queue: the connection's own stopped → starting is not news. */
+  startingReported?: boolean;
   readonly subscriptions: Array<{ dispose(): void }>;
 }
 
@@ -174,7 +176,12 @@ export class ServerManager {
       if (previous) toStop.push(previous);
       const entry = this.createEntry(configured, hash, block);
       next.set(configured.name, entry);
-      if (entry.connection && isEnabled(configured) && !entry.blocked) toStart.push(entry);
+      if (entry.connection && isEnabled(configured) && !entry.blocked) {
+        // Reported as starting from now on, not `stopped` while the previous one shuts down: the
+        // manager says itself which servers are about to start (the catalog relies on it).
+        entry.queuedSince = this.clock.now();
+        toStart.push(entry);
+      }
     }
     for (const [name, entry] of this.entries) if (!seen.has(name)) toStop.push(entry);
 
@@ -213,6 +220,9 @@ export class ServerManager {
     if (connection) {
       subscriptions.push(connection.onDidChangeState((event) => {
         if (this.entries.get(entry.name) !== entry || entry.blocked || entry.queuedSince !== undefined) return;
+        const repeat = entry.startingReported === true && event.state.kind === 'starting';
+        entry.startingReported = false;
+        if (repeat) return;
         this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
       }));
       subscriptions.push(connection.onDidChangeTools((event) => {
@@ -252,6 +262,7 @@ export class ServerManager {
     entry.queuedSince = this.clock.now();
     const queued = this.stateOf(entry);
     if (previous.kind !== queued.kind) this.fireState(entry.name, queued, previous);
+    entry.startingReported = queued.kind === 'starting';
     await this.limit.run(async () => {
       entry.queuedSince = undefined;
       if (this.entries.get(entry.name) !== entry || entry.blocked || this.disposed) return;

@@ -96,7 +96,7 @@ export class FakeManager implements CatalogManager {
     const next = new Map<string, FakeServer>();
     for (const item of definitions) {
       const previous = this.entries.get(item.name);
-      next.set(item.name, previous ? { ...previous, definition: item } : { definition: item, state: { kind: 'stopped' }, tools: [] });
+      next.set(item.name, previous ? { ...previous, definition: item } : { definition: item, state: stateOfKind('starting'), tools: [] });
     }
     this.entries = next;
     this.order = definitions.map((item) => item.name);

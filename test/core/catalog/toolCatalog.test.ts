@@ -93,13 +93,13 @@ describe('ToolCatalog', () => {
     assert.ok(changes.length >= 1);
   });
 
-  it('shows cached tools for a server that has not started yet, not for one stopped on purpose', async () => {
+  it('shows cached tools for a server that is about to start (the manager reports it starting), not for one stopped on purpose', async () => {
     const storage = new MemoryToolCacheStorage();
     const [key, value] = storedEntry(definition('git'), tools('a'), new FakeClock().now());
     await storage.set(key, value);
     const { manager, catalog } = setup({ storage });
     await catalog.ready;
-    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'stopped before its first start');
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'queued for its first start');
     run(manager, 'git', tools('a'));
     manager.setState('git', 'reconnecting');
     assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'reconnecting keeps the last list');

@@ -178,3 +178,25 @@ describe('2026-07-28 cache hints', function () {
     assert.ok(connection.tools.some((tool) => tool.name === 'later'), 'listed again after ttlMs');
   });
 });
+
+describe('what a server asks of the client', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('answers an input_required round through the one handler interface, and declares only what it handles', async () => {
+    const asked: unknown[] = [];
+    const { connection } = connect(cleanup, stdioDefinition([], { name: 'up', args: [MODERN_SERVER] }), {
+      serverRequests: {
+        elicit: async (params) => {
+          asked.push(params.message);
+          return { action: 'accept', content: { ok: true } };
+        },
+      },
+    });
+    await connection.start();
+    const answer = JSON.parse(textOf(await connection.sendToolCall('ask', {}))) as { action: string; content: { ok: boolean } };
+    assert.deepEqual(answer, { action: 'accept', content: { ok: true } });
+    assert.deepEqual(asked, ['Proceed?']);
+  });
+});

@@ -208,6 +208,17 @@ describe('ServerManager', function () {
     assert.notEqual(await pidOf(manager, 'healthy'), healthyPid);
   });
 
+  it('reports a server it is about to start as starting, never as stopped in between, also when its configuration changed', async () => {
+    const { manager, events } = createManager();
+    await manager.start([server('one')]);
+    await waitForServer(manager, 'one', 'running');
+    assert.deepEqual(events.filter((event) => event.server === 'one').map((event) => event.state.kind), ['starting', 'running']);
+    events.length = 0;
+    await manager.update([server('one', ['--name', 'renamed'])]);
+    await waitForServer(manager, 'one', 'running');
+    assert.deepEqual(events.filter((event) => event.server === 'one').map((event) => event.state.kind), ['starting', 'running']);
+  });
+
   it('stops and starts one server on request, idempotently', async () => {
     const { manager } = createManager();
     await manager.start([server('one')]);
