@@ -150,7 +150,11 @@ async function gateway(cli, tempRoot, clientOptions = {}) {
 async function bareSdkHttp() {
   const fixture = firstJsonLine(process.execPath, [HTTP_FIXTURE, '--name', 'sdk-http', ...FIXTURE_ARGS], {}, 'the HTTP fixture');
   const { port } = await fixture.line;
-  const client = await httpClient(`http://127.0.0.1:${port}/mcp`);
+  return httpWay(fixture, await httpClient(`http://127.0.0.1:${port}/mcp`));
+}
+
+/** A bare client calling `echo` on an HTTP fixture process, which close() stops. */
+function httpWay(fixture, client) {
   return {
     processes: { fixture: fixture.child.pid },
     call: () => client.callTool({ name: 'echo', arguments: ECHO_ARGS }),
@@ -166,16 +170,7 @@ async function bareSdkModernHttp() {
   const child = spawn(process.execPath, [MODERN_FIXTURE, '--http', '--name', 'sdk-modern'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const port = await new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', (line) => resolve(Number(line.split(' ')[1]))));
-  const fixture = { child, exited };
-  const client = await httpClient(`http://127.0.0.1:${port}/mcp`, {}, MODERN);
-  return {
-    processes: { fixture: fixture.child.pid },
-    call: () => client.callTool({ name: 'echo', arguments: ECHO_ARGS }),
-    close: async () => {
-      await client.close();
-      await stopChild(fixture.child, fixture.exited);
-    },
-  };
+  return httpWay({ child, exited }, await httpClient(`http://127.0.0.1:${port}/mcp`, {}, MODERN));
 }
 
 async function check(result, way) {

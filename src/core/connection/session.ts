@@ -1,11 +1,9 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import { SseError, type CallToolResult, type Client, type FetchLike, type Implementation, type McpSubscription, type Progress, type RequestOptions, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { SseError, type CallToolResult, type Client, type Implementation, type McpSubscription, type Progress, type RequestOptions, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import type { ServerDefinition } from '../config/types';
-import type { Logger } from '../logging';
 import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
 import type { Clock } from './clock';
 import {
@@ -18,8 +16,8 @@ import {
   type ClientLink,
   type ConnectPhase,
   type EraVerdict,
+  type LinkOptions,
   type ProtocolEra,
-  type ServerRequestHandlers,
   type StdioLaunch,
 } from './clientLink';
 import { ConnectionError, errorMessage } from './errors';
@@ -51,26 +49,14 @@ export interface RetryBudget {
   retried: boolean;
 }
 
-export interface OpenSessionOptions {
-  readonly definition: ServerDefinition;
-  readonly logger: Logger;
-  readonly clientInfo: Implementation;
-  /** Aborted on connect timeout, stop or a newer attempt; the reason is what open() rejects with. */
-  readonly signal: AbortSignal;
-  /** Per request while connecting (initialize, tools/list pages). 0 disables. */
-  readonly requestTimeoutMs: number;
-  readonly stdio: StdioLaunch;
+/** Everything a link needs, and what the session reports to its connection. */
+export interface OpenSessionOptions extends LinkOptions {
   readonly counters: SessionCounters;
-  readonly fetch?: FetchLike;
-  readonly onPhase: (phase: ConnectPhase) => void;
   /** The transport closed (process exit, stream end, close()). */
   readonly onClosed: (session: McpSession) => void;
   readonly onToolListChanged: (session: McpSession) => void;
   /** For the maximum total time of a request (per-request timeouts are the SDK's, in real time). */
   readonly clock: Clock;
-  /** What the last connection learned about the server's era; skips the probe. */
-  readonly prior?: EraVerdict;
-  readonly serverRequests?: ServerRequestHandlers;
 }
 
 /** A tool held back because its definition is over a limit; the rest of the server's tools stay usable. */
