@@ -38,7 +38,7 @@ export function serverTooltip(view: ServerView): vscode.MarkdownString {
   }
   if (state.kind === 'running') {
     rows.push(['Server', `${escape(state.serverInfo.name)} ${escape(state.serverInfo.version)}`]);
-    rows.push(['Protocol', `${state.protocolVersion} (${state.era === 'modern' ? 'modern era, sessionless' : 'legacy era, 2025'})`]);
+    rows.push(['Protocol', `${state.protocolVersion} · ${state.era === 'modern' ? 'modern era (sessionless)' : 'legacy era (initialize and sessions)'}`]);
     rows.push(['Capabilities', Object.keys(state.capabilities).join(', ') || 'none']);
     rows.push(['Connected since', new Date(state.since).toLocaleString()]);
   }

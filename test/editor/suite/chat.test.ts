@@ -61,6 +61,8 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
   it('offers a server that speaks only MCP 2026-07-28 to chat, and calls it, through the gateway', async () => {
     const state = await waitForServer(api, 'modern', isKind('running'));
     assert.equal(state.kind === 'running' ? `${state.era} ${state.protocolVersion}` : state.kind, 'modern 2026-07-28');
+    const row = api.tree().find((entry) => entry.label === 'modern');
+    assert.match(row?.tooltip ?? '', /\*\*Protocol:\*\* 2026-07-28 · modern era \(sessionless\)/);
     const names = await waitForTools((all) => all.includes('mcp_modern_echo'), 20_000, { startServers: true });
     assert.ok(names.includes('mcp_modern_add'), names.join(', '));
     assert.equal(text(await invoke('mcp_modern_echo', { text: 'from the 2025 editor to a 2026 server' })), 'from the 2025 editor to a 2026 server');
