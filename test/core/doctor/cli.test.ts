@@ -13,6 +13,7 @@ interface JsonServer {
   state: string;
   connectMs: number | null;
   error?: string;
+  protocol: { version: string; era: string } | null;
   diagnostics: { severity: string; path: string; message: string }[];
   tools: { name: string; title?: string; qualifiedName: string; readOnly: boolean; exposed: boolean; filteredBy?: string }[];
 }
@@ -75,7 +76,7 @@ describe('doctor CLI', function () {
       assert.deepEqual(report.servers.map((server) => server.name), ['good', 'broken', 'off']);
 
       const good = serverIn(report, 'good');
-      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'diagnostics', 'tools']);
+      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools']);
       assert.equal(good.state, 'running');
       assert.equal(typeof good.connectMs, 'number');
       assert.equal(good.source, `workspace settings (${path.join(ws.dir, '.vscode', 'settings.json')})`);
@@ -88,13 +89,13 @@ describe('doctor CLI', function () {
       assert.deepEqual(good.tools.slice(0, 3).map((tool) => tool.name), ['echo', 'add', 'slow'], 'in the order the server lists them');
 
       const broken = serverIn(report, 'broken');
-      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'error', 'diagnostics', 'tools']);
+      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools']);
       assert.equal(broken.state, 'error');
       assert.equal(broken.connectMs, null);
       assert.match(broken.error ?? '', /exited with code 4/);
 
       const off = serverIn(report, 'off');
-      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'diagnostics', 'tools']);
+      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools']);
       assert.equal(off.state, 'disabled');
     });
 
@@ -389,11 +390,12 @@ describe('doctor CLI', function () {
   });
 
   describe('demo workspace', () => {
-    it('passes: both demo servers come up running (exit 0)', async () => {
+    it('passes: every demo server comes up running (exit 0)', async () => {
       const run = await runCli(['doctor', '--folder', path.join(REPO_ROOT, 'demo'), '--json']);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       const report = parseReport(run.stdout);
-      assert.deepEqual(report.servers.map((server) => [server.name, server.state]), [['demo-tools', 'running'], ['demo-slow', 'running']]);
+      assert.deepEqual(report.servers.map((server) => [server.name, server.state]), [['demo-tools', 'running'], ['demo-slow', 'running'], ['demo-modern', 'running']]);
+      assert.deepEqual(report.servers.map((server) => server.protocol?.era), ['legacy', 'legacy', 'modern'], 'the era of each, in --json');
       for (const server of report.servers) assert.ok(server.tools.length > 0, `${server.name} has no tools`);
     });
   });

@@ -17,6 +17,8 @@ export interface JsonServer {
   readonly source: string;
   readonly state: string;
   readonly connectMs: number | null;
+  /** The negotiated revision and its era (`legacy`: 2025, `modern`: 2026-07-28), while running. */
+  readonly protocol: { readonly version: string; readonly era: 'legacy' | 'modern' } | null;
   readonly error?: string;
   readonly diagnostics: readonly JsonDiagnostic[];
   readonly tools: readonly JsonTool[];
@@ -50,6 +52,7 @@ function jsonServer(server: ServerReport): JsonServer {
     source: server.source,
     state: server.state,
     connectMs: server.connectMs,
+    protocol: server.protocol,
     ...(server.error === undefined ? {} : { error: server.error }),
     diagnostics: server.diagnostics.map(jsonDiagnostic),
     tools: server.tools.map(
