@@ -4,10 +4,9 @@ import picomatch from 'picomatch';
 import type { ToolFilterSettings } from '../config/types';
 import type { FilterRule } from './types';
 
-export const GLOBAL_DENY_SETTING = 'mcpSwitchboard.tools.deny';
-export const DISABLED_SETTING = 'mcpSwitchboard.tools.disabled';
-export const MAX_EXPOSED_SETTING = 'mcpSwitchboard.tools.maxExposed';
-export const SERVERS_SETTING = 'mcpSwitchboard.servers';
+import { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING } from './settingNames';
+
+export { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING, SERVERS_SETTING } from './settingNames';
 
 export interface GlobPattern {
   readonly pattern: string;

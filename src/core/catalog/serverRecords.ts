@@ -32,11 +32,6 @@ export interface ServerRecord {
   cached: ToolList | undefined;
 }
 
-/** On its way up (the manager reports queued servers as starting), so its cached list stands in and calls to it wait. */
-export function isDeferrable(record: ServerRecord): boolean {
-  return isConnecting(record.state);
-}
-
 export interface ServerRecordsOptions {
   readonly cache: ToolCache;
   readonly scheduler: RefreshScheduler<Tool[]>;
@@ -126,7 +121,8 @@ export class ServerRecords {
       let fromCache = false;
       if (record.state === 'running') {
         list = record.live;
-      } else if (isDeferrable(record)) {
+      } else if (isConnecting(record.state)) {
+        // On its way up (the manager reports queued servers as starting): the cached list stands in.
         list = record.live ?? record.cached;
         fromCache = list !== undefined;
       }

@@ -5,7 +5,8 @@
 import type { Clock, TimerHandle } from '../connection/clock';
 import type { Event } from '../events';
 import { CatalogError } from './errors';
-import { isDeferrable, type ServerRecord } from './serverRecords';
+import { isConnecting } from '../connection/state';
+import type { ServerRecord } from './serverRecords';
 
 /** How long a tools/list waits for a server whose connect timeout is 0 (no limit). */
 const MAX_LIST_WAIT_MS = 60_000;
@@ -36,7 +37,7 @@ export class ServerWaits {
   /** Whether the server is starting and nothing is known of its tools yet. */
   isStartingWithoutTools(server: string): boolean {
     const record = this.source.record(server);
-    return record !== undefined && isDeferrable(record) && !record.live && !record.cached;
+    return record !== undefined && isConnecting(record.state) && !record.live && !record.cached;
   }
 
   /** Resolves once the server has a list, or when waiting could not help any more. Never rejects. */
@@ -82,7 +83,7 @@ export class ServerWaits {
         const record = this.source.record(server);
         if (!record) finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" was removed while a call was waiting for it`));
         else if (record.state === 'running') finish();
-        else if (!isDeferrable(record)) finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`));
+        else if (!isConnecting(record.state)) finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`));
       };
       const subscription = this.source.onDidChangeServer((name) => {
         if (name === server) check();

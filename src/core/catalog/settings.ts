@@ -1,9 +1,12 @@
 // `mcpSwitchboard.tools.*`, read one way for every host: the editor hands in its merged
 // configuration values, the CLI the values of the folder's .vscode/settings.json. Whatever is
 // missing or of the wrong type falls back to the default the package.json declares.
-import { normalizeMaxExposed } from './budget';
+import { DEFAULT_MAX_EXPOSED, normalizeMaxExposed } from './budget';
 import { DEFAULT_CACHE_TTL_MS } from './cache';
 import { deepFreeze } from './freeze';
+import { SETTINGS_SECTION, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';
+
+export { SETTINGS_SECTION, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';
 
 export interface CatalogSettings {
   /** `mcpSwitchboard.tools.deny`: globs on `server/tool`. */
@@ -33,15 +36,8 @@ export function normalizeSettings(settings: Partial<CatalogSettings>): CatalogSe
   });
 }
 
-export const SETTINGS_SECTION = 'mcpSwitchboard';
-export const TOOLS_DENY = 'tools.deny';
-export const TOOLS_DISABLED = 'tools.disabled';
-export const TOOLS_MAX_EXPOSED = 'tools.maxExposed';
-export const TOOLS_CACHE_TTL_DAYS = 'tools.cacheTtlDays';
-
-export const DEFAULT_MAX_EXPOSED = 128;
-export const DEFAULT_CACHE_TTL_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_CACHE_TTL_DAYS = DEFAULT_CACHE_TTL_MS / DAY_MS;
 
 /** Reads one key below `mcpSwitchboard.` (e.g. `tools.deny`); undefined when unset. */
 export type SettingLookup = (key: string) => unknown;

@@ -185,7 +185,7 @@ export async function linkClient(kind: ActiveTransport, options: LinkOptions, wi
     // start() runs synchronously inside connect() up to its first await: by then the stdio process
     // is spawned and the HTTP transport is ready, so the next wait is for the handshake. (SSE
     // first waits for its endpoint event, still 'connect'.)
-    const prior = options.prior?.kind === 'modern' ? { kind: 'modern' as const, discover: options.prior.discover } : options.prior;
+    const { prior } = options;
     const reissue = kind === 'http' ? reissueOnBrokenStream(transport, options.logger) : undefined;
     const connecting = client.connect(traceTraffic(transport, options.logger, reissue?.noteInbound), { signal, timeout, ...(prior ? { prior } : {}) });
     if (kind !== 'sse') enter('initialize');

@@ -2,8 +2,7 @@
 // circuit breaker when the connection drops), answer tool calls, stop. Self-contained: the
 // manager owns many of these and only listens to their events.
 import os from 'node:os';
-import type { FetchLike } from '@modelcontextprotocol/client';
-import type { CallToolResult, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, FetchLike, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../config/types';
 import { Emitter, type Event } from '../events';
 import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';
@@ -98,6 +97,8 @@ export class ServerConnection {
   private failures = 0;
   /** The era the last connection found, so a reconnect skips the probe. */
   private verdict: EraVerdict | undefined;
+  /** The next refresh of a list whose `ttlMs` runs out; belongs to the current session. */
+  private ttlTimer: TimerHandle | undefined;
   private manualReconnect: Promise<ServerState> | undefined;
   private readonly closingSessions = new Set<Promise<void>>();
   private disposed = false;
@@ -534,6 +535,7 @@ export class ServerConnection {
     const session = this.session;
     if (!session) return undefined;
     this.session = undefined;
+    this.clearTtlTimer();
     const closing = session.close(deliberate);
     this.closingSessions.add(closing);
     void closing.finally(() => this.closingSessions.delete(closing));
@@ -546,14 +548,20 @@ export class ServerConnection {
    * notify. 0 (the SDK's default) promises nothing, so nothing is scheduled.
    */
   private scheduleTtlRefresh(session: McpSession): void {
+    this.clearTtlTimer();
     const ttl = session.toolsTtlMs;
     const tools = session.capabilities.tools as { listChanged?: boolean } | undefined;
-    if (ttl === undefined || ttl <= 0 || tools?.listChanged === true) return;
-    const timer = this.clock.setTimeout(() => {
-      if (session !== this.session) return;
+    if (session !== this.session || ttl === undefined || ttl <= 0 || tools?.listChanged === true) return;
+    this.ttlTimer = this.clock.setTimeout(() => {
+      this.ttlTimer = undefined;
       void this.refreshTools(session).finally(() => this.scheduleTtlRefresh(session));
     }, Math.max(MIN_TTL_REFRESH_MS, ttl));
-    (timer as { unref?: () => void } | undefined)?.unref?.();
+    (this.ttlTimer as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  private clearTtlTimer(): void {
+    if (this.ttlTimer !== undefined) this.clock.clearTimeout(this.ttlTimer);
+    this.ttlTimer = undefined;
   }
 
   private async refreshTools(session: McpSession): Promise<void> {
@@ -562,7 +570,6 @@ export class ServerConnection {
     try {
       const tools = await session.listAllTools({ timeoutMs: requestMs, maxTotalMs: 0 }, { retried: false });
       this.updateTools(session, tools);
-      session.toolsTtlMs = tools.ttlMs;
     } catch (error) {
       this.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`);
     }

@@ -68,8 +68,6 @@ export interface QuarantinedTool {
 export interface ToolList {
   readonly tools: Tool[];
   readonly quarantined: QuarantinedTool[];
-  /** The server's freshness hint (2026-07-28 `ttlMs`), the smallest over all pages. */
-  readonly ttlMs?: number;
 }
 
 /** More than any real server offers; a list past it is cut, with a quarantine entry saying so. */
@@ -128,14 +126,7 @@ const MAX_LISTEN_TRIES = 3;
 export class McpSession {
   tools: Tool[] = [];
   quarantined: QuarantinedTool[] = [];
-  serverInfo: Implementation = { name: '', version: '' };
-  protocolVersion = '';
-  era: ProtocolEra = 'legacy';
-  /** To remember for the next connect, so that it skips the era probe. */
-  verdict: EraVerdict = { kind: 'legacy' };
-  capabilities: Record<string, unknown> = {};
-  instructions: string | undefined;
-  /** The server's cache hint on its last complete tools/list (2026-07-28), in ms. */
+  /** The server's cache hint (2026-07-28 `ttlMs`) on its last complete tools/list, the smallest over its pages. */
   toolsTtlMs: number | undefined;
   private closeRequested = false;
   private closing: Promise<void> | undefined;
@@ -155,6 +146,32 @@ export class McpSession {
 
   get kind(): ActiveTransport {
     return this.link.kind;
+  }
+
+  // What the handshake told: read from the current link, which a session renewal replaces.
+  get serverInfo(): Implementation {
+    return this.client.getServerVersion() ?? { name: '', version: '' };
+  }
+
+  get capabilities(): Record<string, unknown> {
+    return { ...(this.client.getServerCapabilities() ?? {}) };
+  }
+
+  get instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  get protocolVersion(): string {
+    return this.link.protocolVersion;
+  }
+
+  get era(): ProtocolEra {
+    return this.link.era;
+  }
+
+  /** To remember for the next connect, so that it skips the era probe. */
+  get verdict(): EraVerdict {
+    return this.link.verdict;
   }
 
   private get client(): Client {
@@ -201,13 +218,11 @@ export class McpSession {
     options.counters.clientsCreated += 1;
     const link = await linkClient(kind, options, (client, transport) => McpSession.wire(client, transport, kind, options, holder));
     const created = new McpSession(link, options);
-    created.adopt(link);
     try {
       options.onPhase('tools/list');
       const list = await abortable(created.listAllTools({ timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal }, { retried: true }), signal);
       created.tools = list.tools;
       created.quarantined = list.quarantined;
-      created.toolsTtlMs = list.ttlMs;
     } catch (error) {
       await created.shutDown();
       throw signal.aborted ? signal.reason : error;
@@ -238,16 +253,6 @@ export class McpSession {
       const session = holder.session;
       if (session && session.link.client === client) options.onToolListChanged(session);
     });
-  }
-
-  private adopt(link: ClientLink): void {
-    this.link = link;
-    this.serverInfo = link.client.getServerVersion() ?? { name: '', version: '' };
-    this.capabilities = { ...(link.client.getServerCapabilities() ?? {}) };
-    this.instructions = link.client.getInstructions();
-    this.protocolVersion = link.protocolVersion;
-    this.era = link.era;
-    this.verdict = link.verdict;
   }
 
   /**
@@ -335,7 +340,8 @@ export class McpSession {
       const cut = tools.splice(MAX_TOOLS_PER_SERVER);
       quarantined.push({ name: `${cut.length}${cursor === undefined ? '' : '+'} more`, problem: `the server offers more than ${MAX_TOOLS_PER_SERVER} tools; the rest are ignored` });
     }
-    return { tools, quarantined, ...(ttlMs === undefined ? {} : { ttlMs }) };
+    this.toolsTtlMs = ttlMs;
+    return { tools, quarantined };
   }
 
   async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
@@ -442,7 +448,7 @@ export class McpSession {
         (client, transport) => McpSession.wire(client, transport, this.kind, options, holder),
       );
       const old = this.link;
-      this.adopt(link);
+      this.link = link;
       this.retire(old.client);
       options.logger.info(`new session ${this.transport.sessionId ?? '?'} initialized`);
     } catch (error) {

@@ -39,7 +39,11 @@ export function reissueOnBrokenStream(transport: Transport, logger: Logger): Str
       onRequestStreamEnd: () => {
         options?.onRequestStreamEnd?.();
         const entry = open.get(id);
-        if (!entry || entry.reissued || options?.requestSignal?.aborted) return;
+        if (!entry) return; // answered
+        if (entry.reissued || options?.requestSignal?.aborted) {
+          open.delete(id);
+          return;
+        }
         entry.reissued = true;
         logger.info(`the response stream of request ${String(id)} ended without its response; sending it again`);
         sendTracked(message, options, id).catch((error: unknown) => {
@@ -54,7 +58,10 @@ export function reissueOnBrokenStream(transport: Transport, logger: Logger): Str
     if (id === undefined) return send(message, options);
     open.set(id, { reissued: false });
     options?.requestSignal?.addEventListener('abort', () => open.delete(id), { once: true });
-    return sendTracked(message, options, id);
+    return sendTracked(message, options, id).catch((error: unknown) => {
+      open.delete(id);
+      throw error;
+    });
   };
 
   return {

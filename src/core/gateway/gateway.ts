@@ -260,14 +260,20 @@ export class McpGateway {
   /** Sends tools/list_changed to every session and listener whose endpoint now lists something else. */
   private noticeChanges(snapshot: CatalogSnapshot): void {
     try {
-      this.modern.noticeChanges(snapshot);
+      // Each endpoint's list is hashed once per change, however many sessions and listeners it has.
       const fingerprints = new Map<string, string>();
-      for (const [id, session] of this.sessions.entries()) {
-        let fingerprint = fingerprints.get(session.key);
+      const fingerprintOf = (endpoint: EndpointId): string => {
+        const key = endpointKey(endpoint);
+        let fingerprint = fingerprints.get(key);
         if (fingerprint === undefined) {
-          fingerprint = listFingerprint(listedTools(snapshot, session.endpoint));
-          fingerprints.set(session.key, fingerprint);
+          fingerprint = listFingerprint(listedTools(snapshot, endpoint));
+          fingerprints.set(key, fingerprint);
         }
+        return fingerprint;
+      };
+      this.modern.noticeChanges(fingerprintOf);
+      for (const [id, session] of this.sessions.entries()) {
+        const fingerprint = fingerprintOf(session.endpoint);
         if (fingerprint === session.fingerprint) continue;
         session.fingerprint = fingerprint;
         session.server

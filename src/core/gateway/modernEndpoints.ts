@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { CatalogSnapshot, ToolSource } from '../catalog/types';
+import type { ToolSource } from '../catalog/types';
 import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
 import { endpointKey, type EndpointId } from './endpoint';
@@ -42,9 +42,9 @@ export class ModernEndpoints {
   }
 
   /** Tells listeners of every endpoint whose list changed. */
-  noticeChanges(snapshot: CatalogSnapshot): void {
+  noticeChanges(fingerprintOf: (endpoint: EndpointId) => string): void {
     for (const entry of this.endpoints.values()) {
-      const fingerprint = listFingerprint(listedTools(snapshot, entry.endpoint));
+      const fingerprint = fingerprintOf(entry.endpoint);
       if (fingerprint === entry.fingerprint) continue;
       entry.fingerprint = fingerprint;
       entry.handler.notify.toolsChanged();

@@ -1,7 +1,7 @@
 // `--json`: a stable, documented shape for scripts. Keys are listed explicitly (not spread from the
 // report) so that a field added to the report for the table does not leak into the contract.
 import type { ConfigDiagnostic } from '../../config';
-import type { DoctorReport, ServerReport } from './report';
+import type { DoctorReport, ProtocolReport, ServerReport } from './report';
 
 export interface JsonDiagnostic {
   readonly severity: ConfigDiagnostic['severity'];
@@ -17,8 +17,7 @@ export interface JsonServer {
   readonly source: string;
   readonly state: string;
   readonly connectMs: number | null;
-  /** The negotiated revision and its era (`legacy`: 2025, `modern`: 2026-07-28), while running. */
-  readonly protocol: { readonly version: string; readonly era: 'legacy' | 'modern' } | null;
+  readonly protocol: ProtocolReport | null;
   readonly error?: string;
   readonly diagnostics: readonly JsonDiagnostic[];
   readonly tools: readonly JsonTool[];

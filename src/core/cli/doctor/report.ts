@@ -27,6 +27,12 @@ export interface ToolReport {
   readonly filterKind?: FilterRule['kind'];
 }
 
+export interface ProtocolReport {
+  readonly version: string;
+  /** `legacy`: a 2025 revision (initialize); `modern`: 2026-07-28 or later. */
+  readonly era: 'legacy' | 'modern';
+}
+
 export interface ServerReport {
   readonly name: string;
   /** describeSource(): where the entry was read from. */
@@ -35,7 +41,7 @@ export interface ServerReport {
   /** From the running state; null for every other state. */
   readonly connectMs: number | null;
   /** The negotiated protocol revision and its era, while running; null otherwise. */
-  readonly protocol: { readonly version: string; readonly era: 'legacy' | 'modern' } | null;
+  readonly protocol: ProtocolReport | null;
   /** Why the server is not running; absent for running and disabled servers. */
   readonly error?: string;
   /** Configuration errors and warnings of this entry. */
