@@ -14,6 +14,9 @@ import type { ServerRequestHandlers } from './clientLink';
 import { McpSession, type ConnectPhase, type EraVerdict, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
 import { copyState, isSettled, type ServerState, type ServerStateChangeEvent } from './state';
 import { checkToolArguments } from './toolArguments';
+import { OfferKeeper, type OfferChangeEvent, type ServerNotice } from './offerKeeper';
+import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
+import { jsonShapeProblem, RESULT_LIMITS } from '../jsonShape';
 
 export interface ConnectionOptions {
   readonly logger?: Logger;
@@ -85,6 +88,7 @@ export class ServerConnection {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly stderr: LineRingBuffer;
+  private readonly extras: OfferKeeper;
   private current: ServerState = { kind: 'stopped' };
   private toolList: Tool[] = [];
   private quarantinedList: QuarantinedTool[] = [];
@@ -113,6 +117,25 @@ export class ServerConnection {
     this.clock = options.clock ?? systemClock;
     this.stderr = new LineRingBuffer(options.stderrLines ?? 1000);
     if (!definition.enabled) this.current = { kind: 'disabled' };
+    this.extras = new OfferKeeper(definition.name, this.logger, () => (this.current.kind === 'running' ? this.session : undefined), () => ({
+      timeoutMs: definition.timeouts.requestMs,
+      maxTotalMs: 0,
+    }));
+  }
+
+  /** Fires when the resources, templates or prompts differ from the last ones. */
+  get onDidChangeOffer(): Event<OfferChangeEvent> {
+    return this.extras.onDidChangeOffer;
+  }
+
+  /** Resource updates (of subscribed URIs) and log messages from the server. */
+  get onNotice(): Event<ServerNotice> {
+    return this.extras.onNotice;
+  }
+
+  /** Resources, templates and prompts, as last listed (kept while reconnecting). */
+  get offer(): ServerOffer {
+    return this.extras.offer;
   }
 
   get name(): string {
@@ -202,6 +225,7 @@ export class ServerConnection {
       await this.stop();
       this.stateEmitter.dispose();
       this.toolsEmitter.dispose();
+      this.extras.dispose();
     })();
     return this.disposing;
   }
@@ -233,6 +257,29 @@ export class ServerConnection {
       if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
       return session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget);
     });
+  }
+
+  /**
+   * Forwards a request about what the server offers (read a resource, get a prompt, complete an
+   * argument, set the log level), with the same waiting, limits and retry as a tool call. The
+   * result is passed on as the server sent it.
+   */
+  async forwardRequest<M extends ForwardedMethod>(method: M, params: Record<string, unknown>, options: CallToolOptions = {}): Promise<ForwardedResult<M>> {
+    const result = await this.withSession(method, options.signal, (session, policy, budget) =>
+      session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget),
+    );
+    const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
+    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
+    return result;
+  }
+
+  /** Updates of `uri` arrive as `resourceUpdated` notices; counted, so each subscribe needs its unsubscribe. */
+  subscribeResource(uri: string): Promise<void> {
+    return this.extras.subscribe(uri);
+  }
+
+  unsubscribeResource(uri: string): Promise<void> {
+    return this.extras.unsubscribe(uri);
   }
 
   private async withSession<T>(
@@ -371,6 +418,7 @@ export class ServerConnection {
         onPhase: (next) => (phase = next),
         onClosed: (closed) => this.connectionLost(closed, this.describeClose(closed)),
         onToolListChanged: (changed) => void this.refreshTools(changed),
+        ...this.extras.sessionHooks(),
         clock: this.clock,
         ...(this.verdict ? { prior: this.verdict } : {}),
       });
@@ -403,6 +451,7 @@ export class ServerConnection {
         `running: ${session.serverInfo.name} ${session.serverInfo.version}, protocol ${session.protocolVersion} (${session.era} era), ${this.toolList.length} tools, ${now - startedAt} ms`,
       );
       if (toolsChanged) this.fireTools();
+      this.extras.adopt(session);
       this.scheduleTtlRefresh(session);
     } catch (error) {
       if (stale()) return;

@@ -1,7 +1,18 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import { SseError, type CallToolResult, type Client, type Implementation, type McpSubscription, type Progress, type RequestOptions, type Tool, type Transport } from '@modelcontextprotocol/client';
+import {
+  SseError,
+  type CallToolResult,
+  type Client,
+  type Implementation,
+  type LoggingMessageNotification,
+  type McpSubscription,
+  type Progress,
+  type RequestOptions,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
@@ -23,6 +34,7 @@ import {
 import { ConnectionError, errorMessage } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
 import { paramHeaderProblem } from './paramHeaders';
+import { EMPTY_OFFER, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
 import { translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 
@@ -55,6 +67,13 @@ export interface OpenSessionOptions extends LinkOptions {
   /** The transport closed (process exit, stream end, close()). */
   readonly onClosed: (session: McpSession) => void;
   readonly onToolListChanged: (session: McpSession) => void;
+  /** `notifications/resources/list_changed` or `prompts/list_changed`. */
+  readonly onOfferChanged?: (session: McpSession, list: OfferList) => void;
+  readonly onResourceUpdated?: (session: McpSession, uri: string) => void;
+  /** `notifications/message`: what the server logs. */
+  readonly onLogMessage?: (session: McpSession, params: LoggingMessageNotification['params']) => void;
+  /** Lists what else the server offers, once its tools are known (serverOffer.ts). Errors are the lister's. */
+  readonly listOffer?: (session: McpSession, policy: RequestPolicy) => Promise<ServerOffer>;
   /** For the maximum total time of a request (per-request timeouts are the SDK's, in real time). */
   readonly clock: Clock;
 }
@@ -128,6 +147,9 @@ export class McpSession {
   quarantined: QuarantinedTool[] = [];
   /** The server's cache hint (2026-07-28 `ttlMs`) on its last complete tools/list, the smallest over its pages. */
   toolsTtlMs: number | undefined;
+  offer: ServerOffer = EMPTY_OFFER;
+  /** Resource URIs a 2026-07-28 server is asked to report updates of, on the change subscription. */
+  private resourceSubscriptions: readonly string[] = [];
   private closeRequested = false;
   private closing: Promise<void> | undefined;
   private inFlight = 0;
@@ -220,9 +242,12 @@ export class McpSession {
     const created = new McpSession(link, options);
     try {
       options.onPhase('tools/list');
-      const list = await abortable(created.listAllTools({ timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal }, { retried: true }), signal);
+      const policy: RequestPolicy = { timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal };
+      // Both at once: a connect waits for the slower of the two, not their sum.
+      const [list, offer] = await abortable(Promise.all([created.listAllTools(policy, { retried: true }), options.listOffer?.(created, policy)]), signal);
       created.tools = list.tools;
       created.quarantined = list.quarantined;
+      if (offer) created.offer = offer;
     } catch (error) {
       await created.shutDown();
       throw signal.aborted ? signal.reason : error;
@@ -249,9 +274,29 @@ export class McpSession {
       // A renewal replaces the link; the old one closing is not the session closing.
       if (session && session.link.client === client) options.onClosed(session);
     };
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
+    const current = (): McpSession | undefined => {
       const session = holder.session;
-      if (session && session.link.client === client) options.onToolListChanged(session);
+      return session && session.link.client === client ? session : undefined;
+    };
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      const session = current();
+      if (session) options.onToolListChanged(session);
+    });
+    client.setNotificationHandler('notifications/resources/list_changed', () => {
+      const session = current();
+      if (session) options.onOfferChanged?.(session, 'resources');
+    });
+    client.setNotificationHandler('notifications/prompts/list_changed', () => {
+      const session = current();
+      if (session) options.onOfferChanged?.(session, 'prompts');
+    });
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      const session = current();
+      if (session) options.onResourceUpdated?.(session, notification.params.uri);
+    });
+    client.setNotificationHandler('notifications/message', (notification) => {
+      const session = current();
+      if (session) options.onLogMessage?.(session, notification.params);
     });
   }
 
@@ -261,11 +306,18 @@ export class McpSession {
    * (the tools are then refreshed on reconnect and on demand only).
    */
   private listenForChanges(): void {
-    const tools = this.capabilities.tools as { listChanged?: boolean } | undefined;
-    if (this.era !== 'modern' || tools?.listChanged !== true || this.closeRequested) return;
+    if (this.era !== 'modern' || this.closeRequested) return;
+    const capabilities = this.capabilities;
+    const filter = {
+      ...(notifiesChanges(capabilities, 'tools') ? { toolsListChanged: true } : {}),
+      ...(notifiesChanges(capabilities, 'resources') ? { resourcesListChanged: true } : {}),
+      ...(notifiesChanges(capabilities, 'prompts') ? { promptsListChanged: true } : {}),
+      ...(this.resourceSubscriptions.length > 0 ? { resourceSubscriptions: [...this.resourceSubscriptions] } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
     const client = this.client;
     client
-      .listen({ toolsListChanged: true })
+      .listen(filter)
       .then((subscription) => {
         if (this.closeRequested || this.client !== client) return void subscription.close();
         this.subscription = subscription;
@@ -303,6 +355,33 @@ export class McpSession {
   /** The stdio process's exit, once it has exited. */
   get exitStatus(): StdioProcessTransport['exitStatus'] {
     return this.transport instanceof StdioProcessTransport ? this.transport.exitStatus : undefined;
+  }
+
+  /**
+   * 2026-07-28: the resources whose updates the server should report. They ride on the change
+   * subscription, so a new set replaces it (the old one is closed once the new one is open).
+   */
+  setResourceSubscriptions(uris: readonly string[]): void {
+    this.resourceSubscriptions = [...uris];
+    if (this.era !== 'modern') return;
+    const previous = this.subscription;
+    this.subscription = undefined;
+    void previous?.close().catch(() => undefined);
+    this.listenFailures = 0;
+    this.listenForChanges();
+  }
+
+  /**
+   * One request with the session's limits, renewal and error translation, validated with `schema`.
+   * For requests whose result is passed on as it came (serverOffer.ts).
+   */
+  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: Parameters<Client['request']>[1], policy: RequestPolicy, budget: RetryBudget): Promise<T> {
+    return this.request(method, policy, budget, (options) =>
+      this.client.request({ method, ...(params === undefined ? {} : { params }) } as Parameters<Client['request']>[0], schema, {
+        ...options,
+        ...(policy.onProgress ? { onprogress: policy.onProgress, resetTimeoutOnProgress: true } : {}),
+      }) as Promise<T>,
+    );
   }
 
   /**

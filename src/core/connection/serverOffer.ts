@@ -1,0 +1,183 @@
+// What a server offers besides tools: resources, resource templates and prompts, listed in full at
+// connect and after each list change; and the requests about them that a client may forward
+// (read, get, complete, set the log level). Items are checked one by one, so one malformed
+// resource or prompt disables only itself, with a problem naming it.
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
+import {
+  CompleteResultSchema,
+  EmptyResultSchema,
+  GetPromptResultSchema,
+  PaginatedResultSchema,
+  PromptSchema,
+  ReadResourceResultSchema,
+  ResourceSchema,
+  ResourceTemplateSchema,
+} from '@modelcontextprotocol/core';
+import { z } from 'zod';
+import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../jsonShape';
+import { ConnectionError } from './errors';
+
+export interface ServerOffer {
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplate[];
+  readonly prompts: readonly Prompt[];
+  /** Items held back or lists that failed, each naming what and why. */
+  readonly problems: readonly string[];
+}
+
+export const EMPTY_OFFER: ServerOffer = { resources: [], resourceTemplates: [], prompts: [], problems: [] };
+
+/** Which lists a change notification names. */
+export type OfferList = 'resources' | 'prompts';
+
+/** More than any real server offers; the rest of a longer list is ignored, with a problem saying so. */
+export const MAX_OFFER_ITEMS = 10_000;
+const MAX_PAGES = 1_000;
+const MAX_NAME_IN_MESSAGE = 80;
+const METHOD_NOT_FOUND = -32601;
+
+/** Requests a client may send about what a server offers, each with the schema of its result. */
+export const FORWARDED_RESULTS = {
+  'resources/read': ReadResourceResultSchema,
+  'prompts/get': GetPromptResultSchema,
+  'completion/complete': CompleteResultSchema,
+  'logging/setLevel': EmptyResultSchema,
+} as const;
+
+export type ForwardedMethod = keyof typeof FORWARDED_RESULTS;
+export type ForwardedResult<M extends ForwardedMethod> = z.infer<(typeof FORWARDED_RESULTS)[M]>;
+
+interface ListSpec<T> {
+  readonly method: 'resources/list' | 'resources/templates/list' | 'prompts/list';
+  readonly key: 'resources' | 'resourceTemplates' | 'prompts';
+  readonly what: string;
+  readonly schema: z.ZodType<T>;
+  readonly label: (item: unknown) => string;
+}
+
+const labelOf =
+  (field: string) =>
+  (item: unknown): string => {
+    const value = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[field] : undefined;
+    return typeof value === 'string' ? value.slice(0, MAX_NAME_IN_MESSAGE) : '(unnamed)';
+  };
+
+export const RESOURCES: ListSpec<Resource> = { method: 'resources/list', key: 'resources', what: 'resource', schema: ResourceSchema, label: labelOf('uri') };
+export const RESOURCE_TEMPLATES: ListSpec<ResourceTemplate> = {
+  method: 'resources/templates/list',
+  key: 'resourceTemplates',
+  what: 'resource template',
+  schema: ResourceTemplateSchema,
+  label: labelOf('uriTemplate'),
+};
+export const PROMPTS: ListSpec<Prompt> = { method: 'prompts/list', key: 'prompts', what: 'prompt', schema: PromptSchema, label: labelOf('name') };
+
+/** A page of any of the three lists; its items are checked one by one afterwards. */
+export function pageSchema(key: ListSpec<unknown>['key']) {
+  return PaginatedResultSchema.extend({ [key]: z.array(z.unknown()) });
+}
+
+/** One list request: the page for `cursor`. */
+export type PageRequester = (method: ListSpec<unknown>['method'], params: { cursor: string } | undefined, key: ListSpec<unknown>['key']) => Promise<Record<string, unknown>>;
+
+/** Every page of one list, bounded in pages and items, with invalid items held back. */
+export async function listEverything<T>(spec: ListSpec<T>, requestPage: PageRequester, problems: string[]): Promise<T[]> {
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await requestPage(spec.method, cursor === undefined ? undefined : { cursor }, spec.key);
+    for (const raw of page[spec.key] as unknown[]) {
+      if (items.length >= MAX_OFFER_ITEMS) break;
+      const item = screenItem(spec, raw, problems);
+      if (item !== undefined) items.push(item);
+    }
+    pages += 1;
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+    if (cursor !== undefined) {
+      if (seen.has(cursor)) throw new ConnectionError('PROTOCOL_ERROR', `${spec.method} returned the cursor "${cursor.slice(0, 80)}" twice`);
+      if (pages >= MAX_PAGES) throw new ConnectionError('PROTOCOL_ERROR', `${spec.method} did not end after ${MAX_PAGES} pages`);
+      seen.add(cursor);
+    }
+  } while (cursor !== undefined && items.length < MAX_OFFER_ITEMS);
+  if (items.length >= MAX_OFFER_ITEMS && cursor !== undefined) problems.push(`the server offers more than ${MAX_OFFER_ITEMS} ${spec.what}s; the rest are ignored`);
+  return items;
+}
+
+function screenItem<T>(spec: ListSpec<T>, raw: unknown, problems: string[]): T | undefined {
+  const label = spec.label(raw);
+  const tooBig = jsonShapeProblem(raw, TOOL_DEFINITION_LIMITS, `${spec.what} \`${label}\``);
+  if (tooBig) {
+    problems.push(tooBig);
+    return undefined;
+  }
+  const parsed = spec.schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  problems.push(`${spec.what} \`${label}\` is not valid MCP: ${issue ? `${issue.path.join('.') || 'the item'}: ${issue.message}` : 'invalid'}`);
+  return undefined;
+}
+
+/** Which lists a server's capabilities promise. */
+export function offeredLists(capabilities: Readonly<Record<string, unknown>>): { resources: boolean; prompts: boolean } {
+  return { resources: typeof capabilities.resources === 'object' && capabilities.resources !== null, prompts: typeof capabilities.prompts === 'object' && capabilities.prompts !== null };
+}
+
+/** Whether a capability (`resources`, `prompts`) promises list change notifications. */
+export function notifiesChanges(capabilities: Readonly<Record<string, unknown>>, list: OfferList | 'tools'): boolean {
+  const capability = capabilities[list] as { listChanged?: unknown } | undefined;
+  return capability?.listChanged === true;
+}
+
+/** Whether the server lets clients subscribe to resource updates. */
+export function offersSubscriptions(capabilities: Readonly<Record<string, unknown>>): boolean {
+  return (capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe === true;
+}
+
+/** Equal offers compare equal: items are bounded, so JSON is a safe comparison. */
+export function sameOffer(a: ServerOffer, b: ServerOffer): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** What listing needs of a session (McpSession provides it). */
+export interface OfferSession {
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: z.ZodType, policy: OfferPolicy, budget: { retried: boolean }): Promise<T>;
+}
+
+export interface OfferPolicy {
+  readonly timeoutMs: number;
+  readonly maxTotalMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Lists `which` of what the capabilities promise; the other lists are kept from `previous`. A
+ * list that fails keeps its previous items and adds a problem: a server whose prompts/list is
+ * broken still serves its tools and resources. Cancellation is rethrown.
+ */
+export async function listOffer(session: OfferSession, policy: OfferPolicy, previous: ServerOffer = EMPTY_OFFER, which: readonly OfferList[] = ['resources', 'prompts']): Promise<ServerOffer> {
+  const offered = offeredLists(session.capabilities);
+  const problems: string[] = [];
+  const requestPage: PageRequester = (method, params, key) => session.requestRaw(method, params, pageSchema(key), policy, { retried: false });
+  const list = async <T>(spec: ListSpec<T>, wanted: boolean, kept: readonly T[]): Promise<readonly T[]> => {
+    if (!wanted) return kept;
+    try {
+      return await listEverything(spec, requestPage, problems);
+    } catch (error) {
+      if (policy.signal?.aborted) throw error;
+      // A server with resources but no templates may not know the templates method at all.
+      if (error instanceof ConnectionError && error.rpcCode === METHOD_NOT_FOUND) return [];
+      problems.push(`${spec.method} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return kept;
+    }
+  };
+  const listResources = offered.resources && which.includes('resources');
+  const [resources, resourceTemplates, prompts] = await Promise.all([
+    list(RESOURCES, listResources, offered.resources ? previous.resources : []),
+    list(RESOURCE_TEMPLATES, listResources, offered.resources ? previous.resourceTemplates : []),
+    list(PROMPTS, offered.prompts && which.includes('prompts'), offered.prompts ? previous.prompts : []),
+  ]);
+  return { resources, resourceTemplates, prompts, problems };
+}
