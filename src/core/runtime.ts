@@ -2,7 +2,7 @@
 // catalog over it, and (for hosts that serve chat) the gateway over the catalog. The hosts differ
 // only in what they hand in: loggers, where the tool cache lives, the tool settings, and whether
 // and when the gateway listens. Disposal runs in reverse: gateway, catalog, manager.
-import { ToolCatalog, type CatalogSettings, type ToolCacheStorage } from './catalog';
+import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from './catalog';
 import type { Clock } from './connection/clock';
 import { errorMessage } from './connection/errors';
 import { McpGateway, type GatewayOptions } from './gateway';
@@ -21,11 +21,13 @@ export interface RuntimeOptions {
   readonly settings: Partial<CatalogSettings>;
 }
 
-export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'logger'>;
+export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'offers' | 'logger'>;
 
 export class SwitchboardRuntime {
   readonly manager: ServerManager;
   readonly catalog: ToolCatalog;
+  /** Resources, templates and prompts: what chat may use of each server besides its tools. */
+  readonly offers: OfferCatalog;
   private gatewayInstance: McpGateway | undefined;
   private disposing: Promise<void> | undefined;
   private readonly logger: Logger;
@@ -47,12 +49,13 @@ export class SwitchboardRuntime {
       logger: this.logger,
       ...(options.clock ? { clock: options.clock } : {}),
     });
+    this.offers = new OfferCatalog(this.manager, this.logger);
   }
 
   /** The gateway over the catalog, created on first use; start() makes it listen. */
   gateway(options: RuntimeGatewayOptions = {}): McpGateway {
     if (this.disposing) throw new Error('the runtime was disposed');
-    this.gatewayInstance ??= new McpGateway({ ...options, source: this.catalog, logger: this.logger });
+    this.gatewayInstance ??= new McpGateway({ ...options, source: this.catalog, offers: this.offers, logger: this.logger });
     return this.gatewayInstance;
   }
 
@@ -65,7 +68,10 @@ export class SwitchboardRuntime {
   private async shutDown(): Promise<void> {
     const steps: Array<[string, () => Promise<void>]> = [
       ['the gateway', async () => this.gatewayInstance?.dispose()],
-      ['the catalog', async () => this.catalog.dispose()],
+      ['the catalog', async () => {
+        this.offers.dispose();
+        await this.catalog.dispose();
+      }],
       ['the servers', async () => this.manager.dispose()],
     ];
     for (const [what, step] of steps) {

@@ -23,6 +23,7 @@ export {
 export { FolderToolCacheStorage } from './folderStorage';
 export { MAX_QUALIFIED_NAME_LENGTH, qualifyToolNames, sanitizeNamePart, type QualifiedNames, type ToolRef } from './naming';
 export { DEFAULT_REFRESH_DEBOUNCE_MS } from './refreshScheduler';
+export { OfferCatalog, type OfferManager } from './offerCatalog';
 export { normalizeTool } from './schema';
 export { buildSnapshot, prepareToolList } from './snapshot';
 export { catalogSettingsFrom, DEFAULT_CATALOG_SETTINGS, type CatalogSettings } from './settings';

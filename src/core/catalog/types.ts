@@ -1,6 +1,8 @@
 // What the catalog hands to everything downstream (the gateway, the dispatcher tools, the tree,
 // the doctor). Plain data; every value is a copy the receiver may keep.
-import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, Progress, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import type { ServerNotice } from '../connection/offerKeeper';
+import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
 import type { ServerStateKind } from '../connection/state';
 import type { Event } from '../events';
 
@@ -93,4 +95,34 @@ export interface ToolSource {
   whenToolsKnown?(servers?: readonly string[], signal?: AbortSignal): Promise<void>;
   /** Whether the server is starting and none of its tools are known yet. */
   isStartingWithoutTools?(server: string): boolean;
+}
+
+/** The capabilities about resources, prompts, completions and logging a server's endpoint can pass on. */
+export interface OfferCapabilities {
+  readonly resources?: { readonly subscribe?: boolean; readonly listChanged?: boolean };
+  readonly prompts?: { readonly listChanged?: boolean };
+  readonly completions?: Record<string, unknown>;
+  readonly logging?: Record<string, unknown>;
+}
+
+/** What chat may use of one server besides its tools. */
+export interface OfferedServer {
+  readonly name: string;
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplateType[];
+  readonly prompts: readonly Prompt[];
+  /** As of the server's current or last connection; absent when it never connected. */
+  readonly capabilities?: OfferCapabilities;
+}
+
+/** What the gateway needs for resources, prompts, completion and logging (OfferCatalog provides it). */
+export interface OfferSource {
+  offer(server: string): OfferedServer | undefined;
+  offers(): OfferedServer[];
+  /** The server whose offer changed. */
+  readonly onDidChange: Event<string>;
+  readonly onNotice: Event<ServerNotice>;
+  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options?: ToolCallOptions): Promise<ForwardedResult<M>>;
+  subscribeResource(server: string, uri: string): Promise<void>;
+  unsubscribeResource(server: string, uri: string): Promise<void>;
 }

@@ -59,7 +59,8 @@ async function buildDefinition(
   const timeouts: TimeoutSettings = { ...DEFAULT_TIMEOUTS, ...pickDefined(entry.timeouts, ['connectMs', 'requestMs']) };
   const reconnect = buildReconnect(entry, diagnostics);
   const tools = buildTools(entry);
-  const common = { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect, tools };
+  const shown = { ...(entry.resources === false ? { resources: false } : {}), ...(entry.prompts === false ? { prompts: false } : {}) };
+  const common = { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect, tools, ...shown };
 
   if (transport === 'stdio') {
     const command = await resolver.string(entry.command ?? '', ['command']);

@@ -67,6 +67,9 @@ export const entrySchema = z.looseObject({
   enabled: z.boolean().optional(),
   timeouts: timeoutsSchema.optional(),
   tools: toolsSchema.optional(),
+  /** false: the server's resources (or prompts) are not offered to chat. */
+  resources: z.boolean().optional(),
+  prompts: z.boolean().optional(),
   reconnect: reconnectSchema.optional(),
 });
 

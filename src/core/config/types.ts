@@ -38,6 +38,9 @@ interface ServerDefinitionBase {
   readonly timeouts: TimeoutSettings;
   readonly reconnect: ReconnectSettings;
   readonly tools: ToolFilterSettings;
+  /** false hides the server's resources (or prompts) from chat; absent means shown. */
+  readonly resources?: boolean;
+  readonly prompts?: boolean;
   /**
    * Values that came from `${input:...}` or look like secrets; loggers and the UI redact them.
    * Never persisted.

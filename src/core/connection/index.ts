@@ -15,3 +15,5 @@ export type { ActiveTransport } from './session';
 export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
 export * from './state';
 export { checkToolArguments } from './toolArguments';
+export type { OfferChangeEvent, ServerNotice } from './offerKeeper';
+export { EMPTY_OFFER, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';

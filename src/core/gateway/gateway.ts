@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
-import type { CatalogSnapshot, ToolSource } from '../catalog/types';
+import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog/types';
 import { systemClock, type Clock } from '../connection/clock';
 import { errorMessage } from '../connection/errors';
 import type { Disposable } from '../events';
@@ -15,6 +15,8 @@ import { nullLogger, redactingLogger, type Logger } from '../logging';
 import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
+import { OfferRelay, SessionLedger, type RelaySession } from './offerRelay';
+import type { OfferFingerprint } from './offerIndex';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { checkRequest, createToken } from './requestGuard';
 import { createSessionServer } from './sessionServer';
@@ -24,6 +26,8 @@ export const LOOPBACK_HOST = '127.0.0.1';
 
 export interface GatewayOptions {
   readonly source: ToolSource;
+  /** Resources, prompts, completion and logging; without it the gateway serves tools only. */
+  readonly offers?: OfferSource;
   readonly logger?: Logger;
   /** 0 or absent: an ephemeral port. */
   readonly port?: number;
@@ -47,19 +51,25 @@ export interface GatewayAddress {
   readonly token: string;
 }
 
-interface Session extends TableSession {
+interface Session extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
   readonly key: string;
   readonly transport: NodeStreamableHTTPServerTransport;
   readonly server: Server;
   /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
   fingerprint: string;
+  readonly ledger: SessionLedger;
+  offerPrint: OfferFingerprint;
 }
+
+const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
 
 export class McpGateway {
   /** 256 random bits, new for every gateway instance. Clients send it as `Authorization: Bearer`. */
   readonly token: string = createToken();
   private readonly source: ToolSource;
+  private readonly offers: OfferSource | undefined;
+  private relay: OfferRelay | undefined;
   private readonly logger: Logger;
   private readonly requestedPort: number;
   private readonly httpServer: http.Server;
@@ -82,10 +92,11 @@ export class McpGateway {
     this.requestedPort = port;
 
     this.source = options.source;
+    this.offers = options.offers;
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
     const limits = { idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), maxSessions: Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS) };
     this.sessions = new SessionTable<Session>(limits, options.clock ?? systemClock, this.logger);
-    this.modern = new ModernEndpoints(this.source, this.logger);
+    this.modern = new ModernEndpoints(this.source, this.logger, this.offers);
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -153,8 +164,14 @@ export class McpGateway {
     this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
-    if (this.disposing) this.subscription.dispose(); // dispose() ran while listen() was pending.
-    else this.sessions.startSweeping();
+    if (this.offers) {
+      this.relay = new OfferRelay(this.offers, { sessions: () => this.sessions.entries(), notifyModern: (affects, what) => this.modern.notifyOffer(affects, what) }, this.logger);
+    }
+    if (this.disposing) {
+      // dispose() ran while listen() was pending.
+      this.subscription.dispose();
+      this.relay?.dispose();
+    } else this.sessions.startSweeping();
     this.logger.info(`listening on ${this.url} (loopback only, token required)`);
     return { url: this.url, port: address.port, token: this.token };
   }
@@ -229,17 +246,23 @@ export class McpGateway {
    */
   private async openSession(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const key = endpointKey(endpoint);
-    const server = createSessionServer(endpoint, this.source, this.logger);
+    const ledger = new SessionLedger();
+    const server = createSessionServer(endpoint, this.source, this.logger, this.offers ? { source: this.offers, ledger } : undefined);
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(this.source.snapshot(), endpoint));
+        const offerPrint = this.relay?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
-        this.sessions.add(id, { endpoint, key, transport, server, fingerprint, lastUsed: 0, where, close: () => server.close() });
+        this.sessions.add(id, { endpoint, key, transport, server, fingerprint, ledger, offerPrint, lastUsed: 0, where, close: () => server.close() });
         this.logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
       },
     });
     server.onclose = () => {
+      // Whatever the session subscribed to upstream ends with it.
+      for (const { server: name, uri } of ledger.drain()) {
+        this.offers?.unsubscribeResource(name, uri).catch((error: unknown) => this.logger.debug(`unsubscribing ${uri.slice(0, 200)}: ${errorMessage(error)}`));
+      }
       const id = transport.sessionId;
       const session = id === undefined ? undefined : this.sessions.get(id);
       if (id === undefined || session?.transport !== transport) return;
@@ -288,6 +311,7 @@ export class McpGateway {
 
   private async shutdown(): Promise<void> {
     this.subscription?.dispose();
+    this.relay?.dispose();
     const listening = this.httpServer.listening;
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
     const sessions = this.sessions.drain();

@@ -5,11 +5,12 @@
 import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { ToolSource } from '../catalog/types';
+import type { OfferSource, ToolSource } from '../catalog/types';
 import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
 import { endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
+import { offerFingerprint, type OfferFingerprint } from './offerIndex';
 import { MAX_REQUEST_BYTES } from './requestBody';
 import { createSessionServer } from './sessionServer';
 
@@ -21,6 +22,7 @@ interface ModernEndpoint {
   readonly handler: McpHttpHandler;
   readonly serve: NodeMcpRequestHandler;
   fingerprint: string;
+  offerPrint?: OfferFingerprint;
 }
 
 /** Whether a POST body (already read and parsed) is a 2025-era message. */
@@ -34,6 +36,7 @@ export class ModernEndpoints {
   constructor(
     private readonly source: ToolSource,
     private readonly logger: Logger,
+    private readonly offers?: OfferSource,
   ) {}
 
   /** Answers one modern request; the body was read (and bounded) by the gateway. */
@@ -51,6 +54,27 @@ export class ModernEndpoints {
     }
   }
 
+  /**
+   * Tells listeners of the endpoints `affects` selects: of a resource update, or of the lists
+   * (resources, prompts) that changed on each endpoint.
+   */
+  notifyOffer(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }): void {
+    const offers = this.offers;
+    if (!offers) return;
+    for (const entry of this.endpoints.values()) {
+      if (!affects(entry.endpoint)) continue;
+      if (typeof what === 'object') {
+        entry.handler.notify.resourceUpdated(what.updated);
+        continue;
+      }
+      const print = offerFingerprint(offers, entry.endpoint);
+      const before = entry.offerPrint;
+      entry.offerPrint = print;
+      if (print.resources !== before?.resources) entry.handler.notify.resourcesChanged();
+      if (print.prompts !== before?.prompts) entry.handler.notify.promptsChanged();
+    }
+  }
+
   async close(): Promise<void> {
     const handlers = [...this.endpoints.values()].map((entry) => entry.handler);
     this.endpoints.clear();
@@ -64,7 +88,8 @@ export class ModernEndpoints {
     const existing = this.endpoints.get(key);
     if (existing) return existing;
     const onerror = (error: Error) => this.logger.debug(`modern request on ${key}: ${errorMessage(error)}`);
-    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger), {
+    const offers = this.offers ? { source: this.offers } : undefined;
+    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger, offers), {
       legacy: 'reject',
       onerror,
       maxSubscriptions: MAX_SUBSCRIPTIONS_PER_ENDPOINT,
@@ -75,6 +100,7 @@ export class ModernEndpoints {
       handler,
       serve: toNodeHandler(handler, { onerror, maxRequestBodySize: MAX_REQUEST_BYTES }),
       fingerprint: listFingerprint(listedTools(this.source.snapshot(), endpoint)),
+      ...(this.offers ? { offerPrint: offerFingerprint(this.offers, endpoint) } : {}),
     };
     this.endpoints.set(key, entry);
     return entry;

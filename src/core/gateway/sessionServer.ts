@@ -1,13 +1,15 @@
 // The MCP server behind one client session of one endpoint (2025 era), or behind one request
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
-import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type Progress } from '@modelcontextprotocol/server';
-import type { ToolSource } from '../catalog/types';
+import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type Progress, type ServerCapabilities } from '@modelcontextprotocol/server';
+import type { OfferSource, ToolSource } from '../catalog/types';
 import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
 import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
 import { listedTools, mapToolName, type CallTarget } from './exposure';
+import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
+import { endpointCapabilities } from './offerIndex';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -54,8 +56,22 @@ async function mapWhenKnown(source: ToolSource, endpoint: EndpointId, name: stri
   }
 }
 
-export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger): Server {
-  const server = new Server(endpointInfo(endpoint), { capabilities: { tools: { listChanged: true } } });
+/** Resources, prompts, completion and logging, where the gateway serves them. */
+export interface SessionOffers {
+  readonly source: OfferSource;
+  /** A 2025 session's subscriptions; a 2026-07-28 request has none to keep. */
+  readonly ledger?: SubscriptionLedger;
+}
+
+export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, offers?: SessionOffers): Server {
+  // What the endpoint's servers offer besides tools, as of now: a 2025 session keeps what it was
+  // told at initialize, as the protocol has no way to change capabilities later.
+  const offerCapabilities = offers ? endpointCapabilities(offers.source, endpoint) : {};
+  const server = new Server(endpointInfo(endpoint), {
+    // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
+    capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities) },
+  });
+  if (offers) registerOfferHandlers(server, endpoint, offers.source, offerCapabilities, logger, offers.ledger);
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would

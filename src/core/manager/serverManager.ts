@@ -9,6 +9,8 @@ import { systemClock, type Clock, type TimerHandle } from '../connection/clock';
 import { ConnectionError } from '../connection/errors';
 import { ServerConnection, type CallToolOptions, type ConnectionOptions } from '../connection/serverConnection';
 import { copyState, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../connection/state';
+import type { OfferChangeEvent, ServerNotice } from '../connection/offerKeeper';
+import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
 import { Emitter, type Event } from '../events';
 import { nullLogger, type Logger } from '../logging';
 import { ConcurrencyLimit } from './concurrencyLimit';
@@ -112,6 +114,12 @@ export class ServerManager {
   /** Every state change of every server, in the order they happened. */
   readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
   readonly onDidChangeTools: Event<ToolsChangedEvent> = this.toolsEmitter.event;
+  private readonly offerEmitter = new Emitter<OfferChangeEvent>();
+  private readonly noticeEmitter = new Emitter<ServerNotice>();
+  /** A server's resources, templates or prompts changed. */
+  readonly onDidChangeOffer: Event<OfferChangeEvent> = this.offerEmitter.event;
+  /** Resource updates (of subscribed URIs) and log messages, from every server. */
+  readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
 
   private entries = new Map<string, Entry>();
   private order: string[] = [];
@@ -229,6 +237,12 @@ export class ServerManager {
         if (this.entries.get(entry.name) !== entry) return;
         this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });
       }));
+      subscriptions.push(connection.onDidChangeOffer((event) => {
+        if (this.entries.get(entry.name) === entry) this.offerEmitter.fire(event);
+      }));
+      subscriptions.push(connection.onNotice((notice) => {
+        if (this.entries.get(entry.name) === entry) this.noticeEmitter.fire(notice);
+      }));
     }
     return entry;
   }
@@ -332,10 +346,28 @@ export class ServerManager {
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */
   async forwardToolCall(server: string, tool: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+    return this.usableConnection(server).sendToolCall(tool, args, options);
+  }
+
+  /** Forwards a request about what a server offers (read, get, complete, setLevel). */
+  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: CallToolOptions = {}): Promise<ForwardedResult<M>> {
+    return Promise.resolve().then(() => this.usableConnection(server).forwardRequest(method, params, options));
+  }
+
+  /** Counted per URI; each subscribe needs its unsubscribe. */
+  subscribeResource(server: string, uri: string): Promise<void> {
+    return Promise.resolve().then(() => this.usableConnection(server).subscribeResource(uri));
+  }
+
+  async unsubscribeResource(server: string, uri: string): Promise<void> {
+    await this.entries.get(server)?.connection?.unsubscribeResource(uri);
+  }
+
+  private usableConnection(server: string): ServerConnection {
     const entry = this.require(server);
     if (!entry.connection) throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${this.stateOf(entry).kind}`);
     if (entry.blocked) throw new ConnectionError('NOT_RUNNING', `server "${server}" is blocked: ${entry.blocked.detail}`);
-    return entry.connection.sendToolCall(tool, args, options);
+    return entry.connection;
   }
 
   /** Disposes every connection, in reverse configuration order, continuing past failures. */
@@ -347,6 +379,8 @@ export class ServerManager {
     await Promise.all(entries.map((entry) => this.retire(entry)));
     this.stateEmitter.dispose();
     this.toolsEmitter.dispose();
+    this.offerEmitter.dispose();
+    this.noticeEmitter.dispose();
   }
 
   // ── Read side: copies only. ──

@@ -1,0 +1,151 @@
+// What chat may use of each server besides its tools: resources, templates and prompts (as the
+// connections last listed them, kept while a server reconnects), minus what a server entry hides
+// (`"resources": false`, `"prompts": false`). It is the gate for every request about them, as the
+// tool catalog is for tool calls.
+import type { ServerDefinition } from '../config/types';
+import type { OfferChangeEvent, ServerNotice } from '../connection/offerKeeper';
+import type { ForwardedMethod, ForwardedResult, ServerOffer } from '../connection/serverOffer';
+import { isServed, type ServerState, type ServerStateChangeEvent } from '../connection/state';
+import { Emitter, type Disposable, type Event } from '../events';
+import { nullLogger, type Logger } from '../logging';
+import { CatalogError } from './errors';
+import type { OfferCapabilities, OfferedServer, OfferSource, ToolCallOptions } from './types';
+
+/** What the offer catalog needs of the manager; ServerManager provides it. */
+export interface OfferManager {
+  readonly onDidChangeState: Event<ServerStateChangeEvent>;
+  readonly onDidChangeOffer: Event<OfferChangeEvent>;
+  readonly onNotice: Event<ServerNotice>;
+  servers(): readonly { readonly name: string; readonly state: ServerState; readonly definition?: ServerDefinition }[];
+  server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
+  connection(name: string): { readonly offer: ServerOffer } | undefined;
+  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options?: ToolCallOptions): Promise<ForwardedResult<M>>;
+  subscribeResource(server: string, uri: string): Promise<void>;
+  unsubscribeResource(server: string, uri: string): Promise<void>;
+}
+
+/** Which part of the offer a request is about, to check it is shown. */
+function featureOf(method: ForwardedMethod, params: Record<string, unknown>): 'resources' | 'prompts' | 'logging' {
+  if (method === 'resources/read') return 'resources';
+  if (method === 'prompts/get') return 'prompts';
+  if (method === 'logging/setLevel') return 'logging';
+  const ref = params.ref as { type?: unknown } | undefined;
+  return ref?.type === 'ref/prompt' ? 'prompts' : 'resources';
+}
+
+/** The part of a server's capabilities the gateway can pass on. */
+function offerCapabilities(capabilities: Readonly<Record<string, unknown>>, definition: ServerDefinition | undefined): OfferCapabilities {
+  const pick = (key: string) => (typeof capabilities[key] === 'object' && capabilities[key] !== null ? structuredClone(capabilities[key] as Record<string, unknown>) : undefined);
+  const resources = definition?.resources === false ? undefined : pick('resources');
+  const prompts = definition?.prompts === false ? undefined : pick('prompts');
+  const completions = pick('completions');
+  const logging = pick('logging');
+  return {
+    ...(resources ? { resources } : {}),
+    ...(prompts ? { prompts } : {}),
+    ...(completions && (resources || prompts) ? { completions } : {}),
+    ...(logging ? { logging } : {}),
+  };
+}
+
+export class OfferCatalog implements OfferSource, Disposable {
+  private readonly changeEmitter = new Emitter<string>();
+  private readonly noticeEmitter = new Emitter<ServerNotice>();
+  /** The server whose offer (or whether it is served) changed. */
+  readonly onDidChange: Event<string> = this.changeEmitter.event;
+  /** Updates of subscribed resources (of shown resources only) and log messages. */
+  readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
+  /** Capabilities as of each server's last connection, for while it reconnects. */
+  private readonly lastCapabilities = new Map<string, Readonly<Record<string, unknown>>>();
+  private readonly subscriptions: Disposable[];
+
+  constructor(
+    private readonly manager: OfferManager,
+    private readonly logger: Logger = nullLogger,
+  ) {
+    this.subscriptions = [
+      manager.onDidChangeState((event) => this.guard(() => this.onState(event))),
+      manager.onDidChangeOffer((event) => this.guard(() => this.changeEmitter.fire(event.server))),
+      manager.onNotice((notice) => this.guard(() => this.onServerNotice(notice))),
+    ];
+  }
+
+  /** What chat may use of a served server; undefined for one without an endpoint. */
+  offer(server: string): OfferedServer | undefined {
+    const view = this.manager.server(server);
+    if (!view || !isServed(view.state.kind)) return undefined;
+    const offer = this.manager.connection(server)?.offer;
+    const definition = view.definition;
+    const resourcesShown = definition?.resources !== false;
+    const promptsShown = definition?.prompts !== false;
+    const capabilities = view.state.kind === 'running' ? view.state.capabilities : this.lastCapabilities.get(server);
+    return {
+      name: server,
+      resources: resourcesShown ? (offer?.resources ?? []) : [],
+      resourceTemplates: resourcesShown ? (offer?.resourceTemplates ?? []) : [],
+      prompts: promptsShown ? (offer?.prompts ?? []) : [],
+      ...(capabilities ? { capabilities: offerCapabilities(capabilities, definition) } : {}),
+    };
+  }
+
+  /** Every served server's offer, in configuration order. */
+  offers(): OfferedServer[] {
+    return this.manager
+      .servers()
+      .map((server) => this.offer(server.name))
+      .filter((offer): offer is OfferedServer => offer !== undefined);
+  }
+
+  /** The gate for requests about a server's resources and prompts. */
+  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: ToolCallOptions = {}): Promise<ForwardedResult<M>> {
+    return Promise.resolve().then(() => {
+      this.assertShown(server, featureOf(method, params));
+      return this.manager.forwardRequest(server, method, params, options);
+    });
+  }
+
+  subscribeResource(server: string, uri: string): Promise<void> {
+    return Promise.resolve().then(() => {
+      this.assertShown(server, 'resources');
+      return this.manager.subscribeResource(server, uri);
+    });
+  }
+
+  unsubscribeResource(server: string, uri: string): Promise<void> {
+    return this.manager.unsubscribeResource(server, uri);
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
+    this.changeEmitter.dispose();
+    this.noticeEmitter.dispose();
+  }
+
+  private assertShown(server: string, feature: 'resources' | 'prompts' | 'logging'): void {
+    const view = this.manager.server(server);
+    if (!view) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
+    if (!isServed(view.state.kind)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${view.state.kind}`);
+    if (feature !== 'logging' && view.definition?.[feature] === false) {
+      throw new CatalogError('TOOL_FILTERED', `the ${feature} of server "${server}" are hidden from chat ("${feature}": false in its entry)`);
+    }
+  }
+
+  private onState(event: ServerStateChangeEvent): void {
+    if (event.state.kind === 'running') this.lastCapabilities.set(event.server, event.state.capabilities);
+    if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running') this.changeEmitter.fire(event.server);
+  }
+
+  private onServerNotice(notice: ServerNotice): void {
+    if (notice.kind === 'resourceUpdated' && this.manager.server(notice.server)?.definition?.resources === false) return;
+    this.noticeEmitter.fire(notice);
+  }
+
+  private guard(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      this.logger.error(`offer catalog: handling an event failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+

@@ -1,0 +1,106 @@
+// Who answers what a server asks of its client (elicitation, sampling, roots). A request a server
+// makes while serving a client's request of the gateway goes back to that client (the editor then
+// shows its own form, or asks for its own model access); anything else is answered by the host
+// itself (the editor's form and consent dialogs, the `serve` folder as root, or a refusal that
+// says why on the CLI).
+//
+// Which client request a server request belongs to: the SDK runs a 2026-07-28 `input_required`
+// round inside the call that got it, and a 2025 request over streamable HTTP arrives on that
+// call's response stream, so the call's async context (AsyncLocalStorage) names it. A 2025 stdio
+// server's request arrives on the process's stdout, outside any call; it is taken to belong to
+// the one relayed call in flight to that server, and when several are in flight nobody can tell
+// which, so the host answers it.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ProtocolError, ProtocolErrorCode, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult, type ListRootsResult } from '@modelcontextprotocol/client';
+import type { ServerRequestHandlers } from './clientLink';
+
+/** What a client of the gateway can answer, for the duration of one of its requests. */
+export interface RequestRelay {
+  readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
+  readonly sample?: (params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
+  readonly listRoots?: () => Promise<ListRootsResult>;
+}
+
+/** How the host answers a server itself; `server` is the configured name, for dialogs and consent. */
+export interface HostAnswers {
+  readonly elicit?: (server: string, params: ElicitRequest['params']) => Promise<ElicitResult>;
+  readonly sample?: (server: string, params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
+  readonly listRoots?: (server: string) => Promise<ListRootsResult>;
+  /** Why the host cannot answer a kind it has no handler for (the CLI says so). */
+  readonly refusal?: (kind: 'elicitation' | 'sampling' | 'roots') => string;
+}
+
+interface RelayScope {
+  readonly server: string;
+  readonly relay: RequestRelay;
+}
+
+export class ServerRequestRouter {
+  private readonly scope = new AsyncLocalStorage<RelayScope>();
+  /** Relayed requests in flight, per server: the fallback for requests outside any call. */
+  private readonly inFlight = new Map<string, Set<RelayScope>>();
+  private host: HostAnswers;
+
+  constructor(host: HostAnswers = {}) {
+    this.host = host;
+  }
+
+  /** The editor sets its dialogs once its UI exists. */
+  setHostAnswers(host: HostAnswers): void {
+    this.host = host;
+  }
+
+  /** Runs a client's request to `server` so that what the server asks meanwhile goes to `relay`. */
+  withRelay<T>(server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T> {
+    const entry: RelayScope = { server, relay };
+    let set = this.inFlight.get(server);
+    if (!set) this.inFlight.set(server, (set = new Set()));
+    set.add(entry);
+    const done = () => {
+      set.delete(entry);
+      if (set.size === 0 && this.inFlight.get(server) === set) this.inFlight.delete(server);
+    };
+    return this.scope.run(entry, run).finally(done);
+  }
+
+  /**
+   * The handlers one server's connection gets. Every capability is declared: the router decides
+   * per request who answers, and a request nobody can answer fails with the reason.
+   */
+  handlersFor(server: string): ServerRequestHandlers {
+    return {
+      elicit: (params) => {
+        const relay = this.relayFor(server)?.elicit;
+        if (relay) return relay(params);
+        const host = this.host.elicit;
+        return host ? host(server, params) : Promise.reject(this.refuse('elicitation', server));
+      },
+      sample: (params) => {
+        const relay = this.relayFor(server)?.sample;
+        if (relay) return relay(params);
+        const host = this.host.sample;
+        return host ? host(server, params) : Promise.reject(this.refuse('sampling', server));
+      },
+      listRoots: () => {
+        const relay = this.relayFor(server)?.listRoots;
+        if (relay) return relay();
+        const host = this.host.listRoots;
+        return host ? host(server) : Promise.resolve({ roots: [] });
+      },
+    };
+  }
+
+  /** The relay of the client request this server request belongs to, if one can be told. */
+  private relayFor(server: string): RequestRelay | undefined {
+    const current = this.scope.getStore();
+    if (current?.server === server) return current.relay;
+    const flying = this.inFlight.get(server);
+    if (flying?.size === 1) return [...flying][0]?.relay;
+    return undefined;
+  }
+
+  private refuse(kind: 'elicitation' | 'sampling', server: string): ProtocolError {
+    const why = this.host.refusal?.(kind) ?? `nothing here can answer ${kind} requests`;
+    return new ProtocolError(ProtocolErrorCode.InvalidRequest, `Switchboard declined the ${kind} request of server "${server}": ${why}`);
+  }
+}

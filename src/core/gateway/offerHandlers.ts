@@ -1,0 +1,119 @@
+// The gateway's handlers for everything but tools: resources (list, templates, read, subscribe),
+// prompts (list, get), completion and logging/setLevel. Lists come from the offer catalog (kept
+// while a server reconnects); requests go through its gate to the upstream server with the
+// client's cancellation and progress, and errors keep the upstream's code.
+import { ProtocolError, ProtocolErrorCode, type Progress, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { isCatalogError } from '../catalog/errors';
+import type { OfferCapabilities, OfferSource, ToolCallOptions } from '../catalog/types';
+import { isConnectionError } from '../connection/errors';
+import type { Logger } from '../logging';
+import { rpcError } from './callErrors';
+import type { EndpointId } from './endpoint';
+import { listedPrompts, listedResources, listedTemplates, routePrompt, routeResource, routeTemplate, type Routed } from './offerIndex';
+
+const REQUEST_TIMEOUT_CODE = -32001;
+
+/** A session's resource subscriptions, so that closing it unsubscribes upstream. */
+export interface SubscriptionLedger {
+  add(server: string, uri: string): boolean;
+  remove(server: string, uri: string): boolean;
+}
+
+export function offerError(error: unknown, target: Routed, what: string): ProtocolError {
+  if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
+  const message = error instanceof Error ? error.message : String(error);
+  if (isCatalogError(error)) return rpcError(ProtocolErrorCode.InvalidParams, `${what}: ${message}`);
+  if (isConnectionError(error, 'SERVER_ERROR')) return rpcError(error.rpcCode ?? ProtocolErrorCode.InternalError, message, error.data);
+  if (isConnectionError(error, 'REQUEST_TIMEOUT')) return rpcError(REQUEST_TIMEOUT_CODE, message);
+  return rpcError(ProtocolErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
+}
+
+/** The request's signal, and its progress re-addressed to the client's own token. */
+function callOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger): ToolCallOptions {
+  const progressToken = params?._meta?.progressToken;
+  return {
+    signal: ctx.mcpReq.signal,
+    ...(progressToken === undefined
+      ? {}
+      : {
+          onProgress: (progress: Progress) => {
+            ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch((error: unknown) => logger.debug(`progress not delivered: ${String(error)}`));
+          },
+        }),
+  };
+}
+
+/** The params as sent, minus `_meta` (the gateway's upstream client adds its own). */
+function upstreamParams(params: Record<string, unknown>): Record<string, unknown> {
+  const { _meta: _ignored, ...rest } = params;
+  return rest;
+}
+
+export function registerOfferHandlers(server: Server, endpoint: EndpointId, offers: OfferSource, capabilities: OfferCapabilities, logger: Logger, ledger?: SubscriptionLedger): void {
+  const forward = async <T>(target: Routed, what: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw offerError(error, target, what);
+    }
+  };
+  if (capabilities.resources) {
+    server.setRequestHandler('resources/list', async () => ({ resources: listedResources(offers, endpoint) }));
+    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: listedTemplates(offers, endpoint) }));
+    server.setRequestHandler('resources/read', async (request, ctx) => {
+      const target = routeResource(offers, endpoint, request.params.uri);
+      const params = { ...upstreamParams(request.params), uri: target.upstream };
+      return forward(target, `Reading "${request.params.uri.slice(0, 200)}"`, () => offers.forwardRequest(target.server, 'resources/read', params, callOptions(ctx, request.params, logger)));
+    });
+    if (capabilities.resources.subscribe) {
+      server.setRequestHandler('resources/subscribe', async (request) => {
+        const target = routeResource(offers, endpoint, request.params.uri);
+        // A session subscribes once per URI, however often it asks.
+        if (ledger && !ledger.add(target.server, target.upstream)) return {};
+        await forward(target, `Subscribing to "${request.params.uri.slice(0, 200)}"`, () => offers.subscribeResource(target.server, target.upstream)).catch((error: unknown) => {
+          ledger?.remove(target.server, target.upstream);
+          throw error;
+        });
+        return {};
+      });
+      server.setRequestHandler('resources/unsubscribe', async (request) => {
+        const target = routeResource(offers, endpoint, request.params.uri);
+        if (!ledger || ledger.remove(target.server, target.upstream)) await offers.unsubscribeResource(target.server, target.upstream);
+        return {};
+      });
+    }
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler('prompts/list', async () => ({ prompts: listedPrompts(offers, endpoint) }));
+    server.setRequestHandler('prompts/get', async (request, ctx) => {
+      const target = routePrompt(offers, endpoint, request.params.name);
+      const params = { ...upstreamParams(request.params), name: target.upstream };
+      return forward(target, `Prompt "${request.params.name.slice(0, 200)}"`, () => offers.forwardRequest(target.server, 'prompts/get', params, callOptions(ctx, request.params, logger)));
+    });
+  }
+  if (capabilities.completions) {
+    server.setRequestHandler('completion/complete', async (request, ctx) => {
+      const { ref } = request.params;
+      const target = ref.type === 'ref/prompt' ? routePrompt(offers, endpoint, ref.name) : routeTemplate(offers, endpoint, ref.uri);
+      const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: target.upstream } : { ...ref, uri: target.upstream };
+      const params = { ...upstreamParams(request.params), ref: upstreamRef };
+      return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, callOptions(ctx, request.params, logger)));
+    });
+  }
+  if (capabilities.logging) {
+    server.setRequestHandler('logging/setLevel', async (request, ctx) => {
+      const servers = endpoint.kind === 'server' ? [endpoint.server] : offers.offers().filter((offer) => offer.capabilities?.logging).map((offer) => offer.name);
+      // The SDK's own handler would also record the level for this session, which filters what
+      // the gateway relays; the upstream servers filter at the source.
+      await Promise.all(
+        servers.map((name) =>
+          forward({ server: name, upstream: '' }, 'logging/setLevel', () => offers.forwardRequest(name, 'logging/setLevel', upstreamParams(request.params), callOptions(ctx, request.params, logger))),
+        ),
+      ).catch((error: unknown) => {
+        if (endpoint.kind === 'server') throw error;
+        logger.debug(`logging/setLevel on the aggregated endpoint: ${String(error)}`);
+      });
+      return {};
+    });
+  }
+}

@@ -1,0 +1,143 @@
+// What an endpoint lists of resources, templates and prompts, and which server a request names.
+// A per-server endpoint passes its server's offer through. The aggregated endpoint merges them:
+// prompts are namespaced `server__prompt` (the naming rules of tools), and resource URIs route to
+// their server. When two servers list the same URI (or URI template), the first one in
+// configuration order owns it there; the other keeps it on its own endpoint.
+import { createHash } from 'node:crypto';
+import { ProtocolErrorCode, UriTemplate, type Prompt, type Resource, type ResourceTemplateType } from '@modelcontextprotocol/server';
+import { sanitizeNamePart } from '../catalog/naming';
+import type { OfferCapabilities, OfferedServer, OfferSource } from '../catalog/types';
+import { rpcError } from './callErrors';
+import type { EndpointId } from './endpoint';
+
+/** Every capability the gateway can pass on: what an endpoint says when it cannot know yet. */
+export const ALL_OFFER_CAPABILITIES: OfferCapabilities = {
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {},
+};
+
+/** The JSON-RPC code for an unknown resource (MCP specification, resources). */
+export const RESOURCE_NOT_FOUND = -32002;
+const MAX_URI_IN_MESSAGE = 200;
+
+export interface Routed {
+  readonly server: string;
+  /** The name or URI the upstream server knows. */
+  readonly upstream: string;
+}
+
+function servedOffers(offers: OfferSource, endpoint: EndpointId): OfferedServer[] {
+  if (endpoint.kind === 'server') {
+    const offer = offers.offer(endpoint.server);
+    return offer ? [offer] : [];
+  }
+  return offers.offers();
+}
+
+/** The union of what the endpoint's servers can do; everything while one of them is unknown. */
+export function endpointCapabilities(offers: OfferSource, endpoint: EndpointId): OfferCapabilities {
+  const served = servedOffers(offers, endpoint);
+  if (served.some((offer) => offer.capabilities === undefined)) return ALL_OFFER_CAPABILITIES;
+  const merged: Record<string, Record<string, unknown>> = {};
+  for (const offer of served) {
+    for (const [key, value] of Object.entries(offer.capabilities ?? {})) merged[key] = { ...(merged[key] ?? {}), ...(value as Record<string, unknown>) };
+  }
+  return merged as OfferCapabilities;
+}
+
+export function qualifiedPromptName(server: string, prompt: string): string {
+  return `${sanitizeNamePart(server)}__${sanitizeNamePart(prompt)}`;
+}
+
+export function listedResources(offers: OfferSource, endpoint: EndpointId): Resource[] {
+  const seen = new Set<string>();
+  const listed: Resource[] = [];
+  for (const offer of servedOffers(offers, endpoint)) {
+    for (const resource of offer.resources) {
+      if (seen.has(resource.uri)) continue;
+      seen.add(resource.uri);
+      listed.push(structuredClone(resource) as Resource);
+    }
+  }
+  return listed;
+}
+
+export function listedTemplates(offers: OfferSource, endpoint: EndpointId): ResourceTemplateType[] {
+  const seen = new Set<string>();
+  const listed: ResourceTemplateType[] = [];
+  for (const offer of servedOffers(offers, endpoint)) {
+    for (const template of offer.resourceTemplates) {
+      if (seen.has(template.uriTemplate)) continue;
+      seen.add(template.uriTemplate);
+      listed.push(structuredClone(template) as ResourceTemplateType);
+    }
+  }
+  return listed;
+}
+
+export function listedPrompts(offers: OfferSource, endpoint: EndpointId): Prompt[] {
+  if (endpoint.kind === 'server') return (offers.offer(endpoint.server)?.prompts ?? []).map((prompt) => structuredClone(prompt) as Prompt);
+  const seen = new Set<string>();
+  const listed: Prompt[] = [];
+  for (const offer of offers.offers()) {
+    for (const prompt of offer.prompts) {
+      const name = qualifiedPromptName(offer.name, prompt.name);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      listed.push({ ...(structuredClone(prompt) as Prompt), name });
+    }
+  }
+  return listed;
+}
+
+/** The server of a prompt name used on this endpoint. */
+export function routePrompt(offers: OfferSource, endpoint: EndpointId, name: string): Routed {
+  if (endpoint.kind === 'server') return { server: endpoint.server, upstream: name };
+  for (const offer of offers.offers()) {
+    const prompt = offer.prompts.find((candidate) => qualifiedPromptName(offer.name, candidate.name) === name);
+    if (prompt) return { server: offer.name, upstream: prompt.name };
+  }
+  throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name.slice(0, 200)}": no server offers a prompt with this qualified name`);
+}
+
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false; // A template the SDK cannot parse matches nothing.
+  }
+}
+
+/**
+ * The server of a resource URI: the first (in configuration order) that lists it, else the first
+ * with a template that matches it. On a per-server endpoint, always that server.
+ */
+export function routeResource(offers: OfferSource, endpoint: EndpointId, uri: string): Routed {
+  if (endpoint.kind === 'server') return { server: endpoint.server, upstream: uri };
+  const served = offers.offers();
+  const listing = served.find((offer) => offer.resources.some((resource) => resource.uri === uri));
+  const owner = listing ?? served.find((offer) => offer.resourceTemplates.some((template) => matchesTemplate(template.uriTemplate, uri)));
+  if (owner) return { server: owner.name, upstream: uri };
+  throw rpcError(RESOURCE_NOT_FOUND, `Resource not found: no server offers "${uri.slice(0, MAX_URI_IN_MESSAGE)}"`, { uri: uri.slice(0, MAX_URI_IN_MESSAGE) });
+}
+
+/** The server a URI template (a completion reference) belongs to. */
+export function routeTemplate(offers: OfferSource, endpoint: EndpointId, uriTemplate: string): Routed {
+  if (endpoint.kind === 'server') return { server: endpoint.server, upstream: uriTemplate };
+  const owner = offers.offers().find((offer) => offer.resourceTemplates.some((template) => template.uriTemplate === uriTemplate));
+  if (owner) return { server: owner.name, upstream: uriTemplate };
+  throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown resource template "${uriTemplate.slice(0, MAX_URI_IN_MESSAGE)}"`);
+}
+
+/** Equal offers give equal fingerprints, per list kind. */
+export interface OfferFingerprint {
+  readonly resources: string;
+  readonly prompts: string;
+}
+
+export function offerFingerprint(offers: OfferSource, endpoint: EndpointId): OfferFingerprint {
+  const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+  return { resources: hash([listedResources(offers, endpoint), listedTemplates(offers, endpoint)]), prompts: hash(listedPrompts(offers, endpoint)) };
+}

@@ -1,0 +1,123 @@
+// Passes what servers announce about their offer on to the gateway's clients: list changes of
+// resources and prompts (only to endpoints whose lists changed), updates of subscribed resources
+// (to the 2025 sessions that subscribed, and to 2026-07-28 listeners through the SDK's handler),
+// and log messages (to 2025 sessions of the server's endpoint and of the aggregated one).
+import type { Server } from '@modelcontextprotocol/server';
+import type { OfferSource } from '../catalog/types';
+import type { ServerNotice } from '../connection/offerKeeper';
+import { errorMessage } from '../connection/errors';
+import type { Disposable } from '../events';
+import type { Logger } from '../logging';
+import { endpointKey, type EndpointId } from './endpoint';
+import type { SubscriptionLedger } from './offerHandlers';
+import { offerFingerprint, type OfferFingerprint } from './offerIndex';
+
+/** Subscriptions per session are bounded like everything a client can make us hold. */
+export const MAX_SESSION_SUBSCRIPTIONS = 1_000;
+
+/** One 2025 session's subscribed (server, URI) pairs. */
+export class SessionLedger implements SubscriptionLedger {
+  private readonly entries = new Map<string, { server: string; uri: string }>();
+
+  add(server: string, uri: string): boolean {
+    const key = JSON.stringify([server, uri]);
+    if (this.entries.has(key)) return false;
+    if (this.entries.size >= MAX_SESSION_SUBSCRIPTIONS) throw new Error(`a session may hold at most ${MAX_SESSION_SUBSCRIPTIONS} resource subscriptions`);
+    this.entries.set(key, { server, uri });
+    return true;
+  }
+
+  remove(server: string, uri: string): boolean {
+    return this.entries.delete(JSON.stringify([server, uri]));
+  }
+
+  has(server: string, uri: string): boolean {
+    return this.entries.has(JSON.stringify([server, uri]));
+  }
+
+  /** Empties the ledger, returning what it held (to unsubscribe upstream). */
+  drain(): { server: string; uri: string }[] {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    return all;
+  }
+}
+
+export interface RelaySession {
+  readonly endpoint: EndpointId;
+  readonly server: Server;
+  readonly ledger: SessionLedger;
+  offerPrint: OfferFingerprint;
+}
+
+export interface RelayTargets {
+  sessions(): Iterable<[string, RelaySession]>;
+  /** 2026-07-28 endpoints: their handlers notify listeners. */
+  notifyModern(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }): void;
+}
+
+function affects(endpoint: EndpointId, server: string): boolean {
+  return endpoint.kind === 'aggregated' || endpoint.server === server;
+}
+
+export class OfferRelay implements Disposable {
+  private readonly subscriptions: Disposable[];
+
+  constructor(
+    private readonly offers: OfferSource,
+    private readonly targets: RelayTargets,
+    private readonly logger: Logger,
+  ) {
+    this.subscriptions = [offers.onDidChange((server) => this.guard(() => this.offerChanged(server))), offers.onNotice((notice) => this.guard(() => this.relayNotice(notice)))];
+  }
+
+  fingerprint(endpoint: EndpointId): OfferFingerprint {
+    return offerFingerprint(this.offers, endpoint);
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
+  }
+
+  private offerChanged(server: string): void {
+    const prints = new Map<string, OfferFingerprint>();
+    const printOf = (endpoint: EndpointId) => {
+      const key = endpointKey(endpoint);
+      let print = prints.get(key);
+      if (!print) prints.set(key, (print = this.fingerprint(endpoint)));
+      return print;
+    };
+    for (const [id, session] of this.targets.sessions()) {
+      if (!affects(session.endpoint, server)) continue;
+      const print = printOf(session.endpoint);
+      const before = session.offerPrint;
+      session.offerPrint = print;
+      const deliver = (what: string, send: () => Promise<void>) => send().catch((error: unknown) => this.logger.debug(`${what} not delivered to session ${id}: ${errorMessage(error)}`));
+      if (print.resources !== before.resources) void deliver('resources/list_changed', () => session.server.sendResourceListChanged());
+      if (print.prompts !== before.prompts) void deliver('prompts/list_changed', () => session.server.sendPromptListChanged());
+    }
+    this.targets.notifyModern((endpoint) => affects(endpoint, server), 'lists');
+  }
+
+  private relayNotice(notice: ServerNotice): void {
+    for (const [id, session] of this.targets.sessions()) {
+      if (!affects(session.endpoint, notice.server)) continue;
+      const failed = (error: unknown) => this.logger.debug(`${notice.kind} not delivered to session ${id}: ${errorMessage(error)}`);
+      if (notice.kind === 'resourceUpdated') {
+        if (session.ledger.has(notice.server, notice.uri)) session.server.sendResourceUpdated({ uri: notice.uri }).catch(failed);
+      } else if (session.server.getClientCapabilities() !== undefined) {
+        session.server.sendLoggingMessage(notice.params).catch(failed);
+      }
+    }
+    if (notice.kind === 'resourceUpdated') this.targets.notifyModern((endpoint) => affects(endpoint, notice.server), { updated: notice.uri });
+  }
+
+  private guard(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      // Runs inside the catalog's events; a failure here must not reach them.
+      this.logger.error(`relaying a server's notice failed: ${errorMessage(error)}`);
+    }
+  }
+}
