@@ -10,6 +10,7 @@ import { createRuntime } from './core/runtime';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
 import { ConsentStore } from './editor/consent';
+import { editorAnswers } from './editor/hostAnswers';
 import { registerDispatcherTools } from './editor/dispatcherTools';
 import { SecretInputResolver } from './editor/inputPrompts';
 import { LogChannels } from './editor/logChannels';
@@ -60,6 +61,8 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     settings: readCatalogSettings(),
   });
   const { manager, catalog } = runtime;
+  const consent = new ConsentStore(extension.globalState);
+  runtime.serverRequests.setHostAnswers(editorAnswers(consent));
   const gateway = runtime.gateway();
   // The gateway logs its own address once it listens.
   const gatewayStarted = gateway.start().then(
@@ -69,7 +72,6 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   shutdown = () => runtime.dispose();
 
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
-  const consent = new ConsentStore(extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
 
   const ui = context.own(new ServersUi(manager, catalog, logs));
@@ -110,7 +112,10 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     if (change.servers) sync.scheduleReload();
   }));
   context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
-  context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => sync.scheduleReload()));
+  context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => {
+    sync.scheduleReload();
+    manager.notifyRootsChanged();
+  }));
 
   const loaded = sync.reload();
   return {

@@ -5,6 +5,7 @@
 import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from './catalog';
 import type { Clock } from './connection/clock';
 import { errorMessage } from './connection/errors';
+import { ServerRequestRouter, type HostAnswers } from './connection/serverRequests';
 import { McpGateway, type GatewayOptions } from './gateway';
 import { nullLogger, type Logger } from './logging';
 import { ServerManager, type ManagerOptions } from './manager';
@@ -19,22 +20,28 @@ export interface RuntimeOptions {
   readonly clock?: Clock;
   readonly storage: ToolCacheStorage;
   readonly settings: Partial<CatalogSettings>;
+  /** How the host answers what servers ask when no client of the gateway can (dialogs, folders). */
+  readonly hostAnswers?: HostAnswers;
 }
 
-export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'offers' | 'logger'>;
+export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'offers' | 'relays' | 'logger'>;
 
 export class SwitchboardRuntime {
   readonly manager: ServerManager;
   readonly catalog: ToolCatalog;
   /** Resources, templates and prompts: what chat may use of each server besides its tools. */
   readonly offers: OfferCatalog;
+  /** Who answers elicitation, sampling and roots requests: the asking client, else the host. */
+  readonly serverRequests: ServerRequestRouter;
   private gatewayInstance: McpGateway | undefined;
   private disposing: Promise<void> | undefined;
   private readonly logger: Logger;
 
   constructor(options: RuntimeOptions) {
     this.logger = options.logger ?? nullLogger;
+    this.serverRequests = new ServerRequestRouter(options.hostAnswers);
     this.manager = new ServerManager({
+      serverRequests: (name) => this.serverRequests.handlersFor(name),
       logger: this.logger,
       ...(options.serverLogger ? { serverLogger: options.serverLogger } : {}),
       ...(options.connection ? { connection: options.connection } : {}),
@@ -55,7 +62,7 @@ export class SwitchboardRuntime {
   /** The gateway over the catalog, created on first use; start() makes it listen. */
   gateway(options: RuntimeGatewayOptions = {}): McpGateway {
     if (this.disposing) throw new Error('the runtime was disposed');
-    this.gatewayInstance ??= new McpGateway({ ...options, source: this.catalog, offers: this.offers, logger: this.logger });
+    this.gatewayInstance ??= new McpGateway({ ...options, source: this.catalog, offers: this.offers, relays: this.serverRequests, logger: this.logger });
     return this.gatewayInstance;
   }
 

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { StdioServerDefinition } from '../core/config';
 
 const STORE_KEY = 'mcpSwitchboard.consent';
+const SAMPLING_KEY = 'mcpSwitchboard.samplingConsent';
 
 export type ConsentAnswer = 'granted' | 'denied';
 
@@ -53,9 +54,20 @@ export class ConsentStore {
     this.dismissed.delete(consentHash(definition));
   }
 
+  /** Whether the user chose "Always Allow" for this server's sampling requests. */
+  samplingAnswer(server: string): ConsentAnswer | undefined {
+    return this.memento.get<Record<string, ConsentAnswer>>(SAMPLING_KEY, {})[server];
+  }
+
+  async recordSampling(server: string, answer: ConsentAnswer): Promise<void> {
+    await this.memento.update(SAMPLING_KEY, { ...this.memento.get<Record<string, ConsentAnswer>>(SAMPLING_KEY, {}), [server]: answer });
+  }
+
+  /** Forgets every answer: servers to start, and servers allowed to use a model. */
   async reset(): Promise<void> {
     this.dismissed.clear();
     await this.memento.update(STORE_KEY, undefined);
+    await this.memento.update(SAMPLING_KEY, undefined);
   }
 }
 

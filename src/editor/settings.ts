@@ -58,3 +58,12 @@ export function settingsChange(event: vscode.ConfigurationChangeEvent): Settings
 export function openToolSettings(): Thenable<unknown> {
   return vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.tools`);
 }
+
+export type SamplingPolicy = 'allow' | 'ask' | 'deny';
+const SAMPLING_KEY = 'sampling';
+
+/** `mcpSwitchboard.sampling[server]`: may the server use a language model; `ask` unless set. */
+export function samplingPolicy(server: string): SamplingPolicy {
+  const value = vscode.workspace.getConfiguration(SECTION).get<Record<string, unknown>>(SAMPLING_KEY)?.[server];
+  return value === 'allow' || value === 'deny' ? value : 'ask';
+}

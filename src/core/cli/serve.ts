@@ -8,6 +8,7 @@ import { errorMessage } from '../connection/errors';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logging';
 import type { ServerManager } from '../manager';
 import { createRuntime } from '../runtime';
+import { cliAnswers } from './cliAnswers';
 import { readCatalogSettings, serveCacheDir } from './folderSettings';
 import { parseServeArgs } from './serveArgs';
 
@@ -71,6 +72,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     connection: { defaultCwd: options.folder, baseEnv: env },
     storage: new FolderToolCacheStorage(cacheDir),
     settings: await readCatalogSettings(options.folder),
+    hostAnswers: cliAnswers(options.folder, 'serve'),
   });
   try {
     await runtime.manager.start(configuration.servers);

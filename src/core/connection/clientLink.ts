@@ -127,7 +127,7 @@ export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTime
   const handlers = options.serverRequests ?? {};
   const client = new Client(options.clientInfo, {
     capabilities: {
-      ...(handlers.elicit ? { elicitation: { form: {} } } : {}),
+      ...(handlers.elicit ? { elicitation: { form: {}, url: {} } } : {}),
       ...(handlers.sample ? { sampling: {} } : {}),
       ...(handlers.listRoots ? { roots: { listChanged: true } } : {}),
     },

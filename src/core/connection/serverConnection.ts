@@ -273,6 +273,12 @@ export class ServerConnection {
     return result;
   }
 
+  /** `notifications/roots/list_changed` to a running server; nothing otherwise (it asks when it connects). */
+  notifyRootsChanged(): void {
+    const session = this.current.kind === 'running' ? this.session : undefined;
+    session?.notifyRootsChanged().catch((error: unknown) => this.logger.debug(`roots/list_changed not delivered: ${errorMessage(error)}`));
+  }
+
   /** Updates of `uri` arrive as `resourceUpdated` notices; counted, so each subscribe needs its unsubscribe. */
   subscribeResource(uri: string): Promise<void> {
     return this.extras.subscribe(uri);

@@ -16,7 +16,8 @@ import type { ServerRequestHandlers } from './clientLink';
 
 /** What a client of the gateway can answer, for the duration of one of its requests. */
 export interface RequestRelay {
-  readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
+  /** Undefined when this client cannot show what is asked (a URL to a form-only client). */
+  readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult> | undefined;
   readonly sample?: (params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
   readonly listRoots?: () => Promise<ListRootsResult>;
 }
@@ -70,8 +71,8 @@ export class ServerRequestRouter {
   handlersFor(server: string): ServerRequestHandlers {
     return {
       elicit: (params) => {
-        const relay = this.relayFor(server)?.elicit;
-        if (relay) return relay(params);
+        const relayed = this.relayFor(server)?.elicit?.(params);
+        if (relayed) return relayed;
         const host = this.host.elicit;
         return host ? host(server, params) : Promise.reject(this.refuse('elicitation', server));
       },

@@ -357,6 +357,11 @@ export class McpSession {
     return this.transport instanceof StdioProcessTransport ? this.transport.exitStatus : undefined;
   }
 
+  /** Only for a client that declared roots (the 2026-07-28 era has no such notification). */
+  async notifyRootsChanged(): Promise<void> {
+    if (this.era === 'legacy' && this.options.serverRequests?.listRoots) await this.client.sendRootsListChanged();
+  }
+
   /**
    * 2026-07-28: the resources whose updates the server should report. They ride on the change
    * subscription, so a new set replaces it (the old one is closed once the new one is open).

@@ -15,6 +15,7 @@ import { nullLogger, redactingLogger, type Logger } from '../logging';
 import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
+import type { RelayHost } from './clientRelay';
 import { OfferRelay, SessionLedger, type RelaySession } from './offerRelay';
 import type { OfferFingerprint } from './offerIndex';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
@@ -28,6 +29,8 @@ export interface GatewayOptions {
   readonly source: ToolSource;
   /** Resources, prompts, completion and logging; without it the gateway serves tools only. */
   readonly offers?: OfferSource;
+  /** Relays what servers ask (elicitation, sampling, roots) to the 2025 client whose request caused it. */
+  readonly relays?: RelayHost;
   readonly logger?: Logger;
   /** 0 or absent: an ephemeral port. */
   readonly port?: number;
@@ -69,6 +72,7 @@ export class McpGateway {
   readonly token: string = createToken();
   private readonly source: ToolSource;
   private readonly offers: OfferSource | undefined;
+  private readonly relays: RelayHost | undefined;
   private relay: OfferRelay | undefined;
   private readonly logger: Logger;
   private readonly requestedPort: number;
@@ -93,6 +97,7 @@ export class McpGateway {
 
     this.source = options.source;
     this.offers = options.offers;
+    this.relays = options.relays;
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
     const limits = { idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), maxSessions: Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS) };
     this.sessions = new SessionTable<Session>(limits, options.clock ?? systemClock, this.logger);
@@ -247,7 +252,10 @@ export class McpGateway {
   private async openSession(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const key = endpointKey(endpoint);
     const ledger = new SessionLedger();
-    const server = createSessionServer(endpoint, this.source, this.logger, this.offers ? { source: this.offers, ledger } : undefined);
+    const server = createSessionServer(endpoint, this.source, this.logger, {
+      ...(this.offers ? { offers: this.offers, ledger } : {}),
+      ...(this.relays ? { relays: this.relays } : {}),
+    });
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

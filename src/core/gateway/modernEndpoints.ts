@@ -88,8 +88,8 @@ export class ModernEndpoints {
     const existing = this.endpoints.get(key);
     if (existing) return existing;
     const onerror = (error: Error) => this.logger.debug(`modern request on ${key}: ${errorMessage(error)}`);
-    const offers = this.offers ? { source: this.offers } : undefined;
-    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger, offers), {
+    const extras = { ...(this.offers ? { offers: this.offers } : {}) };
+    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger, extras), {
       legacy: 'reject',
       onerror,
       maxSubscriptions: MAX_SUBSCRIPTIONS_PER_ENDPOINT,

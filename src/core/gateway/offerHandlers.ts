@@ -8,6 +8,7 @@ import type { OfferCapabilities, OfferSource, ToolCallOptions } from '../catalog
 import { isConnectionError } from '../connection/errors';
 import type { Logger } from '../logging';
 import { rpcError } from './callErrors';
+import type { Relayed } from './clientRelay';
 import type { EndpointId } from './endpoint';
 import { listedPrompts, listedResources, listedTemplates, routePrompt, routeResource, routeTemplate, type Routed } from './offerIndex';
 
@@ -49,7 +50,15 @@ function upstreamParams(params: Record<string, unknown>): Record<string, unknown
   return rest;
 }
 
-export function registerOfferHandlers(server: Server, endpoint: EndpointId, offers: OfferSource, capabilities: OfferCapabilities, logger: Logger, ledger?: SubscriptionLedger): void {
+export function registerOfferHandlers(
+  server: Server,
+  endpoint: EndpointId,
+  offers: OfferSource,
+  capabilities: OfferCapabilities,
+  logger: Logger,
+  relayed: Relayed,
+  ledger?: SubscriptionLedger,
+): void {
   const forward = async <T>(target: Routed, what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -63,7 +72,8 @@ export function registerOfferHandlers(server: Server, endpoint: EndpointId, offe
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const target = routeResource(offers, endpoint, request.params.uri);
       const params = { ...upstreamParams(request.params), uri: target.upstream };
-      return forward(target, `Reading "${request.params.uri.slice(0, 200)}"`, () => offers.forwardRequest(target.server, 'resources/read', params, callOptions(ctx, request.params, logger)));
+      const read = () => offers.forwardRequest(target.server, 'resources/read', params, callOptions(ctx, request.params, logger));
+      return forward(target, `Reading "${request.params.uri.slice(0, 200)}"`, () => relayed(target.server, ctx, read));
     });
     if (capabilities.resources.subscribe) {
       server.setRequestHandler('resources/subscribe', async (request) => {
@@ -88,7 +98,8 @@ export function registerOfferHandlers(server: Server, endpoint: EndpointId, offe
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const target = routePrompt(offers, endpoint, request.params.name);
       const params = { ...upstreamParams(request.params), name: target.upstream };
-      return forward(target, `Prompt "${request.params.name.slice(0, 200)}"`, () => offers.forwardRequest(target.server, 'prompts/get', params, callOptions(ctx, request.params, logger)));
+      const get = () => offers.forwardRequest(target.server, 'prompts/get', params, callOptions(ctx, request.params, logger));
+      return forward(target, `Prompt "${request.params.name.slice(0, 200)}"`, () => relayed(target.server, ctx, get));
     });
   }
   if (capabilities.completions) {

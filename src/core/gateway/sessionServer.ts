@@ -8,6 +8,7 @@ import type { Logger } from '../logging';
 import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
 import { listedTools, mapToolName, type CallTarget } from './exposure';
+import { relayedThrough, type RelayHost } from './clientRelay';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
 import { endpointCapabilities } from './offerIndex';
 
@@ -56,22 +57,27 @@ async function mapWhenKnown(source: ToolSource, endpoint: EndpointId, name: stri
   }
 }
 
-/** Resources, prompts, completion and logging, where the gateway serves them. */
-export interface SessionOffers {
-  readonly source: OfferSource;
+/** What a session server serves besides tools, and how it relays what servers ask. */
+export interface SessionExtras {
+  /** Resources, prompts, completion and logging; without it, tools only. */
+  readonly offers?: OfferSource;
   /** A 2025 session's subscriptions; a 2026-07-28 request has none to keep. */
   readonly ledger?: SubscriptionLedger;
+  /** Sends a server's elicitation, sampling and roots requests back to the client that caused them. */
+  readonly relays?: RelayHost;
 }
 
-export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, offers?: SessionOffers): Server {
+export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
+  const { offers } = extras;
   // What the endpoint's servers offer besides tools, as of now: a 2025 session keeps what it was
   // told at initialize, as the protocol has no way to change capabilities later.
-  const offerCapabilities = offers ? endpointCapabilities(offers.source, endpoint) : {};
+  const offerCapabilities = offers ? endpointCapabilities(offers, endpoint) : {};
   const server = new Server(endpointInfo(endpoint), {
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
     capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities) },
   });
-  if (offers) registerOfferHandlers(server, endpoint, offers.source, offerCapabilities, logger, offers.ledger);
+  const relayed = relayedThrough(extras.relays, server);
+  if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, extras.ledger);
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would
@@ -97,7 +103,8 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     try {
       // The upstream result, from the client package, goes out through the server package: the
       // same wire type, declared twice.
-      return (await source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, onProgress })) as CallToolResult;
+      const call = () => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, onProgress });
+      return (await relayed(target.server, ctx, call)) as CallToolResult;
     } catch (error) {
       throw toProtocolError(error, target, request.params.name);
     }

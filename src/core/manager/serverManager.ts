@@ -10,6 +10,7 @@ import { ConnectionError } from '../connection/errors';
 import { ServerConnection, type CallToolOptions, type ConnectionOptions } from '../connection/serverConnection';
 import { copyState, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../connection/state';
 import type { OfferChangeEvent, ServerNotice } from '../connection/offerKeeper';
+import type { ServerRequestHandlers } from '../connection/clientLink';
 import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
 import { Emitter, type Event } from '../events';
 import { nullLogger, type Logger } from '../logging';
@@ -37,6 +38,8 @@ export interface ManagerOptions {
   readonly startupGateMs?: number;
   /** The startup gate and event timestamps. Default: the connections' clock, else the system clock. */
   readonly clock?: Clock;
+  /** Who answers what each server asks of its client (ServerRequestRouter.handlersFor). */
+  readonly serverRequests?: (server: string) => ServerRequestHandlers;
 }
 
 /** A copy of what the manager knows about one server. */
@@ -217,7 +220,8 @@ export class ServerManager {
     let connection: ServerConnection | undefined;
     if (!isInvalid(configured)) {
       const logger = this.options.serverLogger?.(configured.name) ?? this.logger;
-      connection = new ServerConnection(configured, { ...this.options.connection, logger });
+      const serverRequests = this.options.serverRequests?.(configured.name);
+      connection = new ServerConnection(configured, { ...this.options.connection, logger, ...(serverRequests ? { serverRequests } : {}) });
     }
     const entry: Entry = { name: configured.name, configured, hash, connection, subscriptions };
     if (isInvalid(configured) && configured.needsInput && configured.needsInput.length > 0) {
@@ -352,6 +356,11 @@ export class ServerManager {
   /** Forwards a request about what a server offers (read, get, complete, setLevel). */
   forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: CallToolOptions = {}): Promise<ForwardedResult<M>> {
     return Promise.resolve().then(() => this.usableConnection(server).forwardRequest(method, params, options));
+  }
+
+  /** Tells every running server that the roots changed (the workspace folders did). */
+  notifyRootsChanged(): void {
+    for (const entry of this.entries.values()) entry.connection?.notifyRootsChanged();
   }
 
   /** Counted per URI; each subscribe needs its unsubscribe. */

@@ -14,7 +14,7 @@ type Era = 'legacy' | 'modern';
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
 const MODERN = '2026-07-28';
 
-function upstream(era: Era, name = 'up', overrides: Partial<ServerDefinition> = {}): ServerDefinition {
+function upstream(era: Era, name = 'up', overrides: { resources?: boolean; prompts?: boolean } = {}): ServerDefinition {
   return era === 'legacy' ? stdioDefinition(['--features'], { name, ...overrides }) : stdioDefinition([], { name, args: [MODERN_SERVER], ...overrides });
 }
 

@@ -7,6 +7,7 @@ import { isConnectionError } from '../../connection/errors';
 import { isSettled, type ServerState } from '../../connection/state';
 import type { ManagerOptions } from '../../manager';
 import { createRuntime, type SwitchboardRuntime } from '../../runtime';
+import { cliAnswers } from '../cliAnswers';
 import { readCatalogSettings } from '../folderSettings';
 import { formatCallResult } from './callResult';
 import { splitCallTarget, type CallRequest } from './callTarget';
@@ -60,6 +61,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     startupGateMs: 0,
     storage: new MemoryToolCacheStorage(),
     settings: await readCatalogSettings(workspace.folder),
+    hostAnswers: cliAnswers(workspace.folder, 'doctor'),
   });
   const { manager, catalog } = runtime;
   try {

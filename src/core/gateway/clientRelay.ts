@@ -1,0 +1,48 @@
+// What a 2025-era client of the gateway can answer while one of its requests is being served:
+// the upstream server's elicitation, sampling and roots requests go back on that client's session
+// (the editor then shows its own form or asks for its own model access). Only what the client
+// declared is relayed; the rest is answered by the host (connection/serverRequests.ts).
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { RequestRelay } from '../connection/serverRequests';
+
+/** Runs a request to an upstream server with a relay in place (ServerRequestRouter provides it). */
+export interface RelayHost {
+  withRelay<T>(server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T>;
+}
+
+/** Runs `run` for a request to `upstream`, relaying to the client that sent it where it can. */
+export type Relayed = <T>(upstream: string, ctx: ServerContext, run: () => Promise<T>) => Promise<T>;
+
+/**
+ * The relay of one client request. A 2026-07-28 client gets none: answering it would take an
+ * `input_required` round of the gateway's own, so the host answers for it.
+ */
+export function clientRelay(server: Server, ctx: ServerContext): RequestRelay | undefined {
+  if (ctx.mcpReq.envelope !== undefined) return undefined;
+  const capabilities = server.getClientCapabilities();
+  if (!capabilities) return undefined;
+  const elicitation = capabilities.elicitation as { form?: unknown; url?: unknown } | undefined;
+  return {
+    ...(elicitation
+      ? {
+          elicit: (params) => {
+            // A client that declared form mode only (or nothing, which means form) cannot show a URL.
+            const mode = (params as { mode?: string }).mode ?? 'form';
+            const supports = mode === 'url' ? elicitation.url !== undefined : elicitation.form !== undefined || elicitation.url === undefined;
+            if (!supports) return undefined;
+            return ctx.mcpReq.elicitInput(params as Parameters<ServerContext['mcpReq']['elicitInput']>[0]);
+          },
+        }
+      : {}),
+    ...(capabilities.sampling ? { sample: (params) => ctx.mcpReq.requestSampling(params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
+    ...(capabilities.roots ? { listRoots: () => server.listRoots() } : {}),
+  };
+}
+
+/** The `Relayed` of one session server: with a relay host, requests relay; without, they just run. */
+export function relayedThrough(host: RelayHost | undefined, server: Server): Relayed {
+  return (upstream, ctx, run) => {
+    const relay = host ? clientRelay(server, ctx) : undefined;
+    return host && relay ? host.withRelay(upstream, relay, run) : run();
+  };
+}
