@@ -15,6 +15,7 @@ import { registerDispatcherTools } from './editor/dispatcherTools';
 import { SecretInputResolver } from './editor/inputPrompts';
 import { LogChannels } from './editor/logChannels';
 import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpDefinitions';
+import { ResourceViewer } from './editor/resourceViewer';
 import { runToolInteractively } from './editor/runTool';
 import { ServersUi } from './editor/serversUi';
 import type { TreeSnapshot } from './editor/serversView';
@@ -74,7 +75,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
 
-  const ui = context.own(new ServersUi(manager, catalog, logs));
+  const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers));
 
   const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted));
   context.own(vscode.lm.registerMcpServerDefinitionProvider(DEFINITION_PROVIDER_ID, definitions));
@@ -99,9 +100,11 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const catalogDocument = context.own(new ToolCatalogDocument(() => catalog.snapshot()));
   context.own(catalog.onDidChange(() => catalogDocument.refresh()));
   const showToolCatalog = () => catalogDocument.show();
+  const resources = context.own(new ResourceViewer(runtime.offers, extension.globalStorageUri));
   for (const command of registerCommands({
     manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog,
     runTool: (name) => runToolInteractively(catalog, logs, name),
+    openResource: (server, uri) => resources.open(server, uri),
   })) context.own(command);
 
   context.own(vscode.workspace.onDidChangeConfiguration((event) => {

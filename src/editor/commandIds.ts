@@ -18,4 +18,5 @@ export const COMMANDS = {
   disableServer: 'mcpSwitchboard.disableServer',
   showServerActions: 'mcpSwitchboard.showServerActions',
   runTool: 'mcpSwitchboard.runTool',
+  openResource: 'mcpSwitchboard.openResource',
 } as const;

@@ -26,6 +26,8 @@ export interface CommandServices {
   showToolCatalog(): Promise<vscode.Uri>;
   /** Asks for a tool and its arguments and calls it the way chat would. */
   runTool(qualifiedName?: string): Promise<unknown>;
+  /** Reads a resource and opens it read-only (text) or as a preview (images). */
+  openResource(server: string, uri: string): Promise<unknown>;
 }
 
 /** Commands accept a server name (keybindings, other extensions), a tree node, or nothing (quick pick). */
@@ -35,7 +37,8 @@ function nameFrom(argument: unknown): string | undefined {
   if (typeof argument === 'string') return argument;
   if (argument && typeof argument === 'object' && 'kind' in argument) {
     const node = argument as TreeNode;
-    return node.kind === 'server' ? node.view.name : node.row.server;
+    if (node.kind === 'server') return node.view.name;
+    return node.kind === 'tool' ? node.row.server : node.server;
   }
   return undefined;
 }
@@ -207,6 +210,10 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   enableServer: switchServer(true),
   disableServer: switchServer(false),
   showServerActions,
+  openResource: (services) => (server, uri) => {
+    if (typeof server !== 'string' || typeof uri !== 'string') throw new Error('Open Resource needs a server and a resource URI (use the Servers view)');
+    return services.openResource(server, uri);
+  },
 };
 
 /** Registers the table; a failing command logs and shows its error instead of throwing. */

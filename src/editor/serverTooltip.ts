@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { describeSource } from '../core/config';
 import { redactSecrets } from '../core/logging';
+import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 
@@ -24,7 +25,17 @@ export function connectionSummary(view: ServerView): string {
   return `${redactSecrets(definition.url, definition.secrets)}${headers.length ? ` (headers: ${headers.join(', ')})` : ''}`;
 }
 
-export function serverTooltip(view: ServerView): vscode.MarkdownString {
+/** `11 tools · 3 resources · 1 template · 2 prompts`, leaving out what the server does not offer. */
+export function offerSummary(toolCount: number, offer: OfferedServer | undefined): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const parts = [count(toolCount, 'tool')];
+  if (offer?.resources.length) parts.push(count(offer.resources.length, 'resource'));
+  if (offer?.resourceTemplates.length) parts.push(count(offer.resourceTemplates.length, 'template'));
+  if (offer?.prompts.length) parts.push(count(offer.prompts.length, 'prompt'));
+  return parts.join(' · ');
+}
+
+export function serverTooltip(view: ServerView, offer?: OfferedServer): vscode.MarkdownString {
   const markdown = new vscode.MarkdownString('', true);
   markdown.supportHtml = false;
   const state = view.state;
@@ -40,6 +51,7 @@ export function serverTooltip(view: ServerView): vscode.MarkdownString {
     rows.push(['Server', `${escape(state.serverInfo.name)} ${escape(state.serverInfo.version)}`]);
     rows.push(['Protocol', `${state.protocolVersion} · ${state.era === 'modern' ? 'modern era (sessionless)' : 'legacy era (initialize and sessions)'}`]);
     rows.push(['Capabilities', Object.keys(state.capabilities).join(', ') || 'none']);
+    rows.push(['Offers', offerSummary(view.tools.length, offer)]);
     rows.push(['Connected since', new Date(state.since).toLocaleString()]);
   }
   rows.push(['Source', escape(describeSource(view.source))]);

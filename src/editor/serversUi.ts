@@ -2,7 +2,7 @@
 // of failures and of the tool budget. It follows the manager and the catalog; the owner calls
 // render() when something else changed what is shown (settings, a reload).
 import * as vscode from 'vscode';
-import type { ToolCatalog } from '../core/catalog';
+import type { OfferCatalog, ToolCatalog } from '../core/catalog';
 import type { ServerStateChangeEvent } from '../core/connection/state';
 import type { ServerManager } from '../core/manager';
 import { FailureNotices } from './failureNotices';
@@ -26,14 +26,16 @@ export class ServersUi implements vscode.Disposable {
     private readonly manager: ServerManager,
     private readonly catalog: ToolCatalog,
     private readonly logs: LogChannels,
+    offers: OfferCatalog,
   ) {
-    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server) }));
+    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server), offer: (server) => offers.offer(server) }));
     const view = this.own(vscode.window.createTreeView(SERVERS_VIEW_ID, { treeDataProvider: this.tree, showCollapseAll: true, manageCheckboxStateManually: true }));
     this.own(view.onDidChangeCheckboxState((event) => this.switchTools(event)));
     this.statusBar = this.own(new HealthStatusBar());
     this.own(this.stateEvents);
     this.own(manager.onDidChangeState((event) => this.showState(event)));
     this.own(manager.onDidChangeTools(() => this.render()));
+    this.own(offers.onDidChange(() => this.render()));
     this.own(catalog.onDidChange((snapshot) => {
       this.render();
       this.warnOverBudget(snapshot.warnings);

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { isActive, type ServerStateKind } from '../core/connection/state';
-import { describeFilterRule, type CatalogSnapshot } from '../core/catalog';
+import { describeFilterRule, type CatalogSnapshot, type OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
+import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
 import { serverTooltip } from './serverTooltip';
 
 export const SERVERS_VIEW_ID = 'mcpSwitchboard.servers';
@@ -34,13 +35,13 @@ export function toolRows(snapshot: CatalogSnapshot, server: string): ToolRow[] {
   }));
 }
 
-export type TreeNode =
-  | { readonly kind: 'server'; readonly view: ServerView }
-  | { readonly kind: 'tool'; readonly row: ToolRow };
+export type TreeNode = { readonly kind: 'server'; readonly view: ServerView } | { readonly kind: 'tool'; readonly row: ToolRow } | OfferNode;
 
 export interface ServersTreeSource {
   servers(): readonly ServerView[];
   tools(server: string): readonly ToolRow[];
+  /** Resources, templates and prompts; undefined for a server without an endpoint. */
+  offer(server: string): OfferedServer | undefined;
 }
 
 const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
@@ -69,27 +70,46 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
-    return node.kind === 'server' ? this.serverItem(node.view) : this.toolItem(node.row);
+    if (node.kind === 'server') return this.serverItem(node.view);
+    return node.kind === 'tool' ? this.toolItem(node.row) : offerItem(node);
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
     if (!node) return this.source.servers().map((view) => ({ kind: 'server', view }));
-    if (node.kind === 'server') return this.source.tools(node.view.name).map((row) => ({ kind: 'tool', row }));
+    if (node.kind === 'server') return this.serverChildren(node.view.name);
+    if (node.kind === 'group') {
+      return node.group === 'tools' ? this.toolNodes(node.server) : offerChildren(node, this.source.offer(node.server));
+    }
     return [];
   }
 
   getParent(node: TreeNode): TreeNode | undefined {
     if (node.kind === 'server') return undefined;
-    const view = this.source.servers().find((candidate) => candidate.name === node.row.server);
-    return view ? { kind: 'server', view } : undefined;
+    const server = node.kind === 'tool' ? node.row.server : node.server;
+    const view = this.source.servers().find((candidate) => candidate.name === server);
+    if (!view) return undefined;
+    const groups = offerGroups(server, this.source.tools(server).length, this.source.offer(server));
+    if (node.kind === 'group' || !groups) return { kind: 'server', view };
+    const group = node.kind === 'tool' ? 'tools' : node.kind === 'resource' ? 'resources' : 'prompts';
+    return groups.find((candidate) => candidate.kind === 'group' && candidate.group === group);
+  }
+
+  /** Tools directly, or groups when the server offers resources or prompts too. */
+  private serverChildren(server: string): TreeNode[] {
+    const tools = this.toolNodes(server);
+    return offerGroups(server, tools.length, this.source.offer(server)) ?? tools;
+  }
+
+  private toolNodes(server: string): TreeNode[] {
+    return this.source.tools(server).map((row) => ({ kind: 'tool', row }));
   }
 
   private serverItem(view: ServerView): vscode.TreeItem {
-    const hasTools = this.source.tools(view.name).length > 0;
-    const item = new vscode.TreeItem(view.name, hasTools ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const hasChildren = this.serverChildren(view.name).length > 0;
+    const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `server/${view.name}`;
     item.description = describeState(view.state);
-    item.tooltip = serverTooltip(view);
+    item.tooltip = serverTooltip(view, this.source.offer(view.name));
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
     // Menus in package.json match on these words.
@@ -148,7 +168,7 @@ export function snapshotTree(provider: ServersTreeProvider, parent?: TreeNode): 
       contextValue: item.contextValue,
       tooltip,
       ...(item.checkboxState === undefined ? {} : { checked: item.checkboxState === vscode.TreeItemCheckboxState.Checked }),
-      children: node.kind === 'server' ? snapshotTree(provider, node) : [],
+      children: node.kind === 'server' || node.kind === 'group' ? snapshotTree(provider, node) : [],
     };
   });
 }

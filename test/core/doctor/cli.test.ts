@@ -44,14 +44,14 @@ describe('doctor CLI', function () {
       const run = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(run.code, 0, run.stderr);
       const lines = run.stdout.split('\n');
-      assert.match(lines[0] ?? '', /^SERVER\s+STATE\s+TOOLS\s+CONNECT\s+PROTOCOL\s+ERROR$/);
+      assert.match(lines[0] ?? '', /^SERVER\s+STATE\s+TOOLS\s+RESOURCES\s+PROMPTS\s+CONNECT\s+PROTOCOL\s+ERROR$/);
       for (const name of ['alpha', 'beta']) {
         const row = tableRow(run.stdout, name);
         assert.ok(row, `no row for ${name}:\n${run.stdout}`);
         assert.equal(row[1], 'running');
         assert.equal(row[2], '11/11', 'exposed/total');
-        assert.match(row[3] ?? '', /^\d+ ms$/);
-        assert.match(row.slice(4).join(' '), /^2025-\d\d-\d\d \(legacy\)/, 'the negotiated revision and its era');
+        assert.match(row[5] ?? '', /^\d+ ms$/);
+        assert.match(row.slice(6).join(' '), /^2025-\d\d-\d\d \(legacy\)/, 'the negotiated revision and its era');
       }
       // Aligned: every row's STATE starts where the header's does.
       const stateColumn = (lines[0] ?? '').indexOf('STATE');
@@ -76,7 +76,7 @@ describe('doctor CLI', function () {
       assert.deepEqual(report.servers.map((server) => server.name), ['good', 'broken', 'off']);
 
       const good = serverIn(report, 'good');
-      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools']);
+      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts']);
       assert.equal(good.state, 'running');
       assert.equal(typeof good.connectMs, 'number');
       assert.equal(good.source, `workspace settings (${path.join(ws.dir, '.vscode', 'settings.json')})`);
@@ -89,13 +89,14 @@ describe('doctor CLI', function () {
       assert.deepEqual(good.tools.slice(0, 3).map((tool) => tool.name), ['echo', 'add', 'slow'], 'in the order the server lists them');
 
       const broken = serverIn(report, 'broken');
-      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools']);
+      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts']);
+      assert.equal(broken.capabilities, null);
       assert.equal(broken.state, 'error');
       assert.equal(broken.connectMs, null);
       assert.match(broken.error ?? '', /exited with code 4/);
 
       const off = serverIn(report, 'off');
-      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools']);
+      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts']);
       assert.equal(off.state, 'disabled');
     });
 
@@ -169,7 +170,7 @@ describe('doctor CLI', function () {
       assert.equal(tableRow(run.stdout, 'good')?.[1], 'running');
       const row = tableRow(run.stdout, 'broken');
       assert.equal(row?.[1], 'error');
-      assert.match(row?.[5] ?? '', /exited with code 3.*fatal: missing API key/);
+      assert.match(row?.[7] ?? '', /exited with code 3.*fatal: missing API key/);
       const lines = run.stdout.split('\n');
       const start = lines.findIndex((line) => line.trim().startsWith('stderr (last 5 lines)'));
       assert.ok(start > 0, run.stdout);
@@ -179,6 +180,27 @@ describe('doctor CLI', function () {
       );
       assert.match(lines[start + 1] ?? '', /^\s{4,}/, 'the tail is indented under its server');
       assert.match(run.stdout, /1 of 2 enabled servers running\./);
+    });
+
+    it('counts resources (+templates) and prompts, lists them in --json with the capabilities, and leaves out what an entry hides', async () => {
+      const ws = tempWorkspace(cleanup, { rich: fixture('--features'), plain: fixture(), shy: { ...fixture('--features'), resources: false } });
+      const run = await runCli(['doctor', '--folder', ws.dir]);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.deepEqual(tableRow(run.stdout, 'rich')?.slice(3, 5), ['3+1', '2'], run.stdout);
+      assert.deepEqual(tableRow(run.stdout, 'plain')?.slice(3, 5), ['0', '0'], run.stdout);
+      assert.deepEqual(tableRow(run.stdout, 'shy')?.slice(3, 5), ['0', '2'], run.stdout);
+      const json = parseReport((await runCli(['doctor', '--folder', ws.dir, '--json'])).stdout);
+      const rich = serverIn(json, 'rich');
+      assert.deepEqual(rich.capabilities, ['logging', 'completions', 'prompts', 'resources', 'tools']);
+      assert.deepEqual(rich.resources, [
+        { uri: 'fixture://readme', name: 'readme', mimeType: 'text/markdown' },
+        { uri: 'fixture://logo.png', name: 'logo', mimeType: 'image/png' },
+        { uri: 'fixture://counter', name: 'counter', mimeType: 'text/plain' },
+      ]);
+      assert.deepEqual(rich.resourceTemplates, [{ uriTemplate: 'fixture://notes/{topic}', name: 'notes' }]);
+      assert.deepEqual(rich.prompts, [{ name: 'greet', arguments: ['name', 'style'] }, { name: 'summarize', arguments: [] }]);
+      assert.deepEqual(serverIn(json, 'plain').capabilities, ['tools']);
+      assert.deepEqual(serverIn(json, 'shy').resources, []);
     });
 
     it('shows an invalid entry with its diagnostics and their paths while the others run', async () => {

@@ -187,7 +187,7 @@ describe('doctor units', () => {
     it('keeps each table row on one line when an error message has several', () => {
       const state: ServerView['state'] = { kind: 'error', code: 'PROTOCOL_ERROR', message: 'first\nsecond', stderrTail: [], since: 0 };
       const text = formatTableReport(report(workspace(), [view('multi', state)]));
-      assert.match(text, /^multi\s+error\s+-\s+-\s+-\s+first second$/m);
+      assert.match(text, /^multi\s+error\s+-\s+-\s+-\s+-\s+-\s+first second$/m);
     });
   });
 
@@ -216,8 +216,8 @@ describe('doctor units', () => {
       ]);
 
       const table = formatTableReport(built);
-      assert.match(table, /^s\s+running\s+8\/11\s+3 ms\s+2025-06-18 \(legacy\)$/m);
-      assert.match(table, /^t\s+running\s+1\/3\s+4 ms\s+2025-06-18 \(legacy\)$/m);
+      assert.match(table, /^s\s+running\s+8\/11\s+0\s+0\s+3 ms\s+2025-06-18 \(legacy\)$/m);
+      assert.match(table, /^t\s+running\s+1\/3\s+0\s+0\s+4 ms\s+2025-06-18 \(legacy\)$/m);
       assert.match(table, /^\s{4}hidden\s+add: denied by the tools\.deny pattern "add\*" of server "s"$/m);
       assert.match(table, /^\s{4}hidden\s+echo: disabled in mcpSwitchboard\.tools\.disabled$/m);
       assert.match(table, /2 of 2 enabled servers running\. 9 of 14 tools exposed to chat and the gateway\./);
@@ -249,7 +249,7 @@ describe('doctor units', () => {
       const state: ServerView['state'] = { kind: 'error', code: 'PROTOCOL_ERROR', message: 'boom', stderrTail: [], since: 0 };
       const built = report(workspace(), [view('down', state, { tools: eleven })]);
       assert.deepEqual(toJsonReport(built).servers[0]?.tools, []);
-      assert.match(formatTableReport(built), /^down\s+error\s+-\s+-\s+-\s+boom$/m);
+      assert.match(formatTableReport(built), /^down\s+error\s+-\s+-\s+-\s+-\s+-\s+boom$/m);
     });
   });
 });

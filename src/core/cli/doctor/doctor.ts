@@ -76,7 +76,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     const outcome = await waitUntilSettled(manager, timeoutMs, signal);
     if (outcome === 'aborted') return EXIT_FAILED;
     await catalog.settled();
-    const report = buildReport(workspace, manager.servers(), catalog.snapshot(), outcome, timeoutMs);
+    const report = buildReport(workspace, manager.servers(), catalog.snapshot(), outcome, timeoutMs, (name) => runtime.offers.offer(name));
 
     if (options.call && target) {
       // The result is what a script wants on stdout; the report is context.

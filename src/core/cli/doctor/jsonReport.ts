@@ -1,7 +1,7 @@
 // `--json`: a stable, documented shape for scripts. Keys are listed explicitly (not spread from the
 // report) so that a field added to the report for the table does not leak into the contract.
 import type { ConfigDiagnostic } from '../../config';
-import type { DoctorReport, ProtocolReport, ServerReport } from './report';
+import type { DoctorReport, OfferReport, ProtocolReport, ServerReport } from './report';
 
 export interface JsonDiagnostic {
   readonly severity: ConfigDiagnostic['severity'];
@@ -21,6 +21,11 @@ export interface JsonServer {
   readonly error?: string;
   readonly diagnostics: readonly JsonDiagnostic[];
   readonly tools: readonly JsonTool[];
+  /** Declared by the server (tools, resources, prompts, completions, logging, ...); null unless running. */
+  readonly capabilities: readonly string[] | null;
+  readonly resources: OfferReport['resources'];
+  readonly resourceTemplates: OfferReport['resourceTemplates'];
+  readonly prompts: OfferReport['prompts'];
 }
 
 export interface JsonTool {
@@ -64,6 +69,10 @@ function jsonServer(server: ServerReport): JsonServer {
         ...(tool.filteredBy === undefined ? {} : { filteredBy: tool.filteredBy }),
       }),
     ),
+    capabilities: server.capabilities,
+    resources: server.offer.resources,
+    resourceTemplates: server.offer.resourceTemplates,
+    prompts: server.offer.prompts,
   };
 }
 

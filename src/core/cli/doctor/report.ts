@@ -4,7 +4,7 @@
 // not only what each server lists.
 import type { Tool } from '@modelcontextprotocol/client';
 import { describeFilterRule } from '../../catalog/filters';
-import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from '../../catalog/types';
+import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule, OfferedServer } from '../../catalog/types';
 import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../../config';
 import type { ServerState, ServerStateKind } from '../../connection/state';
 import type { ServerView } from '../../manager';
@@ -33,6 +33,13 @@ export interface ProtocolReport {
   readonly era: 'legacy' | 'modern';
 }
 
+/** What a server offers besides tools, as chat is offered it (entries may hide resources or prompts). */
+export interface OfferReport {
+  readonly resources: readonly { readonly uri: string; readonly name: string; readonly mimeType?: string }[];
+  readonly resourceTemplates: readonly { readonly uriTemplate: string; readonly name: string }[];
+  readonly prompts: readonly { readonly name: string; readonly arguments: readonly string[] }[];
+}
+
 export interface ServerReport {
   readonly name: string;
   /** describeSource(): where the entry was read from. */
@@ -48,6 +55,9 @@ export interface ServerReport {
   readonly diagnostics: readonly ConfigDiagnostic[];
   /** The catalog's tools of this server, in the order the server listed them. */
   readonly tools: readonly ToolReport[];
+  /** The capabilities the server declared (tools, resources, prompts, ...), while running; null otherwise. */
+  readonly capabilities: readonly string[] | null;
+  readonly offer: OfferReport;
   /** The catalog's warnings about this server (an allow pattern matching nothing, duplicate names, ...). */
   readonly catalogWarnings: readonly string[];
   /** The last stderr lines of a stdio server (most useful for failed ones). */
@@ -77,6 +87,7 @@ export function buildReport(
   catalog: CatalogSnapshot,
   outcome: SettleOutcome,
   timeoutMs: number,
+  offerOf: (server: string) => OfferedServer | undefined = () => undefined,
 ): DoctorReport {
   const names = new Set(views.map((view) => view.name));
   const needsInput = new Map(
@@ -96,6 +107,8 @@ export function buildReport(
       ...(error === undefined ? {} : { error }),
       diagnostics,
       tools: toolReports(view, catalog.servers.find((server) => server.name === view.name)),
+      capabilities: view.state.kind === 'running' ? Object.keys(view.state.capabilities) : null,
+      offer: offerReport(offerOf(view.name)),
       catalogWarnings: [
         ...(view.state.kind === 'running' ? (view.state.quarantinedTools ?? []).map((tool) => `quarantined: ${tool.problem}`) : []),
         ...serverWarnings(catalog.warnings, view.name),
@@ -141,6 +154,14 @@ function toolReport(entry: CatalogTool): ToolReport {
     readOnly: entry.readOnly,
     exposed: entry.exposed,
     ...(entry.filteredBy === undefined ? {} : { filteredBy: describeFilterRule(entry.filteredBy, entry.server), filterKind: entry.filteredBy.kind }),
+  };
+}
+
+function offerReport(offer: OfferedServer | undefined): OfferReport {
+  return {
+    resources: (offer?.resources ?? []).map((resource) => ({ uri: resource.uri, name: resource.name, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}) })),
+    resourceTemplates: (offer?.resourceTemplates ?? []).map((template) => ({ uriTemplate: template.uriTemplate, name: template.name })),
+    prompts: (offer?.prompts ?? []).map((prompt) => ({ name: prompt.name, arguments: (prompt.arguments ?? []).map((argument) => argument.name) })),
   };
 }
 

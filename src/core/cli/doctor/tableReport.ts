@@ -10,6 +10,8 @@ const COLUMNS: readonly Column[] = [
   { header: 'SERVER', maxWidth: 40 },
   { header: 'STATE' },
   { header: 'TOOLS', align: 'right' },
+  { header: 'RESOURCES', align: 'right' },
+  { header: 'PROMPTS', align: 'right' },
   { header: 'CONNECT', align: 'right' },
   { header: 'PROTOCOL' },
   { header: 'ERROR' },
@@ -47,12 +49,20 @@ export function formatTableReport(report: DoctorReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Resources, plus templates when there are any: `3+1`. */
+function resourceCount(server: ServerReport): string {
+  const templates = server.offer.resourceTemplates.length;
+  return `${server.offer.resources.length}${templates > 0 ? `+${templates}` : ''}`;
+}
+
 function row(server: ServerReport): string[] {
   const running = server.state === 'running';
   return [
     server.name,
     server.state,
     running ? `${exposedCount(server.tools)}/${server.tools.length}` : '-',
+    running || server.offer.resources.length > 0 ? resourceCount(server) : '-',
+    running || server.offer.prompts.length > 0 ? String(server.offer.prompts.length) : '-',
     server.connectMs === null ? '-' : `${server.connectMs} ms`,
     server.protocol === null ? '-' : `${server.protocol.version} (${server.protocol.era})`,
     // Some messages carry a server's multi-line output; the row must stay one line.

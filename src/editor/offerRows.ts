@@ -1,0 +1,78 @@
+// The rows of the Servers tree for what a server offers besides tools: a group per kind (Tools,
+// Resources, Prompts, with counts), and a row per resource, template and prompt. A resource row
+// opens the resource read-only.
+import * as vscode from 'vscode';
+import type { OfferedServer } from '../core/catalog';
+import { COMMANDS } from './commandIds';
+
+export type OfferGroup = 'tools' | 'resources' | 'prompts';
+
+export type OfferNode =
+  | { readonly kind: 'group'; readonly server: string; readonly group: OfferGroup; readonly count: number }
+  | { readonly kind: 'resource'; readonly server: string; readonly uri: string; readonly name: string; readonly title?: string; readonly description?: string; readonly mimeType?: string; readonly template: boolean }
+  | { readonly kind: 'prompt'; readonly server: string; readonly name: string; readonly title?: string; readonly description?: string; readonly arguments: readonly string[] };
+
+const GROUP_LABELS: Record<OfferGroup, string> = { tools: 'Tools', resources: 'Resources', prompts: 'Prompts' };
+const GROUP_ICONS: Record<OfferGroup, string> = { tools: 'tools', resources: 'files', prompts: 'comment-discussion' };
+
+/**
+ * The groups under a server. A server that offers only tools shows them directly, as before:
+ * the groups help only when there is more than one kind.
+ */
+export function offerGroups(server: string, toolCount: number, offer: OfferedServer | undefined): OfferNode[] | undefined {
+  const resources = (offer?.resources.length ?? 0) + (offer?.resourceTemplates.length ?? 0);
+  const prompts = offer?.prompts.length ?? 0;
+  if (resources === 0 && prompts === 0) return undefined;
+  const groups: OfferNode[] = [{ kind: 'group', server, group: 'tools', count: toolCount }];
+  if (resources > 0) groups.push({ kind: 'group', server, group: 'resources', count: resources });
+  if (prompts > 0) groups.push({ kind: 'group', server, group: 'prompts', count: prompts });
+  return groups;
+}
+
+export function offerChildren(node: Extract<OfferNode, { kind: 'group' }>, offer: OfferedServer | undefined): OfferNode[] {
+  const server = node.server;
+  if (!offer) return [];
+  if (node.group === 'resources') {
+    return [
+      ...offer.resources.map((resource) => ({ kind: 'resource' as const, server, uri: resource.uri, name: resource.name, title: resource.title, description: resource.description, mimeType: resource.mimeType, template: false })),
+      ...offer.resourceTemplates.map((template) => ({ kind: 'resource' as const, server, uri: template.uriTemplate, name: template.name, title: template.title, description: template.description, mimeType: template.mimeType, template: true })),
+    ];
+  }
+  if (node.group === 'prompts') {
+    return offer.prompts.map((prompt) => ({ kind: 'prompt' as const, server, name: prompt.name, title: prompt.title, description: prompt.description, arguments: (prompt.arguments ?? []).map((argument) => `${argument.name}${argument.required ? '' : '?'}`) }));
+  }
+  return [];
+}
+
+export function offerItem(node: OfferNode): vscode.TreeItem {
+  if (node.kind === 'group') {
+    const item = new vscode.TreeItem(GROUP_LABELS[node.group], node.count > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = `group/${node.server}/${node.group}`;
+    item.description = String(node.count);
+    item.iconPath = new vscode.ThemeIcon(GROUP_ICONS[node.group]);
+    item.contextValue = `group group-${node.group}`;
+    return item;
+  }
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendMarkdown(`**${node.title ?? node.name}**\n\n`);
+  if (node.description) tooltip.appendText(`${node.description}\n\n`);
+  if (node.kind === 'prompt') {
+    const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+    item.id = `prompt/${node.server}/${node.name}`;
+    item.description = node.arguments.join(', ');
+    tooltip.appendMarkdown(`In chat: \`/mcp.${node.server}.${node.name}\` (through the editor's MCP client)`);
+    item.tooltip = tooltip;
+    item.iconPath = new vscode.ThemeIcon('comment');
+    item.contextValue = 'prompt';
+    return item;
+  }
+  const item = new vscode.TreeItem(node.title ?? node.name, vscode.TreeItemCollapsibleState.None);
+  item.id = `resource/${node.server}/${node.uri}`;
+  item.description = node.uri;
+  tooltip.appendMarkdown(`\`${node.uri.replace(/`/g, "'")}\`${node.mimeType ? ` · ${node.mimeType}` : ''}${node.template ? ' · template' : ''}`);
+  item.tooltip = tooltip;
+  item.iconPath = new vscode.ThemeIcon(node.template ? 'symbol-variable' : node.mimeType?.startsWith('image/') ? 'file-media' : 'file');
+  item.contextValue = node.template ? 'resourceTemplate' : 'resource';
+  if (!node.template) item.command = { command: COMMANDS.openResource, title: 'Open Resource', arguments: [node.server, node.uri] };
+  return item;
+}
