@@ -16,6 +16,10 @@ interface JsonServer {
   protocol: { version: string; era: string } | null;
   diagnostics: { severity: string; path: string; message: string }[];
   tools: { name: string; title?: string; qualifiedName: string; readOnly: boolean; exposed: boolean; filteredBy?: string }[];
+  capabilities: string[] | null;
+  resources: { uri: string; name: string; mimeType?: string }[];
+  resourceTemplates: { uriTemplate: string; name: string }[];
+  prompts: { name: string; arguments: string[] }[];
 }
 
 function parseReport(stdout: string): { servers: JsonServer[] } {
