@@ -24,6 +24,8 @@ export interface CodeServer {
 export interface StartOptions {
   workspace?: string;
   extensionsDir?: string;
+  /** Extension folders installed by copying them into the extensions folder before the start. */
+  extraExtensions?: string[];
   trust?: boolean;
   userSettings?: Record<string, unknown>;
   host?: string;

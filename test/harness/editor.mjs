@@ -52,6 +52,12 @@ export async function startCodeServer(options = {}) {
   const extensionsDir = options.extensionsDir ?? path.join(stateDir, 'extensions');
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
+  // Extension folders copied in before code-server starts (before it writes extensions.json) are
+  // installed; the folder name is publisher.name-version, as an installed extension's.
+  for (const folder of options.extraExtensions ?? []) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+    fs.cpSync(folder, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+  }
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'),
     JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...options.userSettings }, null, 2));
 
