@@ -135,3 +135,15 @@ export function urlDomain(url: string): string | undefined {
   const parsed = new URL(url);
   return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.host : undefined;
 }
+
+/**
+ * What a form answers when the person accepts it as presented: every field that has a default
+ * holds it (SEP-1034; the editor's form pre-fills the same values), the others are left out.
+ */
+export function acceptedDefaults(fields: readonly ElicitField[]): Record<string, string | number | boolean | string[]> {
+  const content: Record<string, string | number | boolean | string[]> = {};
+  for (const field of fields) {
+    if (field.default !== undefined) content[field.key] = Array.isArray(field.default) ? [...field.default] : (field.default as string | number | boolean);
+  }
+  return content;
+}
