@@ -1,15 +1,22 @@
-// The conformance suite's server scenarios that apply to the gateway, in both protocol revisions,
+// The conformance suite's server scenarios, in both protocol revisions, graded on the gateway
 // through a loopback proxy that plays a client holding the token (the suite's CLI cannot send
-// one). The gateway fronts the stdio fixture, so scenarios that need the suite's own named test
-// tools (tools-call-*, prompts-*, resources-*) do not apply: they grade an upstream, not a proxy.
-// Every check must pass except those listed here, each with the reason; a listed check that
-// passes fails the test, so the list only shrinks.
+// one). The first block fronts the tools fixture (sessions, headers, listing); the second fronts
+// conformance-upstream.mjs, which has the tools, resources and prompts the suite asks for by name,
+// so every answer it grades (resources, prompts, completion, logging, sampling and elicitation
+// relayed to the suite as client) has passed through Switchboard. Every check must pass except
+// those listed, each with the reason; a listed check that passes fails the test.
 import assert from 'node:assert/strict';
-import { Cleanup, startGateway, toolsServer, type Setup } from '../core/gateway/helpers';
-import { conformanceCli, runScenario, startTokenProxy } from './serverHarness';
+import path from 'node:path';
+import { MemoryToolCacheStorage } from '../../src/core/catalog';
+import { createRuntime } from '../../src/core/runtime';
+import { stdioDefinition } from '../core/connection/helpers';
+import { Cleanup, MemoryLogger, startGateway, toolsServer, waitForRunning, type Setup } from '../core/gateway/helpers';
+import { conformanceCli, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';
 
-const NOT_FORWARDED = 'resources and prompts are forwarded only with the full-MCP issue (#10)';
-const NEEDS_TEST_TOOLS = "needs one of the suite's own diagnostic tools, which an upstream server provides, not the gateway";
+const CONFORMANCE_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
+
+const UPSTREAM_CAPABILITIES =
+  "what a tool needs of its client is the upstream server's business: Switchboard's connection declares every capability, and a 2026-07-28 client's missing one is made up for by the host (the editor's dialogs), so the gateway never answers -32021";
 
 const SCENARIOS: Record<string, Record<string, string>> = {
   'server-initialize@2025-11-25': {},
@@ -18,26 +25,10 @@ const SCENARIOS: Record<string, Record<string, string>> = {
   'tools-list@2025-11-25': {},
   'tools-list@2026-07-28': {},
   'server-sse-multiple-streams@2026-07-28': {},
-  'server-stateless@2026-07-28': {
-    'sep-2575-server-rejects-undeclared-capability': NEEDS_TEST_TOOLS,
-    'sep-2575-missing-capability-http-400': NEEDS_TEST_TOOLS,
-    'sep-2575-http-server-no-independent-requests-on-stream': NEEDS_TEST_TOOLS,
-    'sep-2575-server-no-log-without-loglevel': NEEDS_TEST_TOOLS,
-    'sep-2575-server-sends-prompts-list-changed-on-subscription': NOT_FORWARDED,
-    // The suite changes the list with a tool of its own test server; nothing it does changes the
-    // list of a proxy. The gateway's own listen notifications are tested in test/core/eras.
-    'sep-2575-server-sends-tools-list-changed-on-subscription': NEEDS_TEST_TOOLS,
-  },
   'http-header-validation@2026-07-28': {
     // The suite calls the first listed tool with no arguments; the fixture's `echo` requires one,
     // and the gateway refuses the call before it goes upstream, as it should.
     'sep-2243-server-accepts-whitespace-header-value': 'calls the first tool without its required argument',
-  },
-  'caching@2026-07-28': {
-    'sep-2549-prompts-list-caching-hints': NOT_FORWARDED,
-    'sep-2549-resources-list-caching-hints': NOT_FORWARDED,
-    'sep-2549-resources-templates-list-caching-hints': NOT_FORWARDED,
-    'sep-2549-resources-read-caching-hints': NOT_FORWARDED,
   },
 };
 
@@ -54,19 +45,82 @@ describe('gateway: conformance server scenarios, both revisions', function () {
   });
   after(() => cleanup.run());
 
-  for (const [scenario, expected] of Object.entries(SCENARIOS)) {
-    it(scenario, async () => {
-      const run = await runScenario(cleanup, url, scenario);
-      const graded = [...run.checks.values()].filter((check) => check.status !== 'INFO');
-      assert.ok(graded.some((check) => check.status === 'SUCCESS'), `no check passed:\n${run.output}`);
-      const unexpected = graded.filter((check) => check.status !== 'SUCCESS' && expected[check.id] === undefined);
-      assert.deepEqual(
-        unexpected.map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? ''}`),
-        [],
-        'checks that are not expected to fail',
-      );
-      const stale = Object.keys(expected).filter((id) => !graded.some((check) => check.id === id && check.status !== 'SUCCESS'));
-      assert.deepEqual(stale, [], 'listed as failing but passed: remove them from the list');
-    });
-  }
+  for (const [scenario, expected] of Object.entries(SCENARIOS)) it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
+});
+
+/** Every graded check passes except the expected ones, and every expected one still fails. */
+function grade(run: ScenarioRun, expected: Record<string, string>): void {
+  const graded = [...run.checks.values()].filter((check) => check.status !== 'INFO');
+  assert.ok(graded.some((check) => check.status === 'SUCCESS'), `no check passed:\n${run.output}`);
+  const unexpected = graded.filter((check) => check.status !== 'SUCCESS' && expected[check.id] === undefined);
+  assert.deepEqual(
+    unexpected.map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? ''}`),
+    [],
+    'checks that are not expected to fail',
+  );
+  const stale = Object.keys(expected).filter((id) => !graded.some((check) => check.id === id && check.status !== 'SUCCESS'));
+  assert.deepEqual(stale, [], 'listed as failing but passed: remove them from the list');
+}
+
+/** Every server scenario about what a server offers, graded through the gateway (see conformance-upstream.mjs). */
+const FEATURE_SCENARIOS: Record<string, Record<string, string>> = {
+  ...Object.fromEntries(
+  [
+    ...[
+      'logging-set-level',
+      'tools-call-with-logging',
+      'tools-call-sampling',
+      'tools-call-elicitation',
+      'elicitation-sep1034-defaults',
+      'elicitation-sep1330-enums',
+      'resources-subscribe',
+      'resources-unsubscribe',
+    ].map((name) => `${name}@2025-11-25`),
+    ...[
+      'completion-complete',
+      'tools-call-simple-text',
+      'tools-call-image',
+      'tools-call-audio',
+      'tools-call-embedded-resource',
+      'tools-call-mixed-content',
+      'tools-call-error',
+      'tools-call-with-progress',
+      'resources-list',
+      'resources-read-text',
+      'resources-read-binary',
+      'resources-templates-read',
+      'prompts-list',
+      'prompts-get-simple',
+      'prompts-get-with-args',
+      'prompts-get-embedded-resource',
+      'prompts-get-with-image',
+    ].flatMap((name) => [`${name}@2025-11-25`, `${name}@2026-07-28`]),
+    'sep-2164-resource-not-found@2026-07-28',
+    'caching@2026-07-28',
+  ].map((run) => [run, {}]),
+  ),
+  'server-stateless@2026-07-28': {
+    'sep-2575-server-rejects-undeclared-capability': UPSTREAM_CAPABILITIES,
+    'sep-2575-missing-capability-http-400': UPSTREAM_CAPABILITIES,
+  },
+};
+
+describe('gateway: conformance server scenarios for resources, prompts, completion, logging, sampling and elicitation', function () {
+  this.timeout(120_000);
+  const cleanup = new Cleanup();
+  let url: string;
+
+  before(async () => {
+    conformanceCli();
+    const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([stdioDefinition([], { name: 'everything', args: [CONFORMANCE_UPSTREAM] })]);
+    await waitForRunning(runtime.manager, ['everything']);
+    const gateway = runtime.gateway();
+    await gateway.start();
+    url = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp/everything`;
+  });
+  after(() => cleanup.run());
+
+  for (const [scenario, expected] of Object.entries(FEATURE_SCENARIOS)) it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
 });
