@@ -90,7 +90,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   }));
 
   const invalidateToolCache = async (server?: string) => {
-    await catalog.invalidate(server);
+    await runtime.invalidateCaches(server);
     const names = server ? [server] : manager.servers().map((view) => view.name);
     for (const name of names) logs.server(name).info('tool cache invalidated; tools refetched');
     definitions.refresh();

@@ -56,7 +56,7 @@ export class SwitchboardRuntime {
       logger: this.logger,
       ...(options.clock ? { clock: options.clock } : {}),
     });
-    this.offers = new OfferCatalog(this.manager, this.logger);
+    this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
   }
 
   /** The gateway over the catalog, created on first use; start() makes it listen. */
@@ -64,6 +64,15 @@ export class SwitchboardRuntime {
     if (this.disposing) throw new Error('the runtime was disposed');
     this.gatewayInstance ??= new McpGateway({ ...options, source: this.catalog, offers: this.offers, relays: this.serverRequests, logger: this.logger });
     return this.gatewayInstance;
+  }
+
+  /**
+   * Drops the cached lists (tools, resources, prompts) of one server or all, and lists the running
+   * ones again. Resolves when listed and stored.
+   */
+  async invalidateCaches(server?: string): Promise<void> {
+    await this.catalog.invalidate(server);
+    await this.offers.refresh(server);
   }
 
   /** Stops listening, then the catalog, then every server process. Idempotent; never rejects. */

@@ -1,7 +1,7 @@
 // What the tool cache stores and where. An entry is the unfiltered result of tools/list (every
 // page) for one server under one connection config, with the time it was fetched. Storage is
 // pluggable: the editor keeps entries in its global storage, the CLI in a folder, tests in memory.
-import type { Tool } from '@modelcontextprotocol/client';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
 
 export const TOOL_CACHE_FORMAT = 1;
 export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -14,8 +14,17 @@ export interface ToolCacheEntry {
   readonly connectionHash: string;
   /** Epoch ms. */
   readonly fetchedAt: number;
-  /** Never empty: an empty list is never stored. */
+  /** Never empty unless `offer` has something: an empty list is never stored on its own. */
   readonly tools: readonly Tool[];
+  /** The server's resources, templates and prompts, and its capabilities, from its last connection. */
+  readonly offer?: CachedOffer;
+}
+
+export interface CachedOffer {
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplateType[];
+  readonly prompts: readonly Prompt[];
+  readonly capabilities?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -57,10 +66,35 @@ export function parseToolCacheEntry(key: string, value: unknown): { entry: ToolC
   if (typeof server !== 'string' || typeof connectionHash !== 'string') return { problem: 'server or connectionHash missing' };
   if (toolCacheKey(server, connectionHash) !== key) return { problem: 'stored under a key that does not match its server and hash' };
   if (typeof fetchedAt !== 'number' || !Number.isFinite(fetchedAt)) return { problem: 'fetchedAt is not a number' };
-  if (!Array.isArray(tools) || tools.length === 0) return { problem: 'tools is not a non-empty array' };
+  const offer = value.offer === undefined ? undefined : parseOffer(value.offer);
+  if (typeof offer === 'string') return { problem: offer };
+  const offersSomething = offer !== undefined && offer.resources.length + offer.resourceTemplates.length + offer.prompts.length > 0;
+  if (!Array.isArray(tools) || (tools.length === 0 && !offersSomething)) return { problem: 'tools is not a non-empty array' };
   if (!tools.every((tool) => isPlainObject(tool) && typeof tool.name === 'string')) return { problem: 'a tool has no name' };
   // Each tool's schemas are checked where every tool list is, in normalizeTool().
-  return { entry: { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools: tools as Tool[] } };
+  return { entry: { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools: tools as Tool[], ...(offer ? { offer } : {}) } };
+}
+
+/** Items need the fields clients rely on (uri, uriTemplate, name); anything else is the problem. */
+function parseOffer(value: unknown): CachedOffer | string {
+  if (!isPlainObject(value)) return 'offer is not an object';
+  const list = (key: string, fields: readonly string[]): unknown[] | string => {
+    const items = value[key];
+    if (!Array.isArray(items)) return `offer.${key} is not an array`;
+    return items.every((item) => isPlainObject(item) && fields.every((field) => typeof item[field] === 'string')) ? items : `an item of offer.${key} lacks ${fields.join(' or ')}`;
+  };
+  const resources = list('resources', ['uri', 'name']);
+  const resourceTemplates = list('resourceTemplates', ['uriTemplate', 'name']);
+  const prompts = list('prompts', ['name']);
+  for (const checked of [resources, resourceTemplates, prompts]) if (typeof checked === 'string') return checked;
+  const capabilities = value.capabilities;
+  if (capabilities !== undefined && !isPlainObject(capabilities)) return 'offer.capabilities is not an object';
+  return {
+    resources: resources as Resource[],
+    resourceTemplates: resourceTemplates as ResourceTemplateType[],
+    prompts: prompts as Prompt[],
+    ...(capabilities ? { capabilities } : {}),
+  };
 }
 
 /**

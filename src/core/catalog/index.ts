@@ -6,6 +6,7 @@ export {
   parseToolCacheEntry,
   TOOL_CACHE_FORMAT,
   toolCacheKey,
+  type CachedOffer,
   type ToolCacheEntry,
   type ToolCacheStorage,
 } from './cache';
@@ -23,7 +24,7 @@ export {
 export { FolderToolCacheStorage } from './folderStorage';
 export { MAX_QUALIFIED_NAME_LENGTH, qualifyToolNames, sanitizeNamePart, type QualifiedNames, type ToolRef } from './naming';
 export { DEFAULT_REFRESH_DEBOUNCE_MS } from './refreshScheduler';
-export { OfferCatalog, type OfferManager } from './offerCatalog';
+export { OfferCatalog, type OfferManager, type OfferStore } from './offerCatalog';
 export { normalizeTool } from './schema';
 export { buildSnapshot, prepareToolList } from './snapshot';
 export { catalogSettingsFrom, DEFAULT_CATALOG_SETTINGS, type CatalogSettings } from './settings';

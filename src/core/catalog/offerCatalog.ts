@@ -8,6 +8,7 @@ import type { ForwardedMethod, ForwardedResult, ServerOffer } from '../connectio
 import { isServed, type ServerState, type ServerStateChangeEvent } from '../connection/state';
 import { Emitter, type Disposable, type Event } from '../events';
 import { nullLogger, type Logger } from '../logging';
+import type { CachedOffer } from './cache';
 import { CatalogError } from './errors';
 import type { OfferCapabilities, OfferedServer, OfferSource, ToolCallOptions } from './types';
 
@@ -18,10 +19,16 @@ export interface OfferManager {
   readonly onNotice: Event<ServerNotice>;
   servers(): readonly { readonly name: string; readonly state: ServerState; readonly definition?: ServerDefinition }[];
   server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
-  connection(name: string): { readonly offer: ServerOffer } | undefined;
+  connection(name: string): { readonly offer: ServerOffer; refreshOffer(): Promise<void> } | undefined;
   forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options?: ToolCallOptions): Promise<ForwardedResult<M>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
+}
+
+/** Where offers are kept between runs: next to the tool lists (ToolCatalog provides it). */
+export interface OfferStore {
+  cachedOffer(server: string): CachedOffer | undefined;
+  rememberOffer(server: string, offer: CachedOffer): void;
 }
 
 /** Which part of the offer a request is about, to check it is shown. */
@@ -62,23 +69,35 @@ export class OfferCatalog implements OfferSource, Disposable {
   constructor(
     private readonly manager: OfferManager,
     private readonly logger: Logger = nullLogger,
+    private readonly store?: OfferStore,
   ) {
     this.subscriptions = [
       manager.onDidChangeState((event) => this.guard(() => this.onState(event))),
-      manager.onDidChangeOffer((event) => this.guard(() => this.changeEmitter.fire(event.server))),
+      manager.onDidChangeOffer((event) => this.guard(() => this.onOffer(event.server))),
       manager.onNotice((notice) => this.guard(() => this.onServerNotice(notice))),
     ];
+  }
+
+  /** Lists again what the running servers (or one) offer, and stores it: after the cache was dropped. */
+  async refresh(server?: string): Promise<void> {
+    const names = server === undefined ? this.manager.servers().map((view) => view.name) : [server];
+    await Promise.all(
+      names.map(async (name) => {
+        if (this.manager.server(name)?.state.kind !== 'running') return;
+        await this.manager.connection(name)?.refreshOffer();
+        this.remember(name);
+      }),
+    );
   }
 
   /** What chat may use of a served server; undefined for one without an endpoint. */
   offer(server: string): OfferedServer | undefined {
     const view = this.manager.server(server);
     if (!view || !isServed(view.state.kind)) return undefined;
-    const offer = this.manager.connection(server)?.offer;
+    const { offer, capabilities } = this.currentOffer(server, view.state);
     const definition = view.definition;
     const resourcesShown = definition?.resources !== false;
     const promptsShown = definition?.prompts !== false;
-    const capabilities = view.state.kind === 'running' ? view.state.capabilities : this.lastCapabilities.get(server);
     return {
       name: server,
       resources: resourcesShown ? (offer?.resources ?? []) : [],
@@ -130,9 +149,40 @@ export class OfferCatalog implements OfferSource, Disposable {
     }
   }
 
+  /**
+   * The live offer while the server runs, or once it has listed one; until then (a server still
+   * starting in a new window) the cached one, so chat has it before a slow server is up.
+   */
+  private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined } {
+    const live = this.manager.connection(server)?.offer;
+    const cached = this.store?.cachedOffer(server);
+    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities };
+    const liveHasSomething = live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length > 0;
+    return {
+      offer: liveHasSomething ? live : (cached ?? live),
+      capabilities: this.lastCapabilities.get(server) ?? cached?.capabilities,
+    };
+  }
+
   private onState(event: ServerStateChangeEvent): void {
-    if (event.state.kind === 'running') this.lastCapabilities.set(event.server, event.state.capabilities);
+    if (event.state.kind === 'running') {
+      this.lastCapabilities.set(event.server, event.state.capabilities);
+      this.remember(event.server);
+    }
     if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running') this.changeEmitter.fire(event.server);
+  }
+
+  private onOffer(server: string): void {
+    this.remember(server);
+    this.changeEmitter.fire(server);
+  }
+
+  /** Stores a running server's offer and capabilities for the next start. */
+  private remember(server: string): void {
+    const view = this.manager.server(server);
+    const offer = this.manager.connection(server)?.offer;
+    if (!this.store || view?.state.kind !== 'running' || !offer) return;
+    this.store.rememberOffer(server, { resources: offer.resources, resourceTemplates: offer.resourceTemplates, prompts: offer.prompts, capabilities: view.state.capabilities });
   }
 
   private onServerNotice(notice: ServerNotice): void {

@@ -4,7 +4,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { Clock } from '../connection/clock';
 import type { Logger } from '../logging';
-import { isExpired, parseToolCacheEntry, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry, type ToolCacheStorage } from './cache';
+import { isExpired, parseToolCacheEntry, toolCacheKey, TOOL_CACHE_FORMAT, type CachedOffer, type ToolCacheEntry, type ToolCacheStorage } from './cache';
 import { deepFreeze } from './freeze';
 
 export interface ToolCacheOptions {
@@ -98,7 +98,25 @@ export class ToolCache {
   store(server: string, connectionHash: string, tools: readonly Tool[], fetchedAt: number): ToolCacheEntry | undefined {
     if (tools.length === 0) return undefined;
     const key = toolCacheKey(server, connectionHash);
-    const entry: ToolCacheEntry = deepFreeze({ format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools });
+    const offer = this.entries.get(key)?.offer;
+    return this.write(key, { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools, ...(offer ? { offer } : {}) });
+  }
+
+  /**
+   * Remembers what else the server offers, next to its tools (same key, expiry and invalidation).
+   * An offer with nothing in it is stored only where an entry already exists.
+   */
+  storeOffer(server: string, connectionHash: string, offer: CachedOffer, fetchedAt: number): void {
+    const key = toolCacheKey(server, connectionHash);
+    const existing = this.entries.get(key);
+    const empty = offer.resources.length + offer.resourceTemplates.length + offer.prompts.length === 0;
+    if (!existing && empty) return;
+    this.write(key, existing ? { ...existing, offer } : { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools: [], offer });
+  }
+
+  private write(key: string, value: ToolCacheEntry): ToolCacheEntry {
+    const entry = deepFreeze(value);
+    const server = entry.server;
     this.entries.set(key, entry);
     if (!this.loaded) this.touchedKeys.add(key);
     this.enqueue(`write ${key}`, async () => {

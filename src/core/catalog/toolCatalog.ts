@@ -8,7 +8,7 @@ import { isServed, type ServerStateChangeEvent } from '../connection/state';
 import type { Disposable, Event } from '../events';
 import { nullLogger, type Logger } from '../logging';
 import type { ServerView, ToolsChangedEvent } from '../manager/serverManager';
-import { type ToolCacheStorage } from './cache';
+import { type CachedOffer, type ToolCacheStorage } from './cache';
 import { CatalogError } from './errors';
 import { describeFilterRule } from './filters';
 import { DEFAULT_REFRESH_DEBOUNCE_MS, RefreshScheduler, type RefreshCounters } from './refreshScheduler';
@@ -77,12 +77,14 @@ export class ToolCatalog implements ToolSource, Disposable {
   private readonly subscriptions: Disposable[] = [];
   private readonly publisher: SnapshotPublisher;
   private settings: CatalogSettings;
+  private readonly clock: Clock;
   private disposed = false;
 
   constructor(options: ToolCatalogOptions) {
     this.manager = options.manager;
     this.logger = options.logger ?? nullLogger;
     const clock = options.clock ?? systemClock;
+    this.clock = clock;
     this.settings = normalizeSettings({ ...DEFAULT_CATALOG_SETTINGS, ...options.settings });
     this.cache = new ToolCache({ storage: options.storage, ttlMs: this.settings.cacheTtlMs, clock, logger: this.logger });
     this.scheduler = new RefreshScheduler<Tool[]>({
@@ -165,6 +167,21 @@ export class ToolCatalog implements ToolSource, Disposable {
   /** Whether the server is starting and nothing is known of its tools yet. */
   isStartingWithoutTools(server: string): boolean {
     return this.waits.isStartingWithoutTools(server);
+  }
+
+  // ── What servers offer besides tools, cached next to their tools ──
+
+  /** The offer stored for the server's current connection config, if any and unexpired. */
+  cachedOffer(server: string): CachedOffer | undefined {
+    const hash = this.records.record(server)?.hash;
+    return hash === undefined ? undefined : this.cache.lookup(server, hash)?.offer;
+  }
+
+  /** Stores what a running server offers besides tools, under the same key as its tools. */
+  rememberOffer(server: string, offer: CachedOffer): void {
+    const hash = this.records.record(server)?.hash;
+    if (hash === undefined || this.disposed) return;
+    this.cache.storeOffer(server, hash, structuredClone(offer), this.clock.now());
   }
 
   // ── Lookups ──

@@ -6,8 +6,9 @@ import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprot
 import { EmptyResultSchema } from '@modelcontextprotocol/core';
 import { Emitter, type Event } from '../events';
 import type { Logger } from '../logging';
+import type { Clock, TimerHandle } from './clock';
 import { errorMessage } from './errors';
-import { EMPTY_OFFER, listOffer, offersSubscriptions, sameOffer, type OfferList, type ServerOffer } from './serverOffer';
+import { EMPTY_OFFER, listOffer, notifiesChanges, offersSubscriptions, sameOffer, type OfferList, type ServerOffer } from './serverOffer';
 import type { McpSession, OpenSessionOptions, RequestPolicy } from './session';
 
 export type ServerNotice =
@@ -23,6 +24,8 @@ export interface OfferChangeEvent {
 export const MAX_RESOURCE_SUBSCRIPTIONS = 1_000;
 const MAX_URI_LENGTH = 8_192;
 const MAX_LOG_TEXT = 2_000;
+/** A server's cache hint never makes us ask more often than this. */
+const MIN_TTL_REFRESH_MS = 1_000;
 
 /** How a server's log levels map onto ours; notice and above are worth a user's attention. */
 function logLine(logger: Logger, level: LoggingLevel, text: string): void {
@@ -44,6 +47,8 @@ export class OfferKeeper {
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
   private current: ServerOffer = EMPTY_OFFER;
   private readonly subscriptions = new Map<string, number>();
+  /** The next refresh of lists whose `ttlMs` runs out; belongs to the session it was set for. */
+  private ttlTimer: TimerHandle | undefined;
 
   constructor(
     private readonly server: string,
@@ -51,6 +56,7 @@ export class OfferKeeper {
     /** The connection's running session; events from any other are stale. */
     private readonly activeSession: () => McpSession | undefined,
     private readonly refreshPolicy: () => RequestPolicy,
+    private readonly clock: Clock,
   ) {}
 
   get offer(): ServerOffer {
@@ -76,7 +82,14 @@ export class OfferKeeper {
   /** A new session is running: its offer replaces ours, and our subscriptions are made on it. */
   adopt(session: McpSession): void {
     this.replace(session.offer);
+    this.scheduleTtlRefresh(session);
     if (this.subscriptions.size > 0) void this.subscribeAll(session);
+  }
+
+  /** The session ended: its refresh timer goes with it. */
+  detach(): void {
+    if (this.ttlTimer !== undefined) this.clock.clearTimeout(this.ttlTimer);
+    this.ttlTimer = undefined;
   }
 
   /** Subscribes to updates of `uri` (once upstream, however many callers ask). */
@@ -105,20 +118,41 @@ export class OfferKeeper {
   }
 
   dispose(): void {
+    this.detach();
     this.offerEmitter.dispose();
     this.noticeEmitter.dispose();
   }
 
-  private async refresh(session: McpSession, list: OfferList): Promise<void> {
+  /** Lists `list` (or both) again; a failure is logged and the previous lists stay. */
+  async refresh(session: McpSession, list: OfferList | 'all'): Promise<void> {
     if (session !== this.activeSession()) return;
     try {
-      const offer = await listOffer(session, this.refreshPolicy(), this.current, [list]);
+      const offer = await listOffer(session, this.refreshPolicy(), this.current, list === 'all' ? ['resources', 'prompts'] : [list]);
       if (session !== this.activeSession()) return;
       session.offer = offer;
       this.replace(offer);
     } catch (error) {
-      this.logger.warn(`refreshing ${list} after a list change failed: ${errorMessage(error)}`);
+      this.logger.warn(`listing ${list === 'all' ? 'resources and prompts' : list} again failed: ${errorMessage(error)}`);
     }
+  }
+
+  /**
+   * A 2026-07-28 `ttlMs` on a list says how long it stays fresh. Lists of a server that sends no
+   * change notifications for them are listed again when it runs out; 0 promises nothing.
+   */
+  private scheduleTtlRefresh(session: McpSession): void {
+    this.detach();
+    const stale = (['resources', 'prompts'] as const).filter((list) => !notifiesChanges(session.capabilities, list) && (this.current.ttlMs?.[list] ?? 0) > 0);
+    if (stale.length === 0) return;
+    const ttl = Math.min(...stale.map((list) => this.current.ttlMs?.[list] ?? Infinity));
+    this.ttlTimer = this.clock.setTimeout(() => {
+      this.ttlTimer = undefined;
+      if (session !== this.activeSession()) return;
+      void this.refresh(session, stale.length === 2 ? 'all' : (stale[0] as OfferList)).finally(() => {
+        if (session === this.activeSession()) this.scheduleTtlRefresh(session);
+      });
+    }, Math.max(MIN_TTL_REFRESH_MS, ttl));
+    (this.ttlTimer as { unref?: () => void } | undefined)?.unref?.();
   }
 
   private replace(offer: ServerOffer): void {

@@ -117,10 +117,13 @@ export class ServerConnection {
     this.clock = options.clock ?? systemClock;
     this.stderr = new LineRingBuffer(options.stderrLines ?? 1000);
     if (!definition.enabled) this.current = { kind: 'disabled' };
-    this.extras = new OfferKeeper(definition.name, this.logger, () => (this.current.kind === 'running' ? this.session : undefined), () => ({
-      timeoutMs: definition.timeouts.requestMs,
-      maxTotalMs: 0,
-    }));
+    this.extras = new OfferKeeper(
+      definition.name,
+      this.logger,
+      () => (this.current.kind === 'running' ? this.session : undefined),
+      () => ({ timeoutMs: definition.timeouts.requestMs, maxTotalMs: 0 }),
+      this.clock,
+    );
   }
 
   /** Fires when the resources, templates or prompts differ from the last ones. */
@@ -271,6 +274,11 @@ export class ServerConnection {
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
     if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
     return result;
+  }
+
+  /** Lists the resources, templates and prompts of a running server again. */
+  async refreshOffer(): Promise<void> {
+    if (this.current.kind === 'running' && this.session) await this.extras.refresh(this.session, 'all');
   }
 
   /** `notifications/roots/list_changed` to a running server; nothing otherwise (it asks when it connects). */
@@ -591,6 +599,7 @@ export class ServerConnection {
     if (!session) return undefined;
     this.session = undefined;
     this.clearTtlTimer();
+    this.extras.detach();
     const closing = session.close(deliberate);
     this.closingSessions.add(closing);
     void closing.finally(() => this.closingSessions.delete(closing));

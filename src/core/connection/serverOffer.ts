@@ -23,6 +23,11 @@ export interface ServerOffer {
   readonly prompts: readonly Prompt[];
   /** Items held back or lists that failed, each naming what and why. */
   readonly problems: readonly string[];
+  /**
+   * The server's cache hints (2026-07-28 `ttlMs`), the smallest over the pages of each kind of
+   * list this offer was listed with; absent where the server gave none.
+   */
+  readonly ttlMs?: { readonly resources?: number; readonly prompts?: number };
 }
 
 export const EMPTY_OFFER: ServerOffer = { resources: [], resourceTemplates: [], prompts: [], problems: [] };
@@ -74,20 +79,21 @@ export const PROMPTS: ListSpec<Prompt> = { method: 'prompts/list', key: 'prompts
 
 /** A page of any of the three lists; its items are checked one by one afterwards. */
 export function pageSchema(key: ListSpec<unknown>['key']) {
-  return PaginatedResultSchema.extend({ [key]: z.array(z.unknown()) });
+  return PaginatedResultSchema.extend({ [key]: z.array(z.unknown()), ttlMs: z.number().optional() });
 }
 
 /** One list request: the page for `cursor`. */
 export type PageRequester = (method: ListSpec<unknown>['method'], params: { cursor: string } | undefined, key: ListSpec<unknown>['key']) => Promise<Record<string, unknown>>;
 
 /** Every page of one list, bounded in pages and items, with invalid items held back. */
-export async function listEverything<T>(spec: ListSpec<T>, requestPage: PageRequester, problems: string[]): Promise<T[]> {
+export async function listEverything<T>(spec: ListSpec<T>, requestPage: PageRequester, problems: string[], hints: { ttlMs?: number } = {}): Promise<T[]> {
   const items: T[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   let pages = 0;
   do {
     const page = await requestPage(spec.method, cursor === undefined ? undefined : { cursor }, spec.key);
+    if (typeof page.ttlMs === 'number') hints.ttlMs = Math.min(hints.ttlMs ?? page.ttlMs, page.ttlMs);
     for (const raw of page[spec.key] as unknown[]) {
       if (items.length >= MAX_OFFER_ITEMS) break;
       const item = screenItem(spec, raw, problems);
@@ -161,10 +167,11 @@ export async function listOffer(session: OfferSession, policy: OfferPolicy, prev
   const offered = offeredLists(session.capabilities);
   const problems: string[] = [];
   const requestPage: PageRequester = (method, params, key) => session.requestRaw(method, params, pageSchema(key), policy, { retried: false });
+  const hints = { resources: {} as { ttlMs?: number }, prompts: {} as { ttlMs?: number } };
   const list = async <T>(spec: ListSpec<T>, wanted: boolean, kept: readonly T[]): Promise<readonly T[]> => {
     if (!wanted) return kept;
     try {
-      return await listEverything(spec, requestPage, problems);
+      return await listEverything(spec, requestPage, problems, spec === (PROMPTS as unknown) ? hints.prompts : hints.resources);
     } catch (error) {
       if (policy.signal?.aborted) throw error;
       // A server with resources but no templates may not know the templates method at all.
@@ -179,5 +186,9 @@ export async function listOffer(session: OfferSession, policy: OfferPolicy, prev
     list(RESOURCE_TEMPLATES, listResources, offered.resources ? previous.resourceTemplates : []),
     list(PROMPTS, offered.prompts && which.includes('prompts'), offered.prompts ? previous.prompts : []),
   ]);
-  return { resources, resourceTemplates, prompts, problems };
+  const ttlMs = {
+    ...(hints.resources.ttlMs === undefined ? (previous.ttlMs?.resources === undefined ? {} : { resources: previous.ttlMs.resources }) : { resources: hints.resources.ttlMs }),
+    ...(hints.prompts.ttlMs === undefined ? (previous.ttlMs?.prompts === undefined ? {} : { prompts: previous.ttlMs.prompts }) : { prompts: hints.prompts.ttlMs }),
+  };
+  return { resources, resourceTemplates, prompts, problems, ...(Object.keys(ttlMs).length > 0 ? { ttlMs } : {}) };
 }

@@ -51,45 +51,30 @@ export function qualifiedPromptName(server: string, prompt: string): string {
   return `${sanitizeNamePart(server)}__${sanitizeNamePart(prompt)}`;
 }
 
-export function listedResources(offers: OfferSource, endpoint: EndpointId): Resource[] {
+/** Each item once, by `key`: the first server in configuration order owns a repeated one. */
+function firstOfEach<T>(lists: readonly (readonly T[])[], key: (item: T) => string): T[] {
   const seen = new Set<string>();
-  const listed: Resource[] = [];
-  for (const offer of servedOffers(offers, endpoint)) {
-    for (const resource of offer.resources) {
-      if (seen.has(resource.uri)) continue;
-      seen.add(resource.uri);
-      listed.push(structuredClone(resource) as Resource);
-    }
+  const listed: T[] = [];
+  for (const item of lists.flat()) {
+    if (seen.has(key(item))) continue;
+    seen.add(key(item));
+    listed.push(structuredClone(item));
   }
   return listed;
+}
+
+export function listedResources(offers: OfferSource, endpoint: EndpointId): Resource[] {
+  return firstOfEach(servedOffers(offers, endpoint).map((offer) => offer.resources as Resource[]), (resource) => resource.uri);
 }
 
 export function listedTemplates(offers: OfferSource, endpoint: EndpointId): ResourceTemplateType[] {
-  const seen = new Set<string>();
-  const listed: ResourceTemplateType[] = [];
-  for (const offer of servedOffers(offers, endpoint)) {
-    for (const template of offer.resourceTemplates) {
-      if (seen.has(template.uriTemplate)) continue;
-      seen.add(template.uriTemplate);
-      listed.push(structuredClone(template) as ResourceTemplateType);
-    }
-  }
-  return listed;
+  return firstOfEach(servedOffers(offers, endpoint).map((offer) => offer.resourceTemplates as ResourceTemplateType[]), (template) => template.uriTemplate);
 }
 
 export function listedPrompts(offers: OfferSource, endpoint: EndpointId): Prompt[] {
-  if (endpoint.kind === 'server') return (offers.offer(endpoint.server)?.prompts ?? []).map((prompt) => structuredClone(prompt) as Prompt);
-  const seen = new Set<string>();
-  const listed: Prompt[] = [];
-  for (const offer of offers.offers()) {
-    for (const prompt of offer.prompts) {
-      const name = qualifiedPromptName(offer.name, prompt.name);
-      if (seen.has(name)) continue;
-      seen.add(name);
-      listed.push({ ...(structuredClone(prompt) as Prompt), name });
-    }
-  }
-  return listed;
+  if (endpoint.kind === 'server') return firstOfEach([(offers.offer(endpoint.server)?.prompts ?? []) as Prompt[]], (prompt) => prompt.name);
+  const named = offers.offers().map((offer) => offer.prompts.map((prompt) => ({ ...(prompt as Prompt), name: qualifiedPromptName(offer.name, prompt.name) })));
+  return firstOfEach(named, (prompt) => prompt.name);
 }
 
 /** The server of a prompt name used on this endpoint. */

@@ -5,17 +5,16 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchLike, type Progress } from '@modelcontextprotocol/client';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../../src/core/config/types';
 import { Cleanup, connect, FIXTURES, httpDefinition, startHttpFixture, stdioDefinition, textOf } from '../connection/helpers';
 import { eventually, rawRequest, startGateway, type Setup } from '../gateway/helpers';
+import { connectInEra, MODERN_VERSION, type Era, type EraClient } from '../support/eraClient';
 import { FakeClock } from '../support/fakeClock';
 
-type Era = 'legacy' | 'modern';
 type Wire = 'stdio' | 'http';
 
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
-const MODERN_VERSION = '2026-07-28';
 
 async function startModernHttp(cleanup: Cleanup, args: string[] = []): Promise<string> {
   const child = spawn(process.execPath, [MODERN_SERVER, '--http', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -38,36 +37,9 @@ async function upstream(cleanup: Cleanup, era: Era, wire: Wire): Promise<ServerD
   return httpDefinition(url, { name: 'up' });
 }
 
-interface EraClient {
-  readonly client: Client;
-  /** Resolves once the client can receive change notifications. */
-  readonly listening: Promise<void>;
-}
-
-/** A gateway client in the given era: the 2025 handshake, or pinned to 2026-07-28. */
-async function connectInEra(cleanup: Cleanup, setup: Setup, era: Era): Promise<EraClient> {
-  let opened: () => void = () => undefined;
-  const listening = new Promise<void>((resolve) => (opened = resolve));
-  // 2025 era: notifications come on the GET stream the SDK opens after initialize.
-  const watchingFetch: FetchLike = async (input, init) => {
-    const response = await fetch(input, init);
-    if ((init?.method ?? 'GET') === 'GET' && response.ok) opened();
-    return response;
-  };
-  const transport = new StreamableHTTPClientTransport(new URL(setup.gateway.endpointUrl('up')), {
-    requestInit: { headers: { Authorization: `Bearer ${setup.gateway.token}` } },
-    fetch: watchingFetch,
-  });
-  const client = new Client({ name: `matrix-${era}`, version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_VERSION } } } : {});
-  await client.connect(transport);
-  cleanup.add(() => client.close());
-  if (era === 'modern') {
-    // 2026-07-28: no GET stream; the client asks for change notifications on a listen stream.
-    const subscription = await client.listen({ toolsListChanged: true });
-    cleanup.add(() => subscription.close());
-    opened();
-  }
-  return { client, listening };
+/** A gateway client of server `up`'s endpoint in the given era, listening for tool list changes. */
+function connectToUp(cleanup: Cleanup, setup: Setup, era: Era): Promise<EraClient> {
+  return connectInEra(cleanup, setup.gateway, setup.gateway.endpointUrl('up'), era, { toolsListChanged: true });
 }
 
 describe('both protocol eras through the gateway', function () {
@@ -86,7 +58,7 @@ describe('both protocol eras through the gateway', function () {
           if (upstreamEra === 'modern') assert.equal(state.protocolVersion, MODERN_VERSION);
           else assert.match(state.protocolVersion, /^2025-/);
 
-          const { client, listening } = await connectInEra(cleanup, setup, clientEra);
+          const { client, listening } = await connectToUp(cleanup, setup, clientEra);
           assert.equal(client.getProtocolEra(), clientEra, 'the gateway answered in the client era');
           const names = (await client.listTools()).tools.map((tool) => tool.name);
           assert.ok(names.includes('echo') && names.includes('slow'), names.join(', '));
@@ -111,7 +83,7 @@ describe('both protocol eras through the gateway', function () {
 
   it('reports the input a modern server asked for, naming it, until a handler exists', async () => {
     const setup = await startGateway(cleanup, [stdioDefinition([], { name: 'up', args: [MODERN_SERVER] })]);
-    const { client } = await connectInEra(cleanup, setup, 'modern');
+    const { client } = await connectToUp(cleanup, setup, 'modern');
     const error = await client.callTool({ name: 'ask', arguments: {} }).then(
       () => assert.fail('ask needs input'),
       (failure: unknown) => failure as Error,

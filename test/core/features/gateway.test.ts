@@ -2,17 +2,15 @@
 // catalogs, gateway), in both protocol eras upstream and downstream.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import type { ServerDefinition } from '../../../src/core/config/types';
 import type { McpGateway } from '../../../src/core/gateway';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition } from '../connection/helpers';
 import { eventually, waitForRunning } from '../gateway/helpers';
+import { connectInEra, type Era, type EraClient } from '../support/eraClient';
 
-type Era = 'legacy' | 'modern';
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
-const MODERN = '2026-07-28';
 
 function upstream(era: Era, name = 'up', overrides: { resources?: boolean; prompts?: boolean } = {}): ServerDefinition {
   return era === 'legacy' ? stdioDefinition(['--features'], { name, ...overrides }) : stdioDefinition([], { name, args: [MODERN_SERVER], ...overrides });
@@ -35,30 +33,8 @@ async function run(cleanup: Cleanup, servers: readonly ServerDefinition[]): Prom
   return { runtime, gateway, logger };
 }
 
-interface Connected {
-  readonly client: Client;
-  /** The 2025 GET stream is open (2026-07-28: the listen stream was acknowledged). */
-  readonly listening: Promise<void>;
-}
-
-async function connectInEra(cleanup: Cleanup, gateway: McpGateway, url: string, era: Era): Promise<Connected> {
-  let opened: () => void = () => undefined;
-  const listening = new Promise<void>((resolve) => (opened = resolve));
-  const watchingFetch: FetchLike = async (input, init) => {
-    const response = await fetch(input, init);
-    if ((init?.method ?? 'GET') === 'GET' && response.ok) opened();
-    return response;
-  };
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } }, fetch: watchingFetch });
-  const client = new Client({ name: `features-${era}`, version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
-  await client.connect(transport);
-  cleanup.add(() => client.close());
-  if (era === 'modern') {
-    const subscription = await client.listen({ resourcesListChanged: true, promptsListChanged: true });
-    cleanup.add(() => subscription.close());
-    opened();
-  }
-  return { client, listening };
+function connect(cleanup: Cleanup, gateway: McpGateway, url: string, era: Era): Promise<EraClient> {
+  return connectInEra(cleanup, gateway, url, era, { resourcesListChanged: true, promptsListChanged: true });
 }
 
 describe('resources, prompts, completion and logging through the gateway', function () {
@@ -70,7 +46,7 @@ describe('resources, prompts, completion and logging through the gateway', funct
     for (const clientEra of ['legacy', 'modern'] as const) {
       it(`${upstreamEra} server, ${clientEra} client: lists, reads, gets, completes and follows list changes`, async () => {
         const { gateway } = await run(cleanup, [upstream(upstreamEra)]);
-        const { client, listening } = await connectInEra(cleanup, gateway, gateway.endpointUrl('up'), clientEra);
+        const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), clientEra);
         const capabilities = client.getServerCapabilities();
         assert.ok(capabilities?.resources && capabilities.prompts && capabilities.completions, JSON.stringify(capabilities));
         assert.equal(capabilities.logging !== undefined, upstreamEra === 'legacy', 'logging only where the upstream offers it');
@@ -115,8 +91,8 @@ describe('resources, prompts, completion and logging through the gateway', funct
 
     it(`${upstreamEra} server, 2025 client: a subscribed resource's updates reach the session that subscribed, and it unsubscribes`, async () => {
       const { gateway } = await run(cleanup, [upstream(upstreamEra)]);
-      const { client, listening } = await connectInEra(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
-      const other = await connectInEra(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
+      const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
+      const other = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
       await Promise.all([listening, other.listening]);
       const updates: string[] = [];
       const elsewhere: string[] = [];
@@ -142,7 +118,7 @@ describe('resources, prompts, completion and logging through the gateway', funct
 
   it('relays a 2025 server\'s log messages to the session, after logging/setLevel was forwarded', async () => {
     const { gateway } = await run(cleanup, [upstream('legacy')]);
-    const { client, listening } = await connectInEra(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
+    const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
     await listening;
     const messages: unknown[] = [];
     client.setNotificationHandler('notifications/message', (notification) => void messages.push(notification.params));
@@ -154,7 +130,7 @@ describe('resources, prompts, completion and logging through the gateway', funct
 
   it('on the aggregated endpoint: namespaces prompts, routes URIs to the first server that lists them, and hides what an entry hides', async () => {
     const { gateway } = await run(cleanup, [upstream('legacy', 'first'), upstream('modern', 'second'), upstream('legacy', 'hidden', { resources: false, prompts: false })]);
-    const { client } = await connectInEra(cleanup, gateway, gateway.aggregatedUrl, 'legacy');
+    const { client } = await connect(cleanup, gateway, gateway.aggregatedUrl, 'legacy');
     const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
     assert.deepEqual(prompts, ['first__greet', 'first__summarize', 'second__greet', 'second__summarize']);
     const greeting = await client.getPrompt({ name: 'second__greet', arguments: { name: 'Alan', style: 'formal' } });
@@ -170,7 +146,7 @@ describe('resources, prompts, completion and logging through the gateway', funct
     assert.equal((counter.contents[0] as { text: string }).text, '1', 'read from the first server, the one that was bumped');
     assert.equal(((await client.readResource({ uri: 'fixture://notes/gamma' })).contents[0] as { text: string }).text, 'Notes on gamma');
 
-    const direct = await connectInEra(cleanup, gateway, gateway.endpointUrl('hidden'), 'legacy');
+    const direct = await connect(cleanup, gateway, gateway.endpointUrl('hidden'), 'legacy');
     assert.equal(direct.client.getServerCapabilities()?.resources, undefined, 'no resources capability where they are hidden');
     assert.equal(direct.client.getServerCapabilities()?.prompts, undefined);
     const raw = await direct.client.request({ method: 'resources/read', params: { uri: 'fixture://readme' } } as never, undefined as never).then(
@@ -182,7 +158,7 @@ describe('resources, prompts, completion and logging through the gateway', funct
 
   it('keeps listing the offer of a server that crashed, and a read waits for it to be back', async () => {
     const { gateway, logger } = await run(cleanup, [stdioDefinition(['--features', '--crash-after', '1'], { name: 'up' })]);
-    const { client } = await connectInEra(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
+    const { client } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
     await client.callTool({ name: 'echo', arguments: { text: 'crash' } }).catch(() => undefined);
     assert.deepEqual((await client.listResources()).resources.map((resource) => resource.uri), ['fixture://readme', 'fixture://logo.png', 'fixture://counter']);
     const readme = await client.readResource({ uri: 'fixture://readme' });

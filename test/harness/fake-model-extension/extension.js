@@ -1,4 +1,5 @@
 // A language model for the UI tests: it answers "fake model says: <the last user message>".
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain CommonJS extension: the editor loads it as is, without a build.
 const vscode = require('vscode');
 
 const MODEL = {
