@@ -47,6 +47,8 @@ const SUITES = {
         // here) and as a flag value (the fixture rejects the flag and prints it to stderr).
         'keyed-url': { type: 'http', url: 'http://127.0.0.1:9/mcp?api_key=sk-switchboard-test-7f3a9c', reconnect: { maxAttempts: 0 } },
         'keyed-args': { ...stdio('--api-key=sk-switchboard-test-7f3a9c'), reconnect: { maxAttempts: 0 } },
+        // Resources, prompts, and tools that ask for a form or a model.
+        rich: stdio('--name', 'rich', '--features'),
       },
     }),
     prepare: (scratch) => fs.writeFileSync(path.join(scratch, 'failing.flag'), ''),

@@ -10,7 +10,8 @@ import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, t
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const fakeModel = path.resolve(__dirname, '../harness/fake-model-extension');
 
-async function runTool(page: Page, name: string, args: string): Promise<void> {
+/** Runs a tool from the palette; one that is not read-only is confirmed first, as the editor asks. */
+async function runTool(page: Page, name: string, args: string, readOnly = false): Promise<void> {
   await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
   await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).waitFor();
   const input = page.locator('.quick-input-widget input');
@@ -20,7 +21,7 @@ async function runTool(page: Page, name: string, args: string): Promise<void> {
   await page.locator('.quick-input-widget', { hasText: 'Arguments for' }).waitFor();
   await input.fill(args);
   await page.keyboard.press('Enter');
-  // Not read-only: the editor asks before the call.
+  if (readOnly) return;
   const confirmation = page.locator('.monaco-dialog-box', { hasText: name.split('__')[1] ?? name });
   await confirmation.waitFor({ timeout: 30_000 });
   await confirmation.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
@@ -50,7 +51,7 @@ describe('resources, elicitation and sampling (UI)', function () {
     this.timeout(120_000);
     workbench = await openWorkbench('basic', {
       extraExtensions: [fakeModel],
-      userSettings: { 'mcpSwitchboard.servers': { rich: { command: process.execPath, args: [fixture, '--features'] } } },
+      userSettings: { 'mcpSwitchboard.servers': { rich: { command: process.execPath, args: [fixture, '--features', '--asking-prompt'] } } },
     });
   });
 
@@ -63,12 +64,15 @@ describe('resources, elicitation and sampling (UI)', function () {
     await page.locator('.statusbar-item', { hasText: '1/1' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
     await treeRow(page, 'rich').click();
-    for (const [group, count] of [['Tools', '18'], ['Resources', '4'], ['Prompts', '2']] as const) {
+    for (const [group, count] of [['Tools', '20'], ['Resources', '4'], ['Prompts', '3']] as const) {
       const row = treeRow(page, group);
       await row.waitFor({ timeout: 30_000 });
       assert.equal((await row.locator('.label-description').innerText()).trim(), count, group);
     }
     await treeRow(page, 'Resources').click();
+    // A binary image opens in the editor's image preview.
+    await treeRow(page, 'Logo').click();
+    await page.locator('.tab', { hasText: 'logo.png' }).waitFor({ timeout: 30_000 });
     await treeRow(page, 'Read me').click();
     const editor = page.locator('.editor-instance .view-lines', { hasText: 'A resource served by the fixture.' });
     await editor.waitFor({ timeout: 30_000 });
@@ -139,9 +143,20 @@ describe('resources, elicitation and sampling (UI)', function () {
     assert.match(line, /rich\/ask_user returned: \{"action":"decline"\}/);
   });
 
+  it('names the domain of a URL a server asks to open, and opens nothing when declined', async () => {
+    const { page } = workbench;
+    await runTool(page, 'rich__ask_url', '{}');
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'asks you to open a page on login.example.com' });
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /Sign in to the fixture/);
+    await dialog.locator('.monaco-button', { hasText: 'Decline' }).click();
+    const line = await outputLine(page, 'rich/ask_url returned');
+    assert.match(line, /\{"action":"decline"\}/);
+  });
+
   it('sends nothing to a model when the user denies, and answers with the test model after Allow Once', async () => {
     const { page } = workbench;
-    await runTool(page, 'rich__ask_model', '{"prompt":"Say hi"}');
+    await runTool(page, 'rich__ask_model', '{"prompt":"Say hi"}', true);
     let consent = page.locator('.monaco-dialog-box', { hasText: 'asks to use a language model' });
     await consent.waitFor({ timeout: 30_000 });
     assert.match(await consent.innerText(), /User: Say hi/, 'the dialog shows what would be sent');
@@ -151,7 +166,7 @@ describe('resources, elicitation and sampling (UI)', function () {
     const denied = await outputLine(page, 'did not allow');
     assert.match(denied, /declined the sampling request of server "rich": the user did not allow server "rich" to use a language model/);
 
-    await runTool(page, 'rich__ask_model', '{"prompt":"Say hi"}');
+    await runTool(page, 'rich__ask_model', '{"prompt":"Say hi"}', true);
     consent = page.locator('.monaco-dialog-box', { hasText: 'asks to use a language model' });
     await consent.waitFor({ timeout: 30_000 });
     await consent.locator('.monaco-button', { hasText: 'Allow Once' }).click();
@@ -165,5 +180,18 @@ describe('resources, elicitation and sampling (UI)', function () {
     const line = await outputLine(page, 'fake model says');
     assert.match(line, /fake model says: Say hi/);
     assert.match(line, /"model":"switchboard-fake-model"/);
+  });
+
+  it('remembers "Always Allow" for the server', async () => {
+    const { page } = workbench;
+    await runTool(page, 'rich__ask_model', '{"prompt":"first"}', true);
+    const consent = page.locator('.monaco-dialog-box', { hasText: 'asks to use a language model' });
+    await consent.waitFor({ timeout: 30_000 });
+    await consent.locator('.monaco-button', { hasText: 'Always Allow "rich"' }).click();
+    await outputLine(page, 'fake model says: first');
+    await runTool(page, 'rich__ask_model', '{"prompt":"second"}', true);
+    // No dialog this time: the answer comes straight from the model.
+    await outputLine(page, 'fake model says: second');
+    assert.equal(await page.locator('.monaco-dialog-box', { hasText: 'asks to use a language model' }).count(), 0);
   });
 });

@@ -16,7 +16,7 @@ type Era = 'legacy' | 'modern';
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
 
 function upstream(era: Era): ServerDefinition {
-  return era === 'legacy' ? stdioDefinition(['--features'], { name: 'up' }) : stdioDefinition([], { name: 'up', args: [MODERN_SERVER] });
+  return era === 'legacy' ? stdioDefinition(['--features', '--asking-prompt'], { name: 'up' }) : stdioDefinition([], { name: 'up', args: [MODERN_SERVER] });
 }
 
 async function run(cleanup: Cleanup, era: Era, hostAnswers?: HostAnswers): Promise<SwitchboardRuntime> {
@@ -109,6 +109,28 @@ describe('what servers ask of their client', function () {
       assert.deepEqual(roots.roots.map((root) => root.uri), [`file://${folder}`]);
     });
   }
+
+  it('tells running 2025 servers when the roots change (the editor calls this when workspace folders change)', async () => {
+    let roots = [{ uri: 'file:///one', name: 'one' }];
+    const runtime = await run(cleanup, 'legacy', { listRoots: async () => ({ roots }) });
+    const client = await gatewayClient(cleanup, runtime, {});
+    assert.deepEqual(answerOf(await client.callTool({ name: 'list_roots', arguments: {} })), { roots });
+    roots = [...roots, { uri: 'file:///two', name: 'two' }];
+    runtime.manager.notifyRootsChanged();
+    // A notification has no answer; the next request on the same pipe comes after it.
+    assert.equal(textOf((await client.callTool({ name: 'roots_changes', arguments: {} })) as CallToolResult), '1');
+    assert.deepEqual(answerOf(await client.callTool({ name: 'list_roots', arguments: {} })), { roots });
+  });
+
+  it('elicitation while a prompt is got goes to the 2025 client that asked for the prompt', async () => {
+    const hostAsked: string[] = [];
+    const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
+    const client = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
+    client.setRequestHandler('elicitation/create', async (request) => ({ action: 'accept', content: { name: request.params.message.includes('name') ? 'Ada' : '?' } }));
+    const prompt = await client.getPrompt({ name: 'personal_greeting' });
+    assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'Hello, Ada, nice to meet you!' } }]);
+    assert.deepEqual(hostAsked, []);
+  });
 
   it('a 2026-07-28 client of the gateway is answered by the host (the gateway does not relay across eras)', async () => {
     const asked: string[] = [];
