@@ -10,7 +10,7 @@ import type { ServerDefinition } from '../../../src/core/config/types';
 import type { HostAnswers } from '../../../src/core/connection/serverRequests';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, tempDir, textOf } from '../connection/helpers';
-import { waitForRunning } from '../gateway/helpers';
+import { eventually, waitForRunning } from '../gateway/helpers';
 
 type Era = 'legacy' | 'modern';
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
@@ -109,6 +109,23 @@ describe('what servers ask of their client', function () {
       assert.deepEqual(roots.roots.map((root) => root.uri), [`file://${folder}`]);
     });
   }
+
+  it('does not guess: with two calls in flight to a 2025 stdio server, its request goes to the host', async () => {
+    const hostAsked: string[] = [];
+    const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (hostAsked.push(server), { action: 'accept', content: { name: 'Host' } }) });
+    const asker = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
+    const other = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
+    const clientsAsked: string[] = [];
+    for (const [name, client] of [['asker', asker], ['other', other]] as const) {
+      client.setRequestHandler('elicitation/create', async () => (clientsAsked.push(name), { action: 'accept', content: { name } }));
+    }
+    const slow = other.callTool({ name: 'slow', arguments: { ms: 1500 } });
+    // The slow call is in flight once the fixture counts it.
+    await eventually(async () => ((JSON.parse(textOf((await asker.callTool({ name: 'stats', arguments: {} })) as CallToolResult)) as { calls: number }).calls >= 1 ? true : undefined), 'the slow call started');
+    assert.deepEqual(answerOf(await asker.callTool({ name: 'ask_user', arguments: {} })), { action: 'accept', content: { name: 'Host' } });
+    assert.deepEqual({ hostAsked, clientsAsked }, { hostAsked: ['up'], clientsAsked: [] });
+    await slow;
+  });
 
   it('tells running 2025 servers when the roots change (the editor calls this when workspace folders change)', async () => {
     let roots = [{ uri: 'file:///one', name: 'one' }];
