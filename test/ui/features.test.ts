@@ -1,7 +1,9 @@
 // Resources, elicitation and sampling in the real editor, clicked through as a user would: the
-// Servers view groups a server's tools, resources and prompts and opens a resource; a tool that
-// asks for input shows Switchboard's form and the answer reaches the server; a tool that asks for
-// a language model gets one only after consent (a test model from test/harness/fake-model-extension).
+// Servers view groups a server's tools, resources and prompts and opens a resource; the editor's
+// own MCP client browses resources, uses prompts with completions, and answers in its own UI what
+// a server asks during its request; a tool called through Switchboard that asks for input shows
+// Switchboard's form; a tool that asks for a language model gets one only after consent (a test
+// model from test/harness/fake-model-extension).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -112,6 +114,28 @@ describe('resources, elicitation and sampling (UI)', function () {
     await page.keyboard.press('Enter');
     // prompts/get's message lands in the chat input (sending it would need a signed-in model).
     await page.locator('.interactive-input-part', { hasText: 'Good day, Grace!' }).waitFor({ timeout: 30_000 });
+  });
+
+  it('relays what a server asks during the editor\'s own request to the editor, which asks in its own UI; the answer reaches the server', async () => {
+    const { page } = workbench;
+    const chat = page.locator('.interactive-input-part .monaco-editor').first();
+    await chat.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('/mcp.rich.personal');
+    await page.locator('.suggest-widget', { hasText: 'mcp.rich.personal_greeting' }).waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    // The server asks while the editor's prompts/get is served: the gateway relays the question to
+    // the editor's own client, which posts a notification with Respond.
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'What is your name?' });
+    await notice.waitFor({ timeout: 30_000 });
+    assert.match(await notice.innerText(), /MCP Server \(rich\)/);
+    await notice.locator('.monaco-button', { hasText: 'Respond' }).click();
+    await page.locator('.quick-input-widget', { hasText: 'Name (1/1)' }).waitFor({ timeout: 30_000 });
+    await page.locator('.quick-input-widget input').fill('Grace');
+    await page.keyboard.press('Enter');
+    await page.locator('.interactive-input-part', { hasText: 'Hello, Grace, nice to meet you!' }).waitFor({ timeout: 30_000 });
   });
 
   it('shows Switchboard\'s form when a tool asks for input, naming the server; the answer reaches the server', async () => {
