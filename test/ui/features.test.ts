@@ -45,7 +45,7 @@ async function outputLine(page: Page, text: string): Promise<string> {
   return (await output.innerText()).replace(/\s+/g, ' ');
 }
 
-describe('resources, elicitation and sampling (UI)', function () {
+describe('tools, resources, elicitation and sampling (UI)', function () {
   this.timeout(240_000);
   let workbench: Workbench;
 
@@ -136,6 +136,27 @@ describe('resources, elicitation and sampling (UI)', function () {
     await page.locator('.quick-input-widget input').fill('Grace');
     await page.keyboard.press('Enter');
     await page.locator('.interactive-input-part', { hasText: 'Hello, Grace, nice to meet you!' }).waitFor({ timeout: 30_000 });
+  });
+
+  it('asks before a tool that is not read-only, naming the server, tool and arguments; accepting returns the upstream result', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).waitFor();
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('rich__add');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'rich__add' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' }).waitFor();
+    await input.fill('{"a": 2, "b": 3}');
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'add' });
+    await dialog.waitFor({ timeout: 30_000 });
+    const text = await dialog.innerText();
+    assert.match(text, /server "rich"/);
+    assert.match(text, /"a": 2/);
+    await screenshot(page, 'tool-confirmation');
+    await dialog.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
+    assert.match(await outputLine(page, 'rich/add returned'), /rich\/add returned: 5/);
   });
 
   it('shows Switchboard\'s form when a tool asks for input, naming the server; the answer reaches the server', async () => {
