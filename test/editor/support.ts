@@ -62,3 +62,8 @@ export function waitForServer(api: SwitchboardApi, name: string, predicate: (sta
 }
 
 export const isKind = (kind: ServerState['kind']) => (state: ServerState) => state.kind === kind;
+
+/** The text parts of a tool result, joined. */
+export function toolText(result: vscode.LanguageModelToolResult): string {
+  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}

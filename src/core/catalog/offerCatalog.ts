@@ -155,8 +155,8 @@ export class OfferCatalog implements OfferSource, Disposable {
    */
   private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined } {
     const live = this.manager.connection(server)?.offer;
-    const cached = this.store?.cachedOffer(server);
     if (state.kind === 'running') return { offer: live, capabilities: state.capabilities };
+    const cached = this.store?.cachedOffer(server);
     const liveHasSomething = live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length > 0;
     return {
       offer: liveHasSomething ? live : (cached ?? live),

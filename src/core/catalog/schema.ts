@@ -2,7 +2,7 @@
 // a JSON object schema would make the editor reject the whole tool set of a request, so such a
 // tool is excluded (with its reason) instead of passed on.
 import type { Tool } from '@modelcontextprotocol/client';
-import { deepFreeze, isDeepFrozenData } from './freeze';
+import { deepFreeze, isDeepFrozenData } from '../freeze';
 
 export type NormalizedTool =
   | { readonly ok: true; readonly tool: Tool }

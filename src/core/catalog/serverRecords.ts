@@ -9,7 +9,7 @@ import { isConnecting, type ServerStateKind } from '../connection/state';
 import { Emitter, type Event } from '../events';
 import type { Logger } from '../logging';
 import type { ToolCacheEntry } from './cache';
-import { deepFreeze } from './freeze';
+import { deepFreeze } from '../freeze';
 import type { RefreshScheduler } from './refreshScheduler';
 import { fingerprintTools, prepareToolList, type PreparedToolList, type SnapshotServerInput } from './snapshot';
 import type { ToolCache } from './toolCache';

@@ -18,7 +18,7 @@ import {
   type FilterStep,
   type GlobalFilterSettings,
 } from './filters';
-import { deepFreeze } from './freeze';
+import { deepFreeze } from '../freeze';
 import { QUALIFIED_NAME_SEPARATOR, qualifyGroups, sanitizeNamePart, type NameGroup, type QualifiedNames } from './naming';
 import { isReadOnlyTool, normalizeTool, type NormalizeOptions } from './schema';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from './types';

@@ -5,7 +5,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { Clock } from '../connection/clock';
 import type { Logger } from '../logging';
 import { isExpired, parseToolCacheEntry, toolCacheKey, TOOL_CACHE_FORMAT, type CachedOffer, type ToolCacheEntry, type ToolCacheStorage } from './cache';
-import { deepFreeze } from './freeze';
+import { deepFreeze } from '../freeze';
 
 export interface ToolCacheOptions {
   readonly storage: ToolCacheStorage;

@@ -5,6 +5,7 @@
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/client';
 import { EmptyResultSchema } from '@modelcontextprotocol/core';
 import { Emitter, type Event } from '../events';
+import { deepFreeze } from '../freeze';
 import type { Logger } from '../logging';
 import type { Clock, TimerHandle } from './clock';
 import { errorMessage } from './errors';
@@ -59,8 +60,9 @@ export class OfferKeeper {
     private readonly clock: Clock,
   ) {}
 
+  /** Frozen, so that readers (the catalog, on every request) share it instead of copying it. */
   get offer(): ServerOffer {
-    return structuredClone(this.current);
+    return this.current;
   }
 
   /** The session hooks that report here. */
@@ -160,8 +162,8 @@ export class OfferKeeper {
       if (!this.current.problems.includes(problem)) this.logger.warn(problem);
     }
     if (sameOffer(offer, this.current)) return;
-    this.current = offer;
-    this.offerEmitter.fire({ server: this.server, offer: structuredClone(offer) });
+    this.current = deepFreeze(offer);
+    this.offerEmitter.fire({ server: this.server, offer: this.current });
   }
 
   private async subscribeAll(session: McpSession): Promise<void> {

@@ -136,7 +136,7 @@ export class ServerConnection {
     return this.extras.onNotice;
   }
 
-  /** Resources, templates and prompts, as last listed (kept while reconnecting). */
+  /** Resources, templates and prompts, as last listed (kept while reconnecting); frozen. */
   get offer(): ServerOffer {
     return this.extras.offer;
   }
@@ -444,6 +444,9 @@ export class ServerConnection {
       this.verdict = session.verdict;
       this.failures = 0;
       const toolsChanged = this.replaceTools({ tools: session.tools, quarantined: session.quarantined });
+      // Before the running state, so that whoever reacts to it (the catalog stores the offer) sees
+      // this session's offer and not the previous one.
+      this.extras.adopt(session);
       const now = this.clock.now();
       this.setState(
         {
@@ -465,7 +468,6 @@ export class ServerConnection {
         `running: ${session.serverInfo.name} ${session.serverInfo.version}, protocol ${session.protocolVersion} (${session.era} era), ${this.toolList.length} tools, ${now - startedAt} ms`,
       );
       if (toolsChanged) this.fireTools();
-      this.extras.adopt(session);
       this.scheduleTtlRefresh(session);
     } catch (error) {
       if (stale()) return;

@@ -167,11 +167,11 @@ export async function listOffer(session: OfferSession, policy: OfferPolicy, prev
   const offered = offeredLists(session.capabilities);
   const problems: string[] = [];
   const requestPage: PageRequester = (method, params, key) => session.requestRaw(method, params, pageSchema(key), policy, { retried: false });
-  const hints = { resources: {} as { ttlMs?: number }, prompts: {} as { ttlMs?: number } };
-  const list = async <T>(spec: ListSpec<T>, wanted: boolean, kept: readonly T[]): Promise<readonly T[]> => {
+  const hints: { resources: { ttlMs?: number }; prompts: { ttlMs?: number } } = { resources: {}, prompts: {} };
+  const list = async <T>(spec: ListSpec<T>, wanted: boolean, kept: readonly T[], hint: { ttlMs?: number }): Promise<readonly T[]> => {
     if (!wanted) return kept;
     try {
-      return await listEverything(spec, requestPage, problems, spec === (PROMPTS as unknown) ? hints.prompts : hints.resources);
+      return await listEverything(spec, requestPage, problems, hint);
     } catch (error) {
       if (policy.signal?.aborted) throw error;
       // A server with resources but no templates may not know the templates method at all.
@@ -182,9 +182,9 @@ export async function listOffer(session: OfferSession, policy: OfferPolicy, prev
   };
   const listResources = offered.resources && which.includes('resources');
   const [resources, resourceTemplates, prompts] = await Promise.all([
-    list(RESOURCES, listResources, offered.resources ? previous.resources : []),
-    list(RESOURCE_TEMPLATES, listResources, offered.resources ? previous.resourceTemplates : []),
-    list(PROMPTS, offered.prompts && which.includes('prompts'), offered.prompts ? previous.prompts : []),
+    list(RESOURCES, listResources, offered.resources ? previous.resources : [], hints.resources),
+    list(RESOURCE_TEMPLATES, listResources, offered.resources ? previous.resourceTemplates : [], hints.resources),
+    list(PROMPTS, offered.prompts && which.includes('prompts'), offered.prompts ? previous.prompts : [], hints.prompts),
   ]);
   const ttlMs = {
     ...(hints.resources.ttlMs === undefined ? (previous.ttlMs?.resources === undefined ? {} : { resources: previous.ttlMs.resources }) : { resources: hints.resources.ttlMs }),

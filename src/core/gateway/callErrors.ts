@@ -29,18 +29,20 @@ export function toProtocolError(error: unknown, target: CallTarget, requested: s
   if (!isConnectionError(error)) {
     return rpcError(ProtocolErrorCode.InternalError, `Calling tool "${target.name}" of server "${target.server}" failed: ${message}`);
   }
-  switch (error.code) {
-    case 'UNKNOWN_TOOL':
-    case 'INVALID_ARGUMENTS':
-      return rpcError(ProtocolErrorCode.InvalidParams, message);
-    case 'SERVER_ERROR':
-      // The upstream's own JSON-RPC error: keep its code and data so the client can act on them.
-      return rpcError(error.rpcCode ?? ProtocolErrorCode.InternalError, message, error.data);
-    case 'REQUEST_TIMEOUT':
-      return rpcError(REQUEST_TIMEOUT_CODE, message);
-    default:
-      return unavailable();
-  }
+  if (error.code === 'UNKNOWN_TOOL' || error.code === 'INVALID_ARGUMENTS') return rpcError(ProtocolErrorCode.InvalidParams, message);
+  return upstreamError(error, target.server);
+}
+
+/**
+ * What went wrong upstream, for any forwarded request: the upstream's own JSON-RPC error keeps its
+ * code and data (so the client can act on them), a timeout is -32001, anything else means the
+ * server is unavailable.
+ */
+export function upstreamError(error: unknown, server: string): ProtocolError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isConnectionError(error, 'SERVER_ERROR')) return rpcError(error.rpcCode ?? ProtocolErrorCode.InternalError, message, error.data);
+  if (isConnectionError(error, 'REQUEST_TIMEOUT')) return rpcError(REQUEST_TIMEOUT_CODE, message);
+  return rpcError(ProtocolErrorCode.InternalError, `Server "${server}" is unavailable: ${message}`);
 }
 
 /** The catalog's refusals are the client's mistake (InvalidParams); a server that is down is not. */

@@ -170,7 +170,7 @@ export class McpGateway {
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.offers) {
-      this.relay = new OfferRelay(this.offers, { sessions: () => this.sessions.entries(), notifyModern: (affects, what) => this.modern.notifyOffer(affects, what) }, this.logger);
+      this.relay = new OfferRelay(this.offers, { sessions: () => this.sessions.entries(), notifyModern: (affects, what, printOf) => this.modern.notifyOffer(affects, what, printOf) }, this.logger);
     }
     if (this.disposing) {
       // dispose() ran while listen() was pending.

@@ -58,16 +58,17 @@ export class ModernEndpoints {
    * Tells listeners of the endpoints `affects` selects: of a resource update, or of the lists
    * (resources, prompts) that changed on each endpoint.
    */
-  notifyOffer(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }): void {
+  notifyOffer(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }, printOf?: (endpoint: EndpointId) => OfferFingerprint): void {
     const offers = this.offers;
     if (!offers) return;
+    const fingerprint = printOf ?? ((endpoint: EndpointId) => offerFingerprint(offers, endpoint));
     for (const entry of this.endpoints.values()) {
       if (!affects(entry.endpoint)) continue;
       if (typeof what === 'object') {
         entry.handler.notify.resourceUpdated(what.updated);
         continue;
       }
-      const print = offerFingerprint(offers, entry.endpoint);
+      const print = fingerprint(entry.endpoint);
       const before = entry.offerPrint;
       entry.offerPrint = print;
       if (print.resources !== before?.resources) entry.handler.notify.resourcesChanged();

@@ -2,17 +2,15 @@
 // prompts (list, get), completion and logging/setLevel. Lists come from the offer catalog (kept
 // while a server reconnects); requests go through its gate to the upstream server with the
 // client's cancellation and progress, and errors keep the upstream's code.
-import { ProtocolError, ProtocolErrorCode, type Progress, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { isCatalogError } from '../catalog/errors';
-import type { OfferCapabilities, OfferSource, ToolCallOptions } from '../catalog/types';
-import { isConnectionError } from '../connection/errors';
+import type { OfferCapabilities, OfferSource } from '../catalog/types';
 import type { Logger } from '../logging';
-import { rpcError } from './callErrors';
+import { rpcError, upstreamError } from './callErrors';
 import type { Relayed } from './clientRelay';
 import type { EndpointId } from './endpoint';
+import { clientRequestOptions } from './requestOptions';
 import { listedPrompts, listedResources, listedTemplates, routePrompt, routeResource, routeTemplate, type Routed } from './offerIndex';
-
-const REQUEST_TIMEOUT_CODE = -32001;
 
 /** A session's resource subscriptions, so that closing it unsubscribes upstream. */
 export interface SubscriptionLedger {
@@ -22,26 +20,8 @@ export interface SubscriptionLedger {
 
 export function offerError(error: unknown, target: Routed, what: string): ProtocolError {
   if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
-  const message = error instanceof Error ? error.message : String(error);
-  if (isCatalogError(error)) return rpcError(ProtocolErrorCode.InvalidParams, `${what}: ${message}`);
-  if (isConnectionError(error, 'SERVER_ERROR')) return rpcError(error.rpcCode ?? ProtocolErrorCode.InternalError, message, error.data);
-  if (isConnectionError(error, 'REQUEST_TIMEOUT')) return rpcError(REQUEST_TIMEOUT_CODE, message);
-  return rpcError(ProtocolErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
-}
-
-/** The request's signal, and its progress re-addressed to the client's own token. */
-function callOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger): ToolCallOptions {
-  const progressToken = params?._meta?.progressToken;
-  return {
-    signal: ctx.mcpReq.signal,
-    ...(progressToken === undefined
-      ? {}
-      : {
-          onProgress: (progress: Progress) => {
-            ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch((error: unknown) => logger.debug(`progress not delivered: ${String(error)}`));
-          },
-        }),
-  };
+  if (isCatalogError(error)) return rpcError(ProtocolErrorCode.InvalidParams, `${what}: ${error.message}`);
+  return upstreamError(error, target.server);
 }
 
 /** The params as sent, minus `_meta` (the gateway's upstream client adds its own). */
@@ -66,14 +46,17 @@ export function registerOfferHandlers(
       throw offerError(error, target, what);
     }
   };
+  /** A read or a get: through the gate, with the client's options, relaying what the server asks. */
+  const forwardRelayed = <M extends 'resources/read' | 'prompts/get'>(target: Routed, what: string, method: M, params: Record<string, unknown>, ctx: ServerContext, sent: Record<string, unknown>) => {
+    const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`);
+    return forward(target, what, () => relayed(target.server, ctx, () => offers.forwardRequest(target.server, method, params, options)));
+  };
   if (capabilities.resources) {
     server.setRequestHandler('resources/list', async () => ({ resources: listedResources(offers, endpoint) }));
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: listedTemplates(offers, endpoint) }));
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const target = routeResource(offers, endpoint, request.params.uri);
-      const params = { ...upstreamParams(request.params), uri: target.upstream };
-      const read = () => offers.forwardRequest(target.server, 'resources/read', params, callOptions(ctx, request.params, logger));
-      return forward(target, `Reading "${request.params.uri.slice(0, 200)}"`, () => relayed(target.server, ctx, read));
+      return forwardRelayed(target, `Reading "${request.params.uri.slice(0, 200)}"`, 'resources/read', { ...upstreamParams(request.params), uri: target.upstream }, ctx, request.params);
     });
     if (capabilities.resources.subscribe) {
       server.setRequestHandler('resources/subscribe', async (request) => {
@@ -97,9 +80,7 @@ export function registerOfferHandlers(
     server.setRequestHandler('prompts/list', async () => ({ prompts: listedPrompts(offers, endpoint) }));
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const target = routePrompt(offers, endpoint, request.params.name);
-      const params = { ...upstreamParams(request.params), name: target.upstream };
-      const get = () => offers.forwardRequest(target.server, 'prompts/get', params, callOptions(ctx, request.params, logger));
-      return forward(target, `Prompt "${request.params.name.slice(0, 200)}"`, () => relayed(target.server, ctx, get));
+      return forwardRelayed(target, `Prompt "${request.params.name.slice(0, 200)}"`, 'prompts/get', { ...upstreamParams(request.params), name: target.upstream }, ctx, request.params);
     });
   }
   if (capabilities.completions) {
@@ -108,7 +89,7 @@ export function registerOfferHandlers(
       const target = ref.type === 'ref/prompt' ? routePrompt(offers, endpoint, ref.name) : routeTemplate(offers, endpoint, ref.uri);
       const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: target.upstream } : { ...ref, uri: target.upstream };
       const params = { ...upstreamParams(request.params), ref: upstreamRef };
-      return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, callOptions(ctx, request.params, logger)));
+      return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, clientRequestOptions(ctx, request.params, logger, target.server)));
     });
   }
   if (capabilities.logging) {
@@ -118,7 +99,7 @@ export function registerOfferHandlers(
       // the gateway relays; the upstream servers filter at the source.
       await Promise.all(
         servers.map((name) =>
-          forward({ server: name, upstream: '' }, 'logging/setLevel', () => offers.forwardRequest(name, 'logging/setLevel', upstreamParams(request.params), callOptions(ctx, request.params, logger))),
+          forward({ server: name, upstream: '' }, 'logging/setLevel', () => offers.forwardRequest(name, 'logging/setLevel', upstreamParams(request.params), clientRequestOptions(ctx, request.params, logger, name))),
         ),
       ).catch((error: unknown) => {
         if (endpoint.kind === 'server') throw error;

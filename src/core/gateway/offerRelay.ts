@@ -53,7 +53,8 @@ export interface RelaySession {
 export interface RelayTargets {
   sessions(): Iterable<[string, RelaySession]>;
   /** 2026-07-28 endpoints: their handlers notify listeners. */
-  notifyModern(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }): void;
+  /** `printOf` gives each endpoint's lists, hashed once per change for sessions and listeners alike. */
+  notifyModern(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }, printOf?: (endpoint: EndpointId) => OfferFingerprint): void;
 }
 
 function affects(endpoint: EndpointId, server: string): boolean {
@@ -96,7 +97,7 @@ export class OfferRelay implements Disposable {
       if (print.resources !== before.resources) void deliver('resources/list_changed', () => session.server.sendResourceListChanged());
       if (print.prompts !== before.prompts) void deliver('prompts/list_changed', () => session.server.sendPromptListChanged());
     }
-    this.targets.notifyModern((endpoint) => affects(endpoint, server), 'lists');
+    this.targets.notifyModern((endpoint) => affects(endpoint, server), 'lists', printOf);
   }
 
   private relayNotice(notice: ServerNotice): void {

@@ -1,14 +1,14 @@
 // The MCP server behind one client session of one endpoint (2025 era), or behind one request
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
-import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type Progress, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
 import type { OfferSource, ToolSource } from '../catalog/types';
-import { errorMessage } from '../connection/errors';
 import type { Logger } from '../logging';
 import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
 import { listedTools, mapToolName, type CallTarget } from './exposure';
 import { relayedThrough, type RelayHost } from './clientRelay';
+import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
 import { endpointCapabilities } from './offerIndex';
 
@@ -88,22 +88,12 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const target = await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal);
-    const progressToken = request.params._meta?.progressToken;
-    // Upstream progress uses the token the gateway's own upstream client chose; the client that
-    // asked here only knows its own token, so each notification is re-addressed.
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (progress: Progress) => {
-            ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })
-              .catch((error: unknown) => logger.debug(`progress for ${target.server}/${target.name} not delivered: ${errorMessage(error)}`));
-          };
+    const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`);
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
     try {
       // The upstream result, from the client package, goes out through the server package: the
       // same wire type, declared twice.
-      const call = () => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, onProgress });
+      const call = () => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, options);
       return (await relayed(target.server, ctx, call)) as CallToolResult;
     } catch (error) {
       throw toProtocolError(error, target, request.params.name);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SwitchboardApi } from '../../../src/extension';
-import { isKind, switchboardApi, waitForServer } from '../support';
+import { isKind, switchboardApi, toolText, waitForServer } from '../support';
 
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 
@@ -27,9 +27,6 @@ async function waitForTools(predicate: (names: string[]) => boolean, timeoutMs =
   return toolNames();
 }
 
-function text(result: vscode.LanguageModelToolResult): string {
-  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
-}
 
 async function invoke(name: string, input: object): Promise<vscode.LanguageModelToolResult> {
   return vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
@@ -55,7 +52,7 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
 
   it('invokes a read-only tool through the gateway and returns the upstream result', async () => {
     const result = await invoke('mcp_ok_echo', { text: 'hello through the gateway' });
-    assert.equal(text(result), 'hello through the gateway');
+    assert.equal(toolText(result), 'hello through the gateway');
   });
 
   it('offers a server that speaks only MCP 2026-07-28 to chat, and calls it, through the gateway', async () => {
@@ -65,16 +62,16 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     assert.match(row?.tooltip ?? '', /\*\*Protocol:\*\* 2026-07-28 · modern era \(sessionless\)/);
     const names = await waitForTools((all) => all.includes('mcp_modern_echo'), 20_000, { startServers: true });
     assert.ok(names.includes('mcp_modern_add'), names.join(', '));
-    assert.equal(text(await invoke('mcp_modern_echo', { text: 'from the 2025 editor to a 2026 server' })), 'from the 2025 editor to a 2026 server');
+    assert.equal(toolText(await invoke('mcp_modern_echo', { text: 'from the 2025 editor to a 2026 server' })), 'from the 2025 editor to a 2026 server');
   });
 
   it('lists the catalog and calls a tool with the dispatcher tools', async () => {
-    const listed = JSON.parse(text(await invoke('mcpSwitchboard_listTools', { server: 'ok' }))) as { tools: Array<{ qualifiedName: string; readOnly: boolean; serverState: string }> };
+    const listed = JSON.parse(toolText(await invoke('mcpSwitchboard_listTools', { server: 'ok' }))) as { tools: Array<{ qualifiedName: string; readOnly: boolean; serverState: string }> };
     const echo = listed.tools.find((tool) => tool.qualifiedName === 'ok__echo');
     assert.deepEqual({ readOnly: echo?.readOnly, serverState: echo?.serverState }, { readOnly: true, serverState: 'running' });
     assert.ok(!listed.tools.some((tool) => tool.qualifiedName === 'ok__fail'));
     const called = await invoke('mcpSwitchboard_callTool', { tool: 'ok__echo', arguments: { text: 'dispatched' } });
-    assert.equal(text(called), 'dispatched');
+    assert.equal(toolText(called), 'dispatched');
   });
 
   it('gives the dispatcher a clear error for a filtered or unknown tool', async () => {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { SwitchboardApi } from '../../../src/extension';
-import { isKind, switchboardApi, waitForServer } from '../support';
+import { isKind, switchboardApi, toolText, waitForServer } from '../support';
 
-function text(result: vscode.LanguageModelToolResult): string {
-  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
-}
 
 describe('resources, prompts and what servers ask, in the real editor', function () {
   this.timeout(60_000);
@@ -50,7 +47,7 @@ describe('resources, prompts and what servers ask, in the real editor', function
 
   it('answers a server\'s roots request with the workspace folders', async () => {
     const result = await vscode.lm.invokeTool('mcpSwitchboard_callTool', { input: { tool: 'rich__list_roots', arguments: {} }, toolInvocationToken: undefined });
-    const roots = (JSON.parse(text(result)) as { roots: { uri: string; name: string }[] }).roots;
+    const roots = (JSON.parse(toolText(result)) as { roots: { uri: string; name: string }[] }).roots;
     assert.deepEqual(roots.map((root) => root.uri), (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.toString()));
     assert.ok(roots.length > 0);
   });
