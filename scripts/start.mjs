@@ -4,7 +4,7 @@
 //   npm start [-- --port N]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { isAlive } from './process-alive.mjs';
+import { isAlive } from './processes.mjs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheDir, repoRoot } from './harness-paths.mjs';

@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromiumPath, codeServerEntry, node24, repoRoot } from '../../scripts/harness-paths.mjs';
+import { endProcessGroup } from '../../scripts/processes.mjs';
 
 export const EXTENSION_ID = 'switchboard-labs.mcp-switchboard';
 
@@ -94,7 +95,7 @@ export async function startCodeServer(options = {}) {
     const state = await Promise.race([exited.then(() => 'exited'), healthy(url).then((ok) => (ok ? 'up' : 'down'))]);
     if (state === 'up') break;
     if (state === 'exited' || Date.now() > deadline) {
-      stopProcessGroup(child);
+      await endProcessGroup(child.pid);
       throw new Error(`code-server did not start (${state}). Output:\n${output.slice(-30).join('\n')}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -122,9 +123,10 @@ export async function startCodeServer(options = {}) {
       if (payload.length > 0) query.set('payload', JSON.stringify(payload));
       return `${url}/?${query.toString()}`;
     },
+    /** Ends the whole process group (not only code-server itself, which may exit before its children). */
     async stop() {
-      stopProcessGroup(child);
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      await endProcessGroup(child.pid);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
       fs.rmSync(stateDir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
@@ -137,22 +139,6 @@ async function healthy(url) {
   } catch {
     return false;
   }
-}
-
-function stopProcessGroup(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  setTimeout(() => {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }, 3000).unref();
 }
 
 /** Installs a .vsix into an extensions folder with code-server's own installer (the marketplace path). */

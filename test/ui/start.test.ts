@@ -14,22 +14,24 @@ function stateDirs(): Set<string> {
   return new Set(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('switchboard-cs-')));
 }
 
-/** The processes of a process group, with their command lines (ps, since nothing announces them). */
-function groupProcesses(group: number): Array<{ pid: number; args: string }> {
-  const out = execFileSync('ps', ['-e', '-o', 'pid=,pgid=,args='], { encoding: 'utf8' });
+/** The processes of a process group, with their state and command lines (ps, since nothing announces them). */
+function groupProcesses(group: number): Array<{ pid: number; ppid: number; state: string; args: string }> {
+  const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,pgid=,stat=,args='], { encoding: 'utf8' });
   return out
     .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null && Number(match[2]) === group)
-    .map((match) => ({ pid: Number(match[1]), args: match[3] ?? '' }));
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null && Number(match[3]) === group)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), state: match[4] ?? '', args: match[5] ?? '' }));
 }
 
-const groupMembers = (group: number): number[] => groupProcesses(group).map((entry) => entry.pid);
+// A zombie has exited and holds nothing but its pid until its parent (or init, for an orphan) reaps
+// it; how soon init reaps is up to the machine, not to `npm start`.
+const runningMembers = (group: number) => groupProcesses(group).filter((entry) => !entry.state.startsWith('Z'));
 
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+async function until(condition: () => boolean, what: () => string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`${what()} not within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -89,8 +91,11 @@ describe('npm start cleans up (UI)', function () {
   });
 
   async function assertCleanedUp(started: Started): Promise<void> {
-    await until(() => groupMembers(started.codeServer).length === 0, `code-server's process group (${started.codeServer}) to end`);
-    await until(() => [...stateDirs()].every((name) => before.has(name)), 'the temp folder to be removed');
+    await until(
+      () => runningMembers(started.codeServer).length === 0,
+      () => `code-server's process group (${started.codeServer}) to end: ${JSON.stringify(groupProcesses(started.codeServer))}`,
+    );
+    await until(() => [...stateDirs()].every((name) => before.has(name)), () => 'the temp folder to be removed');
   }
 
   it('when the terminal closes (SIGHUP to the job), with the demo servers running', async () => {
