@@ -19,10 +19,15 @@ const resultsDir = path.join(artifactsDir, 'results');
 
 const totals = { passed: 0, failed: 0 };
 const summary = [];
+const timings = [];
 
 function run(command, args, options = {}) {
+  const { output, ...spawnOptions } = options;
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: repoRoot, stdio: 'inherit', ...options });
+    const child = spawn(command, args, { cwd: repoRoot, stdio: output ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...spawnOptions });
+    // Held back and printed in one piece, so that a step run alongside a stage does not interleave.
+    child.stdout?.on('data', (chunk) => output.push(chunk));
+    child.stderr?.on('data', (chunk) => output.push(chunk));
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     child.on('error', (error) => {
       console.error(`[test] cannot run ${command}: ${error.message}`);
@@ -125,16 +130,10 @@ const stageRunners = {
   },
 };
 
-async function prepareEditorStages() {
-  const needsEditor = stages.some((stage) => EDITOR_STAGES.includes(stage));
-  if (!needsEditor) return true;
-  const steps = [
-    ['node', ['scripts/setup-editor.mjs']],
-    ['node', ['scripts/build.mjs', '--tests']],
-  ];
-  if (stages.includes('vsix')) steps.push(['npm', ['run', '--silent', 'package']]);
+/** Runs steps in order, recording a failed one as the setup stage; `output` holds their output back. */
+async function runSteps(steps, output) {
   for (const [command, args] of steps) {
-    if ((await run(command, args)) !== 0) {
+    if ((await run(command, args, { output })) !== 0) {
       record('setup', 0, 1, `(${command} ${args.join(' ')} failed)`);
       return false;
     }
@@ -142,20 +141,55 @@ async function prepareEditorStages() {
   return true;
 }
 
+/**
+ * Installs the pinned editor harness, alongside the stages that need nothing of it (a first run
+ * downloads and builds code-server: minutes of mostly network and compiler time). Its output is
+ * printed in one piece when it ends.
+ */
+async function installHarness() {
+  const started = Date.now();
+  const output = [];
+  try {
+    return await runSteps([['node', ['scripts/setup-editor.mjs']]], output);
+  } finally {
+    console.log(`\n[test] ── editor harness setup (${Math.round((Date.now() - started) / 1000)} s, alongside the stages before it) ──`);
+    process.stdout.write(Buffer.concat(output));
+  }
+}
+
+/** Builds what the editor stages load. Not alongside the unit stage: its CLI tests run dist/cli.js. */
+function buildForEditor() {
+  const steps = [['node', ['scripts/build.mjs', '--tests']]];
+  if (stages.includes('vsix')) steps.push(['npm', ['run', '--silent', 'package']]);
+  return runSteps(steps);
+}
+
+// Stages that need nothing of the editor harness, and so run while it is installed.
+const STAGES_WITHOUT_HARNESS = ['lint', 'unit'];
+
 async function main() {
   fs.rmSync(resultsDir, { recursive: true, force: true });
   fs.mkdirSync(resultsDir, { recursive: true });
-  const editorReady = await prepareEditorStages();
+  const needsEditor = stages.some((stage) => EDITOR_STAGES.includes(stage));
+  const harness = needsEditor ? installHarness() : Promise.resolve(true);
+  const readyForEditorStages = async () => (await harness) && (!needsEditor || (await buildForEditor()));
+  let editorReady;
   for (const stage of stages) {
+    // Not alongside the harness setup: the conformance stage installs its own part of the harness.
+    if (!STAGES_WITHOUT_HARNESS.includes(stage)) editorReady ??= await readyForEditorStages();
     if (EDITOR_STAGES.includes(stage) && !editorReady) {
       record(stage, 0, 1, '(editor setup failed)');
       continue;
     }
+    const started = Date.now();
     console.log(`\n[test] ── ${stage} ──`);
     await stageRunners[stage]();
+    timings.push(`${stage} ${Math.round((Date.now() - started) / 1000)} s`);
   }
+  await harness;
   console.log('\n[test] summary');
   for (const line of summary) console.log(`  ${line}`);
+  console.log(`[test] time per stage: ${timings.join(', ')}`);
   console.log(`${totals.passed} passed, ${totals.failed} failed`);
   process.exitCode = totals.failed === 0 ? 0 : 1;
 }
