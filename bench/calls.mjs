@@ -86,6 +86,7 @@ async function coreConnection(core) {
     timeouts: core.DEFAULT_TIMEOUTS,
     reconnect: { maxAttempts: 0, initialDelayMs: 0, maxDelayMs: 0 },
     tools: {},
+    lifecycle: { start: 'eager', idleStopMs: 0 },
     secrets: [],
   });
   const state = await connection.start();

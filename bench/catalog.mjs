@@ -92,6 +92,7 @@ function definitions(core) {
       timeouts: core.DEFAULT_TIMEOUTS,
       reconnect: core.DEFAULT_RECONNECT,
       tools,
+      lifecycle: { start: 'eager', idleStopMs: 0 },
       secrets: [],
     };
   });

@@ -70,6 +70,7 @@ function definitions(core, count, delayMs) {
     timeouts: core.DEFAULT_TIMEOUTS,
     reconnect: { ...core.DEFAULT_RECONNECT, maxAttempts: 0 },
     tools: {},
+    lifecycle: { start: 'eager', idleStopMs: 0 },
     secrets: [],
   }));
 }

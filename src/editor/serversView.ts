@@ -46,6 +46,7 @@ export interface ServersTreeSource {
 
 const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
   running: new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed')),
+  idle: new vscode.ThemeIcon('pass', new vscode.ThemeColor('descriptionForeground')),
   starting: new vscode.ThemeIcon('loading~spin'),
   reconnecting: new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('problemsWarningIcon.foreground')),
   error: new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground')),
@@ -108,7 +109,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const hasChildren = this.serverChildren(view.name).length > 0;
     const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `server/${view.name}`;
-    item.description = describeState(view.state);
+    const state = describeState(view.state, Date.now(), { tools: this.source.tools(view.name).length });
+    item.description = state;
     item.tooltip = serverTooltip(view, this.source.offer(view.name));
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
@@ -119,7 +121,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       isActive(view.state.kind) ? 'stoppable' : 'startable',
       enabled ? 'enabled' : 'disabled',
     ].join(' ');
-    item.accessibilityInformation = { label: `${view.name}, ${describeState(view.state)}` };
+    item.accessibilityInformation = { label: `${view.name}, ${state}` };
     return item;
   }
 

@@ -152,6 +152,7 @@ async function main(): Promise<number> {
     name: 'conformance',
     source: { kind: 'user' },
     enabled: true,
+    lifecycle: { start: 'eager', idleStopMs: 0 },
     transport: 'http',
     url,
     headers: {},

@@ -5,7 +5,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { hashServerConnection } from '../config/hash';
 import type { ServerDefinition } from '../config/types';
 import type { Clock } from '../connection/clock';
-import { isConnecting, type ServerStateKind } from '../connection/state';
+import { isConnecting, startsOnDemand, type ServerStateKind } from '../connection/state';
 import { Emitter, type Event } from '../events';
 import type { Logger } from '../logging';
 import type { ToolCacheEntry } from './cache';
@@ -121,8 +121,9 @@ export class ServerRecords {
       let fromCache = false;
       if (record.state === 'running') {
         list = record.live;
-      } else if (isConnecting(record.state)) {
-        // On its way up (the manager reports queued servers as starting): the cached list stands in.
+      } else if (isConnecting(record.state) || startsOnDemand(record.state)) {
+        // On its way up (the manager reports queued servers as starting), or idle until a request
+        // starts it: the last list, or the cached one, stands in.
         list = record.live ?? record.cached;
         fromCache = list !== undefined;
       }

@@ -4,7 +4,7 @@
 // call is checked here against that snapshot, and waits (serverWaits.ts) for a server still starting.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../connection/clock';
-import { isServed, type ServerStateChangeEvent } from '../connection/state';
+import { isServed, startsOnDemand, type ServerStateChangeEvent } from '../connection/state';
 import type { Disposable, Event } from '../events';
 import { nullLogger, type Logger } from '../logging';
 import type { ServerView, ToolsChangedEvent } from '../manager/serverManager';
@@ -12,7 +12,7 @@ import { type CachedOffer, type ToolCacheStorage } from './cache';
 import { CatalogError } from './errors';
 import { describeFilterRule } from './filters';
 import { DEFAULT_REFRESH_DEBOUNCE_MS, RefreshScheduler, type RefreshCounters } from './refreshScheduler';
-import { ServerRecords } from './serverRecords';
+import { ServerRecords, type ServerRecord } from './serverRecords';
 import { ServerWaits } from './serverWaits';
 import { DEFAULT_CATALOG_SETTINGS, normalizeSettings, type CatalogSettings } from './settings';
 import { fingerprintTools, type BuiltSnapshot } from './snapshot';
@@ -36,6 +36,10 @@ export interface CatalogManager {
   server(name: string): ServerInfo | undefined;
   connection(name: string): CatalogConnection | undefined;
   forwardToolCall(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<CallToolResult>;
+  /** Starts an idle server: a call needs it. */
+  wake(server: string): void;
+  /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */
+  learn(server: string): void;
 }
 
 export interface ToolCatalogOptions {
@@ -79,6 +83,8 @@ export class ToolCatalog implements ToolSource, Disposable {
   private settings: CatalogSettings;
   private readonly clock: Clock;
   private disposed = false;
+  /** The stored cache has been read: an idle server without a list has none to stand in. */
+  private loaded = false;
 
   constructor(options: ToolCatalogOptions) {
     this.manager = options.manager;
@@ -122,7 +128,10 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.publisher.settle();
     this.ready = this.cache.load().then(() =>
       this.guard('cache load', () => {
-        if (!this.disposed) this.records.loadCached();
+        if (this.disposed) return;
+        this.loaded = true;
+        this.records.loadCached();
+        for (const record of this.records.all()) this.learnIfUnknown(record);
       }),
     );
   }
@@ -147,6 +156,7 @@ export class ToolCatalog implements ToolSource, Disposable {
       target = await this.resolveWhenListed(server, tool, error, options.signal);
     }
     if (target.state !== 'running') {
+      if (startsOnDemand(target.state)) this.manager.wake(server);
       await this.waits.whenRunning(server, options.signal);
       this.resolveCall(server, tool);
     }
@@ -235,6 +245,7 @@ export class ToolCatalog implements ToolSource, Disposable {
       record.cached = undefined;
       if (record.state === 'running') refetches.push(this.scheduler.refreshNow(record.name));
       else record.live = undefined;
+      this.learnIfUnknown(record);
     }
     this.logger.info(`tool cache invalidated for ${server === undefined ? 'all servers' : `"${server}"`}`);
     this.publisher.markDirty();
@@ -267,6 +278,18 @@ export class ToolCatalog implements ToolSource, Disposable {
     const record = this.records.record(event.server);
     if (record) this.records.update(record, this.manager.server(event.server)?.definition, event.state.kind);
     else this.records.sync(this.manager.servers());
+    const current = this.records.record(event.server);
+    if (current) this.learnIfUnknown(current);
+  }
+
+  /**
+   * An idle server with nothing to show for it (never run with this configuration, or its cache
+   * dropped or expired) starts once to list what it offers; the connection idles it again after.
+   */
+  private learnIfUnknown(record: ServerRecord): void {
+    const unknown = () => this.loaded && !this.disposed && startsOnDemand(record.state) && !record.live && !record.cached && this.records.record(record.name) === record;
+    // Not from inside the state event being delivered: its other listeners must see idle before starting.
+    if (unknown()) queueMicrotask(() => this.guard('learning a server', () => unknown() && this.manager.learn(record.name)));
   }
 
   private onTools(event: ToolsChangedEvent): void {

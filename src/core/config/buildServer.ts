@@ -12,10 +12,12 @@ import { baseFolderFor } from './paths';
 import { ServerDiagnostics } from './serverDiagnostics';
 import { secretsInArgs, secretsInUrl } from './secrets';
 import {
+  DEFAULT_LIFECYCLE,
   DEFAULT_RECONNECT,
   DEFAULT_TIMEOUTS,
   type ConfigDiagnostic,
   type InvalidServer,
+  type LifecycleSettings,
   type ReconnectSettings,
   type ServerDefinition,
   type ServerSource,
@@ -60,7 +62,8 @@ async function buildDefinition(
   const reconnect = buildReconnect(entry, diagnostics);
   const tools = buildTools(entry);
   const shown = { ...(entry.resources === false ? { resources: false } : {}), ...(entry.prompts === false ? { prompts: false } : {}) };
-  const common = { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect, tools, ...shown };
+  const lifecycle: LifecycleSettings = { start: entry.lifecycle ?? DEFAULT_LIFECYCLE.start, idleStopMs: Math.round((entry.idleStopMinutes ?? 0) * 60_000) };
+  const common = { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect, tools, lifecycle, ...shown };
 
   if (transport === 'stdio') {
     const command = await resolver.string(entry.command ?? '', ['command']);

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import {
   MAX_ARGS,
+  MAX_IDLE_STOP_MINUTES,
   MAX_MAP_ENTRIES,
   MAX_RECONNECT_ATTEMPTS,
   MAX_STRING_LENGTH,
@@ -33,6 +34,7 @@ const envName = z.string().regex(/^[^=\0]+$/, { error: 'is not a valid environme
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'is not a valid HTTP header name' });
 
 export const TRANSPORT_TYPES = ['stdio', 'http', 'sse'] as const;
+export const LIFECYCLES = ['eager', 'lazy'] as const;
 
 export const timeoutsSchema = z.looseObject({
   connectMs: milliseconds.optional(),
@@ -71,6 +73,14 @@ export const entrySchema = z.looseObject({
   resources: z.boolean().optional(),
   prompts: z.boolean().optional(),
   reconnect: reconnectSchema.optional(),
+  /** eager: starts with the window; lazy: on the first request that needs it. */
+  lifecycle: z.enum(LIFECYCLES).optional(),
+  /** Stops a server no client has used for this long; 0 or absent: never. */
+  idleStopMinutes: z
+    .number()
+    .min(0, { error: 'must not be negative' })
+    .max(MAX_IDLE_STOP_MINUTES, { error: `must be at most ${MAX_IDLE_STOP_MINUTES} (a week)` })
+    .optional(),
 });
 
 export type ParsedEntry = z.infer<typeof entrySchema>;

@@ -24,3 +24,6 @@ export const MAX_DIAGNOSTICS_PER_SERVER = 50;
 export const MAX_TIMER_MS = 2_147_483_647;
 
 export const MAX_RECONNECT_ATTEMPTS = 1000;
+
+/** `idleStopMinutes`: a week; MAX_TIMER_MS would allow about 24 days, and nobody means more. */
+export const MAX_IDLE_STOP_MINUTES = 7 * 24 * 60;

@@ -25,6 +25,13 @@ export interface ReconnectSettings {
   readonly maxDelayMs: number;
 }
 
+export interface LifecycleSettings {
+  /** `eager`: starts with the window; `lazy`: on the first request that needs it. */
+  readonly start: 'eager' | 'lazy';
+  /** Stops the server after this long without a client using it; 0: never. */
+  readonly idleStopMs: number;
+}
+
 export interface ToolFilterSettings {
   readonly allow?: readonly string[];
   readonly deny?: readonly string[];
@@ -41,6 +48,7 @@ interface ServerDefinitionBase {
   /** false hides the server's resources (or prompts) from chat; absent means shown. */
   readonly resources?: boolean;
   readonly prompts?: boolean;
+  readonly lifecycle: LifecycleSettings;
   /**
    * Values that came from `${input:...}` or look like secrets; loggers and the UI redact them.
    * Never persisted.
@@ -92,5 +100,6 @@ export interface InvalidServer {
   readonly needsInput?: readonly string[];
 }
 
+export const DEFAULT_LIFECYCLE: LifecycleSettings = { start: 'eager', idleStopMs: 0 };
 export const DEFAULT_TIMEOUTS: TimeoutSettings = { connectMs: 30_000, requestMs: 60_000 };
 export const DEFAULT_RECONNECT: ReconnectSettings = { maxAttempts: 5, initialDelayMs: 500, maxDelayMs: 30_000 };

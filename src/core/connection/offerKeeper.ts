@@ -94,6 +94,11 @@ export class OfferKeeper {
     this.ttlTimer = undefined;
   }
 
+  /** URIs subscribed to (each counted once, however many callers asked). */
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
+  }
+
   /** Subscribes to updates of `uri` (once upstream, however many callers ask). */
   async subscribe(uri: string): Promise<void> {
     if (uri.length > MAX_URI_LENGTH) throw new Error(`resource URI longer than ${MAX_URI_LENGTH} characters`);

@@ -3,7 +3,7 @@
 // manager owns many of these and only listens to their events.
 import os from 'node:os';
 import type { CallToolResult, FetchLike, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
-import type { ServerDefinition } from '../config/types';
+import type { LifecycleSettings, ServerDefinition } from '../config/types';
 import { Emitter, type Event } from '../events';
 import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';
 import { backoffDelay } from './backoff';
@@ -12,7 +12,8 @@ import { ConnectionError, errorMessage, isTransientRemoteFailure, type Connectio
 import { LineRingBuffer } from './lineRingBuffer';
 import type { ServerRequestHandlers } from './clientLink';
 import { McpSession, type ConnectPhase, type EraVerdict, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
-import { copyState, isSettled, type ServerState, type ServerStateChangeEvent } from './state';
+import { IdleStop } from './idleStop';
+import { copyState, isSettled, startsOnDemand, type IdleState, type ServerState, type ServerStateChangeEvent } from './state';
 import { checkToolArguments } from './toolArguments';
 import { OfferKeeper, type OfferChangeEvent, type ServerNotice } from './offerKeeper';
 import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
@@ -89,6 +90,9 @@ export class ServerConnection {
   private readonly clock: Clock;
   private readonly stderr: LineRingBuffer;
   private readonly extras: OfferKeeper;
+  private readonly idleStop: IdleStop;
+  /** Follows the configuration without a restart: it changes when, not how, the server connects. */
+  private lifecycle: LifecycleSettings;
   private current: ServerState = { kind: 'stopped' };
   private toolList: Tool[] = [];
   private quarantinedList: QuarantinedTool[] = [];
@@ -124,6 +128,14 @@ export class ServerConnection {
       () => ({ timeoutMs: definition.timeouts.requestMs, maxTotalMs: 0 }),
       this.clock,
     );
+    this.lifecycle = definition.lifecycle;
+    this.idleStop = new IdleStop({
+      clock: this.clock,
+      idleStopMs: () => this.lifecycle.idleStopMs,
+      running: () => this.current.kind === 'running',
+      held: () => this.extras.subscriptionCount > 0,
+      onIdle: (why) => void this.goIdle(why === 'learned' ? 'lazy' : 'unused'),
+    });
   }
 
   /** Fires when the resources, templates or prompts differ from the last ones. */
@@ -209,7 +221,49 @@ export class ServerConnection {
    * Stops the server: cancels pending attempts and retries, ends the process tree or HTTP session.
    * The state is `stopped` at once; the promise resolves when everything has exited.
    */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
+    return this.halt({ kind: 'stopped' });
+  }
+
+  /**
+   * Stops the server until a request needs it (`idle`): at the start of a lazy server, and after
+   * `idleStopMinutes` without use. Resolves when its process or session has ended.
+   */
+  goIdle(reason: IdleState['reason']): Promise<void> {
+    if (this.disposed || this.current.kind === 'disabled') return Promise.resolve();
+    // Already idle: resolves when the last process or session has ended, as stop() does.
+    if (startsOnDemand(this.current.kind)) return Promise.all(this.closingSessions).then(() => undefined);
+    if (reason === 'unused') this.logger.info(`stopping: unused for ${Math.round(this.lifecycle.idleStopMs / 1000)} s; the next request starts it again`);
+    return this.halt({ kind: 'idle', reason, since: this.clock.now() });
+  }
+
+  /** Starts an idle server: a request needs it. Nothing to do in any other state. */
+  wake(): void {
+    if (this.disposed || !startsOnDemand(this.current.kind)) return;
+    this.logger.info('starting: a request needs it');
+    this.beginAttempt({ kind: 'start' });
+  }
+
+  /** Starts an idle server that has nothing cached, to learn its lists, and idles it again once unused. */
+  learn(): void {
+    if (this.disposed || !startsOnDemand(this.current.kind)) return;
+    this.logger.info('starting to learn its tools, resources and prompts; it stops again once they are listed');
+    this.idleStop.stopAfterLearning();
+    this.beginAttempt({ kind: 'start' });
+  }
+
+  /** A changed `lifecycle` or `idleStopMinutes`: applies to the running connection, without a restart. */
+  applyLifecycle(lifecycle: LifecycleSettings): void {
+    this.lifecycle = lifecycle;
+    this.idleStop.arm();
+  }
+
+  /** Requests from clients in flight now (an idle stop waits for them). */
+  get requestsInFlight(): number {
+    return this.idleStop.requestsInFlight;
+  }
+
+  private async halt(next: ServerState): Promise<void> {
     this.generation += 1;
     this.cancelReconnectTimer();
     const attempt = this.attempt;
@@ -217,7 +271,7 @@ export class ServerConnection {
     this.attempt = undefined;
     this.detachSession();
     this.failures = 0;
-    if (this.current.kind !== 'stopped' && this.current.kind !== 'disabled') this.setState({ kind: 'stopped' });
+    if (this.current.kind !== next.kind && this.current.kind !== 'disabled') this.setState(next);
     await Promise.all([attempt?.done, ...this.closingSessions]);
   }
 
@@ -251,7 +305,7 @@ export class ServerConnection {
    * the server, or hit an expired HTTP session, is sent again, once.
    */
   async sendToolCall(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
-    return this.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
+    return this.inUse(() => this.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
       const tool = this.toolList.find((candidate) => candidate.name === name);
       const quarantined = tool ? undefined : this.quarantinedList.find((candidate) => candidate.name === name);
       if (quarantined) throw new ConnectionError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${this.name}\` is quarantined: ${quarantined.problem}`);
@@ -259,7 +313,7 @@ export class ServerConnection {
       const problems = checkToolArguments(tool, args);
       if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
       return session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget);
-    });
+    }));
   }
 
   /**
@@ -268,9 +322,9 @@ export class ServerConnection {
    * result is passed on as the server sent it.
    */
   async forwardRequest<M extends ForwardedMethod>(method: M, params: Record<string, unknown>, options: CallToolOptions = {}): Promise<ForwardedResult<M>> {
-    const result = await this.withSession(method, options.signal, (session, policy, budget) =>
+    const result = await this.inUse(() => this.withSession(method, options.signal, (session, policy, budget) =>
       session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget),
-    );
+    ));
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
     if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
     return result;
@@ -287,13 +341,29 @@ export class ServerConnection {
     session?.notifyRootsChanged().catch((error: unknown) => this.logger.debug(`roots/list_changed not delivered: ${errorMessage(error)}`));
   }
 
-  /** Updates of `uri` arrive as `resourceUpdated` notices; counted, so each subscribe needs its unsubscribe. */
-  subscribeResource(uri: string): Promise<void> {
-    return this.extras.subscribe(uri);
+  /**
+   * Updates of `uri` arrive as `resourceUpdated` notices; counted, so each subscribe needs its
+   * unsubscribe. A subscription holds the server: an idle one starts, and none stops for lack of use.
+   */
+  async subscribeResource(uri: string): Promise<void> {
+    await this.extras.subscribe(uri);
+    this.idleStop.cancel();
+    this.wake();
   }
 
-  unsubscribeResource(uri: string): Promise<void> {
-    return this.extras.unsubscribe(uri);
+  async unsubscribeResource(uri: string): Promise<void> {
+    await this.extras.unsubscribe(uri);
+    this.idleStop.arm();
+  }
+
+  /** Counts a client's request as use of the server, from before it waits for the server until it ends. */
+  private async inUse<T>(request: () => Promise<T>): Promise<T> {
+    const end = this.idleStop.begin();
+    try {
+      return await request();
+    } finally {
+      end();
+    }
   }
 
   private async withSession<T>(
@@ -333,6 +403,7 @@ export class ServerConnection {
   private waitForSession(what: string, signal: AbortSignal | undefined): Promise<McpSession> {
     if (signal?.aborted) return Promise.reject(new ConnectionError('CANCELLED', `${what} was cancelled`));
     if (this.current.kind === 'running' && this.session) return Promise.resolve(this.session);
+    this.wake();
     if (this.current.kind !== 'starting' && this.current.kind !== 'reconnecting') return Promise.reject(this.notRunning(what));
     const budgetMs = this.definition.timeouts.requestMs;
     return new Promise<McpSession>((resolve, reject) => {
@@ -679,6 +750,11 @@ export class ServerConnection {
   private setState(next: ServerState, at = this.clock.now()): void {
     const previous = this.current;
     this.current = next;
+    // running → running is a changed tool count, not a use: the countdown goes on.
+    if (next.kind === 'running') {
+      if (previous.kind !== 'running') this.idleStop.arm();
+    } else if (isSettled(next)) this.idleStop.reset();
+    else this.idleStop.cancel();
     this.stateEmitter.fire({ server: this.name, state: copyState(next), previous: copyState(previous), at });
   }
 }

@@ -1,5 +1,5 @@
 // The states a server can be in, each carrying the data the UI shows for it. The connection moves
-// between stopped/starting/running/reconnecting/error; disabled/invalid/blocked are decided before
+// between stopped/idle/starting/running/reconnecting/error; disabled/invalid/blocked are decided before
 // a connection exists (by configuration or trust) and are set by the manager, but live in the same
 // union so that one event stream describes a server end to end.
 import type { ConfigDiagnostic, TransportType } from '../config/types';
@@ -12,6 +12,16 @@ export interface ServerInfo {
 
 export interface StoppedState {
   readonly kind: 'stopped';
+}
+
+/**
+ * Not running, and started by the first request that needs it. `lazy`: not started since the
+ * window opened (or only to learn its lists); `unused`: stopped after `idleStopMinutes` without use.
+ */
+export interface IdleState {
+  readonly kind: 'idle';
+  readonly reason: 'lazy' | 'unused';
+  readonly since: number;
 }
 
 export interface StartingState {
@@ -85,6 +95,7 @@ export interface BlockedState {
 
 export type ServerState =
   | StoppedState
+  | IdleState
   | StartingState
   | RunningState
   | ReconnectingState
@@ -110,6 +121,11 @@ export interface ServerStateChangeEvent {
 /** On its way up: a call or a tools/list waits for it (within its timeouts) instead of failing. */
 export function isConnecting(kind: ServerStateKind): boolean {
   return kind === 'starting' || kind === 'reconnecting';
+}
+
+/** Not running, and started by the next request for it (a call, a read, a subscription). */
+export function startsOnDemand(kind: ServerStateKind): boolean {
+  return kind === 'idle';
 }
 
 /** States after which nothing happens without an outside call (start, reconnect, stop, config). */

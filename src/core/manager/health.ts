@@ -4,6 +4,8 @@ import type { ServerState } from '../connection/state';
 export interface HealthSummary {
   readonly total: number;
   readonly running: number;
+  /** Not running, and started by the next request (lazy, or stopped for lack of use): healthy. */
+  readonly idle: number;
   readonly starting: number;
   readonly reconnecting: number;
   readonly error: number;
@@ -14,7 +16,7 @@ export interface HealthSummary {
 }
 
 export function summarizeHealth(states: readonly ServerState[]): HealthSummary {
-  const counts = { running: 0, starting: 0, reconnecting: 0, error: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
+  const counts = { running: 0, idle: 0, starting: 0, reconnecting: 0, error: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
   for (const state of states) counts[state.kind] += 1;
   return { total: states.length, ...counts };
 }

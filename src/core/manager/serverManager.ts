@@ -8,7 +8,7 @@ import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } 
 import { systemClock, type Clock, type TimerHandle } from '../connection/clock';
 import { ConnectionError } from '../connection/errors';
 import { ServerConnection, type CallToolOptions, type ConnectionOptions } from '../connection/serverConnection';
-import { copyState, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../connection/state';
+import { copyState, startsOnDemand, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../connection/state';
 import type { OfferChangeEvent, ServerNotice } from '../connection/offerKeeper';
 import type { ServerRequestHandlers } from '../connection/clientLink';
 import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
@@ -93,6 +93,10 @@ function isEnabled(server: ConfiguredServer): boolean {
   return !isInvalid(server) && server.enabled;
 }
 
+function isLazy(server: ConfiguredServer): boolean {
+  return !isInvalid(server) && server.lifecycle.start === 'lazy';
+}
+
 /**
  * Resolves when the connection's first attempt is over: running, failed, or retrying. A remote
  * server that is down retries with backoff for as long as it takes; it must not hold a start slot
@@ -166,6 +170,7 @@ export class ServerManager {
     const toStart: Entry[] = [];
     const toStop: Entry[] = [];
     const blockChanges: Array<{ name: string; block: ServerBlock | undefined }> = [];
+    const lifecycleChanges: Array<{ entry: Entry; definition: ServerDefinition }> = [];
     const seen = new Set<string>();
 
     for (const configured of servers) {
@@ -179,8 +184,10 @@ export class ServerManager {
       if (previous && sameConnection) {
         // Only non-connection fields (tools filters, source) may differ: keep the live connection.
         // The subscriptions check identity, so the entry object itself is kept.
+        const lifecycleBefore = isInvalid(previous.configured) ? undefined : previous.configured.lifecycle;
         previous.configured = configured;
         next.set(configured.name, previous);
+        if (!isInvalid(configured) && JSON.stringify(lifecycleBefore) !== JSON.stringify(configured.lifecycle)) lifecycleChanges.push({ entry: previous, definition: configured });
         if (JSON.stringify(previous.blocked) !== JSON.stringify(block)) blockChanges.push({ name: configured.name, block });
         continue;
       }
@@ -188,10 +195,15 @@ export class ServerManager {
       const entry = this.createEntry(configured, hash, block);
       next.set(configured.name, entry);
       if (entry.connection && isEnabled(configured) && !entry.blocked) {
-        // Reported as starting from now on, not `stopped` while the previous one shuts down: the
-        // manager says itself which servers are about to start (the catalog relies on it).
-        entry.queuedSince = this.clock.now();
-        toStart.push(entry);
+        if (isLazy(configured)) {
+          // Idle from the start: the first request that needs it starts it.
+          void entry.connection.goIdle('lazy');
+        } else {
+          // Reported as starting from now on, not `stopped` while the previous one shuts down: the
+          // manager says itself which servers are about to start (the catalog relies on it).
+          entry.queuedSince = this.clock.now();
+          toStart.push(entry);
+        }
       }
     }
     for (const [name, entry] of this.entries) if (!seen.has(name)) toStop.push(entry);
@@ -212,7 +224,17 @@ export class ServerManager {
     await Promise.all([
       this.connectWithinGate(toStart),
       ...blockChanges.map((change) => this.applyBlock(change.name, change.block)),
+      ...lifecycleChanges.map((change) => this.applyLifecycle(change.entry, change.definition)),
     ]);
+  }
+
+  /** `lifecycle` and `idleStopMinutes` are not part of the connection hash: they apply in place. */
+  private async applyLifecycle(entry: Entry, definition: ServerDefinition): Promise<void> {
+    const connection = entry.connection;
+    if (!connection) return;
+    connection.applyLifecycle(definition.lifecycle);
+    // Turned eager while idle: it starts now, as it would have with the window.
+    if (!isLazy(definition) && startsOnDemand(connection.state.kind) && !entry.blocked) await this.connectWithinGate([entry]);
   }
 
   private createEntry(configured: ConfiguredServer, hash: string | undefined, blocked: Entry['blocked']): Entry {
@@ -321,6 +343,18 @@ export class ServerManager {
     return this.stateOf(entry);
   }
 
+  /** Starts an idle server because a request needs it (a call that goes through the catalog first). */
+  wake(name: string): void {
+    const entry = this.entries.get(name);
+    if (entry && !entry.blocked) entry.connection?.wake();
+  }
+
+  /** Starts an idle server that has nothing cached, to learn its lists; it idles again once unused. */
+  learn(name: string): void {
+    const entry = this.entries.get(name);
+    if (entry && !entry.blocked) entry.connection?.learn();
+  }
+
   async stopServer(name: string): Promise<ServerState> {
     const entry = this.require(name);
     await entry.connection?.stop();
@@ -345,7 +379,9 @@ export class ServerManager {
     if (block) await entry.connection?.stop();
     const current = this.stateOf(entry);
     if (JSON.stringify(previous) !== JSON.stringify(current)) this.fireState(name, current, previous);
-    if (!block && entry.connection && isEnabled(entry.configured)) await this.connectWithinGate([entry]);
+    if (block || !entry.connection || !isEnabled(entry.configured)) return;
+    if (isLazy(entry.configured)) await entry.connection.goIdle('lazy');
+    else await this.connectWithinGate([entry]);
   }
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */

@@ -18,9 +18,19 @@ function describeWait(ms: number): string {
   return seconds < 90 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
 }
 
-/** E.g. "running · 12 tools · 84 ms", "reconnecting in 4 s (attempt 3/5)", "blocked: workspace not trusted". */
-export function describeState(state: ServerState, now: number = Date.now()): string {
+/** What else is known of a server when its state does not say: the tools chat has of an idle one. */
+export interface StateContext {
+  readonly tools?: number;
+}
+
+/** E.g. "running · 12 tools · 84 ms", "idle · 12 tools cached", "reconnecting in 4 s (attempt 3/5)". */
+export function describeState(state: ServerState, now: number = Date.now(), context: StateContext = {}): string {
   switch (state.kind) {
+    case 'idle': {
+      const tools = context.tools ?? 0;
+      const known = tools > 0 ? ` · ${plural(tools, 'tool')} cached` : '';
+      return state.reason === 'unused' ? `idle${known} · stopped while unused` : `idle${known} · starts when used`;
+    }
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
       return `running · ${plural(state.toolCount, 'tool')}${quarantined > 0 ? ` (${quarantined} quarantined)` : ''} · ${Math.round(state.connectMs)} ms`;

@@ -40,6 +40,8 @@ function stateOfKind(kind: ServerStateKind): ServerState {
       };
     case 'starting':
       return { kind, since: 0 };
+    case 'idle':
+      return { kind, reason: 'lazy', since: 0 };
     case 'reconnecting':
       return { kind, attempt: 1, maxAttempts: 3, nextTryAt: 0, lastError: 'gone' };
     case 'error':
@@ -90,6 +92,9 @@ export class FakeManager implements CatalogManager {
   readonly fetches: string[] = [];
   readonly nextFetches = new Map<string, Deferred<Tool[]>[]>();
   readonly calls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
+  /** Servers the catalog asked to start for a call (wake) or to learn their lists (learn). */
+  readonly wakes: string[] = [];
+  readonly learns: string[] = [];
 
   /** Replaces the configuration (fires nothing, like a manager update with unchanged connections). */
   configure(definitions: readonly StdioServerDefinition[]): void {
@@ -153,6 +158,14 @@ export class FakeManager implements CatalogManager {
         return held ? held.promise : Promise.resolve(structuredClone(entry.tools));
       },
     };
+  }
+
+  wake(server: string): void {
+    this.wakes.push(server);
+  }
+
+  learn(server: string): void {
+    this.learns.push(server);
   }
 
   async forwardToolCall(server: string, tool: string, args: Record<string, unknown>, _options: ToolCallOptions): Promise<CallToolResult> {

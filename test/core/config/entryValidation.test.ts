@@ -262,3 +262,33 @@ describe('config: size limits', () => {
     assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
   });
 });
+
+describe('config: lifecycle and idleStopMinutes', () => {
+  runCases([
+    {
+      title: 'eager and never stopped by default',
+      raw: { command: 'npx' },
+      check: (server) => assert.deepEqual(server.lifecycle, { start: 'eager', idleStopMs: 0 }),
+    },
+    {
+      title: 'lazy, stopped after 2.5 minutes without use',
+      raw: { command: 'npx', lifecycle: 'lazy', idleStopMinutes: 2.5 },
+      check: (server) => assert.deepEqual(server.lifecycle, { start: 'lazy', idleStopMs: 150_000 }),
+    },
+    {
+      title: 'an unknown lifecycle names the choices',
+      raw: { command: 'npx', lifecycle: 'sometimes' },
+      expect: [['error', '.lifecycle', 'expected one of "eager", "lazy"']],
+    },
+    {
+      title: 'a negative idle time is refused',
+      raw: { command: 'npx', idleStopMinutes: -1 },
+      expect: [['error', '.idleStopMinutes', 'must not be negative']],
+    },
+    {
+      title: 'an idle time beyond a week is refused (timers overflow long before anyone means it)',
+      raw: { command: 'npx', idleStopMinutes: 100_000 },
+      expect: [['error', '.idleStopMinutes', 'at most 10080']],
+    },
+  ]);
+});

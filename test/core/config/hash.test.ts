@@ -8,6 +8,7 @@ const stdio: StdioServerDefinition = {
   timeouts: { connectMs: 30_000, requestMs: 60_000 },
   reconnect: { maxAttempts: 5, initialDelayMs: 500, maxDelayMs: 30_000 },
   tools: {},
+  lifecycle: { start: 'eager', idleStopMs: 0 },
   secrets: [],
   transport: 'stdio',
   command: 'npx',

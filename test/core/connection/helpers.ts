@@ -27,6 +27,7 @@ function commonFields(name: string) {
     timeouts: { connectMs: 10_000, requestMs: 10_000 },
     reconnect: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 100 },
     tools: {},
+    lifecycle: { start: 'eager' as const, idleStopMs: 0 },
     secrets: [],
   };
 }

@@ -72,7 +72,8 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     manager.onDidChangeState(({ server, state, previous }) => {
       if (!isSettled(previous) && isSettled(state)) io.err(`  ${server}: ${progressLine(state)}\n`);
     });
-    await manager.start(workspace.servers);
+    // The doctor checks every server: a lazy one starts now too (its report still says lazy).
+    await manager.start(workspace.servers.map((server) => ('transport' in server ? { ...server, lifecycle: { ...server.lifecycle, start: 'eager' as const } } : server)));
     const outcome = await waitUntilSettled(manager, timeoutMs, signal);
     if (outcome === 'aborted') return EXIT_FAILED;
     await catalog.settled();

@@ -26,6 +26,8 @@ export interface JsonServer {
   readonly resources: OfferReport['resources'];
   readonly resourceTemplates: OfferReport['resourceTemplates'];
   readonly prompts: OfferReport['prompts'];
+  /** `start`: eager or lazy; `idleStopMinutes`: 0 for never. Null for an invalid entry. */
+  readonly lifecycle: ServerReport['lifecycle'];
 }
 
 export interface JsonTool {
@@ -73,6 +75,7 @@ function jsonServer(server: ServerReport): JsonServer {
     resources: server.offer.resources,
     resourceTemplates: server.offer.resourceTemplates,
     prompts: server.offer.prompts,
+    lifecycle: server.lifecycle,
   };
 }
 

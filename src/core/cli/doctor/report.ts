@@ -58,6 +58,11 @@ export interface ServerReport {
   /** The capabilities the server declared (tools, resources, prompts, ...), while running; null otherwise. */
   readonly capabilities: readonly string[] | null;
   readonly offer: OfferReport;
+  /**
+   * As configured: when the server starts and whether it stops when unused. The doctor starts lazy
+   * servers too (it checks them); null for an invalid entry.
+   */
+  readonly lifecycle: { readonly start: 'eager' | 'lazy'; readonly idleStopMinutes: number } | null;
   /** The catalog's warnings about this server (an allow pattern matching nothing, duplicate names, ...). */
   readonly catalogWarnings: readonly string[];
   /** The last stderr lines of a stdio server (most useful for failed ones). */
@@ -93,7 +98,9 @@ export function buildReport(
   const needsInput = new Map(
     workspace.servers.flatMap((server) => ('needsInput' in server && server.needsInput ? [[server.name, server.needsInput] as const] : [])),
   );
+  const lifecycles = new Map(workspace.servers.flatMap((server) => ('transport' in server ? [[server.name, server.lifecycle] as const] : [])));
   const servers = views.map((view): ServerReport => {
+    const lifecycle = lifecycles.get(view.name);
     // An invalid server's own list repeats what is in the top-level one; keep each problem once.
     const diagnostics = unique([...view.diagnostics, ...workspace.diagnostics.filter((diagnostic) => diagnostic.server === view.name)]);
     const error = describeProblem(view.state, diagnostics, timeoutMs, needsInput.get(view.name));
@@ -109,6 +116,7 @@ export function buildReport(
       tools: toolReports(view, catalog.servers.find((server) => server.name === view.name)),
       capabilities: view.state.kind === 'running' ? Object.keys(view.state.capabilities) : null,
       offer: offerReport(offerOf(view.name)),
+      lifecycle: lifecycle ? { start: lifecycle.start, idleStopMinutes: lifecycle.idleStopMs / 60_000 } : null,
       catalogWarnings: [
         ...(view.state.kind === 'running' ? (view.state.quarantinedTools ?? []).map((tool) => `quarantined: ${tool.problem}`) : []),
         ...serverWarnings(catalog.warnings, view.name),
@@ -178,6 +186,7 @@ function describeProblem(
 ): string | undefined {
   switch (state.kind) {
     case 'running':
+    case 'idle':
     case 'disabled':
       return undefined;
     case 'error':
@@ -212,7 +221,7 @@ function unique(diagnostics: readonly ConfigDiagnostic[]): ConfigDiagnostic[] {
 
 /** A server counts when it is meant to run: everything but `disabled`, invalid entries included. */
 export function isFailing(server: ServerReport): boolean {
-  return server.state !== 'running' && server.state !== 'disabled';
+  return server.state !== 'running' && server.state !== 'idle' && server.state !== 'disabled';
 }
 
 /**

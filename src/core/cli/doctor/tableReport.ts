@@ -59,7 +59,8 @@ function row(server: ServerReport): string[] {
   const running = server.state === 'running';
   return [
     server.name,
-    server.state,
+    // The doctor starts lazy servers to check them; the row says they are not started with the window.
+    server.lifecycle?.start === 'lazy' ? `${server.state} (lazy)` : server.state,
     running ? `${exposedCount(server.tools)}/${server.tools.length}` : '-',
     running || server.offer.resources.length > 0 ? resourceCount(server) : '-',
     running || server.offer.prompts.length > 0 ? String(server.offer.prompts.length) : '-',
