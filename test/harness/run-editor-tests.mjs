@@ -49,6 +49,8 @@ const SUITES = {
         'keyed-args': { ...stdio('--api-key=sk-switchboard-test-7f3a9c'), reconnect: { maxAttempts: 0 } },
         // Resources, prompts, and tools that ask for a form or a model.
         rich: stdio('--name', 'rich', '--features'),
+        // Started only to learn its tools (nothing is cached in a fresh profile), then idle until used.
+        sleepy: { ...stdio('--name', 'sleepy', '--marker', path.join(scratch, 'sleepy.json')), lifecycle: 'lazy' },
       },
     }),
     prepare: (scratch) => fs.writeFileSync(path.join(scratch, 'failing.flag'), ''),

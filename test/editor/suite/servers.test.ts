@@ -6,7 +6,7 @@ import type { SwitchboardApi } from '../../../src/extension';
 import { isKind, stateOf, switchboardApi, waitFor, waitForServer } from '../support';
 
 // The runner starts the editor with these servers in the user settings (test/harness/run-editor-tests.mjs).
-const CONFIGURED = ['ok', 'modern', 'failing', 'hanging', 'off', 'broken', 'secretive', 'keyed-url', 'keyed-args', 'rich'];
+const CONFIGURED = ['ok', 'modern', 'failing', 'hanging', 'off', 'broken', 'secretive', 'keyed-url', 'keyed-args', 'rich', 'sleepy'];
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 const secret = process.env.SWITCHBOARD_TEST_SECRET ?? '';
 
