@@ -42,9 +42,13 @@ export interface SwitchboardApi {
   readonly logFolder: string;
   /** The servers published to the editor's MCP client right now (failed ones are left out). */
   publishedServers(): string[];
+  /** When activate() began (epoch ms) and how long it took: bench:editor reads these. */
+  readonly activation: { readonly startedAt: number; readonly ms: number };
 }
 
 export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
+  const startedAt = Date.now();
+  const began = performance.now();
   const context = new SwitchboardContext(extension);
   active = context;
   extension.subscriptions.push(context);
@@ -121,7 +125,10 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   }));
 
   const loaded = sync.reload();
+  const activation = { startedAt, ms: performance.now() - began };
+  logs.main.info(`activate() took ${activation.ms.toFixed(1)} ms`);
   return {
+    activation,
     servers: () => manager.servers(),
     onDidChangeState: ui.onDidChangeState,
     whenLoaded: () => loaded,

@@ -42,14 +42,15 @@ const DEFAULT_USER_SETTINGS = {
 
 /**
  * Starts code-server on 127.0.0.1. Resolves once /healthz answers.
- * @param {{ workspace?: string, extensionsDir?: string, trust?: boolean, userSettings?: object,
+ * @param {{ workspace?: string, extensionsDir?: string, userDataDir?: string, trust?: boolean, userSettings?: object,
  *           host?: string, port?: number, log?: (line: string) => void, env?: object }} options
  */
 export async function startCodeServer(options = {}) {
   const port = options.port ?? await freePort();
   const host = options.host ?? '127.0.0.1';
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cs-'));
-  const userDataDir = path.join(stateDir, 'user-data');
+  // A given user-data folder outlives the run (bench:editor starts the editor again on a warm cache).
+  const userDataDir = options.userDataDir ?? path.join(stateDir, 'user-data');
   const extensionsDir = options.extensionsDir ?? path.join(stateDir, 'extensions');
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
@@ -160,9 +161,10 @@ export async function installVsix(vsixPath, extensionsDir) {
 }
 
 /** Headless Debian Chromium through playwright-core, with the flags this closed network needs. */
-export async function launchBrowser() {
+/** Chromium, headless. A given `profile` folder is kept (the workbench keeps its storage in the browser). */
+export async function launchBrowser(options = {}) {
   const { chromium } = await import('playwright-core');
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-chromium-'));
+  const profile = options.profile ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     headless: true,
@@ -174,7 +176,7 @@ export async function launchBrowser() {
     context,
     async close() {
       await context.close().catch(() => undefined);
-      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+      if (!options.profile) fs.rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }

@@ -17,10 +17,22 @@ const { values: flags } = parseArgs({
     vsix: { type: 'boolean', default: false },
     stats: { type: 'string' },
     timeout: { type: 'string', default: String(5 * 60_000) },
+    // bench:editor only: a user-data folder kept between runs (a warm cache), the servers'
+    // lifecycle, and where the measurements go.
+    'user-data': { type: 'string' },
+    lifecycle: { type: 'string', default: 'eager' },
+    'bench-out': { type: 'string' },
+    warm: { type: 'boolean', default: false },
+    // bench:editor: the same workspace path on every run, since the editor keys its caches by it.
+    'workspace-root': { type: 'string' },
+    // bench:editor: the browser profile and the port (the origin its storage belongs to), kept too.
+    'browser-profile': { type: 'string' },
+    port: { type: 'string' },
   },
 });
 
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
+const BENCH_SERVERS = 20;
 const stdio = (...args) => ({ command: process.execPath, args: [fixture, ...args] });
 /** A server that speaks only MCP 2026-07-28: the editor reaches it through the gateway. */
 const modernFixture = path.join(repoRoot, 'test', 'fixtures', 'modern-server.mjs');
@@ -62,6 +74,18 @@ const SUITES = {
     userSettings: () => ({ 'mcpSwitchboard.servers': { 'user-server': stdio('--name', 'user-server') } }),
   },
   vsix: { workspace: 'basic', trust: true, userSettings: () => ({}) },
+  // bench/editor.mjs: 20 fixture servers, all eager or all lazy, three tools each (60 in all, within
+  // the default budget of 128, so that every server reaches chat).
+  bench: {
+    workspace: 'basic',
+    trust: true,
+    userSettings: () => ({
+      'mcpSwitchboard.servers': Object.fromEntries(
+        Array.from({ length: BENCH_SERVERS }, (_, index) => [`bench-${index + 1}`, { ...stdio('--name', `bench-${index + 1}`), lifecycle: flags.lifecycle, tools: { allow: ['echo', 'add', 'count'] } }]),
+      ),
+    }),
+    environment: { SWITCHBOARD_BENCH_SERVERS: String(BENCH_SERVERS), SWITCHBOARD_BENCH_OUT: flags['bench-out'] ?? '', SWITCHBOARD_BENCH_WARM: flags.warm ? '1' : '' },
+  },
 };
 const suiteName = flags.vsix ? 'vsix' : flags.suite;
 const suite = SUITES[suiteName];
@@ -78,7 +102,8 @@ async function main() {
   if (!fs.existsSync(testsPath)) throw new Error(`${testsPath} is missing; run node scripts/build.mjs --tests`);
   fs.mkdirSync(artifactsDir, { recursive: true });
   const log = fs.createWriteStream(logFile);
-  const workspace = copyWorkspace(suite.workspace);
+  const keptRoot = flags['workspace-root'];
+  const workspace = keptRoot && fs.existsSync(path.join(keptRoot, suite.workspace)) ? path.join(keptRoot, suite.workspace) : copyWorkspace(suite.workspace, keptRoot);
   // Files the fixtures and tests share (flags, markers), next to the workspace copy.
   const scratch = fs.mkdtempSync(path.join(path.dirname(workspace), 'scratch-'));
   suite.prepare?.(scratch);
@@ -95,11 +120,13 @@ async function main() {
   const server = await startCodeServer({
     workspace,
     extensionsDir,
+    ...(flags['user-data'] ? { userDataDir: flags['user-data'] } : {}),
+    ...(flags.port ? { port: Number(flags.port) } : {}),
     trust: suite.trust,
     userSettings: suite.userSettings(scratch),
     log: (line) => log.write(`[code-server] ${line}\n`),
   });
-  const browser = await launchBrowser();
+  const browser = await launchBrowser(flags['browser-profile'] ? { profile: flags['browser-profile'] } : {});
   try {
     const page = await browser.context.newPage();
     const finished = new Promise((resolve) => {
@@ -112,12 +139,15 @@ async function main() {
       page.exposeFunction('codeAutomationExit', (code) => resolve(Number(code)));
     });
     page.on('pageerror', (error) => log.write(`[pageerror] ${error.message}\n`));
+    // The moment the window opens, on the clock the extension host shares (bench:editor).
+    const windowOpenedAt = Date.now();
     await page.goto(server.workbenchUrl({
       developmentPath,
       testsPath,
       environment: {
         ...suite.environment,
         SWITCHBOARD_SUITE: suiteName,
+        SWITCHBOARD_WINDOW_OPENED_AT: String(windowOpenedAt),
         SWITCHBOARD_TEST_WORKSPACE: workspace,
         SWITCHBOARD_TEST_SCRATCH: scratch,
         SWITCHBOARD_NODE: process.execPath,
@@ -144,7 +174,8 @@ async function main() {
     await browser.close();
     await server.stop();
     log.end();
-    fs.rmSync(path.dirname(workspace), { recursive: true, force: true, maxRetries: 3 });
+    if (!keptRoot) fs.rmSync(path.dirname(workspace), { recursive: true, force: true, maxRetries: 3 });
+    else fs.rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
   }
 }
 
