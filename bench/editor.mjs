@@ -74,20 +74,20 @@ async function main() {
 
   const pick = (lifecycle, key) => median(results[lifecycle].map((sample) => sample[key]));
   const table = [
-    '| 20 servers, warm caches | activate() (ms) | window → activate() (ms, the floor) | window → all tools in vscode.lm.tools (ms) | vs. floor | activate() → tools (ms) | server processes then |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| 20 servers, warm caches | activate() (ms) | window → activate() (ms, the floor) | window → all tools in vscode.lm.tools (ms) | vs. floor | activate() → all published with tools (ms, Switchboard) | activate() → tools in vscode.lm.tools (ms) | server processes then |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...['eager', 'lazy'].map((lifecycle) => {
       const floor = pick(lifecycle, 'windowToActivateMs');
       const tools = pick(lifecycle, 'windowToToolsMs');
-      return `| ${lifecycle} | ${pick(lifecycle, 'activateMs').toFixed(1)} | ${ms(floor)} | ${ms(tools)} | ${(tools / floor).toFixed(2)}× | ${ms(pick(lifecycle, 'activateToToolsMs'))} | ${pick(lifecycle, 'running')} |`;
+      return `| ${lifecycle} | ${pick(lifecycle, 'activateMs').toFixed(1)} | ${ms(floor)} | ${ms(tools)} | ${(tools / floor).toFixed(2)}× | ${ms(pick(lifecycle, 'activateToPublishedMs'))} | ${ms(pick(lifecycle, 'activateToToolsMs'))} | ${pick(lifecycle, 'running')} |`;
     }),
   ].join('\n');
   const lazyActivate = pick('lazy', 'activateMs');
   const eagerActivate = pick('eager', 'activateMs');
-  const ours = Math.max(pick('lazy', 'activateToToolsMs'), pick('eager', 'activateToToolsMs'));
+  const ours = Math.max(pick('lazy', 'activateToPublishedMs'), pick('eager', 'activateToPublishedMs'));
   const verdict = [
     `- activate() under ${ACTIVATE_GOAL_MS} ms: ${eagerActivate.toFixed(1)} ms eager, ${lazyActivate.toFixed(1)} ms lazy; ${Math.max(lazyActivate, eagerActivate) < ACTIVATE_GOAL_MS ? 'met' : 'NOT met'}.`,
-    `- Window → tools under ${TOOLS_GOAL_MS} ms: ${pick('lazy', 'windowToToolsMs') < TOOLS_GOAL_MS ? 'met' : `NOT met here: the window takes ${ms(pick('lazy', 'windowToActivateMs'))} ms to reach activate() at all (code-server in headless Chromium on this machine; no extension can start earlier), and Switchboard's part after that is at most ${ms(ours)} ms`}.`,
+    `- Window → tools under ${TOOLS_GOAL_MS} ms: ${pick('lazy', 'windowToToolsMs') < TOOLS_GOAL_MS ? 'met' : `NOT met here: the window takes ${ms(pick('lazy', 'windowToActivateMs'))} ms to reach activate() at all (code-server in headless Chromium on this machine; no extension can start earlier), and Switchboard's part after that (until it has published every server with its tools) is at most ${ms(ours)} ms; the rest is the editor's own MCP client taking them in`}.`,
   ].join('\n');
   const block = [`${dateLine()} · ${machineLine()} · load average at start ${load} · ${rounds} windows each, medians`, '', table, '', verdict].join('\n');
   console.log(`\n${block}\n`);

@@ -44,7 +44,8 @@ export class ServersUi implements vscode.Disposable {
 
   render(): void {
     this.tree.refresh();
-    this.statusBar.update(this.manager.health(), this.manager.servers());
+    const snapshot = this.catalog.snapshot();
+    this.statusBar.update(this.manager.health(), this.manager.servers(), (name) => snapshot.servers.find((server) => server.name === name)?.tools.length ?? 0);
   }
 
   /** The tree as rendered, for tests and other extensions. */

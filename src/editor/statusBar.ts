@@ -13,13 +13,16 @@ export class HealthStatusBar implements vscode.Disposable {
     this.item.command = COMMANDS.showServerActions;
   }
 
-  update(health: HealthSummary, servers: readonly ServerView[]): void {
+  /** `toolCount`: the tools chat has of a server, which for an idle one come from the cache. */
+  update(health: HealthSummary, servers: readonly ServerView[], toolCount: (server: string) => number): void {
     if (health.total === 0) {
       this.item.hide();
       return;
     }
     const busy = health.starting > 0;
-    this.item.text = `$(${busy ? 'loading~spin' : 'plug'}) ${health.running}/${health.total}`;
+    // Idle servers (lazy, or stopped while unused) are healthy: they start when a request needs them.
+    const ready = health.running + health.idle;
+    this.item.text = `$(${busy ? 'loading~spin' : 'plug'}) ${ready}/${health.total}`;
     const failing = health.reconnecting + health.error;
     // Blocked servers wait on the user (trust, consent, input); they have not failed.
     const couldRun = health.total - health.disabled - health.blocked;
@@ -30,11 +33,12 @@ export class HealthStatusBar implements vscode.Disposable {
       : failing > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const tooltip = new vscode.MarkdownString('**MCP Switchboard**\n\n| Server | State |\n|---|---|\n');
     for (const server of servers) {
-      tooltip.appendMarkdown(`| ${server.name.replace(/\|/g, '\\|')} | ${describeState(server.state).replace(/\|/g, '\\|')} |\n`);
+      tooltip.appendMarkdown(`| ${server.name.replace(/\|/g, '\\|')} | ${describeState(server.state, Date.now(), { tools: toolCount(server.name) }).replace(/\|/g, '\\|')} |\n`);
     }
     tooltip.appendMarkdown('\nClick for server actions.');
     this.item.tooltip = tooltip;
-    this.item.accessibilityInformation = { label: `MCP Switchboard: ${health.running} of ${health.total} servers running` };
+    const idle = health.idle > 0 ? ` (${health.idle} of them idle until used)` : '';
+    this.item.accessibilityInformation = { label: `MCP Switchboard: ${ready} of ${health.total} servers ready${idle}` };
     this.item.show();
   }
 

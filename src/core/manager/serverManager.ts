@@ -331,8 +331,10 @@ export class ServerManager {
     return entry.connection.reconnect();
   }
 
+  /** Every server but the idle ones: they connect afresh when next used, and must not start now. */
   async reconnectAll(): Promise<void> {
-    await Promise.all(this.liveEntries().map((entry) => this.reconnect(entry.name)));
+    const live = this.liveEntries().filter((entry) => !startsOnDemand(this.stateOf(entry).kind));
+    await Promise.all(live.map((entry) => this.reconnect(entry.name)));
   }
 
   /** Starts a stopped server (after stop(), or one that never started). */

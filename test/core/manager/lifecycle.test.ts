@@ -228,6 +228,20 @@ describe('lazy start and idle stop', function () {
     assert.equal(stateOf(runtime, 'switch').kind, 'idle');
   });
 
+  it('Reconnect All Servers leaves idle servers idle', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const definition = server('resting', { start: 'lazy' });
+    await warmCache(storage, definition);
+    const runtime = runtimeWith(storage);
+    await runtime.catalog.ready;
+    await runtime.manager.start([definition, server('awake', {})]);
+    await reaches(runtime, 'awake', 'running');
+    await runtime.manager.reconnectAll();
+    assert.equal(stateOf(runtime, 'resting').kind, 'idle');
+    assert.equal(connectAttempts(runtime, 'resting'), 0);
+    assert.equal(connectAttempts(runtime, 'awake'), 2, 'the running one was reconnected');
+  });
+
   it('Stop Server stops an idle server for good: a call then fails instead of starting it', async () => {
     const storage = new MemoryToolCacheStorage();
     const definition = server('halted', { start: 'lazy' });
