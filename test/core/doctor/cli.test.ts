@@ -20,6 +20,7 @@ interface JsonServer {
   resources: { uri: string; name: string; mimeType?: string }[];
   resourceTemplates: { uriTemplate: string; name: string }[];
   prompts: { name: string; arguments: string[] }[];
+  lifecycle: { start: string; idleStopMinutes: number } | null;
 }
 
 function parseReport(stdout: string): { servers: JsonServer[] } {
@@ -80,8 +81,9 @@ describe('doctor CLI', function () {
       assert.deepEqual(report.servers.map((server) => server.name), ['good', 'broken', 'off']);
 
       const good = serverIn(report, 'good');
-      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts']);
+      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts', 'lifecycle']);
       assert.equal(good.state, 'running');
+      assert.deepEqual(good.lifecycle, { start: 'eager', idleStopMinutes: 0 });
       assert.equal(typeof good.connectMs, 'number');
       assert.equal(good.source, `workspace settings (${path.join(ws.dir, '.vscode', 'settings.json')})`);
       assert.deepEqual(good.diagnostics, []);
@@ -93,14 +95,14 @@ describe('doctor CLI', function () {
       assert.deepEqual(good.tools.slice(0, 3).map((tool) => tool.name), ['echo', 'add', 'slow'], 'in the order the server lists them');
 
       const broken = serverIn(report, 'broken');
-      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts']);
+      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts', 'lifecycle']);
       assert.equal(broken.capabilities, null);
       assert.equal(broken.state, 'error');
       assert.equal(broken.connectMs, null);
       assert.match(broken.error ?? '', /exited with code 4/);
 
       const off = serverIn(report, 'off');
-      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts']);
+      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts', 'lifecycle']);
       assert.equal(off.state, 'disabled');
     });
 
