@@ -35,11 +35,12 @@ export function offerSummary(toolCount: number, offer: OfferedServer | undefined
   return parts.join(' · ');
 }
 
-export function serverTooltip(view: ServerView, offer?: OfferedServer): vscode.MarkdownString {
+/** `toolCount`: the tools chat has of the server (for an idle one, from the cache). */
+export function serverTooltip(view: ServerView, offer: OfferedServer | undefined, toolCount: number): vscode.MarkdownString {
   const markdown = new vscode.MarkdownString('', true);
   markdown.supportHtml = false;
   const state = view.state;
-  markdown.appendMarkdown(`**${escape(view.name)}** — ${escape(describeState(state))}\n\n`);
+  markdown.appendMarkdown(`**${escape(view.name)}** — ${escape(describeState(state, Date.now(), { tools: toolCount }))}\n\n`);
   const rows: Array<[string, string]> = [];
   const definition = view.definition;
   if (definition) {
@@ -53,6 +54,10 @@ export function serverTooltip(view: ServerView, offer?: OfferedServer): vscode.M
     rows.push(['Capabilities', Object.keys(state.capabilities).join(', ') || 'none']);
     rows.push(['Offers', offerSummary(view.tools.length, offer)]);
     rows.push(['Connected since', new Date(state.since).toLocaleString()]);
+  }
+  if (state.kind === 'idle') {
+    rows.push(['Offers', `${offerSummary(toolCount, offer)} (cached)`]);
+    rows.push([state.reason === 'unused' ? 'Stopped while unused since' : 'Idle since', new Date(state.since).toLocaleString()]);
   }
   rows.push(['Source', escape(describeSource(view.source))]);
   if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);

@@ -109,9 +109,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const hasChildren = this.serverChildren(view.name).length > 0;
     const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `server/${view.name}`;
-    const state = describeState(view.state, Date.now(), { tools: this.source.tools(view.name).length });
+    const tools = this.source.tools(view.name).length;
+    const state = describeState(view.state, Date.now(), { tools });
     item.description = state;
-    item.tooltip = serverTooltip(view, this.source.offer(view.name));
+    item.tooltip = serverTooltip(view, this.source.offer(view.name), tools);
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
     // Menus in package.json match on these words.

@@ -1,0 +1,69 @@
+// A lazy server in the real editor, as a user sees it: it learns its tools once, then waits idle
+// (a healthy row and status bar, its cached tools listed), and running one of its tools from the
+// palette starts it.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
+
+describe('a lazy server (UI)', function () {
+  this.timeout(240_000);
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('basic', {
+      userSettings: {
+        'mcpSwitchboard.servers': {
+          always: { command: process.execPath, args: [fixture, '--name', 'always'] },
+          later: { command: process.execPath, args: [fixture, '--name', 'later'], lifecycle: 'lazy', idleStopMinutes: 15 },
+        },
+      },
+    });
+  });
+
+  after(async () => {
+    await workbench?.close();
+  });
+
+  it('shows it idle with its cached tools, counts it healthy in the status bar, and starts it for a tool run from the palette', async () => {
+    const { page } = workbench;
+    // Both healthy: one running, one idle after learning its tools.
+    await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    const later = treeRow(page, 'later');
+    await later.locator('.label-description', { hasText: /^idle · \d+ tools cached · starts when used$/ }).waitFor({ timeout: 30_000 });
+    await later.click();
+    await treeRow(page, 'echo').first().waitFor({ timeout: 30_000 });
+    // A wider side bar, so that the whole description shows, as it would for most users.
+    const sidebar = await page.locator('.part.sidebar').boundingBox();
+    const boxes = await Promise.all((await page.locator('.monaco-sash.vertical').all()).map((sash) => sash.boundingBox()));
+    const box = boxes.find((candidate) => candidate && sidebar && Math.abs(candidate.x + candidate.width / 2 - (sidebar.x + sidebar.width)) < 8 && candidate.height > 200);
+    if (box) {
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 160, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+    }
+    await later.hover();
+    const hover = page.locator('.monaco-hover', { hasText: 'Idle since' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    assert.match(await hover.innerText(), /later — idle · \d+ tools cached · starts when used[\s\S]*Offers: \d+ tools \(cached\)/);
+    await screenshot(page, 'idle-server');
+    await page.mouse.move(700, 600);
+
+    await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('later__echo');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'later__echo' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Arguments for' }).waitFor();
+    await input.fill('{"text":"woken from the palette"}');
+    await page.keyboard.press('Enter');
+    const output = page.locator('.part.panel .view-lines', { hasText: 'woken from the palette' });
+    await output.waitFor({ timeout: 30_000 });
+    await later.locator('.label-description', { hasText: /^running · / }).waitFor({ timeout: 30_000 });
+    assert.match(await later.locator('.label-description').innerText(), /^running · \d+ tools · \d+ ms$/);
+  });
+});
