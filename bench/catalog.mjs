@@ -156,7 +156,7 @@ async function main() {
     const entryBytes = fs.readdirSync(cacheDir).reduce((sum, name) => sum + fs.statSync(path.join(cacheDir, name)).size, 0);
 
     // Sanity: the catalog loaded from the cache lists every tool, and the filters hide some.
-    const check = new core.ToolCatalog({ manager: fakeManager(core, defs, lists, 'stopped'), storage: folder, settings: SETTINGS });
+    const check = new core.ToolCatalog({ manager: fakeManager(core, defs, lists, 'starting'), storage: folder, settings: SETTINGS });
     await check.ready;
     const snapshot = check.snapshot();
     const total = snapshot.servers.reduce((sum, server) => sum + server.tools.length, 0);
@@ -166,7 +166,7 @@ async function main() {
     console.log(`[bench] from the cache: ${total} tools, ${snapshot.eligible} pass the filters, ${exposed} exposed (maxExposed ${SETTINGS.maxExposed})`);
 
     const coldLoad = (storage) => async () => {
-      const catalog = new core.ToolCatalog({ manager: fakeManager(core, defs, lists, 'stopped'), storage, settings: SETTINGS });
+      const catalog = new core.ToolCatalog({ manager: fakeManager(core, defs, lists, 'starting'), storage, settings: SETTINGS });
       await catalog.ready;
       catalog.snapshot();
       await catalog.dispose();

@@ -162,7 +162,7 @@ async function main() {
   const table = [
     `| ${SERVERS} servers, warm cache | tools offered to chat after (ms) | vs. floor | server processes at rest | their memory (MB) | memory after using ${USED} (MB) | vs. floor memory |`,
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(([mode, offered, processes, rest, used]) => `| ${mode} | ${ms(offered)} | ${(offered / floorMs).toFixed(2)}× | ${processes} | ${mb(rest)} | ${mb(used)} | ${(used / floorMb).toFixed(2)}× |`),
+    ...rows.map(([mode, offered, processes, rest, used]) => `| ${mode} | ${ms(offered)} | ${(offered / floorMs).toFixed(3)}× | ${processes} | ${mb(rest)} | ${mb(used)} | ${(used / floorMb).toFixed(2)}× |`),
     `| floor: bare SDK clients | ${ms(floorMs)} (all listed) | 1.00× | ${SERVERS} | ${mb(floorMb)} | ${mb(floorMb)} | 1.00× |`,
   ].join('\n');
   const lazyOffered = pick('lazy', 'offeredMs');

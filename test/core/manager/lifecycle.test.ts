@@ -69,14 +69,19 @@ describe('lazy start and idle stop', function () {
     await runtime.dispose();
   }
 
-  it('a lazy server with a warm cache is idle, spawns nothing, offers its cached tools, and starts on the first call', async () => {
+  /** A new window over a warm cache of `definition`: the runtime has read it and starts `definition` and `others`. */
+  async function startedOnWarmCache(definition: StdioServerDefinition, clock?: FakeClock, others: StdioServerDefinition[] = []): Promise<SwitchboardRuntime> {
     const storage = new MemoryToolCacheStorage();
-    const definition = server('later', { start: 'lazy' });
     await warmCache(storage, definition);
-
-    const runtime = runtimeWith(storage);
+    const runtime = runtimeWith(storage, clock);
     await runtime.catalog.ready;
-    await runtime.manager.start([definition]);
+    await runtime.manager.start([definition, ...others]);
+    return runtime;
+  }
+
+  it('a lazy server with a warm cache is idle, spawns nothing, offers its cached tools, and starts on the first call', async () => {
+    const definition = server('later', { start: 'lazy' });
+    const runtime = await startedOnWarmCache(definition);
     assert.equal(stateOf(runtime, 'later').kind, 'idle');
     assert.equal((stateOf(runtime, 'later') as { reason: string }).reason, 'lazy');
     assert.equal(runtime.manager.connection('later')?.pid, undefined, 'no process');
@@ -163,12 +168,8 @@ describe('lazy start and idle stop', function () {
 
   it('never stops a server holding a resource subscription, and a subscription starts an idle one', async () => {
     const clock = new FakeClock();
-    const storage = new MemoryToolCacheStorage();
     const definition = server('watched', { start: 'lazy', idleStopMs: MINUTE }, ['--features']);
-    await warmCache(storage, definition);
-    const runtime = runtimeWith(storage, clock);
-    await runtime.catalog.ready;
-    await runtime.manager.start([definition]);
+    const runtime = await startedOnWarmCache(definition, clock);
     assert.equal(stateOf(runtime, 'watched').kind, 'idle');
 
     await runtime.offers.subscribeResource('watched', 'fixture://counter');
@@ -182,12 +183,8 @@ describe('lazy start and idle stop', function () {
   });
 
   it('a resource read or prompt of an idle server starts it and is answered', async () => {
-    const storage = new MemoryToolCacheStorage();
     const definition = server('reader', { start: 'lazy' }, ['--features']);
-    await warmCache(storage, definition);
-    const runtime = runtimeWith(storage);
-    await runtime.catalog.ready;
-    await runtime.manager.start([definition]);
+    const runtime = await startedOnWarmCache(definition);
     assert.equal(stateOf(runtime, 'reader').kind, 'idle');
     assert.ok(runtime.offers.offer('reader')?.resources.some((resource) => resource.uri === 'fixture://readme'), 'cached resources offered while idle');
 
@@ -210,12 +207,8 @@ describe('lazy start and idle stop', function () {
 
   it('applies a changed lifecycle in place: turning eager starts an idle server, and a new idle time counts at once', async () => {
     const clock = new FakeClock();
-    const storage = new MemoryToolCacheStorage();
     const lazy = server('switch', { start: 'lazy' });
-    await warmCache(storage, lazy);
-    const runtime = runtimeWith(storage, clock);
-    await runtime.catalog.ready;
-    await runtime.manager.start([lazy]);
+    const runtime = await startedOnWarmCache(lazy, clock);
     assert.equal(stateOf(runtime, 'switch').kind, 'idle');
 
     await runtime.manager.update([{ ...lazy, lifecycle: { start: 'eager', idleStopMs: 0 } }]);
@@ -229,12 +222,7 @@ describe('lazy start and idle stop', function () {
   });
 
   it('Reconnect All Servers leaves idle servers idle', async () => {
-    const storage = new MemoryToolCacheStorage();
-    const definition = server('resting', { start: 'lazy' });
-    await warmCache(storage, definition);
-    const runtime = runtimeWith(storage);
-    await runtime.catalog.ready;
-    await runtime.manager.start([definition, server('awake', {})]);
+    const runtime = await startedOnWarmCache(server('resting', { start: 'lazy' }), undefined, [server('awake', {})]);
     await reaches(runtime, 'awake', 'running');
     await runtime.manager.reconnectAll();
     assert.equal(stateOf(runtime, 'resting').kind, 'idle');
@@ -243,12 +231,8 @@ describe('lazy start and idle stop', function () {
   });
 
   it('Stop Server stops an idle server for good: a call then fails instead of starting it', async () => {
-    const storage = new MemoryToolCacheStorage();
     const definition = server('halted', { start: 'lazy' });
-    await warmCache(storage, definition);
-    const runtime = runtimeWith(storage);
-    await runtime.catalog.ready;
-    await runtime.manager.start([definition]);
+    const runtime = await startedOnWarmCache(definition);
     await runtime.manager.stopServer('halted');
     assert.equal(stateOf(runtime, 'halted').kind, 'stopped');
     await assert.rejects(runtime.catalog.callExposedTool('halted', 'echo', { text: 'x' }), /stopped/);
