@@ -233,7 +233,7 @@ export class ServerConnection {
     if (this.disposed || this.current.kind === 'disabled') return Promise.resolve();
     // Already idle: resolves when the last process or session has ended, as stop() does.
     if (startsOnDemand(this.current.kind)) return Promise.all(this.closingSessions).then(() => undefined);
-    if (reason === 'unused') this.logger.info(`stopping: unused for ${Math.round(this.lifecycle.idleStopMs / 1000)} s; the next request starts it again`);
+    if (reason === 'unused') this.logger.info(`stopping: unused for ${describeIdleTime(this.lifecycle.idleStopMs)}; the next request starts it again`);
     return this.halt({ kind: 'idle', reason, since: this.clock.now() });
   }
 
@@ -757,4 +757,9 @@ export class ServerConnection {
     else this.idleStop.cancel();
     this.stateEmitter.fire({ server: this.name, state: copyState(next), previous: copyState(previous), at });
   }
+}
+
+/** `15 min`, `90 s`: how long an idle stop waited, for the log. */
+function describeIdleTime(ms: number): string {
+  return ms >= 60_000 ? `${Math.round((ms / 60_000) * 10) / 10} min` : `${Math.round(ms / 1000)} s`;
 }
