@@ -7,7 +7,7 @@ import {
   type ServerSource,
   type SettingsEntry,
 } from '../core/config';
-import { inspectSetting, SERVERS_KEY, SOURCES_KEY } from './settings';
+import { DEFAULT_IDLE_STOP_KEY, DEFAULT_LIFECYCLE_KEY, inspectSetting, SERVERS_KEY, SOURCES_KEY } from './settings';
 
 function settingsFile(kind: 'user' | 'workspace' | 'folder', folder?: vscode.WorkspaceFolder): string | undefined {
   if (kind === 'folder' && folder) return vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath;
@@ -67,11 +67,21 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
   const sourcesValue = sources?.workspaceValue ?? sources?.globalValue;
   const sourcesOrigin = sources?.workspaceValue !== undefined ? source('workspace') : source('user');
 
+  // Effective values (folder over workspace over user): they only say when servers start.
+  const lifecycle = inspectSetting<unknown>(DEFAULT_LIFECYCLE_KEY);
+  const idleStop = inspectSetting<unknown>(DEFAULT_IDLE_STOP_KEY);
+  const lifecycleDefaults = {
+    lifecycle: lifecycle?.workspaceValue ?? lifecycle?.globalValue,
+    idleStopMinutes: idleStop?.workspaceValue ?? idleStop?.globalValue,
+    origin: lifecycle?.workspaceValue !== undefined || idleStop?.workspaceValue !== undefined ? source('workspace') : source('user'),
+  };
+
   return {
     input: {
       entries,
       sources: sourcesValue,
       sourcesOrigin,
+      lifecycleDefaults,
       workspaceFolders: folders.map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
     },
     diagnostics,

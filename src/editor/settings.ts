@@ -7,6 +7,8 @@ import { catalogSettingsFrom, SETTINGS_SECTION, TOOLS_DISABLED } from '../core/c
 export const SECTION = SETTINGS_SECTION;
 export const SERVERS_KEY = 'servers';
 export const SOURCES_KEY = 'sources';
+export const DEFAULT_LIFECYCLE_KEY = 'defaultLifecycle';
+export const DEFAULT_IDLE_STOP_KEY = 'defaultIdleStopMinutes';
 
 /** `mcpSwitchboard.<key>` as each scope has it (not merged): scope decides trust and consent. */
 export function inspectSetting<T>(key: string, folder?: vscode.WorkspaceFolder) {
@@ -50,7 +52,7 @@ export function settingsChange(event: vscode.ConfigurationChangeEvent): Settings
   if (!event.affectsConfiguration(SECTION)) return undefined;
   return {
     tools: event.affectsConfiguration(`${SECTION}.tools`),
-    servers: event.affectsConfiguration(`${SECTION}.${SERVERS_KEY}`) || event.affectsConfiguration(`${SECTION}.${SOURCES_KEY}`),
+    servers: [SERVERS_KEY, SOURCES_KEY, DEFAULT_LIFECYCLE_KEY, DEFAULT_IDLE_STOP_KEY].some((key) => event.affectsConfiguration(`${SECTION}.${key}`)),
   };
 }
 

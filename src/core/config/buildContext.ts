@@ -4,7 +4,7 @@ import type path from 'node:path';
 import type { WorkspaceFolder } from './configurationInput';
 import type { ConfigFileSystem } from './fileSystem';
 import type { InputDefinition, InputRequest } from './inputs';
-import type { ServerSource } from './types';
+import type { LifecycleSettings, ServerSource } from './types';
 import type { InputLookup } from './variables';
 
 /** One entry, from any source, with the JSON path its diagnostics point at. */
@@ -20,6 +20,8 @@ export interface ServerCandidate {
 
 export interface BuildContext {
   readonly workspaceFolders: readonly WorkspaceFolder[];
+  /** For entries that set neither `lifecycle` nor `idleStopMinutes`. */
+  readonly lifecycleDefaults: LifecycleSettings;
   readonly userHome: string;
   readonly paths: path.PlatformPath;
   readonly fs: ConfigFileSystem;

@@ -12,7 +12,6 @@ import { baseFolderFor } from './paths';
 import { ServerDiagnostics } from './serverDiagnostics';
 import { secretsInArgs, secretsInUrl } from './secrets';
 import {
-  DEFAULT_LIFECYCLE,
   DEFAULT_RECONNECT,
   DEFAULT_TIMEOUTS,
   type ConfigDiagnostic,
@@ -62,7 +61,10 @@ async function buildDefinition(
   const reconnect = buildReconnect(entry, diagnostics);
   const tools = buildTools(entry);
   const shown = { ...(entry.resources === false ? { resources: false } : {}), ...(entry.prompts === false ? { prompts: false } : {}) };
-  const lifecycle: LifecycleSettings = { start: entry.lifecycle ?? DEFAULT_LIFECYCLE.start, idleStopMs: Math.round((entry.idleStopMinutes ?? 0) * 60_000) };
+  const lifecycle: LifecycleSettings = {
+    start: entry.lifecycle ?? context.lifecycleDefaults.start,
+    idleStopMs: entry.idleStopMinutes === undefined ? context.lifecycleDefaults.idleStopMs : Math.round(entry.idleStopMinutes * 60_000),
+  };
   const common = { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect, tools, lifecycle, ...shown };
 
   if (transport === 'stdio') {

@@ -26,6 +26,11 @@ export interface ConfigurationInput {
   readonly sources?: unknown;
   /** Where `sources` was set, for its diagnostics. Defaults to user settings. */
   readonly sourcesOrigin?: ServerSource;
+  /**
+   * Raw `mcpSwitchboard.defaultLifecycle` and `mcpSwitchboard.defaultIdleStopMinutes`: what an
+   * entry without its own `lifecycle` or `idleStopMinutes` gets. Checked like entry fields.
+   */
+  readonly lifecycleDefaults?: { readonly lifecycle?: unknown; readonly idleStopMinutes?: unknown; readonly origin?: ServerSource };
   /** In editor order; the first one is `${workspaceFolder}` and the default `cwd`. */
   readonly workspaceFolders: readonly WorkspaceFolder[];
   /** Defaults to os.homedir(). Also locates the Claude Desktop and Cursor files. */

@@ -51,6 +51,7 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
       entries: fromSettings.entries,
       sources: settings.sources,
       sourcesOrigin: settings.source,
+      ...(settings.lifecycleDefaults ? { lifecycleDefaults: { ...settings.lifecycleDefaults, origin: settings.source } } : {}),
       workspaceFolders: [{ name: path.basename(folder), path: folder }],
       env,
       ...(options.userHome === undefined ? {} : { userHome: options.userHome }),

@@ -11,7 +11,9 @@ import { appendPath } from './jsonPath';
 import { pathModuleFor } from './paths';
 import { resolveNameClashes } from './precedence';
 import { parseSourceList, readSourceFile, sourceFiles } from './sources';
-import type { ConfigDiagnostic, InvalidServer, ServerDefinition } from './types';
+import type { z } from 'zod';
+import { describeIssue, entrySchema } from './entrySchema';
+import { DEFAULT_LIFECYCLE, type ConfigDiagnostic, type InvalidServer, type LifecycleSettings, type ServerDefinition } from './types';
 import type { InputLookup } from './variables';
 
 export interface LoadedConfiguration {
@@ -58,8 +60,11 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
   const deduplicated = resolveNameClashes(candidates);
   diagnostics.push(...deduplicated.diagnostics);
 
+  const defaults = parseLifecycleDefaults(input.lifecycleDefaults);
+  diagnostics.push(...defaults.diagnostics);
   const context: BuildContext = {
     workspaceFolders: input.workspaceFolders,
+    lifecycleDefaults: defaults.lifecycle,
     userHome,
     paths,
     fs,
@@ -101,5 +106,27 @@ function cachedInputs(resolver: InputResolver): (request: InputRequest) => Promi
       cache.set(request.id, pending);
     }
     return pending;
+  };
+}
+
+/**
+ * The settings-wide lifecycle defaults, checked with the entry fields' own rules. A bad value is a
+ * warning naming the setting, and the built-in default applies: no server is lost over it.
+ */
+function parseLifecycleDefaults(raw: ConfigurationInput['lifecycleDefaults']): { lifecycle: LifecycleSettings; diagnostics: ConfigDiagnostic[] } {
+  const diagnostics: ConfigDiagnostic[] = [];
+  const source = raw?.origin ?? { kind: 'user' as const };
+  const check = <T>(value: unknown, schema: z.ZodType<T>, setting: string): T | undefined => {
+    if (value === undefined || value === null) return undefined;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    diagnostics.push({ severity: 'warning', path: setting, message: `${describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, value)}; using the default`, source });
+    return undefined;
+  };
+  const start = check(raw?.lifecycle, entrySchema.shape.lifecycle.unwrap(), 'mcpSwitchboard.defaultLifecycle');
+  const minutes = check(raw?.idleStopMinutes, entrySchema.shape.idleStopMinutes.unwrap(), 'mcpSwitchboard.defaultIdleStopMinutes');
+  return {
+    lifecycle: { start: start ?? DEFAULT_LIFECYCLE.start, idleStopMs: minutes === undefined ? DEFAULT_LIFECYCLE.idleStopMs : Math.round(minutes * 60_000) },
+    diagnostics,
   };
 }

@@ -12,6 +12,8 @@ import type { ConfigDiagnostic, ServerSource } from './types';
 
 export const SERVERS_SETTING = 'mcpSwitchboard.servers';
 export const SOURCES_SETTING = 'mcpSwitchboard.sources';
+export const DEFAULT_LIFECYCLE_SETTING = 'mcpSwitchboard.defaultLifecycle';
+export const DEFAULT_IDLE_STOP_SETTING = 'mcpSwitchboard.defaultIdleStopMinutes';
 
 export interface WorkspaceSettings {
   readonly file: string;
@@ -19,6 +21,8 @@ export interface WorkspaceSettings {
   /** Raw values; undefined when absent, when the file is missing, or when it failed to parse. */
   readonly servers: unknown;
   readonly sources: unknown;
+  /** Raw `mcpSwitchboard.defaultLifecycle` and `mcpSwitchboard.defaultIdleStopMinutes`. */
+  readonly lifecycleDefaults?: { readonly lifecycle: unknown; readonly idleStopMinutes: unknown };
   readonly diagnostics: readonly ConfigDiagnostic[];
   /** The file exists but could not be used at all (unreadable, not JSON, not an object). */
   readonly unreadable: boolean;
@@ -39,7 +43,8 @@ export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSyste
   }
   // Diagnostics of a file that parsed (a value cut for depth, a duplicate key) concern only the
   // entries they name; the rest of the file is used.
-  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], diagnostics: parsed.diagnostics, unreadable: false };
+  const lifecycleDefaults = { lifecycle: parsed.value[DEFAULT_LIFECYCLE_SETTING], idleStopMinutes: parsed.value[DEFAULT_IDLE_STOP_SETTING] };
+  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], lifecycleDefaults, diagnostics: parsed.diagnostics, unreadable: false };
 }
 
 export interface SettingsEntries {

@@ -292,3 +292,26 @@ describe('config: lifecycle and idleStopMinutes', () => {
     },
   ]);
 });
+
+describe('config: mcpSwitchboard.defaultLifecycle and defaultIdleStopMinutes', () => {
+  it('apply to entries that set neither field, and an entry\'s own fields win', async () => {
+    const loaded = await loadServers(
+      { plain: { command: 'npx' }, eager: { command: 'npx', lifecycle: 'eager', idleStopMinutes: 0 }, short: { command: 'npx', idleStopMinutes: 1 } },
+      { lifecycleDefaults: { lifecycle: 'lazy', idleStopMinutes: 15 } },
+    );
+    assert.deepEqual(loaded.diagnostics, []);
+    const byName = new Map(loaded.servers.map((server) => [server.name, expectValid(server).lifecycle]));
+    assert.deepEqual(byName.get('plain'), { start: 'lazy', idleStopMs: 900_000 });
+    assert.deepEqual(byName.get('eager'), { start: 'eager', idleStopMs: 0 });
+    assert.deepEqual(byName.get('short'), { start: 'lazy', idleStopMs: 60_000 });
+  });
+
+  it('a bad default is a warning naming the setting, and the built-in default applies', async () => {
+    const { server, diagnostics } = await loadOne({ command: 'npx' }, { lifecycleDefaults: { lifecycle: 'sometimes', idleStopMinutes: -5 } });
+    assertDiagnostics(diagnostics, [
+      { severity: 'warning', path: 'mcpSwitchboard.defaultLifecycle', messageIncludes: 'expected one of "eager", "lazy", got "sometimes"; using the default' },
+      { severity: 'warning', path: 'mcpSwitchboard.defaultIdleStopMinutes', messageIncludes: 'must not be negative' },
+    ]);
+    assert.deepEqual(expectValid(server).lifecycle, { start: 'eager', idleStopMs: 0 });
+  });
+});

@@ -158,6 +158,21 @@ describe('doctor CLI', function () {
       assert.match(json.stderr, /Catalog:\n\s+warning\s+22 tools passed the filters/, 'with --json, catalog warnings go to stderr');
     });
 
+    it('checks lazy servers too, marks them in the table, and applies mcpSwitchboard.defaultLifecycle from the folder settings', async () => {
+      const ws = tempWorkspace(cleanup, JSON.stringify({
+        'mcpSwitchboard.defaultLifecycle': 'lazy',
+        'mcpSwitchboard.defaultIdleStopMinutes': 10,
+        'mcpSwitchboard.servers': { later: fixture(), soon: { ...fixture(), lifecycle: 'eager', idleStopMinutes: 0 } },
+      }));
+      const table = await runCli(['doctor', '--folder', ws.dir]);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(table.stdout, /^later\s+running \(lazy\)\s/m);
+      assert.match(table.stdout, /^soon\s+running\s/m);
+      const json = parseReport((await runCli(['doctor', '--folder', ws.dir, '--json'])).stdout);
+      assert.deepEqual(serverIn(json, 'later').lifecycle, { start: 'lazy', idleStopMinutes: 10 });
+      assert.deepEqual(serverIn(json, 'soon').lifecycle, { start: 'eager', idleStopMinutes: 0 });
+    });
+
     it('exits 0 when every enabled server is running, ignoring disabled ones', async () => {
       const ws = tempWorkspace(cleanup, { one: fixture(), off: { command: 'does-not-exist', enabled: false } });
       const run = await runCli(['doctor', '--folder', ws.dir]);
