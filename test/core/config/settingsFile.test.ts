@@ -7,13 +7,15 @@ describe('config: readWorkspaceSettingsFile', () => {
   const dirs = new TempDirs();
   afterEach(() => dirs.cleanup());
 
-  it('returns both settings from a JSONC file', async () => {
+  it('returns the settings it reads from a JSONC file', async () => {
     const dir = dirs.make();
     const file = dirs.write(dir, '.vscode/settings.json', `{
       // comment
       "editor.tabSize": 2,
       "mcpSwitchboard.servers": { "git": { "command": "git-mcp", }, },
       "mcpSwitchboard.sources": ["settings", "mcpJson"],
+      "mcpSwitchboard.defaultLifecycle": "lazy",
+      "mcpSwitchboard.defaultIdleStopMinutes": 30,
     }`);
     const settings = await readWorkspaceSettingsFile(dir);
     assert.deepEqual(settings, {
@@ -21,6 +23,7 @@ describe('config: readWorkspaceSettingsFile', () => {
       source: { kind: 'workspace', file },
       servers: { git: { command: 'git-mcp' } },
       sources: ['settings', 'mcpJson'],
+      lifecycleDefaults: { lifecycle: 'lazy', idleStopMinutes: 30 },
       diagnostics: [],
       unreadable: false,
     });
