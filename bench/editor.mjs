@@ -15,17 +15,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dateLine, loadAverage, machineLine, median, option, replaceSection, repoRoot, shouldWrite } from './support.mjs';
+import { dateLine, loadAverage, machineLine, median, replaceSection, repoRoot, roundsOption, shouldWrite } from './support.mjs';
 import { freePort } from '../test/harness/editor.mjs';
 
 const HEADING = '## bench:editor';
 const ACTIVATE_GOAL_MS = 30;
 const TOOLS_GOAL_MS = 1000;
-const rounds = Number(option('rounds', '3'));
-if (!Number.isInteger(rounds) || rounds < 1) {
-  console.error('[bench] --rounds must be a whole number ≥ 1');
-  process.exit(2);
-}
+const rounds = roundsOption(3);
 const write = shouldWrite();
 
 function run(command, args) {

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { dateLine, loadAverage, loadBundle, machineLine, median, option, replaceSection, repoRoot, shouldWrite } from './support.mjs';
+import { dateLine, fixtureServers, loadAverage, loadBundle, machineLine, median, replaceSection, repoRoot, roundsOption, shouldWrite } from './support.mjs';
 
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
 const HEADING = '## bench:lifecycle';
@@ -21,11 +21,7 @@ const USED = 2;
 const OFFERED_GOAL_MS = 250;
 const RUN_LIMIT_MS = 60_000;
 
-const rounds = Number(option('rounds', '5'));
-if (!Number.isInteger(rounds) || rounds < 1) {
-  console.error('[bench] --rounds must be a whole number ≥ 1');
-  process.exit(2);
-}
+const rounds = roundsOption(5);
 const write = shouldWrite();
 
 async function loadCore() {
@@ -39,23 +35,6 @@ async function loadCore() {
   return core;
 }
 
-function definitions(core, start) {
-  return Array.from({ length: SERVERS }, (_, index) => ({
-    name: `bench-${index + 1}`,
-    source: { kind: 'user' },
-    enabled: true,
-    transport: 'stdio',
-    command: process.execPath,
-    args: [fixture, '--name', `bench-${index + 1}`],
-    env: {},
-    cwd: repoRoot,
-    timeouts: core.DEFAULT_TIMEOUTS,
-    reconnect: { ...core.DEFAULT_RECONNECT, maxAttempts: 0 },
-    tools: {},
-    lifecycle: { start, idleStopMs: 0 },
-    secrets: [],
-  }));
-}
 
 /** Resident memory of processes, in MB (Linux: VmRSS from /proc; NaN elsewhere). */
 function rssMb(pids) {
@@ -101,7 +80,7 @@ async function measure(core, cacheDir, start) {
   const runtime = core.createRuntime({ storage: new core.FolderToolCacheStorage(cacheDir), settings: {} });
   try {
     const offered = whenEvery(runtime, allOffered(runtime));
-    await runtime.manager.start(definitions(core, start));
+    await runtime.manager.start(fixtureServers(core, SERVERS, { lifecycle: start }));
     const offeredMs = (await offered) - began;
     if (start === 'eager') await whenEvery(runtime, allRunning(runtime));
     const restMb = rssMb(serverPids(runtime));

@@ -14,16 +14,17 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   dateLine,
+  fixtureServers,
   loadAverage,
   loadBundle,
   machineLine,
   median,
-  option,
   procStat,
   ratio,
   replaceBlock,
   repoRoot,
   resultsFile,
+  roundsOption,
   shouldWrite,
   ticksToMs,
 } from './support.mjs';
@@ -40,11 +41,7 @@ const FLOOR_GOAL_RATIO = 1.05;
 // A run that takes this long is broken (a server hangs), not slow.
 const RUN_LIMIT_MS = 60_000;
 
-const rounds = Number(option('rounds', '5'));
-if (!Number.isInteger(rounds) || rounds < 1) {
-  console.error('[bench] --rounds must be a whole number ≥ 1');
-  process.exit(2);
-}
+const rounds = roundsOption(5);
 const write = shouldWrite();
 
 async function loadCore() {
@@ -58,21 +55,7 @@ async function loadCore() {
 }
 
 function definitions(core, count, delayMs) {
-  return Array.from({ length: count }, (_, index) => ({
-    name: `bench-${index + 1}`,
-    source: { kind: 'user' },
-    enabled: true,
-    transport: 'stdio',
-    command: process.execPath,
-    args: [fixture, '--startup-delay', String(delayMs), '--name', `bench-${index + 1}`],
-    env: {},
-    cwd: repoRoot,
-    timeouts: core.DEFAULT_TIMEOUTS,
-    reconnect: { ...core.DEFAULT_RECONNECT, maxAttempts: 0 },
-    tools: {},
-    lifecycle: { start: 'eager', idleStopMs: 0 },
-    secrets: [],
-  }));
+  return fixtureServers(core, count, { extraArgs: ['--startup-delay', String(delayMs)] });
 }
 
 /**

@@ -23,6 +23,39 @@ export function option(name, fallback) {
 /** `--no-write` keeps RESULTS.md as it is. */
 export const shouldWrite = () => !process.argv.includes('--no-write');
 
+/** `--rounds N` (a whole number ≥ 1, else exit 2), or `fallback`. */
+export function roundsOption(fallback) {
+  const rounds = Number(option('rounds', String(fallback)));
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    console.error('[bench] --rounds must be a whole number ≥ 1');
+    process.exit(2);
+  }
+  return rounds;
+}
+
+/**
+ * `count` stdio servers running test/fixtures/stdio-server.mjs as `bench-1`, `bench-2`, ...: the
+ * definitions the manager takes, with `extraArgs` before the name and no reconnects.
+ */
+export function fixtureServers(core, count, { extraArgs = [], lifecycle = 'eager' } = {}) {
+  const fixture = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
+  return Array.from({ length: count }, (_, index) => ({
+    name: `bench-${index + 1}`,
+    source: { kind: 'user' },
+    enabled: true,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [fixture, ...extraArgs, '--name', `bench-${index + 1}`],
+    env: {},
+    cwd: repoRoot,
+    timeouts: core.DEFAULT_TIMEOUTS,
+    reconnect: { ...core.DEFAULT_RECONNECT, maxAttempts: 0 },
+    tools: {},
+    lifecycle: { start: lifecycle, idleStopMs: 0 },
+    secrets: [],
+  }));
+}
+
 // ── Statistics ──
 
 /** Nearest-rank percentile. */

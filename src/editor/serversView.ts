@@ -96,9 +96,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   }
 
   /** Tools directly, or groups when the server offers resources or prompts too. */
-  private serverChildren(server: string): TreeNode[] {
-    const tools = this.toolNodes(server);
-    return offerGroups(server, tools.length, this.source.offer(server)) ?? tools;
+  private serverChildren(server: string, rows = this.source.tools(server), offer = this.source.offer(server)): TreeNode[] {
+    return offerGroups(server, rows.length, offer) ?? rows.map((row) => ({ kind: 'tool', row }));
   }
 
   private toolNodes(server: string): TreeNode[] {
@@ -106,13 +105,15 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   }
 
   private serverItem(view: ServerView): vscode.TreeItem {
-    const hasChildren = this.serverChildren(view.name).length > 0;
+    // The rows and the offer, once per item: the count, the children and the tooltip all use them.
+    const rows = this.source.tools(view.name);
+    const offer = this.source.offer(view.name);
+    const hasChildren = this.serverChildren(view.name, rows, offer).length > 0;
     const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `server/${view.name}`;
-    const tools = this.source.tools(view.name).length;
-    const state = describeState(view.state, Date.now(), { tools });
+    const state = describeState(view.state, Date.now(), { tools: rows.length });
     item.description = state;
-    item.tooltip = serverTooltip(view, this.source.offer(view.name), tools);
+    item.tooltip = serverTooltip(view, offer, rows.length);
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
     // Menus in package.json match on these words.

@@ -7,22 +7,14 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, runFromPalette, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const fakeModel = path.resolve(__dirname, '../harness/fake-model-extension');
 
 /** Runs a tool from the palette; one that is not read-only is confirmed first, as the editor asks. */
 async function runTool(page: Page, name: string, args: string, readOnly = false): Promise<void> {
-  await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
-  await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).waitFor();
-  const input = page.locator('.quick-input-widget input');
-  await input.fill(name);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget', { hasText: 'Arguments for' }).waitFor();
-  await input.fill(args);
-  await page.keyboard.press('Enter');
+  await runToolFromPalette(page, name, args);
   if (readOnly) return;
   const confirmation = page.locator('.monaco-dialog-box', { hasText: name.split('__')[1] ?? name });
   await confirmation.waitFor({ timeout: 30_000 });
@@ -140,15 +132,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
 
   it('asks before a tool that is not read-only, naming the server, tool and arguments; accepting returns the upstream result', async () => {
     const { page } = workbench;
-    await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
-    await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).waitFor();
-    const input = page.locator('.quick-input-widget input');
-    await input.fill('rich__add');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'rich__add' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' }).waitFor();
-    await input.fill('{"a": 2, "b": 3}');
-    await page.keyboard.press('Enter');
+    await runToolFromPalette(page, 'rich__add', '{"a": 2, "b": 3}');
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'add' });
     await dialog.waitFor({ timeout: 30_000 });
     const text = await dialog.innerText();

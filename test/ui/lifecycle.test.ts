@@ -3,7 +3,7 @@
 // palette starts it.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -53,14 +53,7 @@ describe('a lazy server (UI)', function () {
     await screenshot(page, 'idle-server');
     await page.mouse.move(700, 600);
 
-    await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
-    const input = page.locator('.quick-input-widget input');
-    await input.fill('later__echo');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'later__echo' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'Arguments for' }).waitFor();
-    await input.fill('{"text":"woken from the palette"}');
-    await page.keyboard.press('Enter');
+    await runToolFromPalette(page, 'later__echo', '{"text":"woken from the palette"}');
     const output = page.locator('.part.panel .view-lines', { hasText: 'woken from the palette' });
     await output.waitFor({ timeout: 30_000 });
     await later.locator('.label-description', { hasText: /^running · / }).waitFor({ timeout: 30_000 });

@@ -60,6 +60,22 @@ export async function runFromPalette(page: Page, title: string, options: { opens
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
+/**
+ * *Run Tool…* from the palette: picks `qualifiedName` (`server__tool`) and enters `args` (JSON).
+ * What follows (a confirmation, the result in the output) is the caller's to check.
+ */
+export async function runToolFromPalette(page: Page, qualifiedName: string, args: string): Promise<void> {
+  await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
+  await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).waitFor();
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(qualifiedName);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: qualifiedName }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget', { hasText: `Arguments for ${qualifiedName.replace('__', '/')}` }).waitFor();
+  await input.fill(args);
+  await page.keyboard.press('Enter');
+}
+
 /** A row of the Servers view (or any tree) by its label. */
 export function treeRow(page: Page, label: string): Locator {
   return page.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) }).first();

@@ -239,16 +239,19 @@ export class ServerConnection {
 
   /** Starts an idle server: a request needs it. Nothing to do in any other state. */
   wake(): void {
-    if (this.disposed || !startsOnDemand(this.current.kind)) return;
-    this.logger.info('starting: a request needs it');
-    this.beginAttempt({ kind: 'start' });
+    this.startFromIdle('starting: a request needs it');
   }
 
   /** Starts an idle server that has nothing cached, to learn its lists, and idles it again once unused. */
   learn(): void {
+    this.startFromIdle('starting to learn its tools, resources and prompts; it stops again once they are listed', true);
+  }
+
+  /** Only an idle connection starts; `learning`: it idles again as soon as nothing uses it. */
+  private startFromIdle(why: string, learning = false): void {
     if (this.disposed || !startsOnDemand(this.current.kind)) return;
-    this.logger.info('starting to learn its tools, resources and prompts; it stops again once they are listed');
-    this.idleStop.stopAfterLearning();
+    this.logger.info(why);
+    if (learning) this.idleStop.stopAfterLearning();
     this.beginAttempt({ kind: 'start' });
   }
 
