@@ -2,8 +2,9 @@
 // catalog over it, and (for hosts that serve chat) the gateway over the catalog. The hosts differ
 // only in what they hand in: loggers, where the tool cache lives, the tool settings, and whether
 // and when the gateway listens. Disposal runs in reverse: gateway, catalog, manager.
+import { MemorySecretStore, OAuthRegistry, ServerSignIn, type SecretStore } from './auth';
 import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from './catalog';
-import type { Clock } from './connection/clock';
+import { systemClock, type Clock } from './connection/clock';
 import { errorMessage } from './connection/errors';
 import { ServerRequestRouter, type HostAnswers } from './connection/serverRequests';
 import { McpGateway, type GatewayOptions } from './gateway';
@@ -22,6 +23,8 @@ export interface RuntimeOptions {
   readonly settings: Partial<CatalogSettings>;
   /** How the host answers what servers ask when no client of the gateway can (dialogs, folders). */
   readonly hostAnswers?: HostAnswers;
+  /** Where OAuth tokens and client registrations are kept; absent, only for this process. */
+  readonly secrets?: SecretStore;
 }
 
 export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'offers' | 'relays' | 'logger'>;
@@ -33,6 +36,9 @@ export class SwitchboardRuntime {
   readonly offers: OfferCatalog;
   /** Who answers elicitation, sampling and roots requests: the asking client, else the host. */
   readonly serverRequests: ServerRequestRouter;
+  /** OAuth for remote servers: one provider per server, and Sign In / Sign Out. */
+  readonly oauth: OAuthRegistry;
+  readonly signIn: ServerSignIn;
   private gatewayInstance: McpGateway | undefined;
   private disposing: Promise<void> | undefined;
   private readonly logger: Logger;
@@ -40,11 +46,18 @@ export class SwitchboardRuntime {
   constructor(options: RuntimeOptions) {
     this.logger = options.logger ?? nullLogger;
     this.serverRequests = new ServerRequestRouter(options.hostAnswers);
+    const serverLogger = options.serverLogger ?? (() => this.logger);
+    this.oauth = new OAuthRegistry({
+      store: options.secrets ?? new MemorySecretStore(),
+      clock: options.connection?.clock ?? options.clock ?? systemClock,
+      logger: (name) => serverLogger(name),
+      ...(options.connection?.fetch ? { fetch: options.connection.fetch } : {}),
+    });
     this.manager = new ServerManager({
       serverRequests: (name) => this.serverRequests.handlersFor(name),
       logger: this.logger,
       ...(options.serverLogger ? { serverLogger: options.serverLogger } : {}),
-      ...(options.connection ? { connection: options.connection } : {}),
+      connection: { oauth: this.oauth, ...options.connection },
       ...(options.startupGateMs === undefined ? {} : { startupGateMs: options.startupGateMs }),
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.clock ? { clock: options.clock } : {}),
@@ -57,6 +70,7 @@ export class SwitchboardRuntime {
       ...(options.clock ? { clock: options.clock } : {}),
     });
     this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
+    this.signIn = new ServerSignIn(this.manager, this.oauth);
   }
 
   /** The gateway over the catalog, created on first use; start() makes it listen. */

@@ -53,6 +53,7 @@ const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
   disabled: new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground')),
   invalid: new vscode.ThemeIcon('bracket-error', new vscode.ThemeColor('problemsErrorIcon.foreground')),
   blocked: new vscode.ThemeIcon('shield', new vscode.ThemeColor('problemsWarningIcon.foreground')),
+  needsSignIn: new vscode.ThemeIcon('account', new vscode.ThemeColor('problemsWarningIcon.foreground')),
   stopped: new vscode.ThemeIcon('debug-stop', new vscode.ThemeColor('disabledForeground')),
 };
 

@@ -24,8 +24,8 @@ export class HealthStatusBar implements vscode.Disposable {
     const ready = health.running + health.idle;
     this.item.text = `$(${busy ? 'loading~spin' : 'plug'}) ${ready}/${health.total}`;
     const failing = health.reconnecting + health.error;
-    // Blocked servers wait on the user (trust, consent, input); they have not failed.
-    const couldRun = health.total - health.disabled - health.blocked;
+    // Blocked servers and those waiting for a sign-in wait on the user; they have not failed.
+    const couldRun = health.total - health.disabled - health.blocked - health.needsSignIn;
     const failed = health.error + health.invalid;
     const allFailed = couldRun > 0 && failed === couldRun;
     this.item.backgroundColor = allFailed
@@ -37,6 +37,7 @@ export class HealthStatusBar implements vscode.Disposable {
     }
     tooltip.appendMarkdown('\nClick for server actions.');
     this.item.tooltip = tooltip;
+    if (health.needsSignIn > 0) tooltip.appendMarkdown(`\n\n${health.needsSignIn} waiting for you to sign in.`);
     const idle = health.idle > 0 ? ` (${health.idle} of them idle until used)` : '';
     this.item.accessibilityInformation = { label: `MCP Switchboard: ${ready} of ${health.total} servers ready${idle}` };
     this.item.show();

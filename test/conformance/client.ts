@@ -5,7 +5,7 @@
 // path and not a hand-written SDK client.
 //   node --import tsx test/conformance/client.ts <server-url>
 import type { CallToolResult, FetchLike } from '@modelcontextprotocol/client';
-import { DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition } from '../../src/core/config/types';
+import { DEFAULT_OAUTH, DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition } from '../../src/core/config/types';
 import { ServerConnection } from '../../src/core/connection';
 import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
 import type { Logger } from '../../src/core/logging';
@@ -158,6 +158,7 @@ async function main(): Promise<number> {
     headers: {},
     // An explicit `"type": "http"`: the scenario servers speak streamable HTTP only.
     sseFallback: false,
+    oauth: DEFAULT_OAUTH,
     // The harness kills the client after 30 s; fail earlier, with our own message.
     timeouts: { ...DEFAULT_TIMEOUTS, connectMs: 10_000, requestMs: 10_000 },
     reconnect: DEFAULT_RECONNECT,

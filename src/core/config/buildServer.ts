@@ -12,11 +12,13 @@ import { baseFolderFor } from './paths';
 import { ServerDiagnostics } from './serverDiagnostics';
 import { secretsInArgs, secretsInUrl } from './secrets';
 import {
+  DEFAULT_OAUTH,
   DEFAULT_RECONNECT,
   DEFAULT_TIMEOUTS,
   type ConfigDiagnostic,
   type InvalidServer,
   type LifecycleSettings,
+  type OAuthSettings,
   type ReconnectSettings,
   type ServerDefinition,
   type ServerSource,
@@ -94,9 +96,11 @@ async function buildDefinition(
   for (const [key, value] of Object.entries(headers)) {
     if (/[\r\n\0]/.test(value)) diagnostics.error(['headers', key], 'must not contain line breaks or NUL characters');
   }
+  const oauth = await buildOAuth(entry, resolver, diagnostics);
   if (diagnostics.hasErrors || url === undefined) return undefined;
   resolver.collectSecrets(headers);
   resolver.collectValues(secretsInUrl(url));
+  if (oauth.clientSecret) resolver.collectValues([oauth.clientSecret]);
   return {
     ...common,
     secrets: resolver.secrets(),
@@ -104,7 +108,46 @@ async function buildDefinition(
     url,
     headers,
     sseFallback: entry.type === undefined,
+    oauth,
   };
+}
+
+async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, diagnostics: ServerDiagnostics): Promise<OAuthSettings> {
+  const block = entry.oauth;
+  if (block === false) return { ...DEFAULT_OAUTH, enabled: false };
+  if (block === undefined) return DEFAULT_OAUTH;
+  const clientId = block.clientId === undefined ? undefined : await resolver.string(block.clientId, ['oauth', 'clientId']);
+  const clientSecret = block.clientSecret === undefined ? undefined : await resolver.string(block.clientSecret, ['oauth', 'clientSecret']);
+  const clientMetadataUrl = block.clientMetadataUrl === undefined ? undefined : await resolver.string(block.clientMetadataUrl, ['oauth', 'clientMetadataUrl']);
+  const grant = block.grant ?? DEFAULT_OAUTH.grant;
+  if (clientSecret && !clientId) diagnostics.error(['oauth', 'clientSecret'], 'needs "clientId": a secret belongs to a pre-registered client');
+  if (grant === 'client_credentials' && (!clientId || !clientSecret)) {
+    diagnostics.error(['oauth', 'grant'], '"client_credentials" needs a pre-registered "clientId" and "clientSecret"');
+  }
+  if (clientMetadataUrl !== undefined && !isClientMetadataUrl(clientMetadataUrl)) {
+    diagnostics.error(['oauth', 'clientMetadataUrl'], 'must be an https URL with a path (a client ID metadata document)');
+  }
+  for (const [index, scope] of (block.scopes ?? []).entries()) {
+    if (!/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)) diagnostics.error(['oauth', 'scopes', index], 'is not a valid OAuth scope (no spaces or quotes)');
+  }
+  return {
+    enabled: true,
+    grant,
+    ...(clientId ? { clientId } : {}),
+    ...(clientSecret ? { clientSecret } : {}),
+    ...(block.scopes && block.scopes.length > 0 ? { scopes: block.scopes } : {}),
+    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
+    ...(block.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: block.tokenEndpointAuthMethod } : {}),
+  };
+}
+
+function isClientMetadataUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.pathname !== '/';
+  } catch {
+    return false;
+  }
 }
 
 function invalid(candidate: ServerCandidate, diagnostics: ServerDiagnostics): InvalidServer {
@@ -168,6 +211,7 @@ function checkTransport(entry: ParsedEntry, diagnostics: ServerDiagnostics): Tra
   if (hasCommand) {
     if (entry.command?.trim() === '') diagnostics.error(['command'], 'must not be empty');
     if (entry.headers !== undefined) diagnostics.warning(['headers'], '"headers" only applies to http/sse servers and is ignored');
+    if (entry.oauth !== undefined) diagnostics.warning(['oauth'], '"oauth" only applies to http/sse servers and is ignored');
     return 'stdio';
   }
   for (const field of ['args', 'env', 'envFile', 'cwd'] as const) {

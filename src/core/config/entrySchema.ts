@@ -57,6 +57,22 @@ export const toolsSchema = z.looseObject({
   readOnly: z.boolean().optional(),
 });
 
+export const OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
+export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+
+/** How Switchboard signs in to a remote server that asks for OAuth; `false` turns sign-in off. */
+export const oauthSchema = z.union([
+  z.literal(false),
+  z.looseObject({
+    clientId: text.optional(),
+    clientSecret: text.optional(),
+    scopes: stringList(MAX_MAP_ENTRIES, 'scopes').optional(),
+    grant: z.enum(OAUTH_GRANTS).optional(),
+    clientMetadataUrl: text.optional(),
+    tokenEndpointAuthMethod: z.enum(TOKEN_AUTH_METHODS).optional(),
+  }),
+]);
+
 export const entrySchema = z.looseObject({
   type: z.enum(TRANSPORT_TYPES).optional(),
   command: text.optional(),
@@ -66,6 +82,7 @@ export const entrySchema = z.looseObject({
   cwd: text.optional(),
   url: text.optional(),
   headers: stringMap(headerName, 'headers').optional(),
+  oauth: oauthSchema.optional(),
   enabled: z.boolean().optional(),
   timeouts: timeoutsSchema.optional(),
   tools: toolsSchema.optional(),
@@ -92,6 +109,7 @@ const NESTED_KNOWN_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   timeouts: new Set(Object.keys(timeoutsSchema.shape)),
   tools: new Set(Object.keys(toolsSchema.shape)),
   reconnect: new Set(Object.keys(reconnectSchema.shape)),
+  oauth: new Set(Object.keys((oauthSchema.options[1] as z.ZodObject).shape)),
 };
 
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(entrySchema.shape));

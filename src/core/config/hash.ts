@@ -6,14 +6,14 @@ import { createHash } from 'node:crypto';
 import type { ServerDefinition } from './types';
 
 /** Bump when the covered fields change, so old and new hashes never compare equal by accident. */
-const HASH_VERSION = 1;
+const HASH_VERSION = 2;
 
 export function hashServerConnection(definition: ServerDefinition): string {
   const common = { v: HASH_VERSION, timeouts: definition.timeouts, reconnect: definition.reconnect };
   const relevant =
     definition.transport === 'stdio'
       ? { ...common, transport: 'stdio', command: definition.command, args: definition.args, env: definition.env, cwd: definition.cwd ?? null }
-      : { ...common, transport: definition.transport, url: definition.url, headers: definition.headers, sseFallback: definition.sseFallback };
+      : { ...common, transport: definition.transport, url: definition.url, headers: definition.headers, sseFallback: definition.sseFallback, oauth: definition.oauth };
   return createHash('sha256').update(canonicalJson(relevant)).digest('hex');
 }
 

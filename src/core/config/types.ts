@@ -65,12 +65,30 @@ export interface StdioServerDefinition extends ServerDefinitionBase {
   readonly cwd?: string;
 }
 
+/** How to sign in when the server answers 401 (MCP authorization, OAuth 2.1). */
+export interface OAuthSettings {
+  /** false: never sign in; a 401 is an error like any other. */
+  readonly enabled: boolean;
+  /** `authorization_code`: a person signs in in the browser; `client_credentials`: unattended. */
+  readonly grant: 'authorization_code' | 'client_credentials';
+  /** Pre-registered client; without it, a client ID metadata document, then dynamic registration. */
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly scopes?: readonly string[];
+  /** An HTTPS URL of a client ID metadata document, used where the authorization server supports one. */
+  readonly clientMetadataUrl?: string;
+  readonly tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+}
+
+export const DEFAULT_OAUTH: OAuthSettings = { enabled: true, grant: 'authorization_code' };
+
 export interface HttpServerDefinition extends ServerDefinitionBase {
   /** `http` is streamable HTTP. `sseFallback` is true when the user left `type` out. */
   readonly transport: 'http' | 'sse';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly sseFallback: boolean;
+  readonly oauth: OAuthSettings;
 }
 
 /** A fully validated, variable-resolved server, ready to connect. */

@@ -15,13 +15,14 @@ import {
   type FetchLike,
   type Implementation,
   type ListRootsResult,
+  type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../config/types';
 import type { Logger } from '../logging';
 import { ConnectionError, errorMessage } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
-import { translateRequestError } from './requestErrors';
+import { signInFailure, translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 import { reissueOnBrokenStream } from './streamReissue';
 import { traceTraffic } from './traffic';
@@ -73,6 +74,8 @@ export interface LinkOptions {
   readonly requestTimeoutMs: number;
   readonly stdio: StdioLaunch;
   readonly fetch?: FetchLike;
+  /** Signs in to a server that answers 401 (HTTP transports). */
+  readonly authProvider?: OAuthClientProvider;
   readonly onPhase: (phase: ConnectPhase) => void;
   /** Skips the era probe; absent, the client probes (and falls back to `initialize`). */
   readonly prior?: EraVerdict;
@@ -118,7 +121,7 @@ export function createTransport(kind: ActiveTransport, options: LinkOptions): Tr
       killGraceMs: stdio.killGraceMs,
     });
   }
-  const http = { url: definition.url, headers: definition.headers, fetch: options.fetch };
+  const http = { url: definition.url, headers: definition.headers, fetch: options.fetch, authProvider: options.authProvider };
   logger.info(`connecting to ${definition.url} (${kind === 'sse' ? 'legacy SSE' : 'streamable HTTP'})`);
   return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
 }
@@ -216,6 +219,8 @@ function connectFailure(error: unknown, kind: ActiveTransport, transport: Transp
     return new ConnectionError('PROCESS_EXITED', `server process exited with ${signal ? `signal ${signal}` : `code ${code}`} during ${phase}`, { cause: error });
   }
   if (error instanceof ConnectionError) return error;
+  const signIn = signInFailure(error, `connecting to ${definition.name}`);
+  if (signIn) return signIn;
   const where = definition.transport === 'stdio' ? definition.command : definition.url;
   const status = httpStatus(error);
   if (status !== undefined) {

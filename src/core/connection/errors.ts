@@ -31,7 +31,15 @@ export type ConnectionErrorCode =
   /** The server answered a request with a JSON-RPC error (see `rpcCode`). */
   | 'SERVER_ERROR'
   /** The connection was stopped or disposed while the operation was pending. */
-  | 'CLOSED';
+  | 'CLOSED'
+  /** The server asks for OAuth and there are no usable credentials (see `signIn`). */
+  | 'NEEDS_SIGN_IN';
+
+/** Why a sign-in is needed, and the scope to ask for when the server named one. */
+export interface SignInNeed {
+  readonly reason: 'signInRequired' | 'scope' | 'refused';
+  readonly scope?: string;
+}
 
 export interface ConnectionErrorOptions {
   readonly cause?: unknown;
@@ -43,6 +51,8 @@ export interface ConnectionErrorOptions {
   readonly status?: number;
   /** The request provably never reached the server, so sending it again cannot repeat an effect. */
   readonly notSent?: boolean;
+  /** For NEEDS_SIGN_IN. */
+  readonly signIn?: SignInNeed;
 }
 
 export class ConnectionError extends Error {
@@ -50,6 +60,7 @@ export class ConnectionError extends Error {
   readonly data?: unknown;
   readonly status?: number;
   readonly notSent: boolean;
+  readonly signIn?: SignInNeed;
 
   constructor(
     readonly code: ConnectionErrorCode,
@@ -62,6 +73,7 @@ export class ConnectionError extends Error {
     this.data = options.data;
     this.status = options.status;
     this.notSent = options.notSent ?? false;
+    if (options.signIn) this.signIn = options.signIn;
   }
 }
 

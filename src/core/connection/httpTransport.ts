@@ -1,17 +1,20 @@
 // Creating the SDK's HTTP transports, and reading the errors they throw.
-import { SdkHttpError, SSEClientTransport, SseError, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import { SdkHttpError, SSEClientTransport, SseError, StreamableHTTPClientTransport, type FetchLike, type OAuthClientProvider } from '@modelcontextprotocol/client';
 
 export interface HttpTransportOptions {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   /** For tests and proxies; defaults to the global fetch. */
   readonly fetch?: FetchLike;
+  /** OAuth for a server that asks for it; the SDK runs the protocol, the provider keeps the tokens. */
+  readonly authProvider?: OAuthClientProvider;
 }
 
 export function createStreamableHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
   });
 }
 
@@ -19,6 +22,7 @@ export function createSseTransport(options: HttpTransportOptions): SSEClientTran
   return new SSEClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
   });
 }
 

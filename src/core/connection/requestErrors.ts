@@ -1,6 +1,7 @@
 // Turns whatever an SDK request threw into a ConnectionError with a code, and decides whether the
 // request provably never left this process (the only case in which it may be sent again).
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
+import { findSignInRequired } from '../auth/errors';
 import { ConnectionError, errorMessage, stripRpcPrefix } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 
@@ -27,6 +28,8 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
   }
   if (context.closing) return new ConnectionError('CLOSED', `${what} was interrupted: the connection was closed`, { cause: error });
   if (error instanceof ConnectionError) return error;
+  const signIn = signInFailure(error, what);
+  if (signIn) return signIn;
   if (error instanceof SdkError) {
     const known = translateSdkError(error, context);
     if (known) return known;
@@ -67,4 +70,18 @@ function translateSdkError(error: SdkError, context: RequestErrorContext): Conne
     default:
       return undefined;
   }
+}
+
+/**
+ * The server wants a sign-in: our provider said so (no credentials, a refused refresh, a step-up),
+ * the SDK gave up on its redirect, or the retry after a refresh was refused again.
+ */
+export function signInFailure(error: unknown, what: string): ConnectionError | undefined {
+  const required = findSignInRequired(error);
+  if (required) return new ConnectionError('NEEDS_SIGN_IN', `${what}: ${required.message}`, { cause: error, notSent: true, signIn: { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) } });
+  if (UnauthorizedError.isInstance(error)) return new ConnectionError('NEEDS_SIGN_IN', `${what}: sign-in required`, { cause: error, notSent: true, signIn: { reason: 'signInRequired' } });
+  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication) {
+    return new ConnectionError('NEEDS_SIGN_IN', `${what}: the server refused the new access token too (HTTP 401); sign in again`, { cause: error, signIn: { reason: 'refused' } });
+  }
+  return undefined;
 }

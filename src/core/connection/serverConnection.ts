@@ -3,7 +3,8 @@
 // manager owns many of these and only listens to their events.
 import os from 'node:os';
 import type { CallToolResult, FetchLike, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
-import type { LifecycleSettings, ServerDefinition } from '../config/types';
+import type { SwitchboardOAuthProvider } from '../auth/oauthProvider';
+import type { HttpServerDefinition, LifecycleSettings, ServerDefinition } from '../config/types';
 import { Emitter, type Event } from '../events';
 import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';
 import { backoffDelay } from './backoff';
@@ -45,6 +46,12 @@ export interface ConnectionOptions {
   readonly slowRetryMs?: number;
   /** Answers what the server asks of the client (elicitation, sampling, roots), in both eras. */
   readonly serverRequests?: ServerRequestHandlers;
+  /** Signs in to HTTP servers that ask for OAuth; absent, a 401 is an HTTP error. */
+  readonly oauth?: OAuthProviders;
+}
+
+export interface OAuthProviders {
+  providerFor(definition: HttpServerDefinition): SwitchboardOAuthProvider | undefined;
 }
 
 export interface CallToolOptions {
@@ -398,6 +405,14 @@ export class ServerConnection {
   /** Translates and, if the failure means the connection is gone, starts reconnecting. */
   private noteRequestFailure(session: McpSession, error: unknown): ConnectionError {
     const failure = error instanceof ConnectionError ? error : new ConnectionError('PROTOCOL_ERROR', errorMessage(error), { cause: error });
+    if (failure.code === 'NEEDS_SIGN_IN') {
+      // Not a lost connection: retrying cannot help until somebody signs in.
+      if (session === this.session) {
+        this.detachSession(false);
+        this.setNeedsSignIn(failure);
+      }
+      return failure;
+    }
     if (failure.notSent || failure.code === 'CONNECTION_LOST') this.connectionLost(session, failure);
     return failure;
   }
@@ -503,6 +518,7 @@ export class ServerConnection {
         stdio: { ...this.stdioLaunch(garbage), onSpawn: (pid) => (attempt.pid = pid) },
         counters: this.counters,
         fetch: this.options.fetch,
+        ...this.authProvider(),
         onPhase: (next) => (phase = next),
         onClosed: (closed) => this.connectionLost(closed, this.describeClose(closed)),
         onToolListChanged: (changed) => void this.refreshTools(changed),
@@ -551,6 +567,10 @@ export class ServerConnection {
         this.withGarbageHint(error instanceof ConnectionError ? error : new ConnectionError('CONNECT_FAILED', errorMessage(error), { cause: error }), garbage),
       );
       this.logger.warn(`connect failed: ${failure.message}`);
+      if (failure.code === 'NEEDS_SIGN_IN') {
+        this.setNeedsSignIn(failure);
+        return;
+      }
       // A remote server that is down or overloaded at start gets the same backoff as one that
       // dropped: it is usually a matter of time (a laptop waking up, a server deploying).
       if (mode.kind === 'auto' || this.isRemoteTransient(failure)) {
@@ -742,6 +762,21 @@ export class ServerConnection {
 
   private fireTools(): void {
     this.toolsEmitter.fire({ server: this.name, tools: structuredClone(this.toolList) });
+  }
+
+  /** The provider for an HTTP server that may ask for OAuth; its credentials are read again per attempt. */
+  private authProvider(): { authProvider?: SwitchboardOAuthProvider } {
+    if (this.definition.transport === 'stdio') return {};
+    const provider = this.options.oauth?.providerFor(this.definition);
+    provider?.credentialsMayHaveChanged();
+    return provider ? { authProvider: provider } : {};
+  }
+
+  private setNeedsSignIn(failure: ConnectionError): void {
+    this.failures = 0;
+    const need = failure.signIn ?? { reason: 'signInRequired' as const };
+    const detail = redactSecrets(failure.message, this.definition.secrets);
+    this.setState({ kind: 'needsSignIn', reason: need.reason, detail, ...(need.scope ? { scope: need.scope } : {}), since: this.clock.now() });
   }
 
   private setError(code: ConnectionErrorCode, message: string, nextTryAt?: number): void {

@@ -75,6 +75,20 @@ export interface ErrorState {
   readonly nextTryAt?: number;
 }
 
+/**
+ * The server asks for OAuth and Switchboard has no usable credentials: never signed in, a refresh
+ * the authorization server refused, a scope the server now wants. Waits for Sign In; never retries
+ * by itself, so there is no loop of sign-in prompts.
+ */
+export interface NeedsSignInState {
+  readonly kind: 'needsSignIn';
+  readonly reason: 'signInRequired' | 'scope' | 'refused';
+  readonly detail: string;
+  /** The scope the next sign-in asks for, when the server named one. */
+  readonly scope?: string;
+  readonly since: number;
+}
+
 export interface DisabledState {
   readonly kind: 'disabled';
 }
@@ -100,6 +114,7 @@ export type ServerState =
   | RunningState
   | ReconnectingState
   | ErrorState
+  | NeedsSignInState
   | DisabledState
   | InvalidState
   | BlockedState;
@@ -144,6 +159,11 @@ export function isActive(kind: ServerStateKind): boolean {
  */
 export function isServed(kind: ServerStateKind): boolean {
   return kind !== 'disabled' && kind !== 'invalid' && kind !== 'blocked';
+}
+
+/** Waiting for somebody to sign in: Sign In is what moves it on. */
+export function needsSignIn(kind: ServerStateKind): boolean {
+  return kind === 'needsSignIn';
 }
 
 /** A deep copy, so that callers can keep or mutate what they were given. */

@@ -9,6 +9,8 @@ export interface HealthSummary {
   readonly starting: number;
   readonly reconnecting: number;
   readonly error: number;
+  /** Waiting for somebody to sign in (OAuth). */
+  readonly needsSignIn: number;
   readonly blocked: number;
   readonly disabled: number;
   readonly invalid: number;
@@ -16,7 +18,7 @@ export interface HealthSummary {
 }
 
 export function summarizeHealth(states: readonly ServerState[]): HealthSummary {
-  const counts = { running: 0, idle: 0, starting: 0, reconnecting: 0, error: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
+  const counts = { running: 0, idle: 0, starting: 0, reconnecting: 0, error: 0, needsSignIn: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
   for (const state of states) counts[state.kind] += 1;
   return { total: states.length, ...counts };
 }

@@ -54,5 +54,7 @@ export function describeState(state: ServerState, now: number = Date.now(), cont
     }
     case 'blocked':
       return `blocked: ${firstLine(state.detail)}`;
+    case 'needsSignIn':
+      return state.reason === 'scope' ? `needs sign-in · more access asked (${firstLine(state.scope ?? '')})` : state.reason === 'refused' ? 'needs sign-in · the token was refused' : 'needs sign-in';
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { hashServerConnection, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config';
+import { DEFAULT_OAUTH, hashServerConnection, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config';
 
 const stdio: StdioServerDefinition = {
   name: 'git',
@@ -23,6 +23,7 @@ const http: HttpServerDefinition = {
   url: 'https://x.test/mcp',
   headers: { Authorization: 'Bearer t' },
   sseFallback: true,
+  oauth: DEFAULT_OAUTH,
 };
 
 describe('config: hashServerConnection', () => {

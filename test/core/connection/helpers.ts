@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { HttpServerDefinition, StdioServerDefinition } from '../../../src/core/config/types';
+import { DEFAULT_OAUTH, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config/types';
 import { ServerConnection, type ConnectionOptions, type ServerState } from '../../../src/core/connection';
 import type { Logger, LogLevel } from '../../../src/core/logging';
 import { Cleanup } from '../support/cleanup';
@@ -50,6 +50,7 @@ export function httpDefinition(url: string, overrides: Partial<Mutable<HttpServe
     url,
     headers: {},
     sseFallback: false,
+    oauth: DEFAULT_OAUTH,
     ...overrides,
   };
 }

@@ -103,7 +103,7 @@ export function buildReport(
     const lifecycle = lifecycles.get(view.name);
     // An invalid server's own list repeats what is in the top-level one; keep each problem once.
     const diagnostics = unique([...view.diagnostics, ...workspace.diagnostics.filter((diagnostic) => diagnostic.server === view.name)]);
-    const error = describeProblem(view.state, diagnostics, timeoutMs, needsInput.get(view.name));
+    const error = describeProblem(view.name, view.state, diagnostics, timeoutMs, needsInput.get(view.name));
     const tail = view.state.kind === 'error' && view.state.stderrTail.length > 0 ? view.state.stderrTail : view.stderrTail;
     return {
       name: view.name,
@@ -179,6 +179,7 @@ function serverWarnings(warnings: readonly CatalogWarning[], server: string): st
 }
 
 function describeProblem(
+  name: string,
   state: ServerState,
   diagnostics: readonly ConfigDiagnostic[],
   timeoutMs: number,
@@ -200,6 +201,8 @@ function describeProblem(
     case 'blocked':
       // The CLI cannot prompt; tell the user which variable answers each input.
       return inputs && inputs.length > 0 ? `${state.detail} (set ${inputs.map(inputEnvVarName).join(', ')})` : state.detail;
+    case 'needsSignIn':
+      return `needs sign-in: run mcp-switchboard login ${shellWord(name)}${state.reason === 'scope' && state.scope ? ` (the server asks for scope "${state.scope}")` : ''}`;
     case 'starting':
       return `still starting when the ${timeoutMs} ms timeout passed`;
     case 'reconnecting':
@@ -207,6 +210,11 @@ function describeProblem(
     case 'stopped':
       return 'stopped';
   }
+}
+
+/** A server name as one shell word, quoted only when it needs to be. */
+function shellWord(name: string): string {
+  return /^[A-Za-z0-9_.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`;
 }
 
 function unique(diagnostics: readonly ConfigDiagnostic[]): ConfigDiagnostic[] {

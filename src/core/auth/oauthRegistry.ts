@@ -1,0 +1,57 @@
+// One OAuth provider per remote server (per URL and `oauth` settings), shared by its connection
+// and its sign-in, so that the discovery a connect made is the one the sign-in uses.
+import type { FetchLike } from '@modelcontextprotocol/client';
+import { canonicalJson } from '../config/hash';
+import type { HttpServerDefinition } from '../config/types';
+import type { Clock } from '../connection/clock';
+import type { Logger } from '../logging';
+import { credentialKey, isCredentialKey, ServerCredentials } from './credentials';
+import { SwitchboardOAuthProvider } from './oauthProvider';
+import type { SecretStore } from './secretStore';
+
+export interface OAuthRegistryOptions {
+  readonly store: SecretStore;
+  readonly clock: Clock;
+  /** The provider's log lines, per server. */
+  readonly logger: (server: string) => Logger;
+  readonly fetch?: FetchLike;
+}
+
+/** Far more remote servers than anyone configures; past it the oldest provider is dropped. */
+const MAX_PROVIDERS = 1000;
+
+export class OAuthRegistry {
+  private readonly providers = new Map<string, SwitchboardOAuthProvider>();
+
+  constructor(private readonly options: OAuthRegistryOptions) {}
+
+  providerFor(definition: HttpServerDefinition): SwitchboardOAuthProvider | undefined {
+    if (!definition.oauth.enabled) return undefined;
+    const key = `${credentialKey(definition.url)} ${canonicalJson(definition.oauth)}`;
+    let provider = this.providers.get(key);
+    if (!provider) {
+      if (this.providers.size >= MAX_PROVIDERS) this.providers.delete(this.providers.keys().next().value as string);
+      provider = new SwitchboardOAuthProvider({
+        serverUrl: definition.url,
+        settings: definition.oauth,
+        credentials: new ServerCredentials(this.options.store, credentialKey(definition.url)),
+        clock: this.options.clock,
+        logger: this.options.logger(definition.name),
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      });
+      this.providers.set(key, provider);
+    }
+    return provider;
+  }
+
+  /** Forgets every saved sign-in; the number of servers that had one. */
+  async forgetAll(): Promise<number> {
+    const keys = (await this.options.store.keys()).filter(isCredentialKey);
+    for (const key of keys) await this.options.store.delete(key);
+    for (const provider of this.providers.values()) {
+      provider.credentialsMayHaveChanged();
+      await provider.invalidateCredentials('discovery');
+    }
+    return keys.length;
+  }
+}

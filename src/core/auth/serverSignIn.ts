@@ -1,0 +1,75 @@
+// Sign In and Sign Out for configured servers: what the editor's buttons and `mcp-switchboard
+// login` call. One sign-in per server at a time; a second click joins the first instead of
+// opening a second browser tab.
+import type { HttpServerDefinition } from '../config/types';
+import type { ServerState } from '../connection/state';
+import type { OAuthRegistry } from './oauthRegistry';
+import { signIn, type SignInBrowser } from './signIn';
+
+export interface SignInHost {
+  server(name: string): { readonly state: ServerState; readonly definition?: HttpServerDefinition | { readonly transport: 'stdio' } } | undefined;
+  reconnect(name: string): Promise<ServerState>;
+}
+
+export type SignInResult = { readonly signedIn: 'refreshed' | 'signedIn'; readonly state: ServerState };
+
+export class ServerSignIn {
+  private readonly inFlight = new Map<string, Promise<SignInResult>>();
+
+  constructor(
+    private readonly host: SignInHost,
+    private readonly registry: OAuthRegistry,
+  ) {}
+
+  /** The definition of a server that can sign in: remote, with OAuth not turned off. */
+  remoteDefinition(name: string): HttpServerDefinition | undefined {
+    const definition = this.host.server(name)?.definition;
+    return definition && definition.transport !== 'stdio' && definition.oauth.enabled ? definition : undefined;
+  }
+
+  signIn(name: string, browser: SignInBrowser): Promise<SignInResult> {
+    const running = this.inFlight.get(name);
+    if (running) return running;
+    const started = this.run(name, browser).finally(() => this.inFlight.delete(name));
+    this.inFlight.set(name, started);
+    return started;
+  }
+
+  isSigningIn(name: string): boolean {
+    return this.inFlight.has(name);
+  }
+
+  private async run(name: string, browser: SignInBrowser): Promise<SignInResult> {
+    const definition = this.remoteDefinition(name);
+    if (!definition) throw new Error(`\`${name}\` is not a remote server that signs in with OAuth`);
+    const provider = this.registry.providerFor(definition);
+    if (!provider) throw new Error(`OAuth is turned off for \`${name}\``);
+    const state = this.host.server(name)?.state;
+    const need = state?.kind === 'needsSignIn' ? state : undefined;
+    // Tokens the server refused, and a wider scope, both need the authorization page: a refresh
+    // would return the same grant.
+    const signedIn = await signIn(provider, {
+      serverUrl: definition.url,
+      browser,
+      ...(need?.scope ? { scope: need.scope } : {}),
+      ...(need?.reason === 'refused' ? { fresh: true } : {}),
+    });
+    return { signedIn, state: await this.host.reconnect(name) };
+  }
+
+  /** Forgets the server's tokens and registration, then reconnects (to `needs sign-in`). */
+  async signOut(name: string): Promise<ServerState | undefined> {
+    const definition = this.remoteDefinition(name);
+    const provider = definition ? this.registry.providerFor(definition) : undefined;
+    if (!provider) return undefined;
+    await provider.signOut();
+    return this.host.reconnect(name);
+  }
+
+  /** Forgets every saved sign-in and reconnects the remote servers that used one. */
+  async signOutAll(names: readonly string[]): Promise<number> {
+    const forgotten = await this.registry.forgetAll();
+    await Promise.all(names.filter((name) => this.remoteDefinition(name)).map((name) => this.host.reconnect(name)));
+    return forgotten;
+  }
+}
