@@ -6,6 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import {
   auth,
+  extractWWWAuthenticateParams,
+  UnauthorizedError,
+  type AuthProvider,
   type FetchLike,
   type OAuthClientInformationContext,
   type OAuthClientMetadata,
@@ -23,6 +26,8 @@ import { SignInRequiredError } from './errors';
 /** What an interactive sign-in lends the provider for its duration. */
 export interface InteractiveSignIn {
   readonly redirectUrl: string;
+  /** A step-up's scope: a registration made for less must be replaced, or the server refuses it. */
+  readonly scope?: string;
   open(authorizationUrl: URL): Promise<void>;
 }
 
@@ -46,7 +51,8 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private pendingState: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
-  private refreshing: Promise<void> | undefined;
+  /** The one refresh or re-authorization running; concurrent 401s wait for it instead of racing. */
+  private renewal: Promise<void> | undefined;
 
   constructor(private readonly options: OAuthProviderOptions) {}
 
@@ -107,6 +113,8 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     const { clientId, clientSecret, tokenEndpointAuthMethod } = this.settings;
     if (clientId) {
       return {
+        // Stamped with the issuer asked about: configured credentials belong to whichever server the entry names.
+        ...(ctx ? { issuer: ctx.issuer } : {}),
         client_id: clientId,
         ...(clientSecret === undefined ? {} : { client_secret: clientSecret }),
         ...(tokenEndpointAuthMethod ? { token_endpoint_auth_method: tokenEndpointAuthMethod } : {}),
@@ -115,7 +123,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     const saved = ctx ? await this.options.credentials.client(ctx.issuer) : undefined;
     // A registration carries its redirect URI; a sign-in from elsewhere (another port, another
     // host name) needs a registration of its own. A metadata-document client has none to match.
-    const usable = saved && (saved.redirectUrl === undefined || !this.interactive || saved.redirectUrl === this.interactive.redirectUrl);
+    const usable = saved && (saved.redirectUrl === undefined || !this.interactive || (saved.redirectUrl === this.interactive.redirectUrl && covers(registeredScope(saved.client), this.interactive.scope)));
     if (usable) return saved.client;
     if (!this.interactive) throw new SignInRequiredError('signInRequired', 'sign-in required: this server asks for OAuth and Switchboard has no credentials for it');
     return undefined;
@@ -151,6 +159,12 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       throw new SignInRequiredError('scope', `sign-in required: the server asks for more access (scope "${scope}")`, scope);
     }
     throw new SignInRequiredError('signInRequired', 'sign-in required: the saved sign-in expired or was revoked', scope);
+  }
+
+  /** Unattended sign-in: the client's own credentials are the grant. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.unattended) return undefined;
+    return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -208,12 +222,56 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     return saved.savedAt + expiresIn * 1000 - REFRESH_MARGIN_MS <= this.options.clock.now();
   }
 
-  /** One refresh at a time; a failure leaves the old tokens, and the 401 that follows decides. */
+  /** A failed refresh leaves the old tokens; the 401 that follows decides. */
   private refreshBeforeExpiry(): Promise<void> {
-    this.refreshing ??= auth(this, { serverUrl: this.options.serverUrl, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) })
-      .then(() => this.options.logger.info('oauth: refreshed the access token before it expired'))
-      .catch((error: unknown) => this.options.logger.warn(`oauth: refresh before expiry failed: ${error instanceof Error ? error.message : String(error)}`))
-      .finally(() => (this.refreshing = undefined));
-    return this.refreshing;
+    return this.renew(() => auth(this, { serverUrl: this.options.serverUrl, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) })).then(
+      () => this.options.logger.info('oauth: refreshed the access token before it expired'),
+      (error: unknown) => this.options.logger.warn(`oauth: refresh before expiry failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
+
+  /**
+   * What the transport uses: the bearer token before each request, and one renewal on a 401.
+   * Renewals are single-flight: authorization servers that rotate refresh tokens treat a second
+   * use of one as theft and revoke the whole grant, and parallel requests (a call, a list, the
+   * event stream) all see the same 401. A step-up (403 insufficient_scope) is not the transport's
+   * to run here: it surfaces as InsufficientScopeError, and the server waits for Sign In.
+   */
+  transportAuth(): AuthProvider {
+    return {
+      token: async () => (await this.tokens())?.access_token,
+      onUnauthorized: async ({ response, serverUrl, fetchFn }) => {
+        const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+        await this.renew(async () => {
+          const result = await auth(this, { serverUrl, fetchFn, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) });
+          if (result !== 'AUTHORIZED') throw new UnauthorizedError();
+        });
+      },
+    };
+  }
+
+  /** The scope the saved tokens were granted (for a step-up, which must keep it). */
+  async grantedScope(): Promise<string | undefined> {
+    return (await this.options.credentials.tokens())?.tokens.scope;
+  }
+
+  private renew(run: () => Promise<unknown>): Promise<void> {
+    this.renewal ??= run()
+      .then(() => undefined)
+      .finally(() => (this.renewal = undefined));
+    return this.renewal;
+  }
+}
+
+/** Whether a client registered for `registered` may ask for `wanted` (no scope on record: any). */
+function covers(registered: string | undefined, wanted: string | undefined): boolean {
+  if (registered === undefined || wanted === undefined) return true;
+  const allowed = new Set(registered.split(' '));
+  return wanted.split(' ').every((scope) => scope === 'offline_access' || allowed.has(scope));
+}
+
+/** The scope a dynamic registration was made for, when the authorization server echoed it. */
+function registeredScope(client: StoredOAuthClientInformation): string | undefined {
+  const { scope } = client as { scope?: unknown };
+  return typeof scope === 'string' ? scope : undefined;
 }

@@ -1,6 +1,6 @@
 // An interactive sign-in: the one path on which a browser opens. The SDK builds the authorization
 // request; the host opens it and waits for the redirect to come back with the same `state`.
-import { auth, type FetchLike } from '@modelcontextprotocol/client';
+import { auth, computeScopeUnion, type FetchLike } from '@modelcontextprotocol/client';
 import type { Clock, TimerHandle } from '../connection/clock';
 import { SignInFailedError } from './errors';
 import type { SwitchboardOAuthProvider } from './oauthProvider';
@@ -26,26 +26,36 @@ export interface SignInOptions {
 /** Signs in; resolves once tokens are saved. Refreshing counts: no browser when that is enough. */
 export async function signIn(provider: SwitchboardOAuthProvider, options: SignInOptions): Promise<'refreshed' | 'signedIn'> {
   const { serverUrl, browser } = options;
+  // A step-up keeps what was granted: the new scope is the union, or the old grant is lost.
+  const scope = options.scope ? computeScopeUnion(await provider.grantedScope(), options.scope) : undefined;
   const fetchFn = options.fetch ? { fetchFn: options.fetch } : {};
-  return provider.withInteractiveSignIn({ redirectUrl: browser.redirectUrl, open: (url) => browser.open(url) }, async () => {
+  // The wait starts before the browser opens: a fast redirect must find it.
+  let callback: Promise<URLSearchParams> | undefined;
+  const open = async (url: URL) => {
+    const state = url.searchParams.get('state') ?? provider.expectedState;
+    if (!state) throw new SignInFailedError('the authorization request carried no state');
+    callback = browser.waitForCallback(state);
+    callback.catch(() => undefined);
+    await browser.open(url);
+  };
+  return provider.withInteractiveSignIn({ redirectUrl: browser.redirectUrl, open, ...(scope ? { scope } : {}) }, async () => {
     const first = await auth(provider, {
       serverUrl,
       ...fetchFn,
-      ...(options.scope ? { scope: options.scope } : {}),
-      ...(options.fresh || options.scope ? { forceReauthorization: true } : {}),
+      ...(scope ? { scope } : {}),
+      ...(options.fresh || scope ? { forceReauthorization: true } : {}),
     });
     if (first === 'AUTHORIZED') return 'refreshed';
-    const state = provider.expectedState;
-    if (state === undefined) throw new SignInFailedError('the authorization request carried no state');
-    const callback = await browser.waitForCallback(state);
-    const error = callback.get('error');
+    if (!callback) throw new SignInFailedError('the authorization page was never opened');
+    const params = await callback;
+    const error = params.get('error');
     if (error) {
-      const description = callback.get('error_description');
+      const description = params.get('error_description');
       throw new SignInFailedError(`the authorization server answered ${error}${description ? `: ${description}` : ''}`, error);
     }
-    const code = callback.get('code');
+    const code = params.get('code');
     if (!code) throw new SignInFailedError('the redirect carried no authorization code');
-    const iss = callback.get('iss') ?? undefined;
+    const iss = params.get('iss') ?? undefined;
     const second = await auth(provider, { serverUrl, authorizationCode: code, ...(iss === undefined ? {} : { iss }), ...fetchFn });
     if (second !== 'AUTHORIZED') throw new SignInFailedError('the authorization code was not accepted');
     return 'signedIn';

@@ -15,7 +15,7 @@ import {
   type FetchLike,
   type Implementation,
   type ListRootsResult,
-  type OAuthClientProvider,
+  type AuthProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../config/types';
@@ -75,7 +75,7 @@ export interface LinkOptions {
   readonly stdio: StdioLaunch;
   readonly fetch?: FetchLike;
   /** Signs in to a server that answers 401 (HTTP transports). */
-  readonly authProvider?: OAuthClientProvider;
+  readonly authProvider?: AuthProvider;
   readonly onPhase: (phase: ConnectPhase) => void;
   /** Skips the era probe; absent, the client probes (and falls back to `initialize`). */
   readonly prior?: EraVerdict;

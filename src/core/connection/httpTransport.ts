@@ -1,5 +1,5 @@
 // Creating the SDK's HTTP transports, and reading the errors they throw.
-import { SdkHttpError, SSEClientTransport, SseError, StreamableHTTPClientTransport, type FetchLike, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { SdkHttpError, SSEClientTransport, SseError, StreamableHTTPClientTransport, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
 
 export interface HttpTransportOptions {
   readonly url: string;
@@ -7,7 +7,7 @@ export interface HttpTransportOptions {
   /** For tests and proxies; defaults to the global fetch. */
   readonly fetch?: FetchLike;
   /** OAuth for a server that asks for it; the SDK runs the protocol, the provider keeps the tokens. */
-  readonly authProvider?: OAuthClientProvider;
+  readonly authProvider?: AuthProvider;
 }
 
 export function createStreamableHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {

@@ -1,6 +1,6 @@
 // Turns whatever an SDK request threw into a ConnectionError with a code, and decides whether the
 // request provably never left this process (the only case in which it may be sent again).
-import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
 import { findSignInRequired } from '../auth/errors';
 import { ConnectionError, errorMessage, stripRpcPrefix } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
@@ -79,6 +79,14 @@ function translateSdkError(error: SdkError, context: RequestErrorContext): Conne
 export function signInFailure(error: unknown, what: string): ConnectionError | undefined {
   const required = findSignInRequired(error);
   if (required) return new ConnectionError('NEEDS_SIGN_IN', `${what}: ${required.message}`, { cause: error, notSent: true, signIn: { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) } });
+  if (InsufficientScopeError.isInstance(error)) {
+    const scope = error.requiredScope;
+    return new ConnectionError('NEEDS_SIGN_IN', `${what}: the server asks for more access${scope ? ` (scope "${scope}")` : ''}; sign in again to grant it`, {
+      cause: error,
+      notSent: true,
+      signIn: { reason: 'scope', ...(scope ? { scope } : {}) },
+    });
+  }
   if (UnauthorizedError.isInstance(error)) return new ConnectionError('NEEDS_SIGN_IN', `${what}: sign-in required`, { cause: error, notSent: true, signIn: { reason: 'signInRequired' } });
   if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication) {
     return new ConnectionError('NEEDS_SIGN_IN', `${what}: the server refused the new access token too (HTTP 401); sign in again`, { cause: error, signIn: { reason: 'refused' } });

@@ -2,7 +2,7 @@
 // circuit breaker when the connection drops), answer tool calls, stop. Self-contained: the
 // manager owns many of these and only listens to their events.
 import os from 'node:os';
-import type { CallToolResult, FetchLike, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
+import type { AuthProvider, CallToolResult, FetchLike, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
 import type { SwitchboardOAuthProvider } from '../auth/oauthProvider';
 import type { HttpServerDefinition, LifecycleSettings, ServerDefinition } from '../config/types';
 import { Emitter, type Event } from '../events';
@@ -390,7 +390,8 @@ export class ServerConnection {
       return await operation(session, policy, budget);
     } catch (error) {
       const failure = this.noteRequestFailure(session, error);
-      if (!failure.notSent || budget.retried) throw failure;
+      // A sign-in is never waited for: only a person can give one.
+      if (!failure.notSent || budget.retried || failure.code === 'NEEDS_SIGN_IN') throw failure;
       budget.retried = true;
       this.logger.info(`${what} could not be sent (${failure.message}); retrying once the server is back`);
       session = await this.waitForSession(what, signal);
@@ -765,11 +766,11 @@ export class ServerConnection {
   }
 
   /** The provider for an HTTP server that may ask for OAuth; its credentials are read again per attempt. */
-  private authProvider(): { authProvider?: SwitchboardOAuthProvider } {
+  private authProvider(): { authProvider?: AuthProvider } {
     if (this.definition.transport === 'stdio') return {};
     const provider = this.options.oauth?.providerFor(this.definition);
     provider?.credentialsMayHaveChanged();
-    return provider ? { authProvider: provider } : {};
+    return provider ? { authProvider: provider.transportAuth() } : {};
   }
 
   private setNeedsSignIn(failure: ConnectionError): void {

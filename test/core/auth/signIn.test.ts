@@ -1,0 +1,193 @@
+// MCP authorization against a real OpenID provider (oidc-provider from npm) in front of a fixture
+// MCP server that checks every bearer token with it: the SDK runs the protocol, these tests prove
+// what the host decides. No browser opens except on signIn(); tokens are refreshed before they
+// expire and once on a 401; a refused refresh is forgotten and the server waits for a sign-in; a
+// wider scope asked by the server is a sign-in, never a loop.
+import assert from 'node:assert/strict';
+import { MemorySecretStore, CallbackRouter, type SignInBrowser } from '../../../src/core/auth';
+import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import { DEFAULT_OAUTH, type HttpServerDefinition, type OAuthSettings } from '../../../src/core/config/types';
+import { isConnectionError, type ServerState } from '../../../src/core/connection';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
+import { describeState } from '../../../src/core/presentation/stateText';
+import { Cleanup, httpDefinition, MemoryLogger, textOf } from '../connection/helpers';
+import { FakeClock } from '../support/fakeClock';
+import { loginAtProvider } from '../support/providerLogin';
+// @ts-expect-error: a JavaScript fixture without types.
+import { startOAuthFixture } from '../../fixtures/oauth-server.mjs';
+
+interface OAuthFixture {
+  readonly issuer: string;
+  readonly mcpUrl: string;
+  stats(): { registrations: number; unauthorized: number; insufficientScope: number; grants: Record<string, number> };
+  close(): Promise<void>;
+}
+
+const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
+
+/** Plays the person at the browser: logs in at the provider and hands the redirect back. */
+class ScriptedBrowser implements SignInBrowser {
+  readonly redirectUrl = REDIRECT;
+  readonly opened: URL[] = [];
+  constructor(private readonly router: CallbackRouter) {}
+  async open(url: URL): Promise<void> {
+    this.opened.push(url);
+    const callback = await loginAtProvider(url, REDIRECT);
+    assert.ok(this.router.deliver(callback), 'the redirect matched no waiting sign-in');
+  }
+  waitForCallback(state: string): Promise<URLSearchParams> {
+    return this.router.waitFor(state);
+  }
+}
+
+describe('OAuth sign-in against oidc-provider', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  let fixture: OAuthFixture;
+  let clock: FakeClock;
+  let store: MemorySecretStore;
+  let logger: MemoryLogger;
+  let runtime: SwitchboardRuntime;
+  let browser: ScriptedBrowser;
+
+  before(async () => {
+    fixture = (await startOAuthFixture()) as OAuthFixture;
+  });
+  after(() => fixture.close());
+  afterEach(() => cleanup.run());
+
+  function remote(oauth: Partial<OAuthSettings> = {}, name = 'notes'): HttpServerDefinition {
+    return httpDefinition(fixture.mcpUrl, { name, oauth: { ...DEFAULT_OAUTH, ...oauth } });
+  }
+
+  async function startWith(definition: HttpServerDefinition): Promise<ServerState> {
+    clock = new FakeClock(Date.now());
+    store = new MemorySecretStore();
+    logger = new MemoryLogger();
+    runtime = createRuntime({ logger, storage: new MemoryToolCacheStorage(), settings: {}, secrets: store, connection: { clock } });
+    cleanup.add(() => runtime.dispose());
+    browser = new ScriptedBrowser(new CallbackRouter(clock));
+    const [view] = await runtime.manager.start([definition]);
+    await runtime.manager.waitForState((servers) => servers.every((server) => server.state.kind !== 'starting'), { timeoutMs: 20_000 });
+    return runtime.manager.server(definition.name)?.state ?? (view?.state as ServerState);
+  }
+
+  const state = (name = 'notes') => runtime.manager.server(name)?.state;
+  const whoami = async (name = 'notes') => JSON.parse(textOf(await runtime.manager.forwardToolCall(name, 'whoami', {}))) as { subject: string; scope: string };
+  const saved = async () => Object.fromEntries(await Promise.all((await store.keys()).map(async (key) => [key, JSON.parse((await store.get(key)) ?? '{}')])));
+
+  it('waits for a sign-in without opening a browser or registering a client, then signs in and calls', async () => {
+    const before = fixture.stats().registrations;
+    const first = await startWith(remote());
+    assert.equal(first.kind, 'needsSignIn', JSON.stringify(first));
+    assert.equal(describeState(first), 'needs sign-in');
+    assert.equal(browser.opened.length, 0);
+    assert.equal(fixture.stats().registrations, before, 'a background connect registered a client');
+
+    const result = await runtime.signIn.signIn('notes', browser);
+    assert.equal(result.signedIn, 'signedIn');
+    assert.equal(result.state.kind, 'running', JSON.stringify(result.state));
+    assert.equal(browser.opened.length, 1);
+    const request = browser.opened[0]!;
+    assert.equal(request.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(request.searchParams.get('resource'), fixture.mcpUrl);
+    assert.ok(request.searchParams.get('state'));
+    assert.match(request.searchParams.get('scope') ?? '', /mcp:read/);
+    assert.equal(fixture.stats().registrations, before + 1, 'dynamic registration, once');
+
+    const me = await whoami();
+    assert.equal(me.subject, 'alice');
+    assert.match(me.scope, /mcp:read/);
+    // Kept by issuer, and never written to the log.
+    const record = (await saved())[`oauth:${fixture.mcpUrl}`];
+    const tokens = record.tokens[fixture.issuer].tokens;
+    assert.ok(tokens.access_token && tokens.refresh_token, 'an access and a refresh token');
+    assert.ok(record.clients[fixture.issuer].client.client_id);
+    const log = logger.entries.map((entry) => entry.message).join('\n');
+    for (const secret of [tokens.access_token, tokens.refresh_token]) assert.ok(!log.includes(secret), 'a token reached the log');
+  });
+
+  it('refreshes an access token the server no longer accepts, once, without the user', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    const refreshes = fixture.stats().grants.refresh_token ?? 0;
+    await fetch(new URL('/control/revoke-access', fixture.mcpUrl), { method: 'POST' });
+    assert.equal((await whoami()).subject, 'alice');
+    assert.equal(fixture.stats().grants.refresh_token ?? 0, refreshes + 1);
+    assert.equal(browser.opened.length, 1, 'no second sign-in');
+    assert.equal(state()?.kind, 'running');
+  });
+
+  it('refreshes before the access token expires, with no 401 first', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    await whoami();
+    const { unauthorized } = fixture.stats();
+    const refreshes = fixture.stats().grants.refresh_token ?? 0;
+    clock.advance(3600 * 1000 - 30_000); // the fixture's tokens live an hour; 30 s are left
+    await whoami();
+    assert.equal(fixture.stats().grants.refresh_token ?? 0, refreshes + 1, 'refreshed ahead of expiry');
+    assert.equal(fixture.stats().unauthorized, unauthorized, 'the server never had to refuse a token');
+  });
+
+  it('forgets a refresh token the provider revoked and waits for a sign-in: no loop, no browser', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    await fetch(new URL('/control/revoke-refresh', fixture.mcpUrl), { method: 'POST' });
+    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
+    assert.equal(state()?.kind, 'needsSignIn');
+    assert.equal(browser.opened.length, 1, 'only the first, asked-for sign-in opened a browser');
+    const record = (await saved())[`oauth:${fixture.mcpUrl}`];
+    assert.deepEqual(Object.keys(record?.tokens ?? {}), [], 'the refused tokens are forgotten');
+    // A later call does not loop into the provider either: the server waits for Sign In.
+    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NOT_RUNNING'));
+    const again = await runtime.signIn.signIn('notes', browser);
+    assert.equal(again.state.kind, 'running');
+  });
+
+  it('steps up: a tool that needs more scope asks for a sign-in with the wider scope', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    await assert.rejects(runtime.manager.forwardToolCall('notes', 'write_note', { text: 'hi' }), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
+    const waiting = state();
+    assert.equal(waiting?.kind, 'needsSignIn');
+    assert.equal(waiting?.kind === 'needsSignIn' && waiting.reason, 'scope');
+    assert.match(describeState(waiting!), /more access asked \(mcp:read mcp:write/);
+    assert.equal(browser.opened.length, 1);
+
+    const result = await runtime.signIn.signIn('notes', browser);
+    assert.equal(result.state.kind, 'running');
+    assert.match(browser.opened[1]?.searchParams.get('scope') ?? '', /mcp:write/);
+    assert.equal(textOf(await runtime.manager.forwardToolCall('notes', 'write_note', { text: 'hi' })), 'noted: hi');
+  });
+
+  it('joins a second Sign In click to the first: one browser tab', async () => {
+    await startWith(remote());
+    const [a, b] = await Promise.all([runtime.signIn.signIn('notes', browser), runtime.signIn.signIn('notes', browser)]);
+    assert.equal(a, b);
+    assert.equal(browser.opened.length, 1);
+  });
+
+  it('signs out: tokens and registration forgotten, the server waits for a sign-in again', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    const after = await runtime.signIn.signOut('notes');
+    assert.equal(after?.kind, 'needsSignIn');
+    assert.deepEqual(await store.keys(), []);
+  });
+
+  it('client_credentials: a pre-registered client signs in unattended', async () => {
+    const before = fixture.stats().grants.client_credentials ?? 0;
+    const first = await startWith(remote({ grant: 'client_credentials', clientId: 'switchboard-ci', clientSecret: 'ci-secret', scopes: ['mcp:read'] }));
+    assert.equal(first.kind, 'running', JSON.stringify(first));
+    assert.equal(browser.opened.length, 0);
+    assert.equal(fixture.stats().grants.client_credentials, before + 1);
+    assert.equal((await whoami()).subject, 'switchboard-ci');
+  });
+
+  it('a wrong client secret is an error naming the client, not a sign-in prompt loop', async () => {
+    const first = await startWith(remote({ grant: 'client_credentials', clientId: 'switchboard-ci', clientSecret: 'wrong', scopes: ['mcp:read'] }));
+    assert.notEqual(first.kind, 'running');
+    assert.equal(browser.opened.length, 0);
+  });
+});
