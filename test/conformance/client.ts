@@ -5,13 +5,63 @@
 // path and not a hand-written SDK client.
 //   node --import tsx test/conformance/client.ts <server-url>
 import type { CallToolResult, FetchLike } from '@modelcontextprotocol/client';
-import { DEFAULT_OAUTH, DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition } from '../../src/core/config/types';
-import { ServerConnection } from '../../src/core/connection';
+import { CallbackRouter, MemorySecretStore, OAuthRegistry, ServerSignIn, type SignInBrowser } from '../../src/core/auth';
+import { DEFAULT_OAUTH, DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition, type OAuthSettings } from '../../src/core/config/types';
+import { isConnectionError, ServerConnection, systemClock } from '../../src/core/connection';
 import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
 import type { Logger } from '../../src/core/logging';
 import { acceptedDefaults, elicitFields } from '../../src/core/presentation/elicitationFields';
 
-type Scenario = (connection: ServerConnection) => Promise<void>;
+type Scenario = (connection: ServerConnection, signIn: () => Promise<void>) => Promise<void>;
+
+/**
+ * The person at the browser, for the auth/* scenarios: the suite's authorization endpoint answers
+ * at once with a redirect to our redirect URI, so following it is the whole "login".
+ */
+class RedirectFollowingBrowser implements SignInBrowser {
+  readonly redirectUrl = 'http://localhost:3000/callback';
+  constructor(private readonly router: CallbackRouter) {}
+  async open(url: URL): Promise<void> {
+    const response = await fetch(url, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+    if (!this.router.deliver(new URL(location, url).searchParams)) throw new Error('the redirect matched no sign-in');
+  }
+  waitForCallback(state: string): Promise<URLSearchParams> {
+    return this.router.waitFor(state);
+  }
+}
+
+/** The client identity a scenario hands over in MCP_CONFORMANCE_CONTEXT, as a user's `oauth` block would. */
+function oauthFor(scenario: string): OAuthSettings {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+  const clientCredentials = scenario === 'auth/client-credentials-basic';
+  return {
+    ...DEFAULT_OAUTH,
+    // The suite's authorization servers that support metadata documents expect this URL.
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    ...(context.client_id ? { clientId: context.client_id } : {}),
+    ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+    ...(clientCredentials ? { grant: 'client_credentials' } : {}),
+  };
+}
+
+/**
+ * Every auth/* scenario: sign in when the server asks, then list and call a tool. A call that needs
+ * more scope gets one step-up sign-in and one retry, as a person clicking Sign In once would.
+ */
+async function authScenario(connection: ServerConnection, signIn: () => Promise<void>): Promise<void> {
+  const [tool] = connection.tools;
+  if (!tool) throw new Error('the server lists no tools');
+  try {
+    expectSuccess(tool.name, await connection.sendToolCall(tool.name, {}));
+  } catch (error) {
+    if (!isConnectionError(error, 'NEEDS_SIGN_IN')) throw error;
+    console.error(`${tool.name}: ${error.message}; signing in once more`);
+    await signIn();
+    expectSuccess(tool.name, await connection.sendToolCall(tool.name, {}));
+  }
+}
 
 /**
  * Some 2026-07-28 scenario servers of the suite implement only the methods they grade: no
@@ -143,7 +193,7 @@ async function main(): Promise<number> {
     console.error('usage: client.ts <server-url>   (scenario in MCP_CONFORMANCE_SCENARIO)');
     return 2;
   }
-  const scenario = scenarios[scenarioName];
+  const scenario = scenarioName.startsWith('auth/') ? authScenario : scenarios[scenarioName];
   if (!scenario) {
     console.error(`unknown scenario "${scenarioName}"; this client knows: ${Object.keys(scenarios).join(', ')}`);
     return 2;
@@ -158,7 +208,7 @@ async function main(): Promise<number> {
     headers: {},
     // An explicit `"type": "http"`: the scenario servers speak streamable HTTP only.
     sseFallback: false,
-    oauth: DEFAULT_OAUTH,
+    oauth: scenarioName.startsWith('auth/') ? oauthFor(scenarioName) : DEFAULT_OAUTH,
     // The harness kills the client after 30 s; fail earlier, with our own message.
     timeouts: { ...DEFAULT_TIMEOUTS, connectMs: 10_000, requestMs: 10_000 },
     reconnect: DEFAULT_RECONNECT,
@@ -175,19 +225,38 @@ async function main(): Promise<number> {
     listRoots: async () => ({ roots: [{ uri: 'file:///workspace', name: 'workspace' }] }),
     refusal: () => 'the conformance client has no model',
   });
+  const oauth = new OAuthRegistry({ store: new MemorySecretStore(), clock: systemClock, logger: () => stderrLogger });
   const connection = new ServerConnection(definition, {
     logger: stderrLogger,
+    oauth,
     serverRequests: router.handlersFor(definition.name),
     ...(MOCKS_WITHOUT_DISCOVER.has(scenarioName) ? { fetch: answeringDiscover() } : {}),
   });
+  const signIns = new ServerSignIn({ server: () => ({ state: connection.state, definition }), reconnect: () => connection.reconnect() }, oauth);
+  const browser = new RedirectFollowingBrowser(new CallbackRouter(systemClock));
+  // Each sign-in answers the server asking for one, as a person clicking Sign In on the row would;
+  // a server that asks again at once (it moved to another authorization server) gets one more.
+  const signIn = async () => {
+    for (let click = 1; ; click += 1) {
+      const { state } = await signIns.signIn(definition.name, browser);
+      if (state.kind === 'running') return;
+      if (state.kind !== 'needsSignIn' || click === 2) throw new Error(`still not running after signing in: ${JSON.stringify(state)}`);
+      console.error(`needs sign-in again: ${state.detail}`);
+    }
+  };
   try {
-    const state = await connection.start();
+    let state = await connection.start();
+    if (state.kind === 'needsSignIn') {
+      console.error(`needs sign-in: ${state.detail}`);
+      await signIn();
+      state = connection.state;
+    }
     if (state.kind !== 'running') {
       console.error(`connection did not start: ${JSON.stringify(state)}`);
       return 1;
     }
     console.log(`running: ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion}, ${state.toolCount} tools`);
-    await scenario(connection);
+    await scenario(connection, signIn);
     return 0;
   } catch (error) {
     console.error(`scenario ${scenarioName} failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -12,8 +12,9 @@ import path from 'node:path';
 import { artifactsDir, harnessDir, node24, repoRoot } from '../../scripts/harness-paths.mjs';
 
 // Every client scenario of the suite that concerns what Switchboard implements, each in the
-// protocol revision(s) it applies to (`name@revision`; the harness's --spec-version). The auth/*
-// scenarios wait for OAuth (issue 11); the skills and tasks extensions are not implemented.
+// protocol revision(s) it applies to (`name@revision`; the harness's --spec-version). The skills and
+// tasks extensions are not implemented, nor are the private_key_jwt, DPoP, enterprise and workload
+// identity auth extensions.
 export const SCENARIOS = [
   'initialize@2025-11-25',
   'tools_call@2025-11-25',
@@ -28,6 +29,20 @@ export const SCENARIOS = [
   'json-schema-2020-12-preservation@2026-07-28',
   'sep-2322-client-request-state@2026-07-28',
   'elicitation-sep1034-client-defaults@2025-11-25',
+  // MCP authorization (OAuth 2.1): every client scenario, in the newest revision it applies to,
+  // and the 2025-11-25 revision (the one the editor speaks) for discovery, scopes and client auth.
+  ...[
+    'metadata-default', 'metadata-var1', 'metadata-var2', 'metadata-var3', 'basic-cimd',
+    'scope-from-www-authenticate', 'scope-from-scopes-supported', 'scope-omitted-when-undefined', 'scope-step-up', 'scope-retry-limit',
+    'token-endpoint-auth-basic', 'token-endpoint-auth-post', 'token-endpoint-auth-none', 'pre-registration',
+    'resource-mismatch', 'offline-access-scope', 'offline-access-not-supported', 'authorization-server-migration',
+    'iss-supported', 'iss-not-advertised', 'iss-supported-missing', 'iss-wrong-issuer', 'iss-unexpected', 'iss-normalized', 'metadata-issuer-mismatch',
+  ].map((name) => `auth/${name}@2026-07-28`),
+  ...['metadata-default', 'basic-cimd', 'scope-step-up', 'token-endpoint-auth-basic', 'pre-registration'].map((name) => `auth/${name}@2025-11-25`),
+  'auth/2025-03-26-oauth-metadata-backcompat@2025-03-26',
+  'auth/2025-03-26-oauth-endpoint-fallback@2025-03-26',
+  // The client-credentials extension (SEP-1046), with a client secret.
+  'auth/client-credentials-basic',
 ];
 const here = path.join(repoRoot, 'test', 'conformance');
 const conformanceBin = path.join(harnessDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
@@ -89,12 +104,15 @@ function runScenario(run, outDir) {
   });
 }
 
-/** The harness writes <outDir>/<scenario>-<timestamp>/checks.json. */
-function readChecks(outDir) {
-  if (!fs.existsSync(outDir)) return undefined;
+/** The harness writes <outDir>/<scenario>-<timestamp>/checks.json (auth/x: <outDir>/auth/x-<timestamp>/). */
+function readChecks(outDir, depth = 0) {
+  if (!fs.existsSync(outDir) || depth > 1) return undefined;
   for (const entry of fs.readdirSync(outDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
     const file = path.join(outDir, entry.name, 'checks.json');
-    if (entry.isDirectory() && fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8'));
+    const nested = readChecks(path.join(outDir, entry.name), depth + 1);
+    if (nested) return nested;
   }
   return undefined;
 }

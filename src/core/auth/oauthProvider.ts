@@ -53,6 +53,8 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   private discovery: OAuthDiscoveryState | undefined;
   /** The one refresh or re-authorization running; concurrent 401s wait for it instead of racing. */
   private renewal: Promise<void> | undefined;
+  /** What the server's last 401 said (WWW-Authenticate): where its metadata is, what scope it wants. */
+  private challenge: { readonly scope?: string; readonly resourceMetadataUrl?: URL } = {};
 
   constructor(private readonly options: OAuthProviderOptions) {}
 
@@ -242,12 +244,18 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       token: async () => (await this.tokens())?.access_token,
       onUnauthorized: async ({ response, serverUrl, fetchFn }) => {
         const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+        this.challenge = { ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) };
         await this.renew(async () => {
           const result = await auth(this, { serverUrl, fetchFn, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) });
           if (result !== 'AUTHORIZED') throw new UnauthorizedError();
         });
       },
     };
+  }
+
+  /** The last 401's challenge, for the sign-in that answers it. */
+  get lastChallenge(): { readonly scope?: string; readonly resourceMetadataUrl?: URL } {
+    return this.challenge;
   }
 
   /** The scope the saved tokens were granted (for a step-up, which must keep it). */

@@ -51,7 +51,7 @@ export class ServerSignIn {
     const signedIn = await signIn(provider, {
       serverUrl: definition.url,
       browser,
-      ...(need?.scope ? { scope: need.scope } : {}),
+      ...(need?.reason === 'scope' && need.scope ? { scope: need.scope } : {}),
       ...(need?.reason === 'refused' ? { fresh: true } : {}),
     });
     return { signedIn, state: await this.host.reconnect(name) };

@@ -27,7 +27,11 @@ export interface SignInOptions {
 export async function signIn(provider: SwitchboardOAuthProvider, options: SignInOptions): Promise<'refreshed' | 'signedIn'> {
   const { serverUrl, browser } = options;
   // A step-up keeps what was granted: the new scope is the union, or the old grant is lost.
-  const scope = options.scope ? computeScopeUnion(await provider.grantedScope(), options.scope) : undefined;
+  // Otherwise the scope the server's 401 asked for, if it named one.
+  const challenge = provider.lastChallenge;
+  const scope = options.scope ? computeScopeUnion(await provider.grantedScope(), options.scope) : challenge.scope;
+  // Discovery again: the server may have moved to another authorization server since.
+  await provider.invalidateCredentials('discovery');
   const fetchFn = options.fetch ? { fetchFn: options.fetch } : {};
   // The wait starts before the browser opens: a fast redirect must find it.
   let callback: Promise<URLSearchParams> | undefined;
@@ -43,7 +47,8 @@ export async function signIn(provider: SwitchboardOAuthProvider, options: SignIn
       serverUrl,
       ...fetchFn,
       ...(scope ? { scope } : {}),
-      ...(options.fresh || scope ? { forceReauthorization: true } : {}),
+      ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+      ...(options.fresh || options.scope ? { forceReauthorization: true } : {}),
     });
     if (first === 'AUTHORIZED') return 'refreshed';
     if (!callback) throw new SignInFailedError('the authorization page was never opened');

@@ -50,6 +50,8 @@ function stateOfKind(kind: ServerStateKind): ServerState {
       return { kind, reason: 'untrusted', detail: 'untrusted workspace' };
     case 'invalid':
       return { kind, diagnostics: [] };
+    case 'needsSignIn':
+      return { kind, reason: 'signInRequired', detail: 'sign-in required', since: 0 };
     default:
       return { kind };
   }
