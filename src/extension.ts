@@ -14,6 +14,7 @@ import { editorAnswers } from './editor/hostAnswers';
 import { registerDispatcherTools } from './editor/dispatcherTools';
 import { SecretInputResolver } from './editor/inputPrompts';
 import { LogChannels } from './editor/logChannels';
+import { EditorSignInBrowser, SecretStorageStore, signInActions } from './editor/oauthSignIn';
 import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpDefinitions';
 import { ResourceViewer } from './editor/resourceViewer';
 import { runToolInteractively } from './editor/runTool';
@@ -64,6 +65,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     connection: defaultCwd ? { defaultCwd } : {},
     storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
     settings: readCatalogSettings(),
+    secrets: new SecretStorageStore(extension.secrets),
   });
   const { manager, catalog } = runtime;
   const consent = new ConsentStore(extension.globalState);
@@ -105,10 +107,14 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   context.own(catalog.onDidChange(() => catalogDocument.refresh()));
   const showToolCatalog = () => catalogDocument.show();
   const resources = context.own(new ResourceViewer(runtime.offers, extension.globalStorageUri));
+  const signInBrowser = context.own(new EditorSignInBrowser(extension.extension.id, logs));
+  context.own(vscode.window.registerUriHandler(signInBrowser));
+  const signIns = signInActions(runtime.signIn, signInBrowser, () => manager.servers().map((view) => view.name), logs);
   for (const command of registerCommands({
     manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog,
     runTool: (name) => runToolInteractively(catalog, logs, name),
     openResource: (server, uri) => resources.open(server, uri),
+    ...signIns,
   })) context.own(command);
 
   context.own(vscode.workspace.onDidChangeConfiguration((event) => {

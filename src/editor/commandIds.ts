@@ -19,4 +19,7 @@ export const COMMANDS = {
   showServerActions: 'mcpSwitchboard.showServerActions',
   runTool: 'mcpSwitchboard.runTool',
   openResource: 'mcpSwitchboard.openResource',
+  signIn: 'mcpSwitchboard.signIn',
+  signOut: 'mcpSwitchboard.signOut',
+  signOutAll: 'mcpSwitchboard.signOutAll',
 } as const;

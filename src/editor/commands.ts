@@ -28,6 +28,12 @@ export interface CommandServices {
   runTool(qualifiedName?: string): Promise<unknown>;
   /** Reads a resource and opens it read-only (text) or as a preview (images). */
   openResource(server: string, uri: string): Promise<unknown>;
+  /** OAuth: sign in to a remote server in the browser; forget one server's sign-in, or all. */
+  signIn(server: string): Promise<void>;
+  signOut(server: string): Promise<void>;
+  signOutAll(): Promise<void>;
+  /** Whether a server is remote with OAuth on (it can sign in and out). */
+  canSignIn(server: string): boolean;
 }
 
 /** Commands accept a server name (keybindings, other extensions), a tree node, or nothing (quick pick). */
@@ -170,6 +176,16 @@ function switchServer(enabled: boolean): Command {
   };
 }
 
+const signIn: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Sign in to which server?', (view) => services.canSignIn(view.name));
+  if (name) await services.signIn(name);
+};
+
+const signOut: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Sign out of which server?', (view) => services.canSignIn(view.name));
+  if (name) await services.signOut(name);
+};
+
 const showServerActions: Command = (services) => async () => {
   const name = await pickServer(services.manager, 'MCP Switchboard servers');
   if (!name) return;
@@ -181,7 +197,9 @@ const showServerActions: Command = (services) => async () => {
     { label: '$(output) Show Logs', command: COMMANDS.showLogs },
     { label: '$(go-to-file) Open Settings Entry', command: COMMANDS.openSettingsEntry },
     { label: '$(refresh) Invalidate Tool Cache', command: COMMANDS.invalidateToolCache },
+    ...(services.canSignIn(name) ? [{ label: '$(account) Sign In', command: COMMANDS.signIn }, { label: '$(sign-out) Sign Out', command: COMMANDS.signOut }] : []),
   ];
+  if (view?.state.kind === 'needsSignIn') actions.unshift(...actions.splice(actions.findIndex((action) => action.command === COMMANDS.signIn), 1));
   const action = await vscode.window.showQuickPick(actions, { title: `${name}: ${view ? describeState(view.state) : ''}` });
   if (action) await vscode.commands.executeCommand(action.command, name);
 };
@@ -210,6 +228,9 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   enableServer: switchServer(true),
   disableServer: switchServer(false),
   showServerActions,
+  signIn,
+  signOut,
+  signOutAll: (services) => () => services.signOutAll(),
   openResource: (services) => (server, uri) => {
     if (typeof server !== 'string' || typeof uri !== 'string') throw new Error('Open Resource needs a server and a resource URI (use the Servers view)');
     return services.openResource(server, uri);

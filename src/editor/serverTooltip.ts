@@ -61,6 +61,10 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   }
   rows.push(['Source', escape(describeSource(view.source))]);
   if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);
+  if (state.kind === 'needsSignIn') {
+    rows.push(['Sign-in', `${escape(state.detail)} — click **Sign In** on the row`]);
+    if (state.scope) rows.push(['Asks for scope', `\`${state.scope.replace(/`/g, "'")}\``]);
+  }
   markdown.appendMarkdown(rows.map(([key, value]) => `- **${key}:** ${value}`).join('\n'));
   if (state.kind === 'invalid') {
     markdown.appendMarkdown('\n\n**Configuration problems**\n\n');

@@ -123,6 +123,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       `state-${view.state.kind}`,
       isActive(view.state.kind) ? 'stoppable' : 'startable',
       enabled ? 'enabled' : 'disabled',
+      ...(view.state.kind === 'needsSignIn' ? ['signIn'] : []),
+      ...(view.definition && view.definition.transport !== 'stdio' && view.definition.oauth.enabled ? ['oauth'] : []),
     ].join(' ');
     item.accessibilityInformation = { label: `${view.name}, ${state}` };
     return item;

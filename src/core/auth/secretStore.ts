@@ -55,22 +55,22 @@ export class FileSecretStore implements SecretStore {
   }
 
   set(key: string, value: string): Promise<void> {
-    return this.update((values) => (values[key] = value));
+    return this.update((values) => values.set(key, value));
   }
 
   delete(key: string): Promise<void> {
-    return this.update((values) => delete values[key]);
+    return this.update((values) => values.delete(key));
   }
 
   async keys(): Promise<readonly string[]> {
     return Object.keys(await this.read());
   }
 
-  private update(change: (values: Record<string, string>) => void): Promise<void> {
+  private update(change: (values: Map<string, string>) => void): Promise<void> {
     const next = this.queue.then(async () => {
-      const values = await this.read();
+      const values = new Map(Object.entries(await this.read()));
       change(values);
-      await this.write(values);
+      await this.write(Object.fromEntries(values));
     });
     this.queue = next.catch(() => undefined);
     return next;

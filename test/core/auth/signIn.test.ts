@@ -88,7 +88,8 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.equal(result.signedIn, 'signedIn');
     assert.equal(result.state.kind, 'running', JSON.stringify(result.state));
     assert.equal(browser.opened.length, 1);
-    const request = browser.opened[0]!;
+    const [request] = browser.opened;
+    assert.ok(request);
     assert.equal(request.searchParams.get('code_challenge_method'), 'S256');
     assert.equal(request.searchParams.get('resource'), fixture.mcpUrl);
     assert.ok(request.searchParams.get('state'));
@@ -152,7 +153,8 @@ describe('OAuth sign-in against oidc-provider', function () {
     const waiting = state();
     assert.equal(waiting?.kind, 'needsSignIn');
     assert.equal(waiting?.kind === 'needsSignIn' && waiting.reason, 'scope');
-    assert.match(describeState(waiting!), /more access asked \(mcp:read mcp:write/);
+    assert.ok(waiting);
+    assert.match(describeState(waiting), /more access asked \(mcp:read mcp:write/);
     assert.equal(browser.opened.length, 1);
 
     const result = await runtime.signIn.signIn('notes', browser);
