@@ -3,12 +3,14 @@
 // ends with the right code.
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
-import { EXIT_UNUSABLE, exitCodeForSignal, parseDoctorOptions, runDoctor, serveCommand, type ExitCode } from './core/cli';
+import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, runDoctor, runLogin, serveCommand, type ExitCode } from './core/cli';
 import { setListenerErrorSink } from './core/events';
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--no-wait]
                                             run the gateway headless; prints {"url","token","servers"}
+       mcp-switchboard login <server> [--folder DIR] [--port N]
+                                            sign in to a remote server (OAuth); logout <server> forgets it
 
 doctor connects every MCP server configured for a workspace, exactly as the extension would,
 reports their state and tools (and which tools the catalog exposes), and stops them again.
@@ -40,6 +42,18 @@ const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP
 
 async function main(argv: readonly string[]): Promise<ExitCode> {
   // serve has its own flags and signal handling; doctor's parser must not see them.
+  if (argv[0] === 'login' || argv[0] === 'logout') {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write(LOGIN_USAGE);
+      return 0;
+    }
+    const abort = new AbortController();
+    const onSignal = () => abort.abort();
+    for (const signal of HANDLED_SIGNALS) process.once(signal, onSignal);
+    const io = { out: (text: string) => void process.stdout.write(text), err: (text: string) => void process.stderr.write(text) };
+    const code = await runLogin(argv[0] === 'logout' ? [...argv.slice(1), '--logout'] : argv.slice(1), io, { signal: abort.signal });
+    return code as ExitCode;
+  }
   if (argv[0] === 'serve') {
     if (argv.includes('--help') || argv.includes('-h')) {
       process.stdout.write(USAGE);

@@ -3,6 +3,7 @@
 // where credentials live (by issuer), when to refresh, and that nothing opens a browser unless a
 // person asked to sign in. Outside an interactive sign-in, every path that would need one throws
 // SignInRequiredError instead, so a background connect can never start a sign-in loop.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import {
   auth,
@@ -47,7 +48,12 @@ const BACKGROUND_REDIRECT = 'http://127.0.0.1/oauth/callback';
 const CLIENT_NAME = 'MCP Switchboard';
 
 export class SwitchboardOAuthProvider implements OAuthClientProvider {
-  private interactive: InteractiveSignIn | undefined;
+  /**
+   * The sign-in whose SDK calls are running, by async context: a background connect or refresh
+   * that runs at the same time on this provider stays non-interactive (it must never open a
+   * browser or register a client because somebody happens to be signing in).
+   */
+  private readonly signInContext = new AsyncLocalStorage<InteractiveSignIn>();
   private verifier: string | undefined;
   private pendingState: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
@@ -73,14 +79,16 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
 
   /** Runs `body` as an interactive sign-in: the one time a browser may be opened. */
   async withInteractiveSignIn<T>(signIn: InteractiveSignIn, body: () => Promise<T>): Promise<T> {
-    this.interactive = signIn;
     try {
-      return await body();
+      return await this.signInContext.run(signIn, body);
     } finally {
-      this.interactive = undefined;
       this.verifier = undefined;
       this.pendingState = undefined;
     }
+  }
+
+  private get interactive(): InteractiveSignIn | undefined {
+    return this.signInContext.getStore();
   }
 
   get redirectUrl(): string | undefined {

@@ -4,3 +4,4 @@ export * from './doctor';
 export { readCatalogSettings, serveCacheDir } from './folderSettings';
 export { runServe, serveCommand, type ServeCommandOptions, type ServeOptions, type ServeReady } from './serve';
 export { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serveArgs';
+export { LOGIN_USAGE, runLogin, type LoginEnvironment, type LoginIo } from './login';

@@ -7,6 +7,7 @@ import { loadFolderConfiguration, type ConfigDiagnostic, type LoadedConfiguratio
 import { errorMessage } from '../connection/errors';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logging';
 import type { ServerManager } from '../manager';
+import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { createRuntime } from '../runtime';
 import { cliAnswers } from './cliAnswers';
 import { readCatalogSettings, serveCacheDir } from './folderSettings';
@@ -73,6 +74,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     storage: new FolderToolCacheStorage(cacheDir),
     settings: await readCatalogSettings(options.folder),
     hostAnswers: cliAnswers(options.folder, 'serve'),
+    // Signed in with `mcp-switchboard login`; serve refreshes but never signs in (nobody to ask).
+    secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
   try {
     await runtime.manager.start(configuration.servers);

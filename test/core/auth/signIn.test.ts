@@ -170,6 +170,23 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.equal(browser.opened.length, 1);
   });
 
+  it('keeps a connect that races a sign-in in the background: one browser tab, one registration', async () => {
+    clock = new FakeClock(Date.now());
+    store = new MemorySecretStore();
+    logger = new MemoryLogger();
+    runtime = createRuntime({ logger, storage: new MemoryToolCacheStorage(), settings: {}, secrets: store, connection: { clock }, startupGateMs: 0 });
+    cleanup.add(() => runtime.dispose());
+    browser = new ScriptedBrowser(new CallbackRouter(clock));
+    const registrations = fixture.stats().registrations;
+    // Sign In is clicked while the first connect is still on its way to the 401.
+    await runtime.manager.start([remote()]);
+    const [connecting, signedIn] = await Promise.all([runtime.manager.reconnect('notes'), runtime.signIn.signIn('notes', browser)]);
+    assert.ok(connecting.kind === 'needsSignIn' || connecting.kind === 'running', JSON.stringify(connecting));
+    assert.equal(signedIn.state.kind, 'running');
+    assert.equal(browser.opened.length, 1, 'the background connect opened a browser too');
+    assert.equal(fixture.stats().registrations, registrations + 1, 'the background connect registered a client too');
+  });
+
   it('signs out: tokens and registration forgotten, the server waits for a sign-in again', async () => {
     await startWith(remote());
     await runtime.signIn.signIn('notes', browser);

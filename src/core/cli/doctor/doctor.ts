@@ -2,6 +2,7 @@
 // same manager the extension uses, wait for them to settle, report, optionally call one tool, and
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { defaultCredentialsFile, FileSecretStore } from '../../auth';
 import { isCatalogError, MemoryToolCacheStorage } from '../../catalog';
 import { isConnectionError } from '../../connection/errors';
 import { isSettled, type ServerState } from '../../connection/state';
@@ -62,6 +63,8 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     storage: new MemoryToolCacheStorage(),
     settings: await readCatalogSettings(workspace.folder),
     hostAnswers: cliAnswers(workspace.folder, 'doctor'),
+    // Signed in with `mcp-switchboard login`; the doctor refreshes but never signs in.
+    secrets: new FileSecretStore(defaultCredentialsFile(environment.env ?? process.env)),
   });
   const { manager, catalog } = runtime;
   try {
@@ -98,6 +101,8 @@ function progressLine(state: ServerState): string {
       return `running (${state.toolCount} tool${state.toolCount === 1 ? '' : 's'}, ${state.connectMs} ms)`;
     case 'error':
       return `error: ${state.message}`;
+    case 'needsSignIn':
+      return 'needs sign-in';
     default:
       return state.kind;
   }
