@@ -3,6 +3,7 @@
 // step only runs when the earlier ones passed, so the resolver is never asked for an input on
 // behalf of an entry that is broken anyway.
 
+import type { z } from 'zod';
 import type { BuildContext, ServerCandidate } from './buildContext';
 import { describeIssue, describeValue, entrySchema, findUnknownFields, type ParsedEntry } from './entrySchema';
 import { readEnvFile } from './envFile';
@@ -174,6 +175,19 @@ function checkName(name: string, diagnostics: ServerDiagnostics): void {
   }
 }
 
+/**
+ * `"oauth": false | {...}`: for an object, the object branch's own issues (with their paths) say
+ * what is wrong; zod's union issue alone would only say "Invalid input".
+ */
+function flattenUnions(issues: readonly z.core.$ZodIssue[], raw: unknown): z.core.$ZodIssue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'invalid_union') return [issue];
+    const value = issue.path.reduce<unknown>((current, key) => (typeof current === 'object' && current !== null ? (current as Record<PropertyKey, unknown>)[key] : undefined), raw);
+    const branch = typeof value === 'object' && value !== null ? issue.errors.find((branchIssues) => branchIssues.every((inner) => inner.path.length > 0)) : undefined;
+    return branch ? branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })) : [{ ...issue, message: 'expected false or an object' }];
+  });
+}
+
 function parseEntry(raw: unknown, diagnostics: ServerDiagnostics): ParsedEntry | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     diagnostics.error([], `a server entry must be an object, got ${describeValue(raw)}`);
@@ -184,7 +198,7 @@ function parseEntry(raw: unknown, diagnostics: ServerDiagnostics): ParsedEntry |
   }
   const parsed = entrySchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) diagnostics.error(issue.path, describeIssue(issue, raw));
+  for (const issue of flattenUnions(parsed.error.issues, raw)) diagnostics.error(issue.path, describeIssue(issue, raw));
   return undefined;
 }
 

@@ -29,10 +29,13 @@ const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
 class ScriptedBrowser implements SignInBrowser {
   readonly redirectUrl = REDIRECT;
   readonly opened: URL[] = [];
+  /** The authorization codes the provider sent back: secrets that must never be logged. */
+  readonly codes: string[] = [];
   constructor(private readonly router: CallbackRouter) {}
   async open(url: URL): Promise<void> {
     this.opened.push(url);
     const callback = await loginAtProvider(url, REDIRECT);
+    this.codes.push(callback.get('code') ?? '');
     assert.ok(this.router.deliver(callback), 'the redirect matched no waiting sign-in');
   }
   waitForCallback(state: string): Promise<URLSearchParams> {
@@ -104,8 +107,10 @@ describe('OAuth sign-in against oidc-provider', function () {
     const tokens = record.tokens[fixture.issuer].tokens;
     assert.ok(tokens.access_token && tokens.refresh_token, 'an access and a refresh token');
     assert.ok(record.clients[fixture.issuer].client.client_id);
+    // Every level, the traffic trace included.
     const log = logger.entries.map((entry) => entry.message).join('\n');
-    for (const secret of [tokens.access_token, tokens.refresh_token]) assert.ok(!log.includes(secret), 'a token reached the log');
+    assert.ok(log.includes('tools/call'), 'the trace was logged at all');
+    for (const secret of [tokens.access_token, tokens.refresh_token, ...browser.codes]) assert.ok(secret && !log.includes(secret), 'a token or code reached the log');
   });
 
   it('refreshes an access token the server no longer accepts, once, without the user', async () => {

@@ -315,3 +315,63 @@ describe('config: mcpSwitchboard.defaultLifecycle and defaultIdleStopMinutes', (
     assert.deepEqual(expectValid(server).lifecycle, { start: 'eager', idleStopMs: 0 });
   });
 });
+
+describe('config: oauth', () => {
+  const remote = { type: 'http', url: 'https://mcp.example.com/mcp' };
+  const oauthOf = (server: ServerDefinition) => (server.transport === 'stdio' ? assert.fail('expected a remote server') : server.oauth);
+  runCases([
+    {
+      title: 'on by default, signing in in the browser, with no client configured',
+      raw: remote,
+      check: (server) => assert.deepEqual(oauthOf(server), { enabled: true, grant: 'authorization_code' }),
+    },
+    {
+      title: '`false` turns sign-in off',
+      raw: { ...remote, oauth: false },
+      check: (server) => assert.equal(oauthOf(server).enabled, false),
+    },
+    {
+      title: 'a pre-registered client with its scopes and token endpoint authentication',
+      raw: { ...remote, oauth: { clientId: 'abc', clientSecret: 's3', scopes: ['repo', 'read:org'], tokenEndpointAuthMethod: 'client_secret_post' } },
+      check: (server) => {
+        assert.deepEqual(oauthOf(server), { enabled: true, grant: 'authorization_code', clientId: 'abc', clientSecret: 's3', scopes: ['repo', 'read:org'], tokenEndpointAuthMethod: 'client_secret_post' });
+        assert.ok(server.secrets.includes('s3'), 'the client secret is redacted wherever the server is logged');
+      },
+    },
+    {
+      title: 'client_credentials needs a client id and secret',
+      raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'abc' } },
+      expect: [['error', '.oauth.grant', 'needs a pre-registered "clientId" and "clientSecret"']],
+    },
+    {
+      title: 'a secret without a client id is refused',
+      raw: { ...remote, oauth: { clientSecret: 's3' } },
+      expect: [['error', '.oauth.clientSecret', 'needs "clientId"']],
+    },
+    {
+      title: 'a client metadata document must be an https URL with a path',
+      raw: { ...remote, oauth: { clientMetadataUrl: 'http://example.com/client.json' } },
+      expect: [['error', '.oauth.clientMetadataUrl', 'https URL with a path']],
+    },
+    {
+      title: 'a scope with a space is two scopes, not one: refused',
+      raw: { ...remote, oauth: { scopes: ['repo read'] } },
+      expect: [['error', '.oauth.scopes[0]', 'not a valid OAuth scope']],
+    },
+    {
+      title: 'an unknown grant names the choices',
+      raw: { ...remote, oauth: { grant: 'password' } },
+      expect: [['error', '.oauth.grant', 'expected one of "authorization_code", "client_credentials"']],
+    },
+    {
+      title: 'an unknown field in the block is a warning',
+      raw: { ...remote, oauth: { clientID: 'typo' } },
+      expect: [['warning', '.oauth.clientID', 'unknown']],
+    },
+    {
+      title: 'on a stdio server the block is ignored, with a warning',
+      raw: { command: 'npx', oauth: { clientId: 'abc' } },
+      expect: [['warning', '.oauth', 'only applies to http/sse servers']],
+    },
+  ]);
+});
