@@ -32,6 +32,13 @@ export interface InteractiveSignIn {
   open(authorizationUrl: URL): Promise<void>;
 }
 
+/** One sign-in's own secrets, kept in its async context. */
+interface SignInSession {
+  readonly signIn: InteractiveSignIn;
+  state?: string;
+  verifier?: string;
+}
+
 export interface OAuthProviderOptions {
   readonly serverUrl: string;
   readonly settings: OAuthSettings;
@@ -53,9 +60,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
    * that runs at the same time on this provider stays non-interactive (it must never open a
    * browser or register a client because somebody happens to be signing in).
    */
-  private readonly signInContext = new AsyncLocalStorage<InteractiveSignIn>();
-  private verifier: string | undefined;
-  private pendingState: string | undefined;
+  private readonly signInContext = new AsyncLocalStorage<SignInSession>();
   private discovery: OAuthDiscoveryState | undefined;
   /** The one refresh or re-authorization running; concurrent 401s wait for it instead of racing. */
   private renewal: Promise<void> | undefined;
@@ -72,23 +77,20 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     return this.settings.grant === 'client_credentials';
   }
 
-  /** The `state` sent with the current authorization request, to match its callback. */
+  /** The `state` sent with this sign-in's authorization request, to match its callback. */
   get expectedState(): string | undefined {
-    return this.pendingState;
+    return this.signInContext.getStore()?.state;
   }
 
   /** Runs `body` as an interactive sign-in: the one time a browser may be opened. */
-  async withInteractiveSignIn<T>(signIn: InteractiveSignIn, body: () => Promise<T>): Promise<T> {
-    try {
-      return await this.signInContext.run(signIn, body);
-    } finally {
-      this.verifier = undefined;
-      this.pendingState = undefined;
-    }
+  withInteractiveSignIn<T>(signIn: InteractiveSignIn, body: () => Promise<T>): Promise<T> {
+    // The PKCE verifier and the state belong to this sign-in: a background connect that runs
+    // meanwhile makes (and drops) its own.
+    return this.signInContext.run({ signIn }, body);
   }
 
   private get interactive(): InteractiveSignIn | undefined {
-    return this.signInContext.getStore();
+    return this.signInContext.getStore()?.signIn;
   }
 
   get redirectUrl(): string | undefined {
@@ -115,8 +117,10 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    this.pendingState = randomBytes(32).toString('base64url');
-    return this.pendingState;
+    const state = randomBytes(32).toString('base64url');
+    const session = this.signInContext.getStore();
+    if (session) session.state = state;
+    return state;
   }
 
   async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
@@ -160,7 +164,10 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    if (this.interactive) return this.interactive.open(authorizationUrl);
+    const interactive = this.interactive;
+    // Whatever the host starts to show the page (and anything that starts meanwhile) runs outside
+    // this sign-in's context: it is not part of the sign-in.
+    if (interactive) return this.signInContext.exit(() => interactive.open(authorizationUrl));
     const scope = authorizationUrl.searchParams.get('scope') ?? undefined;
     const granted = (await this.options.credentials.tokens())?.tokens;
     // Tokens still saved that lack part of the scope asked for: the transport's step-up.
@@ -178,12 +185,14 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   saveCodeVerifier(codeVerifier: string): void {
-    this.verifier = codeVerifier;
+    const session = this.signInContext.getStore();
+    if (session) session.verifier = codeVerifier;
   }
 
   codeVerifier(): string {
-    if (this.verifier === undefined) throw new Error('no sign-in is in progress for this server');
-    return this.verifier;
+    const verifier = this.signInContext.getStore()?.verifier;
+    if (verifier === undefined) throw new Error('no sign-in is in progress for this server');
+    return verifier;
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
@@ -204,7 +213,10 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       logger.info('oauth: the authorization server no longer knows the client registration; it is forgotten');
       await credentials.forgetClients();
     }
-    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
+    if (scope === 'all' || scope === 'verifier') {
+      const session = this.signInContext.getStore();
+      if (session) delete session.verifier;
+    }
     if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
   }
 
@@ -221,7 +233,6 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   /** Forgets everything this server's sign-in saved (Sign Out). */
   async signOut(): Promise<void> {
     this.discovery = undefined;
-    this.verifier = undefined;
     await this.options.credentials.forget();
   }
 

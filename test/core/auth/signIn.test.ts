@@ -192,6 +192,26 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.equal(fixture.stats().registrations, registrations + 1, 'the background connect registered a client too');
   });
 
+  it('keeps its PKCE verifier and state when a background connect runs while the browser is open', async () => {
+    await startWith(remote());
+    const registrations = fixture.stats().registrations;
+    // The window reconnects while the user is still on the provider's page: that connect gets as
+    // far as building an authorization request of its own (the sign-in registered the client).
+    const patient: SignInBrowser = {
+      redirectUrl: REDIRECT,
+      open: async (url) => {
+        const meanwhile = await runtime.manager.reconnect('notes');
+        assert.equal(meanwhile.kind, 'needsSignIn');
+        await browser.open(url);
+      },
+      waitForCallback: (state) => browser.waitForCallback(state),
+    };
+    const result = await runtime.signIn.signIn('notes', patient);
+    assert.equal(result.state.kind, 'running');
+    assert.equal(browser.opened.length, 1);
+    assert.equal(fixture.stats().registrations, registrations + 1);
+  });
+
   it('signs out: tokens and registration forgotten, the server waits for a sign-in again', async () => {
     await startWith(remote());
     await runtime.signIn.signIn('notes', browser);

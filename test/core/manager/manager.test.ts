@@ -137,7 +137,7 @@ describe('ServerManager', function () {
     assert.equal(broken.kind === 'invalid' && broken.diagnostics[0]?.path, 'servers.broken.command');
     assert.equal(stateOf(views, 'before').kind, 'running');
     assert.equal(stateOf(views, 'after').kind, 'running');
-    assert.deepEqual(manager.health(), { total: 3, running: 2, idle: 0, starting: 0, reconnecting: 0, error: 0, blocked: 0, disabled: 0, invalid: 1, stopped: 0 });
+    assert.deepEqual(manager.health(), { total: 3, running: 2, idle: 0, starting: 0, reconnecting: 0, error: 0, needsSignIn: 0, blocked: 0, disabled: 0, invalid: 1, stopped: 0 });
   });
 
   it('does not spawn a disabled server, and blocks one that needs input', async () => {
