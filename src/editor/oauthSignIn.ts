@@ -82,7 +82,10 @@ export class EditorSignInBrowser implements vscode.UriHandler, vscode.Disposable
       redirectUrl: external.toString(true),
       async open(url: URL) {
         logs.server(server).info(`sign-in: opening the authorization page of ${url.origin}`);
-        const opened = await vscode.env.openExternal(vscode.Uri.parse(url.href, true));
+        // As a string: a vscode.Uri decodes and re-encodes the query, and an authorization URL
+        // whose redirect_uri carries a query of its own (code-server's callback does) comes out
+        // mangled. The extension host accepts the string and passes it on verbatim.
+        const opened = await vscode.env.openExternal(url.href as unknown as vscode.Uri);
         if (!opened) throw new Error('the browser could not be opened for the sign-in');
       },
       waitForCallback: (state: string) => this.router.waitFor(state),

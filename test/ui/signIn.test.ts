@@ -4,21 +4,31 @@
 // (asExternalUri, here code-server's callback route) until the row turns running.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Page } from 'playwright-core';
-import { activityBarEntry, openWorkbench, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixtureMain = path.resolve(__dirname, '../fixtures/oauth-main.mjs');
 
 /** The MCP server behind oidc-provider, as a process of its own: what a remote server is. */
 async function startOAuthServer(): Promise<{ child: ChildProcess; mcpUrl: string; issuer: string }> {
-  const child = spawn(process.execPath, [fixtureMain], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The authorization server at [::1]: loopback, and an address the SDK lets tokens go to over
+  // plain HTTP, but not one code-server takes for its own machine's. It sends 127.0.0.1 and
+  // localhost addresses that an extension opens through its port proxy (/proxy/<port>/), which a
+  // remote provider never meets and this one's absolute redirects would not survive.
+  const child = spawn(process.execPath, [fixtureMain, '--as-host', '::1'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', resolve);
+    if (!child.stdout) return reject(new Error('no stdout'));
+    readline.createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the OAuth fixture exited with ${code}`)));
   });
   return { child, ...(JSON.parse(first) as { mcpUrl: string; issuer: string }) };
+}
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 describe('signing in to a remote server (UI)', function () {
@@ -29,7 +39,9 @@ describe('signing in to a remote server (UI)', function () {
   before(async function () {
     this.timeout(120_000);
     server = await startOAuthServer();
-    workbench = await openWorkbench('basic', { userSettings: { 'mcpSwitchboard.servers': { notes: { type: 'http', url: server.mcpUrl } } } });
+    workbench = await openWorkbench('basic', {
+      userSettings: { 'mcpSwitchboard.servers': { notes: { type: 'http', url: server.mcpUrl } } },
+    });
   });
 
   after(async () => {
@@ -42,13 +54,22 @@ describe('signing in to a remote server (UI)', function () {
     await activityBarEntry(page, 'MCP Switchboard').click();
     const row = treeRow(page, 'notes');
     await row.locator('.label-description', { hasText: /^needs sign-in$/ }).waitFor({ timeout: 60_000 });
-    const notices = page.locator('.notification-toast', { hasText: 'MCP server "notes" needs you to sign in.' });
+    // A headless, unfocused workbench files notifications in the center instead of toasting them.
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notices = page.locator('.notifications-center .notification-list-item', { hasText: 'MCP server "notes" needs you to sign in.' });
     await notices.first().waitFor({ timeout: 30_000 });
     assert.equal(await notices.count(), 1, 'one notice');
+    assert.ok(await notices.locator('.monaco-button', { hasText: 'Sign In' }).isVisible());
+    await runFromPalette(page, 'Notifications: Hide Notifications');
     await row.hover();
+    const hover = page.locator('.monaco-hover', { hasText: 'Sign-in' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    assert.match(await hover.innerText(), /notes — needs sign-in[\s\S]*Sign-in: the server asks you to sign in \(OAuth\)[\s\S]*click Sign In on the row/);
     await screenshot(page, 'needs-sign-in');
+    await page.mouse.move(700, 600);
 
     const opened = page.context().waitForEvent('page', { timeout: 60_000 });
+    await row.hover();
     await row.locator('.action-label[aria-label="Sign In"]').click();
     // The editor asks before it opens an outside address; a user says Open.
     const confirm = page.locator('.monaco-dialog-box', { hasText: 'open the external website' });
@@ -65,7 +86,22 @@ describe('signing in to a remote server (UI)', function () {
 
     await row.locator('.label-description', { hasText: /^running · 2 tools · \d+ ms$/ }).waitFor({ timeout: 60_000 });
     await page.bringToFront();
-    await page.locator('.notification-toast', { hasText: 'signed in to "notes"' }).waitFor({ timeout: 30_000 });
     await screenshot(page, 'signed-in');
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    await page.locator('.notifications-center .notification-list-item', { hasText: 'signed in to "notes"' }).waitFor({ timeout: 30_000 });
+    await runFromPalette(page, 'Notifications: Hide Notifications');
+
+    // The tokens are in SecretStorage: not in settings, logs, or anything else the editor wrote.
+    const issued = (await (await fetch(new URL('/control/issued-tokens', server.mcpUrl))).json()) as string[];
+    assert.ok(issued.length >= 2, 'an access and a refresh token were issued');
+    const leaks = filesUnder(workbench.userDataDir).filter((file) => issued.some((token) => fs.readFileSync(file, 'latin1').includes(token)));
+    assert.deepEqual(leaks, [], 'a token was written to disk');
+  });
+
+  it('signs out from the palette: the tokens are forgotten and the row needs a sign-in again', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Sign Out', { opensQuickInput: true });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'notes' }).first().click();
+    await treeRow(page, 'notes').locator('.label-description', { hasText: /^needs sign-in$/ }).waitFor({ timeout: 30_000 });
   });
 });

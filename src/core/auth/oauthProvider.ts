@@ -139,7 +139,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     // host name) needs a registration of its own. A metadata-document client has none to match.
     const usable = saved && (saved.redirectUrl === undefined || !this.interactive || (saved.redirectUrl === this.interactive.redirectUrl && covers(registeredScope(saved.client), this.interactive.scope)));
     if (usable) return saved.client;
-    if (!this.interactive) throw new SignInRequiredError('signInRequired', 'sign-in required: this server asks for OAuth and Switchboard has no credentials for it');
+    if (!this.interactive) throw new SignInRequiredError('signInRequired', 'the server asks you to sign in (OAuth), and there is no saved sign-in for it yet');
     return undefined;
   }
 
@@ -173,9 +173,9 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     // Tokens still saved that lack part of the scope asked for: the transport's step-up.
     const have = new Set((granted?.scope ?? '').split(' '));
     if (granted && scope !== undefined && scope.split(' ').some((item) => !have.has(item))) {
-      throw new SignInRequiredError('scope', `sign-in required: the server asks for more access (scope "${scope}")`, scope);
+      throw new SignInRequiredError('scope', `the server asks for more access (scope "${scope}"); sign in again to grant it`, scope);
     }
-    throw new SignInRequiredError('signInRequired', 'sign-in required: the saved sign-in expired or was revoked', scope);
+    throw new SignInRequiredError('signInRequired', 'the saved sign-in expired or was revoked; sign in again', scope);
   }
 
   /** Unattended sign-in: the client's own credentials are the grant. */

@@ -219,7 +219,8 @@ function connectFailure(error: unknown, kind: ActiveTransport, transport: Transp
     return new ConnectionError('PROCESS_EXITED', `server process exited with ${signal ? `signal ${signal}` : `code ${code}`} during ${phase}`, { cause: error });
   }
   if (error instanceof ConnectionError) return error;
-  const signIn = signInFailure(error, `connecting to ${definition.name}`);
+  // The state says it is the connect that needs the sign-in.
+  const signIn = signInFailure(error);
   if (signIn) return signIn;
   const where = definition.transport === 'stdio' ? definition.command : definition.url;
   const status = httpStatus(error);

@@ -76,20 +76,20 @@ function translateSdkError(error: SdkError, context: RequestErrorContext): Conne
  * The server wants a sign-in: our provider said so (no credentials, a refused refresh, a step-up),
  * the SDK gave up on its redirect, or the retry after a refresh was refused again.
  */
-export function signInFailure(error: unknown, what: string): ConnectionError | undefined {
+export function signInFailure(error: unknown, what?: string): ConnectionError | undefined {
   const required = findSignInRequired(error);
-  if (required) return new ConnectionError('NEEDS_SIGN_IN', `${what}: ${required.message}`, { cause: error, notSent: true, signIn: { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) } });
+  if (required) return new ConnectionError('NEEDS_SIGN_IN', what ? `${what}: ${required.message}` : required.message, { cause: error, notSent: true, signIn: { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) } });
   if (InsufficientScopeError.isInstance(error)) {
     const scope = error.requiredScope;
-    return new ConnectionError('NEEDS_SIGN_IN', `${what}: the server asks for more access${scope ? ` (scope "${scope}")` : ''}; sign in again to grant it`, {
+    return new ConnectionError('NEEDS_SIGN_IN', `${what ? `${what}: ` : ''}the server asks for more access${scope ? ` (scope "${scope}")` : ''}; sign in again to grant it`, {
       cause: error,
       notSent: true,
       signIn: { reason: 'scope', ...(scope ? { scope } : {}) },
     });
   }
-  if (UnauthorizedError.isInstance(error)) return new ConnectionError('NEEDS_SIGN_IN', `${what}: sign-in required`, { cause: error, notSent: true, signIn: { reason: 'signInRequired' } });
+  if (UnauthorizedError.isInstance(error)) return new ConnectionError('NEEDS_SIGN_IN', `${what ? `${what}: ` : ''}sign-in required`, { cause: error, notSent: true, signIn: { reason: 'signInRequired' } });
   if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication) {
-    return new ConnectionError('NEEDS_SIGN_IN', `${what}: the server refused the new access token too (HTTP 401); sign in again`, { cause: error, signIn: { reason: 'refused' } });
+    return new ConnectionError('NEEDS_SIGN_IN', `${what ? `${what}: ` : ''}the server refused the new access token too (HTTP 401); sign in again`, { cause: error, signIn: { reason: 'refused' } });
   }
   return undefined;
 }
