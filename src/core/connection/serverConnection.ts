@@ -452,6 +452,13 @@ export class ServerConnection {
   private notRunning(what: string): ConnectionError {
     const state = this.current;
     if (state.kind === 'stopped' && this.disposed) return new ConnectionError('CLOSED', `${what}: the connection to \`${this.name}\` was disposed`);
+    if (state.kind === 'needsSignIn') {
+      // Said so that a person reading it (in chat, in a terminal) knows what to do.
+      return new ConnectionError('NEEDS_SIGN_IN', `${what}: server \`${this.name}\` needs a sign-in (${state.detail}): use Sign In on its row in the editor, or run \`mcp-switchboard login ${this.name}\``, {
+        notSent: true,
+        signIn: { reason: state.reason, ...(state.scope ? { scope: state.scope } : {}) },
+      });
+    }
     const detail = state.kind === 'error' ? `: ${state.message}` : '';
     return new ConnectionError('NOT_RUNNING', `${what}: server \`${this.name}\` is ${state.kind}${detail}`);
   }

@@ -145,10 +145,26 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.equal(browser.opened.length, 1, 'only the first, asked-for sign-in opened a browser');
     const record = (await saved())[`oauth:${fixture.mcpUrl}`];
     assert.deepEqual(Object.keys(record?.tokens ?? {}), [], 'the refused tokens are forgotten');
-    // A later call does not loop into the provider either: the server waits for Sign In.
-    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NOT_RUNNING'));
+    // A later call does not loop into the provider either: the server waits for Sign In, and says so.
+    const unauthorized = fixture.stats().unauthorized;
+    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN') && /needs a sign-in .* run `mcp-switchboard login notes`/.test(error.message));
+    assert.equal(fixture.stats().unauthorized, unauthorized, 'the call went nowhere near the server');
     const again = await runtime.signIn.signIn('notes', browser);
     assert.equal(again.state.kind, 'running');
+  });
+
+  it('forgets a client registration the provider no longer knows, and registers anew at the next sign-in', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    const registrations = fixture.stats().registrations;
+    await fetch(new URL('/control/forget-clients', fixture.mcpUrl), { method: 'POST' });
+    await fetch(new URL('/control/revoke-access', fixture.mcpUrl), { method: 'POST' });
+    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
+    assert.equal(state()?.kind, 'needsSignIn');
+    assert.deepEqual(await store.keys(), [], 'the unknown registration and its tokens are forgotten');
+    assert.equal(browser.opened.length, 1);
+    assert.equal((await runtime.signIn.signIn('notes', browser)).state.kind, 'running');
+    assert.equal(fixture.stats().registrations, registrations + 1);
   });
 
   it('steps up: a tool that needs more scope asks for a sign-in with the wider scope', async () => {
