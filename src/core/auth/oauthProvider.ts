@@ -50,6 +50,7 @@ export interface OAuthProviderOptions {
 
 /** Tokens this close to expiry are refreshed before a request rather than after its 401. */
 export const REFRESH_MARGIN_MS = 60_000;
+const REFRESH_RETRY_MS = 30_000;
 /** Where the SDK needs some redirect URI outside a sign-in (it is never sent anywhere then). */
 const BACKGROUND_REDIRECT = 'http://127.0.0.1/oauth/callback';
 const CLIENT_NAME = 'MCP Switchboard';
@@ -64,6 +65,9 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   private discovery: OAuthDiscoveryState | undefined;
   /** The one refresh or re-authorization running; concurrent 401s wait for it instead of racing. */
   private renewal: Promise<void> | undefined;
+  /** After a refresh before expiry failed: no new try before this (epoch ms), so that an
+   * authorization server that is down does not delay every request with a refresh of its own. */
+  private refreshPausedUntil = 0;
   /** What the server's last 401 said (WWW-Authenticate): where its metadata is, what scope it wants. */
   private challenge: { readonly scope?: string; readonly resourceMetadataUrl?: URL } = {};
 
@@ -240,14 +244,18 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     const saved = await this.options.credentials.tokens();
     const expiresIn = saved?.tokens.expires_in;
     if (!saved?.tokens.refresh_token || typeof expiresIn !== 'number') return false;
-    return saved.savedAt + expiresIn * 1000 - REFRESH_MARGIN_MS <= this.options.clock.now();
+    const now = this.options.clock.now();
+    return now >= this.refreshPausedUntil && saved.savedAt + expiresIn * 1000 - REFRESH_MARGIN_MS <= now;
   }
 
   /** A failed refresh leaves the old tokens; the 401 that follows decides. */
   private refreshBeforeExpiry(): Promise<void> {
     return this.renew(() => auth(this, { serverUrl: this.options.serverUrl, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) })).then(
       () => this.options.logger.info('oauth: refreshed the access token before it expired'),
-      (error: unknown) => this.options.logger.warn(`oauth: refresh before expiry failed: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) => {
+        this.refreshPausedUntil = this.options.clock.now() + REFRESH_RETRY_MS;
+        this.options.logger.warn(`oauth: refresh before expiry failed (next try in ${REFRESH_RETRY_MS / 1000} s, or at the server's 401): ${error instanceof Error ? error.message : String(error)}`);
+      },
     );
   }
 

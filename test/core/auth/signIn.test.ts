@@ -136,6 +136,26 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.equal(fixture.stats().unauthorized, unauthorized, 'the server never had to refuse a token');
   });
 
+  it('goes on with the old token while the provider is down, trying a refresh again only after 30 s', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    await whoami();
+    await fetch(new URL('/control/as-down', fixture.mcpUrl), { method: 'POST' });
+    cleanup.add(() => fetch(new URL('/control/as-up', fixture.mcpUrl), { method: 'POST' }).then(() => undefined));
+    const refused = () => fixture.stats().refusedWhileDown;
+    const before = refused();
+    clock.advance(3600 * 1000 - 30_000);
+    assert.equal((await whoami()).subject, 'alice', 'the token the server still accepts is used');
+    const tried = refused() - before;
+    assert.ok(tried >= 1, 'a refresh was tried');
+    await whoami();
+    assert.equal(refused() - before, tried, 'no second try within 30 s');
+    clock.advance(30_000);
+    await whoami();
+    assert.ok(refused() - before > tried, 'tried again after 30 s');
+    assert.equal(state()?.kind, 'running');
+  });
+
   it('forgets a refresh token the provider revoked and waits for a sign-in: no loop, no browser', async () => {
     await startWith(remote());
     await runtime.signIn.signIn('notes', browser);
