@@ -120,7 +120,7 @@ function readChecks(outDir, depth = 0) {
 const plain = (text) => text.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
 
 /** Scenarios at a time: each is a harness and a client process, mostly waiting on each other. */
-const PARALLEL_RUNS = 3;
+const PARALLEL_RUNS = 4;
 /** Graded on timing (the client's reconnect delay): run alone, after the others. */
 const SOLO = new Set(['sse-retry@2025-11-25']);
 

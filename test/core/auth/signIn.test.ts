@@ -19,7 +19,7 @@ import { startOAuthFixture } from '../../fixtures/oauth-server.mjs';
 interface OAuthFixture {
   readonly issuer: string;
   readonly mcpUrl: string;
-  stats(): { registrations: number; unauthorized: number; insufficientScope: number; grants: Record<string, number> };
+  stats(): { registrations: number; unauthorized: number; insufficientScope: number; refusedWhileDown: number; grants: Record<string, number> };
   close(): Promise<void>;
 }
 
