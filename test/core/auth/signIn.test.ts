@@ -256,6 +256,17 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.deepEqual(await store.keys(), []);
   });
 
+  it('signs out of every server at once: every saved sign-in forgotten, each server asks again', async () => {
+    await startWith(remote());
+    await runtime.signIn.signIn('notes', browser);
+    // A sign-in kept for a server of another window or folder goes too.
+    await store.set('oauth:https://elsewhere.example/mcp', JSON.stringify({ v: 1, tokens: {}, clients: { i: { client: { client_id: 'x' } } } }));
+    await store.set('unrelated', 'kept');
+    assert.equal(await runtime.signIn.signOutAll(['notes']), 2);
+    assert.deepEqual(await store.keys(), ['unrelated']);
+    assert.equal(state()?.kind, 'needsSignIn');
+  });
+
   it('client_credentials: a pre-registered client signs in unattended', async () => {
     const before = fixture.stats().grants.client_credentials ?? 0;
     const first = await startWith(remote({ grant: 'client_credentials', clientId: 'switchboard-ci', clientSecret: 'ci-secret', scopes: ['mcp:read'] }));
