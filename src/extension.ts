@@ -109,7 +109,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const resources = context.own(new ResourceViewer(runtime.offers, extension.globalStorageUri));
   const signInBrowser = context.own(new EditorSignInBrowser(extension.extension.id, logs));
   context.own(vscode.window.registerUriHandler(signInBrowser));
-  const signIns = signInActions(runtime.signIn, signInBrowser, () => manager.servers().map((view) => view.name), logs);
+  const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
   for (const command of registerCommands({
     manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog,
     runTool: (name) => runToolInteractively(catalog, logs, name),

@@ -38,7 +38,7 @@ export class SwitchboardRuntime {
   readonly serverRequests: ServerRequestRouter;
   /** OAuth for remote servers: one provider per server, and Sign In / Sign Out. */
   readonly oauth: OAuthRegistry;
-  readonly signIn: ServerSignIn;
+  readonly signIns: ServerSignIn;
   private gatewayInstance: McpGateway | undefined;
   private disposing: Promise<void> | undefined;
   private readonly logger: Logger;
@@ -70,7 +70,7 @@ export class SwitchboardRuntime {
       ...(options.clock ? { clock: options.clock } : {}),
     });
     this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
-    this.signIn = new ServerSignIn(this.manager, this.oauth);
+    this.signIns = new ServerSignIn(this.manager, this.oauth);
   }
 
   /** The gateway over the catalog, created on first use; start() makes it listen. */

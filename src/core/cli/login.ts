@@ -114,7 +114,7 @@ export async function runLogin(argv: readonly string[], io: LoginIo, environment
       waitForCallback: (state) => router.waitFor(state),
     };
     await runtime.manager.start([{ ...definition, lifecycle: { ...definition.lifecycle, start: 'eager' } }]);
-    const result = await runtime.signIn.signIn(name, browser);
+    const result = await runtime.signIns.signIn(name, browser);
     const state = result.state;
     if (state.kind !== 'running') {
       io.err(`Signed in, but "${name}" is ${describeState(state)}.\n`);

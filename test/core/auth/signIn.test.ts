@@ -87,7 +87,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.equal(browser.opened.length, 0);
     assert.equal(fixture.stats().registrations, before, 'a background connect registered a client');
 
-    const result = await runtime.signIn.signIn('notes', browser);
+    const result = await runtime.signIns.signIn('notes', browser);
     assert.equal(result.signedIn, 'signedIn');
     assert.equal(result.state.kind, 'running', JSON.stringify(result.state));
     assert.equal(browser.opened.length, 1);
@@ -115,7 +115,7 @@ describe('OAuth sign-in against oidc-provider', function () {
 
   it('refreshes an access token the server no longer accepts, once, without the user', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
+    await runtime.signIns.signIn('notes', browser);
     const refreshes = fixture.stats().grants.refresh_token ?? 0;
     await fetch(new URL('/control/revoke-access', fixture.mcpUrl), { method: 'POST' });
     assert.equal((await whoami()).subject, 'alice');
@@ -126,7 +126,7 @@ describe('OAuth sign-in against oidc-provider', function () {
 
   it('refreshes before the access token expires, with no 401 first', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
+    await runtime.signIns.signIn('notes', browser);
     await whoami();
     const { unauthorized } = fixture.stats();
     const refreshes = fixture.stats().grants.refresh_token ?? 0;
@@ -138,7 +138,7 @@ describe('OAuth sign-in against oidc-provider', function () {
 
   it('goes on with the old token while the provider is down, trying a refresh again only after 30 s', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
+    await runtime.signIns.signIn('notes', browser);
     await whoami();
     await fetch(new URL('/control/as-down', fixture.mcpUrl), { method: 'POST' });
     cleanup.add(() => fetch(new URL('/control/as-up', fixture.mcpUrl), { method: 'POST' }).then(() => undefined));
@@ -158,7 +158,7 @@ describe('OAuth sign-in against oidc-provider', function () {
 
   it('forgets a refresh token the provider revoked and waits for a sign-in: no loop, no browser', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
+    await runtime.signIns.signIn('notes', browser);
     await fetch(new URL('/control/revoke-refresh', fixture.mcpUrl), { method: 'POST' });
     await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
     assert.equal(state()?.kind, 'needsSignIn');
@@ -169,13 +169,13 @@ describe('OAuth sign-in against oidc-provider', function () {
     const unauthorized = fixture.stats().unauthorized;
     await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN') && /needs a sign-in .* run `mcp-switchboard login notes`/.test(error.message));
     assert.equal(fixture.stats().unauthorized, unauthorized, 'the call went nowhere near the server');
-    const again = await runtime.signIn.signIn('notes', browser);
+    const again = await runtime.signIns.signIn('notes', browser);
     assert.equal(again.state.kind, 'running');
   });
 
   it('forgets a client registration the provider no longer knows, and registers anew at the next sign-in', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
+    await runtime.signIns.signIn('notes', browser);
     const registrations = fixture.stats().registrations;
     await fetch(new URL('/control/forget-clients', fixture.mcpUrl), { method: 'POST' });
     await fetch(new URL('/control/revoke-access', fixture.mcpUrl), { method: 'POST' });
@@ -183,13 +183,13 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.equal(state()?.kind, 'needsSignIn');
     assert.deepEqual(await store.keys(), [], 'the unknown registration and its tokens are forgotten');
     assert.equal(browser.opened.length, 1);
-    assert.equal((await runtime.signIn.signIn('notes', browser)).state.kind, 'running');
+    assert.equal((await runtime.signIns.signIn('notes', browser)).state.kind, 'running');
     assert.equal(fixture.stats().registrations, registrations + 1);
   });
 
   it('steps up: a tool that needs more scope asks for a sign-in with the wider scope', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
+    await runtime.signIns.signIn('notes', browser);
     await assert.rejects(runtime.manager.forwardToolCall('notes', 'write_note', { text: 'hi' }), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
     const waiting = state();
     assert.equal(waiting?.kind, 'needsSignIn');
@@ -198,7 +198,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.match(describeState(waiting), /more access asked \(mcp:read mcp:write/);
     assert.equal(browser.opened.length, 1);
 
-    const result = await runtime.signIn.signIn('notes', browser);
+    const result = await runtime.signIns.signIn('notes', browser);
     assert.equal(result.state.kind, 'running');
     assert.match(browser.opened[1]?.searchParams.get('scope') ?? '', /mcp:write/);
     assert.equal(textOf(await runtime.manager.forwardToolCall('notes', 'write_note', { text: 'hi' })), 'noted: hi');
@@ -206,7 +206,7 @@ describe('OAuth sign-in against oidc-provider', function () {
 
   it('joins a second Sign In click to the first: one browser tab', async () => {
     await startWith(remote());
-    const [a, b] = await Promise.all([runtime.signIn.signIn('notes', browser), runtime.signIn.signIn('notes', browser)]);
+    const [a, b] = await Promise.all([runtime.signIns.signIn('notes', browser), runtime.signIns.signIn('notes', browser)]);
     assert.equal(a, b);
     assert.equal(browser.opened.length, 1);
   });
@@ -221,7 +221,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     const registrations = fixture.stats().registrations;
     // Sign In is clicked while the first connect is still on its way to the 401.
     await runtime.manager.start([remote()]);
-    const [connecting, signedIn] = await Promise.all([runtime.manager.reconnect('notes'), runtime.signIn.signIn('notes', browser)]);
+    const [connecting, signedIn] = await Promise.all([runtime.manager.reconnect('notes'), runtime.signIns.signIn('notes', browser)]);
     assert.ok(connecting.kind === 'needsSignIn' || connecting.kind === 'running', JSON.stringify(connecting));
     assert.equal(signedIn.state.kind, 'running');
     assert.equal(browser.opened.length, 1, 'the background connect opened a browser too');
@@ -242,7 +242,7 @@ describe('OAuth sign-in against oidc-provider', function () {
       },
       waitForCallback: (state) => browser.waitForCallback(state),
     };
-    const result = await runtime.signIn.signIn('notes', patient);
+    const result = await runtime.signIns.signIn('notes', patient);
     assert.equal(result.state.kind, 'running');
     assert.equal(browser.opened.length, 1);
     assert.equal(fixture.stats().registrations, registrations + 1);
@@ -250,19 +250,19 @@ describe('OAuth sign-in against oidc-provider', function () {
 
   it('signs out: tokens and registration forgotten, the server waits for a sign-in again', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
-    const after = await runtime.signIn.signOut('notes');
+    await runtime.signIns.signIn('notes', browser);
+    const after = await runtime.signIns.signOut('notes');
     assert.equal(after?.kind, 'needsSignIn');
     assert.deepEqual(await store.keys(), []);
   });
 
   it('signs out of every server at once: every saved sign-in forgotten, each server asks again', async () => {
     await startWith(remote());
-    await runtime.signIn.signIn('notes', browser);
+    await runtime.signIns.signIn('notes', browser);
     // A sign-in kept for a server of another window or folder goes too.
     await store.set('oauth:https://elsewhere.example/mcp', JSON.stringify({ v: 1, tokens: {}, clients: { i: { client: { client_id: 'x' } } } }));
     await store.set('unrelated', 'kept');
-    assert.equal(await runtime.signIn.signOutAll(['notes']), 2);
+    assert.equal(await runtime.signIns.signOutAll(['notes']), 2);
     assert.deepEqual(await store.keys(), ['unrelated']);
     assert.equal(state()?.kind, 'needsSignIn');
   });
