@@ -111,10 +111,6 @@ export class ServerCredentials {
     await this.persist();
   }
 
-  async hasTokens(): Promise<boolean> {
-    return Object.keys((await this.current()).tokens).length > 0;
-  }
-
   async forgetTokens(): Promise<void> {
     const record = await this.current();
     record.tokens = Object.create(null) as Record<string, SavedTokens>;

@@ -21,7 +21,7 @@ import {
 import type { OAuthSettings } from '../config/types';
 import type { Clock } from '../connection/clock';
 import type { Logger } from '../logging';
-import type { ServerCredentials } from './credentials';
+import type { SavedTokens, ServerCredentials } from './credentials';
 import { SignInRequiredError } from './errors';
 
 /** What an interactive sign-in lends the provider for its duration. */
@@ -32,10 +32,9 @@ export interface InteractiveSignIn {
   open(authorizationUrl: URL): Promise<void>;
 }
 
-/** One sign-in's own secrets, kept in its async context. */
+/** One sign-in's own secret, kept in its async context. */
 interface SignInSession {
   readonly signIn: InteractiveSignIn;
-  state?: string;
   verifier?: string;
 }
 
@@ -81,15 +80,10 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     return this.settings.grant === 'client_credentials';
   }
 
-  /** The `state` sent with this sign-in's authorization request, to match its callback. */
-  get expectedState(): string | undefined {
-    return this.signInContext.getStore()?.state;
-  }
-
   /** Runs `body` as an interactive sign-in: the one time a browser may be opened. */
   withInteractiveSignIn<T>(signIn: InteractiveSignIn, body: () => Promise<T>): Promise<T> {
-    // The PKCE verifier and the state belong to this sign-in: a background connect that runs
-    // meanwhile makes (and drops) its own.
+    // The PKCE verifier belongs to this sign-in: a background connect that runs meanwhile makes
+    // (and drops) its own.
     return this.signInContext.run({ signIn }, body);
   }
 
@@ -121,10 +115,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    const state = randomBytes(32).toString('base64url');
-    const session = this.signInContext.getStore();
-    if (session) session.state = state;
-    return state;
+    return randomBytes(32).toString('base64url');
   }
 
   async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
@@ -157,7 +148,9 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   async tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined> {
     if (ctx) return (await this.options.credentials.tokens(ctx.issuer))?.tokens;
     // The transport's read before every request: refresh first when they are about to expire.
-    if (await this.expiresSoon()) await this.refreshBeforeExpiry();
+    const saved = await this.options.credentials.tokens();
+    if (!this.expiresSoon(saved)) return saved?.tokens;
+    await this.refreshBeforeExpiry();
     return (await this.options.credentials.tokens())?.tokens;
   }
 
@@ -229,19 +222,13 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     this.options.credentials.invalidateCache();
   }
 
-  /** Whether a sign-in was saved (a token from any issuer). */
-  hasSavedSignIn(): Promise<boolean> {
-    return this.options.credentials.hasTokens();
-  }
-
   /** Forgets everything this server's sign-in saved (Sign Out). */
   async signOut(): Promise<void> {
     this.discovery = undefined;
     await this.options.credentials.forget();
   }
 
-  private async expiresSoon(): Promise<boolean> {
-    const saved = await this.options.credentials.tokens();
+  private expiresSoon(saved: SavedTokens | undefined): boolean {
     const expiresIn = saved?.tokens.expires_in;
     if (!saved?.tokens.refresh_token || typeof expiresIn !== 'number') return false;
     const now = this.options.clock.now();

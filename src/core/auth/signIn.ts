@@ -36,7 +36,7 @@ export async function signIn(provider: SwitchboardOAuthProvider, options: SignIn
   // The wait starts before the browser opens: a fast redirect must find it.
   let callback: Promise<URLSearchParams> | undefined;
   const open = async (url: URL) => {
-    const state = url.searchParams.get('state') ?? provider.expectedState;
+    const state = url.searchParams.get('state');
     if (!state) throw new SignInFailedError('the authorization request carried no state');
     callback = browser.waitForCallback(state);
     callback.catch(() => undefined);
