@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { isActive, type ServerStateKind } from '../core/connection/state';
 import { describeFilterRule, type CatalogSnapshot, type OfferedServer } from '../core/catalog';
+import { signsInWithOAuth } from '../core/config/types';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
@@ -124,7 +125,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       isActive(view.state.kind) ? 'stoppable' : 'startable',
       enabled ? 'enabled' : 'disabled',
       ...(view.state.kind === 'needsSignIn' ? ['signIn'] : []),
-      ...(view.definition && view.definition.transport !== 'stdio' && view.definition.oauth.enabled ? ['oauth'] : []),
+      ...(signsInWithOAuth(view.definition) ? ['oauth'] : []),
     ].join(' ');
     item.accessibilityInformation = { label: `${view.name}, ${state}` };
     return item;

@@ -1,13 +1,9 @@
 // Why a server cannot be used until somebody signs in. Thrown by the OAuth provider where the SDK
 // would otherwise go on to a browser redirect (or register a client) without anyone watching.
 
-export type SignInReason =
-  /** No tokens, or tokens that could not be refreshed. */
-  | 'signInRequired'
-  /** The server asks for more scope than the tokens carry (`insufficient_scope`). */
-  | 'scope'
-  /** The server refused a token it was just given (the retry after a refresh got 401 again). */
-  | 'refused';
+import type { SignInReason } from '../connection/state';
+
+export type { SignInReason };
 
 export class SignInRequiredError extends Error {
   constructor(

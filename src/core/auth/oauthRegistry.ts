@@ -2,7 +2,7 @@
 // and its sign-in, so that the discovery a connect made is the one the sign-in uses.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../config/hash';
-import type { HttpServerDefinition } from '../config/types';
+import { signsInWithOAuth, type HttpServerDefinition } from '../config/types';
 import type { Clock } from '../connection/clock';
 import type { Logger } from '../logging';
 import { credentialKey, isCredentialKey, ServerCredentials } from './credentials';
@@ -26,7 +26,7 @@ export class OAuthRegistry {
   constructor(private readonly options: OAuthRegistryOptions) {}
 
   providerFor(definition: HttpServerDefinition): SwitchboardOAuthProvider | undefined {
-    if (!definition.oauth.enabled) return undefined;
+    if (!signsInWithOAuth(definition)) return undefined;
     const key = `${credentialKey(definition.url)} ${canonicalJson(definition.oauth)}`;
     let provider = this.providers.get(key);
     if (!provider) {

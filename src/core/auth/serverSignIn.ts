@@ -1,13 +1,13 @@
 // Sign In and Sign Out for configured servers: what the editor's buttons and `mcp-switchboard
 // login` call. One sign-in per server at a time; a second click joins the first instead of
 // opening a second browser tab.
-import type { HttpServerDefinition } from '../config/types';
+import { signsInWithOAuth, type HttpServerDefinition, type ServerDefinition } from '../config/types';
 import type { ServerState } from '../connection/state';
 import type { OAuthRegistry } from './oauthRegistry';
 import { signIn, type SignInBrowser } from './signIn';
 
 export interface SignInHost {
-  server(name: string): { readonly state: ServerState; readonly definition?: HttpServerDefinition | { readonly transport: 'stdio' } } | undefined;
+  server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
   reconnect(name: string): Promise<ServerState>;
 }
 
@@ -24,7 +24,7 @@ export class ServerSignIn {
   /** The definition of a server that can sign in: remote, with OAuth not turned off. */
   remoteDefinition(name: string): HttpServerDefinition | undefined {
     const definition = this.host.server(name)?.definition;
-    return definition && definition.transport !== 'stdio' && definition.oauth.enabled ? definition : undefined;
+    return signsInWithOAuth(definition) ? definition : undefined;
   }
 
   signIn(name: string, browser: SignInBrowser): Promise<SignInResult> {

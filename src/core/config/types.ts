@@ -94,6 +94,11 @@ export interface HttpServerDefinition extends ServerDefinitionBase {
 /** A fully validated, variable-resolved server, ready to connect. */
 export type ServerDefinition = StdioServerDefinition | HttpServerDefinition;
 
+/** A remote server with OAuth not turned off: it can sign in, and out. */
+export function signsInWithOAuth(definition: ServerDefinition | undefined): definition is HttpServerDefinition {
+  return definition !== undefined && definition.transport !== 'stdio' && definition.oauth.enabled;
+}
+
 export type DiagnosticSeverity = 'error' | 'warning';
 
 export interface ConfigDiagnostic {

@@ -1,5 +1,6 @@
 // One error type for everything a connection reports, with a stable `code` that callers (the
 // manager, the UI, the doctor) switch on instead of parsing messages.
+import type { SignInReason } from './state';
 
 export type ConnectionErrorCode =
   /** The stdio command (or its working directory) does not exist. */
@@ -37,7 +38,7 @@ export type ConnectionErrorCode =
 
 /** Why a sign-in is needed, and the scope to ask for when the server named one. */
 export interface SignInNeed {
-  readonly reason: 'signInRequired' | 'scope' | 'refused';
+  readonly reason: SignInReason;
   readonly scope?: string;
 }
 

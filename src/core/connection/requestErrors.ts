@@ -2,7 +2,7 @@
 // request provably never left this process (the only case in which it may be sent again).
 import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
 import { findSignInRequired } from '../auth/errors';
-import { ConnectionError, errorMessage, stripRpcPrefix } from './errors';
+import { ConnectionError, errorMessage, stripRpcPrefix, type SignInNeed } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 
 export interface RequestErrorContext {
@@ -77,19 +77,18 @@ function translateSdkError(error: SdkError, context: RequestErrorContext): Conne
  * the SDK gave up on its redirect, or the retry after a refresh was refused again.
  */
 export function signInFailure(error: unknown, what?: string): ConnectionError | undefined {
+  const need = (message: string, signIn: SignInNeed, notSent = true) =>
+    new ConnectionError('NEEDS_SIGN_IN', what ? `${what}: ${message}` : message, { cause: error, notSent, signIn });
   const required = findSignInRequired(error);
-  if (required) return new ConnectionError('NEEDS_SIGN_IN', what ? `${what}: ${required.message}` : required.message, { cause: error, notSent: true, signIn: { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) } });
+  if (required) return need(required.message, { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) });
   if (InsufficientScopeError.isInstance(error)) {
     const scope = error.requiredScope;
-    return new ConnectionError('NEEDS_SIGN_IN', `${what ? `${what}: ` : ''}the server asks for more access${scope ? ` (scope "${scope}")` : ''}; sign in again to grant it`, {
-      cause: error,
-      notSent: true,
-      signIn: { reason: 'scope', ...(scope ? { scope } : {}) },
-    });
+    return need(`the server asks for more access${scope ? ` (scope "${scope}")` : ''}; sign in again to grant it`, { reason: 'scope', ...(scope ? { scope } : {}) });
   }
-  if (UnauthorizedError.isInstance(error)) return new ConnectionError('NEEDS_SIGN_IN', `${what ? `${what}: ` : ''}sign-in required`, { cause: error, notSent: true, signIn: { reason: 'signInRequired' } });
+  if (UnauthorizedError.isInstance(error)) return need('sign-in required', { reason: 'signInRequired' });
   if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication) {
-    return new ConnectionError('NEEDS_SIGN_IN', `${what ? `${what}: ` : ''}the server refused the new access token too (HTTP 401); sign in again`, { cause: error, signIn: { reason: 'refused' } });
+    // The request was sent (with the fresh token) and refused: not "never sent".
+    return need('the server refused the new access token too (HTTP 401); sign in again', { reason: 'refused' }, false);
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import type { AuthProvider, CallToolResult, FetchLike, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
 import type { SwitchboardOAuthProvider } from '../auth/oauthProvider';
-import type { HttpServerDefinition, LifecycleSettings, ServerDefinition } from '../config/types';
+import { signsInWithOAuth, type HttpServerDefinition, type LifecycleSettings, type ServerDefinition } from '../config/types';
 import { Emitter, type Event } from '../events';
 import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';
 import { backoffDelay } from './backoff';
@@ -774,7 +774,7 @@ export class ServerConnection {
 
   /** The provider for an HTTP server that may ask for OAuth; its credentials are read again per attempt. */
   private authProvider(): { authProvider?: AuthProvider } {
-    if (this.definition.transport === 'stdio') return {};
+    if (!signsInWithOAuth(this.definition)) return {};
     const provider = this.options.oauth?.providerFor(this.definition);
     provider?.credentialsMayHaveChanged();
     return provider ? { authProvider: provider.transportAuth() } : {};

@@ -76,13 +76,20 @@ export interface ErrorState {
 }
 
 /**
+ * `signInRequired`: no tokens, or tokens that could not be refreshed; `scope`: the server asks for
+ * more scope than the tokens carry (`insufficient_scope`); `refused`: the server refused a token it
+ * was just given (the retry after a refresh got 401 again).
+ */
+export type SignInReason = 'signInRequired' | 'scope' | 'refused';
+
+/**
  * The server asks for OAuth and Switchboard has no usable credentials: never signed in, a refresh
  * the authorization server refused, a scope the server now wants. Waits for Sign In; never retries
  * by itself, so there is no loop of sign-in prompts.
  */
 export interface NeedsSignInState {
   readonly kind: 'needsSignIn';
-  readonly reason: 'signInRequired' | 'scope' | 'refused';
+  readonly reason: SignInReason;
   readonly detail: string;
   /** The scope the next sign-in asks for, when the server named one. */
   readonly scope?: string;
