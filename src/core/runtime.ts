@@ -50,7 +50,7 @@ export class SwitchboardRuntime {
     this.oauth = new OAuthRegistry({
       store: options.secrets ?? new MemorySecretStore(),
       clock: options.connection?.clock ?? options.clock ?? systemClock,
-      logger: (name) => serverLogger(name),
+      logger: serverLogger,
       ...(options.connection?.fetch ? { fetch: options.connection.fetch } : {}),
     });
     this.manager = new ServerManager({
