@@ -4,7 +4,7 @@
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
 import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, runDoctor, runLogin, serveCommand, type ExitCode } from './core/cli';
-import { setListenerErrorSink } from './core/events';
+import { setListenerErrorSink } from './core/base/events';
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--no-wait]

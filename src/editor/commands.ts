@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isActive } from '../core/connection/state';
+import { isActive } from '../core/state/serverState';
 import type { ServerManager, ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { addServerInteractively } from './addServer';
@@ -11,6 +11,7 @@ import type { SecretInputResolver } from './inputPrompts';
 import type { LogChannels } from './logChannels';
 import { rawEntry, revealEntry, setServerEnabled } from './settingsEntry';
 import type { TreeNode } from './serversView';
+import { errorMessage } from '../core/base/errorMessage';
 
 export { COMMANDS } from './commandIds';
 
@@ -246,7 +247,7 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       try {
         return await handler(...args);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         services.logs.main.error(`${id} failed: ${message}`);
         void vscode.window.showErrorMessage(`MCP Switchboard: ${message}`);
         return undefined;

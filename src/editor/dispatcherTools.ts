@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { describeFilterRule, isCatalogError, type CatalogTool, type ToolCatalog } from '../core/catalog';
+import { errorMessage } from '../core/base/errorMessage';
 
 export const LIST_TOOLS = 'mcpSwitchboard_listTools';
 export const CALL_TOOL = 'mcpSwitchboard_callTool';
@@ -55,7 +56,7 @@ function lookup(catalog: ToolCatalog, qualifiedName: string): CatalogTool {
   try {
     catalog.assertCallable(tool.server, tool.name);
   } catch (error) {
-    const why = isCatalogError(error) && error.rule ? describeFilterRule(error.rule, tool.server) : error instanceof Error ? error.message : String(error);
+    const why = isCatalogError(error) && error.rule ? describeFilterRule(error.rule, tool.server) : errorMessage(error);
     throw new Error(`The tool "${qualifiedName}" is not available: ${why}.`);
   }
   return tool;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ServerStateChangeEvent } from '../core/connection/state';
+import type { ServerStateChangeEvent } from '../core/state/serverState';
 import { noticeReason } from '../core/presentation/notices';
 import { COMMANDS } from './commandIds';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger, LogLevel } from '../core/logging';
+import type { Logger, LogLevel } from '../core/base/logging';
 
 /**
  * One main channel plus one `LogOutputChannel` per server ("MCP Switchboard: <name>"), created on

@@ -4,7 +4,7 @@
 // desktop editor, over Remote, and in code-server or vscode.dev.
 import * as vscode from 'vscode';
 import { CallbackRouter, type SecretStore, type ServerSignIn, type SignInBrowser } from '../core/auth';
-import { systemClock } from '../core/connection/clock';
+import { systemClock } from '../core/base/clock';
 import { describeState } from '../core/presentation/stateText';
 import type { LogChannels } from './logChannels';
 

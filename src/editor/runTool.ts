@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolCatalog } from '../core/catalog';
 import { CALL_TOOL } from './dispatcherTools';
 import type { LogChannels } from './logChannels';
+import { errorMessage } from '../core/base/errorMessage';
 
 /**
  * "Run Tool…": try an exposed tool by hand, the way chat would call it. It goes through
@@ -29,7 +30,7 @@ export async function runToolInteractively(catalog: ToolCatalog, logs: LogChanne
         const parsed: unknown = JSON.parse(value);
         return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? undefined : 'Enter a JSON object.';
       } catch (error) {
-        return `Not JSON: ${error instanceof Error ? error.message : String(error)}`;
+        return `Not JSON: ${errorMessage(error)}`;
       }
     },
   });

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/client';
 import type { ConsentStore } from './consent';
 import { samplingPolicy } from './settings';
+import { errorMessage } from '../core/base/errorMessage';
 
 const MAX_PREVIEW = 1500;
 
@@ -80,7 +81,7 @@ export async function answerSampling(server: string, params: Params, consent: Co
       cancel.dispose();
     }
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new Error(`Switchboard declined the sampling request of server "${server}": ${reason}`);
   }
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { describeSource } from '../core/config';
-import { redactSecrets } from '../core/logging';
+import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';

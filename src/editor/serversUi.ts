@@ -3,7 +3,7 @@
 // render() when something else changed what is shown (settings, a reload).
 import * as vscode from 'vscode';
 import type { OfferCatalog, ToolCatalog } from '../core/catalog';
-import type { ServerStateChangeEvent } from '../core/connection/state';
+import type { ServerStateChangeEvent } from '../core/state/serverState';
 import type { ServerManager } from '../core/manager';
 import { FailureNotices } from './failureNotices';
 import type { LogChannels } from './logChannels';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isActive, type ServerStateKind } from '../core/connection/state';
+import { isActive, type ServerStateKind } from '../core/state/serverState';
 import { describeFilterRule, type CatalogSnapshot, type OfferedServer } from '../core/catalog';
 import { signsInWithOAuth } from '../core/config/types';
 import type { ServerView } from '../core/manager';

@@ -9,7 +9,7 @@ import { CallbackRouter, MemorySecretStore, OAuthRegistry, ServerSignIn, type Si
 import { DEFAULT_OAUTH, DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition, type OAuthSettings } from '../../src/core/config/types';
 import { isConnectionError, ServerConnection, systemClock } from '../../src/core/connection';
 import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
-import type { Logger } from '../../src/core/logging';
+import type { Logger } from '../../src/core/base/logging';
 import { acceptedDefaults, elicitFields } from '../../src/core/presentation/elicitationFields';
 
 type Scenario = (connection: ServerConnection, signIn: () => Promise<void>) => Promise<void>;

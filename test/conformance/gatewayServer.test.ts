@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { MemoryToolCacheStorage } from '../../src/core/catalog';
-import { createRuntime } from '../../src/core/runtime';
+import { createRuntime } from '../../src/core/runtime/runtime';
 import { stdioDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, startGateway, toolsServer, waitForRunning, type Setup } from '../core/gateway/helpers';
 import { conformanceCli, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ServerState } from '../../src/core/connection/state';
+import type { ServerState } from '../../src/core/state/serverState';
 import type { SwitchboardApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'switchboard-labs.mcp-switchboard';

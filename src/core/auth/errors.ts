@@ -1,7 +1,7 @@
 // Why a server cannot be used until somebody signs in. Thrown by the OAuth provider where the SDK
 // would otherwise go on to a browser redirect (or register a client) without anyone watching.
 
-import type { SignInReason } from '../connection/state';
+import type { SignInReason } from '../state/serverState';
 
 export type { SignInReason };
 

@@ -19,10 +19,11 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { OAuthSettings } from '../config/types';
-import type { Clock } from '../connection/clock';
-import type { Logger } from '../logging';
+import type { Clock } from '../base/clock';
+import type { Logger } from '../base/logging';
 import type { SavedTokens, ServerCredentials } from './credentials';
 import { SignInRequiredError } from './errors';
+import { errorMessage } from '../base/errorMessage';
 
 /** What an interactive sign-in lends the provider for its duration. */
 export interface InteractiveSignIn {
@@ -241,7 +242,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       () => this.options.logger.info('oauth: refreshed the access token before it expired'),
       (error: unknown) => {
         this.refreshPausedUntil = this.options.clock.now() + REFRESH_RETRY_MS;
-        this.options.logger.warn(`oauth: refresh before expiry failed (next try in ${REFRESH_RETRY_MS / 1000} s, or at the server's 401): ${error instanceof Error ? error.message : String(error)}`);
+        this.options.logger.warn(`oauth: refresh before expiry failed (next try in ${REFRESH_RETRY_MS / 1000} s, or at the server's 401): ${errorMessage(error)}`);
       },
     );
   }

@@ -3,8 +3,8 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../config/hash';
 import { signsInWithOAuth, type HttpServerDefinition } from '../config/types';
-import type { Clock } from '../connection/clock';
-import type { Logger } from '../logging';
+import type { Clock } from '../base/clock';
+import type { Logger } from '../base/logging';
 import { credentialKey, isCredentialKey, ServerCredentials } from './credentials';
 import { SwitchboardOAuthProvider } from './oauthProvider';
 import type { SecretStore } from './secretStore';

@@ -2,7 +2,7 @@
 // login` call. One sign-in per server at a time; a second click joins the first instead of
 // opening a second browser tab.
 import { signsInWithOAuth, type HttpServerDefinition, type ServerDefinition } from '../config/types';
-import type { ServerState } from '../connection/state';
+import type { ServerState } from '../state/serverState';
 import type { OAuthRegistry } from './oauthRegistry';
 import { signIn, type SignInBrowser } from './signIn';
 

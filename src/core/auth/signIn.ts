@@ -1,7 +1,7 @@
 // An interactive sign-in: the one path on which a browser opens. The SDK builds the authorization
 // request; the host opens it and waits for the redirect to come back with the same `state`.
 import { auth, computeScopeUnion, type FetchLike } from '@modelcontextprotocol/client';
-import type { Clock, TimerHandle } from '../connection/clock';
+import type { Clock, TimerHandle } from '../base/clock';
 import { SignInFailedError } from './errors';
 import type { SwitchboardOAuthProvider } from './oauthProvider';
 

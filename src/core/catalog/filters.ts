@@ -5,6 +5,7 @@ import type { ToolFilterSettings } from '../config/types';
 import type { FilterRule } from './types';
 
 import { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING } from './settingNames';
+import { errorMessage } from '../base/errorMessage';
 
 export { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING, SERVERS_SETTING } from './settingNames';
 
@@ -36,7 +37,7 @@ export function compileGlob(pattern: unknown): GlobPattern {
       },
     };
   } catch (error) {
-    const message = `pattern ${JSON.stringify(text)} is not usable: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `pattern ${JSON.stringify(text)} is not usable: ${errorMessage(error)}`;
     return {
       pattern: text,
       test: () => {
@@ -149,7 +150,7 @@ function denyRule(rules: WeakMap<GlobPattern, FilterRule>, kind: 'serverDeny' | 
 }
 
 function stepError(step: FilterStep, error: unknown): FilterRule {
-  return { kind: 'filterError', reason: `${step.name}: ${error instanceof Error ? error.message : String(error)}` };
+  return { kind: 'filterError', reason: `${step.name}: ${errorMessage(error)}` };
 }
 
 /**

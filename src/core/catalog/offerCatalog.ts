@@ -5,9 +5,10 @@
 import type { ServerDefinition } from '../config/types';
 import type { OfferChangeEvent, ServerNotice } from '../connection/offerKeeper';
 import type { ForwardedMethod, ForwardedResult, ServerOffer } from '../connection/serverOffer';
-import { isServed, type ServerState, type ServerStateChangeEvent } from '../connection/state';
-import { Emitter, type Disposable, type Event } from '../events';
-import { nullLogger, type Logger } from '../logging';
+import { isServed, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { Emitter, type Disposable, type Event } from '../base/events';
+import { nullLogger, type Logger } from '../base/logging';
+import { containFailure } from '../base/contain';
 import type { CachedOffer } from './cache';
 import { CatalogError } from './errors';
 import type { OfferCapabilities, OfferedServer, OfferSource, ToolCallOptions } from './types';
@@ -72,9 +73,9 @@ export class OfferCatalog implements OfferSource, Disposable {
     private readonly store?: OfferStore,
   ) {
     this.subscriptions = [
-      manager.onDidChangeState((event) => this.guard(() => this.onState(event))),
-      manager.onDidChangeOffer((event) => this.guard(() => this.onOffer(event.server))),
-      manager.onNotice((notice) => this.guard(() => this.onServerNotice(notice))),
+      manager.onDidChangeState((event) => containFailure(this.logger, 'offer catalog: handling a state change', () => this.onState(event))),
+      manager.onDidChangeOffer((event) => containFailure(this.logger, 'offer catalog: handling an offer change', () => this.onOffer(event.server))),
+      manager.onNotice((notice) => containFailure(this.logger, 'offer catalog: handling a server notice', () => this.onServerNotice(notice))),
     ];
   }
 
@@ -190,12 +191,5 @@ export class OfferCatalog implements OfferSource, Disposable {
     this.noticeEmitter.fire(notice);
   }
 
-  private guard(action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      this.logger.error(`offer catalog: handling an event failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
 }
 

@@ -1,7 +1,7 @@
 // Debounced, generation-checked refetching of one list per server. A burst of list_changed
 // notifications becomes one fetch after the burst; a fetch that a newer one (or newer data from
 // elsewhere) overtook is dropped when it finally answers, so it cannot overwrite a newer list.
-import type { Clock, TimerHandle } from '../connection/clock';
+import type { Clock, TimerHandle } from '../base/clock';
 
 export const DEFAULT_REFRESH_DEBOUNCE_MS = 300;
 

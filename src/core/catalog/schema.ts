@@ -2,7 +2,8 @@
 // a JSON object schema would make the editor reject the whole tool set of a request, so such a
 // tool is excluded (with its reason) instead of passed on.
 import type { Tool } from '@modelcontextprotocol/client';
-import { deepFreeze, isDeepFrozenData } from '../freeze';
+import { deepFreeze, isDeepFrozenData } from '../base/freeze';
+import { errorMessage } from '../base/errorMessage';
 
 export type NormalizedTool =
   | { readonly ok: true; readonly tool: Tool }
@@ -63,7 +64,7 @@ export function normalizeTool(raw: unknown, options: NormalizeOptions = {}): Nor
   try {
     copy = shared ? raw : structuredClone(raw);
   } catch (error) {
-    return { ok: false, problem: `the tool definition cannot be copied: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, problem: `the tool definition cannot be copied: ${errorMessage(error)}` };
   }
   if (copy.inputSchema === undefined) copy = { ...copy, inputSchema: { type: 'object', properties: {} } };
   // The checks above established the parts of Tool that anything downstream relies on.

@@ -4,12 +4,12 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { hashServerConnection } from '../config/hash';
 import type { ServerDefinition } from '../config/types';
-import type { Clock } from '../connection/clock';
-import { isConnecting, startsOnDemand, type ServerStateKind } from '../connection/state';
-import { Emitter, type Event } from '../events';
-import type { Logger } from '../logging';
+import type { Clock } from '../base/clock';
+import { isConnecting, startsOnDemand, type ServerStateKind } from '../state/serverState';
+import { Emitter, type Event } from '../base/events';
+import type { Logger } from '../base/logging';
 import type { ToolCacheEntry } from './cache';
-import { deepFreeze } from '../freeze';
+import { deepFreeze } from '../base/freeze';
 import type { RefreshScheduler } from './refreshScheduler';
 import { fingerprintTools, prepareToolList, type PreparedToolList, type SnapshotServerInput } from './snapshot';
 import type { ToolCache } from './toolCache';

@@ -2,10 +2,10 @@
 // that is starting has some list (live or cached), a tools/call until its server is running. Both
 // are bounded by the server's own timeouts on the catalog's clock, end on abort, and end at once
 // when the catalog is disposed.
-import type { Clock, TimerHandle } from '../connection/clock';
-import type { Event } from '../events';
+import type { Clock, TimerHandle } from '../base/clock';
+import type { Event } from '../base/events';
 import { CatalogError } from './errors';
-import { isConnecting } from '../connection/state';
+import { isConnecting } from '../state/serverState';
 import type { ServerRecord } from './serverRecords';
 
 /** How long a tools/list waits for a server whose connect timeout is 0 (no limit). */

@@ -3,7 +3,7 @@
 // missing or of the wrong type falls back to the default the package.json declares.
 import { DEFAULT_MAX_EXPOSED, normalizeMaxExposed } from './budget';
 import { DEFAULT_CACHE_TTL_MS } from './cache';
-import { deepFreeze } from '../freeze';
+import { deepFreeze } from '../base/freeze';
 import { SETTINGS_SECTION, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';
 
 export { SETTINGS_SECTION, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';

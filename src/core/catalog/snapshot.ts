@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolFilterSettings } from '../config/types';
-import type { ServerStateKind } from '../connection/state';
+import type { ServerStateKind } from '../state/serverState';
 import { applyBudget, budgetWarning, type BudgetCandidate } from './budget';
 import {
   compileGlobalFilters,
@@ -18,7 +18,7 @@ import {
   type FilterStep,
   type GlobalFilterSettings,
 } from './filters';
-import { deepFreeze } from '../freeze';
+import { deepFreeze } from '../base/freeze';
 import { QUALIFIED_NAME_SEPARATOR, qualifyGroups, sanitizeNamePart, type NameGroup, type QualifiedNames } from './naming';
 import { isReadOnlyTool, normalizeTool, type NormalizeOptions } from './schema';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from './types';

@@ -1,8 +1,9 @@
 // Builds the catalog's snapshot from the server records when something changed, at most once per
 // burst of events, and announces it only when what chat sees changed (its signature).
 import { createHash } from 'node:crypto';
-import { Emitter, type Event } from '../events';
-import type { Logger } from '../logging';
+import { Emitter, type Event } from '../base/events';
+import type { Logger } from '../base/logging';
+import { containFailure } from '../base/contain';
 import type { CatalogSettings } from './settings';
 import { buildSnapshot, SnapshotMemo, type BuiltSnapshot, type SnapshotServerInput } from './snapshot';
 import type { CatalogSnapshot } from './types';
@@ -12,7 +13,6 @@ export interface SnapshotPublisherOptions {
   readonly settings: () => CatalogSettings;
   readonly logger: Logger;
   /** Runs a flush outside the caller's stack, containing what it throws. */
-  readonly guard: (what: string, action: () => void) => void;
 }
 
 export class SnapshotPublisher {
@@ -55,7 +55,7 @@ export class SnapshotPublisher {
     this.flushQueued = true;
     queueMicrotask(() => {
       this.flushQueued = false;
-      this.options.guard('snapshot update', () => this.flush());
+      containFailure(this.options.logger, 'tool catalog: handling a snapshot update', () => this.flush());
     });
   }
 

@@ -2,10 +2,11 @@
 // snapshot can include cached tools the moment a server shows up), and storage kept in step in the
 // background through one queue, so writes and deletes land in the order they were made.
 import type { Tool } from '@modelcontextprotocol/client';
-import type { Clock } from '../connection/clock';
-import type { Logger } from '../logging';
+import type { Clock } from '../base/clock';
+import type { Logger } from '../base/logging';
 import { isExpired, parseToolCacheEntry, toolCacheKey, TOOL_CACHE_FORMAT, type CachedOffer, type ToolCacheEntry, type ToolCacheStorage } from './cache';
-import { deepFreeze } from '../freeze';
+import { deepFreeze } from '../base/freeze';
+import { errorMessage } from '../base/errorMessage';
 
 export interface ToolCacheOptions {
   readonly storage: ToolCacheStorage;
@@ -15,7 +16,7 @@ export interface ToolCacheOptions {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 export class ToolCache {

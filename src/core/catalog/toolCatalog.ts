@@ -3,10 +3,11 @@
 // answers the gateway with one snapshot of what chat may call. It is the one gate for calls: a
 // call is checked here against that snapshot, and waits (serverWaits.ts) for a server still starting.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import { systemClock, type Clock } from '../connection/clock';
-import { isServed, startsOnDemand, type ServerStateChangeEvent } from '../connection/state';
-import type { Disposable, Event } from '../events';
-import { nullLogger, type Logger } from '../logging';
+import { systemClock, type Clock } from '../base/clock';
+import { isServed, startsOnDemand, type ServerStateChangeEvent } from '../state/serverState';
+import type { Disposable, Event } from '../base/events';
+import { nullLogger, type Logger } from '../base/logging';
+import { containFailure } from '../base/contain';
 import type { ServerView, ToolsChangedEvent } from '../manager/serverManager';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
 import { CatalogError } from './errors';
@@ -19,6 +20,7 @@ import { fingerprintTools, type BuiltSnapshot } from './snapshot';
 import { SnapshotPublisher } from './snapshotPublisher';
 import { ToolCache } from './toolCache';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, ToolCallOptions, ToolSource } from './types';
+import { errorMessage } from '../base/errorMessage';
 
 /** What the catalog needs of a connection; ServerConnection provides it. */
 export interface CatalogConnection {
@@ -62,9 +64,6 @@ export interface CatalogDiagnostics {
   readonly builds: number;
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export class ToolCatalog implements ToolSource, Disposable {
   /** Fires when what chat sees changed: at most once per burst of events. */
@@ -102,13 +101,12 @@ export class ToolCatalog implements ToolSource, Disposable {
         if (record) this.records.applyLive(record, tools);
       },
       fingerprint: fingerprintTools,
-      onError: (name, error) => this.logger.warn(`${name}: refreshing the tool list failed: ${errorText(error)}`),
+      onError: (name, error) => this.logger.warn(`${name}: refreshing the tool list failed: ${errorMessage(error)}`),
     });
     this.publisher = new SnapshotPublisher({
       inputs: () => this.records.snapshotInputs(),
       settings: () => this.settings,
       logger: this.logger,
-      guard: (what, action) => this.guard(what, action),
     });
     this.onDidChange = this.publisher.onDidChange;
     this.records = new ServerRecords({
@@ -121,13 +119,13 @@ export class ToolCatalog implements ToolSource, Disposable {
     });
     this.waits = new ServerWaits(this.records, clock);
     this.subscriptions.push(
-      this.manager.onDidChangeState((event) => this.guard('state change', () => this.onState(event))),
-      this.manager.onDidChangeTools((event) => this.guard('tool list change', () => this.onTools(event))),
+      this.manager.onDidChangeState((event) => containFailure(this.logger, 'tool catalog: handling a state change', () => this.onState(event))),
+      this.manager.onDidChangeTools((event) => containFailure(this.logger, 'tool catalog: handling a tool list change', () => this.onTools(event))),
     );
     this.records.sync(this.manager.servers());
     this.publisher.settle();
     this.ready = this.cache.load().then(() =>
-      this.guard('cache load', () => {
+      containFailure(this.logger, 'tool catalog: handling a cache load', () => {
         if (this.disposed) return;
         this.loaded = true;
         this.records.loadCached();
@@ -289,7 +287,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   private learnIfUnknown(record: ServerRecord): void {
     const unknown = () => this.loaded && !this.disposed && startsOnDemand(record.state) && !record.live && !record.cached && this.records.record(record.name) === record;
     // Not from inside the state event being delivered: its other listeners must see idle before starting.
-    if (unknown()) queueMicrotask(() => this.guard('learning a server', () => unknown() && this.manager.learn(record.name)));
+    if (unknown()) queueMicrotask(() => containFailure(this.logger, 'tool catalog: handling a learning a server', () => unknown() && this.manager.learn(record.name)));
   }
 
   private onTools(event: ToolsChangedEvent): void {
@@ -355,11 +353,4 @@ export class ToolCatalog implements ToolSource, Disposable {
     return entry;
   }
 
-  private guard(what: string, action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      this.logger.error(`tool catalog: handling a ${what} failed: ${errorText(error)}`);
-    }
-  }
 }

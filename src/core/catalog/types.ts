@@ -3,8 +3,8 @@
 import type { CallToolResult, Progress, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
 import type { ServerNotice } from '../connection/offerKeeper';
 import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
-import type { ServerStateKind } from '../connection/state';
-import type { Event } from '../events';
+import type { ServerStateKind } from '../state/serverState';
+import type { Event } from '../base/events';
 
 /** Which rule removed a tool from what chat sees. */
 export type FilterRule =

@@ -6,11 +6,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CallbackRouter, defaultCredentialsFile, FileSecretStore, type SignInBrowser } from '../auth';
 import { MemoryToolCacheStorage } from '../catalog';
-import { systemClock } from '../connection/clock';
-import { errorMessage } from '../connection/errors';
+import { systemClock } from '../base/clock';
 import { describeState } from '../presentation/stateText';
-import { createRuntime } from '../runtime';
+import { createRuntime } from '../runtime/runtime';
 import { loadWorkspace } from './doctor/workspace';
+import { errorMessage } from '../base/errorMessage';
 
 export const LOGIN_USAGE = `Usage: mcp-switchboard login <server> [--folder DIR] [--port N]
 

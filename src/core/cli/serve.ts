@@ -4,14 +4,14 @@
 import fs from 'node:fs';
 import { FolderToolCacheStorage } from '../catalog';
 import { loadFolderConfiguration, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
-import { errorMessage } from '../connection/errors';
-import { LOG_LEVELS, type Logger, type LogLevel } from '../logging';
+import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import type { ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
-import { createRuntime } from '../runtime';
+import { createRuntime } from '../runtime/runtime';
 import { cliAnswers } from './cliAnswers';
 import { readCatalogSettings, serveCacheDir } from './folderSettings';
 import { parseServeArgs } from './serveArgs';
+import { errorMessage } from '../base/errorMessage';
 
 export interface ServeOptions {
   readonly folder: string;

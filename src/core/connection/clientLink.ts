@@ -19,13 +19,14 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../config/types';
-import type { Logger } from '../logging';
-import { ConnectionError, errorMessage } from './errors';
+import type { Logger } from '../base/logging';
+import { ConnectionError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { signInFailure, translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 import { reissueOnBrokenStream } from './streamReissue';
 import { traceTraffic } from './traffic';
+import { errorMessage } from '../base/errorMessage';
 
 export type ActiveTransport = 'stdio' | 'http' | 'sse';
 

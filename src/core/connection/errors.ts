@@ -1,6 +1,6 @@
 // One error type for everything a connection reports, with a stable `code` that callers (the
 // manager, the UI, the doctor) switch on instead of parsing messages.
-import type { SignInReason } from './state';
+import type { SignInReason } from '../state/serverState';
 
 export type ConnectionErrorCode =
   /** The stdio command (or its working directory) does not exist. */
@@ -85,10 +85,6 @@ export function isConnectionError(error: unknown, code?: ConnectionErrorCode): e
 /** "MCP error -32603: MCP error -32603: x" -> "x": the SDK's prefix, however often it was added. */
 export function stripRpcPrefix(message: string): string {
   return message.replace(/^(?:MCP error -?\d+: )+/, '');
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Creating the SDK's HTTP transports, and reading the errors they throw.
 import { SdkHttpError, SSEClientTransport, SseError, StreamableHTTPClientTransport, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
+import { errorMessage } from '../base/errorMessage';
 
 export interface HttpTransportOptions {
   readonly url: string;
@@ -83,6 +84,6 @@ export function describeFetchFailure(error: unknown): string {
   // socket error (ECONNREFUSED) is the innermost cause.
   const cause = innermostCause(error);
   const detail = cause?.message ? cause.message : codes[0];
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return detail && !message.includes(detail) ? `${message} (${detail})` : message;
 }

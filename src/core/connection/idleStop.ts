@@ -2,7 +2,7 @@
 // client ended, or as soon as nothing uses it when it was started only to learn its lists. A
 // request in flight or a resource subscription holds it; the countdown starts again when the last
 // use ends. Runs on the connection's clock, so tests drive it without waiting.
-import type { Clock, TimerHandle } from './clock';
+import type { Clock, TimerHandle } from '../base/clock';
 
 export interface IdleStopOptions {
   readonly clock: Clock;

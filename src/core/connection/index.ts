@@ -1,5 +1,5 @@
 export { backoffDelay } from './backoff';
-export { systemClock, type Clock, type TimerHandle } from './clock';
+export { systemClock, type Clock, type TimerHandle } from '../base/clock';
 export { ConnectionError, isConnectionError, type ConnectionErrorCode } from './errors';
 export { LineRingBuffer } from './lineRingBuffer';
 export { isProcessAlive, killProcessTree } from './processTree';
@@ -13,7 +13,7 @@ export {
 } from './serverConnection';
 export type { ActiveTransport } from './session';
 export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
-export * from './state';
+export * from '../state/serverState';
 export { checkToolArguments } from './toolArguments';
 export type { OfferChangeEvent, ServerNotice } from './offerKeeper';
 export { EMPTY_OFFER, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';

@@ -4,13 +4,13 @@
 // every new session), and the server's own notifications (resource updates, log messages).
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/client';
 import { EmptyResultSchema } from '@modelcontextprotocol/core';
-import { Emitter, type Event } from '../events';
-import { deepFreeze } from '../freeze';
-import type { Logger } from '../logging';
-import type { Clock, TimerHandle } from './clock';
-import { errorMessage } from './errors';
+import { Emitter, type Event } from '../base/events';
+import { deepFreeze } from '../base/freeze';
+import type { Logger } from '../base/logging';
+import type { Clock, TimerHandle } from '../base/clock';
 import { EMPTY_OFFER, listOffer, notifiesChanges, offersSubscriptions, sameOffer, type OfferList, type ServerOffer } from './serverOffer';
 import type { McpSession, OpenSessionOptions, RequestPolicy } from './session';
+import { errorMessage } from '../base/errorMessage';
 
 export type ServerNotice =
   | { readonly kind: 'resourceUpdated'; readonly server: string; readonly uri: string }

@@ -2,8 +2,9 @@
 // request provably never left this process (the only case in which it may be sent again).
 import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
 import { findSignInRequired } from '../auth/errors';
-import { ConnectionError, errorMessage, stripRpcPrefix, type SignInNeed } from './errors';
+import { ConnectionError, stripRpcPrefix, type SignInNeed } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
+import { errorMessage } from '../base/errorMessage';
 
 export interface RequestErrorContext {
   /** e.g. `tools/call echo` */

@@ -5,20 +5,21 @@ import os from 'node:os';
 import type { AuthProvider, CallToolResult, FetchLike, Implementation, Progress, Tool } from '@modelcontextprotocol/client';
 import type { SwitchboardOAuthProvider } from '../auth/oauthProvider';
 import { signsInWithOAuth, type HttpServerDefinition, type LifecycleSettings, type ServerDefinition } from '../config/types';
-import { Emitter, type Event } from '../events';
-import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../logging';
+import { Emitter, type Event } from '../base/events';
+import { nullLogger, redactSecrets, redactingLogger, type Logger } from '../base/logging';
 import { backoffDelay } from './backoff';
-import { systemClock, type Clock, type TimerHandle } from './clock';
-import { ConnectionError, errorMessage, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
+import { systemClock, type Clock, type TimerHandle } from '../base/clock';
+import { ConnectionError, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
 import type { ServerRequestHandlers } from './clientLink';
 import { McpSession, type ConnectPhase, type EraVerdict, type QuarantinedTool, type ToolList, type RequestPolicy, type RetryBudget, type SessionCounters, type StdioLaunch } from './session';
 import { IdleStop } from './idleStop';
-import { copyState, isSettled, startsOnDemand, type IdleState, type ServerState, type ServerStateChangeEvent } from './state';
+import { copyState, isSettled, startsOnDemand, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { checkToolArguments } from './toolArguments';
 import { OfferKeeper, type OfferChangeEvent, type ServerNotice } from './offerKeeper';
 import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
-import { jsonShapeProblem, RESULT_LIMITS } from '../jsonShape';
+import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
+import { errorMessage } from '../base/errorMessage';
 
 export interface ConnectionOptions {
   readonly logger?: Logger;

@@ -14,8 +14,9 @@ import {
   ResourceTemplateSchema,
 } from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../jsonShape';
+import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
 import { ConnectionError } from './errors';
+import { errorMessage } from '../base/errorMessage';
 
 export interface ServerOffer {
   readonly resources: readonly Resource[];
@@ -176,7 +177,7 @@ export async function listOffer(session: OfferSession, policy: OfferPolicy, prev
       if (policy.signal?.aborted) throw error;
       // A server with resources but no templates may not know the templates method at all.
       if (error instanceof ConnectionError && error.rpcCode === METHOD_NOT_FOUND) return [];
-      problems.push(`${spec.method} failed: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`${spec.method} failed: ${errorMessage(error)}`);
       return kept;
     }
   };

@@ -15,8 +15,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../jsonShape';
-import type { Clock } from './clock';
+import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
+import type { Clock } from '../base/clock';
 import {
   closedDuringProbe,
   closeLink,
@@ -31,12 +31,13 @@ import {
   type ProtocolEra,
   type StdioLaunch,
 } from './clientLink';
-import { ConnectionError, errorMessage } from './errors';
+import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
 import { paramHeaderProblem } from './paramHeaders';
 import { EMPTY_OFFER, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
 import { translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
+import { errorMessage } from '../base/errorMessage';
 
 export { NO_TIMEOUT, type ActiveTransport, type ConnectPhase, type EraVerdict, type ProtocolEra, type StdioLaunch };
 

@@ -13,10 +13,11 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
-import { nullLogger, type Logger } from '../logging';
+import { nullLogger, type Logger } from '../base/logging';
 import { ConnectionError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
 import { buildSpawnCommand } from './spawnCommand';
+import { errorMessage } from '../base/errorMessage';
 
 export interface StdioTransportOptions {
   readonly command: string;
@@ -214,7 +215,7 @@ export class StdioProcessTransport implements Transport {
       try {
         this.onmessage?.(message);
       } catch (error) {
-        this.logger.error(`handling a message from the server failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`handling a message from the server failed: ${errorMessage(error)}`);
       }
       // Already validated: a message with an id and no method is a response (result or error).
       const isResponse = 'id' in message && !('method' in message);

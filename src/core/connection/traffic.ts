@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { jsonShapeProblem, RESULT_LIMITS } from '../jsonShape';
-import { isEnabled, type Logger } from '../logging';
+import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
+import { isEnabled, type Logger } from '../base/logging';
+import { errorMessage } from '../base/errorMessage';
 
 const MAX_LOGGED = 4_000;
 
@@ -12,7 +13,7 @@ function render(message: unknown): string {
   try {
     text = JSON.stringify(message);
   } catch (error) {
-    return `(not shown: ${error instanceof Error ? error.message : String(error)})`;
+    return `(not shown: ${errorMessage(error)})`;
   }
   return text.length > MAX_LOGGED ? `${text.slice(0, MAX_LOGGED)}… (${text.length} characters)` : text;
 }

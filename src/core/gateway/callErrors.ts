@@ -5,6 +5,7 @@ import { isCatalogError, type CatalogError } from '../catalog/errors';
 import { describeFilterRule } from '../catalog/filters';
 import { isConnectionError, stripRpcPrefix } from '../connection/errors';
 import type { CallTarget } from './exposure';
+import { errorMessage } from '../base/errorMessage';
 
 /** The JSON-RPC code servers have used for a timeout since the 2025 SDKs (v2 keeps it local). */
 const REQUEST_TIMEOUT_CODE = -32001;
@@ -23,7 +24,7 @@ export function rpcError(code: number, message: string, data?: unknown): Protoco
  */
 export function toProtocolError(error: unknown, target: CallTarget, requested: string = target.name): ProtocolError {
   if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const unavailable = (): ProtocolError => rpcError(ProtocolErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
   if (isCatalogError(error)) return catalogRefusal(error, target, requested) ?? unavailable();
   if (!isConnectionError(error)) {
@@ -39,7 +40,7 @@ export function toProtocolError(error: unknown, target: CallTarget, requested: s
  * server is unavailable.
  */
 export function upstreamError(error: unknown, server: string): ProtocolError {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (isConnectionError(error, 'SERVER_ERROR')) return rpcError(error.rpcCode ?? ProtocolErrorCode.InternalError, message, error.data);
   if (isConnectionError(error, 'REQUEST_TIMEOUT')) return rpcError(REQUEST_TIMEOUT_CODE, message);
   return rpcError(ProtocolErrorCode.InternalError, `Server "${server}" is unavailable: ${message}`);

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
-import { isServed } from '../connection/state';
+import { isServed } from '../state/serverState';
 import { rpcError } from './callErrors';
 import type { EndpointId } from './endpoint';
 

@@ -8,10 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
 import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog/types';
-import { systemClock, type Clock } from '../connection/clock';
-import { errorMessage } from '../connection/errors';
-import type { Disposable } from '../events';
-import { nullLogger, redactingLogger, type Logger } from '../logging';
+import { systemClock, type Clock } from '../base/clock';
+import type { Disposable } from '../base/events';
+import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
@@ -22,6 +21,7 @@ import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { checkRequest, createToken } from './requestGuard';
 import { createSessionServer } from './sessionServer';
 import { SessionTable, type TableSession } from './sessionTable';
+import { errorMessage } from '../base/errorMessage';
 
 export const LOOPBACK_HOST = '127.0.0.1';
 

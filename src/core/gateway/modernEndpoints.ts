@@ -6,13 +6,13 @@ import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { OfferSource, ToolSource } from '../catalog/types';
-import { errorMessage } from '../connection/errors';
-import type { Logger } from '../logging';
+import type { Logger } from '../base/logging';
 import { endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
 import { offerFingerprint, type OfferFingerprint } from './offerIndex';
 import { MAX_REQUEST_BYTES } from './requestBody';
 import { createSessionServer } from './sessionServer';
+import { errorMessage } from '../base/errorMessage';
 
 /** Open `subscriptions/listen` streams per endpoint; more are refused by the SDK. */
 export const MAX_SUBSCRIPTIONS_PER_ENDPOINT = 64;

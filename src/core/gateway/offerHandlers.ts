@@ -5,7 +5,7 @@
 import { ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { isCatalogError } from '../catalog/errors';
 import type { OfferCapabilities, OfferSource } from '../catalog/types';
-import type { Logger } from '../logging';
+import type { Logger } from '../base/logging';
 import { rpcError, upstreamError } from './callErrors';
 import type { Relayed } from './clientRelay';
 import type { EndpointId } from './endpoint';

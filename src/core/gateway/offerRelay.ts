@@ -5,12 +5,13 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { OfferSource } from '../catalog/types';
 import type { ServerNotice } from '../connection/offerKeeper';
-import { errorMessage } from '../connection/errors';
-import type { Disposable } from '../events';
-import type { Logger } from '../logging';
+import type { Disposable } from '../base/events';
+import type { Logger } from '../base/logging';
+import { containFailure } from '../base/contain';
 import { endpointKey, type EndpointId } from './endpoint';
 import type { SubscriptionLedger } from './offerHandlers';
 import { offerFingerprint, type OfferFingerprint } from './offerIndex';
+import { errorMessage } from '../base/errorMessage';
 
 /** Subscriptions per session are bounded like everything a client can make us hold. */
 export const MAX_SESSION_SUBSCRIPTIONS = 1_000;
@@ -69,7 +70,7 @@ export class OfferRelay implements Disposable {
     private readonly targets: RelayTargets,
     private readonly logger: Logger,
   ) {
-    this.subscriptions = [offers.onDidChange((server) => this.guard(() => this.offerChanged(server))), offers.onNotice((notice) => this.guard(() => this.relayNotice(notice)))];
+    this.subscriptions = [offers.onDidChange((server) => containFailure(this.logger, "relaying a server's offer change", () => this.offerChanged(server))), offers.onNotice((notice) => containFailure(this.logger, "relaying a server's notice", () => this.relayNotice(notice)))];
   }
 
   fingerprint(endpoint: EndpointId): OfferFingerprint {
@@ -113,12 +114,4 @@ export class OfferRelay implements Disposable {
     if (notice.kind === 'resourceUpdated') this.targets.notifyModern((endpoint) => affects(endpoint, notice.server), { updated: notice.uri });
   }
 
-  private guard(action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      // Runs inside the catalog's events; a failure here must not reach them.
-      this.logger.error(`relaying a server's notice failed: ${errorMessage(error)}`);
-    }
-  }
 }

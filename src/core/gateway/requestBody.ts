@@ -2,6 +2,7 @@
 // that a malformed tools/call gets a -32602 that names the field (the SDK would answer with its
 // schema validator's raw dump).
 import type http from 'node:http';
+import { errorMessage } from '../base/errorMessage';
 
 /** A JSON-RPC message to a gateway is a request or a notification; tool arguments are the bulk. */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -35,7 +36,7 @@ export function readJsonBody(req: http.IncomingMessage, maxBytes = MAX_REQUEST_B
       try {
         resolve({ kind: 'ok', body: JSON.parse(text) as unknown });
       } catch (error) {
-        resolve({ kind: 'notJson', message: error instanceof Error ? error.message : String(error) });
+        resolve({ kind: 'notJson', message: errorMessage(error) });
       }
     });
     req.on('error', (error) => {

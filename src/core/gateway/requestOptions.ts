@@ -3,8 +3,8 @@
 // token the gateway's own client chose).
 import type { Progress, ServerContext } from '@modelcontextprotocol/server';
 import type { ToolCallOptions } from '../catalog/types';
-import { errorMessage } from '../connection/errors';
-import type { Logger } from '../logging';
+import type { Logger } from '../base/logging';
+import { errorMessage } from '../base/errorMessage';
 
 /** `what` names the request in the debug line of a progress notification that was not delivered. */
 export function clientRequestOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger, what: string): ToolCallOptions {

@@ -3,7 +3,7 @@
 // are served as raw JSON Schema exactly as the upstream sent them.
 import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
 import type { OfferSource, ToolSource } from '../catalog/types';
-import type { Logger } from '../logging';
+import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
 import { listedTools, mapToolName, type CallTarget } from './exposure';

@@ -1,8 +1,9 @@
 // The gateway's open client sessions: bounded in number (least recently used closed first) and in
 // idle time. Most clients never send DELETE; without these bounds every session they opened would
 // be kept (about 27 KB each) until the process runs out of memory.
-import type { Clock, TimerHandle } from '../connection/clock';
-import type { Logger } from '../logging';
+import type { Clock, TimerHandle } from '../base/clock';
+import type { Logger } from '../base/logging';
+import { errorMessage } from '../base/errorMessage';
 
 export interface TableSession {
   lastUsed: number;
@@ -103,6 +104,6 @@ export class SessionTable<S extends TableSession> {
     if (!session) return;
     this.sessions.delete(id);
     this.logger.info(`session ${id} on ${session.where} closed: ${why}`);
-    session.close().catch((error: unknown) => this.logger.debug(`closing session ${id} failed: ${error instanceof Error ? error.message : String(error)}`));
+    session.close().catch((error: unknown) => this.logger.debug(`closing session ${id} failed: ${errorMessage(error)}`));
   }
 }

@@ -1,4 +1,4 @@
-import type { ServerState } from '../connection/state';
+import type { ServerState } from '../state/serverState';
 
 /** What the status bar needs: a count per state, over all configured servers. */
 export interface HealthSummary {

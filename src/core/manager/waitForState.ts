@@ -1,9 +1,9 @@
 // One way to wait for the servers to reach a condition: driven by state events, bounded by a
 // timeout on an injected clock, and ended early by an abort signal. The check runs once up front,
 // since everything may have happened before the caller got here.
-import type { Clock } from '../connection/clock';
-import type { ServerStateChangeEvent } from '../connection/state';
-import type { Event } from '../events';
+import type { Clock } from '../base/clock';
+import type { ServerStateChangeEvent } from '../state/serverState';
+import type { Event } from '../base/events';
 import type { ServerView } from './serverManager';
 
 export type WaitOutcome = 'met' | 'timeout' | 'aborted';

@@ -1,6 +1,6 @@
 // How a server's state reads in one line (tree description, status bar, doctor table). Shared so
 // that every surface says the same thing.
-import type { ServerState } from '../connection/state';
+import type { ServerState } from '../state/serverState';
 
 const MAX_MESSAGE = 120;
 

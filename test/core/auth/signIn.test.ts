@@ -8,7 +8,7 @@ import { MemorySecretStore, CallbackRouter, type SignInBrowser } from '../../../
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { DEFAULT_OAUTH, type HttpServerDefinition, type OAuthSettings } from '../../../src/core/config/types';
 import { isConnectionError, type ServerState } from '../../../src/core/connection';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { describeState } from '../../../src/core/presentation/stateText';
 import { Cleanup, httpDefinition, MemoryLogger, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';

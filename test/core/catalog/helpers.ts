@@ -5,7 +5,7 @@ import type { ToolCallOptions } from '../../../src/core/catalog';
 import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/toolCatalog';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
 import type { ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/connection';
-import { Emitter } from '../../../src/core/events';
+import { Emitter } from '../../../src/core/base/events';
 import type { ToolsChangedEvent } from '../../../src/core/manager';
 import { stdioDefinition } from '../connection/helpers';
 

@@ -7,7 +7,7 @@ import readline from 'node:readline';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { DEFAULT_OAUTH, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config/types';
 import { ServerConnection, type ConnectionOptions, type ServerState } from '../../../src/core/connection';
-import type { Logger, LogLevel } from '../../../src/core/logging';
+import type { Logger, LogLevel } from '../../../src/core/base/logging';
 import { Cleanup } from '../support/cleanup';
 
 export { Cleanup, tempDir } from '../support/cleanup';

@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { backoffDelay, checkToolArguments, LineRingBuffer, isProcessAlive, killProcessTree } from '../../../src/core/connection';
 import { translateRequestError } from '../../../src/core/connection/requestErrors';
-import { Emitter } from '../../../src/core/events';
-import { redactingLogger, redactSecrets } from '../../../src/core/logging';
+import { Emitter } from '../../../src/core/base/events';
+import { redactingLogger, redactSecrets } from '../../../src/core/base/logging';
 import { MemoryLogger } from './helpers';
 
 describe('connection building blocks', () => {

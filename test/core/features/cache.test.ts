@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, connect, FIXTURES, MemoryLogger, stdioDefinition, tempDir } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';
 import { waitForRunning } from '../gateway/helpers';

@@ -3,7 +3,7 @@
 // resource subscriptions and (2025 era) log messages.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import type { Event } from '../../../src/core/events';
+import type { Event } from '../../../src/core/base/events';
 import type { ServerNotice } from '../../../src/core/connection/offerKeeper';
 import { Cleanup, connect, FIXTURES, stdioDefinition, textOf } from '../connection/helpers';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import type { ServerDefinition } from '../../../src/core/config/types';
 import type { McpGateway } from '../../../src/core/gateway';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition } from '../connection/helpers';
 import { eventually, waitForRunning } from '../gateway/helpers';
 import { connectInEra, type Era, type EraClient } from '../support/eraClient';

@@ -8,7 +8,7 @@ import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { cliAnswers } from '../../../src/core/cli/cliAnswers';
 import type { ServerDefinition } from '../../../src/core/config/types';
 import type { HostAnswers } from '../../../src/core/connection/serverRequests';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 import { eventually, waitForRunning } from '../gateway/helpers';
 

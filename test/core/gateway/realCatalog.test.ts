@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import { createRuntime } from '../../../src/core/runtime';
+import { createRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, stdioDefinition, textOf } from '../connection/helpers';
 import { connectClient, waitForRunning } from './helpers';
 

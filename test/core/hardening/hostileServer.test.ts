@@ -2,9 +2,9 @@
 // 5,000 levels deep, or a tool that is not valid MCP, quarantines that tool alone; a result nested
 // too deep fails that call alone; a throwing listener is contained.
 import assert from 'node:assert/strict';
-import { Emitter, setListenerErrorSink } from '../../../src/core/events';
+import { Emitter, setListenerErrorSink } from '../../../src/core/base/events';
 import { isConnectionError } from '../../../src/core/connection';
-import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../../../src/core/jsonShape';
+import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../../../src/core/base/jsonShape';
 import { assertState, Cleanup, connect, httpDefinition, MemoryLogger, startHttpFixture, stdioDefinition, textOf } from '../connection/helpers';
 
 describe('hostile servers: quarantined tools and bounded results', function () {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { LifecycleSettings, StdioServerDefinition } from '../../../src/core/config/types';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import type { ServerState } from '../../../src/core/connection';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { describeState } from '../../../src/core/presentation/stateText';
 import { Cleanup, isAlive, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { ServerStateChangeEvent, ServerStateKind } from '../../../src/core/connection/state';
-import { Emitter } from '../../../src/core/events';
+import type { ServerStateChangeEvent, ServerStateKind } from '../../../src/core/state/serverState';
+import { Emitter } from '../../../src/core/base/events';
 import { waitForState, type ServerView } from '../../../src/core/manager';
 import { FakeClock } from '../support/fakeClock';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ServerState } from '../../../src/core/connection/state';
+import type { ServerState } from '../../../src/core/state/serverState';
 import { describeState } from '../../../src/core/presentation/stateText';
 
 describe('describeState', () => {

@@ -5,9 +5,9 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { defaultCredentialsFile, FileSecretStore } from '../../auth';
 import { isCatalogError, MemoryToolCacheStorage } from '../../catalog';
 import { isConnectionError } from '../../connection/errors';
-import { isSettled, type ServerState } from '../../connection/state';
+import { isSettled, type ServerState } from '../../state/serverState';
 import type { ManagerOptions } from '../../manager';
-import { createRuntime, type SwitchboardRuntime } from '../../runtime';
+import { createRuntime, type SwitchboardRuntime } from '../../runtime/runtime';
 import { cliAnswers } from '../cliAnswers';
 import { readCatalogSettings } from '../folderSettings';
 import { formatCallResult } from './callResult';
@@ -19,6 +19,7 @@ import { buildReport, exitCodeFor, type DoctorReport } from './report';
 import { defaultTimeoutMs, waitUntilSettled } from './settle';
 import { describeDiagnostic, formatTableReport } from './tableReport';
 import { loadWorkspace } from './workspace';
+import { errorMessage } from '../../base/errorMessage';
 
 /** stdout carries the report (or the call result) only; everything else goes to stderr. */
 export interface DoctorIo {
@@ -142,7 +143,7 @@ async function callTool(
     // The one path every call takes: the catalog's gate, so a tool hidden from chat is refused here too.
     result = await catalog.callExposedTool(target.server, target.tool, call.args, signal ? { signal } : {});
   } catch (error) {
-    io.err(`${target.server}/${target.tool} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`${target.server}/${target.tool} failed: ${errorMessage(error)}\n`);
     if (isConnectionError(error, 'UNKNOWN_TOOL') || isCatalogError(error, 'UNKNOWN_TOOL')) {
       const tools = manager.server(target.server)?.tools.map((tool) => tool.name) ?? [];
       if (tools.length > 0) io.err(`  tools of ${target.server}: ${tools.join(', ')}\n`);

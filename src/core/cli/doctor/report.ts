@@ -6,7 +6,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { describeFilterRule } from '../../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule, OfferedServer } from '../../catalog/types';
 import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../../config';
-import type { ServerState, ServerStateKind } from '../../connection/state';
+import type { ServerState, ServerStateKind } from '../../state/serverState';
 import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
 import type { SettleOutcome } from './settle';

@@ -2,14 +2,14 @@
 // catalog over it, and (for hosts that serve chat) the gateway over the catalog. The hosts differ
 // only in what they hand in: loggers, where the tool cache lives, the tool settings, and whether
 // and when the gateway listens. Disposal runs in reverse: gateway, catalog, manager.
-import { MemorySecretStore, OAuthRegistry, ServerSignIn, type SecretStore } from './auth';
-import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from './catalog';
-import { systemClock, type Clock } from './connection/clock';
-import { errorMessage } from './connection/errors';
-import { ServerRequestRouter, type HostAnswers } from './connection/serverRequests';
-import { McpGateway, type GatewayOptions } from './gateway';
-import { nullLogger, type Logger } from './logging';
-import { ServerManager, type ManagerOptions } from './manager';
+import { MemorySecretStore, OAuthRegistry, ServerSignIn, type SecretStore } from '../auth';
+import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from '../catalog';
+import { systemClock, type Clock } from '../base/clock';
+import { ServerRequestRouter, type HostAnswers } from '../connection/serverRequests';
+import { McpGateway, type GatewayOptions } from '../gateway';
+import { nullLogger, type Logger } from '../base/logging';
+import { ServerManager, type ManagerOptions } from '../manager';
+import { errorMessage } from '../base/errorMessage';
 
 export interface RuntimeOptions {
   readonly logger?: Logger;

@@ -3,7 +3,7 @@
 // a connection exists (by configuration or trust) and are set by the manager, but live in the same
 // union so that one event stream describes a server end to end.
 import type { ConfigDiagnostic, TransportType } from '../config/types';
-import type { ConnectionErrorCode } from './errors';
+import type { ConnectionErrorCode } from '../connection/errors';
 
 export interface ServerInfo {
   readonly name: string;

@@ -1,5 +1,6 @@
 // A minimal typed event emitter with the same shape as the editor's `Event<T>`, so core classes can
 // expose events that the editor adapter forwards without wrapping, while core stays free of vscode.
+import { errorMessage } from './errorMessage';
 
 export interface Disposable {
   dispose(): void;
@@ -11,7 +12,7 @@ export type Event<T> = (listener: (value: T) => void) => Disposable;
 type ListenerErrorSink = (error: unknown) => void;
 
 let listenerErrorSink: ListenerErrorSink = (error) => {
-  console.error('[mcp-switchboard] an event listener failed:', error instanceof Error ? error.message : String(error));
+  console.error('[mcp-switchboard] an event listener failed:', errorMessage(error));
 };
 
 /**
