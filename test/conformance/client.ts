@@ -7,7 +7,8 @@
 import type { CallToolResult, FetchLike } from '@modelcontextprotocol/client';
 import { CallbackRouter, MemorySecretStore, OAuthRegistry, ServerSignIn, type SignInBrowser } from '../../src/core/auth';
 import { DEFAULT_OAUTH, DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition, type OAuthSettings } from '../../src/core/config/types';
-import { isConnectionError, ServerConnection, systemClock } from '../../src/core/connection';
+import { isConnectionError, ServerConnection } from '../../src/core/connection';
+import { systemClock } from '../../src/core/base/clock';
 import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
 import type { Logger } from '../../src/core/base/logging';
 import { acceptedDefaults, elicitFields } from '../../src/core/presentation/elicitationFields';

@@ -1,5 +1,6 @@
 export { ServerCredentials, credentialKey } from './credentials';
-export { SignInFailedError, SignInRequiredError, type SignInReason } from './errors';
+export { SignInFailedError, SignInRequiredError } from './errors';
+export type { SignInReason } from '../state/serverState';
 export { SwitchboardOAuthProvider, REFRESH_MARGIN_MS, type InteractiveSignIn } from './oauthProvider';
 export { OAuthRegistry, type OAuthRegistryOptions } from './oauthRegistry';
 export { FileSecretStore, MemorySecretStore, defaultCredentialsFile, userConfigFolder, type SecretStore } from './secretStore';

@@ -3,7 +3,8 @@
 // (`"resources": false`, `"prompts": false`). It is the gate for every request about them, as the
 // tool catalog is for tool calls.
 import type { ServerDefinition } from '../config/types';
-import type { OfferChangeEvent, ServerNotice } from '../connection/offerKeeper';
+import type { OfferChangeEvent } from '../connection/offerKeeper';
+import type { ServerNotice } from '../connection/serverNotices';
 import type { ForwardedMethod, ForwardedResult, ServerOffer } from '../connection/serverOffer';
 import { isServed, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { Emitter, type Disposable, type Event } from '../base/events';
@@ -11,7 +12,8 @@ import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CachedOffer } from './cache';
 import { CatalogError } from './errors';
-import type { OfferCapabilities, OfferedServer, OfferSource, ToolCallOptions } from './types';
+import type { CallerOptions } from '../connection/connectionOptions';
+import type { OfferCapabilities, OfferedServer, OfferSource } from './types';
 
 /** What the offer catalog needs of the manager; ServerManager provides it. */
 export interface OfferManager {
@@ -21,7 +23,7 @@ export interface OfferManager {
   servers(): readonly { readonly name: string; readonly state: ServerState; readonly definition?: ServerDefinition }[];
   server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
   connection(name: string): { readonly offer: ServerOffer; refreshOffer(): Promise<void> } | undefined;
-  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options?: ToolCallOptions): Promise<ForwardedResult<M>>;
+  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options?: CallerOptions): Promise<ForwardedResult<M>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
 }
@@ -117,7 +119,7 @@ export class OfferCatalog implements OfferSource, Disposable {
   }
 
   /** The gate for requests about a server's resources and prompts. */
-  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: ToolCallOptions = {}): Promise<ForwardedResult<M>> {
+  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: CallerOptions = {}): Promise<ForwardedResult<M>> {
     return Promise.resolve().then(() => {
       this.assertShown(server, featureOf(method, params));
       return this.manager.forwardRequest(server, method, params, options);

@@ -8,7 +8,8 @@ import { isServed, startsOnDemand, type ServerStateChangeEvent } from '../state/
 import type { Disposable, Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
-import type { ServerView, ToolsChangedEvent } from '../manager/serverManager';
+import type { ToolsChangeEvent } from '../connection/offerKeeper';
+import type { ServerView } from '../manager/serverManager';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
 import { CatalogError } from './errors';
 import { describeFilterRule } from './filters';
@@ -19,7 +20,8 @@ import { DEFAULT_CATALOG_SETTINGS, normalizeSettings, type CatalogSettings } fro
 import { fingerprintTools, type BuiltSnapshot } from './snapshot';
 import { SnapshotPublisher } from './snapshotPublisher';
 import { ToolCache } from './toolCache';
-import type { CatalogServer, CatalogSnapshot, CatalogTool, ToolCallOptions, ToolSource } from './types';
+import type { CallerOptions } from '../connection/connectionOptions';
+import type { CatalogServer, CatalogSnapshot, CatalogTool, ToolSource } from './types';
 import { errorMessage } from '../base/errorMessage';
 
 /** What the catalog needs of a connection; ServerConnection provides it. */
@@ -33,11 +35,11 @@ type ServerInfo = Pick<ServerView, 'name' | 'state' | 'definition'>;
 /** What the catalog needs of the manager; ServerManager provides it. */
 export interface CatalogManager {
   readonly onDidChangeState: Event<ServerStateChangeEvent>;
-  readonly onDidChangeTools: Event<ToolsChangedEvent>;
+  readonly onDidChangeTools: Event<ToolsChangeEvent>;
   servers(): readonly ServerInfo[];
   server(name: string): ServerInfo | undefined;
   connection(name: string): CatalogConnection | undefined;
-  forwardToolCall(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<CallToolResult>;
+  forwardToolCall(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions): Promise<CallToolResult>;
   /** Starts an idle server: a call needs it. */
   wake(server: string): void;
   /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */
@@ -145,7 +147,7 @@ export class ToolCatalog implements ToolSource, Disposable {
    * starting is waited for (within its requestMs), then checked again, since the live list
    * replaced the cached one and the tool may be gone or filtered now.
    */
-  async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<CallToolResult> {
+  async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions = {}): Promise<CallToolResult> {
     let target: CatalogServer;
     try {
       // Synchronous when it can be: a waiting call is registered before this returns.
@@ -290,7 +292,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     if (unknown()) queueMicrotask(() => containFailure(this.logger, 'tool catalog: handling a learning a server', () => unknown() && this.manager.learn(record.name)));
   }
 
-  private onTools(event: ToolsChangedEvent): void {
+  private onTools(event: ToolsChangeEvent): void {
     const record = this.records.record(event.server);
     if (this.disposed || !record || record.state !== 'running') return;
     if (!record.live) {

@@ -105,3 +105,29 @@ export function isTransientRemoteFailure(error: ConnectionError): boolean {
       return false;
   }
 }
+
+/**
+ * Why a server cannot be used until somebody signs in. Thrown by an OAuth provider where the SDK
+ * would otherwise go on to a browser redirect (or register a client) without anyone watching.
+ */
+export class SignInRequiredError extends Error {
+  constructor(
+    readonly reason: SignInReason,
+    message: string,
+    /** The scope the authorization request would ask for, when the server named one. */
+    readonly scope?: string,
+  ) {
+    super(message);
+    this.name = 'SignInRequiredError';
+  }
+}
+
+/** The SignInRequiredError anywhere in an error's cause chain (the SDK may wrap what we threw). */
+export function findSignInRequired(error: unknown): SignInRequiredError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth += 1) {
+    if (current instanceof SignInRequiredError) return current;
+    current = current.cause;
+  }
+  return undefined;
+}

@@ -3,6 +3,7 @@
 // request in flight or a resource subscription holds it; the countdown starts again when the last
 // use ends. Runs on the connection's clock, so tests drive it without waiting.
 import type { Clock, TimerHandle } from '../base/clock';
+import { isSettled, type ServerState, type ServerStateKind } from '../state/serverState';
 
 export interface IdleStopOptions {
   readonly clock: Clock;
@@ -84,9 +85,26 @@ export class IdleStop {
     this.timer = undefined;
   }
 
+  /**
+   * Follows the connection's state: the countdown starts when it starts running, and a server that
+   * stopped or failed is not counting down any more. running → running is a changed tool count,
+   * not a use: the countdown goes on.
+   */
+  follow(previous: ServerStateKind, next: ServerState): void {
+    if (next.kind === 'running') {
+      if (previous !== 'running') this.arm();
+    } else if (isSettled(next)) this.reset();
+    else this.cancel();
+  }
+
   /** The server stopped or failed: no countdown, and a start after this is not for learning. */
   reset(): void {
     this.cancel();
     this.learning = false;
   }
+}
+
+/** `15 min`, `90 s`: how long an idle stop waited, for the log. */
+export function describeIdleTime(ms: number): string {
+  return ms >= 60_000 ? `${Math.round((ms / 60_000) * 10) / 10} min` : `${Math.round(ms / 1000)} s`;
 }

@@ -1,19 +1,12 @@
-export { backoffDelay } from './backoff';
-export { systemClock, type Clock, type TimerHandle } from '../base/clock';
-export { ConnectionError, isConnectionError, type ConnectionErrorCode } from './errors';
+export { ConnectionError, isConnectionError, SignInRequiredError, type ConnectionErrorCode } from './errors';
+export { DEFAULT_CLIENT_INFO, type CallerOptions, type ConnectionOptions, type OAuthProviders, type SignInProvider } from './connectionOptions';
 export { LineRingBuffer } from './lineRingBuffer';
+export type { OfferChangeEvent, ToolsChangeEvent } from './offerKeeper';
 export { isProcessAlive, killProcessTree } from './processTree';
-export {
-  MAX_TOTAL_TIMEOUT_FACTOR,
-  ServerConnection,
-  type CallToolOptions,
-  type ConnectionDiagnostics,
-  type ConnectionOptions,
-  type ToolsChangeEvent,
-} from './serverConnection';
-export type { ActiveTransport } from './session';
-export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
-export * from '../state/serverState';
-export { checkToolArguments } from './toolArguments';
-export type { OfferChangeEvent, ServerNotice } from './offerKeeper';
+export { backoffDelay, DEFAULT_SLOW_RETRY_MS } from './reconnectPolicy';
+export { MAX_TOTAL_TIMEOUT_FACTOR } from './requestGate';
+export { ServerConnection, type ConnectionDiagnostics } from './serverConnection';
+export type { ServerNotice } from './serverNotices';
 export { EMPTY_OFFER, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
+export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
+export { checkToolArguments } from './toolArguments';

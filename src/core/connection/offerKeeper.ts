@@ -1,64 +1,84 @@
-// The part of a connection that follows what a server offers besides tools: the current offer
-// (kept across reconnects, like the tool list), its change events, resource subscriptions
-// (counted per URI, so two clients subscribing make one upstream subscription, and replayed on
-// every new session), and the server's own notifications (resource updates, log messages).
-import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/client';
-import { EmptyResultSchema } from '@modelcontextprotocol/core';
+// The one owner of what a server offers: its tools (with the quarantined ones), resources,
+// templates and prompts. It lists them (paging and screening: toolList.ts, serverOffer.ts), keeps
+// them across reconnects, lists them again on a change notification or when a server's cache hint
+// (2026-07-28 `ttlMs`) runs out, decides whether a list changed, and says so once per change.
+// Sessions only carry requests; the connection and, through it, the catalog read lists from here.
+import type { LoggingMessageNotification, Tool } from '@modelcontextprotocol/client';
+import type { Clock, TimerHandle } from '../base/clock';
+import { errorMessage } from '../base/errorMessage';
 import { Emitter, type Event } from '../base/events';
+import { fingerprint } from '../base/fingerprint';
 import { deepFreeze } from '../base/freeze';
 import type { Logger } from '../base/logging';
-import type { Clock, TimerHandle } from '../base/clock';
-import { EMPTY_OFFER, listOffer, notifiesChanges, offersSubscriptions, sameOffer, type OfferList, type ServerOffer } from './serverOffer';
+import { sessionPages, type PagingPolicy } from './listPaging';
+import { ResourceSubscriptions } from './resourceSubscriptions';
+import { EMPTY_OFFER, listOffer, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
+import { logServerMessage, type ServerNotice } from './serverNotices';
 import type { McpSession, OpenSessionOptions, RequestPolicy } from './session';
-import { errorMessage } from '../base/errorMessage';
-
-export type ServerNotice =
-  | { readonly kind: 'resourceUpdated'; readonly server: string; readonly uri: string }
-  | { readonly kind: 'log'; readonly server: string; readonly params: LoggingMessageNotification['params'] };
+import { listAllTools, type QuarantinedTool, type ToolList } from './toolList';
 
 export interface OfferChangeEvent {
   readonly server: string;
   readonly offer: ServerOffer;
 }
 
-/** Bounds what one server can make us hold: URIs are client input, so both are capped. */
-export const MAX_RESOURCE_SUBSCRIPTIONS = 1_000;
-const MAX_URI_LENGTH = 8_192;
-const MAX_LOG_TEXT = 2_000;
-/** A server's cache hint never makes us ask more often than this. */
-const MIN_TTL_REFRESH_MS = 1_000;
-
-/** How a server's log levels map onto ours; notice and above are worth a user's attention. */
-function logLine(logger: Logger, level: LoggingLevel, text: string): void {
-  if (level === 'debug') logger.debug(text);
-  else if (level === 'info' || level === 'notice') logger.info(text);
-  else if (level === 'warning') logger.warn(text);
-  else logger.error(text);
+export interface ToolsChangeEvent {
+  readonly server: string;
+  readonly tools: readonly Tool[];
 }
 
-function describeLogData(data: unknown): string {
-  const text = typeof data === 'string' ? data : JSON.stringify(data) ?? String(data);
-  return text.length > MAX_LOG_TEXT ? `${text.slice(0, MAX_LOG_TEXT)}…` : text;
+/** What a session offered when it was opened, before it is adopted. */
+export interface ListedOffer {
+  readonly tools: ToolList;
+  readonly offer: ServerOffer;
+}
+
+/** A server's cache hint never makes us ask more often than this. */
+const MIN_TTL_REFRESH_MS = 1_000;
+type ListKind = 'tools' | OfferList;
+
+export interface OfferKeeperOptions {
+  readonly server: string;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** The connection's running session; events from any other are stale. */
+  readonly activeSession: () => McpSession | undefined;
+  /** Limits of the requests the keeper makes by itself (refreshes, subscriptions). */
+  readonly refreshPolicy: () => RequestPolicy;
+  /** The tool list changed on a running session; called before onDidChangeTools fires. */
+  readonly onToolsReplaced: () => void;
 }
 
 export class OfferKeeper {
+  private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
   private readonly offerEmitter = new Emitter<OfferChangeEvent>();
   private readonly noticeEmitter = new Emitter<ServerNotice>();
+  /** Fires when the tool list differs from the last one. */
+  readonly onDidChangeTools: Event<ToolsChangeEvent> = this.toolsEmitter.event;
+  /** Fires when the resources, templates or prompts differ from the last ones. */
   readonly onDidChangeOffer: Event<OfferChangeEvent> = this.offerEmitter.event;
+  /** Resource updates (of subscribed URIs) and log messages from the server. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
+  readonly subscriptions: ResourceSubscriptions;
+  private toolList: ToolList = { tools: [], quarantined: [] };
+  private toolsFingerprint = fingerprint([[], []]);
   private current: ServerOffer = EMPTY_OFFER;
-  private readonly subscriptions = new Map<string, number>();
-  /** The next refresh of lists whose `ttlMs` runs out; belongs to the session it was set for. */
   private ttlTimer: TimerHandle | undefined;
+  /** When each list whose cache hint runs out is to be listed again (epoch ms). */
+  private readonly refreshDue = new Map<ListKind, number>();
 
-  constructor(
-    private readonly server: string,
-    private readonly logger: Logger,
-    /** The connection's running session; events from any other are stale. */
-    private readonly activeSession: () => McpSession | undefined,
-    private readonly refreshPolicy: () => RequestPolicy,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly options: OfferKeeperOptions) {
+    this.subscriptions = new ResourceSubscriptions(options.server, options.logger, options.activeSession, options.refreshPolicy);
+  }
+
+  /** The usable tools, as last listed (kept while reconnecting); shared, so callers copy what they keep. */
+  get tools(): readonly Tool[] {
+    return this.toolList.tools;
+  }
+
+  get quarantined(): readonly QuarantinedTool[] {
+    return this.toolList.quarantined;
+  }
 
   /** Frozen, so that readers (the catalog, on every request) share it instead of copying it. */
   get offer(): ServerOffer {
@@ -66,122 +86,147 @@ export class OfferKeeper {
   }
 
   /** The session hooks that report here. */
-  sessionHooks(): Pick<OpenSessionOptions, 'listOffer' | 'onOfferChanged' | 'onResourceUpdated' | 'onLogMessage'> {
+  sessionHooks(): Pick<OpenSessionOptions, 'onToolListChanged' | 'onOfferChanged' | 'onResourceUpdated' | 'onLogMessage'> {
     return {
-      listOffer: (session, policy) => listOffer(session, policy, this.current),
+      onToolListChanged: (session) => void this.refresh(session, 'tools'),
       onOfferChanged: (session, list) => void this.refresh(session, list),
       onResourceUpdated: (session, uri) => {
-        if (session === this.activeSession() && this.subscriptions.has(uri)) this.noticeEmitter.fire({ kind: 'resourceUpdated', server: this.server, uri });
+        if (session === this.options.activeSession() && this.subscriptions.has(uri)) this.noticeEmitter.fire({ kind: 'resourceUpdated', server: this.options.server, uri });
       },
-      onLogMessage: (session, params) => {
-        if (session !== this.activeSession()) return;
-        logLine(this.logger, params.level, `log${params.logger ? ` (${params.logger.slice(0, 80)})` : ''}: ${describeLogData(params.data)}`);
-        this.noticeEmitter.fire({ kind: 'log', server: this.server, params });
+      onLogMessage: (session, params: LoggingMessageNotification['params']) => {
+        if (session !== this.options.activeSession()) return;
+        logServerMessage(this.options.logger, params);
+        this.noticeEmitter.fire({ kind: 'log', server: this.options.server, params });
       },
     };
   }
 
-  /** A new session is running: its offer replaces ours, and our subscriptions are made on it. */
-  adopt(session: McpSession): void {
-    this.replace(session.offer);
-    this.scheduleTtlRefresh(session);
-    if (this.subscriptions.size > 0) void this.subscribeAll(session);
+  /** Everything a newly opened session offers, listed at once: a connect waits for the slower list, not their sum. */
+  async listAll(session: McpSession, policy: PagingPolicy): Promise<ListedOffer> {
+    const [tools, offer] = await Promise.all([listAllTools(sessionPages(session, policy, { retried: true }), session.era), listOffer(session, policy, this.current)]);
+    return { tools, offer };
   }
 
-  /** The session ended: its refresh timer goes with it. */
+  /**
+   * A new session is running: its lists replace ours (the offer's change event fires now, the
+   * tools' on publishTools(), once the connection says it runs), and the subscriptions are made on it.
+   */
+  adopt(session: McpSession, listed: ListedOffer): boolean {
+    const toolsChanged = this.replaceTools(listed.tools);
+    this.replaceOffer(listed.offer);
+    this.refreshDue.clear();
+    this.scheduleRefresh(session, ['tools', 'resources', 'prompts']);
+    void this.subscriptions.renewOn(session);
+    return toolsChanged;
+  }
+
+  publishTools(): void {
+    this.toolsEmitter.fire({ server: this.options.server, tools: structuredClone(this.toolList.tools) });
+  }
+
+  /** The session ended: its refreshes go with it. */
   detach(): void {
-    if (this.ttlTimer !== undefined) this.clock.clearTimeout(this.ttlTimer);
+    if (this.ttlTimer !== undefined) this.options.clock.clearTimeout(this.ttlTimer);
     this.ttlTimer = undefined;
-  }
-
-  /** URIs subscribed to (each counted once, however many callers asked). */
-  get subscriptionCount(): number {
-    return this.subscriptions.size;
-  }
-
-  /** Subscribes to updates of `uri` (once upstream, however many callers ask). */
-  async subscribe(uri: string): Promise<void> {
-    if (uri.length > MAX_URI_LENGTH) throw new Error(`resource URI longer than ${MAX_URI_LENGTH} characters`);
-    const count = this.subscriptions.get(uri) ?? 0;
-    if (count === 0 && this.subscriptions.size >= MAX_RESOURCE_SUBSCRIPTIONS) throw new Error(`more than ${MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions on server "${this.server}"`);
-    this.subscriptions.set(uri, count + 1);
-    if (count > 0) return;
-    const session = this.activeSession();
-    try {
-      if (session) await this.sendSubscription(session, 'resources/subscribe', uri);
-    } catch (error) {
-      this.subscriptions.delete(uri);
-      throw error;
-    }
-  }
-
-  async unsubscribe(uri: string): Promise<void> {
-    const count = this.subscriptions.get(uri);
-    if (count === undefined) return;
-    if (count > 1) return void this.subscriptions.set(uri, count - 1);
-    this.subscriptions.delete(uri);
-    const session = this.activeSession();
-    if (session) await this.sendSubscription(session, 'resources/unsubscribe', uri).catch((error: unknown) => this.logger.debug(`resources/unsubscribe failed: ${errorMessage(error)}`));
+    this.refreshDue.clear();
   }
 
   dispose(): void {
     this.detach();
+    this.toolsEmitter.dispose();
     this.offerEmitter.dispose();
     this.noticeEmitter.dispose();
   }
 
-  /** Lists `list` (or both) again; a failure is logged and the previous lists stay. */
-  async refresh(session: McpSession, list: OfferList | 'all'): Promise<void> {
-    if (session !== this.activeSession()) return;
+  /** Lists tools from the running session, now, with `policy`; rejects as the request did. */
+  async listTools(session: McpSession, policy: PagingPolicy, budget: { retried: boolean }): Promise<readonly Tool[]> {
+    const list = await listAllTools(sessionPages(session, policy, budget), session.era);
+    this.applyTools(session, list);
+    return list.tools;
+  }
+
+  /** Lists one list again (after a change notification); a failure is logged and the previous list stays. */
+  async refresh(session: McpSession, list: ListKind): Promise<void> {
+    if (session !== this.options.activeSession()) return;
+    if (list !== 'tools') return this.relistOffer(session, [list]);
+    const policy = this.options.refreshPolicy();
+    await this.listTools(session, { ...policy, maxTotalMs: 0 }, { retried: false }).catch((error: unknown) =>
+      this.options.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`),
+    );
+  }
+
+  /** Lists resources, templates and prompts (or some of them) again; a failure is logged and the previous lists stay. */
+  async relistOffer(session: McpSession, lists: readonly OfferList[] = ['resources', 'prompts']): Promise<void> {
+    if (session !== this.options.activeSession()) return;
     try {
-      const offer = await listOffer(session, this.refreshPolicy(), this.current, list === 'all' ? ['resources', 'prompts'] : [list]);
-      if (session !== this.activeSession()) return;
-      session.offer = offer;
-      this.replace(offer);
+      const offer = await listOffer(session, this.options.refreshPolicy(), this.current, lists);
+      if (session !== this.options.activeSession()) return;
+      this.replaceOffer(offer);
     } catch (error) {
-      this.logger.warn(`listing ${list === 'all' ? 'resources and prompts' : list} again failed: ${errorMessage(error)}`);
+      this.options.logger.warn(`listing ${lists.length === 2 ? 'resources and prompts' : lists[0]} again failed: ${errorMessage(error)}`);
     }
+  }
+
+  private applyTools(session: McpSession, list: ToolList): void {
+    if (session !== this.options.activeSession()) return;
+    if (!this.replaceTools(list)) return;
+    this.options.onToolsReplaced();
+    this.publishTools();
+  }
+
+  /** Whether the list differs from the last one. Logs each newly quarantined tool once. */
+  private replaceTools(list: ToolList): boolean {
+    const known = new Set(this.toolList.quarantined.map((tool) => `${tool.name}\u0000${tool.problem}`));
+    for (const tool of list.quarantined) {
+      if (!known.has(`${tool.name}\u0000${tool.problem}`)) this.options.logger.warn(`tool quarantined: ${tool.problem}`);
+    }
+    const next = fingerprint([list.tools, list.quarantined]);
+    const same = next === this.toolsFingerprint;
+    this.toolList = list;
+    this.toolsFingerprint = next;
+    return !same;
+  }
+
+  private replaceOffer(offer: ServerOffer): void {
+    for (const problem of offer.problems) {
+      if (!this.current.problems.includes(problem)) this.options.logger.warn(problem);
+    }
+    if (fingerprint(offer) === fingerprint(this.current)) return;
+    this.current = deepFreeze(offer);
+    this.offerEmitter.fire({ server: this.options.server, offer: this.current });
   }
 
   /**
-   * A 2026-07-28 `ttlMs` on a list says how long it stays fresh. Lists of a server that sends no
-   * change notifications for them are listed again when it runs out; 0 promises nothing.
+   * A `ttlMs` on a list says how long it stays fresh. A list of a server that sends no change
+   * notifications for it is listed again when that runs out; one that does is trusted to notify;
+   * 0 (the SDK's default) promises nothing, so nothing is scheduled. One timer, for the earliest.
    */
-  private scheduleTtlRefresh(session: McpSession): void {
-    this.detach();
-    const stale = (['resources', 'prompts'] as const).filter((list) => !notifiesChanges(session.capabilities, list) && (this.current.ttlMs?.[list] ?? 0) > 0);
-    if (stale.length === 0) return;
-    const ttl = Math.min(...stale.map((list) => this.current.ttlMs?.[list] ?? Infinity));
-    this.ttlTimer = this.clock.setTimeout(() => {
-      this.ttlTimer = undefined;
-      if (session !== this.activeSession()) return;
-      void this.refresh(session, stale.length === 2 ? 'all' : (stale[0] as OfferList)).finally(() => {
-        if (session === this.activeSession()) this.scheduleTtlRefresh(session);
-      });
-    }, Math.max(MIN_TTL_REFRESH_MS, ttl));
+  private scheduleRefresh(session: McpSession, lists: readonly ListKind[]): void {
+    const now = this.options.clock.now();
+    for (const list of lists) {
+      const ttl = list === 'tools' ? this.toolList.ttlMs : this.current.ttlMs?.[list];
+      if (notifiesChanges(session.capabilities, list) || ttl === undefined || ttl <= 0) this.refreshDue.delete(list);
+      else this.refreshDue.set(list, now + Math.max(MIN_TTL_REFRESH_MS, ttl));
+    }
+    if (this.ttlTimer !== undefined) this.options.clock.clearTimeout(this.ttlTimer);
+    this.ttlTimer = undefined;
+    if (this.refreshDue.size === 0) return;
+    const at = Math.min(...this.refreshDue.values());
+    this.ttlTimer = this.options.clock.setTimeout(() => this.refreshExpired(session), Math.max(0, at - now));
     (this.ttlTimer as { unref?: () => void } | undefined)?.unref?.();
   }
 
-  private replace(offer: ServerOffer): void {
-    for (const problem of offer.problems) {
-      if (!this.current.problems.includes(problem)) this.logger.warn(problem);
-    }
-    if (sameOffer(offer, this.current)) return;
-    this.current = deepFreeze(offer);
-    this.offerEmitter.fire({ server: this.server, offer: this.current });
-  }
-
-  private async subscribeAll(session: McpSession): Promise<void> {
-    if (session.era === 'modern') return session.setResourceSubscriptions([...this.subscriptions.keys()]);
-    for (const uri of this.subscriptions.keys()) {
-      await this.sendSubscription(session, 'resources/subscribe', uri).catch((error: unknown) => this.logger.warn(`resources/subscribe ${uri.slice(0, 200)} failed: ${errorMessage(error)}`));
-    }
-  }
-
-  /** 2026-07-28 subscriptions ride on the listen stream; 2025 ones are requests of their own. */
-  private async sendSubscription(session: McpSession, method: 'resources/subscribe' | 'resources/unsubscribe', uri: string): Promise<void> {
-    if (!offersSubscriptions(session.capabilities)) return;
-    if (session.era === 'modern') return session.setResourceSubscriptions([...this.subscriptions.keys()]);
-    await session.requestRaw(method, { uri }, EmptyResultSchema, this.refreshPolicy(), { retried: false });
+  private refreshExpired(session: McpSession): void {
+    this.ttlTimer = undefined;
+    if (session !== this.options.activeSession()) return;
+    const now = this.options.clock.now();
+    const due = [...this.refreshDue].filter(([, at]) => at <= now).map(([list]) => list);
+    for (const list of due) this.refreshDue.delete(list);
+    const offerLists = due.filter((list): list is OfferList => list !== 'tools');
+    const tools = due.includes('tools') ? this.refresh(session, 'tools') : Promise.resolve();
+    const offer = offerLists.length > 0 ? this.relistOffer(session, offerLists) : Promise.resolve();
+    void Promise.all([tools, offer]).finally(() => {
+      if (session === this.options.activeSession()) this.scheduleRefresh(session, due);
+    });
   }
 }

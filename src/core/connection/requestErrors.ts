@@ -1,8 +1,7 @@
 // Turns whatever an SDK request threw into a ConnectionError with a code, and decides whether the
 // request provably never left this process (the only case in which it may be sent again).
 import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
-import { findSignInRequired } from '../auth/errors';
-import { ConnectionError, stripRpcPrefix, type SignInNeed } from './errors';
+import { ConnectionError, findSignInRequired, stripRpcPrefix, type SignInNeed } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { errorMessage } from '../base/errorMessage';
 

@@ -7,7 +7,6 @@ import {
   CompleteResultSchema,
   EmptyResultSchema,
   GetPromptResultSchema,
-  PaginatedResultSchema,
   PromptSchema,
   ReadResourceResultSchema,
   ResourceSchema,
@@ -16,6 +15,7 @@ import {
 import { z } from 'zod';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
 import { ConnectionError } from './errors';
+import { readPages, sessionPages, type ListMethod, type PageRequester, type PagingPolicy, type PagingSession } from './listPaging';
 import { errorMessage } from '../base/errorMessage';
 
 export interface ServerOffer {
@@ -38,7 +38,6 @@ export type OfferList = 'resources' | 'prompts';
 
 /** More than any real server offers; the rest of a longer list is ignored, with a problem saying so. */
 export const MAX_OFFER_ITEMS = 10_000;
-const MAX_PAGES = 1_000;
 const MAX_NAME_IN_MESSAGE = 80;
 const METHOD_NOT_FOUND = -32601;
 
@@ -54,7 +53,7 @@ export type ForwardedMethod = keyof typeof FORWARDED_RESULTS;
 export type ForwardedResult<M extends ForwardedMethod> = z.infer<(typeof FORWARDED_RESULTS)[M]>;
 
 interface ListSpec<T> {
-  readonly method: 'resources/list' | 'resources/templates/list' | 'prompts/list';
+  readonly method: Exclude<ListMethod, 'tools/list'>;
   readonly key: 'resources' | 'resourceTemplates' | 'prompts';
   readonly what: string;
   readonly schema: z.ZodType<T>;
@@ -68,47 +67,33 @@ const labelOf =
     return typeof value === 'string' ? value.slice(0, MAX_NAME_IN_MESSAGE) : '(unnamed)';
   };
 
-export const RESOURCES: ListSpec<Resource> = { method: 'resources/list', key: 'resources', what: 'resource', schema: ResourceSchema, label: labelOf('uri') };
-export const RESOURCE_TEMPLATES: ListSpec<ResourceTemplate> = {
+const RESOURCES: ListSpec<Resource> = { method: 'resources/list', key: 'resources', what: 'resource', schema: ResourceSchema, label: labelOf('uri') };
+const RESOURCE_TEMPLATES: ListSpec<ResourceTemplate> = {
   method: 'resources/templates/list',
   key: 'resourceTemplates',
   what: 'resource template',
   schema: ResourceTemplateSchema,
   label: labelOf('uriTemplate'),
 };
-export const PROMPTS: ListSpec<Prompt> = { method: 'prompts/list', key: 'prompts', what: 'prompt', schema: PromptSchema, label: labelOf('name') };
-
-/** A page of any of the three lists; its items are checked one by one afterwards. */
-export function pageSchema(key: ListSpec<unknown>['key']) {
-  return PaginatedResultSchema.extend({ [key]: z.array(z.unknown()), ttlMs: z.number().optional() });
-}
-
-/** One list request: the page for `cursor`. */
-export type PageRequester = (method: ListSpec<unknown>['method'], params: { cursor: string } | undefined, key: ListSpec<unknown>['key']) => Promise<Record<string, unknown>>;
+const PROMPTS: ListSpec<Prompt> = { method: 'prompts/list', key: 'prompts', what: 'prompt', schema: PromptSchema, label: labelOf('name') };
 
 /** Every page of one list, bounded in pages and items, with invalid items held back. */
-export async function listEverything<T>(spec: ListSpec<T>, requestPage: PageRequester, problems: string[], hints: { ttlMs?: number } = {}): Promise<T[]> {
+async function listEverything<T>(spec: ListSpec<T>, requestPage: PageRequester, problems: string[], hints: { ttlMs?: number }): Promise<T[]> {
   const items: T[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  let pages = 0;
-  do {
-    const page = await requestPage(spec.method, cursor === undefined ? undefined : { cursor }, spec.key);
-    if (typeof page.ttlMs === 'number') hints.ttlMs = Math.min(hints.ttlMs ?? page.ttlMs, page.ttlMs);
-    for (const raw of page[spec.key] as unknown[]) {
-      if (items.length >= MAX_OFFER_ITEMS) break;
-      const item = screenItem(spec, raw, problems);
-      if (item !== undefined) items.push(item);
-    }
-    pages += 1;
-    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-    if (cursor !== undefined) {
-      if (seen.has(cursor)) throw new ConnectionError('PROTOCOL_ERROR', `${spec.method} returned the cursor "${cursor.slice(0, 80)}" twice`);
-      if (pages >= MAX_PAGES) throw new ConnectionError('PROTOCOL_ERROR', `${spec.method} did not end after ${MAX_PAGES} pages`);
-      seen.add(cursor);
-    }
-  } while (cursor !== undefined && items.length < MAX_OFFER_ITEMS);
-  if (items.length >= MAX_OFFER_ITEMS && cursor !== undefined) problems.push(`the server offers more than ${MAX_OFFER_ITEMS} ${spec.what}s; the rest are ignored`);
+  const paging = await readPages(
+    spec.method,
+    requestPage,
+    (page) => {
+      for (const raw of Array.isArray(page[spec.key]) ? (page[spec.key] as unknown[]) : []) {
+        if (items.length >= MAX_OFFER_ITEMS) break;
+        const item = screenItem(spec, raw, problems);
+        if (item !== undefined) items.push(item);
+      }
+    },
+    () => items.length < MAX_OFFER_ITEMS,
+  );
+  if (paging.ttlMs !== undefined) hints.ttlMs = Math.min(hints.ttlMs ?? paging.ttlMs, paging.ttlMs);
+  if (items.length >= MAX_OFFER_ITEMS && paging.cursorLeft !== undefined) problems.push(`the server offers more than ${MAX_OFFER_ITEMS} ${spec.what}s; the rest are ignored`);
   return items;
 }
 
@@ -147,27 +132,15 @@ export function sameOffer(a: ServerOffer, b: ServerOffer): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** What listing needs of a session (McpSession provides it). */
-export interface OfferSession {
-  readonly capabilities: Readonly<Record<string, unknown>>;
-  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: z.ZodType, policy: OfferPolicy, budget: { retried: boolean }): Promise<T>;
-}
-
-export interface OfferPolicy {
-  readonly timeoutMs: number;
-  readonly maxTotalMs: number;
-  readonly signal?: AbortSignal;
-}
-
 /**
  * Lists `which` of what the capabilities promise; the other lists are kept from `previous`. A
  * list that fails keeps its previous items and adds a problem: a server whose prompts/list is
  * broken still serves its tools and resources. Cancellation is rethrown.
  */
-export async function listOffer(session: OfferSession, policy: OfferPolicy, previous: ServerOffer = EMPTY_OFFER, which: readonly OfferList[] = ['resources', 'prompts']): Promise<ServerOffer> {
+export async function listOffer(session: PagingSession & { readonly capabilities: Readonly<Record<string, unknown>> }, policy: PagingPolicy, previous: ServerOffer = EMPTY_OFFER, which: readonly OfferList[] = ['resources', 'prompts']): Promise<ServerOffer> {
   const offered = offeredLists(session.capabilities);
   const problems: string[] = [];
-  const requestPage: PageRequester = (method, params, key) => session.requestRaw(method, params, pageSchema(key), policy, { retried: false });
+  const requestPage = sessionPages(session, policy);
   const hints: { resources: { ttlMs?: number }; prompts: { ttlMs?: number } } = { resources: {}, prompts: {} };
   const list = async <T>(spec: ListSpec<T>, wanted: boolean, kept: readonly T[], hint: { ttlMs?: number }): Promise<readonly T[]> => {
     if (!wanted) return kept;

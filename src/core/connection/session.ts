@@ -1,45 +1,17 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import {
-  SseError,
-  type CallToolResult,
-  type Client,
-  type Implementation,
-  type LoggingMessageNotification,
-  type McpSubscription,
-  type Progress,
-  type RequestOptions,
-  type Tool,
-  type Transport,
-} from '@modelcontextprotocol/client';
-import { PaginatedResultSchema, ToolSchema } from '@modelcontextprotocol/core';
-import { z } from 'zod';
-import { jsonShapeProblem, RESULT_LIMITS, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
+import type { CallToolResult, Client, Implementation, Progress, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
-import {
-  closedDuringProbe,
-  closeLink,
-  linkClient,
-  NO_TIMEOUT,
-  abortable,
-  type ActiveTransport,
-  type ClientLink,
-  type ConnectPhase,
-  type EraVerdict,
-  type LinkOptions,
-  type ProtocolEra,
-  type StdioLaunch,
-} from './clientLink';
+import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
+import type { TransportType } from '../config/types';
+import { ChangeSubscription } from './changeSubscription';
+import { closedDuringProbe, closeLink, linkClient, NO_TIMEOUT, type ClientLink, type EraVerdict, type LinkOptions, type ProtocolEra } from './clientLink';
 import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
-import { paramHeaderProblem } from './paramHeaders';
-import { EMPTY_OFFER, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
 import { translateRequestError } from './requestErrors';
+import { wireClient, type SessionHooks } from './sessionWiring';
 import { StdioProcessTransport } from './stdioTransport';
-import { errorMessage } from '../base/errorMessage';
-
-export { NO_TIMEOUT, type ActiveTransport, type ConnectPhase, type EraVerdict, type ProtocolEra, type StdioLaunch };
 
 export interface SessionCounters {
   transportsCreated: number;
@@ -63,73 +35,10 @@ export interface RetryBudget {
 }
 
 /** Everything a link needs, and what the session reports to its connection. */
-export interface OpenSessionOptions extends LinkOptions {
+export interface OpenSessionOptions extends LinkOptions, SessionHooks<McpSession> {
   readonly counters: SessionCounters;
-  /** The transport closed (process exit, stream end, close()). */
-  readonly onClosed: (session: McpSession) => void;
-  readonly onToolListChanged: (session: McpSession) => void;
-  /** `notifications/resources/list_changed` or `prompts/list_changed`. */
-  readonly onOfferChanged?: (session: McpSession, list: OfferList) => void;
-  readonly onResourceUpdated?: (session: McpSession, uri: string) => void;
-  /** `notifications/message`: what the server logs. */
-  readonly onLogMessage?: (session: McpSession, params: LoggingMessageNotification['params']) => void;
-  /** Lists what else the server offers, once its tools are known (serverOffer.ts). Errors are the lister's. */
-  readonly listOffer?: (session: McpSession, policy: RequestPolicy) => Promise<ServerOffer>;
   /** For the maximum total time of a request (per-request timeouts are the SDK's, in real time). */
   readonly clock: Clock;
-}
-
-/** A tool held back because its definition is over a limit; the rest of the server's tools stay usable. */
-export interface QuarantinedTool {
-  readonly name: string;
-  readonly problem: string;
-}
-
-export interface ToolList {
-  readonly tools: Tool[];
-  readonly quarantined: QuarantinedTool[];
-}
-
-/** More than any real server offers; a list past it is cut, with a quarantine entry saying so. */
-export const MAX_TOOLS_PER_SERVER = 10_000;
-const MAX_TOOL_PAGES = 1_000;
-const MAX_TOOL_NAME_IN_MESSAGE = 80;
-
-/**
- * A tools/list page checked item by item: the SDK's own result schema rejects the whole page (and
- * so the whole server) for one malformed tool, which is what this host must never do.
- */
-const ToolPageSchema = PaginatedResultSchema.extend({ tools: z.array(z.unknown()), ttlMs: z.number().optional() });
-
-function describeInvalidTool(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'the definition is not a valid MCP tool';
-  const where = issue.path.length > 0 ? issue.path.join('.') : 'the definition';
-  return `${where}: ${issue.message}`;
-}
-
-/**
- * Splits a page into usable tools and quarantined ones. Measures before it parses anything deep.
- * In the 2026-07-28 era, invalid `x-mcp-header` declarations quarantine a tool too.
- */
-export function screenTools(page: readonly unknown[], era: ProtocolEra = 'legacy'): ToolList {
-  const tools: Tool[] = [];
-  const quarantined: QuarantinedTool[] = [];
-  for (const raw of page) {
-    const rawName = typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined;
-    const name = typeof rawName === 'string' ? rawName.slice(0, MAX_TOOL_NAME_IN_MESSAGE) : '(unnamed)';
-    const tooBig = jsonShapeProblem(raw, TOOL_DEFINITION_LIMITS, `the definition of tool \`${name}\``);
-    if (tooBig) {
-      quarantined.push({ name, problem: tooBig });
-      continue;
-    }
-    const parsed = ToolSchema.safeParse(raw);
-    const headers = parsed.success && era === 'modern' ? paramHeaderProblem(parsed.data.inputSchema) : undefined;
-    if (headers) quarantined.push({ name, problem: `tool \`${name}\` declares an invalid parameter header: ${headers}` });
-    else if (parsed.success) tools.push(parsed.data);
-    else quarantined.push({ name, problem: `tool \`${name}\` is not valid MCP: ${describeInvalidTool(parsed.error)}` });
-  }
-  return { tools, quarantined };
 }
 
 function withoutOutputSchema(tool: Tool): Tool {
@@ -140,34 +49,26 @@ function withoutOutputSchema(tool: Tool): Tool {
 const TERMINATE_SESSION_TIMEOUT_MS = 2000;
 /** How long requests in flight on a lost HTTP session may take to settle before it is closed. */
 const LOST_SESSION_GRACE_MS = 1000;
-/** A change subscription that keeps dropping is given up after this many tries in a row. */
-const MAX_LISTEN_TRIES = 3;
 
 export class McpSession {
-  tools: Tool[] = [];
-  quarantined: QuarantinedTool[] = [];
-  /** The server's cache hint (2026-07-28 `ttlMs`) on its last complete tools/list, the smallest over its pages. */
-  toolsTtlMs: number | undefined;
-  offer: ServerOffer = EMPTY_OFFER;
-  /** Resource URIs a 2026-07-28 server is asked to report updates of, on the change subscription. */
-  private resourceSubscriptions: readonly string[] = [];
   private closeRequested = false;
   private closing: Promise<void> | undefined;
   private inFlight = 0;
   private onIdle: (() => void) | undefined;
   private renewal: Promise<void> | undefined;
-  private subscription: McpSubscription | undefined;
+  private readonly changes: ChangeSubscription;
   /** Requests in flight per client: a client replaced by a renewal is closed once they settle. */
   private readonly pendingByClient = new Map<Client, number>();
   private readonly retired = new Set<Client>();
-  private listenFailures = 0;
 
   private constructor(
     private link: ClientLink,
     private readonly options: OpenSessionOptions,
-  ) {}
+  ) {
+    this.changes = new ChangeSubscription(this, options.logger);
+  }
 
-  get kind(): ActiveTransport {
+  get kind(): TransportType {
     return this.link.kind;
   }
 
@@ -197,8 +98,13 @@ export class McpSession {
     return this.link.verdict;
   }
 
-  private get client(): Client {
+  /** The current SDK client (a session renewal replaces it). */
+  get client(): Client {
     return this.link.client;
+  }
+
+  owns(client: Client): boolean {
+    return this.link.client === client;
   }
 
   private get transport(): Transport {
@@ -206,7 +112,7 @@ export class McpSession {
   }
 
   /**
-   * Connects, negotiates the era, and lists all tools. On failure everything it started is closed
+   * Connects and negotiates the era. On failure everything it started is closed
    * (the process tree is gone) before it rejects. For a streamable-HTTP definition without an
    * explicit type, a 4xx answer falls back to legacy SSE at the same URL, as the MCP
    * backwards-compatibility rules describe.
@@ -234,110 +140,15 @@ export class McpSession {
     }
   }
 
-  private static async openWith(kind: ActiveTransport, options: OpenSessionOptions): Promise<McpSession> {
-    const { signal } = options;
+  private static async openWith(kind: TransportType, options: OpenSessionOptions): Promise<McpSession> {
     const holder: { session?: McpSession } = {};
     options.counters.transportsCreated += 1;
     options.counters.clientsCreated += 1;
-    const link = await linkClient(kind, options, (client, transport) => McpSession.wire(client, transport, kind, options, holder));
+    const link = await linkClient(kind, options, (client, transport) => wireClient(client, transport, kind, options, options.logger, holder));
     const created = new McpSession(link, options);
-    try {
-      options.onPhase('tools/list');
-      const policy: RequestPolicy = { timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, signal };
-      // Both at once: a connect waits for the slower of the two, not their sum.
-      const [list, offer] = await abortable(Promise.all([created.listAllTools(policy, { retried: true }), options.listOffer?.(created, policy)]), signal);
-      created.tools = list.tools;
-      created.quarantined = list.quarantined;
-      if (offer) created.offer = offer;
-    } catch (error) {
-      await created.shutDown();
-      throw signal.aborted ? signal.reason : error;
-    }
     holder.session = created;
-    created.listenForChanges();
+    if (created.era === 'modern') created.changes.listen();
     return created;
-  }
-
-  /** Handlers that report to the session once it exists; events before that are the opener's. */
-  private static wire(client: Client, transport: Transport, kind: ActiveTransport, options: OpenSessionOptions, holder: { session?: McpSession }): void {
-    const { logger } = options;
-    client.onerror = (error) => {
-      const session = holder.session;
-      if (session?.closeRequested) return;
-      if (error instanceof ConnectionError && error.code === 'PROTOCOL_ERROR') logger.warn(error.message);
-      else logger.debug(`transport: ${errorMessage(error)}`);
-      // The SSE stream is the connection: once it errors the server-side session is gone, even if
-      // EventSource reconnects on its own (it would land in a new, uninitialized session).
-      if (kind === 'sse' && error instanceof SseError && session) void transport.close();
-    };
-    client.onclose = () => {
-      const session = holder.session;
-      // A renewal replaces the link; the old one closing is not the session closing.
-      if (session && session.link.client === client) options.onClosed(session);
-    };
-    const current = (): McpSession | undefined => {
-      const session = holder.session;
-      return session && session.link.client === client ? session : undefined;
-    };
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      const session = current();
-      if (session) options.onToolListChanged(session);
-    });
-    client.setNotificationHandler('notifications/resources/list_changed', () => {
-      const session = current();
-      if (session) options.onOfferChanged?.(session, 'resources');
-    });
-    client.setNotificationHandler('notifications/prompts/list_changed', () => {
-      const session = current();
-      if (session) options.onOfferChanged?.(session, 'prompts');
-    });
-    client.setNotificationHandler('notifications/resources/updated', (notification) => {
-      const session = current();
-      if (session) options.onResourceUpdated?.(session, notification.params.uri);
-    });
-    client.setNotificationHandler('notifications/message', (notification) => {
-      const session = current();
-      if (session) options.onLogMessage?.(session, notification.params);
-    });
-  }
-
-  /**
-   * In the 2026-07-28 era change notifications come only on a `subscriptions/listen` stream. A
-   * stream the server ends is opened again; one that keeps failing is given up, with a warning
-   * (the tools are then refreshed on reconnect and on demand only).
-   */
-  private listenForChanges(): void {
-    if (this.era !== 'modern' || this.closeRequested) return;
-    const capabilities = this.capabilities;
-    const filter = {
-      ...(notifiesChanges(capabilities, 'tools') ? { toolsListChanged: true } : {}),
-      ...(notifiesChanges(capabilities, 'resources') ? { resourcesListChanged: true } : {}),
-      ...(notifiesChanges(capabilities, 'prompts') ? { promptsListChanged: true } : {}),
-      ...(this.resourceSubscriptions.length > 0 ? { resourceSubscriptions: [...this.resourceSubscriptions] } : {}),
-    };
-    if (Object.keys(filter).length === 0) return;
-    const client = this.client;
-    client
-      .listen(filter)
-      .then((subscription) => {
-        if (this.closeRequested || this.client !== client) return void subscription.close();
-        this.subscription = subscription;
-        this.listenFailures = 0;
-        void subscription.closed.then((how) => {
-          if (how === 'local' || this.closeRequested || this.client !== client) return;
-          this.options.logger.debug(`the change subscription ended (${how}); listening again`);
-          this.listenForChanges();
-        });
-      })
-      .catch((error: unknown) => {
-        if (this.closeRequested || this.client !== client) return;
-        this.listenFailures += 1;
-        if (this.listenFailures >= MAX_LISTEN_TRIES) {
-          this.options.logger.warn(`cannot subscribe to tool list changes: ${errorMessage(error)}`);
-          return;
-        }
-        this.listenForChanges();
-      });
   }
 
   get pid(): number | undefined {
@@ -368,13 +179,7 @@ export class McpSession {
    * subscription, so a new set replaces it (the old one is closed once the new one is open).
    */
   setResourceSubscriptions(uris: readonly string[]): void {
-    this.resourceSubscriptions = [...uris];
-    if (this.era !== 'modern') return;
-    const previous = this.subscription;
-    this.subscription = undefined;
-    void previous?.close().catch(() => undefined);
-    this.listenFailures = 0;
-    this.listenForChanges();
+    if (this.era === 'modern') this.changes.setResources(uris);
   }
 
   /**
@@ -390,47 +195,8 @@ export class McpSession {
     );
   }
 
-  /**
-   * All tools, following nextCursor, with definitions over the size and depth limits held back.
-   * Bounded in pages and tools, so a server cannot make this loop forever or fill memory.
-   */
-  async listAllTools(policy: RequestPolicy, budget: RetryBudget): Promise<ToolList> {
-    const tools: Tool[] = [];
-    const quarantined: QuarantinedTool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    let pages = 0;
-    let ttlMs: number | undefined;
-    do {
-      const params = cursor === undefined ? undefined : { cursor };
-      // A raw request rather than client.listTools(): that one caches output-schema validators per
-      // page (so only the last page's tools would be validated). A host passes results through
-      // and lets the model read them, so no client-side output validation at all is consistent.
-      const page = await this.request('tools/list', policy, budget, (options) =>
-        this.client.request({ method: 'tools/list', params }, ToolPageSchema, options),
-      );
-      if (page.ttlMs !== undefined) ttlMs = Math.min(ttlMs ?? page.ttlMs, page.ttlMs);
-      const screened = screenTools(page.tools, this.era);
-      tools.push(...screened.tools);
-      quarantined.push(...screened.quarantined);
-      pages += 1;
-      cursor = page.nextCursor;
-      if (cursor !== undefined) {
-        if (seen.has(cursor)) throw new ConnectionError('PROTOCOL_ERROR', `tools/list returned the cursor "${cursor.slice(0, 80)}" twice`);
-        if (pages >= MAX_TOOL_PAGES) throw new ConnectionError('PROTOCOL_ERROR', `tools/list did not end after ${MAX_TOOL_PAGES} pages`);
-        seen.add(cursor);
-      }
-    } while (cursor !== undefined && tools.length <= MAX_TOOLS_PER_SERVER);
-    if (tools.length > MAX_TOOLS_PER_SERVER) {
-      const cut = tools.splice(MAX_TOOLS_PER_SERVER);
-      quarantined.push({ name: `${cut.length}${cursor === undefined ? '' : '+'} more`, problem: `the server offers more than ${MAX_TOOLS_PER_SERVER} tools; the rest are ignored` });
-    }
-    this.toolsTtlMs = ttlMs;
-    return { tools, quarantined };
-  }
-
-  async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget): Promise<CallToolResult> {
-    const definition = this.tools.find((tool) => tool.name === name);
+  /** `definition`: the tool as listed, so that the SDK can mirror `x-mcp-header` parameters into headers. */
+  async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, definition?: Tool): Promise<CallToolResult> {
     const result = await this.request(`tools/call \`${name}\``, policy, budget, (options) =>
       this.client.callTool(
         { name, arguments: args },
@@ -530,7 +296,7 @@ export class McpSession {
       const link = await linkClient(
         this.kind,
         { ...options, signal: renewing.signal, requestTimeoutMs: policy.timeoutMs, prior: { kind: 'legacy' }, onPhase: () => undefined },
-        (client, transport) => McpSession.wire(client, transport, this.kind, options, holder),
+        (client, transport) => wireClient(client, transport, this.kind, options, options.logger, holder),
       );
       const old = this.link;
       this.link = link;
@@ -590,9 +356,7 @@ export class McpSession {
   }
 
   private async shutDown(): Promise<void> {
-    const subscription = this.subscription;
-    this.subscription = undefined;
-    await subscription?.close().catch(() => undefined);
+    await this.changes.close();
     for (const client of this.retired) void client.close().catch(() => undefined);
     this.retired.clear();
     await closeLink(this.link, this.options.logger, TERMINATE_SESSION_TIMEOUT_MS);

@@ -4,7 +4,7 @@
 // and log messages (to 2025 sessions of the server's endpoint and of the aggregated one).
 import type { Server } from '@modelcontextprotocol/server';
 import type { OfferSource } from '../catalog/types';
-import type { ServerNotice } from '../connection/offerKeeper';
+import type { ServerNotice } from '../connection/serverNotices';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logging';
 import { containFailure } from '../base/contain';

@@ -2,12 +2,12 @@
 // upstream's progress re-addressed to the client's own progress token (the upstream knows only the
 // token the gateway's own client chose).
 import type { Progress, ServerContext } from '@modelcontextprotocol/server';
-import type { ToolCallOptions } from '../catalog/types';
+import type { CallerOptions } from '../connection/connectionOptions';
 import type { Logger } from '../base/logging';
 import { errorMessage } from '../base/errorMessage';
 
 /** `what` names the request in the debug line of a progress notification that was not delivered. */
-export function clientRequestOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger, what: string): ToolCallOptions {
+export function clientRequestOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger, what: string): CallerOptions {
   const progressToken = params?._meta?.progressToken;
   if (progressToken === undefined) return { signal: ctx.mcpReq.signal };
   return {

@@ -9,6 +9,5 @@ export {
   type ManagerOptions,
   type ServerBlock,
   type ServerView,
-  type ToolsChangedEvent,
 } from './serverManager';
 export { waitForState, type StateSource, type WaitOptions, type WaitOutcome } from './waitForState';

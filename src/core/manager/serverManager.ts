@@ -7,9 +7,11 @@ import { hashServerConnection } from '../config/hash';
 import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { ConnectionError } from '../connection/errors';
-import { ServerConnection, type CallToolOptions, type ConnectionOptions } from '../connection/serverConnection';
+import type { CallerOptions, ConnectionOptions } from '../connection/connectionOptions';
+import { ServerConnection } from '../connection/serverConnection';
 import { copyState, startsOnDemand, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
-import type { OfferChangeEvent, ServerNotice } from '../connection/offerKeeper';
+import type { OfferChangeEvent, ToolsChangeEvent } from '../connection/offerKeeper';
+import type { ServerNotice } from '../connection/serverNotices';
 import type { ServerRequestHandlers } from '../connection/clientLink';
 import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
 import { Emitter, type Event } from '../base/events';
@@ -56,10 +58,6 @@ export interface ServerView {
   readonly stderrTail: readonly string[];
 }
 
-export interface ToolsChangedEvent {
-  readonly server: string;
-  readonly tools: readonly Tool[];
-}
 
 interface Entry {
   readonly name: string;
@@ -117,10 +115,10 @@ function firstAttempt(connection: ServerConnection): Promise<void> {
 
 export class ServerManager {
   private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
-  private readonly toolsEmitter = new Emitter<ToolsChangedEvent>();
+  private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
   /** Every state change of every server, in the order they happened. */
   readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
-  readonly onDidChangeTools: Event<ToolsChangedEvent> = this.toolsEmitter.event;
+  readonly onDidChangeTools: Event<ToolsChangeEvent> = this.toolsEmitter.event;
   private readonly offerEmitter = new Emitter<OfferChangeEvent>();
   private readonly noticeEmitter = new Emitter<ServerNotice>();
   /** A server's resources, templates or prompts changed. */
@@ -387,12 +385,12 @@ export class ServerManager {
   }
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */
-  async forwardToolCall(server: string, tool: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+  async forwardToolCall(server: string, tool: string, args: Record<string, unknown> = {}, options: CallerOptions = {}): Promise<CallToolResult> {
     return this.usableConnection(server).sendToolCall(tool, args, options);
   }
 
   /** Forwards a request about what a server offers (read, get, complete, setLevel). */
-  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: CallToolOptions = {}): Promise<ForwardedResult<M>> {
+  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: CallerOptions = {}): Promise<ForwardedResult<M>> {
     return Promise.resolve().then(() => this.usableConnection(server).forwardRequest(method, params, options));
   }
 

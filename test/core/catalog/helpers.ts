@@ -1,12 +1,11 @@
 // Test doubles for the catalog: a clock whose time and timers the test drives, a manager whose
 // servers, states and tool lists the test sets directly, and tool definitions.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { ToolCallOptions } from '../../../src/core/catalog';
+import type { CallerOptions, ToolsChangeEvent } from '../../../src/core/connection';
 import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/toolCatalog';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
-import type { ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/connection';
+import type { ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/state/serverState';
 import { Emitter } from '../../../src/core/base/events';
-import type { ToolsChangedEvent } from '../../../src/core/manager';
 import { stdioDefinition } from '../connection/helpers';
 
 /** Time stands still until advance(); timers fire in due order as time passes them. */
@@ -86,7 +85,7 @@ export function deferred<T>(): Deferred<T> {
  */
 export class FakeManager implements CatalogManager {
   private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
-  private readonly toolsEmitter = new Emitter<ToolsChangedEvent>();
+  private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onDidChangeTools = this.toolsEmitter.event;
   private entries = new Map<string, FakeServer>();
@@ -170,7 +169,7 @@ export class FakeManager implements CatalogManager {
     this.learns.push(server);
   }
 
-  async forwardToolCall(server: string, tool: string, args: Record<string, unknown>, _options: ToolCallOptions): Promise<CallToolResult> {
+  async forwardToolCall(server: string, tool: string, args: Record<string, unknown>, _options: CallerOptions): Promise<CallToolResult> {
     this.calls.push({ server, tool, args });
     return { content: [{ type: 'text', text: `${server}/${tool}` }] };
   }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { DEFAULT_OAUTH, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config/types';
-import { ServerConnection, type ConnectionOptions, type ServerState } from '../../../src/core/connection';
+import { ServerConnection, type ConnectionOptions } from '../../../src/core/connection';
+import { type ServerState } from '../../../src/core/state/serverState';
 import type { Logger, LogLevel } from '../../../src/core/base/logging';
 import { Cleanup } from '../support/cleanup';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isConnectionError, type ServerState } from '../../../src/core/connection';
+import { isConnectionError } from '../../../src/core/connection';
+import { type ServerState } from '../../../src/core/state/serverState';
 import { FakeClock } from '../support/fakeClock';
 import { TrackingClock } from '../support/trackingClock';
 import { assertState, Cleanup, connect, isAlive, stdioDefinition, tempDir, textOf, waitForState } from './helpers';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isConnectionError, type ServerState } from '../../../src/core/connection';
+import { isConnectionError } from '../../../src/core/connection';
+import { type ServerState } from '../../../src/core/state/serverState';
 import { assertState, Cleanup, connect, stdioDefinition, stdioStats, tempDir, textOf, waitForState } from './helpers';
 import { until } from '../support/poll';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Event } from '../../../src/core/base/events';
-import type { ServerNotice } from '../../../src/core/connection/offerKeeper';
+import type { ServerNotice } from '../../../src/core/connection';
 import { Cleanup, connect, FIXTURES, stdioDefinition, textOf } from '../connection/helpers';
 
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchLike } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CatalogError } from '../../../src/core/catalog/errors';
-import type { CatalogServer, CatalogSnapshot, CatalogTool, FilterRule, ToolCallOptions, ToolSource } from '../../../src/core/catalog/types';
+import type { CallerOptions } from '../../../src/core/connection';
+import type { CatalogServer, CatalogSnapshot, CatalogTool, FilterRule, ToolSource } from '../../../src/core/catalog/types';
 import type { ServerDefinition } from '../../../src/core/config/types';
 import { isServed } from '../../../src/core/state/serverState';
 import { Emitter, type Disposable } from '../../../src/core/base/events';
@@ -81,7 +82,7 @@ export class FixtureToolSource implements ToolSource, Disposable {
   }
 
   /** The gate, decided as the catalog decides it (same error codes); records what it forwards. */
-  async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<CallToolResult> {
+  async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions = {}): Promise<CallToolResult> {
     const entry = this.snapshot().servers.find((candidate) => candidate.name === server);
     if (!entry) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
     if (!isServed(entry.state)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);

@@ -2,8 +2,9 @@
 // longer knows the session and answers 404 (the spec) or 400 (the reference servers); a server
 // that is down at start is retried with backoff, and after the breaker opens, slowly.
 import assert from 'node:assert/strict';
-import { isConnectionError, type ServerState } from '../../../src/core/connection';
-import { DEFAULT_SLOW_RETRY_MS } from '../../../src/core/connection/serverConnection';
+import { isConnectionError } from '../../../src/core/connection';
+import { type ServerState } from '../../../src/core/state/serverState';
+import { DEFAULT_SLOW_RETRY_MS } from '../../../src/core/connection';
 import { assertState, Cleanup, connect, httpDefinition, startHttpFixture, stdioDefinition, textOf, waitForState } from '../connection/helpers';
 import { ServerManager } from '../../../src/core/manager';
 import { FakeClock } from '../support/fakeClock';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { LifecycleSettings, StdioServerDefinition } from '../../../src/core/config/types';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import type { ServerState } from '../../../src/core/connection';
+import type { ServerState } from '../../../src/core/state/serverState';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { describeState } from '../../../src/core/presentation/stateText';
 import { Cleanup, isAlive, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';

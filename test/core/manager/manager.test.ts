@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { InvalidServer, StdioServerDefinition } from '../../../src/core/config/types';
-import type { ServerState, ServerStateChangeEvent } from '../../../src/core/connection';
+import type { ServerState, ServerStateChangeEvent } from '../../../src/core/state/serverState';
 import { ManagerError, ServerManager, type ManagerOptions, type ServerView } from '../../../src/core/manager';
 import { Cleanup, isAlive, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';

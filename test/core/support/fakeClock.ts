@@ -1,6 +1,6 @@
 // The one fake clock of the test suite: time moves only when a test says so, and every timer that
 // falls due runs in order. Everything time-dependent in src/core takes a Clock.
-import type { Clock } from '../../../src/core/connection';
+import type { Clock } from '../../../src/core/base/clock';
 
 export class FakeClock implements Clock {
   private time: number;

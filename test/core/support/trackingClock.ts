@@ -1,6 +1,6 @@
 // Real time, with a count of the timers still pending: lets a test prove that nothing more is
 // scheduled (no further reconnect attempt) without sleeping to see whether something happens.
-import { systemClock, type Clock } from '../../../src/core/connection';
+import { systemClock, type Clock } from '../../../src/core/base/clock';
 
 export class TrackingClock implements Clock {
   private readonly live = new Set<unknown>();

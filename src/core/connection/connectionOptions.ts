@@ -1,0 +1,49 @@
+// What a connection is built with, and what a caller gives with each request.
+import type { FetchLike, Implementation, Progress } from '@modelcontextprotocol/client';
+import type { Clock } from '../base/clock';
+import type { Logger } from '../base/logging';
+import { PRODUCT_VERSION } from '../base/version';
+import type { HttpServerDefinition } from '../config/types';
+import type { ServerRequestHandlers } from './clientLink';
+import type { LaunchOptions } from './launchDiagnostics';
+import type { AuthProvider } from '@modelcontextprotocol/client';
+
+/** What a connection needs of an OAuth provider (auth/ implements it). */
+export interface SignInProvider {
+  /** Saved credentials may have changed since the last attempt (a sign-in, a sign-out). */
+  credentialsMayHaveChanged(): void;
+  /** The provider as the SDK's transports take it. */
+  transportAuth(): AuthProvider;
+}
+
+export interface OAuthProviders {
+  providerFor(definition: HttpServerDefinition): SignInProvider | undefined;
+}
+
+export interface ConnectionOptions extends LaunchOptions {
+  readonly logger?: Logger;
+  /**
+   * Timestamps, backoff timers, the connect deadline and the maximum total time of a request. The
+   * per-request timeout (reset by progress) is the SDK's, in real time.
+   */
+  readonly clock?: Clock;
+  /** Jitter source for backoff, in [0, 1). */
+  readonly random?: () => number;
+  readonly clientInfo?: Implementation;
+  /** For HTTP servers; defaults to the global fetch. */
+  readonly fetch?: FetchLike;
+  /** After the circuit breaker opened on a transient remote failure, the time between slow retries. Default 5 minutes. */
+  readonly slowRetryMs?: number;
+  /** Answers what the server asks of the client (elicitation, sampling, roots), in both eras. */
+  readonly serverRequests?: ServerRequestHandlers;
+  /** Signs in to HTTP servers that ask for OAuth; absent, a 401 is an HTTP error. */
+  readonly oauth?: OAuthProviders;
+}
+
+/** What a caller gives with a request: a cancel signal, and where progress goes. */
+export interface CallerOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+export const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-switchboard', version: PRODUCT_VERSION };

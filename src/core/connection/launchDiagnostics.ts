@@ -1,0 +1,111 @@
+// What a failed or lost connection is explained with: a stdio server's stderr (kept across
+// restarts, redacted) and the lines it wrote to stdout that are not JSON-RPC. A server that prints
+// banners to stdout usually fails by timing out or exiting; the real cause is the output, so that
+// is what the error says.
+import os from 'node:os';
+import { errorMessage } from '../base/errorMessage';
+import { redactSecrets, type Logger } from '../base/logging';
+import type { ServerDefinition } from '../config/types';
+import type { StdioLaunch } from './clientLink';
+import { ConnectionError, type ConnectionErrorCode } from './errors';
+import { LineRingBuffer } from './lineRingBuffer';
+import type { McpSession } from './session';
+
+export interface LaunchOptions {
+  /** Lines of stderr kept. Default 1000. */
+  readonly stderrLines?: number;
+  /** Working directory for a stdio server without `cwd`. Defaults to the user's home directory. */
+  readonly defaultCwd?: string;
+  /** Environment the definition's `env` is laid over. Defaults to process.env. */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** For the Windows command rules; defaults to process.platform. */
+  readonly platform?: NodeJS.Platform;
+  /** Time between SIGTERM and SIGKILL when ending a stdio process tree. Default 2000. */
+  readonly killGraceMs?: number;
+}
+
+/** One connect attempt's launch, and how it explains its failure. */
+export interface AttemptLaunch {
+  readonly stdio: StdioLaunch;
+  explain(error: unknown): ConnectionError;
+}
+
+const STDERR_TAIL_IN_ERROR = 20;
+const HINTED_BY_GARBAGE: readonly ConnectionErrorCode[] = ['CONNECT_TIMEOUT', 'PROCESS_EXITED', 'CONNECTION_LOST'];
+const HINTED_BY_STDERR: readonly ConnectionErrorCode[] = ['PROCESS_EXITED', 'CONNECT_TIMEOUT', 'PROTOCOL_ERROR', 'CONNECTION_LOST'];
+
+export class LaunchDiagnostics {
+  private readonly stderr: LineRingBuffer;
+
+  constructor(
+    private readonly definition: ServerDefinition,
+    private readonly logger: Logger,
+    private readonly options: LaunchOptions,
+  ) {
+    this.stderr = new LineRingBuffer(options.stderrLines ?? 1000);
+  }
+
+  /** The last `count` stderr lines of the stdio server (across restarts), oldest first. */
+  stderrTail(count?: number): string[] {
+    return this.stderr.tail(count);
+  }
+
+  /** What an error state shows of stderr: its last lines for a stdio server, nothing for HTTP. */
+  errorTail(): string[] {
+    return this.definition.transport === 'stdio' ? this.stderr.tail(STDERR_TAIL_IN_ERROR) : [];
+  }
+
+  /** The launch of one attempt; what it writes to stdout that is not JSON-RPC is kept for its failure. */
+  launch(onSpawn: (pid: number) => void): AttemptLaunch {
+    const definition = this.definition;
+    const garbage: string[] = [];
+    const stdio: StdioLaunch = {
+      env: { ...(this.options.baseEnv ?? process.env), ...(definition.transport === 'stdio' ? definition.env : {}) },
+      cwd: (definition.transport === 'stdio' ? definition.cwd : undefined) ?? this.options.defaultCwd ?? os.homedir(),
+      platform: this.options.platform ?? process.platform,
+      killGraceMs: this.options.killGraceMs,
+      onSpawn,
+      onRestart: () => {
+        this.stderr.clear();
+        garbage.length = 0;
+      },
+      onGarbageLine: (line: string) => {
+        garbage.push(line);
+        this.logger.warn(`server wrote a line to stdout that is not a JSON-RPC message: "${line}"`);
+      },
+      onStderrLine: (line: string) => {
+        this.stderr.push(redactSecrets(line, definition.secrets));
+        this.logger.info(`stderr: ${line}`);
+      },
+    };
+    return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionError(error), garbage)) };
+  }
+
+  /** Why a running session ended: the process's exit, or the connection closing. */
+  describeClose(session: McpSession): ConnectionError {
+    const exit = session.exitStatus;
+    const how = exit ? `the server process exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}` : 'the connection closed';
+    return this.withStderrHint(new ConnectionError('CONNECTION_LOST', how));
+  }
+
+  /** Adds the last stderr line to messages about a stdio process that died or never answered. */
+  private withStderrHint(error: ConnectionError): ConnectionError {
+    const last = this.definition.transport === 'stdio' ? this.stderr.tail(1)[0] : undefined;
+    if (last === undefined || !HINTED_BY_STDERR.includes(error.code) || error.message.includes(last)) return error;
+    return new ConnectionError(error.code, `${error.message}. Last stderr line: ${last}`, { cause: error.cause, status: error.status, notSent: error.notSent });
+  }
+}
+
+function asConnectionError(error: unknown): ConnectionError {
+  return error instanceof ConnectionError ? error : new ConnectionError('CONNECT_FAILED', errorMessage(error), { cause: error });
+}
+
+function withGarbageHint(error: ConnectionError, garbage: readonly string[]): ConnectionError {
+  const first = garbage[0];
+  if (first === undefined || !HINTED_BY_GARBAGE.includes(error.code)) return error;
+  return new ConnectionError(
+    'PROTOCOL_ERROR',
+    `${error.message}. The server wrote output to stdout that is not JSON-RPC ("${first}"); a stdio server must write only JSON-RPC messages to stdout and log to stderr`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,118 @@
+// How a client's request reaches a server: it waits (within requestMs) for a server that is
+// starting or reconnecting, fails at once with the reason for one that is not running, and is
+// sent again once, on the next session, only when it provably never reached the server.
+import type { Clock, TimerHandle } from '../base/clock';
+import { errorMessage } from '../base/errorMessage';
+import type { Event } from '../base/events';
+import type { Logger } from '../base/logging';
+import { isSettled, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { ConnectionError } from './errors';
+import type { McpSession, RequestPolicy, RetryBudget } from './session';
+
+/** A progress notification extends a call's deadline, but never past this many × requestMs. */
+export const MAX_TOTAL_TIMEOUT_FACTOR = 10;
+
+/** What the gate needs of its connection. */
+export interface GatedConnection {
+  readonly name: string;
+  readonly requestMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly disposed: boolean;
+  readonly currentState: ServerState;
+  /** The running session, if any. */
+  readonly session: McpSession | undefined;
+  readonly onDidChangeState: Event<ServerStateChangeEvent>;
+  /** Starts an idle server: a request needs it. */
+  wake(): void;
+  /** A request found the session gone: reconnect. */
+  sessionLost(session: McpSession, failure: ConnectionError): void;
+  /** A request was refused for want of a sign-in: wait for one. */
+  signInNeeded(session: McpSession, failure: ConnectionError): void;
+}
+
+export type SessionOperation<T> = (session: McpSession, policy: RequestPolicy, budget: RetryBudget) => Promise<T>;
+
+export class RequestGate {
+  constructor(private readonly connection: GatedConnection) {}
+
+  async withSession<T>(what: string, signal: AbortSignal | undefined, operation: SessionOperation<T>): Promise<T> {
+    const { connection } = this;
+    if (connection.disposed) throw new ConnectionError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
+    const requestMs = connection.requestMs;
+    const policy: RequestPolicy = { timeoutMs: requestMs, maxTotalMs: requestMs * MAX_TOTAL_TIMEOUT_FACTOR, signal };
+    const budget: RetryBudget = { retried: false };
+    let session = await this.waitForSession(what, signal);
+    try {
+      return await operation(session, policy, budget);
+    } catch (error) {
+      const failure = this.noteFailure(session, error);
+      // A sign-in is never waited for: only a person can give one.
+      if (!failure.notSent || budget.retried || failure.code === 'NEEDS_SIGN_IN') throw failure;
+      budget.retried = true;
+      connection.logger.info(`${what} could not be sent (${failure.message}); retrying once the server is back`);
+      session = await this.waitForSession(what, signal);
+      try {
+        return await operation(session, policy, budget);
+      } catch (retryError) {
+        throw this.noteFailure(session, retryError);
+      }
+    }
+  }
+
+  /** The reason a request cannot be served in the current state. */
+  notRunning(what: string): ConnectionError {
+    const { connection } = this;
+    const state = connection.currentState;
+    if (state.kind === 'stopped' && connection.disposed) return new ConnectionError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
+    if (state.kind === 'needsSignIn') {
+      // Said so that a person reading it (in chat, in a terminal) knows what to do.
+      return new ConnectionError('NEEDS_SIGN_IN', `${what}: server \`${connection.name}\` needs a sign-in (${state.detail}): use Sign In on its row in the editor, or run \`mcp-switchboard login ${connection.name}\``, {
+        notSent: true,
+        signIn: { reason: state.reason, ...(state.scope ? { scope: state.scope } : {}) },
+      });
+    }
+    const detail = state.kind === 'error' ? `: ${state.message}` : '';
+    return new ConnectionError('NOT_RUNNING', `${what}: server \`${connection.name}\` is ${state.kind}${detail}`);
+  }
+
+  /** Translates and, if the failure means the connection is gone, starts reconnecting. */
+  private noteFailure(session: McpSession, error: unknown): ConnectionError {
+    const failure = error instanceof ConnectionError ? error : new ConnectionError('PROTOCOL_ERROR', errorMessage(error), { cause: error });
+    // Not a lost connection: retrying cannot help until somebody signs in.
+    if (failure.code === 'NEEDS_SIGN_IN') this.connection.signInNeeded(session, failure);
+    else if (failure.notSent || failure.code === 'CONNECTION_LOST') this.connection.sessionLost(session, failure);
+    return failure;
+  }
+
+  /** The running session, waiting for a starting/reconnecting server for up to requestMs. */
+  private waitForSession(what: string, signal: AbortSignal | undefined): Promise<McpSession> {
+    const { connection } = this;
+    if (signal?.aborted) return Promise.reject(new ConnectionError('CANCELLED', `${what} was cancelled`));
+    const ready = connection.currentState.kind === 'running' ? connection.session : undefined;
+    if (ready) return Promise.resolve(ready);
+    connection.wake();
+    if (connection.currentState.kind !== 'starting' && connection.currentState.kind !== 'reconnecting') return Promise.reject(this.notRunning(what));
+    return new Promise<McpSession>((resolve, reject) => {
+      let timer: TimerHandle | undefined;
+      const finish = (error: ConnectionError | undefined, session?: McpSession) => {
+        subscription.dispose();
+        if (timer !== undefined) connection.clock.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (session) resolve(session);
+        else reject(error);
+      };
+      const onAbort = () => finish(new ConnectionError('CANCELLED', `${what} was cancelled`));
+      const subscription = connection.onDidChangeState(({ state }) => {
+        const session = connection.session;
+        if (state.kind === 'running' && session) finish(undefined, session);
+        else if (isSettled(state)) finish(this.notRunning(what));
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const budgetMs = connection.requestMs;
+      if (budgetMs > 0) {
+        timer = connection.clock.setTimeout(() => finish(new ConnectionError('REQUEST_TIMEOUT', `${what}: server \`${connection.name}\` did not become ready within ${budgetMs} ms`)), budgetMs);
+      }
+    });
+  }
+}
