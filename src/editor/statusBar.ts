@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { HealthSummary, ServerView } from '../core/manager';
+import { readyCount, type HealthSummary, type ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { COMMANDS } from './commandIds';
 
@@ -21,7 +21,7 @@ export class HealthStatusBar implements vscode.Disposable {
     }
     const busy = health.starting > 0;
     // Idle servers (lazy, or stopped while unused) are healthy: they start when a request needs them.
-    const ready = health.running + health.idle;
+    const ready = readyCount(health);
     this.item.text = `$(${busy ? 'loading~spin' : 'plug'}) ${ready}/${health.total}`;
     const failing = health.reconnecting + health.error;
     // Blocked servers and those waiting for a sign-in wait on the user; they have not failed.

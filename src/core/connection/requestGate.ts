@@ -5,7 +5,7 @@ import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import type { Event } from '../base/events';
 import type { Logger } from '../base/logging';
-import { isSettled, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { isConnecting, isSettled, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { ConnectionError } from './errors';
 import type { McpSession, RequestPolicy, RetryBudget } from './session';
 
@@ -92,7 +92,7 @@ export class RequestGate {
     const ready = connection.currentState.kind === 'running' ? connection.session : undefined;
     if (ready) return Promise.resolve(ready);
     connection.wake();
-    if (connection.currentState.kind !== 'starting' && connection.currentState.kind !== 'reconnecting') return Promise.reject(this.notRunning(what));
+    if (!isConnecting(connection.currentState.kind)) return Promise.reject(this.notRunning(what));
     return new Promise<McpSession>((resolve, reject) => {
       let timer: TimerHandle | undefined;
       const finish = (error: ConnectionError | undefined, session?: McpSession) => {

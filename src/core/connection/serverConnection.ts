@@ -11,7 +11,7 @@ import { Emitter, type Event } from '../base/events';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import type { LifecycleSettings, ServerDefinition } from '../config/types';
-import { copyState, isSettled, startsOnDemand, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { copyState, isConnecting, isSettled, startsOnDemand, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, ConnectionOptions } from './connectionOptions';
 import { ConnectionError } from './errors';
@@ -149,7 +149,7 @@ export class ServerConnection {
    */
   start(): Promise<ServerState> {
     if (this.disposed || !this.definition.enabled || this.current.kind === 'running') return Promise.resolve(this.state);
-    if (this.current.kind !== 'starting' && this.current.kind !== 'reconnecting') this.attempts.begin({ kind: 'start' });
+    if (!isConnecting(this.current.kind)) this.attempts.begin({ kind: 'start' });
     return this.whenSettled();
   }
 

@@ -1,7 +1,7 @@
-import type { ServerState } from '../state/serverState';
+import { isReady, STATE_KINDS, type ServerState, type ServerStateKind } from '../state/serverState';
 
 /** What the status bar needs: a count per state, over all configured servers. */
-export interface HealthSummary {
+export interface HealthSummary extends Readonly<Record<ServerStateKind, number>> {
   readonly total: number;
   readonly running: number;
   /** Not running, and started by the next request (lazy, or stopped for lack of use): healthy. */
@@ -18,7 +18,13 @@ export interface HealthSummary {
 }
 
 export function summarizeHealth(states: readonly ServerState[]): HealthSummary {
-  const counts = { running: 0, idle: 0, starting: 0, reconnecting: 0, error: 0, needsSignIn: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
+  // A Record over every kind: a new state does not compile until it is counted.
+  const counts: Record<ServerStateKind, number> = { running: 0, idle: 0, starting: 0, reconnecting: 0, error: 0, needsSignIn: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
   for (const state of states) counts[state.kind] += 1;
   return { total: states.length, ...counts };
+}
+
+/** Servers running, or idle until used (serverState.ts: isReady): what the status bar calls ready. */
+export function readyCount(health: HealthSummary): number {
+  return STATE_KINDS.filter(isReady).reduce((sum, kind) => sum + health[kind], 0);
 }

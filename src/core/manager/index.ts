@@ -1,6 +1,6 @@
 export { ConcurrencyLimit } from './concurrencyLimit';
 export { ManagerError, type ManagerErrorCode } from './errors';
-export { summarizeHealth, type HealthSummary } from './health';
+export { readyCount, summarizeHealth, type HealthSummary } from './health';
 export {
   DEFAULT_CONCURRENCY,
   DEFAULT_STARTUP_GATE_MS,

@@ -2,14 +2,12 @@
 // connects in parallel (bounded), reconciles updates by connection hash, and publishes one ordered
 // view of every server's state for the UI, the catalog and the doctor CLI.
 import { waitForState, type WaitOptions, type WaitOutcome } from './waitForState';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import { hashServerConnection } from '../config/hash';
-import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
-import { systemClock, type Clock, type TimerHandle } from '../base/clock';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { systemClock, type Clock } from '../base/clock';
 import { ConnectionError } from '../connection/errors';
 import type { CallerOptions, ConnectionOptions } from '../connection/connectionOptions';
 import { ServerConnection } from '../connection/serverConnection';
-import { copyState, startsOnDemand, type BlockedReason, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { copyState, startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import type { OfferChangeEvent, ToolsChangeEvent } from '../connection/offerKeeper';
 import type { ServerNotice } from '../connection/serverNotices';
 import type { ServerRequestHandlers } from '../connection/clientLink';
@@ -17,16 +15,14 @@ import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer
 import { Emitter, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { ConcurrencyLimit } from './concurrencyLimit';
+import { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS, StartQueue } from './startQueue';
 import { ManagerError } from './errors';
 import { summarizeHealth, type HealthSummary } from './health';
+import { isEnabled, isInvalid, isLazy, ManagedServer, type ConfiguredServer, type ServerBlock, type ServerView } from './managedServer';
+import { planReconcile, type ReconcilePlan } from './reconcilePlan';
 
-export type ConfiguredServer = ServerDefinition | InvalidServer;
-
-/** Why the editor will not let a server start (trust, consent, inputs). */
-export interface ServerBlock {
-  readonly reason: BlockedReason;
-  readonly detail: string;
-}
+export type { ConfiguredServer, ServerBlock, ServerView } from './managedServer';
+export { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS } from './startQueue';
 
 export interface ManagerOptions {
   readonly logger?: Logger;
@@ -34,7 +30,7 @@ export interface ManagerOptions {
   readonly connection?: Omit<ConnectionOptions, 'logger'>;
   /** A logger per server, e.g. one output channel each. Falls back to `logger`. */
   readonly serverLogger?: (name: string) => Logger;
-  /** Servers connecting at the same time. Default 16. */
+  /** Servers connecting at the same time. Default 32 (DEFAULT_CONCURRENCY). */
   readonly concurrency?: number;
   /** How long start() waits before reporting still-pending servers as starting. Default 250 ms. */
   readonly startupGateMs?: number;
@@ -42,75 +38,6 @@ export interface ManagerOptions {
   readonly clock?: Clock;
   /** Who answers what each server asks of its client (ServerRequestRouter.handlersFor). */
   readonly serverRequests?: (server: string) => ServerRequestHandlers;
-}
-
-/** A copy of what the manager knows about one server. */
-export interface ServerView {
-  readonly name: string;
-  readonly source: ServerSource;
-  readonly state: ServerState;
-  /** The last tool list the server reported (empty until it has run). */
-  readonly tools: readonly Tool[];
-  /** Validation warnings and errors for this entry. */
-  readonly diagnostics: readonly ConfigDiagnostic[];
-  readonly definition?: ServerDefinition;
-  /** The last stderr lines of a stdio server. */
-  readonly stderrTail: readonly string[];
-}
-
-
-interface Entry {
-  readonly name: string;
-  configured: ConfiguredServer;
-  readonly hash: string | undefined;
-  readonly connection: ServerConnection | undefined;
-  /** Set by the editor (trust, consent, inputs); wins over everything but invalid. */
-  blocked?: ServerBlock;
-  /** Waiting for a free slot in the concurrency limit; reported as starting. */
-  queuedSince?: number;
-  /** `starting` was reported for the queue: the connection's own stopped → starting is not news. */
-  startingReported?: boolean;
-  readonly subscriptions: Array<{ dispose(): void }>;
-}
-
-/**
- * Servers starting at once. Starting is CPU-bound (each is a runtime loading its code), so on any
- * machine the whole set is up soonest when all of them start together: a cap below the number of
- * servers adds a wave (bench:startup, 20 servers on 2 cores: 6.1 s with 16, 5.4 s with 20; one per
- * core brings the first server up in 0.9 s but all of them only in 9.2 s). The cap only guards
- * against configurations far beyond what people run (10 to 30 servers).
- */
-export const DEFAULT_CONCURRENCY = 32;
-export const DEFAULT_STARTUP_GATE_MS = 250;
-
-function isInvalid(server: ConfiguredServer): server is InvalidServer {
-  return !('transport' in server);
-}
-
-function isEnabled(server: ConfiguredServer): boolean {
-  return !isInvalid(server) && server.enabled;
-}
-
-function isLazy(server: ConfiguredServer): boolean {
-  return !isInvalid(server) && server.lifecycle.start === 'lazy';
-}
-
-/**
- * Resolves when the connection's first attempt is over: running, failed, or retrying. A remote
- * server that is down retries with backoff for as long as it takes; it must not hold a start slot
- * (and so keep other servers waiting) meanwhile.
- */
-function firstAttempt(connection: ServerConnection): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      subscription.dispose();
-      resolve();
-    };
-    const subscription = connection.onDidChangeState(({ state }) => {
-      if (state.kind !== 'starting') done();
-    });
-    void connection.start().then(done);
-  });
 }
 
 export class ServerManager {
@@ -126,9 +53,9 @@ export class ServerManager {
   /** Resource updates (of subscribed URIs) and log messages, from every server. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
 
-  private entries = new Map<string, Entry>();
+  private entries = new Map<string, ManagedServer>();
   private order: string[] = [];
-  private readonly limit: ConcurrencyLimit;
+  private readonly starts: StartQueue;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private disposed = false;
@@ -138,7 +65,13 @@ export class ServerManager {
   constructor(private readonly options: ManagerOptions = {}) {
     this.logger = options.logger ?? nullLogger;
     this.clock = options.clock ?? options.connection?.clock ?? systemClock;
-    this.limit = new ConcurrencyLimit(options.concurrency ?? DEFAULT_CONCURRENCY);
+    this.starts = new StartQueue({
+      limit: new ConcurrencyLimit(options.concurrency ?? DEFAULT_CONCURRENCY),
+      clock: this.clock,
+      gateMs: options.startupGateMs ?? DEFAULT_STARTUP_GATE_MS,
+      fireState: (name, state, previous) => this.fireState(name, state, previous),
+      isCurrent: (entry) => this.entries.get(entry.name) === entry && !this.disposed,
+    });
   }
 
   /**
@@ -164,156 +97,106 @@ export class ServerManager {
 
   private async reconcile(servers: readonly ConfiguredServer[], blocks: ReadonlyMap<string, ServerBlock> | undefined): Promise<void> {
     if (this.disposed) return;
-    const next = new Map<string, Entry>();
-    const toStart: Entry[] = [];
-    const toStop: Entry[] = [];
-    const blockChanges: Array<{ name: string; block: ServerBlock | undefined }> = [];
-    const lifecycleChanges: Array<{ entry: Entry; definition: ServerDefinition }> = [];
-    const seen = new Set<string>();
+    const held = new Map([...this.entries].map(([name, entry]) => [name, { configured: entry.configured, hash: entry.hash, hasConnection: entry.connection !== undefined, blocked: entry.blocked }]));
+    await this.apply(planReconcile(held, servers, blocks));
+  }
 
-    for (const configured of servers) {
-      if (seen.has(configured.name)) continue; // The config layer already warned about the clash.
-      seen.add(configured.name);
-      const previous = this.entries.get(configured.name);
-      const hash = isInvalid(configured) ? undefined : hashServerConnection(configured);
-      const sameConnection = previous !== undefined && previous.hash !== undefined && previous.hash === hash
-        && previous.connection !== undefined && !isInvalid(configured) && previous.connection.definition.enabled === configured.enabled;
-      const block = blocks ? blocks.get(configured.name) : previous?.blocked;
-      if (previous && sameConnection) {
-        // Only non-connection fields (tools filters, source) may differ: keep the live connection.
-        // The subscriptions check identity, so the entry object itself is kept.
-        const lifecycleBefore = isInvalid(previous.configured) ? undefined : previous.configured.lifecycle;
-        previous.configured = configured;
-        next.set(configured.name, previous);
-        if (!isInvalid(configured) && JSON.stringify(lifecycleBefore) !== JSON.stringify(configured.lifecycle)) lifecycleChanges.push({ entry: previous, definition: configured });
-        if (JSON.stringify(previous.blocked) !== JSON.stringify(block)) blockChanges.push({ name: configured.name, block });
-        continue;
-      }
-      if (previous) toStop.push(previous);
-      const entry = this.createEntry(configured, hash, block);
-      next.set(configured.name, entry);
-      if (entry.connection && isEnabled(configured) && !entry.blocked) {
-        if (isLazy(configured)) {
-          // Idle from the start: the first request that needs it starts it.
-          void entry.connection.goIdle('lazy');
-        } else {
-          // Reported as starting from now on, not `stopped` while the previous one shuts down: the
-          // manager says itself which servers are about to start (the catalog relies on it).
-          entry.queuedSince = this.clock.now();
-          toStart.push(entry);
-        }
-      }
+  private async apply(plan: ReconcilePlan): Promise<void> {
+    const before = new Map([...this.entries].map(([name, entry]) => [name, entry.state]));
+    const retiring = plan.stop.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined);
+    const next = new Map<string, ManagedServer>();
+    for (const kept of plan.keep) {
+      // The subscriptions check identity, so the entry object itself is kept.
+      const entry = this.entries.get(kept.name);
+      if (entry) next.set(kept.name, Object.assign(entry, { configured: kept.configured }));
     }
-    for (const [name, entry] of this.entries) if (!seen.has(name)) toStop.push(entry);
-
-    const before = new Map([...this.entries].map(([name, entry]) => [name, this.stateOf(entry)]));
-    this.entries = next;
-    this.order = servers.map((server) => server.name).filter((name, index, all) => all.indexOf(name) === index);
-    for (const entry of toStop) this.logger.info(`${entry.name}: ${next.has(entry.name) ? 'configuration changed, restarting' : 'removed, stopping'}`);
-
-    await Promise.all(toStop.map((entry) => this.retire(entry)));
-    const changedBlocks = new Set(blockChanges.map((change) => change.name));
-    for (const [name, entry] of next) {
+    const toStart = plan.create.map((created) => {
+      const entry = this.createEntry(created.configured, created.hash, created.block);
+      next.set(created.name, entry);
+      return entry;
+    }).filter((entry) => this.queueOrIdle(entry));
+    this.entries = new Map(plan.order.map((name) => [name, next.get(name)]).filter((pair): pair is [string, ManagedServer] => pair[1] !== undefined));
+    this.order = [...plan.order];
+    for (const entry of retiring) this.logger.info(`${entry.name}: ${next.has(entry.name) ? 'configuration changed, restarting' : 'removed, stopping'}`);
+    await Promise.all(retiring.map((entry) => this.retire(entry)));
+    const blockChanges = plan.keep.filter((kept) => kept.blockChange !== undefined);
+    const changedBlocks = new Set(blockChanges.map((kept) => kept.name));
+    for (const [name, entry] of this.entries) {
       if (changedBlocks.has(name)) continue;
       const previous = before.get(name) ?? { kind: 'stopped' as const };
-      const current = this.stateOf(entry);
+      const current = entry.state;
       if (previous.kind !== current.kind || !before.has(name)) this.fireState(name, current, previous);
     }
     await Promise.all([
-      this.connectWithinGate(toStart),
-      ...blockChanges.map((change) => this.applyBlock(change.name, change.block)),
-      ...lifecycleChanges.map((change) => this.applyLifecycle(change.entry, change.definition)),
+      this.starts.startWithinGate(toStart),
+      ...blockChanges.map((kept) => this.applyBlock(kept.name, kept.blockChange?.block)),
+      ...plan.keep.filter((kept) => kept.lifecycleChanged).map((kept) => this.applyLifecycle(kept.name)),
     ]);
   }
 
-  /** `lifecycle` and `idleStopMinutes` are not part of the connection hash: they apply in place. */
-  private async applyLifecycle(entry: Entry, definition: ServerDefinition): Promise<void> {
-    const connection = entry.connection;
-    if (!connection) return;
-    connection.applyLifecycle(definition.lifecycle);
-    // Turned eager while idle: it starts now, as it would have with the window.
-    if (!isLazy(definition) && startsOnDemand(connection.state.kind) && !entry.blocked) await this.connectWithinGate([entry]);
+  /**
+   * A new entry that may start: a lazy one goes idle (the first request starts it), an eager one is
+   * reported as starting from now on, not `stopped` while the previous one shuts down (the catalog
+   * relies on the manager saying itself which servers are about to start). True: start it.
+   */
+  private queueOrIdle(entry: ManagedServer): boolean {
+    if (!entry.startable || !entry.connection) return false;
+    if (isLazy(entry.configured)) {
+      void entry.connection.goIdle('lazy');
+      return false;
+    }
+    entry.queuedSince = this.clock.now();
+    return true;
   }
 
-  private createEntry(configured: ConfiguredServer, hash: string | undefined, blocked: Entry['blocked']): Entry {
-    const subscriptions: Array<{ dispose(): void }> = [];
+  /** `lifecycle` and `idleStopMinutes` are not part of the connection hash: they apply in place. */
+  private async applyLifecycle(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    const connection = entry?.connection;
+    if (!entry || !connection || isInvalid(entry.configured)) return;
+    connection.applyLifecycle(entry.configured.lifecycle);
+    // Turned eager while idle: it starts now, as it would have with the window.
+    if (!isLazy(entry.configured) && startsOnDemand(connection.state.kind) && !entry.blocked) await this.starts.startWithinGate([entry]);
+  }
+
+  private createEntry(configured: ConfiguredServer, hash: string | undefined, blocked: ServerBlock | undefined): ManagedServer {
     let connection: ServerConnection | undefined;
     if (!isInvalid(configured)) {
       const logger = this.options.serverLogger?.(configured.name) ?? this.logger;
       const serverRequests = this.options.serverRequests?.(configured.name);
       connection = new ServerConnection(configured, { ...this.options.connection, logger, ...(serverRequests ? { serverRequests } : {}) });
     }
-    const entry: Entry = { name: configured.name, configured, hash, connection, subscriptions };
-    if (isInvalid(configured) && configured.needsInput && configured.needsInput.length > 0) {
-      entry.blocked = { reason: 'needsInput', detail: `needs input: ${configured.needsInput.join(', ')}` };
-    } else if (blocked) {
-      entry.blocked = blocked;
-    }
-    if (connection) {
-      subscriptions.push(connection.onDidChangeState((event) => {
-        if (this.entries.get(entry.name) !== entry || entry.blocked || entry.queuedSince !== undefined) return;
-        const repeat = entry.startingReported === true && event.state.kind === 'starting';
-        entry.startingReported = false;
-        if (repeat) return;
-        this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
-      }));
-      subscriptions.push(connection.onDidChangeTools((event) => {
-        if (this.entries.get(entry.name) !== entry) return;
-        this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });
-      }));
-      subscriptions.push(connection.onDidChangeOffer((event) => {
-        if (this.entries.get(entry.name) === entry) this.offerEmitter.fire(event);
-      }));
-      subscriptions.push(connection.onNotice((notice) => {
-        if (this.entries.get(entry.name) === entry) this.noticeEmitter.fire(notice);
-      }));
-    }
+    const entry = new ManagedServer(configured.name, configured, hash, connection, blocked);
+    if (connection) this.relay(entry, connection);
     return entry;
   }
 
-  private async retire(entry: Entry): Promise<void> {
+  /** Passes the connection's events on while the entry is current; its state only where the overlay lets it. */
+  private relay(entry: ManagedServer, connection: ServerConnection): void {
+    const current = () => this.entries.get(entry.name) === entry;
+    entry.subscriptions.push(
+      connection.onDidChangeState((event) => {
+        if (current() && entry.passesConnectionEvent(event.state)) this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
+      }),
+      connection.onDidChangeTools((event) => {
+        if (current()) this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });
+      }),
+      connection.onDidChangeOffer((event) => {
+        if (current()) this.offerEmitter.fire(event);
+      }),
+      connection.onNotice((notice) => {
+        if (current()) this.noticeEmitter.fire(notice);
+      }),
+    );
+  }
+
+  private async retire(entry: ManagedServer): Promise<void> {
     for (const subscription of entry.subscriptions.splice(0)) subscription.dispose();
     try {
       await entry.connection?.dispose();
     } catch (error) {
       this.logger.warn(`${entry.name}: stopping failed: ${String(error)}`);
     }
-  }
-
-  /** Starts the given servers through the concurrency limit; resolves at the gate or when all settle. */
-  private async connectWithinGate(entries: readonly Entry[]): Promise<void> {
-    if (entries.length === 0) return;
-    const all = Promise.all(entries.map((entry) => this.connectQueued(entry)));
-    const gateMs = this.options.startupGateMs ?? DEFAULT_STARTUP_GATE_MS;
-    let timer: TimerHandle | undefined;
-    const gate = new Promise<void>((resolve) => {
-      timer = this.clock.setTimeout(resolve, gateMs);
-    });
-    await Promise.race([all, gate]);
-    this.clock.clearTimeout(timer);
-  }
-
-  private async connectQueued(entry: Entry): Promise<void> {
-    const connection = entry.connection;
-    if (!connection) return;
-    const previous = this.stateOf(entry);
-    entry.queuedSince = this.clock.now();
-    const queued = this.stateOf(entry);
-    if (previous.kind !== queued.kind) this.fireState(entry.name, queued, previous);
-    entry.startingReported = queued.kind === 'starting';
-    await this.limit.run(async () => {
-      entry.queuedSince = undefined;
-      if (this.entries.get(entry.name) !== entry || entry.blocked || this.disposed) return;
-      await firstAttempt(connection);
-    });
-  }
-
-  private stateOf(entry: Entry): ServerState {
-    if (isInvalid(entry.configured) && !entry.blocked) return { kind: 'invalid', diagnostics: structuredClone(entry.configured.diagnostics) };
-    if (entry.blocked) return { kind: 'blocked', reason: entry.blocked.reason, detail: entry.blocked.detail };
-    if (!isEnabled(entry.configured)) return { kind: 'disabled' };
-    if (entry.queuedSince !== undefined) return { kind: 'starting', since: entry.queuedSince };
-    return entry.connection?.state ?? { kind: 'stopped' };
   }
 
   private fireState(server: string, state: ServerState, previous: ServerState): void {
@@ -325,22 +208,22 @@ export class ServerManager {
   /** Manual reconnect: resets the circuit breaker. Merges with one already in flight. */
   async reconnect(name: string): Promise<ServerState> {
     const entry = this.require(name);
-    if (!entry.connection || entry.blocked || !isEnabled(entry.configured)) return this.stateOf(entry);
+    if (!entry.startable || !entry.connection) return entry.state;
     return entry.connection.reconnect();
   }
 
   /** Every server but the idle ones: they connect afresh when next used, and must not start now. */
   async reconnectAll(): Promise<void> {
-    const live = this.liveEntries().filter((entry) => !startsOnDemand(this.stateOf(entry).kind));
+    const live = this.liveEntries().filter((entry) => !startsOnDemand(entry.state.kind));
     await Promise.all(live.map((entry) => this.reconnect(entry.name)));
   }
 
   /** Starts a stopped server (after stop(), or one that never started). */
   async startServer(name: string): Promise<ServerState> {
     const entry = this.require(name);
-    if (!entry.connection || entry.blocked || !isEnabled(entry.configured)) return this.stateOf(entry);
-    await this.connectQueued(entry);
-    return this.stateOf(entry);
+    if (!entry.startable || !entry.connection) return entry.state;
+    await this.starts.startQueued(entry);
+    return entry.state;
   }
 
   /** Starts an idle server because a request needs it (a call that goes through the catalog first). */
@@ -358,7 +241,7 @@ export class ServerManager {
   async stopServer(name: string): Promise<ServerState> {
     const entry = this.require(name);
     await entry.connection?.stop();
-    return this.stateOf(entry);
+    return entry.state;
   }
 
   /**
@@ -374,14 +257,14 @@ export class ServerManager {
   private async applyBlock(name: string, block: ServerBlock | undefined): Promise<void> {
     const entry = this.entries.get(name);
     if (!entry) return;
-    const previous = this.stateOf(entry);
+    const previous = entry.state;
     entry.blocked = block;
     if (block) await entry.connection?.stop();
-    const current = this.stateOf(entry);
+    const current = entry.state;
     if (JSON.stringify(previous) !== JSON.stringify(current)) this.fireState(name, current, previous);
     if (block || !entry.connection || !isEnabled(entry.configured)) return;
     if (isLazy(entry.configured)) await entry.connection.goIdle('lazy');
-    else await this.connectWithinGate([entry]);
+    else await this.starts.startWithinGate([entry]);
   }
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */
@@ -410,7 +293,7 @@ export class ServerManager {
 
   private usableConnection(server: string): ServerConnection {
     const entry = this.require(server);
-    if (!entry.connection) throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${this.stateOf(entry).kind}`);
+    if (!entry.connection) throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${entry.state.kind}`);
     if (entry.blocked) throw new ConnectionError('NOT_RUNNING', `server "${server}" is blocked: ${entry.blocked.detail}`);
     return entry.connection;
   }
@@ -420,7 +303,7 @@ export class ServerManager {
     if (this.disposed) return this.updating.then(() => undefined);
     this.disposed = true;
     await this.updating.catch(() => undefined);
-    const entries = this.order.map((name) => this.entries.get(name)).filter((entry): entry is Entry => entry !== undefined).reverse();
+    const entries = this.order.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined).reverse();
     await Promise.all(entries.map((entry) => this.retire(entry)));
     this.stateEmitter.dispose();
     this.toolsEmitter.dispose();
@@ -436,12 +319,12 @@ export class ServerManager {
   }
 
   servers(): ServerView[] {
-    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is Entry => entry !== undefined).map((entry) => this.view(entry));
+    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined).map((entry) => entry.view());
   }
 
   server(name: string): ServerView | undefined {
     const entry = this.entries.get(name);
-    return entry ? this.view(entry) : undefined;
+    return entry ? entry.view() : undefined;
   }
 
   health(): HealthSummary {
@@ -453,24 +336,11 @@ export class ServerManager {
     return this.entries.get(name)?.connection;
   }
 
-  private view(entry: Entry): ServerView {
-    const configured = entry.configured;
-    return {
-      name: entry.name,
-      source: structuredClone(configured.source),
-      state: this.stateOf(entry),
-      tools: entry.connection?.tools ?? [],
-      diagnostics: structuredClone(isInvalid(configured) ? configured.diagnostics : []),
-      definition: isInvalid(configured) ? undefined : structuredClone(configured),
-      stderrTail: entry.connection?.stderrTail() ?? [],
-    };
+  private liveEntries(): ManagedServer[] {
+    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined && entry.connection !== undefined);
   }
 
-  private liveEntries(): Entry[] {
-    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is Entry => entry !== undefined && entry.connection !== undefined);
-  }
-
-  private require(name: string): Entry {
+  private require(name: string): ManagedServer {
     const entry = this.entries.get(name);
     if (!entry) throw new ManagerError('UNKNOWN_SERVER', `no server named "${name}" is configured`);
     return entry;

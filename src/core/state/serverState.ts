@@ -1,7 +1,9 @@
 // The states a server can be in, each carrying the data the UI shows for it. The connection moves
-// between stopped/idle/starting/running/reconnecting/error; disabled/invalid/blocked are decided before
-// a connection exists (by configuration or trust) and are set by the manager, but live in the same
-// union so that one event stream describes a server end to end.
+// between stopped/idle/starting/running/reconnecting/error/needsSignIn, and is disabled when its
+// definition is; invalid and blocked are decided before a connection exists (by configuration or
+// trust), and a server waiting for a start slot reads as starting: the manager lays those over the
+// connection's state in one place (manager/managedServer.ts). They live in one union so that one
+// event stream describes a server end to end, and every switch over it is exhaustive.
 import type { ConfigDiagnostic, TransportType } from '../config/types';
 import type { ConnectionErrorCode } from '../connection/errors';
 
@@ -128,6 +130,10 @@ export type ServerState =
 
 export type ServerStateKind = ServerState['kind'];
 
+/** Every kind, once: a Record over the kinds, so a new state does not compile until it is listed. */
+const KINDS: Record<ServerStateKind, true> = { stopped: true, idle: true, starting: true, running: true, reconnecting: true, error: true, needsSignIn: true, disabled: true, invalid: true, blocked: true };
+export const STATE_KINDS = Object.keys(KINDS) as readonly ServerStateKind[];
+
 export interface ServerStateChangeEvent {
   /** Server name (ServerDefinition.name). */
   readonly server: string;
@@ -166,6 +172,11 @@ export function isActive(kind: ServerStateKind): boolean {
  */
 export function isServed(kind: ServerStateKind): boolean {
   return kind !== 'disabled' && kind !== 'invalid' && kind !== 'blocked';
+}
+
+/** Up, or idle until a request starts it: what the status bar counts as ready. */
+export function isReady(kind: ServerStateKind): boolean {
+  return kind === 'running' || startsOnDemand(kind);
 }
 
 /** Waiting for somebody to sign in: Sign In is what moves it on. */

@@ -104,7 +104,13 @@ function progressLine(state: ServerState): string {
       return `error: ${state.message}`;
     case 'needsSignIn':
       return 'needs sign-in';
-    default:
+    case 'idle':
+    case 'starting':
+    case 'reconnecting':
+    case 'stopped':
+    case 'disabled':
+    case 'invalid':
+    case 'blocked':
       return state.kind;
   }
 }

@@ -6,7 +6,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { describeFilterRule } from '../../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule, OfferedServer } from '../../catalog/types';
 import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../../config';
-import type { ServerState, ServerStateKind } from '../../state/serverState';
+import { isReady, type ServerState, type ServerStateKind } from '../../state/serverState';
 import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
 import type { SettleOutcome } from './settle';
@@ -229,7 +229,7 @@ function unique(diagnostics: readonly ConfigDiagnostic[]): ConfigDiagnostic[] {
 
 /** A server counts when it is meant to run: everything but `disabled`, invalid entries included. */
 export function isFailing(server: ServerReport): boolean {
-  return server.state !== 'running' && server.state !== 'idle' && server.state !== 'disabled';
+  return !isReady(server.state) && server.state !== 'disabled';
 }
 
 /**

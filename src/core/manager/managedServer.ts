@@ -1,0 +1,110 @@
+// One configured server as the manager holds it, and the one place that says what state the rest
+// of the product sees for it: the connection's own state, with the manager's overlay on top —
+// invalid (the entry does not parse), blocked (trust, consent, inputs), and starting while it
+// waits for a slot in the concurrency limit.
+import type { Disposable } from '../base/events';
+import type { Tool } from '@modelcontextprotocol/client';
+import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
+import type { ServerConnection } from '../connection/serverConnection';
+import type { BlockedReason, ServerState } from '../state/serverState';
+
+export type ConfiguredServer = ServerDefinition | InvalidServer;
+
+/** Why the editor will not let a server start (trust, consent, inputs). */
+export interface ServerBlock {
+  readonly reason: BlockedReason;
+  readonly detail: string;
+}
+
+export function isInvalid(server: ConfiguredServer): server is InvalidServer {
+  return !('transport' in server);
+}
+
+export function isEnabled(server: ConfiguredServer): boolean {
+  return !isInvalid(server) && server.enabled;
+}
+
+export function isLazy(server: ConfiguredServer): boolean {
+  return !isInvalid(server) && server.lifecycle.start === 'lazy';
+}
+
+/** The block an entry starts with: a missing input blocks it whatever the editor says. */
+export function initialBlock(configured: ConfiguredServer, block: ServerBlock | undefined): ServerBlock | undefined {
+  if (isInvalid(configured) && configured.needsInput && configured.needsInput.length > 0) return { reason: 'needsInput', detail: `needs input: ${configured.needsInput.join(', ')}` };
+  return block;
+}
+
+/** A copy of what the manager knows about one server. */
+export interface ServerView {
+  readonly name: string;
+  readonly source: ServerSource;
+  readonly state: ServerState;
+  /** The last tool list the server reported (empty until it has run). */
+  readonly tools: readonly Tool[];
+  /** Validation warnings and errors for this entry. */
+  readonly diagnostics: readonly ConfigDiagnostic[];
+  readonly definition?: ServerDefinition;
+  /** The last stderr lines of a stdio server. */
+  readonly stderrTail: readonly string[];
+}
+
+
+export class ManagedServer {
+  /** Set by the editor (trust, consent, inputs); wins over everything but invalid. */
+  blocked: ServerBlock | undefined;
+  /** Waiting for a free slot in the concurrency limit; reported as starting. */
+  queuedSince: number | undefined;
+  /** `starting` was reported for the queue: the connection's own stopped → starting is not news. */
+  startingReported = false;
+  readonly subscriptions: Disposable[] = [];
+
+  constructor(
+    readonly name: string,
+    public configured: ConfiguredServer,
+    readonly hash: string | undefined,
+    readonly connection: ServerConnection | undefined,
+    blocked: ServerBlock | undefined,
+  ) {
+    this.blocked = initialBlock(configured, blocked);
+  }
+
+  /** The state everyone else sees. */
+  get state(): ServerState {
+    const { configured, blocked } = this;
+    if (isInvalid(configured) && !blocked) return { kind: 'invalid', diagnostics: structuredClone(configured.diagnostics) };
+    if (blocked) return { kind: 'blocked', reason: blocked.reason, detail: blocked.detail };
+    if (!isEnabled(configured)) return { kind: 'disabled' };
+    if (this.queuedSince !== undefined) return { kind: 'starting', since: this.queuedSince };
+    return this.connection?.state ?? { kind: 'stopped' };
+  }
+
+  /** Whether the manager may start it: a connection, not blocked, enabled. */
+  get startable(): boolean {
+    return this.connection !== undefined && !this.blocked && isEnabled(this.configured);
+  }
+
+  /**
+   * Whether a state event of its connection is news to the product: not while the overlay hides
+   * it (blocked, queued), and not the `starting` already reported for the queue.
+   */
+  passesConnectionEvent(state: ServerState): boolean {
+    if (this.blocked || this.queuedSince !== undefined) return false;
+    const repeat = this.startingReported && state.kind === 'starting';
+    this.startingReported = false;
+    return !repeat;
+  }
+
+  /** A copy of what the manager knows about it. */
+  view(): ServerView {
+    const configured = this.configured;
+    return {
+      name: this.name,
+      source: structuredClone(configured.source),
+      state: this.state,
+      tools: this.connection?.tools ?? [],
+      diagnostics: structuredClone(isInvalid(configured) ? configured.diagnostics : []),
+      definition: isInvalid(configured) ? undefined : structuredClone(configured),
+      stderrTail: this.connection?.stderrTail() ?? [],
+    };
+  }
+}
