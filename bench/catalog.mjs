@@ -24,9 +24,10 @@ const WARMUP = 5;
 function loadCore(outdir) {
   return loadBundle(path.join(outdir, 'catalog.cjs'), [
     "export { ToolCatalog, MemoryToolCacheStorage, FolderToolCacheStorage, DEFAULT_MAX_EXPOSED, qualifyToolNames } from './src/core/catalog';",
-    "export { buildSnapshot, prepareToolList, SnapshotMemo } from './src/core/catalog/snapshot';",
+    "export { buildSnapshot, SnapshotMemo } from './src/core/catalog/snapshot';",
+    "export { prepareToolList } from './src/core/catalog/preparedList';",
     "export { compileGlobalFilters, evaluateFilters, filterContext } from './src/core/catalog/filters';",
-    "export { Emitter } from './src/core/events';",
+    "export { Emitter } from './src/core/base/events';",
     "export { DEFAULT_TIMEOUTS, DEFAULT_RECONNECT } from './src/core/config/types';",
   ]);
 }

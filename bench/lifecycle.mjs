@@ -27,7 +27,7 @@ const write = shouldWrite();
 async function loadCore() {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'));
   const core = await loadBundle(path.join(outdir, 'core.cjs'), [
-    "export { createRuntime } from './src/core/runtime';",
+    "export { createRuntime } from './src/core/runtime/runtime';",
     "export { FolderToolCacheStorage } from './src/core/catalog';",
     "export { DEFAULT_RECONNECT, DEFAULT_TIMEOUTS } from './src/core/config/types';",
   ]);

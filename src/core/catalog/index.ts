@@ -26,7 +26,9 @@ export { MAX_QUALIFIED_NAME_LENGTH, qualifyToolNames, sanitizeNamePart, type Qua
 export { DEFAULT_REFRESH_DEBOUNCE_MS } from './refreshScheduler';
 export { OfferCatalog, type OfferManager, type OfferStore } from './offerCatalog';
 export { normalizeTool } from './schema';
-export { buildSnapshot, prepareToolList } from './snapshot';
+export { buildSnapshot } from './snapshot';
+export { prepareToolList } from './preparedList';
 export { catalogSettingsFrom, DEFAULT_CATALOG_SETTINGS, type CatalogSettings } from './settings';
-export { ToolCatalog, type CatalogConnection, type CatalogDiagnostics, type CatalogManager, type ToolCatalogOptions } from './toolCatalog';
+export { ToolCatalog, type CatalogDiagnostics, type ToolCatalogOptions } from './toolCatalog';
+export type { CatalogConnection, CatalogManager } from './catalogManager';
 export type * from './types';

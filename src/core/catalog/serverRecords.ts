@@ -10,8 +10,10 @@ import { Emitter, type Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import type { ToolCacheEntry } from './cache';
 import { deepFreeze } from '../base/freeze';
-import type { RefreshScheduler } from './refreshScheduler';
-import { fingerprintTools, prepareToolList, type PreparedToolList, type SnapshotServerInput } from './snapshot';
+import { RefreshScheduler } from './refreshScheduler';
+import { errorMessage } from '../base/errorMessage';
+import { fingerprintTools, prepareToolList, type PreparedToolList } from './preparedList';
+import type { SnapshotServerInput } from './snapshot';
 import type { ToolCache } from './toolCache';
 
 export interface ToolList {
@@ -34,24 +36,42 @@ export interface ServerRecord {
 
 export interface ServerRecordsOptions {
   readonly cache: ToolCache;
-  readonly scheduler: RefreshScheduler<Tool[]>;
   readonly clock: Clock;
   readonly logger: Logger;
   /** The live tools of a running server's connection. */
   readonly liveTools: (server: string) => readonly Tool[] | undefined;
-  /** Something the snapshot is built from changed. */
-  readonly onChange: () => void;
+  /** Lists a running server's tools again (for the debounced refresh after a change). */
+  readonly listTools: (server: string) => Promise<readonly Tool[] | undefined>;
+  /** Quiet time after the last change signal before listing again. */
+  readonly debounceMs: number;
 }
 
 export class ServerRecords {
   private readonly records = new Map<string, ServerRecord>();
   private readonly preparedEntries = new WeakMap<ToolCacheEntry, ToolList>();
   private readonly serverEmitter = new Emitter<string>();
+  private readonly inputsEmitter = new Emitter<void>();
   /** A server's record changed (state, lists) or it was removed. */
   readonly onDidChangeServer: Event<string> = this.serverEmitter.event;
+  /** Something the snapshot is built from changed. */
+  readonly onDidChangeInputs: Event<void> = this.inputsEmitter.event;
+  /** Debounced refetching of the running servers' lists; its results land in applyLive. */
+  readonly refresh: RefreshScheduler<readonly Tool[]>;
   private order: string[] = [];
 
-  constructor(private readonly options: ServerRecordsOptions) {}
+  constructor(private readonly options: ServerRecordsOptions) {
+    this.refresh = new RefreshScheduler<readonly Tool[]>({
+      delayMs: options.debounceMs,
+      clock: options.clock,
+      fetch: (name) => (this.records.get(name)?.state === 'running' ? options.listTools(name) : Promise.resolve(undefined)),
+      apply: (name, tools) => {
+        const record = this.records.get(name);
+        if (record) this.applyLive(record, tools);
+      },
+      fingerprint: fingerprintTools,
+      onError: (name, error) => options.logger.warn(`${name}: refreshing the tool list failed: ${errorMessage(error)}`),
+    });
+  }
 
   record(server: string): ServerRecord | undefined {
     return this.records.get(server);
@@ -80,26 +100,26 @@ export class ServerRecords {
     }
     for (const name of [...this.records.keys()]) {
       if (names.has(name)) continue;
-      this.options.scheduler.cancel(name);
+      this.refresh.cancel(name);
       this.records.delete(name);
       this.serverEmitter.fire(name);
     }
     this.order = views.map((view) => view.name);
-    this.options.onChange();
+    this.inputsEmitter.fire();
   }
 
   /** One server's state event. */
   update(record: ServerRecord, definition: ServerDefinition | undefined, state: ServerStateKind): void {
     this.updateDefinition(record, definition);
     this.setState(record, state);
-    this.options.onChange();
+    this.inputsEmitter.fire();
     this.serverEmitter.fire(record.name);
   }
 
   /** After the stored cache has been read: records without a cached list get theirs. */
   loadCached(): void {
     for (const record of this.records.values()) if (record.hash !== undefined && !record.cached) record.cached = this.cachedList(record.name, record.hash);
-    this.options.onChange();
+    this.inputsEmitter.fire();
   }
 
   /** A fresh list from the server: shown at once, and stored unless empty. */
@@ -107,7 +127,7 @@ export class ServerRecords {
     const fetchedAt = this.options.clock.now();
     record.live = this.toList(tools, fetchedAt, record.live ?? record.cached);
     if (record.hash !== undefined) this.options.cache.store(record.name, record.hash, record.live.raw, fetchedAt);
-    this.options.onChange();
+    this.inputsEmitter.fire();
   }
 
   /** In configuration order: the lists the snapshot shows, live or standing in from the cache. */
@@ -133,7 +153,9 @@ export class ServerRecords {
   }
 
   dispose(): void {
+    this.refresh.dispose();
     this.serverEmitter.dispose();
+    this.inputsEmitter.dispose();
   }
 
   /** A changed connection config is a different server as far as tools go: nothing carries over. */
@@ -145,7 +167,7 @@ export class ServerRecords {
     record.hash = hash;
     if (previous !== undefined) {
       this.options.logger.info(`${record.name}: connection config changed; its cached tool list no longer applies`);
-      this.options.scheduler.cancel(record.name);
+      this.refresh.cancel(record.name);
       this.options.cache.drop(record.name, previous);
       record.live = undefined;
     }
@@ -159,7 +181,7 @@ export class ServerRecords {
     // arrives as a tools event and goes through the debounce.
     if (state === 'running' && !wasRunning) {
       // Newer than any refetch still running for the previous session.
-      this.options.scheduler.supersede(record.name);
+      this.refresh.supersede(record.name);
       const tools = this.options.liveTools(record.name);
       if (tools) this.applyLive(record, tools);
     }

@@ -1,92 +1,15 @@
 // Builds a catalog snapshot from per-server tool lists and the settings. Pure and synchronous: the
 // expensive per-list work (copying, schema checks, sorting) happens once per list in
 // prepareToolList(); building only filters, names and counts, so it stays cheap at 10k tools.
-import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/client';
+import { deepFreeze } from '../base/freeze';
 import type { ToolFilterSettings } from '../config/types';
 import type { ServerStateKind } from '../state/serverState';
 import { applyBudget, budgetWarning, type BudgetCandidate } from './budget';
-import {
-  compileGlobalFilters,
-  evaluateDefaultFilters,
-  evaluateFilters,
-  FILTER_STEPS,
-  filterContext,
-  SERVERS_SETTING,
-  unmatchedAllowPatterns,
-  type CompiledGlobalFilters,
-  type FilterStep,
-  type GlobalFilterSettings,
-} from './filters';
-import { deepFreeze } from '../base/freeze';
-import { QUALIFIED_NAME_SEPARATOR, qualifyGroups, sanitizeNamePart, type NameGroup, type QualifiedNames } from './naming';
-import { isReadOnlyTool, normalizeTool, type NormalizeOptions } from './schema';
+import { compileGlobalFilters, FILTER_STEPS, type CompiledGlobalFilters, type FilterStep, type GlobalFilterSettings } from './filters';
+import type { PreparedToolList } from './preparedList';
+import { filterServer, type Row, type ServerRows } from './serverFiltering';
+import { qualifiedNamesFor, type NameLookup } from './snapshotNames';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule } from './types';
-
-export interface PreparedTool {
-  readonly name: string;
-  /** The normalized copy, or the raw definition when `problem` is set. Frozen either way. */
-  readonly tool: Tool;
-  /** Why the schemas are unusable; the tool is then never exposed. */
-  readonly problem?: string;
-  readonly readOnly: boolean;
-}
-
-export interface PreparedToolList {
-  /** Sorted by name (code-unit order), names unique. */
-  readonly tools: readonly PreparedTool[];
-  /** Names the server reported more than once; the first definition is kept. */
-  readonly duplicates: readonly string[];
-  /** Entries that could not be used at all (not an object, no name). */
-  readonly unnamed: number;
-  /** Identifies the content: equal lists have equal fingerprints. */
-  readonly fingerprint: string;
-}
-
-export function fingerprintTools(tools: readonly unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(tools)).digest('hex').slice(0, 16);
-}
-
-/**
- * Normalizes a raw tools/list result once, so every snapshot built from it shares the work. With
- * `shareFrozen`, tools that are deeply frozen already are used as they are instead of copied (see
- * normalizeTool).
- */
-export function prepareToolList(raw: readonly unknown[], fingerprint = fingerprintTools(raw), options: NormalizeOptions = {}): PreparedToolList {
-  const byName = new Map<string, PreparedTool>();
-  const duplicates: string[] = [];
-  let unnamed = 0;
-  for (const item of raw) {
-    const name = typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
-    if (typeof name !== 'string') {
-      unnamed += 1;
-      continue;
-    }
-    if (byName.has(name)) {
-      duplicates.push(name);
-      continue;
-    }
-    const normalized = normalizeTool(item, options);
-    const readOnly = isReadOnlyTool(item);
-    byName.set(
-      name,
-      normalized.ok
-        ? { name, tool: normalized.tool, readOnly }
-        : // The raw definition is shown (not offered) so the UI can explain what is wrong with it.
-          { name, tool: deepFreeze(structuredCloneOr(item)) as Tool, problem: normalized.problem, readOnly },
-    );
-  }
-  const tools = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { tools, duplicates: [...new Set(duplicates)], unnamed, fingerprint };
-}
-
-function structuredCloneOr(value: unknown): unknown {
-  try {
-    return structuredClone(value);
-  } catch {
-    return { name: (value as { name?: unknown }).name };
-  }
-}
 
 export interface SnapshotServerInput {
   readonly name: string;
@@ -112,18 +35,6 @@ export interface BuiltSnapshot {
   readonly byQualifiedName: ReadonlyMap<string, CatalogTool>;
 }
 
-interface Row {
-  readonly prepared: PreparedTool;
-  readonly rule: FilterRule | undefined;
-}
-
-/** The filter outcome of one server's list under one set of filters. */
-interface ServerRows {
-  readonly key: string;
-  readonly rows: readonly Row[];
-  readonly warnings: readonly CatalogWarning[];
-}
-
 /**
  * Results carried from one build to the next. Most rebuilds follow a state change with the same
  * lists and filters; those reuse every server's filter outcome and all qualified names.
@@ -135,90 +46,15 @@ export class SnapshotMemo {
   global: { readonly key: string; readonly compiled: CompiledGlobalFilters } | undefined;
 }
 
-interface ListNames {
-  readonly tools: readonly string[];
-  readonly safeTools: readonly string[];
-  /** Per server the list belongs to (normally one). */
-  readonly byServer: Map<string, ServerListNames>;
-}
-
-interface ServerListNames {
-  /** `server/tool`, as the global filters see it. */
-  readonly qualified: readonly string[];
-  /** `sanitize(server)__sanitize(tool)`, the names naming starts from. */
-  readonly plains: readonly string[];
-}
-
-/**
- * Strings derived from a prepared list's names, computed on its first build and kept with it (lists
- * are immutable, and a new list is a new object), so later builds neither sanitize nor concatenate.
- */
-const listNames = new WeakMap<PreparedToolList, ListNames>();
-
-function namesOf(list: PreparedToolList): ListNames {
-  let names = listNames.get(list);
-  if (!names) {
-    const tools = list.tools.map((tool) => tool.name);
-    names = { tools, safeTools: tools.map(sanitizeNamePart), byServer: new Map() };
-    listNames.set(list, names);
-  }
-  return names;
-}
-
-function serverNamesOf(list: PreparedToolList, server: string): ServerListNames {
-  const names = namesOf(list);
-  let forServer = names.byServer.get(server);
-  if (!forServer) {
-    const safeServer = sanitizeNamePart(server);
-    forServer = {
-      qualified: names.tools.map((tool) => `${server}/${tool}`),
-      plains: names.safeTools.map((safeTool) => `${safeServer}${QUALIFIED_NAME_SEPARATOR}${safeTool}`),
-    };
-    names.byServer.set(server, forServer);
-  }
-  return forServer;
-}
-
-function filterServer(server: SnapshotServerInput, list: PreparedToolList, global: CompiledGlobalFilters, steps: readonly FilterStep[], key: string): ServerRows {
-  const context = filterContext(server.name, server.filters, global);
-  const warnings: CatalogWarning[] = [];
-  const filterErrors = new Map<string, number>();
-  const qualified = steps === FILTER_STEPS ? serverNamesOf(list, server.name).qualified : undefined;
-  const rows = list.tools.map((prepared, index): Row => {
-    let rule = qualified
-      ? evaluateDefaultFilters(server.name, prepared.name, prepared.readOnly, context, qualified[index])
-      : evaluateFilters({ server: server.name, name: prepared.name, readOnly: prepared.readOnly }, context, steps);
-    if (!rule && prepared.problem !== undefined) rule = { kind: 'malformedSchema', reason: prepared.problem };
-    if (rule?.kind === 'filterError') filterErrors.set(rule.reason, (filterErrors.get(rule.reason) ?? 0) + 1);
-    else if (rule?.kind === 'malformedSchema') {
-      warnings.push({
-        kind: 'malformedSchema',
-        server: server.name,
-        tool: prepared.name,
-        message: `Tool "${prepared.name}" of server "${server.name}" is hidden: ${rule.reason}.`,
-      });
-    }
-    return { prepared, rule: rule && deepFreeze(rule) };
-  });
-  for (const name of list.duplicates) {
-    warnings.push({ kind: 'duplicateTool', server: server.name, tool: name, message: `Server "${server.name}" lists the tool "${name}" more than once; the first definition is used.` });
-  }
-  if (list.unnamed > 0) {
-    warnings.push({ kind: 'malformedSchema', server: server.name, message: `Server "${server.name}" listed ${list.unnamed} tool(s) without a name; they are ignored.` });
-  }
-  for (const [reason, count] of filterErrors) {
-    const setting = reason.startsWith('mcpSwitchboard.') ? reason.slice(0, reason.indexOf(':')) : SERVERS_SETTING;
-    warnings.push({ kind: 'filterError', server: server.name, setting, message: `${count} tool(s) of server "${server.name}" are hidden because a filter failed: ${reason}` });
-  }
-  for (const pattern of unmatchedAllowPatterns(context, list.tools.map((tool) => tool.name))) {
-    warnings.push({
-      kind: 'allowUnmatched',
-      server: server.name,
-      setting: SERVERS_SETTING,
-      message: `The tools.allow pattern "${pattern}" of server "${server.name}" matches none of its tools.`,
-    });
-  }
-  return { key, rows, warnings: deepFreeze(warnings) };
+/** Every server's filter outcome, with what the budget and the names need of them. */
+interface Filtered {
+  readonly perServer: readonly (ServerRows | undefined)[];
+  readonly warnings: CatalogWarning[];
+  readonly eligible: number;
+  /** Eligible rows come in budget order (configuration, then name): the first maxExposed are exposed. */
+  readonly inOrder: boolean;
+  readonly signature: string[];
+  readonly namesKey: string;
 }
 
 /**
@@ -230,9 +66,19 @@ export function buildSnapshot(
   settings: SnapshotSettings,
   options: { readonly steps?: readonly FilterStep[]; readonly memo?: SnapshotMemo } = {},
 ): BuiltSnapshot {
-  const steps = options.steps ?? FILTER_STEPS;
   // Custom steps are not part of the key, so they get a fresh memo.
   const memo = options.steps === undefined ? (options.memo ?? new SnapshotMemo()) : new SnapshotMemo();
+  const filtered = filterServers(servers, settings, options.steps ?? FILTER_STEPS, memo);
+  const { warnings, eligible } = filtered;
+  const budget = budgetWarning(eligible, settings.maxExposed);
+  if (budget) warnings.push(budget);
+  const names = qualifiedNamesFor(servers, filtered.perServer.map((outcome) => outcome !== undefined), filtered.namesKey, memo);
+  const { catalogServers, byQualifiedName } = catalogServersOf(servers, filtered, names, settings.maxExposed);
+  const snapshot: CatalogSnapshot = deepFreeze({ servers: catalogServers, warnings, eligible, maxExposed: settings.maxExposed });
+  return { snapshot, signature: filtered.signature.join('\n'), byQualifiedName };
+}
+
+function filterServers(servers: readonly SnapshotServerInput[], settings: SnapshotSettings, steps: readonly FilterStep[], memo: SnapshotMemo): Filtered {
   const globalKey = JSON.stringify([settings.globalDeny, settings.disabled]);
   const compiledGlobal = (): CompiledGlobalFilters => {
     if (memo.global?.key !== globalKey) memo.global = { key: globalKey, compiled: compileGlobalFilters(settings) };
@@ -240,24 +86,18 @@ export function buildSnapshot(
   };
   const warnings: CatalogWarning[] = [];
   const perServer: (ServerRows | undefined)[] = [];
-  // Eligible rows come in configuration order, then list order. Lists are sorted by name, so that
-  // is the budget order already and the first maxExposed of them are exposed; `inOrder` checks it
-  // rather than trusting it.
-  let eligible = 0;
-  let inOrder = true;
   const signature: string[] = [`G\u0000${globalKey}\u0000${settings.maxExposed}`];
   const namesKey: string[] = [];
-  const seen = new Set<string>();
-
-  servers.forEach((server) => {
-    seen.add(server.name);
+  let eligible = 0;
+  let inOrder = true;
+  for (const server of servers) {
     const list = server.tools;
+    const key = list ? `${list.fingerprint}\u0000${JSON.stringify(server.filters ?? {})}\u0000${globalKey}` : '-';
+    signature.push(`S\u0000${server.name}\u0000${server.state}\u0000${server.fromCache}\u0000${key}`);
     if (!list) {
       perServer.push(undefined);
-      signature.push(`S\u0000${server.name}\u0000${server.state}\u0000${server.fromCache}\u0000-`);
-      return;
+      continue;
     }
-    const key = `${list.fingerprint}\u0000${JSON.stringify(server.filters ?? {})}\u0000${globalKey}`;
     let outcome = memo.servers.get(server.name);
     if (outcome?.key !== key) {
       outcome = filterServer(server, list, compiledGlobal(), steps, key);
@@ -268,32 +108,29 @@ export function buildSnapshot(
     let previous: string | undefined;
     for (const row of outcome.rows) {
       if (row.rule) continue;
+      // Lists are sorted by name, so rows are in budget order already; this checks rather than trusts it.
       if (previous !== undefined && !(previous < row.prepared.name)) inOrder = false;
       previous = row.prepared.name;
       eligible += 1;
     }
-    signature.push(`S\u0000${server.name}\u0000${server.state}\u0000${server.fromCache}\u0000${key}`);
     namesKey.push(`${server.name}\u0000${list.fingerprint}`);
-  });
+  }
+  const seen = new Set(servers.map((server) => server.name));
   for (const name of [...memo.servers.keys()]) if (!seen.has(name)) memo.servers.delete(name);
+  return { perServer, warnings, eligible, inOrder, signature, namesKey: namesKey.join('\n') };
+}
 
+function catalogServersOf(servers: readonly SnapshotServerInput[], filtered: Filtered, names: NameLookup, maxExposed: number): { catalogServers: CatalogServer[]; byQualifiedName: Map<string, CatalogTool> } {
   // Only the first maxExposed are exposed: remembering those is cheaper than the (many) others,
   // and when everything fits there is nothing to remember.
-  const maxExposed = settings.maxExposed;
-  const withinBudget = eligible <= maxExposed || inOrder ? undefined : exposedRows(perServer, maxExposed);
-  let exposedSoFar = 0;
+  const withinBudget = filtered.eligible <= maxExposed || filtered.inOrder ? undefined : exposedRows(filtered.perServer, maxExposed);
   const budgetRule: FilterRule = deepFreeze({ kind: 'budget', maxExposed });
-  const budget = budgetWarning(eligible, maxExposed);
-  if (budget) warnings.push(budget);
-
-  const names = qualifiedNamesFor(servers, perServer, namesKey.join('\n'), memo);
   const byQualifiedName = new Map<string, CatalogTool>();
-  const catalogServers: CatalogServer[] = servers.map((server, index) => {
-    const rows = perServer[index]?.rows ?? [];
+  let exposedSoFar = 0;
+  const catalogServers = servers.map((server, index) => {
+    const rows = filtered.perServer[index]?.rows ?? [];
     const serverNames = names.forServer(server.name);
-    const tools = new Array<CatalogTool>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as Row;
+    const tools = rows.map((row, i) => {
       let rule = row.rule;
       if (!rule && (withinBudget ? !withinBudget.has(row) : exposedSoFar++ >= maxExposed)) rule = budgetRule;
       const { name, tool: definition, readOnly } = row.prepared;
@@ -306,8 +143,8 @@ export function buildSnapshot(
           : { server: server.name, name, qualifiedName, tool: definition, readOnly, exposed: true },
       );
       byQualifiedName.set(qualifiedName, tool);
-      tools[i] = tool;
-    }
+      return tool;
+    });
     return Object.freeze({
       name: server.name,
       state: server.state,
@@ -316,14 +153,7 @@ export function buildSnapshot(
       tools: Object.freeze(tools),
     });
   });
-
-  const snapshot: CatalogSnapshot = deepFreeze({
-    servers: catalogServers,
-    warnings,
-    eligible,
-    maxExposed: settings.maxExposed,
-  });
-  return { snapshot, signature: signature.join('\n'), byQualifiedName };
+  return { catalogServers, byQualifiedName };
 }
 
 /** The first `maxExposed` eligible rows in budget order, for lists that are not sorted by name. */
@@ -335,40 +165,3 @@ function exposedRows(perServer: readonly (ServerRows | undefined)[], maxExposed:
   return new Set(applyBudget(candidates, maxExposed).exposed.map((candidate) => candidate.row));
 }
 
-function qualifiedNamesFor(servers: readonly SnapshotServerInput[], perServer: readonly (ServerRows | undefined)[], key: string, memo: SnapshotMemo): NameLookup {
-  if (memo.names?.key === key) return memo.names.names;
-  // One group per server with a list; the rows are the list's tools, in its (sorted, unique) order.
-  const groups = new Map<string, NameGroup>();
-  let merged = false;
-  servers.forEach((server, index) => {
-    if (!perServer[index] || !server.tools) return;
-    const { tools, safeTools } = namesOf(server.tools);
-    const known = groups.get(server.name);
-    if (!known) {
-      groups.set(server.name, { server: server.name, tools, safeTools, plains: serverNamesOf(server.tools, server.name).plains });
-      return;
-    }
-    // The same server twice (not something the catalog produces): merge, as pairs would be.
-    merged = true;
-    const union = [...new Set([...known.tools, ...tools])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    groups.set(server.name, { server: server.name, tools: union });
-  });
-  const names = qualifyGroups([...groups.values()]);
-  // With merged groups the rows no longer line up with the names: look them up by name instead.
-  const result = merged ? new ByNameOnly(names) : names;
-  memo.names = { key, names: result };
-  return result;
-}
-
-type NameLookup = Pick<QualifiedNames, 'get' | 'forServer'>;
-
-/** Hides forServer() so every lookup goes by name. */
-class ByNameOnly implements NameLookup {
-  constructor(private readonly inner: QualifiedNames) {}
-  get(server: string, tool: string): string | undefined {
-    return this.inner.get(server, tool);
-  }
-  forServer(): undefined {
-    return undefined;
-  }
-}

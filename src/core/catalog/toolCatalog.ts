@@ -2,49 +2,27 @@
 // (live, or from the cache while it is still connecting), applies the filters and the budget, and
 // answers the gateway with one snapshot of what chat may call. It is the one gate for calls: a
 // call is checked here against that snapshot, and waits (serverWaits.ts) for a server still starting.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
-import { isServed, startsOnDemand, type ServerStateChangeEvent } from '../state/serverState';
+import { containFailure } from '../base/contain';
 import type { Disposable, Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
-import { containFailure } from '../base/contain';
+import type { CallerOptions } from '../connection/connectionOptions';
 import type { ToolsChangeEvent } from '../connection/offerKeeper';
-import type { ServerView } from '../manager/serverManager';
+import { startsOnDemand, type ServerStateChangeEvent } from '../state/serverState';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
+import { ToolCallGate } from './callGate';
+import type { CatalogManager } from './catalogManager';
 import { CatalogError } from './errors';
-import { describeFilterRule } from './filters';
-import { DEFAULT_REFRESH_DEBOUNCE_MS, RefreshScheduler, type RefreshCounters } from './refreshScheduler';
+import { fingerprintTools } from './preparedList';
+import { DEFAULT_REFRESH_DEBOUNCE_MS, type RefreshCounters } from './refreshScheduler';
 import { ServerRecords, type ServerRecord } from './serverRecords';
 import { ServerWaits } from './serverWaits';
 import { DEFAULT_CATALOG_SETTINGS, normalizeSettings, type CatalogSettings } from './settings';
-import { fingerprintTools, type BuiltSnapshot } from './snapshot';
+import type { BuiltSnapshot } from './snapshot';
 import { SnapshotPublisher } from './snapshotPublisher';
 import { ToolCache } from './toolCache';
-import type { CallerOptions } from '../connection/connectionOptions';
-import type { CatalogServer, CatalogSnapshot, CatalogTool, ToolSource } from './types';
-import { errorMessage } from '../base/errorMessage';
-
-/** What the catalog needs of a connection; ServerConnection provides it. */
-export interface CatalogConnection {
-  readonly tools: readonly Tool[];
-  listTools(): Promise<Tool[]>;
-}
-
-type ServerInfo = Pick<ServerView, 'name' | 'state' | 'definition'>;
-
-/** What the catalog needs of the manager; ServerManager provides it. */
-export interface CatalogManager {
-  readonly onDidChangeState: Event<ServerStateChangeEvent>;
-  readonly onDidChangeTools: Event<ToolsChangeEvent>;
-  servers(): readonly ServerInfo[];
-  server(name: string): ServerInfo | undefined;
-  connection(name: string): CatalogConnection | undefined;
-  forwardToolCall(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions): Promise<CallToolResult>;
-  /** Starts an idle server: a call needs it. */
-  wake(server: string): void;
-  /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */
-  learn(server: string): void;
-}
+import type { CatalogSnapshot, CatalogTool, ToolSource } from './types';
 
 export interface ToolCatalogOptions {
   readonly manager: CatalogManager;
@@ -76,9 +54,9 @@ export class ToolCatalog implements ToolSource, Disposable {
   private readonly manager: CatalogManager;
   private readonly logger: Logger;
   private readonly cache: ToolCache;
-  private readonly scheduler: RefreshScheduler<Tool[]>;
   private readonly records: ServerRecords;
   private readonly waits: ServerWaits;
+  private readonly calls: ToolCallGate;
   private readonly subscriptions: Disposable[] = [];
   private readonly publisher: SnapshotPublisher;
   private settings: CatalogSettings;
@@ -88,38 +66,29 @@ export class ToolCatalog implements ToolSource, Disposable {
   private loaded = false;
 
   constructor(options: ToolCatalogOptions) {
-    this.manager = options.manager;
+    // Each part is built from the parts before it: nothing here refers to a field assigned later.
+    const manager = options.manager;
+    this.manager = manager;
     this.logger = options.logger ?? nullLogger;
     const clock = options.clock ?? systemClock;
     this.clock = clock;
     this.settings = normalizeSettings({ ...DEFAULT_CATALOG_SETTINGS, ...options.settings });
     this.cache = new ToolCache({ storage: options.storage, ttlMs: this.settings.cacheTtlMs, clock, logger: this.logger });
-    this.scheduler = new RefreshScheduler<Tool[]>({
-      delayMs: options.debounceMs ?? DEFAULT_REFRESH_DEBOUNCE_MS,
-      clock,
-      fetch: (name) => this.fetchTools(name),
-      apply: (name, tools) => {
-        const record = this.records.record(name);
-        if (record) this.records.applyLive(record, tools);
-      },
-      fingerprint: fingerprintTools,
-      onError: (name, error) => this.logger.warn(`${name}: refreshing the tool list failed: ${errorMessage(error)}`),
-    });
-    this.publisher = new SnapshotPublisher({
-      inputs: () => this.records.snapshotInputs(),
-      settings: () => this.settings,
-      logger: this.logger,
-    });
-    this.onDidChange = this.publisher.onDidChange;
-    this.records = new ServerRecords({
+    const records = new ServerRecords({
       cache: this.cache,
-      scheduler: this.scheduler,
       clock,
       logger: this.logger,
-      liveTools: (name) => this.manager.connection(name)?.tools,
-      onChange: () => this.publisher.markDirty(),
+      debounceMs: options.debounceMs ?? DEFAULT_REFRESH_DEBOUNCE_MS,
+      liveTools: (name) => manager.connection(name)?.tools,
+      listTools: async (name) => manager.connection(name)?.listTools(),
     });
-    this.waits = new ServerWaits(this.records, clock);
+    this.records = records;
+    const publisher = new SnapshotPublisher({ inputs: () => records.snapshotInputs(), settings: () => this.settings, logger: this.logger });
+    this.publisher = publisher;
+    this.onDidChange = publisher.onDidChange;
+    this.waits = new ServerWaits(records, clock);
+    this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager });
+    this.subscriptions.push(records.onDidChangeInputs(() => publisher.markDirty()));
     this.subscriptions.push(
       this.manager.onDidChangeState((event) => containFailure(this.logger, 'tool catalog: handling a state change', () => this.onState(event))),
       this.manager.onDidChangeTools((event) => containFailure(this.logger, 'tool catalog: handling a tool list change', () => this.onTools(event))),
@@ -143,24 +112,19 @@ export class ToolCatalog implements ToolSource, Disposable {
   }
 
   /**
-   * The one gate for a call: the tool must be in the snapshot and exposed; a server that is still
-   * starting is waited for (within its requestMs), then checked again, since the live list
-   * replaced the cached one and the tool may be gone or filtered now.
+   * The one gate for a call (callGate.ts): the tool must be in the snapshot and exposed; a server
+   * that is still starting is waited for (within its requestMs), then checked again.
    */
-  async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions = {}): Promise<CallToolResult> {
-    let target: CatalogServer;
-    try {
-      // Synchronous when it can be: a waiting call is registered before this returns.
-      target = this.resolveCall(server, tool);
-    } catch (error) {
-      target = await this.resolveWhenListed(server, tool, error, options.signal);
-    }
-    if (target.state !== 'running') {
-      if (startsOnDemand(target.state)) this.manager.wake(server);
-      await this.waits.whenRunning(server, options.signal);
-      this.resolveCall(server, tool);
-    }
-    return this.manager.forwardToolCall(server, tool, args, options);
+  callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions = {}): Promise<CallToolResult> {
+    return this.calls.call(server, tool, args, options);
+  }
+
+  /**
+   * Throws the reason a tool may not be called now, as the gate would: for callers that ask before
+   * they call (a confirmation dialog should not be shown for a tool that will be refused).
+   */
+  assertCallable(server: string, tool: string): void {
+    this.calls.resolve(server, tool);
   }
 
   /**
@@ -206,7 +170,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   }
 
   diagnostics(): CatalogDiagnostics {
-    return { refresh: { ...this.scheduler.counters }, cacheEntries: this.cache.size, waitingCalls: this.waits.size, builds: this.publisher.builds };
+    return { refresh: { ...this.records.refresh.counters }, cacheEntries: this.cache.size, waitingCalls: this.waits.size, builds: this.publisher.builds };
   }
 
   // ── Control ──
@@ -241,9 +205,9 @@ export class ToolCatalog implements ToolSource, Disposable {
     else this.cache.drop(server);
     const refetches: Promise<void>[] = [];
     for (const record of targets) {
-      this.scheduler.cancel(record.name);
+      this.records.refresh.cancel(record.name);
       record.cached = undefined;
-      if (record.state === 'running') refetches.push(this.scheduler.refreshNow(record.name));
+      if (record.state === 'running') refetches.push(this.records.refresh.refreshNow(record.name));
       else record.live = undefined;
       this.learnIfUnknown(record);
     }
@@ -256,7 +220,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   /** Resolves when no refresh is pending or running and every cache write has landed. */
   async settled(): Promise<void> {
     await this.ready;
-    await this.scheduler.idle();
+    await this.records.refresh.idle();
     await this.cache.idle();
   }
 
@@ -264,7 +228,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     if (this.disposed) return;
     this.disposed = true;
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
-    this.scheduler.dispose();
+    this.records.refresh.dispose();
     this.waits.failAll(new CatalogError('SERVER_UNAVAILABLE', 'the tool catalog was disposed'));
     this.publisher.dispose();
     this.records.dispose();
@@ -303,56 +267,12 @@ export class ToolCatalog implements ToolSource, Disposable {
     if (fingerprint === record.live.prepared.fingerprint) return;
     // The connection refetches on every list_changed without ordering its answers; one debounced
     // refetch after the burst gives the final list, and recomputes the catalog once.
-    this.scheduler.signal(record.name, fingerprint);
-  }
-
-  private async fetchTools(name: string): Promise<Tool[] | undefined> {
-    const record = this.records.record(name);
-    if (!record || record.state !== 'running') return undefined;
-    return this.manager.connection(name)?.listTools();
+    this.records.refresh.signal(record.name, fingerprint);
   }
 
   private current(): BuiltSnapshot {
     return this.publisher.current();
   }
 
-  /**
-   * A tool of a server that is starting with nothing known of its tools is unknown only for now:
-   * its list is waited for (within the connect timeout), once.
-   */
-  private async resolveWhenListed(server: string, tool: string, refusal: unknown, signal: AbortSignal | undefined): Promise<CatalogServer> {
-    if (!this.waits.isStartingWithoutTools(server)) throw refusal;
-    await this.waits.whenListed(server, signal);
-    if (this.waits.isStartingWithoutTools(server)) throw new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is still starting; try again shortly`);
-    return this.resolveCall(server, tool);
-  }
-
-  /**
-   * Throws the reason a tool may not be called now, as the gate would: for callers that ask before
-   * they call (a confirmation dialog should not be shown for a tool that will be refused).
-   */
-  assertCallable(server: string, tool: string): void {
-    this.resolveCall(server, tool);
-  }
-
-  /** The server entry for a callable tool, or the reason it cannot be called. */
-  private resolveCall(server: string, tool: string): CatalogServer {
-    const entry = this.snapshot().servers.find((candidate) => candidate.name === server);
-    if (!entry) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
-    if (!isServed(entry.state)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);
-    const found = entry.tools.find((candidate) => candidate.name === tool);
-    if (!found) {
-      if (entry.state !== 'running' && entry.tools.length === 0) {
-        throw new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${entry.state}, so its tool "${tool}" cannot be called`);
-      }
-      throw new CatalogError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`);
-    }
-    const rule = found.filteredBy;
-    if (!found.exposed && rule) {
-      const code = rule.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED';
-      throw new CatalogError(code, `tool "${tool}" of server "${server}" is ${describeFilterRule(rule, server)}`, rule);
-    }
-    return entry;
-  }
 
 }

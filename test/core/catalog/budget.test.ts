@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { applyBudget, budgetWarning, DEFAULT_MAX_EXPOSED, normalizeMaxExposed } from '../../../src/core/catalog/budget';
-import { buildSnapshot, prepareToolList } from '../../../src/core/catalog/snapshot';
+import { buildSnapshot } from '../../../src/core/catalog/snapshot';
+import { prepareToolList } from '../../../src/core/catalog/preparedList';
 import { tools } from './helpers';
 
 describe('catalog budget', () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolFilterSettings } from '../../../src/core/config/types';
 import { compileGlob, compileGlobalFilters, describeFilterRule, evaluateDefaultFilters, evaluateFilters, FILTER_STEPS, filterContext, type FilterStep } from '../../../src/core/catalog/filters';
-import { buildSnapshot, prepareToolList, type SnapshotSettings } from '../../../src/core/catalog/snapshot';
+import { buildSnapshot, type SnapshotSettings } from '../../../src/core/catalog/snapshot';
+import { prepareToolList } from '../../../src/core/catalog/preparedList';
 import type { CatalogSnapshot, FilterRule } from '../../../src/core/catalog/types';
 import { tool } from './helpers';
 

@@ -2,7 +2,7 @@
 // servers, states and tool lists the test sets directly, and tool definitions.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { CallerOptions, ToolsChangeEvent } from '../../../src/core/connection';
-import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/toolCatalog';
+import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/catalogManager';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
 import type { ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/state/serverState';
 import { Emitter } from '../../../src/core/base/events';

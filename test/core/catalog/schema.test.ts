@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { normalizeTool } from '../../../src/core/catalog/schema';
-import { buildSnapshot, prepareToolList } from '../../../src/core/catalog/snapshot';
+import { buildSnapshot } from '../../../src/core/catalog/snapshot';
+import { prepareToolList } from '../../../src/core/catalog/preparedList';
 import { deepFreeze } from './helpers';
 
 const settings = { globalDeny: [], disabled: [], maxExposed: 128 };

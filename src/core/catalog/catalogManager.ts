@@ -1,0 +1,35 @@
+// What the catalogs need of the manager and its connections, as interfaces of their own: the
+// catalog sits above connections, not above the manager, and tests hand in fakes.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { Event } from '../base/events';
+import type { ServerDefinition } from '../config/types';
+import type { CallerOptions } from '../connection/connectionOptions';
+import type { ToolsChangeEvent } from '../connection/offerKeeper';
+import type { ServerState, ServerStateChangeEvent } from '../state/serverState';
+
+/** What the catalog needs of a connection; ServerConnection provides it. */
+export interface CatalogConnection {
+  readonly tools: readonly Tool[];
+  listTools(): Promise<Tool[]>;
+}
+
+/** What the catalog reads of a configured server; the manager's ServerView provides it. */
+export interface CatalogServerInfo {
+  readonly name: string;
+  readonly state: ServerState;
+  readonly definition?: ServerDefinition;
+}
+
+/** What the catalog needs of the manager; ServerManager provides it. */
+export interface CatalogManager {
+  readonly onDidChangeState: Event<ServerStateChangeEvent>;
+  readonly onDidChangeTools: Event<ToolsChangeEvent>;
+  servers(): readonly CatalogServerInfo[];
+  server(name: string): CatalogServerInfo | undefined;
+  connection(name: string): CatalogConnection | undefined;
+  forwardToolCall(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions): Promise<CallToolResult>;
+  /** Starts an idle server: a call needs it. */
+  wake(server: string): void;
+  /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */
+  learn(server: string): void;
+}
