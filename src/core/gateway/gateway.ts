@@ -2,25 +2,20 @@
 // endpoint per server plus an aggregated one, in both protocol eras. Every request passes the
 // request guard first. The SDK then owns the protocol: for 2025-era clients (the editor) one
 // transport and one Server per client session; for 2026-07-28 clients, see modernEndpoints.ts.
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { Server } from '@modelcontextprotocol/server';
 import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog/types';
 import { systemClock, type Clock } from '../base/clock';
 import type { Disposable } from '../base/events';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
-import { AGGREGATED, describeEndpoint, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
+import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import type { RelayHost } from './clientRelay';
-import { OfferRelay, SessionLedger, type RelaySession } from './offerRelay';
-import type { OfferFingerprint } from './offerIndex';
+import { LegacySessions } from './legacySessions';
+import { OfferRelay } from './offerRelay';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { checkRequest, createToken } from './requestGuard';
-import { createSessionServer } from './sessionServer';
-import { SessionTable, type TableSession } from './sessionTable';
 import { errorMessage } from '../base/errorMessage';
 
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -54,19 +49,6 @@ export interface GatewayAddress {
   readonly token: string;
 }
 
-interface Session extends TableSession, RelaySession {
-  readonly endpoint: EndpointId;
-  readonly key: string;
-  readonly transport: NodeStreamableHTTPServerTransport;
-  readonly server: Server;
-  /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
-  fingerprint: string;
-  readonly ledger: SessionLedger;
-  offerPrint: OfferFingerprint;
-}
-
-const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
-
 export class McpGateway {
   /** 256 random bits, new for every gateway instance. Clients send it as `Authorization: Bearer`. */
   readonly token: string = createToken();
@@ -77,9 +59,7 @@ export class McpGateway {
   private readonly logger: Logger;
   private readonly requestedPort: number;
   private readonly httpServer: http.Server;
-  private readonly sessions: SessionTable<Session>;
-  /** Transports whose initialize request is still being answered; they have no session id yet. */
-  private readonly opening = new Set<NodeStreamableHTTPServerTransport>();
+  private readonly legacy: LegacySessions;
   private readonly modern: ModernEndpoints;
   private boundPort: number | undefined;
   private starting: Promise<GatewayAddress> | undefined;
@@ -100,7 +80,16 @@ export class McpGateway {
     this.relays = options.relays;
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
     const limits = { idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), maxSessions: Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS) };
-    this.sessions = new SessionTable<Session>(limits, options.clock ?? systemClock, this.logger);
+    this.legacy = new LegacySessions({
+      source: this.source,
+      offers: this.offers,
+      relays: this.relays,
+      relay: () => this.relay,
+      logger: this.logger,
+      limits,
+      clock: options.clock ?? systemClock,
+      closing: () => this.disposing !== undefined,
+    });
     this.modern = new ModernEndpoints(this.source, this.logger, this.offers);
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
@@ -144,7 +133,7 @@ export class McpGateway {
 
   /** Open client sessions over all endpoints. */
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.legacy.table.size;
   }
 
   /** Closes every session and the port. Idempotent. */
@@ -170,13 +159,13 @@ export class McpGateway {
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.offers) {
-      this.relay = new OfferRelay(this.offers, { sessions: () => this.sessions.entries(), notifyModern: (affects, what, printOf) => this.modern.notifyOffer(affects, what, printOf) }, this.logger);
+      this.relay = new OfferRelay(this.offers, { sessions: () => this.legacy.table.entries(), notifyModern: (affects, what, printOf) => this.modern.notifyOffer(affects, what, printOf) }, this.logger);
     }
     if (this.disposing) {
       // dispose() ran while listen() was pending.
       this.subscription.dispose();
       this.relay?.dispose();
-    } else this.sessions.startSweeping();
+    } else this.legacy.table.startSweeping();
     this.logger.info(`listening on ${this.url} (loopback only, token required)`);
     return { url: this.url, port: address.port, token: this.token };
   }
@@ -206,10 +195,8 @@ export class McpGateway {
 
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.sessions.get(sessionId);
-      // A session answers only at the endpoint it was opened on.
-      if (!session || session.key !== endpointKey(endpoint)) return reply(res, 404, 'Session not found', {}, -32001);
-      this.sessions.touch(sessionId, session);
+      const session = this.legacy.find(sessionId, endpoint);
+      if (!session) return reply(res, 404, 'Session not found', {}, -32001);
       if (req.method !== 'POST') return session.transport.handleRequest(req, res);
       const body = await this.readBody(req, res);
       return body.read ? session.transport.handleRequest(req, res, body.value) : undefined;
@@ -221,7 +208,7 @@ export class McpGateway {
     if (!body.read) return;
     // Without a session id: a 2025-era initialize (or a stray request the SDK refuses), or any
     // 2026-07-28 request, which never has a session.
-    if (await isLegacyPost(req, body.value)) return this.openSession(endpoint, req, res, body.value);
+    if (await isLegacyPost(req, body.value)) return this.legacy.open(endpoint, req, res, body.value);
     return this.modern.serve(endpoint, req, res, body.value);
   }
 
@@ -245,49 +232,6 @@ export class McpGateway {
     return { read: true, value: body.body };
   }
 
-  /**
-   * A POST without a session id: the SDK answers it, creating a session if it is an initialize
-   * request and rejecting it otherwise; a transport that did not become a session is closed.
-   */
-  private async openSession(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    const key = endpointKey(endpoint);
-    const ledger = new SessionLedger();
-    const server = createSessionServer(endpoint, this.source, this.logger, {
-      ...(this.offers ? { offers: this.offers, ledger } : {}),
-      ...(this.relays ? { relays: this.relays } : {}),
-    });
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        const fingerprint = listFingerprint(listedTools(this.source.snapshot(), endpoint));
-        const offerPrint = this.relay?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
-        const where = describeEndpoint(endpoint);
-        this.sessions.add(id, { endpoint, key, transport, server, fingerprint, ledger, offerPrint, lastUsed: 0, where, close: () => server.close() });
-        this.logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
-      },
-    });
-    server.onclose = () => {
-      // Whatever the session subscribed to upstream ends with it.
-      for (const { server: name, uri } of ledger.drain()) {
-        this.offers?.unsubscribeResource(name, uri).catch((error: unknown) => this.logger.debug(`unsubscribing ${uri.slice(0, 200)}: ${errorMessage(error)}`));
-      }
-      const id = transport.sessionId;
-      const session = id === undefined ? undefined : this.sessions.get(id);
-      if (id === undefined || session?.transport !== transport) return;
-      this.sessions.forget(id, session);
-      this.logger.debug(`session ${id} closed`);
-    };
-    this.opening.add(transport);
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    } finally {
-      this.opening.delete(transport);
-    }
-    if (transport.sessionId === undefined) await server.close();
-    else if (this.disposing) await server.close(); // The session was created while shutting down.
-  }
-
   /** Sends tools/list_changed to every session and listener whose endpoint now lists something else. */
   private noticeChanges(snapshot: CatalogSnapshot): void {
     try {
@@ -303,14 +247,7 @@ export class McpGateway {
         return fingerprint;
       };
       this.modern.noticeChanges(fingerprintOf);
-      for (const [id, session] of this.sessions.entries()) {
-        const fingerprint = fingerprintOf(session.endpoint);
-        if (fingerprint === session.fingerprint) continue;
-        session.fingerprint = fingerprint;
-        session.server
-          .sendToolListChanged()
-          .catch((error: unknown) => this.logger.debug(`tools/list_changed not delivered to session ${id}: ${errorMessage(error)}`));
-      }
+      this.legacy.noticeChanges(fingerprintOf);
     } catch (error) {
       // Runs inside the catalog's event; a failure here must not reach the catalog.
       this.logger.error(`sending tools/list_changed failed: ${errorMessage(error)}`);
@@ -322,8 +259,7 @@ export class McpGateway {
     this.relay?.dispose();
     const listening = this.httpServer.listening;
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
-    const sessions = this.sessions.drain();
-    const closing = [...sessions.map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close()), this.modern.close()];
+    const closing = [...this.legacy.closeAll(), this.modern.close()];
     for (const result of await Promise.allSettled(closing)) {
       if (result.status === 'rejected') this.logger.warn(`closing a session failed: ${errorMessage(result.reason)}`);
     }
@@ -331,15 +267,6 @@ export class McpGateway {
     await closed;
     if (listening) this.logger.info('stopped');
   }
-}
-
-/** Who opened a 2025-era session, from its initialize request: for the log. */
-function describeClient(body: unknown): string {
-  const params = (body as { params?: { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } } } | undefined)?.params;
-  const info = params?.clientInfo;
-  const name = typeof info?.name === 'string' ? info.name.slice(0, 80) : '?';
-  const version = typeof info?.version === 'string' ? info.version.slice(0, 40) : '?';
-  return `${name} ${version}, protocol ${typeof params?.protocolVersion === 'string' ? params.protocolVersion.slice(0, 20) : '?'}`;
 }
 
 /** A JSON-RPC error body, which SDK clients surface as the error message. */

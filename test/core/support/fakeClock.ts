@@ -1,5 +1,8 @@
 // The one fake clock of the test suite: time moves only when a test says so, and every timer that
-// falls due runs in order. Everything time-dependent in src/core takes a Clock.
+// falls due runs in order. Every decision by time in src/core (backoff, retries, idle stops, ttl
+// refreshes, caches, deadlines, waits for a server) takes a Clock; only the waits that bound real
+// I/O while something closes (a process draining, a session's DELETE, a lost session's requests
+// settling) run in real time, since no test can advance a real process.
 import type { Clock } from '../../../src/core/base/clock';
 
 export class FakeClock implements Clock {

@@ -1,0 +1,129 @@
+// The gateway's 2025-era side: one SDK transport and one Server per client session, opened by an
+// initialize request, found again by its `Mcp-Session-Id`, bounded in number and idle time
+// (sessionTable.ts), told when its endpoint's tool list changed, and closed with the gateway.
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { Server } from '@modelcontextprotocol/server';
+import type { Clock } from '../base/clock';
+import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../base/logging';
+import type { OfferSource, ToolSource } from '../catalog/types';
+import type { RelayHost } from './clientRelay';
+import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
+import { listedTools, listFingerprint } from './exposure';
+import { SessionLedger, type OfferRelay, type RelaySession } from './offerRelay';
+import type { OfferFingerprint } from './offerIndex';
+import { createSessionServer } from './sessionServer';
+import { SessionTable, type TableSession } from './sessionTable';
+
+export interface LegacySession extends TableSession, RelaySession {
+  readonly endpoint: EndpointId;
+  readonly key: string;
+  readonly transport: NodeStreamableHTTPServerTransport;
+  readonly server: Server;
+  /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
+  fingerprint: string;
+  readonly ledger: SessionLedger;
+  offerPrint: OfferFingerprint;
+}
+
+export interface LegacySessionsOptions {
+  readonly source: ToolSource;
+  readonly offers: OfferSource | undefined;
+  readonly relays: RelayHost | undefined;
+  /** The gateway's relay of offer changes, once it listens. */
+  readonly relay: () => OfferRelay | undefined;
+  readonly logger: Logger;
+  readonly limits: { readonly idleMs: number; readonly maxSessions: number };
+  readonly clock: Clock;
+  /** The gateway is shutting down: a session created now is closed at once. */
+  readonly closing: () => boolean;
+}
+
+const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
+
+export class LegacySessions {
+  readonly table: SessionTable<LegacySession>;
+  /** Transports whose initialize request is still being answered; they have no session id yet. */
+  private readonly opening = new Set<NodeStreamableHTTPServerTransport>();
+
+  constructor(private readonly options: LegacySessionsOptions) {
+    this.table = new SessionTable<LegacySession>(options.limits, options.clock, options.logger);
+  }
+
+  /** The session with this id, if it is open at `endpoint` (a session answers only where it was opened). */
+  find(id: string, endpoint: EndpointId): LegacySession | undefined {
+    const session = this.table.get(id);
+    if (!session || session.key !== endpointKey(endpoint)) return undefined;
+    this.table.touch(id, session);
+    return session;
+  }
+
+  /**
+   * A POST without a session id: the SDK answers it, creating a session if it is an initialize
+   * request and rejecting it otherwise; a transport that did not become a session is closed.
+   */
+  async open(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+    const { source, offers, relays, logger } = this.options;
+    const ledger = new SessionLedger();
+    const server = createSessionServer(endpoint, source, logger, { ...(offers ? { offers, ledger } : {}), ...(relays ? { relays } : {}) });
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
+        const offerPrint = this.options.relay()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
+        const where = describeEndpoint(endpoint);
+        this.table.add(id, { endpoint, key: endpointKey(endpoint), transport, server, fingerprint, ledger, offerPrint, lastUsed: 0, where, close: () => server.close() });
+        logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
+      },
+    });
+    server.onclose = () => this.closed(transport, ledger);
+    this.opening.add(transport);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      this.opening.delete(transport);
+    }
+    // Not a session, or one created while shutting down.
+    if (transport.sessionId === undefined || this.options.closing()) await server.close();
+  }
+
+  /** Sends tools/list_changed to every session whose endpoint now lists something else. */
+  noticeChanges(fingerprintOf: (endpoint: EndpointId) => string): void {
+    for (const [id, session] of this.table.entries()) {
+      const fingerprint = fingerprintOf(session.endpoint);
+      if (fingerprint === session.fingerprint) continue;
+      session.fingerprint = fingerprint;
+      session.server.sendToolListChanged().catch((error: unknown) => this.options.logger.debug(`tools/list_changed not delivered to session ${id}: ${errorMessage(error)}`));
+    }
+  }
+
+  /** Every session and every transport still opening, closed. */
+  closeAll(): Promise<void>[] {
+    return [...this.table.drain().map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
+  }
+
+  private closed(transport: NodeStreamableHTTPServerTransport, ledger: SessionLedger): void {
+    const { offers, logger } = this.options;
+    // Whatever the session subscribed to upstream ends with it.
+    for (const { server: name, uri } of ledger.drain()) {
+      offers?.unsubscribeResource(name, uri).catch((error: unknown) => logger.debug(`unsubscribing ${uri.slice(0, 200)}: ${errorMessage(error)}`));
+    }
+    const id = transport.sessionId;
+    const session = id === undefined ? undefined : this.table.get(id);
+    if (id === undefined || session?.transport !== transport) return;
+    this.table.forget(id, session);
+    logger.debug(`session ${id} closed`);
+  }
+}
+
+/** Who opened a 2025-era session, from its initialize request: for the log. */
+function describeClient(body: unknown): string {
+  const params = (body as { params?: { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } } } | undefined)?.params;
+  const info = params?.clientInfo;
+  const name = typeof info?.name === 'string' ? info.name.slice(0, 80) : '?';
+  const version = typeof info?.version === 'string' ? info.version.slice(0, 40) : '?';
+  return `${name} ${version}, protocol ${typeof params?.protocolVersion === 'string' ? params.protocolVersion.slice(0, 20) : '?'}`;
+}
