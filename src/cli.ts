@@ -40,27 +40,29 @@ Doctor exit codes: 0 every enabled server is running (or the --call succeeded)
 
 const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/** The commands, each with its own flags and signal handling: doctor's parser must not see serve's. */
 async function main(argv: readonly string[]): Promise<ExitCode> {
-  // serve has its own flags and signal handling; doctor's parser must not see them.
-  if (argv[0] === 'login' || argv[0] === 'logout') {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      process.stdout.write(LOGIN_USAGE);
-      return 0;
-    }
-    const abort = new AbortController();
-    const onSignal = () => abort.abort();
-    for (const signal of HANDLED_SIGNALS) process.once(signal, onSignal);
-    const io = { out: (text: string) => void process.stdout.write(text), err: (text: string) => void process.stderr.write(text) };
-    const code = await runLogin(argv[0] === 'logout' ? [...argv.slice(1), '--logout'] : argv.slice(1), io, { signal: abort.signal });
-    return code as ExitCode;
-  }
-  if (argv[0] === 'serve') {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
-    return serveCommand(argv.slice(1));
-  }
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (argv[0] === 'login' || argv[0] === 'logout') return wantsHelp ? printed(LOGIN_USAGE) : loginCommand(argv);
+  if (argv[0] === 'serve') return wantsHelp ? printed(USAGE) : serveCommand(argv.slice(1));
+  return doctorCommand(argv);
+}
+
+function printed(text: string): ExitCode {
+  process.stdout.write(text);
+  return 0;
+}
+
+async function loginCommand(argv: readonly string[]): Promise<ExitCode> {
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  for (const signal of HANDLED_SIGNALS) process.once(signal, onSignal);
+  const io = { out: (text: string) => void process.stdout.write(text), err: (text: string) => void process.stderr.write(text) };
+  const code = await runLogin(argv[0] === 'logout' ? [...argv.slice(1), '--logout'] : argv.slice(1), io, { signal: abort.signal });
+  return code as ExitCode;
+}
+
+async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -80,18 +82,18 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
     return usageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  if (values.help) return printed(USAGE);
   const [command, ...extra] = positionals;
   if (command === undefined) return usageError('no command given');
   if (command !== 'doctor') return usageError(`unknown command "${command}"`);
   if (extra.length > 0) return usageError(`unexpected argument "${extra[0]}"`);
-
   const options = parseDoctorOptions(values);
   if (!options.ok) return usageError(options.message, false);
+  return runUntilSignal((signal) => runDoctor(options.value, { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) }, { signal }));
+}
 
+/** Runs `work` with a signal that SIGINT/SIGTERM/SIGHUP abort; a second signal only says it is still stopping. */
+async function runUntilSignal(work: (signal: AbortSignal) => Promise<ExitCode>): Promise<ExitCode> {
   const abort = new AbortController();
   let received: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -106,10 +108,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   };
   for (const signal of HANDLED_SIGNALS) process.on(signal, onSignal);
   try {
-    const code = await runDoctor(options.value, {
-      out: (text) => process.stdout.write(text),
-      err: (text) => process.stderr.write(text),
-    }, { signal: abort.signal });
+    const code = await work(abort.signal);
     return received ? exitCodeForSignal(received) : code;
   } finally {
     for (const signal of HANDLED_SIGNALS) process.off(signal, onSignal);

@@ -6,7 +6,7 @@ import type { ServerStateChangeEvent } from './core/state/serverState';
 import { setListenerErrorSink } from './core/base/events';
 import type { ServerView } from './core/manager';
 import { describeRefetch } from './core/presentation/notices';
-import { createRuntime } from './core/runtime/runtime';
+import { createRuntime, type SwitchboardRuntime } from './core/runtime/runtime';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
 import { ConsentStore } from './editor/consent';
@@ -53,40 +53,19 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const context = new SwitchboardContext(extension);
   active = context;
   extension.subscriptions.push(context);
-
   const logs = context.own(new LogChannels());
   context.own(setListenerErrorSink((error) => logs.main.error(`an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)));
   logs.main.info(`MCP Switchboard ${extension.extension.packageJSON.version} activated`);
 
-  const defaultCwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const runtime = createRuntime({
-    logger: logs.mainLogger,
-    serverLogger: (name) => logs.serverLogger(name),
-    connection: defaultCwd ? { defaultCwd } : {},
-    storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
-    settings: readCatalogSettings(),
-    secrets: new SecretStorageStore(extension.secrets),
-  });
-  const { manager, catalog } = runtime;
-  const consent = new ConsentStore(extension.globalState);
-  runtime.serverRequests.setHostAnswers(editorAnswers(consent));
-  const gateway = runtime.gateway();
-  // The gateway logs its own address once it listens.
-  const gatewayStarted = gateway.start().then(
-    () => undefined,
-    (error: unknown) => logs.main.error(`gateway failed to start: ${String(error)}`),
-  );
+  const { runtime, consent, gateway, gatewayStarted } = startRuntime(extension, logs);
   shutdown = () => runtime.dispose();
-
+  const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
-
   const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers));
-
   const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted));
   context.own(vscode.lm.registerMcpServerDefinitionProvider(DEFINITION_PROVIDER_ID, definitions));
   for (const tool of registerDispatcherTools(catalog)) context.own(tool);
-
   const render = () => ui.render();
   context.own(catalog.onDidChange(() => definitions.refresh()));
   context.own(sync.onDidLoad(() => {
@@ -94,41 +73,11 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     definitions.refresh();
     render();
   }));
-
-  const invalidateToolCache = async (server?: string) => {
-    await runtime.invalidateCaches(server);
-    const names = server ? [server] : manager.servers().map((view) => view.name);
-    for (const name of names) logs.server(name).info('tool cache invalidated; tools refetched');
+  registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, refreshed: () => {
     definitions.refresh();
     render();
-    void vscode.window.showInformationMessage(describeRefetch(catalog.snapshot(), names));
-  };
-  const catalogDocument = context.own(new ToolCatalogDocument(() => catalog.snapshot()));
-  context.own(catalog.onDidChange(() => catalogDocument.refresh()));
-  const showToolCatalog = () => catalogDocument.show();
-  const resources = context.own(new ResourceViewer(runtime.offers, extension.globalStorageUri));
-  const signInBrowser = context.own(new EditorSignInBrowser(extension.extension.id, logs));
-  context.own(vscode.window.registerUriHandler(signInBrowser));
-  const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
-  for (const command of registerCommands({
-    manager, sync, logs, inputs, consent, invalidateToolCache, showToolCatalog,
-    runTool: (name) => runToolInteractively(catalog, logs, name),
-    openResource: (server, uri) => resources.open(server, uri),
-    ...signIns,
-  })) context.own(command);
-
-  context.own(vscode.workspace.onDidChangeConfiguration((event) => {
-    const change = settingsChange(event);
-    if (!change) return;
-    if (change.tools) catalog.updateSettings(readCatalogSettings());
-    render();
-    if (change.servers) sync.scheduleReload();
-  }));
-  context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
-  context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => {
-    sync.scheduleReload();
-    manager.notifyRootsChanged();
-  }));
+  } });
+  followTheEditor(context, runtime, sync, render);
 
   const loaded = sync.reload();
   const activation = { startedAt, ms: performance.now() - began };
@@ -144,6 +93,80 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     logFolder: extension.logUri.fsPath,
     publishedServers: () => definitions.publishedNames,
   };
+}
+
+/** The core with the editor's loggers, storage and secrets; the gateway starts listening now. */
+function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
+  const defaultCwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const runtime = createRuntime({
+    logger: logs.mainLogger,
+    serverLogger: (name) => logs.serverLogger(name),
+    connection: defaultCwd ? { defaultCwd } : {},
+    storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
+    settings: readCatalogSettings(),
+    secrets: new SecretStorageStore(extension.secrets),
+  });
+  const consent = new ConsentStore(extension.globalState);
+  runtime.serverRequests.setHostAnswers(editorAnswers(consent));
+  const gateway = runtime.gateway();
+  // The gateway logs its own address once it listens.
+  const gatewayStarted = gateway.start().then(
+    () => undefined,
+    (error: unknown) => logs.main.error(`gateway failed to start: ${String(error)}`),
+  );
+  return { runtime, consent, gateway, gatewayStarted };
+}
+
+interface CommandWiring {
+  readonly extension: vscode.ExtensionContext;
+  readonly context: SwitchboardContext;
+  readonly runtime: SwitchboardRuntime;
+  readonly logs: LogChannels;
+  readonly sync: ConfigurationSync;
+  readonly inputs: SecretInputResolver;
+  readonly consent: ConsentStore;
+  /** What chat and the tree show must be brought up to date. */
+  readonly refreshed: () => void;
+}
+
+function registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, refreshed }: CommandWiring): void {
+  const { manager, catalog } = runtime;
+  const invalidateToolCache = async (server?: string) => {
+    await runtime.invalidateCaches(server);
+    const names = server ? [server] : manager.servers().map((view) => view.name);
+    for (const name of names) logs.server(name).info('tool cache invalidated; tools refetched');
+    refreshed();
+    void vscode.window.showInformationMessage(describeRefetch(catalog.snapshot(), names));
+  };
+  const catalogDocument = context.own(new ToolCatalogDocument(() => catalog.snapshot()));
+  context.own(catalog.onDidChange(() => catalogDocument.refresh()));
+  const resources = context.own(new ResourceViewer(runtime.offers, extension.globalStorageUri));
+  const signInBrowser = context.own(new EditorSignInBrowser(extension.extension.id, logs));
+  context.own(vscode.window.registerUriHandler(signInBrowser));
+  const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
+  for (const command of registerCommands({
+    manager, sync, logs, inputs, consent, invalidateToolCache,
+    showToolCatalog: () => catalogDocument.show(),
+    runTool: (name) => runToolInteractively(catalog, logs, name),
+    openResource: (server, uri) => resources.open(server, uri),
+    ...signIns,
+  })) context.own(command);
+}
+
+/** Settings, workspace trust and folders: what the editor changes under us. */
+function followTheEditor(context: SwitchboardContext, runtime: SwitchboardRuntime, sync: ConfigurationSync, render: () => void): void {
+  context.own(vscode.workspace.onDidChangeConfiguration((event) => {
+    const change = settingsChange(event);
+    if (!change) return;
+    if (change.tools) runtime.catalog.updateSettings(readCatalogSettings());
+    render();
+    if (change.servers) sync.scheduleReload();
+  }));
+  context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
+  context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => {
+    sync.scheduleReload();
+    runtime.manager.notifyRootsChanged();
+  }));
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,12 +1,12 @@
 // Builds the catalog's snapshot from the server records when something changed, at most once per
 // burst of events, and announces it only when what chat sees changed (its signature).
-import { createHash } from 'node:crypto';
 import { Emitter, type Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CatalogSettings } from './settings';
 import { buildSnapshot, SnapshotMemo, type BuiltSnapshot, type SnapshotServerInput } from './snapshot';
 import type { CatalogSnapshot } from './types';
+import { fingerprint } from '../base/fingerprint';
 
 export interface SnapshotPublisherOptions {
   readonly inputs: () => SnapshotServerInput[];
@@ -82,7 +82,7 @@ export class SnapshotPublisher {
     const entry = built.snapshot.servers.find((candidate) => candidate.name === server);
     if (!entry) return undefined;
     const exposed = entry.tools.filter((tool) => tool.exposed).map((tool) => [tool.qualifiedName, tool.tool]);
-    const version = createHash('sha256').update(JSON.stringify(exposed)).digest('hex').slice(0, 12);
+    const version = fingerprint(exposed, 12);
     this.versions.set(server, version);
     return version;
   }

@@ -8,7 +8,8 @@ import { CallbackRouter, defaultCredentialsFile, FileSecretStore, type SignInBro
 import { MemoryToolCacheStorage } from '../catalog';
 import { systemClock } from '../base/clock';
 import { describeState } from '../presentation/stateText';
-import { createRuntime } from '../runtime/runtime';
+import { createRuntime, type SwitchboardRuntime } from '../runtime/runtime';
+import type { HttpServerDefinition } from '../config/types';
 import { loadWorkspace } from './doctor/workspace';
 import { errorMessage } from '../base/errorMessage';
 
@@ -56,7 +57,10 @@ async function listenForRedirect(router: CallbackRouter, port: number): Promise<
   return Object.assign(server, { url: `http://127.0.0.1:${bound}/callback` });
 }
 
-export async function runLogin(argv: readonly string[], io: LoginIo, environment: LoginEnvironment = {}): Promise<number> {
+type LoginTarget = { readonly name: string; readonly port: number; readonly logout: boolean; readonly folder: string | undefined };
+
+/** The command line, or the exit code after saying what is wrong with it (or printing the help). */
+function parseLoginArgs(argv: readonly string[], io: LoginIo): LoginTarget | number {
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { folder: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' }, logout: { type: 'boolean' } } });
@@ -75,8 +79,12 @@ export async function runLogin(argv: readonly string[], io: LoginIo, environment
     io.err(`mcp-switchboard login: ${!name ? 'name the server to sign in to' : extra.length > 0 ? `unexpected argument "${extra[0]}"` : `--port must be a port number, got "${values.port}"`}\n\n${LOGIN_USAGE}`);
     return 2;
   }
-  const env = environment.env ?? process.env;
-  const folder = path.resolve(environment.cwd ?? process.cwd(), values.folder ?? '.');
+  return { name, port, logout: values.logout === true, folder: values.folder };
+}
+
+/** The named remote server of the folder, or the exit code after saying why it cannot sign in. */
+async function findRemoteServer(target: LoginTarget, folder: string, env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>, io: LoginIo): Promise<HttpServerDefinition | number> {
+  const { name } = target;
   const workspace = await loadWorkspace(folder, env);
   if (workspace.kind === 'unreadable') {
     io.err(`mcp-switchboard login: cannot read the settings of ${folder}\n${workspace.problems.map((problem) => `  ${problem}\n`).join('')}`);
@@ -91,6 +99,16 @@ export async function runLogin(argv: readonly string[], io: LoginIo, environment
     io.err(`mcp-switchboard login: "${name}" ${definition.transport === 'stdio' ? 'is a stdio server; only remote servers sign in' : 'has "oauth": false'}\n`);
     return 1;
   }
+  return definition;
+}
+
+export async function runLogin(argv: readonly string[], io: LoginIo, environment: LoginEnvironment = {}): Promise<number> {
+  const target = parseLoginArgs(argv, io);
+  if (typeof target === 'number') return target;
+  const env = environment.env ?? process.env;
+  const folder = path.resolve(environment.cwd ?? process.cwd(), target.folder ?? '.');
+  const definition = await findRemoteServer(target, folder, env, io);
+  if (typeof definition === 'number') return definition;
   const file = defaultCredentialsFile(env as NodeJS.ProcessEnv);
   const runtime = createRuntime({ storage: new MemoryToolCacheStorage(), settings: {}, secrets: new FileSecretStore(file), startupGateMs: 0 });
   const router = new CallbackRouter(systemClock);
@@ -98,30 +116,13 @@ export async function runLogin(argv: readonly string[], io: LoginIo, environment
   environment.signal?.addEventListener('abort', abort, { once: true });
   let loopback: (http.Server & { url: string }) | undefined;
   try {
-    if (values.logout) {
+    if (target.logout) {
       await runtime.oauth.providerFor(definition)?.signOut();
-      io.err(`Signed out of "${name}"; its tokens and client registration are forgotten (${file}).\n`);
+      io.err(`Signed out of "${target.name}"; its tokens and client registration are forgotten (${file}).\n`);
       return 0;
     }
-    loopback = await listenForRedirect(router, port);
-    const redirectUrl = loopback.url;
-    const browser: SignInBrowser = {
-      redirectUrl,
-      open: async (url) => {
-        io.err(`Open this URL in a browser to sign in to "${name}":\n\n  ${url.href}\n\nWaiting for the redirect to ${redirectUrl} ...\n`);
-        environment.onAuthorizationUrl?.(url);
-      },
-      waitForCallback: (state) => router.waitFor(state),
-    };
-    await runtime.manager.start([{ ...definition, lifecycle: { ...definition.lifecycle, start: 'eager' } }]);
-    const result = await runtime.signIns.signIn(name, browser);
-    const state = result.state;
-    if (state.kind !== 'running') {
-      io.err(`Signed in, but "${name}" is ${describeState(state)}.\n`);
-      return 1;
-    }
-    io.err(`${result.signedIn === 'refreshed' ? 'The saved sign-in was refreshed' : 'Signed in'}: "${name}" is running (${state.toolCount} tools). Tokens are saved in ${file}.\n`);
-    return 0;
+    loopback = await listenForRedirect(router, target.port);
+    return await signInAt(runtime, definition, loopback.url, router, io, environment, file);
   } catch (error) {
     io.err(`mcp-switchboard login: ${errorMessage(error)}\n`);
     return 1;
@@ -131,4 +132,26 @@ export async function runLogin(argv: readonly string[], io: LoginIo, environment
     loopback?.close();
     await runtime.dispose();
   }
+}
+
+/** Starts the server, signs in through the printed URL and the loopback redirect, and says how it went. */
+async function signInAt(runtime: SwitchboardRuntime, definition: HttpServerDefinition, redirectUrl: string, router: CallbackRouter, io: LoginIo, environment: LoginEnvironment, file: string): Promise<number> {
+  const name = definition.name;
+  const browser: SignInBrowser = {
+    redirectUrl,
+    open: async (url) => {
+      io.err(`Open this URL in a browser to sign in to "${name}":\n\n  ${url.href}\n\nWaiting for the redirect to ${redirectUrl} ...\n`);
+      environment.onAuthorizationUrl?.(url);
+    },
+    waitForCallback: (state) => router.waitFor(state),
+  };
+  await runtime.manager.start([{ ...definition, lifecycle: { ...definition.lifecycle, start: 'eager' } }]);
+  const result = await runtime.signIns.signIn(name, browser);
+  const state = result.state;
+  if (state.kind !== 'running') {
+    io.err(`Signed in, but "${name}" is ${describeState(state)}.\n`);
+    return 1;
+  }
+  io.err(`${result.signedIn === 'refreshed' ? 'The saved sign-in was refreshed' : 'Signed in'}: "${name}" is running (${state.toolCount} tools). Tokens are saved in ${file}.\n`);
+  return 0;
 }

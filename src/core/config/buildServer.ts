@@ -57,40 +57,40 @@ async function buildDefinition(
   const entry = parseEntry(candidate.raw, diagnostics);
   const transport = entry && checkTransport(entry, diagnostics);
   if (!entry || !transport || diagnostics.hasErrors) return undefined;
-
   const enabled = entry.enabled ?? true;
   const resolver = new FieldResolver(candidate, context, diagnostics, enabled);
+  const common = commonFields(candidate, entry, context, diagnostics, enabled);
+  if (transport === 'stdio') return buildStdio(candidate, entry, context, resolver, diagnostics, common);
+  return buildRemote(entry, transport, resolver, diagnostics, common);
+}
+
+type CommonFields = Omit<ServerDefinition, 'transport' | 'secrets' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'sseFallback' | 'oauth'>;
+
+/** The fields every transport has: timeouts, reconnect, tool filters, what is shown, lifecycle. */
+function commonFields(candidate: ServerCandidate, entry: ParsedEntry, context: BuildContext, diagnostics: ServerDiagnostics, enabled: boolean): CommonFields {
   const timeouts: TimeoutSettings = { ...DEFAULT_TIMEOUTS, ...pickDefined(entry.timeouts, ['connectMs', 'requestMs']) };
-  const reconnect = buildReconnect(entry, diagnostics);
-  const tools = buildTools(entry);
   const shown = { ...(entry.resources === false ? { resources: false } : {}), ...(entry.prompts === false ? { prompts: false } : {}) };
   const lifecycle: LifecycleSettings = {
     start: entry.lifecycle ?? context.lifecycleDefaults.start,
     idleStopMs: entry.idleStopMinutes === undefined ? context.lifecycleDefaults.idleStopMs : Math.round(entry.idleStopMinutes * 60_000),
   };
-  const common = { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect, tools, lifecycle, ...shown };
+  return { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect: buildReconnect(entry, diagnostics), tools: buildTools(entry), lifecycle, ...shown };
+}
 
-  if (transport === 'stdio') {
-    const command = await resolver.string(entry.command ?? '', ['command']);
-    if (command !== undefined && command.trim() === '') diagnostics.error(['command'], 'must not be empty');
-    const args: string[] = [];
-    for (const [index, arg] of (entry.args ?? []).entries()) args.push((await resolver.string(arg, ['args', index])) ?? '');
-    const env = await buildEnv(entry, resolver, context, diagnostics, candidate.source);
-    const cwd = await resolvePath(entry.cwd, ['cwd'], resolver, context, candidate.source, diagnostics);
-    if (diagnostics.hasErrors || command === undefined) return undefined;
-    resolver.collectSecrets(env);
-    resolver.collectValues(secretsInArgs([command, ...args]));
-    return {
-      ...common,
-      secrets: resolver.secrets(),
-      transport: 'stdio',
-      command,
-      args,
-      env,
-      ...(cwd === undefined ? {} : { cwd }),
-    };
-  }
+async function buildStdio(candidate: ServerCandidate, entry: ParsedEntry, context: BuildContext, resolver: FieldResolver, diagnostics: ServerDiagnostics, common: CommonFields): Promise<ServerDefinition | undefined> {
+  const command = await resolver.string(entry.command ?? '', ['command']);
+  if (command !== undefined && command.trim() === '') diagnostics.error(['command'], 'must not be empty');
+  const args: string[] = [];
+  for (const [index, arg] of (entry.args ?? []).entries()) args.push((await resolver.string(arg, ['args', index])) ?? '');
+  const env = await buildEnv(entry, resolver, context, diagnostics, candidate.source);
+  const cwd = await resolvePath(entry.cwd, ['cwd'], resolver, context, candidate.source, diagnostics);
+  if (diagnostics.hasErrors || command === undefined) return undefined;
+  resolver.collectSecrets(env);
+  resolver.collectValues(secretsInArgs([command, ...args]));
+  return { ...common, secrets: resolver.secrets(), transport: 'stdio', command, args, env, ...(cwd === undefined ? {} : { cwd }) };
+}
 
+async function buildRemote(entry: ParsedEntry, transport: 'http' | 'sse', resolver: FieldResolver, diagnostics: ServerDiagnostics, common: CommonFields): Promise<ServerDefinition | undefined> {
   const url = await resolver.string(entry.url ?? '', ['url']);
   if (url !== undefined) checkUrl(url, diagnostics);
   const headers = await resolveMap(entry.headers, 'headers', resolver);
@@ -102,15 +102,7 @@ async function buildDefinition(
   resolver.collectSecrets(headers);
   resolver.collectValues(secretsInUrl(url));
   if (oauth.clientSecret) resolver.collectValues([oauth.clientSecret]);
-  return {
-    ...common,
-    secrets: resolver.secrets(),
-    transport,
-    url,
-    headers,
-    sseFallback: entry.type === undefined,
-    oauth,
-  };
+  return { ...common, secrets: resolver.secrets(), transport, url, headers, sseFallback: entry.type === undefined, oauth };
 }
 
 async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, diagnostics: ServerDiagnostics): Promise<OAuthSettings> {

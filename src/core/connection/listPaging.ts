@@ -4,6 +4,7 @@
 import { PaginatedResultSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import { ConnectionError } from './errors';
+import type { RequestPolicy, RetryBudget } from './requestPolicy';
 
 /** Each list method and the field of its result that holds the items. */
 const ITEMS_KEY = { 'tools/list': 'tools', 'resources/list': 'resources', 'resources/templates/list': 'resourceTemplates', 'prompts/list': 'prompts' } as const;
@@ -20,17 +21,11 @@ export function pageSchema(method: ListMethod) {
 
 /** What paging needs of a session (McpSession provides it). */
 export interface PagingSession {
-  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: z.ZodType, policy: PagingPolicy, budget: { retried: boolean }): Promise<T>;
-}
-
-export interface PagingPolicy {
-  readonly timeoutMs: number;
-  readonly maxTotalMs: number;
-  readonly signal?: AbortSignal;
+  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: z.ZodType, policy: RequestPolicy, budget: RetryBudget): Promise<T>;
 }
 
 /** Pages of a session's lists with `policy`; `budget`, when given, is shared by all of them (else one per page). */
-export function sessionPages(session: PagingSession, policy: PagingPolicy, budget?: { retried: boolean }): PageRequester {
+export function sessionPages(session: PagingSession, policy: RequestPolicy, budget?: RetryBudget): PageRequester {
   return (method, params) => session.requestRaw(method, params, pageSchema(method), policy, budget ?? { retried: false });
 }
 

@@ -10,11 +10,12 @@ import { Emitter, type Event } from '../base/events';
 import { fingerprint } from '../base/fingerprint';
 import { deepFreeze } from '../base/freeze';
 import type { Logger } from '../base/logging';
-import { sessionPages, type PagingPolicy } from './listPaging';
+import { sessionPages } from './listPaging';
 import { ResourceSubscriptions } from './resourceSubscriptions';
 import { EMPTY_OFFER, listOffer, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
 import { logServerMessage, type ServerNotice } from './serverNotices';
-import type { McpSession, OpenSessionOptions, RequestPolicy } from './session';
+import type { McpSession, OpenSessionOptions } from './session';
+import type { RequestPolicy } from './requestPolicy';
 import { listAllTools, type QuarantinedTool, type ToolList } from './toolList';
 
 export interface OfferChangeEvent {
@@ -102,7 +103,7 @@ export class OfferKeeper {
   }
 
   /** Everything a newly opened session offers, listed at once: a connect waits for the slower list, not their sum. */
-  async listAll(session: McpSession, policy: PagingPolicy): Promise<ListedOffer> {
+  async listAll(session: McpSession, policy: RequestPolicy): Promise<ListedOffer> {
     const [tools, offer] = await Promise.all([listAllTools(sessionPages(session, policy, { retried: true }), session.era), listOffer(session, policy, this.current)]);
     return { tools, offer };
   }
@@ -139,7 +140,7 @@ export class OfferKeeper {
   }
 
   /** Lists tools from the running session, now, with `policy`; rejects as the request did. */
-  async listTools(session: McpSession, policy: PagingPolicy, budget: { retried: boolean }): Promise<readonly Tool[]> {
+  async listTools(session: McpSession, policy: RequestPolicy, budget: { retried: boolean }): Promise<readonly Tool[]> {
     const list = await listAllTools(sessionPages(session, policy, budget), session.era);
     this.applyTools(session, list);
     return list.tools;

@@ -7,7 +7,8 @@ import type { Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { isConnecting, isSettled, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { ConnectionError } from './errors';
-import type { McpSession, RequestPolicy, RetryBudget } from './session';
+import type { McpSession } from './session';
+import type { RequestPolicy, RetryBudget } from './requestPolicy';
 
 /** A progress notification extends a call's deadline, but never past this many × requestMs. */
 export const MAX_TOTAL_TIMEOUT_FACTOR = 10;

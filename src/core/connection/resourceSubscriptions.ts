@@ -5,7 +5,8 @@ import { EmptyResultSchema } from '@modelcontextprotocol/core';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import { offersSubscriptions } from './serverOffer';
-import type { McpSession, RequestPolicy } from './session';
+import type { McpSession } from './session';
+import type { RequestPolicy } from './requestPolicy';
 
 export const MAX_RESOURCE_SUBSCRIPTIONS = 1_000;
 const MAX_URI_LENGTH = 8_192;

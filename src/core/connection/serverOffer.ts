@@ -15,7 +15,8 @@ import {
 import { z } from 'zod';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
 import { ConnectionError } from './errors';
-import { readPages, sessionPages, type ListMethod, type PageRequester, type PagingPolicy, type PagingSession } from './listPaging';
+import { readPages, sessionPages, type ListMethod, type PageRequester, type PagingSession } from './listPaging';
+import type { RequestPolicy } from './requestPolicy';
 import { errorMessage } from '../base/errorMessage';
 
 export interface ServerOffer {
@@ -137,7 +138,7 @@ export function sameOffer(a: ServerOffer, b: ServerOffer): boolean {
  * list that fails keeps its previous items and adds a problem: a server whose prompts/list is
  * broken still serves its tools and resources. Cancellation is rethrown.
  */
-export async function listOffer(session: PagingSession & { readonly capabilities: Readonly<Record<string, unknown>> }, policy: PagingPolicy, previous: ServerOffer = EMPTY_OFFER, which: readonly OfferList[] = ['resources', 'prompts']): Promise<ServerOffer> {
+export async function listOffer(session: PagingSession & { readonly capabilities: Readonly<Record<string, unknown>> }, policy: RequestPolicy, previous: ServerOffer = EMPTY_OFFER, which: readonly OfferList[] = ['resources', 'prompts']): Promise<ServerOffer> {
   const offered = offeredLists(session.capabilities);
   const problems: string[] = [];
   const requestPage = sessionPages(session, policy);

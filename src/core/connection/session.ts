@@ -1,7 +1,7 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import type { CallToolResult, Client, Implementation, Progress, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, Implementation, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import type { TransportType } from '../config/types';
@@ -11,6 +11,8 @@ import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
 import { translateRequestError } from './requestErrors';
 import { wireClient, type SessionHooks } from './sessionWiring';
+import type { RequestPolicy, RetryBudget } from './requestPolicy';
+import { RetiredClients } from './retiredClients';
 import { StdioProcessTransport } from './stdioTransport';
 
 export interface SessionCounters {
@@ -18,20 +20,6 @@ export interface SessionCounters {
   clientsCreated: number;
   /** Expired HTTP sessions replaced by a new client and transport. */
   sessionRenewals: number;
-}
-
-export interface RequestPolicy {
-  /** Per request, reset by progress. 0 disables. */
-  readonly timeoutMs: number;
-  /** Upper bound even while progress keeps arriving. 0 disables. */
-  readonly maxTotalMs: number;
-  readonly signal?: AbortSignal;
-  readonly onProgress?: (progress: Progress) => void;
-}
-
-/** Shared by every try of one logical request, so that it is retried at most once in total. */
-export interface RetryBudget {
-  retried: boolean;
 }
 
 /** Everything a link needs, and what the session reports to its connection. */
@@ -57,9 +45,8 @@ export class McpSession {
   private onIdle: (() => void) | undefined;
   private renewal: Promise<void> | undefined;
   private readonly changes: ChangeSubscription;
-  /** Requests in flight per client: a client replaced by a renewal is closed once they settle. */
-  private readonly pendingByClient = new Map<Client, number>();
-  private readonly retired = new Set<Client>();
+  /** Clients a renewal replaced, closed once their requests settle. */
+  private readonly retired = new RetiredClients();
 
   private constructor(
     private link: ClientLink,
@@ -245,7 +232,7 @@ export class McpSession {
           : undefined;
       this.inFlight += 1;
       const client = this.client;
-      this.pendingByClient.set(client, (this.pendingByClient.get(client) ?? 0) + 1);
+      this.retired.begin(client);
       try {
         return await send({ signal: controller.signal, timeout: policy.timeoutMs > 0 ? policy.timeoutMs : NO_TIMEOUT });
       } catch (error) {
@@ -263,7 +250,7 @@ export class McpSession {
         }
         throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, aborted, closing: this.closeRequested });
       } finally {
-        this.settled(client);
+        this.retired.settled(client);
         this.inFlight -= 1;
         if (this.inFlight === 0) this.onIdle?.();
         if (totalTimer !== undefined) this.options.clock.clearTimeout(totalTimer);
@@ -300,7 +287,7 @@ export class McpSession {
       );
       const old = this.link;
       this.link = link;
-      this.retire(old.client);
+      this.retired.retire(old.client);
       options.logger.info(`new session ${this.transport.sessionId ?? '?'} initialized`);
     } catch (error) {
       const failure = translateRequestError(error, { what: 'initialize (new session)', timeoutMs: policy.timeoutMs, maxTotalMs: 0, closing: this.closeRequested });
@@ -310,22 +297,6 @@ export class McpSession {
       // session gone was refused, so it was never carried out.
       throw new ConnectionError('CONNECTION_LOST', `the session expired and a new one could not be initialized: ${failure.message}`, { cause: failure, notSent: true });
     }
-  }
-
-  private settled(client: Client): void {
-    const left = (this.pendingByClient.get(client) ?? 1) - 1;
-    if (left > 0) return void this.pendingByClient.set(client, left);
-    this.pendingByClient.delete(client);
-    if (this.retired.delete(client)) void client.close().catch(() => undefined);
-  }
-
-  /**
-   * The old session is gone on the server, so its client is closed without a DELETE; but only
-   * once its requests in flight have their answers (a late 404 among them retries on the new one).
-   */
-  private retire(client: Client): void {
-    if (this.pendingByClient.has(client)) this.retired.add(client);
-    else void client.close().catch(() => undefined);
   }
 
   /**
@@ -357,9 +328,7 @@ export class McpSession {
 
   private async shutDown(): Promise<void> {
     await this.changes.close();
-    for (const client of this.retired) void client.close().catch(() => undefined);
-    this.retired.clear();
+    this.retired.closeAll();
     await closeLink(this.link, this.options.logger, TERMINATE_SESSION_TIMEOUT_MS);
   }
-
 }

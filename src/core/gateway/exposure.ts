@@ -1,11 +1,11 @@
 // What each endpoint offers, decided from one catalog snapshot: which servers get an endpoint,
 // which tools an endpoint lists, and which upstream tool a call names (or why it may not be called).
-import { createHash } from 'node:crypto';
 import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
 import { isServed } from '../state/serverState';
 import { rpcError } from './callErrors';
 import type { EndpointId } from './endpoint';
+import { fingerprint } from '../base/fingerprint';
 
 export interface CallTarget {
   readonly server: string;
@@ -51,7 +51,7 @@ export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId): To
 
 /** Equal lists give equal fingerprints; a hash keeps the stored value small for large lists. */
 export function listFingerprint(tools: readonly Tool[]): string {
-  return createHash('sha256').update(JSON.stringify(tools)).digest('hex');
+  return fingerprint(tools, 64);
 }
 
 function invalid(message: string): ProtocolError {

@@ -6,6 +6,7 @@ import { ProtocolError, ProtocolErrorCode, type Server, type ServerContext } fro
 import { isCatalogError } from '../catalog/errors';
 import type { OfferCapabilities, OfferSource } from '../catalog/types';
 import type { Logger } from '../base/logging';
+import type { ForwardedResult } from '../connection/serverOffer';
 import { rpcError, upstreamError } from './callErrors';
 import type { Relayed } from './clientRelay';
 import type { EndpointId } from './endpoint';
@@ -30,6 +31,19 @@ function upstreamParams(params: Record<string, unknown>): Record<string, unknown
   return rest;
 }
 
+/** What every handler of one session's server needs. */
+interface HandlerContext {
+  readonly server: Server;
+  readonly endpoint: EndpointId;
+  readonly offers: OfferSource;
+  readonly logger: Logger;
+  readonly ledger: SubscriptionLedger | undefined;
+  /** Runs a forwarded request, translating its failure for the client. */
+  forward<T>(target: Routed, what: string, run: () => Promise<T>): Promise<T>;
+  /** A read or a get: through the gate, with the client's options, relaying what the server asks. */
+  forwardRelayed<M extends 'resources/read' | 'prompts/get'>(target: Routed, what: string, method: M, params: Record<string, unknown>, ctx: ServerContext, sent: Record<string, unknown>): Promise<ForwardedResult<M>>;
+}
+
 export function registerOfferHandlers(
   server: Server,
   endpoint: EndpointId,
@@ -46,66 +60,75 @@ export function registerOfferHandlers(
       throw offerError(error, target, what);
     }
   };
-  /** A read or a get: through the gate, with the client's options, relaying what the server asks. */
-  const forwardRelayed = <M extends 'resources/read' | 'prompts/get'>(target: Routed, what: string, method: M, params: Record<string, unknown>, ctx: ServerContext, sent: Record<string, unknown>) => {
-    const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`);
-    return forward(target, what, () => relayed(target.server, ctx, () => offers.forwardRequest(target.server, method, params, options)));
+  const context: HandlerContext = {
+    server, endpoint, offers, logger, ledger, forward,
+    forwardRelayed: (target, what, method, params, ctx, sent) => {
+      const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`);
+      return forward(target, what, () => relayed(target.server, ctx, () => offers.forwardRequest(target.server, method, params, options)));
+    },
   };
-  if (capabilities.resources) {
-    server.setRequestHandler('resources/list', async () => ({ resources: listedResources(offers, endpoint) }));
-    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: listedTemplates(offers, endpoint) }));
-    server.setRequestHandler('resources/read', async (request, ctx) => {
-      const target = routeResource(offers, endpoint, request.params.uri);
-      return forwardRelayed(target, `Reading "${request.params.uri.slice(0, 200)}"`, 'resources/read', { ...upstreamParams(request.params), uri: target.upstream }, ctx, request.params);
+  if (capabilities.resources) registerResourceHandlers(context, capabilities.resources.subscribe === true);
+  if (capabilities.prompts) registerPromptHandlers(context);
+  if (capabilities.completions) registerCompletionHandler(context);
+  if (capabilities.logging) registerLoggingHandler(context);
+}
+
+function registerResourceHandlers({ server, endpoint, offers, ledger, forward, forwardRelayed }: HandlerContext, subscribe: boolean): void {
+  server.setRequestHandler('resources/list', async () => ({ resources: listedResources(offers, endpoint) }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: listedTemplates(offers, endpoint) }));
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const target = routeResource(offers, endpoint, request.params.uri);
+    return forwardRelayed(target, `Reading "${request.params.uri.slice(0, 200)}"`, 'resources/read', { ...upstreamParams(request.params), uri: target.upstream }, ctx, request.params);
+  });
+  if (!subscribe) return;
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    const target = routeResource(offers, endpoint, request.params.uri);
+    // A session subscribes once per URI, however often it asks.
+    if (ledger && !ledger.add(target.server, target.upstream)) return {};
+    await forward(target, `Subscribing to "${request.params.uri.slice(0, 200)}"`, () => offers.subscribeResource(target.server, target.upstream)).catch((error: unknown) => {
+      ledger?.remove(target.server, target.upstream);
+      throw error;
     });
-    if (capabilities.resources.subscribe) {
-      server.setRequestHandler('resources/subscribe', async (request) => {
-        const target = routeResource(offers, endpoint, request.params.uri);
-        // A session subscribes once per URI, however often it asks.
-        if (ledger && !ledger.add(target.server, target.upstream)) return {};
-        await forward(target, `Subscribing to "${request.params.uri.slice(0, 200)}"`, () => offers.subscribeResource(target.server, target.upstream)).catch((error: unknown) => {
-          ledger?.remove(target.server, target.upstream);
-          throw error;
-        });
-        return {};
-      });
-      server.setRequestHandler('resources/unsubscribe', async (request) => {
-        const target = routeResource(offers, endpoint, request.params.uri);
-        if (!ledger || ledger.remove(target.server, target.upstream)) await offers.unsubscribeResource(target.server, target.upstream);
-        return {};
-      });
-    }
-  }
-  if (capabilities.prompts) {
-    server.setRequestHandler('prompts/list', async () => ({ prompts: listedPrompts(offers, endpoint) }));
-    server.setRequestHandler('prompts/get', async (request, ctx) => {
-      const target = routePrompt(offers, endpoint, request.params.name);
-      return forwardRelayed(target, `Prompt "${request.params.name.slice(0, 200)}"`, 'prompts/get', { ...upstreamParams(request.params), name: target.upstream }, ctx, request.params);
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    const target = routeResource(offers, endpoint, request.params.uri);
+    if (!ledger || ledger.remove(target.server, target.upstream)) await offers.unsubscribeResource(target.server, target.upstream);
+    return {};
+  });
+}
+
+function registerPromptHandlers({ server, endpoint, offers, forwardRelayed }: HandlerContext): void {
+  server.setRequestHandler('prompts/list', async () => ({ prompts: listedPrompts(offers, endpoint) }));
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const target = routePrompt(offers, endpoint, request.params.name);
+    return forwardRelayed(target, `Prompt "${request.params.name.slice(0, 200)}"`, 'prompts/get', { ...upstreamParams(request.params), name: target.upstream }, ctx, request.params);
+  });
+}
+
+function registerCompletionHandler({ server, endpoint, offers, logger, forward }: HandlerContext): void {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const { ref } = request.params;
+    const target = ref.type === 'ref/prompt' ? routePrompt(offers, endpoint, ref.name) : routeTemplate(offers, endpoint, ref.uri);
+    const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: target.upstream } : { ...ref, uri: target.upstream };
+    const params = { ...upstreamParams(request.params), ref: upstreamRef };
+    return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, clientRequestOptions(ctx, request.params, logger, target.server)));
+  });
+}
+
+function registerLoggingHandler({ server, endpoint, offers, logger, forward }: HandlerContext): void {
+  server.setRequestHandler('logging/setLevel', async (request, ctx) => {
+    const servers = endpoint.kind === 'server' ? [endpoint.server] : offers.offers().filter((offer) => offer.capabilities?.logging).map((offer) => offer.name);
+    // The SDK's own handler would also record the level for this session, which filters what
+    // the gateway relays; the upstream servers filter at the source.
+    await Promise.all(
+      servers.map((name) =>
+        forward({ server: name, upstream: '' }, 'logging/setLevel', () => offers.forwardRequest(name, 'logging/setLevel', upstreamParams(request.params), clientRequestOptions(ctx, request.params, logger, name))),
+      ),
+    ).catch((error: unknown) => {
+      if (endpoint.kind === 'server') throw error;
+      logger.debug(`logging/setLevel on the aggregated endpoint: ${String(error)}`);
     });
-  }
-  if (capabilities.completions) {
-    server.setRequestHandler('completion/complete', async (request, ctx) => {
-      const { ref } = request.params;
-      const target = ref.type === 'ref/prompt' ? routePrompt(offers, endpoint, ref.name) : routeTemplate(offers, endpoint, ref.uri);
-      const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: target.upstream } : { ...ref, uri: target.upstream };
-      const params = { ...upstreamParams(request.params), ref: upstreamRef };
-      return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, clientRequestOptions(ctx, request.params, logger, target.server)));
-    });
-  }
-  if (capabilities.logging) {
-    server.setRequestHandler('logging/setLevel', async (request, ctx) => {
-      const servers = endpoint.kind === 'server' ? [endpoint.server] : offers.offers().filter((offer) => offer.capabilities?.logging).map((offer) => offer.name);
-      // The SDK's own handler would also record the level for this session, which filters what
-      // the gateway relays; the upstream servers filter at the source.
-      await Promise.all(
-        servers.map((name) =>
-          forward({ server: name, upstream: '' }, 'logging/setLevel', () => offers.forwardRequest(name, 'logging/setLevel', upstreamParams(request.params), clientRequestOptions(ctx, request.params, logger, name))),
-        ),
-      ).catch((error: unknown) => {
-        if (endpoint.kind === 'server') throw error;
-        logger.debug(`logging/setLevel on the aggregated endpoint: ${String(error)}`);
-      });
-      return {};
-    });
-  }
+    return {};
+  });
 }

@@ -3,12 +3,12 @@
 // prompts are namespaced `server__prompt` (the naming rules of tools), and resource URIs route to
 // their server. When two servers list the same URI (or URI template), the first one in
 // configuration order owns it there; the other keeps it on its own endpoint.
-import { createHash } from 'node:crypto';
 import { ProtocolErrorCode, UriTemplate, type Prompt, type Resource, type ResourceTemplateType } from '@modelcontextprotocol/server';
 import { sanitizeNamePart } from '../catalog/naming';
 import type { OfferCapabilities, OfferedServer, OfferSource } from '../catalog/types';
 import { rpcError } from './callErrors';
 import type { EndpointId } from './endpoint';
+import { fingerprint } from '../base/fingerprint';
 
 /** Every capability the gateway can pass on: what an endpoint says when it cannot know yet. */
 export const ALL_OFFER_CAPABILITIES: OfferCapabilities = {
@@ -123,6 +123,6 @@ export interface OfferFingerprint {
 }
 
 export function offerFingerprint(offers: OfferSource, endpoint: EndpointId): OfferFingerprint {
-  const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+  const hash = (value: unknown) => fingerprint(value, 64);
   return { resources: hash([listedResources(offers, endpoint), listedTemplates(offers, endpoint)]), prompts: hash(listedPrompts(offers, endpoint)) };
 }
