@@ -76,6 +76,8 @@ function mocha(statsFile, timeoutMs, glob, extra = []) {
 const stageRunners = {
   async lint() {
     record('eslint', ...((await run('npx', ['eslint', '.', '--max-warnings=0'])) === 0 ? [1, 0] : [0, 1]));
+    // The layering of src/ (.dependency-cruiser.cjs): no cycles, no upward imports, no editor API in the core.
+    record('layers', ...((await run('npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs'])) === 0 ? [1, 0] : [0, 1]));
     const typecheck = await run('npx', ['tsc', '-p', 'test/tsconfig.json', '--noEmit']);
     record('tsc', ...(typecheck === 0 ? [1, 0] : [0, 1]));
   },

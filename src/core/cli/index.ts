@@ -1,7 +1,7 @@
 // The command-line apps, `serve` and `doctor`: the same runtime as the editor (runtime.ts), with
 // arguments, the folder's settings file and stdout/stderr in place of the editor's UI.
 export * from './doctor';
-export { readCatalogSettings, serveCacheDir } from './folderSettings';
+export { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
 export { runServe, serveCommand, type ServeCommandOptions, type ServeOptions, type ServeReady } from './serve';
 export { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serveArgs';
 export { LOGIN_USAGE, runLogin, type LoginEnvironment, type LoginIo } from './login';

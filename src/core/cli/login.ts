@@ -10,7 +10,7 @@ import { systemClock } from '../base/clock';
 import { describeState } from '../presentation/stateText';
 import { createRuntime, type SwitchboardRuntime } from '../runtime/runtime';
 import type { HttpServerDefinition } from '../config/types';
-import { loadWorkspace } from './doctor/workspace';
+import { loadWorkspace } from './folder/workspace';
 import { errorMessage } from '../base/errorMessage';
 
 export const LOGIN_USAGE = `Usage: mcp-switchboard login <server> [--folder DIR] [--port N]

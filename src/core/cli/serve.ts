@@ -8,8 +8,8 @@ import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import type { ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { createRuntime } from '../runtime/runtime';
-import { cliAnswers } from './cliAnswers';
-import { readCatalogSettings, serveCacheDir } from './folderSettings';
+import { cliAnswers } from './folder/cliAnswers';
+import { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
 import { parseServeArgs } from './serveArgs';
 import { errorMessage } from '../base/errorMessage';
 

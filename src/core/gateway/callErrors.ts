@@ -4,7 +4,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isCatalogError, type CatalogError } from '../catalog/errors';
 import { describeFilterRule } from '../catalog/filters';
 import { isConnectionError, stripRpcPrefix } from '../connection/errors';
-import type { CallTarget } from './exposure';
+import type { CallTarget } from './endpoint';
 import { errorMessage } from '../base/errorMessage';
 
 /** The JSON-RPC code servers have used for a timeout since the 2025 SDKs (v2 keeps it local). */

@@ -39,3 +39,10 @@ export function parseEndpointPath(pathname: string): EndpointId | undefined {
 export function describeEndpoint(endpoint: EndpointId): string {
   return endpoint.kind === 'aggregated' ? 'the aggregated endpoint' : `the endpoint of server "${endpoint.server}"`;
 }
+
+/** Where a tools/call of an endpoint goes: the server, and the tool under its upstream name. */
+export interface CallTarget {
+  readonly server: string;
+  /** The upstream tool name. */
+  readonly name: string;
+}

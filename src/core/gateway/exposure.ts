@@ -4,14 +4,8 @@ import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextp
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
 import { isServed } from '../state/serverState';
 import { rpcError } from './callErrors';
-import type { EndpointId } from './endpoint';
+import type { CallTarget, EndpointId } from './endpoint';
 import { fingerprint } from '../base/fingerprint';
-
-export interface CallTarget {
-  readonly server: string;
-  /** The upstream tool name. */
-  readonly name: string;
-}
 
 /** A server that is starting, reconnecting or failing keeps its endpoint, so clients keep their URL. */
 function isServedServer(server: CatalogServer): boolean {

@@ -4,7 +4,7 @@
 import type { Clock } from '../base/clock';
 import type { ServerStateChangeEvent } from '../state/serverState';
 import type { Event } from '../base/events';
-import type { ServerView } from './serverManager';
+import type { ServerView } from './managedServer';
 
 export type WaitOutcome = 'met' | 'timeout' | 'aborted';
 

@@ -5,7 +5,7 @@
 // connection's state in one place (manager/managedServer.ts). They live in one union so that one
 // event stream describes a server end to end, and every switch over it is exhaustive.
 import type { ConfigDiagnostic, TransportType } from '../config/types';
-import type { ConnectionErrorCode } from '../connection/errors';
+import type { ConnectionErrorCode } from './errorCodes';
 
 export interface ServerInfo {
   readonly name: string;

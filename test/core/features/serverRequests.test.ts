@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import { cliAnswers } from '../../../src/core/cli/cliAnswers';
+import { cliAnswers } from '../../../src/core/cli/folder/cliAnswers';
 import type { ServerDefinition } from '../../../src/core/config/types';
 import type { HostAnswers } from '../../../src/core/connection/serverRequests';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';

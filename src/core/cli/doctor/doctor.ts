@@ -8,8 +8,8 @@ import { isConnectionError } from '../../connection/errors';
 import { isSettled, type ServerState } from '../../state/serverState';
 import type { ManagerOptions } from '../../manager';
 import { createRuntime, type SwitchboardRuntime } from '../../runtime/runtime';
-import { cliAnswers } from '../cliAnswers';
-import { readCatalogSettings } from '../folderSettings';
+import { cliAnswers } from '../folder/cliAnswers';
+import { readCatalogSettings } from '../folder/folderSettings';
 import { formatCallResult } from './callResult';
 import { splitCallTarget, type CallRequest } from './callTarget';
 import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, type ExitCode } from './exitCodes';
@@ -18,7 +18,7 @@ import type { DoctorOptions } from './options';
 import { buildReport, exitCodeFor, type DoctorReport } from './report';
 import { defaultTimeoutMs, waitUntilSettled } from './settle';
 import { describeDiagnostic, formatTableReport } from './tableReport';
-import { loadWorkspace } from './workspace';
+import { loadWorkspace } from '../folder/workspace';
 import { errorMessage } from '../../base/errorMessage';
 
 /** stdout carries the report (or the call result) only; everything else goes to stderr. */

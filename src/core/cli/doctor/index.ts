@@ -9,4 +9,4 @@ export { parseDoctorOptions, type DoctorFlags, type DoctorOptions } from './opti
 export { buildReport, exitCodeFor, isFailing, type DoctorReport, type ServerReport, type ToolReport } from './report';
 export { defaultTimeoutMs, waitUntilSettled, type SettleOutcome } from './settle';
 export { formatTableReport } from './tableReport';
-export { loadWorkspace, type LoadedWorkspace, type UnreadableWorkspace } from './workspace';
+export { loadWorkspace, type LoadedWorkspace, type UnreadableWorkspace } from '../folder/workspace';

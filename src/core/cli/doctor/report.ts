@@ -10,7 +10,7 @@ import { isReady, type ServerState, type ServerStateKind } from '../../state/ser
 import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
 import type { SettleOutcome } from './settle';
-import type { LoadedWorkspace } from './workspace';
+import type { LoadedWorkspace } from '../folder/workspace';
 
 export interface ToolReport {
   /** The upstream name. */

@@ -1,0 +1,64 @@
+// The layering of src/, checked by `npm run lint` (dependency-cruiser). Each folder of src/core may
+// import only from the folders listed for it: lower layers never reach up, and no two folders
+// import each other. src/editor and src/extension.ts sit on top; src/core never imports them, nor
+// the editor API.
+/** @type {Record<string, string[]>} folder of src/core -> the folders it may import from */
+const LAYERS = {
+  base: [],
+  config: ['base'],
+  state: ['base', 'config'],
+  connection: ['base', 'config', 'state'],
+  auth: ['base', 'config', 'state', 'connection'],
+  manager: ['base', 'config', 'state', 'connection'],
+  catalog: ['base', 'config', 'state', 'connection'],
+  gateway: ['base', 'config', 'state', 'connection', 'catalog'],
+  presentation: ['base', 'config', 'state', 'catalog'],
+  runtime: ['base', 'config', 'state', 'connection', 'auth', 'manager', 'catalog', 'gateway'],
+  'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
+  'cli/doctor': ['base', 'config', 'state', 'connection', 'auth', 'manager', 'catalog', 'presentation', 'runtime', 'cli/folder'],
+  cli: ['base', 'config', 'state', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'cli/folder', 'cli/doctor'],
+};
+
+const escape = (text) => text.replace(/[/.]/g, '\\$&');
+const folder = (name) => `^src/core/${escape(name)}/[^/]+$`;
+
+const layerRules = Object.entries(LAYERS).map(([name, allowed]) => ({
+  name: `layer-${name.replace('/', '-')}`,
+  comment: `src/core/${name} may import only from ${allowed.length > 0 ? allowed.map((other) => `src/core/${other}`).join(', ') : 'nothing else in src/core'} (and itself).`,
+  severity: 'error',
+  from: { path: folder(name) },
+  to: { path: '^src/', pathNot: [folder(name), ...allowed.map(folder)] },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Modules must not import each other, directly or through others.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-not-editor',
+      comment: 'src/core runs in plain Node: it never imports the editor API or the editor adapter.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: ['^src/editor/', '^src/extension\\.ts$', '^vscode$', '(^|/)@types/vscode/'] },
+    },
+    {
+      name: 'core-in-a-layer',
+      comment: 'Every module of src/core lives in a folder that has a layer in this file.',
+      severity: 'error',
+      from: { path: '^src/core/', pathNot: Object.keys(LAYERS).map(folder) },
+      to: { path: '^src/core/' },
+    },
+    ...layerRules,
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Imports of packages are kept (the editor API among them) but not followed into.
+    doNotFollow: { path: 'node_modules' },
+  },
+};
