@@ -19,8 +19,8 @@ const LAYERS = {
   cli: ['base', 'config', 'state', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'cli/folder', 'cli/doctor'],
 };
 
-const escape = (text) => text.replace(/[/.]/g, '\\$&');
-const folder = (name) => `^src/core/${escape(name)}/[^/]+$`;
+const escapeRegExp = (text) => text.replace(/[/.]/g, '\\$&');
+const folder = (name) => `^src/core/${escapeRegExp(name)}/[^/]+$`;
 
 const layerRules = Object.entries(LAYERS).map(([name, allowed]) => ({
   name: `layer-${name.replace('/', '-')}`,
