@@ -13,7 +13,6 @@ import { rawEntry, revealEntry, setServerEnabled } from './settingsEntry';
 import type { TreeNode } from './serversView';
 import { errorMessage } from '../core/base/errorMessage';
 
-export { COMMANDS } from './commandIds';
 
 export interface CommandServices {
   readonly manager: ServerManager;

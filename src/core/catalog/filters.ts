@@ -7,7 +7,7 @@ import type { FilterRule } from './types';
 import { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING } from './settingNames';
 import { errorMessage } from '../base/errorMessage';
 
-export { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING, SERVERS_SETTING } from './settingNames';
+export { MAX_EXPOSED_SETTING, SERVERS_SETTING } from './settingNames';
 
 export interface GlobPattern {
   readonly pattern: string;

@@ -6,7 +6,7 @@ import { DEFAULT_CACHE_TTL_MS } from './cache';
 import { deepFreeze } from '../base/freeze';
 import { SETTINGS_SECTION, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';
 
-export { SETTINGS_SECTION, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';
+export { SETTINGS_SECTION, TOOLS_DISABLED } from './settingNames';
 
 export interface CatalogSettings {
   /** `mcpSwitchboard.tools.deny`: globs on `server/tool`. */

@@ -2,6 +2,6 @@
 // arguments, the folder's settings file and stdout/stderr in place of the editor's UI.
 export * from './doctor';
 export { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
-export { runServe, serveCommand, type ServeCommandOptions, type ServeOptions, type ServeReady } from './serve';
-export { parseServeArgs, SERVE_USAGE, type ServeArgs } from './serveArgs';
-export { LOGIN_USAGE, runLogin, type LoginEnvironment, type LoginIo } from './login';
+export { runServe, serveCommand, type ServeReady } from './serve';
+export { parseServeArgs } from './serveArgs';
+export { LOGIN_USAGE, runLogin } from './login';

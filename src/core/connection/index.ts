@@ -1,12 +1,11 @@
-export { ConnectionError, isConnectionError, SignInRequiredError, type ConnectionErrorCode } from './errors';
-export { DEFAULT_CLIENT_INFO, type CallerOptions, type ConnectionOptions, type OAuthProviders, type SignInProvider } from './connectionOptions';
+export { isConnectionError } from './errors';
+export { type CallerOptions, type ConnectionOptions } from './connectionOptions';
 export { LineRingBuffer } from './lineRingBuffer';
-export type { OfferChangeEvent, ToolsChangeEvent } from './offerKeeper';
+export type { ToolsChangeEvent } from './offerKeeper';
 export { isProcessAlive, killProcessTree } from './processTree';
 export { backoffDelay, DEFAULT_SLOW_RETRY_MS } from './reconnectPolicy';
 export { MAX_TOTAL_TIMEOUT_FACTOR } from './requestGate';
-export { ServerConnection, type ConnectionDiagnostics } from './serverConnection';
+export { ServerConnection } from './serverConnection';
 export type { ServerNotice } from './serverNotices';
-export { EMPTY_OFFER, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
 export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
 export { checkToolArguments } from './toolArguments';

@@ -58,7 +58,8 @@ export class LaunchDiagnostics {
   /** The launch of one attempt; what it writes to stdout that is not JSON-RPC is kept for its failure. */
   launch(onSpawn: (pid: number) => void): AttemptLaunch {
     const definition = this.definition;
-    const garbage: string[] = [];
+    // Only the first line is quoted in an error: a server spamming stdout costs nothing more.
+    let firstGarbage: string | undefined;
     const stdio: StdioLaunch = {
       env: { ...(this.options.baseEnv ?? process.env), ...(definition.transport === 'stdio' ? definition.env : {}) },
       cwd: (definition.transport === 'stdio' ? definition.cwd : undefined) ?? this.options.defaultCwd ?? os.homedir(),
@@ -67,10 +68,10 @@ export class LaunchDiagnostics {
       onSpawn,
       onRestart: () => {
         this.stderr.clear();
-        garbage.length = 0;
+        firstGarbage = undefined;
       },
       onGarbageLine: (line: string) => {
-        garbage.push(line);
+        firstGarbage ??= line;
         this.logger.warn(`server wrote a line to stdout that is not a JSON-RPC message: "${line}"`);
       },
       onStderrLine: (line: string) => {
@@ -78,7 +79,7 @@ export class LaunchDiagnostics {
         this.logger.info(`stderr: ${line}`);
       },
     };
-    return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionError(error), garbage)) };
+    return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionError(error), firstGarbage)) };
   }
 
   /** Why a running session ended: the process's exit, or the connection closing. */
@@ -100,8 +101,7 @@ function asConnectionError(error: unknown): ConnectionError {
   return error instanceof ConnectionError ? error : new ConnectionError('CONNECT_FAILED', errorMessage(error), { cause: error });
 }
 
-function withGarbageHint(error: ConnectionError, garbage: readonly string[]): ConnectionError {
-  const first = garbage[0];
+function withGarbageHint(error: ConnectionError, first: string | undefined): ConnectionError {
   if (first === undefined || !HINTED_BY_GARBAGE.includes(error.code)) return error;
   return new ConnectionError(
     'PROTOCOL_ERROR',

@@ -128,11 +128,6 @@ export function offersSubscriptions(capabilities: Readonly<Record<string, unknow
   return (capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe === true;
 }
 
-/** Equal offers compare equal: items are bounded, so JSON is a safe comparison. */
-export function sameOffer(a: ServerOffer, b: ServerOffer): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /**
  * Lists `which` of what the capabilities promise; the other lists are kept from `previous`. A
  * list that fails keeps its previous items and adds a problem: a server whose prompts/list is

@@ -46,7 +46,6 @@ const DRAIN_AFTER_EXIT_MS = 200;
  * it is exiting) waits for the process to end before it rejects.
  */
 const WRITE_ERROR_EXIT_WAIT_MS = 2000;
-const MAX_REMEMBERED_GARBAGE = 5;
 const MAX_GARBAGE_LINE = 200;
 
 function truncate(text: string, max: number): string {
@@ -71,7 +70,6 @@ export class StdioProcessTransport implements Transport {
   private markEnded: () => void = () => undefined;
   /** Resolves once onclose has fired: the process has exited and stdout/stderr are drained. */
   private readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
-  private readonly garbage: string[] = [];
   private readonly logger: Logger;
   /** Parsed messages not yet handed to onmessage, in the order the server wrote them. */
   private readonly inbox: JSONRPCMessage[] = [];
@@ -111,11 +109,6 @@ export class StdioProcessTransport implements Transport {
   /** How the process ended, once it has. */
   get exitStatus(): ProcessExit | undefined {
     return this.exit;
-  }
-
-  /** The first few stdout lines that were not JSON-RPC messages. */
-  get garbageLines(): readonly string[] {
-    return this.garbage;
   }
 
   async start(): Promise<void> {
@@ -192,7 +185,6 @@ export class StdioProcessTransport implements Transport {
       // Not JSON at all; reported below like JSON that is not JSON-RPC.
     }
     if (message === undefined) {
-      if (this.garbage.length < MAX_REMEMBERED_GARBAGE) this.garbage.push(truncate(line, MAX_GARBAGE_LINE));
       // Reported through the option, not onerror: the SDK client does not pass transport errors on
       // while it negotiates the era, which is when banners are written.
       this.options.onGarbageLine?.(truncate(line, MAX_GARBAGE_LINE));

@@ -22,7 +22,7 @@ import { isEnabled, isInvalid, isLazy, ManagedServer, type ConfiguredServer, typ
 import { planReconcile, type ReconcilePlan } from './reconcilePlan';
 
 export type { ConfiguredServer, ServerBlock, ServerView } from './managedServer';
-export { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS } from './startQueue';
+export { DEFAULT_CONCURRENCY } from './startQueue';
 
 export interface ManagerOptions {
   readonly logger?: Logger;

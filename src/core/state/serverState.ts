@@ -179,11 +179,6 @@ export function isReady(kind: ServerStateKind): boolean {
   return kind === 'running' || startsOnDemand(kind);
 }
 
-/** Waiting for somebody to sign in: Sign In is what moves it on. */
-export function needsSignIn(kind: ServerStateKind): boolean {
-  return kind === 'needsSignIn';
-}
-
 /** A deep copy, so that callers can keep or mutate what they were given. */
 export function copyState(state: ServerState): ServerState {
   return structuredClone(state);
