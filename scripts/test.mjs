@@ -159,11 +159,20 @@ async function installHarness() {
   }
 }
 
-/** Builds what the editor stages load. Not alongside the unit stage: its CLI tests run dist/cli.js. */
+/**
+ * Builds the bundles once for the whole run, before any stage that runs them: the CLI tests of the
+ * unit stage (dist/cli.js; they skip their own build when SWITCHBOARD_BUILT says it is done) and
+ * the editor stages (dist/extension.js, out/test/editor).
+ */
+async function buildOnce() {
+  const ok = await runSteps([['node', ['scripts/build.mjs', '--tests']]]);
+  if (ok) process.env.SWITCHBOARD_BUILT = '1';
+  return ok;
+}
+
+/** The .vsix, for its install test: a production build of its own, made after the unit stage. */
 function buildForEditor() {
-  const steps = [['node', ['scripts/build.mjs', '--tests']]];
-  if (stages.includes('vsix')) steps.push(['npm', ['run', '--silent', 'package']]);
-  return runSteps(steps);
+  return stages.includes('vsix') ? runSteps([['npm', ['run', '--silent', 'package']]]) : Promise.resolve(true);
 }
 
 // Stages that need nothing of the editor harness, and so run while it is installed.
@@ -174,7 +183,8 @@ async function main() {
   fs.mkdirSync(resultsDir, { recursive: true });
   const needsEditor = stages.some((stage) => EDITOR_STAGES.includes(stage));
   const harness = needsEditor ? installHarness() : Promise.resolve(true);
-  const readyForEditorStages = async () => (await harness) && (!needsEditor || (await buildForEditor()));
+  const built = stages.some((stage) => stage === 'unit' || EDITOR_STAGES.includes(stage)) ? await buildOnce() : true;
+  const readyForEditorStages = async () => built && (await harness) && (!needsEditor || (await buildForEditor()));
   let editorReady;
   for (const stage of stages) {
     // Not alongside the harness setup: the conformance stage installs its own part of the harness.

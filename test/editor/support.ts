@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ServerState } from '../../src/core/state/serverState';
 import type { SwitchboardApi } from '../../src/extension';
+import { waitFor as waitForEvent } from '../core/support/waitFor';
 
 export const EXTENSION_ID = 'switchboard-labs.mcp-switchboard';
 
@@ -19,25 +20,10 @@ export function contributedCommands(extension: vscode.Extension<unknown>): strin
   return commands.map((entry) => entry.command);
 }
 
-/** Resolves when `condition` holds after a configuration change, or rejects after `timeoutMs`. */
-export async function waitFor<T>(probe: () => T | undefined, event: vscode.Event<unknown>, timeoutMs = 10_000): Promise<T> {
-  const now = probe();
-  if (now !== undefined) return now;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      subscription.dispose();
-      reject(new Error(`condition not met within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const subscription = event(() => {
-      const value = probe();
-      if (value === undefined) return;
-      clearTimeout(timer);
-      subscription.dispose();
-      resolve(value);
-    });
-  });
+/** Resolves with `probe()` once it is defined, checked now and on each `event`; the shared wait of the tests. */
+export function waitFor<T>(probe: () => T | undefined, event: vscode.Event<unknown>, timeoutMs = 10_000): Promise<T> {
+  return waitForEvent({ now: probe, event, describe: () => 'the condition', timeoutMs });
 }
-
 
 export async function switchboardApi(): Promise<SwitchboardApi> {
   const extension = vscode.extensions.getExtension<SwitchboardApi>(EXTENSION_ID);

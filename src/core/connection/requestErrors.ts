@@ -4,22 +4,24 @@ import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, Unauthor
 import { ConnectionError, findSignInRequired, stripRpcPrefix, type SignInNeed } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { errorMessage } from '../base/errorMessage';
+import type { RequestEnd } from './requestDeadlines';
 
 export interface RequestErrorContext {
   /** e.g. `tools/call echo` */
   readonly what: string;
   readonly timeoutMs: number;
   readonly maxTotalMs: number;
-  /** Which of our own aborts fired, if any. */
-  readonly aborted?: 'caller' | 'maxTotal';
+  /** Which of the request's own limits ended it, if one did (requestDeadlines.ts). */
+  readonly ended?: RequestEnd;
   /** The session was being closed on purpose (stop, dispose, reconnect). */
   readonly closing: boolean;
 }
 
 export function translateRequestError(error: unknown, context: RequestErrorContext): ConnectionError {
   const { what } = context;
-  if (context.aborted === 'caller') return new ConnectionError('CANCELLED', `${what} was cancelled`, { cause: error });
-  if (context.aborted === 'maxTotal') {
+  if (context.ended === 'caller') return new ConnectionError('CANCELLED', `${what} was cancelled`, { cause: error });
+  if (context.ended === 'timeout') return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
+  if (context.ended === 'maxTotal') {
     return new ConnectionError(
       'REQUEST_TIMEOUT',
       `${what} did not finish within ${context.maxTotalMs} ms (the maximum even while the server reports progress)`,

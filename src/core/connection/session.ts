@@ -1,7 +1,7 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import type { CallToolResult, Client, Implementation, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, Implementation, Progress, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import type { TransportType } from '../config/types';
@@ -11,6 +11,7 @@ import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
 import { translateRequestError } from './requestErrors';
 import { wireClient, type SessionHooks } from './sessionWiring';
+import { RequestDeadlines } from './requestDeadlines';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { RetiredClients } from './retiredClients';
 import { StdioProcessTransport } from './stdioTransport';
@@ -174,24 +175,23 @@ export class McpSession {
    * For requests whose result is passed on as it came (serverOffer.ts).
    */
   requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: Parameters<Client['request']>[1], policy: RequestPolicy, budget: RetryBudget): Promise<T> {
-    return this.request(method, policy, budget, (options) =>
+    return this.request(method, policy, budget, (options, onprogress) =>
       this.client.request({ method, ...(params === undefined ? {} : { params }) } as Parameters<Client['request']>[0], schema, {
         ...options,
-        ...(policy.onProgress ? { onprogress: policy.onProgress, resetTimeoutOnProgress: true } : {}),
+        ...(policy.onProgress ? { onprogress } : {}),
       }) as Promise<T>,
     );
   }
 
   /** `definition`: the tool as listed, so that the SDK can mirror `x-mcp-header` parameters into headers. */
   async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, definition?: Tool): Promise<CallToolResult> {
-    const result = await this.request(`tools/call \`${name}\``, policy, budget, (options) =>
+    const result = await this.request(`tools/call \`${name}\``, policy, budget, (options, onprogress) =>
       this.client.callTool(
         { name, arguments: args },
         {
           ...options,
           // Always ask for progress: it is what lets a long call outlive timeoutMs.
-          onprogress: (progress) => policy.onProgress?.(progress),
-          resetTimeoutOnProgress: true,
+          onprogress,
           // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
           // over HTTP). Without its output schema: a host passes results on unvalidated, as the
           // model reads them, rather than fail a call the server answered.
@@ -207,36 +207,27 @@ export class McpSession {
   }
 
   /**
-   * Sends one request with the policy's limits. The SDK sends notifications/cancelled for its
-   * own timeout and for an aborted signal; the maximum total time is enforced here through the
-   * signal rather than the SDK's maxTotalTimeout, because the SDK gives up on that one without
-   * telling the server.
+   * Sends one request with the policy's limits (requestDeadlines.ts), enforced through its signal
+   * on the connection's clock rather than with the SDK's own timers: the SDK then sends
+   * notifications/cancelled for each of them (it gives up on its maxTotalTimeout without telling
+   * the server), and tests drive them without waiting. `onprogress` restarts the quiet time.
    */
-  private async request<T>(what: string, policy: RequestPolicy, budget: RetryBudget, send: (options: RequestOptions) => Promise<T>): Promise<T> {
+  private async request<T>(what: string, policy: RequestPolicy, budget: RetryBudget, send: (options: RequestOptions, onprogress: (progress: Progress) => void) => Promise<T>): Promise<T> {
     for (;;) {
       if (policy.signal?.aborted) throw new ConnectionError('CANCELLED', `${what} was cancelled`);
       const sentWithSession = this.transport.sessionId;
-      const controller = new AbortController();
-      let aborted: 'caller' | 'maxTotal' | undefined;
-      const onCallerAbort = () => {
-        aborted ??= 'caller';
-        controller.abort(policy.signal?.reason);
-      };
-      policy.signal?.addEventListener('abort', onCallerAbort, { once: true });
-      const totalTimer =
-        policy.maxTotalMs > 0
-          ? this.options.clock.setTimeout(() => {
-              aborted ??= 'maxTotal';
-              controller.abort(new Error(`maximum total time of ${policy.maxTotalMs} ms exceeded`));
-            }, policy.maxTotalMs)
-          : undefined;
+      const deadlines = new RequestDeadlines(this.options.clock, policy);
       this.inFlight += 1;
       const client = this.client;
       this.retired.begin(client);
       try {
-        return await send({ signal: controller.signal, timeout: policy.timeoutMs > 0 ? policy.timeoutMs : NO_TIMEOUT });
+        const onprogress = (progress: Progress) => {
+          deadlines.progressed();
+          policy.onProgress?.(progress);
+        };
+        return await send({ signal: deadlines.signal, timeout: NO_TIMEOUT }, onprogress);
       } catch (error) {
-        const rejected = aborted === undefined && !this.closeRequested && sentWithSession !== undefined && isSessionRejected(error);
+        const rejected = deadlines.ended === undefined && !this.closeRequested && sentWithSession !== undefined && isSessionRejected(error);
         if (rejected && !budget.retried) {
           budget.retried = true;
           this.options.logger.info(`session ${sentWithSession} is unknown to the server (HTTP ${httpStatus(error) ?? '?'}); initializing a new session`);
@@ -248,13 +239,12 @@ export class McpSession {
           // refused before the server acted on it; the connection reconnects with backoff.
           throw new ConnectionError('CONNECTION_LOST', `${what} failed: the server rejected the session again after a new one was initialized`, { cause: error, notSent: true });
         }
-        throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, aborted, closing: this.closeRequested });
+        throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, ended: deadlines.ended, closing: this.closeRequested });
       } finally {
         this.retired.settled(client);
         this.inFlight -= 1;
         if (this.inFlight === 0) this.onIdle?.();
-        if (totalTimer !== undefined) this.options.clock.clearTimeout(totalTimer);
-        policy.signal?.removeEventListener('abort', onCallerAbort);
+        deadlines.dispose();
       }
     }
   }

@@ -10,12 +10,12 @@ import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
 import { hashServerConnection } from '../../../src/core/config/hash';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
-import { type ServerState } from '../../../src/core/state/serverState';
 import { systemClock, type Clock } from '../../../src/core/base/clock';
 import { ServerManager } from '../../../src/core/manager';
 import { Cleanup, MemoryLogger, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';
 import { until } from '../support/poll';
+import { waitFor, waitForServer } from '../support/waitFor';
 
 const FIXTURE_TOOLS = ['add', 'add_tool', 'count', 'cwd', 'echo', 'env', 'fail', 'rpc_error', 'slow', 'stats', 'stderr'];
 
@@ -36,37 +36,10 @@ function entryFor(def: StdioServerDefinition, list: Tool[]): [string, ToolCacheE
   return [toolCacheKey(def.name, connectionHash), { format: TOOL_CACHE_FORMAT, server: def.name, connectionHash, fetchedAt: Date.now() - 60_000, tools: list }];
 }
 
-function waitForServer(manager: ServerManager, name: string, kind: ServerState['kind'], timeoutMs = 20_000): Promise<void> {
-  if (manager.server(name)?.state.kind === kind) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      subscription.dispose();
-      reject(new Error(`${name} did not reach ${kind}; it is ${JSON.stringify(manager.server(name)?.state)}`));
-    }, timeoutMs);
-    const subscription = manager.onDidChangeState((event) => {
-      if (event.server !== name || event.state.kind !== kind) return;
-      clearTimeout(timer);
-      subscription.dispose();
-      resolve();
-    });
-  });
-}
-
 /** Resolves with the first announced (or current) snapshot matching `predicate`. */
 function waitForSnapshot(catalog: ToolCatalog, predicate: (snapshot: CatalogSnapshot) => boolean, timeoutMs = 20_000): Promise<CatalogSnapshot> {
-  if (predicate(catalog.snapshot())) return Promise.resolve(catalog.snapshot());
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      subscription.dispose();
-      reject(new Error(`snapshot not reached; last ${JSON.stringify(catalog.snapshot().servers.map((item) => [item.name, item.state, item.tools.length]))}`));
-    }, timeoutMs);
-    const subscription = catalog.onDidChange((snapshot) => {
-      if (!predicate(snapshot)) return;
-      clearTimeout(timer);
-      subscription.dispose();
-      resolve(snapshot);
-    });
-  });
+  const now = () => (predicate(catalog.snapshot()) ? catalog.snapshot() : undefined);
+  return waitFor({ now, event: catalog.onDidChange, describe: () => `snapshot; last ${JSON.stringify(catalog.snapshot().servers.map((item) => [item.name, item.state, item.tools.length]))}`, timeoutMs });
 }
 
 const toolNames = (snapshot: CatalogSnapshot, name: string) => snapshot.servers.find((item) => item.name === name)?.tools.map((item) => item.name) ?? [];

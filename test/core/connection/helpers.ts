@@ -10,6 +10,7 @@ import { ServerConnection, type ConnectionOptions } from '../../../src/core/conn
 import { type ServerState } from '../../../src/core/state/serverState';
 import type { Logger, LogLevel } from '../../../src/core/base/logging';
 import { Cleanup } from '../support/cleanup';
+import { waitForServerState } from '../support/waitFor';
 
 export { Cleanup, tempDir } from '../support/cleanup';
 
@@ -99,20 +100,7 @@ export function connect(
 
 /** Resolves with the first state (current or future) matching `predicate`. */
 export function waitForState(connection: ServerConnection, predicate: (state: ServerState) => boolean, timeoutMs = 10_000): Promise<ServerState> {
-  const current = connection.state;
-  if (predicate(current)) return Promise.resolve(current);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      subscription.dispose();
-      reject(new Error(`state not reached within ${timeoutMs} ms; last state ${JSON.stringify(connection.state)}`));
-    }, timeoutMs);
-    const subscription = connection.onDidChangeState(({ state }) => {
-      if (!predicate(state)) return;
-      clearTimeout(timer);
-      subscription.dispose();
-      resolve(state);
-    });
-  });
+  return waitForServerState(connection, predicate, timeoutMs);
 }
 
 export function assertState<K extends ServerState['kind']>(state: ServerState, kind: K): asserts state is Extract<ServerState, { kind: K }> {

@@ -25,10 +25,18 @@ describe('ServerConnection timeouts', () => {
   });
 
   it('times out a request after requestMs and tells the server with notifications/cancelled', async () => {
-    const { connection } = connect(cleanup, stdioDefinition([], { timeouts: { connectMs: 10_000, requestMs: 300 } }));
+    const clock = new FakeClock();
+    const { connection } = connect(cleanup, stdioDefinition([], { timeouts: { connectMs: 10_000, requestMs: 300 } }), { clock });
     await connection.start();
     const started = Date.now();
-    await assert.rejects(connection.sendToolCall('slow', { ms: 5000 }), (error) => {
+    // Time passes once the server is at work on the call (its first progress notification); the
+    // quiet time then starts again, and runs out with no further answer.
+    let atWork: () => void = () => undefined;
+    const working = new Promise<void>((resolve) => (atWork = resolve));
+    const call = connection.sendToolCall('slow', { ms: 5000, progressEveryMs: 50 }, { onProgress: () => atWork() });
+    await working;
+    clock.advance(300);
+    await assert.rejects(call, (error) => {
       assert.ok(isConnectionError(error, 'REQUEST_TIMEOUT'), String(error));
       assert.match(error.message, /no response within 300 ms/);
       return true;
@@ -44,8 +52,8 @@ describe('ServerConnection timeouts', () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await connection.start();
     const controller = new AbortController();
-    const call = connection.sendToolCall('slow', { ms: 5000 }, { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
+    // Cancelled once the server is at work on it (its first progress), as a user would.
+    const call = connection.sendToolCall('slow', { ms: 5000, progressEveryMs: 50 }, { signal: controller.signal, onProgress: () => controller.abort(new Error('user pressed stop')) });
     await assert.rejects(call, (error) => isConnectionError(error, 'CANCELLED'));
     const stats = await stdioStats(connection);
     assert.equal(stats.cancellations, 1);
@@ -53,11 +61,17 @@ describe('ServerConnection timeouts', () => {
   });
 
   it('lets progress notifications extend a call beyond requestMs', async () => {
-    // requestMs leaves a busy machine ten progress intervals of slack; the call lasts 3 x requestMs.
-    const { connection } = connect(cleanup, stdioDefinition([], { timeouts: { connectMs: 10_000, requestMs: 1_000 } }));
+    // Each progress notification comes 900 ms (of the injected clock) after the last: six of them
+    // make the call last more than 5 x requestMs, and none of the gaps reaches requestMs.
+    const clock = new FakeClock();
+    const { connection } = connect(cleanup, stdioDefinition([], { timeouts: { connectMs: 10_000, requestMs: 1_000 } }), { clock });
     await connection.start();
     const progress: number[] = [];
-    const result = await connection.sendToolCall('slow', { ms: 3_000, progressEveryMs: 100 }, { onProgress: (p) => progress.push(p.progress) });
+    const onProgress = (p: { progress: number }) => {
+      progress.push(p.progress);
+      clock.advance(900);
+    };
+    const result = await connection.sendToolCall('slow', { ms: 3_000, progressEveryMs: 20, progressSteps: 6 }, { onProgress });
     assert.equal(textOf(result), 'slept 3000');
     assert.ok(progress.length >= 5, `only ${progress.length} progress notifications`);
     assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
@@ -68,11 +82,9 @@ describe('ServerConnection timeouts', () => {
     const clock = new FakeClock();
     const { connection } = connect(cleanup, stdioDefinition([], { timeouts: { connectMs: 10_000, requestMs: 2_000 } }), { clock });
     await connection.start();
-    let firstProgress: () => void = () => undefined;
-    const progressed = new Promise<void>((resolve) => (firstProgress = resolve));
-    const call = connection.sendToolCall('slow', { ms: 60_000, progressEveryMs: 100 }, { onProgress: () => firstProgress() });
-    await progressed;
-    clock.advance(2_000 * MAX_TOTAL_TIMEOUT_FACTOR);
+    // Progress every 1,900 ms of the injected clock keeps the call from timing out for lack of
+    // an answer; the maximum total time still ends it.
+    const call = connection.sendToolCall('slow', { ms: 60_000, progressEveryMs: 20 }, { onProgress: () => clock.advance(1_900) });
     await assert.rejects(call, (error) => {
       assert.ok(isConnectionError(error, 'REQUEST_TIMEOUT'), String(error));
       assert.match(error.message, /within 20000 ms \(the maximum even while the server reports progress\)/);

@@ -94,7 +94,7 @@ describe('connection building blocks', () => {
       assert.equal(translateRequestError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context).code, 'CONNECTION_LOST');
       assert.equal(translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), context).code, 'REQUEST_TIMEOUT');
       assert.equal(translateRequestError(new ProtocolError(-32602, 'bad'), context).code, 'SERVER_ERROR');
-      assert.equal(translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), { ...context, aborted: 'caller' }).code, 'CANCELLED');
+      assert.equal(translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), { ...context, ended: 'caller' }).code, 'CANCELLED');
     });
   });
 

@@ -9,8 +9,16 @@ import { STDIO_SERVER, type Cleanup } from '../connection/helpers';
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
+let built = process.env.SWITCHBOARD_BUILT === '1';
+
+/**
+ * Builds dist/cli.js once per run: `npm test` builds before the unit stage and says so in
+ * SWITCHBOARD_BUILT; a mocha run of its own builds on the first suite that needs it.
+ */
 export function buildCli(): void {
+  if (built) return;
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
+  built = true;
 }
 
 export interface CliRun {

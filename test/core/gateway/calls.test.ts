@@ -126,7 +126,7 @@ describe('gateway: tool calls', function () {
   it('forwards progress notifications to the client under its own token', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const progress: Progress[] = [];
-    const result = await client.callTool({ name: 'slow', arguments: { ms: 600, progressEveryMs: 100 } }, {
+    const result = await client.callTool({ name: 'slow', arguments: { ms: 600, progressEveryMs: 100, progressSteps: 5 } }, {
       onprogress: (update) => progress.push(update),
     });
     assert.equal(textOf(result as CallToolResult), 'slept 600');

@@ -15,6 +15,9 @@ import { Emitter, type Disposable } from '../../../src/core/base/events';
 import { McpGateway } from '../../../src/core/gateway';
 import { ServerManager, type ConfiguredServer } from '../../../src/core/manager';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, textOf, type FixtureStats } from '../connection/helpers';
+import { waitForRunning } from '../support/waitFor';
+
+export { waitForRunning };
 
 export { Cleanup, MemoryLogger, textOf, type FixtureStats };
 
@@ -101,17 +104,6 @@ export class FixtureToolSource implements ToolSource, Disposable {
   dispose(): void {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.emitter.dispose();
-  }
-}
-
-/** Resolves when every named server is running. */
-export async function waitForRunning(manager: ServerManager, names: readonly string[], timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const states = names.map((name) => manager.server(name)?.state);
-    if (states.every((state) => state?.kind === 'running')) return;
-    if (Date.now() > deadline) throw new Error(`servers not running within ${timeoutMs} ms: ${JSON.stringify(states)}`);
-    await delay(20);
   }
 }
 

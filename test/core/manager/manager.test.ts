@@ -7,6 +7,7 @@ import { ManagerError, ServerManager, type ManagerOptions, type ServerView } fro
 import { Cleanup, isAlive, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';
 import { until } from '../support/poll';
+import { waitForServer } from '../support/waitFor';
 
 function server(name: string, args: string[] = [], overrides: Partial<StdioServerDefinition> = {}): StdioServerDefinition {
   return stdioDefinition(args, { name, ...overrides });
@@ -25,24 +26,6 @@ function stateOf(views: readonly ServerView[], name: string): ServerState {
   const view = views.find((candidate) => candidate.name === name);
   assert.ok(view, `no view for ${name}`);
   return view.state;
-}
-
-/** Resolves with the first event (or current state) where `name` reaches `kind`. */
-function waitForServer(manager: ServerManager, name: string, kind: ServerState['kind'], timeoutMs = 15_000): Promise<ServerState> {
-  const now = manager.server(name)?.state;
-  if (now?.kind === kind) return Promise.resolve(now);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      subscription.dispose();
-      reject(new Error(`${name} did not reach ${kind} within ${timeoutMs} ms; it is ${JSON.stringify(manager.server(name)?.state)}`));
-    }, timeoutMs);
-    const subscription = manager.onDidChangeState((event) => {
-      if (event.server !== name || event.state.kind !== kind) return;
-      clearTimeout(timer);
-      subscription.dispose();
-      resolve(event.state);
-    });
-  });
 }
 
 async function pidOf(manager: ServerManager, name: string): Promise<number> {

@@ -9,6 +9,7 @@ export class FakeClock implements Clock {
   private time: number;
   private nextId = 0;
   private readonly timers = new Map<number, { due: number; callback: () => void }>();
+  private readonly waiting: Array<{ readonly delay: number; readonly resolve: () => void }> = [];
 
   constructor(start = 1_700_000_000_000) {
     this.time = start;
@@ -21,7 +22,20 @@ export class FakeClock implements Clock {
   setTimeout(callback: () => void, ms: number): number {
     this.nextId += 1;
     this.timers.set(this.nextId, { due: this.time + ms, callback });
+    for (const waiter of this.waiting.filter((candidate) => candidate.delay === ms)) {
+      this.waiting.splice(this.waiting.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     return this.nextId;
+  }
+
+  /**
+   * Resolves once a timer of `delay` ms is pending, now or when one is set: the event that the code
+   * under test has started waiting, so that a test advances time only after that.
+   */
+  whenPending(delay: number): Promise<void> {
+    if ([...this.timers.values()].some((timer) => timer.due - this.time === delay)) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ delay, resolve }));
   }
 
   clearTimeout(handle: unknown): void {
