@@ -43,6 +43,8 @@ export interface SwitchboardApi {
   readonly logFolder: string;
   /** The servers published to the editor's MCP client right now (failed ones are left out). */
   publishedServers(): string[];
+  /** The editor stopped a server for its new definition version, and Switchboard started it there again. */
+  readonly onDidRestartInEditor: vscode.Event<string>;
   /** When activate() began (epoch ms) and how long it took: bench:editor reads these. */
   readonly activation: { readonly startedAt: number; readonly ms: number };
 }
@@ -63,7 +65,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
   const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers));
-  const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted));
+  const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted, extension.extension.id, (message) => logs.main.info(message)));
   context.own(vscode.lm.registerMcpServerDefinitionProvider(DEFINITION_PROVIDER_ID, definitions));
   for (const tool of registerDispatcherTools(catalog)) context.own(tool);
   const render = () => ui.render();
@@ -92,6 +94,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     catalog,
     logFolder: extension.logUri.fsPath,
     publishedServers: () => definitions.publishedNames,
+    onDidRestartInEditor: definitions.onDidRestartInEditor,
   };
 }
 

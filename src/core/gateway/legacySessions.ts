@@ -6,6 +6,7 @@ import type http from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
+import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog/types';
@@ -45,6 +46,9 @@ const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
 
 export class LegacySessions {
   readonly table: SessionTable<LegacySession>;
+  private readonly closeEmitter = new Emitter<EndpointId>();
+  /** A session closed (its client ended it, or it was evicted): the endpoint it was open on. */
+  readonly onDidClose: Event<EndpointId> = this.closeEmitter.event;
   /** Transports whose initialize request is still being answered; they have no session id yet. */
   private readonly opening = new Set<NodeStreamableHTTPServerTransport>();
 
@@ -100,8 +104,15 @@ export class LegacySessions {
     }
   }
 
+  /** Sessions open now at `endpoint`. */
+  countAt(endpoint: EndpointId): number {
+    const key = endpointKey(endpoint);
+    return this.table.entries().filter(([, session]) => session.key === key).length;
+  }
+
   /** Every session and every transport still opening, closed. */
   closeAll(): Promise<void>[] {
+    this.closeEmitter.dispose();
     return [...this.table.drain().map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
   }
 
@@ -116,6 +127,7 @@ export class LegacySessions {
     if (id === undefined || session?.transport !== transport) return;
     this.table.forget(id, session);
     logger.debug(`session ${id} closed`);
+    this.closeEmitter.fire(session.endpoint);
   }
 }
 

@@ -68,6 +68,27 @@ describe('gateway: tool listing', function () {
     assert.equal((await rawRequest(port, { path: '/mcp/alpha', headers: auth, body })).status, 200);
   });
 
+  it("counts a client's sessions per server endpoint, and says when one closes", async () => {
+    const closed: string[] = [];
+    let announced: () => void = () => undefined;
+    const closing = new Promise<void>((resolve) => (announced = resolve));
+    const subscription = setup.gateway.onDidCloseServerSession((server) => {
+      closed.push(server);
+      announced();
+    });
+    cleanup.add(() => subscription.dispose());
+    assert.equal(setup.gateway.sessionsOn('alpha'), 0);
+    const perServer = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
+    await connectClient(cleanup, setup.gateway.aggregatedUrl, setup.gateway.token);
+    assert.deepEqual([setup.gateway.sessionsOn('alpha'), setup.gateway.sessionsOn('content')], [1, 0]);
+    // What the editor does when it stops a server: DELETE the session, then close.
+    await perServer.transport.terminateSession();
+    await perServer.client.close();
+    await closing;
+    assert.deepEqual(closed, ['alpha'], 'the aggregated session is not a server endpoint');
+    assert.equal(setup.gateway.sessionsOn('alpha'), 0);
+  });
+
   it('URL-encodes server names in endpoint paths', async () => {
     const cleanupOdd = new Cleanup();
     try {

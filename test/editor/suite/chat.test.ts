@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SwitchboardApi } from '../../../src/extension';
-import { isKind, switchboardApi, toolText, waitForServer } from '../support';
+import { isKind, switchboardApi, toolText, waitFor, waitForServer } from '../support';
 
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 
@@ -36,8 +36,12 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
   this.timeout(60_000);
   let api: SwitchboardApi;
 
+  /** Servers the editor stopped for a new version and Switchboard started there again, in order. */
+  const restarts: string[] = [];
+
   before(async () => {
     api = await switchboardApi();
+    api.onDidRestartInEditor((server) => restarts.push(server));
     await waitForServer(api, 'ok', isKind('running'));
     // The editor does not start provider servers by itself; chat would, and so does this command.
     await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
@@ -86,14 +90,18 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
   });
 
   it('removes a tool switched off in mcpSwitchboard.tools.disabled, and brings it back', async () => {
+    // No start from the test: a new definition version makes the editor stop the server (its tools
+    // would then stay as last cached), and Switchboard starts it there again, so chat stays live.
     const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
+    const restartedOnce = waitFor(() => (restarts.includes('ok') ? true : undefined), api.onDidRestartInEditor, 20_000);
     await settings.update('tools.disabled', ['ok/add'], vscode.ConfigurationTarget.Global);
     try {
-      await waitForTools((all) => !all.includes('mcp_ok_add') && all.includes('mcp_ok_echo'), 20_000, { startServers: true });
+      await waitForTools((all) => !all.includes('mcp_ok_add') && all.includes('mcp_ok_echo'));
+      await restartedOnce;
     } finally {
       await settings.update('tools.disabled', undefined, vscode.ConfigurationTarget.Global);
     }
-    await waitForTools((all) => all.includes('mcp_ok_add'), 20_000, { startServers: true });
+    await waitForTools((all) => all.includes('mcp_ok_add'));
   });
 
   it('Invalidate Tool Cache refetches the server\'s tool list', async () => {
