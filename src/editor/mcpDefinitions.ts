@@ -4,7 +4,8 @@ import type { McpGateway } from '../core/gateway';
 
 export const DEFINITION_PROVIDER_ID = 'mcpSwitchboard.gateway';
 
-/** The editor's command that starts one of its MCP servers by definition id. */
+/** The editor's commands that stop and start one of its MCP servers by definition id. */
+const STOP_SERVER_COMMAND = 'workbench.mcp.stopServer';
 const START_SERVER_COMMAND = 'workbench.mcp.startServer';
 
 /**
@@ -12,11 +13,12 @@ const START_SERVER_COMMAND = 'workbench.mcp.startServer';
  * shows tools as `mcp_<server>_<tool>`; `version` is a hash of the server's filtered tool list, so
  * the editor drops its own tool cache exactly when our list changes.
  *
- * The editor stops a server whose definition changed and starts it again only on the next chat
- * request: until then its tools are gone from chat's tool list and its views show it stopped.
- * So when a new version reaches a server the editor had running (its client had a session on the
- * endpoint), the editor's stop (it ends that session) is answered by starting it again, with the
- * new definition.
+ * The editor stops a server whose definition changed (one it is still starting, too) and starts it
+ * again only on the next chat request: until then chat has no live tools of it, and the editor's
+ * views show it stopped. So each definition's URL carries its version (`?v=`), the gateway says
+ * with which version a closed session was opened, and a session the editor ended on an outdated
+ * version is answered by starting the server there again, with the current definition. A session
+ * ended on the current version (the user stopped the server) is left alone.
  */
 export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProvider<vscode.McpHttpServerDefinition>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -24,11 +26,8 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   private readonly restarted = new vscode.EventEmitter<string>();
   /** The editor stopped a server for its new version, and it was started there again: its name. */
   readonly onDidRestartInEditor = this.restarted.event;
-  private published = new Map<string, string | undefined>();
-  /** Servers the editor had running when their version changed: started again once it stops them. */
-  private readonly restartWhenStopped = new Set<string>();
-  /** Servers being started again in the editor right now (their session may not exist yet). */
-  private readonly restarting = new Set<string>();
+  /** The version published for each server. */
+  private published = new Map<string, string>();
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -39,7 +38,7 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
     private readonly extensionId: string,
     private readonly log: (message: string) => void,
   ) {
-    this.subscription = gateway.onDidCloseServerSession((server) => this.sessionClosed(server));
+    this.subscription = gateway.onDidCloseServerSession((server, version) => this.sessionClosed(server, version));
   }
 
   /**
@@ -47,32 +46,30 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
    * editor would connect to its (empty) endpoint and show it as "Running · 0 tools". Starting and
    * reconnecting servers stay, since calls to them wait.
    */
-  private publishedServers(): string[] {
+  private current(): Map<string, string> {
     const failed = new Set(this.catalog.snapshot().servers.filter((server) => server.state === 'error').map((server) => server.name));
-    return this.gateway.servers().filter((name) => !failed.has(name));
+    return new Map(this.gateway.servers().filter((name) => !failed.has(name)).map((name) => [name, this.catalog.catalogVersion(name) ?? 'empty']));
   }
 
   private definitions(): vscode.McpHttpServerDefinition[] {
     const headers = { Authorization: `Bearer ${this.gateway.token}` };
-    return this.publishedServers().map((name) =>
-      new vscode.McpHttpServerDefinition(name, vscode.Uri.parse(this.gateway.endpointUrl(name)), headers, this.catalog.catalogVersion(name) ?? 'empty'));
+    return [...this.current()].map(([name, version]) => {
+      const uri = vscode.Uri.parse(`${this.gateway.endpointUrl(name)}?v=${encodeURIComponent(version)}`);
+      return new vscode.McpHttpServerDefinition(name, uri, headers, version);
+    });
   }
 
   /** Fires the change event only when the set of servers or a version changed. */
   refresh(): void {
-    const next = new Map(this.publishedServers().map((name) => [name, this.catalog.catalogVersion(name)]));
+    const next = this.current();
     if (JSON.stringify([...next]) === JSON.stringify([...this.published])) return;
-    for (const [name, version] of next) {
-      const editorRunsIt = this.gateway.sessionsOn(name) > 0 || this.restarting.has(name);
-      if (this.published.has(name) && this.published.get(name) !== version && editorRunsIt) this.restartWhenStopped.add(name);
-    }
     this.published = next;
     this.changed.fire();
   }
 
   /** The names published right now, for tests. */
   get publishedNames(): string[] {
-    return this.publishedServers();
+    return [...this.current().keys()];
   }
 
   async provideMcpServerDefinitions(): Promise<vscode.McpHttpServerDefinition[]> {
@@ -92,18 +89,20 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
     this.restarted.dispose();
   }
 
-  private sessionClosed(server: string): void {
-    if (!this.restartWhenStopped.delete(server) || !this.published.has(server)) return;
+  /** A session opened on an older version of the server's definition ended: the editor stopped it for the new one. */
+  private sessionClosed(server: string, version: string | undefined): void {
+    const current = this.published.get(server);
+    if (version === undefined || current === undefined || version === current) return;
     const id = `${this.extensionId.toLowerCase()}/${server}`;
     this.log(`${server}: its definition changed, so the editor stopped it; starting it again there`);
-    // An editor without the command (or with the server gone meanwhile) simply starts it on the next chat request.
-    // Resolves once the editor has its tools live (its session exists from then on).
-    this.restarting.add(server);
-    void Promise.resolve(vscode.commands.executeCommand(START_SERVER_COMMAND, id, { waitForLiveTools: true }))
+    // The session ends while the editor is still stopping the server, and a start then is ignored:
+    // its stop command resolves once the server is stopped. An editor without these commands (or
+    // with the server gone meanwhile) simply starts it on the next chat request.
+    void Promise.resolve(vscode.commands.executeCommand(STOP_SERVER_COMMAND, id))
+      .then(() => vscode.commands.executeCommand(START_SERVER_COMMAND, id, { waitForLiveTools: true }))
       .then(
         () => this.restarted.fire(server),
         (error: unknown) => this.log(`${server}: the editor did not start it again: ${String(error)}`),
-      )
-      .finally(() => this.restarting.delete(server));
+      );
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
+import { eventually } from '../core/support/poll';
 import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
@@ -16,28 +17,23 @@ function readPid(file: string): number | undefined {
   }
 }
 
-/** The fixture rewrites its marker when a new process starts; wait (bounded) for a different pid. */
-async function waitForNewPid(file: string, previous: number | undefined, timeoutMs = 20_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** The fixture rewrites its marker when a new process starts (another process: no event to wait for). */
+function waitForNewPid(file: string, previous: number | undefined, timeoutMs = 20_000): Promise<number> {
+  return eventually(() => {
     const pid = readPid(file);
-    if (pid !== undefined && pid !== previous) return pid;
-    if (Date.now() > deadline) throw new Error(`${file} still names pid ${previous}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return pid !== undefined && pid !== previous ? pid : undefined;
+  }, `a new pid in ${file} (it names ${previous})`, timeoutMs);
 }
 
-/** The first match of `find` in any frame (webviews are nested iframes), polled with a bound. */
-async function eventuallyInFrames(page: Page, find: (frame: Frame) => Locator, timeoutMs = 20_000): Promise<Locator> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** The first match of `find` in any frame (webviews are nested iframes, which appear when they load). */
+function eventuallyInFrames(page: Page, find: (frame: Frame) => Locator, timeoutMs = 20_000): Promise<Locator> {
+  return eventually(async () => {
     for (const frame of page.frames()) {
       const locator = find(frame).first();
       if ((await locator.count().catch(() => 0)) > 0) return locator;
     }
-    if (Date.now() > deadline) throw new Error(`not found in any of ${page.frames().length} frames within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return undefined;
+  }, 'the element in a frame', timeoutMs);
 }
 
 async function description(page: Page, label: string): Promise<string> {

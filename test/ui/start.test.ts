@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { eventually } from '../core/support/poll';
 
 const repoRoot = path.resolve(__dirname, '../..');
 
@@ -28,12 +29,9 @@ function groupProcesses(group: number): Array<{ pid: number; ppid: number; state
 // it; how soon init reaps is up to the machine, not to `npm start`.
 const runningMembers = (group: number) => groupProcesses(group).filter((entry) => !entry.state.startsWith('Z'));
 
-async function until(condition: () => boolean, what: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what()} not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Processes of another program: no event to wait for, so a bounded poll (support/poll.ts). */
+function until(condition: () => boolean, what: () => string, timeoutMs = 20_000): Promise<void> {
+  return eventually(() => (condition() ? true : undefined), what(), timeoutMs).then(() => undefined);
 }
 
 interface Started {
@@ -109,13 +107,12 @@ describe('npm start cleans up (UI)', function () {
       await page.goto(started.url);
       const demoServersRunning = () => ['demo-tools', 'demo-slow'].every((name) => groupProcesses(started.codeServer).some((entry) => entry.args.includes(`--name ${name}`)));
       // The demo servers are defined by the workspace: each asks for consent first, as it would a user.
-      const deadline = Date.now() + 90_000;
-      while (!demoServersRunning()) {
-        if (Date.now() > deadline) throw new Error(`the demo servers did not start: ${JSON.stringify(groupProcesses(started.codeServer))}`);
+      await eventually(async () => {
+        if (demoServersRunning()) return true;
         const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Allow' }).first();
         if (await allow.isVisible().catch(() => false)) await allow.click().catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+        return undefined;
+      }, 'the demo servers running', 90_000);
     } finally {
       await browser.close();
     }

@@ -131,16 +131,14 @@ export class McpGateway {
     return servedServers(this.source.snapshot());
   }
 
-  /** A 2025 client's session on a server's endpoint closed: the server's name. */
-  onDidCloseServerSession(listener: (server: string) => void): Disposable {
-    return this.legacy.onDidClose((endpoint) => {
-      if (endpoint.kind === 'server') listener(endpoint.server);
+  /**
+   * A 2025 client's session on a server's endpoint closed: the server's name, and the `v` query
+   * parameter of the URL the session was opened at (the editor adapter's definition version).
+   */
+  onDidCloseServerSession(listener: (server: string, tag: string | undefined) => void): Disposable {
+    return this.legacy.onDidClose(({ endpoint, tag }) => {
+      if (endpoint.kind === 'server') listener(endpoint.server, tag);
     });
-  }
-
-  /** 2025 client sessions open now on the endpoint of `server` (the editor's, when it runs it). */
-  sessionsOn(server: string): number {
-    return this.legacy.countAt(serverEndpoint(server));
   }
 
   /** Open client sessions over all endpoints. */

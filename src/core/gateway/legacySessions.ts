@@ -27,6 +27,14 @@ export interface LegacySession extends TableSession, RelaySession {
   fingerprint: string;
   readonly ledger: SessionLedger;
   offerPrint: OfferFingerprint;
+  /** The `v` query parameter of the URL the session was opened at (the editor puts its definition version there). */
+  readonly tag: string | undefined;
+}
+
+/** A session that closed: where it was open, and its tag. */
+export interface ClosedSession {
+  readonly endpoint: EndpointId;
+  readonly tag: string | undefined;
 }
 
 export interface LegacySessionsOptions {
@@ -46,9 +54,9 @@ const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
 
 export class LegacySessions {
   readonly table: SessionTable<LegacySession>;
-  private readonly closeEmitter = new Emitter<EndpointId>();
-  /** A session closed (its client ended it, or it was evicted): the endpoint it was open on. */
-  readonly onDidClose: Event<EndpointId> = this.closeEmitter.event;
+  private readonly closeEmitter = new Emitter<ClosedSession>();
+  /** A session closed (its client ended it, or it was evicted). */
+  readonly onDidClose: Event<ClosedSession> = this.closeEmitter.event;
   /** Transports whose initialize request is still being answered; they have no session id yet. */
   private readonly opening = new Set<NodeStreamableHTTPServerTransport>();
 
@@ -78,7 +86,7 @@ export class LegacySessions {
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
         const offerPrint = this.options.relay()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
-        this.table.add(id, { endpoint, key: endpointKey(endpoint), transport, server, fingerprint, ledger, offerPrint, lastUsed: 0, where, close: () => server.close() });
+        this.table.add(id, { endpoint, key: endpointKey(endpoint), transport, server, fingerprint, ledger, offerPrint, tag: tagOf(req), lastUsed: 0, where, close: () => server.close() });
         logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
       },
     });
@@ -104,12 +112,6 @@ export class LegacySessions {
     }
   }
 
-  /** Sessions open now at `endpoint`. */
-  countAt(endpoint: EndpointId): number {
-    const key = endpointKey(endpoint);
-    return this.table.entries().filter(([, session]) => session.key === key).length;
-  }
-
   /** Every session and every transport still opening, closed. */
   closeAll(): Promise<void>[] {
     this.closeEmitter.dispose();
@@ -127,8 +129,17 @@ export class LegacySessions {
     if (id === undefined || session?.transport !== transport) return;
     this.table.forget(id, session);
     logger.debug(`session ${id} closed`);
-    this.closeEmitter.fire(session.endpoint);
+    this.closeEmitter.fire({ endpoint: session.endpoint, tag: session.tag });
   }
+}
+
+const MAX_TAG_LENGTH = 128;
+
+/** The `v` query parameter of the request's URL, bounded (client input). */
+function tagOf(req: http.IncomingMessage): string | undefined {
+  const query = (req.url ?? '').split('?')[1];
+  const tag = query === undefined ? null : new URLSearchParams(query).get('v');
+  return tag === null ? undefined : tag.slice(0, MAX_TAG_LENGTH);
 }
 
 /** Who opened a 2025-era session, from its initialize request: for the log. */

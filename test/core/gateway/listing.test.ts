@@ -68,25 +68,23 @@ describe('gateway: tool listing', function () {
     assert.equal((await rawRequest(port, { path: '/mcp/alpha', headers: auth, body })).status, 200);
   });
 
-  it("counts a client's sessions per server endpoint, and says when one closes", async () => {
-    const closed: string[] = [];
+  it('says when a session on a server endpoint closes, with the version its URL was tagged with', async () => {
+    const closed: Array<[string, string | undefined]> = [];
     let announced: () => void = () => undefined;
     const closing = new Promise<void>((resolve) => (announced = resolve));
-    const subscription = setup.gateway.onDidCloseServerSession((server) => {
-      closed.push(server);
+    const subscription = setup.gateway.onDidCloseServerSession((server, tag) => {
+      closed.push([server, tag]);
       announced();
     });
     cleanup.add(() => subscription.dispose());
-    assert.equal(setup.gateway.sessionsOn('alpha'), 0);
-    const perServer = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
+    const tagged = await connectClient(cleanup, `${setup.gateway.endpointUrl('alpha')}?v=abc123`, setup.gateway.token);
     await connectClient(cleanup, setup.gateway.aggregatedUrl, setup.gateway.token);
-    assert.deepEqual([setup.gateway.sessionsOn('alpha'), setup.gateway.sessionsOn('content')], [1, 0]);
+    assert.ok((await tagged.client.listTools()).tools.length > 0, 'the tag does not change what the endpoint serves');
     // What the editor does when it stops a server: DELETE the session, then close.
-    await perServer.transport.terminateSession();
-    await perServer.client.close();
+    await tagged.transport.terminateSession();
+    await tagged.client.close();
     await closing;
-    assert.deepEqual(closed, ['alpha'], 'the aggregated session is not a server endpoint');
-    assert.equal(setup.gateway.sessionsOn('alpha'), 0);
+    assert.deepEqual(closed, [['alpha', 'abc123']], 'the aggregated session is not a server endpoint');
   });
 
   it('URL-encodes server names in endpoint paths', async () => {

@@ -1,5 +1,6 @@
-// Polling, for conditions that have no event to wait for (another process writing a file, bytes on
-// a pipe). Always bounded: a condition that never comes fails the test with what was awaited.
+// Polling, for conditions that have no event to wait for (another process writing a file or
+// exiting, bytes on a pipe, the editor's tool list, the DOM of a frame). Always bounded: a condition
+// that never comes fails the test with what was awaited. What has an event uses waitFor.ts.
 
 export async function until(condition: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -10,7 +11,7 @@ export async function until(condition: () => boolean, timeoutMs = 10_000, what =
 }
 
 /** Polls `probe` until it returns something other than undefined. */
-export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string | (() => string), timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -22,5 +23,5 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`${what} not reached within ${timeoutMs} ms${last === undefined ? '' : `; last error: ${String(last)}`}`);
+  throw new Error(`${typeof what === 'string' ? what : what()} not reached within ${timeoutMs} ms${last === undefined ? '' : `; last error: ${String(last)}`}`);
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SwitchboardApi } from '../../../src/extension';
+import { eventually } from '../../core/support/poll';
 import { isKind, switchboardApi, toolText, waitFor, waitForServer } from '../support';
 
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
@@ -13,20 +14,16 @@ function toolNames(): string[] {
 
 /**
  * Resolves once the editor's tool list satisfies `predicate`. The stable API has no event for
- * changes to vscode.lm.tools, so this checks the list on a short interval, with a deadline.
+ * changes to vscode.lm.tools, so this is the shared bounded poll.
  */
 async function waitForTools(predicate: (names: string[]) => boolean, timeoutMs = 20_000, options: { startServers?: boolean } = {}): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate(toolNames())) {
-    if (Date.now() > deadline) throw new Error(`tools did not match within ${timeoutMs} ms; now: ${toolNames().filter((name) => name.startsWith('mcp')).join(', ')}`);
-    // A new definition version makes the editor stop the server until something starts it again;
-    // in chat the next request does. The editor takes the new version asynchronously, so ask again.
+  return eventually(async () => {
+    if (predicate(toolNames())) return toolNames();
+    // The editor does not start a server it has never run (chat's next request would): this does.
     if (options.startServers) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return toolNames();
+    return undefined;
+  }, () => `the tools (now: ${toolNames().filter((name) => name.startsWith('mcp')).join(', ')})`, timeoutMs);
 }
-
 
 async function invoke(name: string, input: object): Promise<vscode.LanguageModelToolResult> {
   return vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SwitchboardApi } from '../../../src/extension';
 import { isKind, switchboardApi, toolText, waitForServer } from '../support';
+import { eventually } from '../../core/support/poll';
 
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 
@@ -42,8 +43,7 @@ describe('a lazy server in the real editor', function () {
     const pid = markerPid();
     assert.ok(pid !== undefined);
     // Ended with its session; the process may take a moment to exit after its stdin closes.
-    const deadline = Date.now() + 10_000;
-    while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() => (isAlive(pid) ? undefined : true), 'the learning process to end', 10_000).catch(() => undefined);
     assert.equal(isAlive(pid), false, 'the learning process ended');
   });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SwitchboardApi } from '../../../src/extension';
 import { isKind, stateOf, switchboardApi, waitFor, waitForServer } from '../support';
+import { eventually } from '../../core/support/poll';
 
 // The runner starts the editor with these servers in the user settings (test/harness/run-editor-tests.mjs).
 const CONFIGURED = ['ok', 'modern', 'failing', 'hanging', 'off', 'broken', 'secretive', 'keyed-url', 'keyed-args', 'rich', 'sleepy'];
@@ -145,14 +146,10 @@ describe('servers in the real editor', function () {
     assert.ok(secret.length > 0, 'the runner passes a secret');
     const logFolder = path.dirname(api.logFolder);
     const files = () => fs.readdirSync(logFolder, { recursive: true }).map(String).map((file) => path.join(logFolder, file)).filter((file) => fs.statSync(file).isFile());
-    // The channel files are flushed asynchronously; wait until the redacted start line is on disk.
-    const deadline = Date.now() + 15_000;
-    let redactedLineSeen = false;
-    while (!redactedLineSeen && Date.now() < deadline) {
-      redactedLineSeen = files().some((file) => file.includes('secretive') && fs.readFileSync(file, 'utf8').includes('***'));
-      if (!redactedLineSeen) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    assert.ok(redactedLineSeen, `a redacted line for "secretive" reached its log file; files: ${files().join(', ')}`);
+    // The channel files are flushed asynchronously (no event says when); wait until the redacted start line is on disk.
+    const redactedLineSeen = () => files().some((file) => file.includes('secretive') && fs.readFileSync(file, 'utf8').includes('***'));
+    await eventually(() => (redactedLineSeen() ? true : undefined), 'the redacted line on disk', 15_000).catch(() => undefined);
+    assert.ok(redactedLineSeen(), `a redacted line for "secretive" reached its log file; files: ${files().join(', ')}`);
     // The URL key and the flag value are redacted too, in the logs and in the states the UI shows.
     await Promise.all([waitForServer(api, 'keyed-url', isKind('error')), waitForServer(api, 'keyed-args', isKind('error'))]);
     for (const name of ['keyed-url', 'keyed-args']) {
@@ -160,7 +157,7 @@ describe('servers in the real editor', function () {
       assert.ok(!shown.includes(secret), `${name}'s row or tooltip shows the secret: ${shown}`);
     }
     const keyedSeen = () => files().some((file) => fs.readFileSync(file, 'utf8').includes('api_key=***'));
-    while (!keyedSeen() && Date.now() < deadline + 15_000) await new Promise((resolve) => setTimeout(resolve, 250));
+    await eventually(() => (keyedSeen() ? true : undefined), 'the redacted URL on disk', 30_000).catch(() => undefined);
     assert.ok(keyedSeen(), 'the URL with its key redacted reached a log file');
     const leaks = files().filter((file) => fs.readFileSync(file, 'utf8').includes(secret));
     assert.deepEqual(leaks, []);
