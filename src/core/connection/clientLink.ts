@@ -18,7 +18,7 @@ import {
   type AuthProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { ServerDefinition } from '../config/types';
+import type { ServerDefinition, TransportType } from '../config/types';
 import type { Logger } from '../base/logging';
 import { ConnectionError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
@@ -27,8 +27,6 @@ import { StdioProcessTransport } from './stdioTransport';
 import { reissueOnBrokenStream } from './streamReissue';
 import { traceTraffic } from './traffic';
 import { errorMessage } from '../base/errorMessage';
-
-export type ActiveTransport = 'stdio' | 'http' | 'sse';
 
 /** The 2025 revisions open with `initialize`; 2026-07-28 and later with `server/discover`. */
 export type ProtocolEra = 'legacy' | 'modern';
@@ -86,7 +84,7 @@ export interface LinkOptions {
 export interface ClientLink {
   readonly client: Client;
   readonly transport: Transport;
-  readonly kind: ActiveTransport;
+  readonly kind: TransportType;
   readonly era: ProtocolEra;
   readonly protocolVersion: string;
   /** The era verdict to remember for the next connect. */
@@ -105,7 +103,7 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-export function createTransport(kind: ActiveTransport, options: LinkOptions): Transport {
+export function createTransport(kind: TransportType, options: LinkOptions): Transport {
   const { definition, logger } = options;
   if (definition.transport === 'stdio') {
     const { stdio } = options;
@@ -127,7 +125,7 @@ export function createTransport(kind: ActiveTransport, options: LinkOptions): Tr
   return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
 }
 
-export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests'>, kind: ActiveTransport): Client {
+export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests'>, kind: TransportType): Client {
   const handlers = options.serverRequests ?? {};
   const client = new Client(options.clientInfo, {
     capabilities: {
@@ -173,7 +171,7 @@ export function closedDuringProbe(error: unknown): boolean {
  * Connects a new client: spawn or reach the server, negotiate the era, and (legacy) initialize.
  * On failure the transport is closed (the process tree is gone) before it rejects.
  */
-export async function linkClient(kind: ActiveTransport, options: LinkOptions, wire: (client: Client, transport: Transport) => void): Promise<ClientLink> {
+export async function linkClient(kind: TransportType, options: LinkOptions, wire: (client: Client, transport: Transport) => void): Promise<ClientLink> {
   const { signal } = options;
   const transport = createTransport(kind, options);
   const client = newClient(options, kind);
@@ -213,7 +211,7 @@ export async function linkClient(kind: ActiveTransport, options: LinkOptions, wi
   }
 }
 
-function connectFailure(error: unknown, kind: ActiveTransport, transport: Transport, phase: ConnectPhase, options: LinkOptions): ConnectionError {
+function connectFailure(error: unknown, kind: TransportType, transport: Transport, phase: ConnectPhase, options: LinkOptions): ConnectionError {
   const { definition } = options;
   if (transport instanceof StdioProcessTransport && transport.exitStatus) {
     const { code, signal } = transport.exitStatus;
