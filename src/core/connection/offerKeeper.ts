@@ -10,12 +10,14 @@ import { Emitter, type Event } from '../base/events';
 import { fingerprint } from '../base/fingerprint';
 import { deepFreeze } from '../base/freeze';
 import type { Logger } from '../base/logging';
+import { ConnectionError } from './errors';
 import { sessionPages } from './listPaging';
 import { ResourceSubscriptions } from './resourceSubscriptions';
 import { EMPTY_OFFER, listOffer, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
 import { logServerMessage, type ServerNotice } from './serverNotices';
 import type { McpSession, OpenSessionOptions } from './session';
 import type { RequestPolicy } from './requestPolicy';
+import { checkToolArguments } from './toolArguments';
 import { listAllTools, type QuarantinedTool, type ToolList } from './toolList';
 
 export interface OfferChangeEvent {
@@ -79,6 +81,21 @@ export class OfferKeeper {
 
   get quarantined(): readonly QuarantinedTool[] {
     return this.toolList.quarantined;
+  }
+
+  /**
+   * The listed tool a call names, with its arguments checked against the input schema: an unknown
+   * or quarantined tool, or arguments that do not fit, is refused here, before anything is sent.
+   */
+  toolToCall(name: string, args: Record<string, unknown>): Tool {
+    const server = this.options.server;
+    const tool = this.toolList.tools.find((candidate) => candidate.name === name);
+    const quarantined = tool ? undefined : this.toolList.quarantined.find((candidate) => candidate.name === name);
+    if (quarantined) throw new ConnectionError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${server}\` is quarantined: ${quarantined.problem}`);
+    if (!tool) throw new ConnectionError('UNKNOWN_TOOL', `server \`${server}\` has no tool \`${name}\``);
+    const problems = checkToolArguments(tool, args);
+    if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
+    return tool;
   }
 
   /** Frozen, so that readers (the catalog, on every request) share it instead of copying it. */

@@ -21,7 +21,6 @@ import { RequestGate } from './requestGate';
 import type { ServerNotice } from './serverNotices';
 import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
 import type { McpSession, SessionCounters } from './session';
-import { checkToolArguments } from './toolArguments';
 import type { QuarantinedTool } from './toolList';
 
 export interface ConnectionDiagnostics extends SessionCounters {
@@ -237,15 +236,9 @@ export class ServerConnection {
    * the server, or hit an expired HTTP session, is sent again, once.
    */
   async sendToolCall(name: string, args: Record<string, unknown> = {}, options: CallerOptions = {}): Promise<CallToolResult> {
-    return this.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
-      const tool = this.keeper.tools.find((candidate) => candidate.name === name);
-      const quarantined = tool ? undefined : this.keeper.quarantined.find((candidate) => candidate.name === name);
-      if (quarantined) throw new ConnectionError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${this.name}\` is quarantined: ${quarantined.problem}`);
-      if (!tool) throw new ConnectionError('UNKNOWN_TOOL', `server \`${this.name}\` has no tool \`${name}\``);
-      const problems = checkToolArguments(tool, args);
-      if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
-      return session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget, tool);
-    }));
+    return this.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) =>
+      session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget, this.keeper.toolToCall(name, args)),
+    ));
   }
 
   /**

@@ -7,12 +7,12 @@ import { systemClock, type Clock } from '../base/clock';
 import { ConnectionError } from '../connection/errors';
 import type { CallerOptions, ConnectionOptions } from '../connection/connectionOptions';
 import { ServerConnection } from '../connection/serverConnection';
-import { copyState, startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import type { OfferChangeEvent, ToolsChangeEvent } from '../connection/offerKeeper';
 import type { ServerNotice } from '../connection/serverNotices';
 import type { ServerRequestHandlers } from '../connection/clientLink';
 import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
-import { Emitter, type Event } from '../base/events';
+import type { Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { ConcurrencyLimit } from './concurrencyLimit';
 import { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS, StartQueue } from './startQueue';
@@ -20,6 +20,7 @@ import { ManagerError } from './errors';
 import { summarizeHealth, type HealthSummary } from './health';
 import { isEnabled, isInvalid, isLazy, ManagedServer, type ConfiguredServer, type ServerBlock, type ServerView } from './managedServer';
 import { planReconcile, type ReconcilePlan } from './reconcilePlan';
+import { ServerEvents } from './serverEvents';
 
 export type { ConfiguredServer, ServerBlock, ServerView } from './managedServer';
 export { DEFAULT_CONCURRENCY } from './startQueue';
@@ -41,17 +42,14 @@ export interface ManagerOptions {
 }
 
 export class ServerManager {
-  private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
-  private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
+  private readonly events: ServerEvents;
   /** Every state change of every server, in the order they happened. */
-  readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
-  readonly onDidChangeTools: Event<ToolsChangeEvent> = this.toolsEmitter.event;
-  private readonly offerEmitter = new Emitter<OfferChangeEvent>();
-  private readonly noticeEmitter = new Emitter<ServerNotice>();
+  readonly onDidChangeState: Event<ServerStateChangeEvent>;
+  readonly onDidChangeTools: Event<ToolsChangeEvent>;
   /** A server's resources, templates or prompts changed. */
-  readonly onDidChangeOffer: Event<OfferChangeEvent> = this.offerEmitter.event;
+  readonly onDidChangeOffer: Event<OfferChangeEvent>;
   /** Resource updates (of subscribed URIs) and log messages, from every server. */
-  readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
+  readonly onNotice: Event<ServerNotice>;
 
   private entries = new Map<string, ManagedServer>();
   private order: string[] = [];
@@ -65,11 +63,16 @@ export class ServerManager {
   constructor(private readonly options: ManagerOptions = {}) {
     this.logger = options.logger ?? nullLogger;
     this.clock = options.clock ?? options.connection?.clock ?? systemClock;
+    this.events = new ServerEvents(this.clock);
+    this.onDidChangeState = this.events.onDidChangeState;
+    this.onDidChangeTools = this.events.onDidChangeTools;
+    this.onDidChangeOffer = this.events.onDidChangeOffer;
+    this.onNotice = this.events.onNotice;
     this.starts = new StartQueue({
       limit: new ConcurrencyLimit(options.concurrency ?? DEFAULT_CONCURRENCY),
       clock: this.clock,
       gateMs: options.startupGateMs ?? DEFAULT_STARTUP_GATE_MS,
-      fireState: (name, state, previous) => this.fireState(name, state, previous),
+      fireState: (name, state, previous) => this.events.fireState(name, state, previous),
       isCurrent: (entry) => this.entries.get(entry.name) === entry && !this.disposed,
     });
   }
@@ -125,7 +128,7 @@ export class ServerManager {
       if (changedBlocks.has(name)) continue;
       const previous = before.get(name) ?? { kind: 'stopped' as const };
       const current = entry.state;
-      if (previous.kind !== current.kind || !before.has(name)) this.fireState(name, current, previous);
+      if (previous.kind !== current.kind || !before.has(name)) this.events.fireState(name, current, previous);
     }
     await Promise.all([
       this.starts.startWithinGate(toStart),
@@ -167,27 +170,8 @@ export class ServerManager {
       connection = new ServerConnection(configured, { ...this.options.connection, logger, ...(serverRequests ? { serverRequests } : {}) });
     }
     const entry = new ManagedServer(configured.name, configured, hash, connection, blocked);
-    if (connection) this.relay(entry, connection);
+    if (connection) this.events.relay(entry, connection, () => this.entries.get(entry.name) === entry);
     return entry;
-  }
-
-  /** Passes the connection's events on while the entry is current; its state only where the overlay lets it. */
-  private relay(entry: ManagedServer, connection: ServerConnection): void {
-    const current = () => this.entries.get(entry.name) === entry;
-    entry.subscriptions.push(
-      connection.onDidChangeState((event) => {
-        if (current() && entry.passesConnectionEvent(event.state)) this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
-      }),
-      connection.onDidChangeTools((event) => {
-        if (current()) this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });
-      }),
-      connection.onDidChangeOffer((event) => {
-        if (current()) this.offerEmitter.fire(event);
-      }),
-      connection.onNotice((notice) => {
-        if (current()) this.noticeEmitter.fire(notice);
-      }),
-    );
   }
 
   private async retire(entry: ManagedServer): Promise<void> {
@@ -197,10 +181,6 @@ export class ServerManager {
     } catch (error) {
       this.logger.warn(`${entry.name}: stopping failed: ${String(error)}`);
     }
-  }
-
-  private fireState(server: string, state: ServerState, previous: ServerState): void {
-    this.stateEmitter.fire({ server, state: copyState(state), previous: copyState(previous), at: this.clock.now() });
   }
 
   // ── Operations. Each is safe to call concurrently and more than once. ──
@@ -261,7 +241,7 @@ export class ServerManager {
     entry.blocked = block;
     if (block) await entry.connection?.stop();
     const current = entry.state;
-    if (JSON.stringify(previous) !== JSON.stringify(current)) this.fireState(name, current, previous);
+    if (JSON.stringify(previous) !== JSON.stringify(current)) this.events.fireState(name, current, previous);
     if (block || !entry.connection || !isEnabled(entry.configured)) return;
     if (isLazy(entry.configured)) await entry.connection.goIdle('lazy');
     else await this.starts.startWithinGate([entry]);
@@ -305,10 +285,7 @@ export class ServerManager {
     await this.updating.catch(() => undefined);
     const entries = this.order.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined).reverse();
     await Promise.all(entries.map((entry) => this.retire(entry)));
-    this.stateEmitter.dispose();
-    this.toolsEmitter.dispose();
-    this.offerEmitter.dispose();
-    this.noticeEmitter.dispose();
+    this.events.dispose();
   }
 
   // ── Read side: copies only. ──

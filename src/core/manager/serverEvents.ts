@@ -1,0 +1,52 @@
+// The manager's events: every server's state changes, tool and offer changes and notices, in the
+// order they happened, relayed from the connection of each server while it is the manager's.
+import type { Clock } from '../base/clock';
+import { Emitter, type Event } from '../base/events';
+import type { OfferChangeEvent, ToolsChangeEvent } from '../connection/offerKeeper';
+import type { ServerConnection } from '../connection/serverConnection';
+import type { ServerNotice } from '../connection/serverNotices';
+import { copyState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import type { ManagedServer } from './managedServer';
+
+export class ServerEvents {
+  private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
+  private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
+  private readonly offerEmitter = new Emitter<OfferChangeEvent>();
+  private readonly noticeEmitter = new Emitter<ServerNotice>();
+  readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
+  readonly onDidChangeTools: Event<ToolsChangeEvent> = this.toolsEmitter.event;
+  readonly onDidChangeOffer: Event<OfferChangeEvent> = this.offerEmitter.event;
+  readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
+
+  constructor(private readonly clock: Clock) {}
+
+  /** A state change the manager itself made (its overlay), with copies of both states. */
+  fireState(server: string, state: ServerState, previous: ServerState): void {
+    this.stateEmitter.fire({ server, state: copyState(state), previous: copyState(previous), at: this.clock.now() });
+  }
+
+  /** Passes the connection's events on while `current()` says the entry is the manager's; its state only where the overlay lets it. */
+  relay(entry: ManagedServer, connection: ServerConnection, current: () => boolean): void {
+    entry.subscriptions.push(
+      connection.onDidChangeState((event) => {
+        if (current() && entry.passesConnectionEvent(event.state)) this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
+      }),
+      connection.onDidChangeTools((event) => {
+        if (current()) this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });
+      }),
+      connection.onDidChangeOffer((event) => {
+        if (current()) this.offerEmitter.fire(event);
+      }),
+      connection.onNotice((notice) => {
+        if (current()) this.noticeEmitter.fire(notice);
+      }),
+    );
+  }
+
+  dispose(): void {
+    this.stateEmitter.dispose();
+    this.toolsEmitter.dispose();
+    this.offerEmitter.dispose();
+    this.noticeEmitter.dispose();
+  }
+}
