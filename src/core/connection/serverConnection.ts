@@ -2,7 +2,7 @@
 // (reconnecting with backoff and a circuit breaker when the connection drops: reconnectPolicy.ts)
 // and stops. Around it, each in a module of its own: what the server offers (offerKeeper.ts),
 // how requests wait for a session (requestGate.ts), why a launch failed (launchDiagnostics.ts)
-// and when an unused server stops (idleStop.ts). This class is the only one that sets the state;
+// and when a server runs at all (serverLifecycle.ts). This class is the only one that sets the state;
 // the manager owns many connections and lays its own states (invalid, blocked, queued) over theirs.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
@@ -11,13 +11,13 @@ import { Emitter, type Event } from '../base/events';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import type { LifecycleSettings, ServerDefinition } from '../config/types';
-import { copyState, isConnecting, isSettled, startsOnDemand, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { copyState, isConnecting, isSettled, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, ConnectionOptions } from './connectionOptions';
 import { ConnectionError } from './errors';
-import { describeIdleTime, IdleStop } from './idleStop';
 import { OfferKeeper, type OfferChangeEvent, type ToolsChangeEvent } from './offerKeeper';
 import { RequestGate } from './requestGate';
+import { ServerLifecycle } from './serverLifecycle';
 import type { ServerNotice } from './serverNotices';
 import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
 import type { McpSession, SessionCounters } from './session';
@@ -34,11 +34,9 @@ export class ServerConnection {
   readonly logger: Logger;
   readonly clock: Clock;
   private readonly keeper: OfferKeeper;
-  private readonly idleStop: IdleStop;
+  private readonly lifecycle: ServerLifecycle;
   private readonly gate: RequestGate;
   private readonly attempts: AttemptRunner;
-  /** Follows the configuration without a restart: it changes when, not how, the server connects. */
-  private lifecycle: LifecycleSettings;
   private current: ServerState = { kind: 'stopped' };
   private manualReconnect: Promise<ServerState> | undefined;
   private disposing: Promise<void> | undefined;
@@ -52,7 +50,6 @@ export class ServerConnection {
     this.clock = options.clock ?? systemClock;
     // A disabled definition cannot start: that is this connection's own state, not an overlay.
     if (!definition.enabled) this.current = { kind: 'disabled' };
-    this.lifecycle = definition.lifecycle;
     this.keeper = new OfferKeeper({
       server: definition.name,
       logger: this.logger,
@@ -61,14 +58,15 @@ export class ServerConnection {
       refreshPolicy: () => ({ timeoutMs: definition.timeouts.requestMs, maxTotalMs: 0 }),
       onToolsReplaced: () => this.attempts.toolsReplaced(),
     });
-    this.idleStop = new IdleStop({
-      clock: this.clock,
-      idleStopMs: () => this.lifecycle.idleStopMs,
-      running: () => this.current.kind === 'running',
-      held: () => this.keeper.subscriptions.size > 0,
-      onIdle: (why) => void this.goIdle(why === 'learned' ? 'lazy' : 'unused'),
-    });
     this.attempts = new AttemptRunner(this, this.keeper, options);
+    this.lifecycle = new ServerLifecycle(definition.lifecycle, {
+      logger: this.logger,
+      clock: this.clock,
+      attempts: this.attempts,
+      state: () => this.current,
+      disposed: () => this.disposed,
+      held: () => this.keeper.subscriptions.size > 0,
+    });
     this.gate = new RequestGate(this);
   }
 
@@ -139,7 +137,7 @@ export class ServerConnection {
 
   /** Requests from clients in flight now (an idle stop waits for them). */
   get requestsInFlight(): number {
-    return this.idleStop.requestsInFlight;
+    return this.lifecycle.requestsInFlight;
   }
 
   /**
@@ -181,35 +179,22 @@ export class ServerConnection {
    * `idleStopMinutes` without use. Resolves when its process or session has ended.
    */
   goIdle(reason: IdleState['reason']): Promise<void> {
-    if (this.disposed || this.current.kind === 'disabled') return Promise.resolve();
-    // Already idle: resolves when the last process or session has ended, as stop() does.
-    if (startsOnDemand(this.current.kind)) return this.attempts.closed();
-    if (reason === 'unused') this.logger.info(`stopping: unused for ${describeIdleTime(this.lifecycle.idleStopMs)}; the next request starts it again`);
-    return this.attempts.halt({ kind: 'idle', reason, since: this.clock.now() });
+    return this.lifecycle.goIdle(reason);
   }
 
   /** Starts an idle server: a request needs it. Nothing to do in any other state. */
   wake(): void {
-    this.startFromIdle('starting: a request needs it');
+    this.lifecycle.wake();
   }
 
   /** Starts an idle server that has nothing cached, to learn its lists, and idles it again once unused. */
   learn(): void {
-    this.startFromIdle('starting to learn its tools, resources and prompts; it stops again once they are listed', true);
-  }
-
-  /** Only an idle connection starts; `learning`: it idles again as soon as nothing uses it. */
-  private startFromIdle(why: string, learning = false): void {
-    if (this.disposed || !startsOnDemand(this.current.kind)) return;
-    this.logger.info(why);
-    if (learning) this.idleStop.stopAfterLearning();
-    this.attempts.begin({ kind: 'start' });
+    this.lifecycle.learn();
   }
 
   /** A changed `lifecycle` or `idleStopMinutes`: applies to the running connection, without a restart. */
   applyLifecycle(lifecycle: LifecycleSettings): void {
-    this.lifecycle = lifecycle;
-    this.idleStop.arm();
+    this.lifecycle.apply(lifecycle);
   }
 
   /** stop(), then no further use. Idempotent. */
@@ -236,7 +221,7 @@ export class ServerConnection {
    * the server, or hit an expired HTTP session, is sent again, once.
    */
   async sendToolCall(name: string, args: Record<string, unknown> = {}, options: CallerOptions = {}): Promise<CallToolResult> {
-    return this.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) =>
+    return this.lifecycle.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) =>
       session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget, this.keeper.toolToCall(name, args)),
     ));
   }
@@ -247,7 +232,7 @@ export class ServerConnection {
    * result is passed on as the server sent it.
    */
   async forwardRequest<M extends ForwardedMethod>(method: M, params: Record<string, unknown>, options: CallerOptions = {}): Promise<ForwardedResult<M>> {
-    const result = await this.inUse(() => this.gate.withSession(method, options.signal, (session, policy, budget) =>
+    const result = await this.lifecycle.inUse(() => this.gate.withSession(method, options.signal, (session, policy, budget) =>
       session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget),
     ));
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
@@ -273,13 +258,12 @@ export class ServerConnection {
    */
   async subscribeResource(uri: string): Promise<void> {
     await this.keeper.subscriptions.subscribe(uri);
-    this.idleStop.cancel();
-    this.wake();
+    this.lifecycle.subscribed();
   }
 
   async unsubscribeResource(uri: string): Promise<void> {
     await this.keeper.subscriptions.unsubscribe(uri);
-    this.idleStop.arm();
+    this.lifecycle.unsubscribed();
   }
 
   /** For the request gate: a request found the session gone. */
@@ -296,18 +280,8 @@ export class ServerConnection {
   setState(next: ServerState, at = this.clock.now()): void {
     const previous = this.current;
     this.current = next;
-    this.idleStop.follow(previous.kind, next);
+    this.lifecycle.follow(previous.kind, next);
     this.stateEmitter.fire({ server: this.name, state: copyState(next), previous: copyState(previous), at });
-  }
-
-  /** Counts a client's request as use of the server, from before it waits for the server until it ends. */
-  private async inUse<T>(request: () => Promise<T>): Promise<T> {
-    const end = this.idleStop.begin();
-    try {
-      return await request();
-    } finally {
-      end();
-    }
   }
 
   private whenSettled(): Promise<ServerState> {
