@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { readyCount, type HealthSummary, type ServerView } from '../core/manager';
+import { countWhere, readyCount, type HealthSummary, type ServerView } from '../core/manager';
+import { hasFailed, isInTrouble, waitsForUser } from '../core/state/serverState';
 import { describeState } from '../core/presentation/stateText';
 import { COMMANDS } from './commandIds';
 
@@ -23,10 +24,10 @@ export class HealthStatusBar implements vscode.Disposable {
     // Idle servers (lazy, or stopped while unused) are healthy: they start when a request needs them.
     const ready = readyCount(health);
     this.item.text = `$(${busy ? 'loading~spin' : 'plug'}) ${ready}/${health.total}`;
-    const failing = health.reconnecting + health.error;
+    const failing = countWhere(health, isInTrouble);
     // Blocked servers and those waiting for a sign-in wait on the user; they have not failed.
-    const couldRun = health.total - health.disabled - health.blocked - health.needsSignIn;
-    const failed = health.error + health.invalid;
+    const couldRun = health.total - countWhere(health, waitsForUser);
+    const failed = countWhere(health, hasFailed);
     const allFailed = couldRun > 0 && failed === couldRun;
     this.item.backgroundColor = allFailed
       ? new vscode.ThemeColor('statusBarItem.errorBackground')

@@ -24,7 +24,12 @@ export function summarizeHealth(states: readonly ServerState[]): HealthSummary {
   return { total: states.length, ...counts };
 }
 
+/** How many servers are in a state of the group `inGroup` (one of the predicates of serverState.ts). */
+export function countWhere(health: HealthSummary, inGroup: (kind: ServerStateKind) => boolean): number {
+  return STATE_KINDS.filter(inGroup).reduce((sum, kind) => sum + health[kind], 0);
+}
+
 /** Servers running, or idle until used (serverState.ts: isReady): what the status bar calls ready. */
 export function readyCount(health: HealthSummary): number {
-  return STATE_KINDS.filter(isReady).reduce((sum, kind) => sum + health[kind], 0);
+  return countWhere(health, isReady);
 }

@@ -1,5 +1,5 @@
 export { ManagerError } from './errors';
-export { readyCount, type HealthSummary } from './health';
+export { countWhere, readyCount, type HealthSummary } from './health';
 export {
   DEFAULT_CONCURRENCY,
   ServerManager,

@@ -179,6 +179,21 @@ export function isReady(kind: ServerStateKind): boolean {
   return kind === 'running' || startsOnDemand(kind);
 }
 
+/** Failed, or failing and retrying: what the status bar warns about. */
+export function isInTrouble(kind: ServerStateKind): boolean {
+  return kind === 'error' || kind === 'reconnecting';
+}
+
+/** Given up on: a failed connection, or an entry that does not parse. */
+export function hasFailed(kind: ServerStateKind): boolean {
+  return kind === 'error' || kind === 'invalid';
+}
+
+/** Held by the user's choice or action (off, not trusted or consented, not signed in): not a failure. */
+export function waitsForUser(kind: ServerStateKind): boolean {
+  return kind === 'disabled' || kind === 'blocked' || kind === 'needsSignIn';
+}
+
 /** A deep copy, so that callers can keep or mutate what they were given. */
 export function copyState(state: ServerState): ServerState {
   return structuredClone(state);
