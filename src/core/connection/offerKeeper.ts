@@ -66,6 +66,7 @@ export class OfferKeeper {
   private toolList: ToolList = { tools: [], quarantined: [] };
   private toolsFingerprint = fingerprint([[], []]);
   private current: ServerOffer = EMPTY_OFFER;
+  private currentFingerprint = fingerprint(EMPTY_OFFER);
   private ttlTimer: TimerHandle | undefined;
   /** When each list whose cache hint runs out is to be listed again (epoch ms). */
   private readonly refreshDue = new Map<ListKind, number>();
@@ -209,8 +210,10 @@ export class OfferKeeper {
     for (const problem of offer.problems) {
       if (!this.current.problems.includes(problem)) this.options.logger.warn(problem);
     }
-    if (fingerprint(offer) === fingerprint(this.current)) return;
+    const next = fingerprint(offer);
+    if (next === this.currentFingerprint) return;
     this.current = deepFreeze(offer);
+    this.currentFingerprint = next;
     this.offerEmitter.fire({ server: this.options.server, offer: this.current });
   }
 

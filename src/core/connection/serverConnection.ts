@@ -40,7 +40,7 @@ export class ServerConnection {
   private current: ServerState = { kind: 'stopped' };
   private manualReconnect: Promise<ServerState> | undefined;
   private disposing: Promise<void> | undefined;
-  disposed = false;
+  private wasDisposed = false;
 
   constructor(
     readonly definition: ServerDefinition,
@@ -72,6 +72,11 @@ export class ServerConnection {
 
   get name(): string {
     return this.definition.name;
+  }
+
+  /** dispose() was called: nothing starts again. */
+  get disposed(): boolean {
+    return this.wasDisposed;
   }
 
   get requestMs(): number {
@@ -200,7 +205,7 @@ export class ServerConnection {
   /** stop(), then no further use. Idempotent. */
   dispose(): Promise<void> {
     this.disposing ??= (async () => {
-      this.disposed = true;
+      this.wasDisposed = true;
       await this.stop();
       this.stateEmitter.dispose();
       this.keeper.dispose();

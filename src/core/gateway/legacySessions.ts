@@ -114,6 +114,7 @@ export class LegacySessions {
 
   /** Every session and every transport still opening, closed. */
   closeAll(): Promise<void>[] {
+    // Closing them all is the gateway shutting down, not clients ending sessions: nobody is told.
     this.closeEmitter.dispose();
     return [...this.table.drain().map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
   }
