@@ -7,16 +7,17 @@ const LAYERS = {
   base: [],
   config: ['base'],
   state: ['base', 'config'],
-  connection: ['base', 'config', 'state'],
+  sandbox: ['base', 'config'],
+  connection: ['base', 'config', 'state', 'sandbox'],
   auth: ['base', 'config', 'state', 'connection'],
   manager: ['base', 'config', 'state', 'connection'],
   catalog: ['base', 'config', 'state', 'connection'],
   gateway: ['base', 'config', 'state', 'connection', 'catalog'],
   presentation: ['base', 'config', 'state', 'catalog'],
-  runtime: ['base', 'config', 'state', 'connection', 'auth', 'manager', 'catalog', 'gateway'],
+  runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
-  'cli/doctor': ['base', 'config', 'state', 'connection', 'auth', 'manager', 'catalog', 'presentation', 'runtime', 'cli/folder'],
-  cli: ['base', 'config', 'state', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'cli/folder', 'cli/doctor'],
+  'cli/doctor': ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'presentation', 'runtime', 'cli/folder'],
+  cli: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'cli/folder', 'cli/doctor'],
 };
 
 const escapeRegExp = (text) => text.replace(/[/.]/g, '\\$&');

@@ -4,6 +4,8 @@ import type path from 'node:path';
 import type { WorkspaceFolder } from './configurationInput';
 import type { ConfigFileSystem } from './fileSystem';
 import type { InputDefinition, InputRequest } from './inputs';
+import type { ParsedSandboxRules } from './entrySchema';
+import type { SandboxDefaults } from './sandboxSetting';
 import type { LifecycleSettings, ServerSource } from './types';
 import type { InputLookup } from './variables';
 
@@ -16,12 +18,16 @@ export interface ServerCandidate {
   readonly path: string;
   /** `inputs` of the file the entry came from. */
   readonly inputs: ReadonlyMap<string, InputDefinition>;
+  /** The `sandbox` block of the entry's mcp.json: the rules of its sandboxed servers without their own. */
+  readonly fileSandbox?: ParsedSandboxRules;
 }
 
 export interface BuildContext {
   readonly workspaceFolders: readonly WorkspaceFolder[];
   /** For entries that set neither `lifecycle` nor `idleStopMinutes`. */
   readonly lifecycleDefaults: LifecycleSettings;
+  /** `mcpSwitchboard.sandbox.enabled` and `.rules`, for entries that do not decide themselves. */
+  readonly sandboxDefaults: SandboxDefaults;
   readonly userHome: string;
   readonly paths: path.PlatformPath;
   readonly fs: ConfigFileSystem;

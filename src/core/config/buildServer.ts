@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { BuildContext, ServerCandidate } from './buildContext';
 import { describeIssue, describeValue, entrySchema, findUnknownFields, type ParsedEntry } from './entrySchema';
 import { readEnvFile } from './envFile';
+import { buildSandboxSetting } from './sandboxSetting';
 import { FieldResolver } from './fieldResolver';
 import { MAX_NAME_LENGTH } from './limits';
 import { baseFolderFor } from './paths';
@@ -84,10 +85,11 @@ async function buildStdio(candidate: ServerCandidate, entry: ParsedEntry, contex
   for (const [index, arg] of (entry.args ?? []).entries()) args.push((await resolver.string(arg, ['args', index])) ?? '');
   const env = await buildEnv(entry, resolver, context, diagnostics, candidate.source);
   const cwd = await resolvePath(entry.cwd, ['cwd'], resolver, context, candidate.source, diagnostics);
+  const sandbox = await buildSandboxSetting({ candidate, entry, context, resolver, diagnostics, cwd });
   if (diagnostics.hasErrors || command === undefined) return undefined;
   resolver.collectSecrets(env);
   resolver.collectValues(secretsInArgs([command, ...args]));
-  return { ...common, secrets: resolver.secrets(), transport: 'stdio', command, args, env, ...(cwd === undefined ? {} : { cwd }) };
+  return { ...common, secrets: resolver.secrets(), transport: 'stdio', command, args, env, ...(cwd === undefined ? {} : { cwd }), ...(sandbox ? { sandbox } : {}) };
 }
 
 async function buildRemote(entry: ParsedEntry, transport: 'http' | 'sse', resolver: FieldResolver, diagnostics: ServerDiagnostics, common: CommonFields): Promise<ServerDefinition | undefined> {
@@ -176,7 +178,8 @@ function flattenUnions(issues: readonly z.core.$ZodIssue[], raw: unknown): z.cor
     if (issue.code !== 'invalid_union') return [issue];
     const value = issue.path.reduce<unknown>((current, key) => (typeof current === 'object' && current !== null ? (current as Record<PropertyKey, unknown>)[key] : undefined), raw);
     const branch = typeof value === 'object' && value !== null ? issue.errors.find((branchIssues) => branchIssues.every((inner) => inner.path.length > 0)) : undefined;
-    return branch ? branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })) : [{ ...issue, message: 'expected false or an object' }];
+    const expected = issue.path.at(-1) === 'sandbox' ? 'true, false or an object' : 'false or an object';
+    return branch ? branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })) : [{ ...issue, message: `expected ${expected}` }];
   });
 }
 
@@ -220,7 +223,7 @@ function checkTransport(entry: ParsedEntry, diagnostics: ServerDiagnostics): Tra
     if (entry.oauth !== undefined) diagnostics.warning(['oauth'], '"oauth" only applies to http/sse servers and is ignored');
     return 'stdio';
   }
-  for (const field of ['args', 'env', 'envFile', 'cwd'] as const) {
+  for (const field of ['args', 'env', 'envFile', 'cwd', 'sandboxEnabled', 'sandbox'] as const) {
     if (entry[field] !== undefined) diagnostics.warning([field], `"${field}" only applies to stdio servers and is ignored`);
   }
   return entry.type ?? 'http';

@@ -31,6 +31,11 @@ export interface ConfigurationInput {
    * entry without its own `lifecycle` or `idleStopMinutes` gets. Checked like entry fields.
    */
   readonly lifecycleDefaults?: { readonly lifecycle?: unknown; readonly idleStopMinutes?: unknown; readonly origin?: ServerSource };
+  /**
+   * Raw `mcpSwitchboard.sandbox.enabled` and `mcpSwitchboard.sandbox.rules`: whether a stdio server
+   * whose entry does not decide runs sandboxed, and the rules of a sandboxed one without its own.
+   */
+  readonly sandboxDefaults?: { readonly enabled?: unknown; readonly rules?: unknown; readonly origin?: ServerSource };
   /** In editor order; the first one is `${workspaceFolder}` and the default `cwd`. */
   readonly workspaceFolders: readonly WorkspaceFolder[];
   /** Defaults to os.homedir(). Also locates the Claude Desktop and Cursor files. */

@@ -73,6 +73,38 @@ export const oauthSchema = z.union([
   }),
 ]);
 
+/**
+ * A sandbox host name: `example.com`, `*.example.com`, an optional `:port`, or a bracketed IPv6
+ * literal. Checked here so that a typo is a diagnostic, not a sandbox runtime refusing to start.
+ */
+const DOMAIN = /^(?:\*\.)?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
+/** A denial may also be `*` (every host), optionally on one port. */
+const DENIED_DOMAIN = /^\*(?::\d{1,5})?$/;
+const domainList = (denied: boolean) =>
+  z
+    .array(text.refine((value) => DOMAIN.test(value) || (denied && DENIED_DOMAIN.test(value)), { error: 'is not a host name (example.com, *.example.com, host:port)' }))
+    .max(MAX_MAP_ENTRIES, { error: `has more than ${MAX_MAP_ENTRIES} domains` });
+const pathList = stringList(MAX_MAP_ENTRIES, 'paths');
+
+export const sandboxFilesystemSchema = z.looseObject({
+  allowWrite: pathList.optional(),
+  denyRead: pathList.optional(),
+  denyWrite: pathList.optional(),
+});
+
+export const sandboxNetworkSchema = z.looseObject({
+  allowedDomains: domainList(false).optional(),
+  deniedDomains: domainList(true).optional(),
+});
+
+/** The editor's `sandbox` block: what a sandboxed stdio server may write, read and reach. */
+export const sandboxRulesSchema = z.looseObject({
+  filesystem: sandboxFilesystemSchema.optional(),
+  network: sandboxNetworkSchema.optional(),
+});
+
+export type ParsedSandboxRules = z.infer<typeof sandboxRulesSchema>;
+
 export const entrySchema = z.looseObject({
   type: z.enum(TRANSPORT_TYPES).optional(),
   command: text.optional(),
@@ -98,6 +130,10 @@ export const entrySchema = z.looseObject({
     .min(0, { error: 'must not be negative' })
     .max(MAX_IDLE_STOP_MINUTES, { error: `must be at most ${MAX_IDLE_STOP_MINUTES} (a week)` })
     .optional(),
+  /** The editor's switch: run this stdio server in a sandbox. */
+  sandboxEnabled: z.boolean().optional(),
+  /** `true`/`false` as sandboxEnabled, or the rules (which also turn the sandbox on). */
+  sandbox: z.union([z.boolean(), sandboxRulesSchema]).optional(),
 });
 
 export type ParsedEntry = z.infer<typeof entrySchema>;
@@ -110,6 +146,7 @@ const NESTED_KNOWN_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   tools: new Set(Object.keys(toolsSchema.shape)),
   reconnect: new Set(Object.keys(reconnectSchema.shape)),
   oauth: new Set(Object.keys((oauthSchema.options[1] as z.ZodObject).shape)),
+  sandbox: new Set(Object.keys(sandboxRulesSchema.shape)),
 };
 
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(entrySchema.shape));

@@ -52,6 +52,7 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
       sources: settings.sources,
       sourcesOrigin: settings.source,
       ...(settings.lifecycleDefaults ? { lifecycleDefaults: { ...settings.lifecycleDefaults, origin: settings.source } } : {}),
+      ...(settings.sandboxDefaults ? { sandboxDefaults: { ...settings.sandboxDefaults, origin: settings.source } } : {}),
       workspaceFolders: [{ name: path.basename(folder), path: folder }],
       env,
       ...(options.userHome === undefined ? {} : { userHome: options.userHome }),

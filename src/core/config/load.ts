@@ -12,7 +12,8 @@ import { pathModuleFor } from './paths';
 import { resolveNameClashes } from './precedence';
 import { parseSourceList, readSourceFile, sourceFiles } from './sources';
 import type { z } from 'zod';
-import { describeIssue, entrySchema } from './entrySchema';
+import { describeIssue, entrySchema, sandboxRulesSchema } from './entrySchema';
+import type { SandboxDefaults } from './sandboxSetting';
 import { DEFAULT_LIFECYCLE, type ConfigDiagnostic, type InvalidServer, type LifecycleSettings, type ServerDefinition } from './types';
 import type { InputLookup } from './variables';
 
@@ -62,9 +63,12 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
 
   const defaults = parseLifecycleDefaults(input.lifecycleDefaults);
   diagnostics.push(...defaults.diagnostics);
+  const sandboxDefaults = parseSandboxDefaults(input.sandboxDefaults);
+  diagnostics.push(...sandboxDefaults.diagnostics);
   const context: BuildContext = {
     workspaceFolders: input.workspaceFolders,
     lifecycleDefaults: defaults.lifecycle,
+    sandboxDefaults: sandboxDefaults.defaults,
     userHome,
     paths,
     fs,
@@ -109,20 +113,38 @@ function cachedInputs(resolver: InputResolver): (request: InputRequest) => Promi
   };
 }
 
-/**
- * The settings-wide lifecycle defaults, checked with the entry fields' own rules. A bad value is a
- * warning naming the setting, and the built-in default applies: no server is lost over it.
- */
-function parseLifecycleDefaults(raw: ConfigurationInput['lifecycleDefaults']): { lifecycle: LifecycleSettings; diagnostics: ConfigDiagnostic[] } {
-  const diagnostics: ConfigDiagnostic[] = [];
-  const source = raw?.origin ?? { kind: 'user' as const };
-  const check = <T>(value: unknown, schema: z.ZodType<T>, setting: string): T | undefined => {
+type SettingCheck = <T>(value: unknown, schema: z.ZodType<T>, setting: string) => T | undefined;
+
+/** Checks one setting against an entry field's schema; a bad value is a warning and reads as unset. */
+function settingChecker(diagnostics: ConfigDiagnostic[], source: ConfigDiagnostic['source']): SettingCheck {
+  return <T>(value: unknown, schema: z.ZodType<T>, setting: string): T | undefined => {
     if (value === undefined || value === null) return undefined;
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     diagnostics.push({ severity: 'warning', path: setting, message: `${describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, value)}; using the default`, source });
     return undefined;
   };
+}
+
+/**
+ * The user's sandbox defaults. A broken `rules` value is not used: sandboxed servers then get the
+ * built-in rules (their folder, no network), which never give more than the value meant to.
+ */
+function parseSandboxDefaults(raw: ConfigurationInput['sandboxDefaults']): { defaults: SandboxDefaults; diagnostics: ConfigDiagnostic[] } {
+  const diagnostics: ConfigDiagnostic[] = [];
+  const check = settingChecker(diagnostics, raw?.origin ?? { kind: 'user' });
+  const enabled = check(raw?.enabled, entrySchema.shape.sandboxEnabled.unwrap(), 'mcpSwitchboard.sandbox.enabled') ?? false;
+  const rules = check(raw?.rules, sandboxRulesSchema, 'mcpSwitchboard.sandbox.rules');
+  return { defaults: { enabled, ...(rules ? { rules } : {}) }, diagnostics };
+}
+
+/**
+ * The settings-wide lifecycle defaults, checked with the entry fields' own rules. A bad value is a
+ * warning naming the setting, and the built-in default applies: no server is lost over it.
+ */
+function parseLifecycleDefaults(raw: ConfigurationInput['lifecycleDefaults']): { lifecycle: LifecycleSettings; diagnostics: ConfigDiagnostic[] } {
+  const diagnostics: ConfigDiagnostic[] = [];
+  const check = settingChecker(diagnostics, raw?.origin ?? { kind: 'user' });
   const start = check(raw?.lifecycle, entrySchema.shape.lifecycle.unwrap(), 'mcpSwitchboard.defaultLifecycle');
   const minutes = check(raw?.idleStopMinutes, entrySchema.shape.idleStopMinutes.unwrap(), 'mcpSwitchboard.defaultIdleStopMinutes');
   return {

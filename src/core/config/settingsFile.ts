@@ -14,6 +14,8 @@ export const SERVERS_SETTING = 'mcpSwitchboard.servers';
 export const SOURCES_SETTING = 'mcpSwitchboard.sources';
 export const DEFAULT_LIFECYCLE_SETTING = 'mcpSwitchboard.defaultLifecycle';
 export const DEFAULT_IDLE_STOP_SETTING = 'mcpSwitchboard.defaultIdleStopMinutes';
+export const SANDBOX_ENABLED_SETTING = 'mcpSwitchboard.sandbox.enabled';
+export const SANDBOX_RULES_SETTING = 'mcpSwitchboard.sandbox.rules';
 
 export interface WorkspaceSettings {
   readonly file: string;
@@ -23,6 +25,8 @@ export interface WorkspaceSettings {
   readonly sources: unknown;
   /** Raw `mcpSwitchboard.defaultLifecycle` and `mcpSwitchboard.defaultIdleStopMinutes`. */
   readonly lifecycleDefaults?: { readonly lifecycle: unknown; readonly idleStopMinutes: unknown };
+  /** Raw `mcpSwitchboard.sandbox.enabled` and `mcpSwitchboard.sandbox.rules`. */
+  readonly sandboxDefaults?: { readonly enabled: unknown; readonly rules: unknown };
   readonly diagnostics: readonly ConfigDiagnostic[];
   /** The file exists but could not be used at all (unreadable, not JSON, not an object). */
   readonly unreadable: boolean;
@@ -44,7 +48,8 @@ export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSyste
   // Diagnostics of a file that parsed (a value cut for depth, a duplicate key) concern only the
   // entries they name; the rest of the file is used.
   const lifecycleDefaults = { lifecycle: parsed.value[DEFAULT_LIFECYCLE_SETTING], idleStopMinutes: parsed.value[DEFAULT_IDLE_STOP_SETTING] };
-  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], lifecycleDefaults, diagnostics: parsed.diagnostics, unreadable: false };
+  const sandboxDefaults = { enabled: parsed.value[SANDBOX_ENABLED_SETTING], rules: parsed.value[SANDBOX_RULES_SETTING] };
+  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], lifecycleDefaults, sandboxDefaults, diagnostics: parsed.diagnostics, unreadable: false };
 }
 
 export interface SettingsEntries {

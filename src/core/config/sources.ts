@@ -4,10 +4,10 @@
 import type path from 'node:path';
 import type { ServerCandidate } from './buildContext';
 import type { WorkspaceFolder } from './configurationInput';
-import { describeValue } from './entrySchema';
+import { describeIssue, describeValue, sandboxRulesSchema, type ParsedSandboxRules } from './entrySchema';
 import type { ConfigFileSystem } from './fileSystem';
 import { readInputDefinitions, type InputDefinition } from './inputs';
-import { appendPath } from './jsonPath';
+import { appendPath, joinPath } from './jsonPath';
 import { parseJsonc } from './jsonc';
 import { MAX_FILE_BYTES } from './limits';
 import { pathModuleFor } from './paths';
@@ -132,14 +132,31 @@ export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): P
   }
   const inputs: ReadonlyMap<string, InputDefinition> =
     entry.kind === 'mcpJson' ? readInputDefinitions(parsed.value.inputs) : new Map();
+  const fileSandbox = entry.kind === 'mcpJson' ? readFileSandbox(parsed.value.sandbox, source) : { diagnostics: [] };
   const candidates = Object.entries(servers).map(([name, raw]): ServerCandidate => ({
     name,
     raw,
     source,
     path: appendPath(entry.key, name),
     inputs,
+    ...(fileSandbox.rules ? { fileSandbox: fileSandbox.rules } : {}),
   }));
-  return { candidates, diagnostics: parsed.diagnostics };
+  return { candidates, diagnostics: [...parsed.diagnostics, ...fileSandbox.diagnostics] };
+}
+
+/**
+ * The editor's mcp.json keeps one `sandbox` block for all its sandboxed servers. A broken block is
+ * an error and is not used: those servers get the built-in rules (their folder only, no network),
+ * never more than the block meant to give.
+ */
+function readFileSandbox(value: unknown, source: ServerSource): { rules?: ParsedSandboxRules; diagnostics: ConfigDiagnostic[] } {
+  if (value === undefined) return { diagnostics: [] };
+  const parsed = sandboxRulesSchema.safeParse(value);
+  if (parsed.success) return { rules: parsed.data, diagnostics: [] };
+  const issue = parsed.error.issues[0];
+  const where = joinPath('sandbox', (issue?.path ?? []).map((key) => (typeof key === 'symbol' ? String(key) : key)));
+  const message = `${issue ? describeIssue(issue, value) : 'is not valid'}; the sandboxed servers of this file use the built-in rules (their folder, no network)`;
+  return { diagnostics: [{ severity: 'error', path: where, message, source }] };
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

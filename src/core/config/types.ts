@@ -63,6 +63,43 @@ export interface StdioServerDefinition extends ServerDefinitionBase {
   /** Already merged: envFile values, then `env`, with variables resolved. Process env not included. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** The sandbox the server runs in (the editor's `sandboxEnabled` and `sandbox` block); absent: off, no rules. */
+  readonly sandbox?: SandboxSetting;
+}
+
+/** What a sandboxed stdio server may touch, with every path resolved (the editor's `sandbox` block). */
+export interface SandboxRules {
+  readonly filesystem: {
+    /** Writable paths; everything else is read-only. */
+    readonly allowWrite: readonly string[];
+    readonly denyRead: readonly string[];
+    /** Refused even inside allowWrite. */
+    readonly denyWrite: readonly string[];
+  };
+  readonly network: {
+    /** Host names (`*.example.com`, `host:port`) the server may reach through the sandbox's proxy; empty: none. */
+    readonly allowedDomains: readonly string[];
+    /** Refused even when allowed. */
+    readonly deniedDomains: readonly string[];
+  };
+}
+
+/**
+ * Where a sandbox's rules came from: the entry's own block, its file's `sandbox` block (mcp.json),
+ * `mcpSwitchboard.sandbox.rules`, the built-in defaults, or *Run Sandboxed* in the consent dialog
+ * (the workspace folder and temp only, whatever the entry asks for).
+ */
+export type SandboxRulesOrigin = 'entry' | 'file' | 'userDefault' | 'builtIn' | 'workspaceConsent';
+
+export interface SandboxSetting {
+  readonly enabled: boolean;
+  readonly rules: SandboxRules;
+  readonly origin: SandboxRulesOrigin;
+}
+
+/** The sandbox a stdio server runs in, or undefined when it runs with the user's rights. */
+export function sandboxOf(definition: ServerDefinition | undefined): SandboxSetting | undefined {
+  return definition?.transport === 'stdio' && definition.sandbox?.enabled ? definition.sandbox : undefined;
 }
 
 /** How to sign in when the server answers 401 (MCP authorization, OAuth 2.1). */
@@ -122,6 +159,11 @@ export interface InvalidServer {
   /** Set when the only problem is a missing `${input:...}` value: the server is blocked, not broken. */
   readonly needsInput?: readonly string[];
 }
+
+export const NO_SANDBOX_RULES: SandboxRules = {
+  filesystem: { allowWrite: [], denyRead: [], denyWrite: [] },
+  network: { allowedDomains: [], deniedDomains: [] },
+};
 
 export const DEFAULT_LIFECYCLE: LifecycleSettings = { start: 'eager', idleStopMs: 0 };
 export const DEFAULT_TIMEOUTS: TimeoutSettings = { connectMs: 30_000, requestMs: 60_000 };

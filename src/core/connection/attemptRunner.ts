@@ -234,6 +234,8 @@ export class AttemptRunner {
     this.verdict = undefined;
     this.connection.logger.warn(`connect failed: ${failure.message}`);
     if (failure.code === 'NEEDS_SIGN_IN') return this.setNeedsSignIn(failure);
+    // Retrying cannot install bubblewrap: the server stays stopped with the reason and the fix.
+    if (failure.code === 'SANDBOX_UNAVAILABLE') return this.setError(failure.code, failure.message);
     // A remote server that is down or overloaded at start gets the same backoff as one that
     // dropped: it is usually a matter of time (a laptop waking up, a server deploying).
     if (mode.kind === 'auto' || this.isRemoteTransient(failure)) {

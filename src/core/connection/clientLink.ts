@@ -18,7 +18,9 @@ import {
   type AuthProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { ServerDefinition, TransportType } from '../config/types';
+import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../config/types';
+import type { SandboxRuntime } from '../sandbox';
+import type { StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../base/logging';
 import { ConnectionError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
@@ -50,6 +52,11 @@ export interface StdioLaunch {
   readonly onSpawn?: (pid: number) => void;
   /** The process is started again (it exited on the era probe): what the last one wrote is moot. */
   readonly onRestart?: () => void;
+  /** A network access the server's sandbox refused, as a readable line. */
+  readonly onSandboxDenial?: (text: string) => void;
+  /** Where the sandbox runtime and the per-server sandbox folders are; defaults for both. */
+  readonly sandboxRuntime?: SandboxRuntime;
+  readonly sandboxStateRoot?: string;
 }
 
 /**
@@ -118,11 +125,26 @@ export function createTransport(kind: TransportType, options: LinkOptions): Tran
       onGarbageLine: stdio.onGarbageLine,
       onSpawn: stdio.onSpawn,
       killGraceMs: stdio.killGraceMs,
+      ...sandboxOptions(definition, stdio),
     });
   }
   const http = { url: definition.url, headers: definition.headers, fetch: options.fetch, authProvider: options.authProvider };
   logger.info(`connecting to ${definition.url} (${kind === 'sse' ? 'legacy SSE' : 'streamable HTTP'})`);
   return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
+}
+
+function sandboxOptions(definition: StdioServerDefinition, stdio: StdioLaunch): { sandbox?: StdioSandboxOptions } {
+  const sandbox = sandboxOf(definition);
+  if (!sandbox) return {};
+  return {
+    sandbox: {
+      server: definition.name,
+      rules: sandbox.rules,
+      ...(stdio.sandboxRuntime ? { runtime: stdio.sandboxRuntime } : {}),
+      ...(stdio.sandboxStateRoot ? { stateRoot: stdio.sandboxStateRoot } : {}),
+      ...(stdio.onSandboxDenial ? { onDenial: stdio.onSandboxDenial } : {}),
+    },
+  };
 }
 
 export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests'>, kind: TransportType): Client {

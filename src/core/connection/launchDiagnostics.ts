@@ -6,6 +6,7 @@ import os from 'node:os';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
 import type { ServerDefinition } from '../config/types';
+import type { SandboxRuntime } from '../sandbox';
 import type { StdioLaunch } from './clientLink';
 import { ConnectionError, type ConnectionErrorCode } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
@@ -22,6 +23,9 @@ export interface LaunchOptions {
   readonly platform?: NodeJS.Platform;
   /** Time between SIGTERM and SIGKILL when ending a stdio process tree. Default 2000. */
   readonly killGraceMs?: number;
+  /** Where the sandbox runtime is, and the parent of the per-server sandbox folders (tests). */
+  readonly sandboxRuntime?: SandboxRuntime;
+  readonly sandboxStateRoot?: string;
 }
 
 /** One connect attempt's launch, and how it explains its failure. */
@@ -78,6 +82,13 @@ export class LaunchDiagnostics {
         this.stderr.push(redactSecrets(line, definition.secrets));
         this.logger.info(`stderr: ${line}`);
       },
+      // In the stderr tail too, so that an error or the tooltip shows why a tool failed.
+      onSandboxDenial: (text: string) => {
+        this.stderr.push(text);
+        this.logger.warn(text);
+      },
+      ...(this.options.sandboxRuntime ? { sandboxRuntime: this.options.sandboxRuntime } : {}),
+      ...(this.options.sandboxStateRoot ? { sandboxStateRoot: this.options.sandboxStateRoot } : {}),
     };
     return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionError(error), firstGarbage)) };
   }

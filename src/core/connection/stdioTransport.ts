@@ -17,6 +17,7 @@ import { nullLogger, type Logger } from '../base/logging';
 import { ConnectionError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
 import { buildSpawnCommand } from './spawnCommand';
+import { resolveLaunch, type StdioSandboxOptions } from './stdioLaunch';
 import { errorMessage } from '../base/errorMessage';
 
 export interface StdioTransportOptions {
@@ -32,6 +33,8 @@ export interface StdioTransportOptions {
   /** Each stdout line that is not a JSON-RPC message. */
   readonly onGarbageLine?: (line: string) => void;
   readonly killGraceMs?: number;
+  /** Run the command in a sandbox with these rules; it does not start without one. */
+  readonly sandbox?: StdioSandboxOptions;
 }
 
 export interface ProcessExit {
@@ -113,15 +116,16 @@ export class StdioProcessTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.child) throw new Error('StdioProcessTransport already started');
-    const { command, args, env, cwd, platform = process.platform } = this.options;
+    const { command, args, cwd, platform = process.platform } = this.options;
     if (!fs.existsSync(cwd)) {
       throw new ConnectionError('ENOENT', `working directory \`${cwd}\` does not exist (cwd of command \`${command}\`)`);
     }
-    const spawnCommand = buildSpawnCommand(command, args, platform);
-    this.logger.info(`starting ${[command, ...args].join(' ')} (cwd ${cwd}${spawnCommand.command !== command ? `, via ${spawnCommand.command}` : ''})`);
+    const launch = await resolveLaunch({ ...this.options, platform, searchPath: searchPath(this.options.env) });
+    const spawnCommand = buildSpawnCommand(launch.command, launch.args, platform);
+    this.logger.info(`starting ${[command, ...args].join(' ')} (cwd ${cwd}${spawnCommand.command !== command && !launch.note ? `, via ${spawnCommand.command}` : ''}${launch.note})`);
     const child = spawn(spawnCommand.command, [...spawnCommand.args], {
       cwd,
-      env,
+      env: launch.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
       windowsVerbatimArguments: spawnCommand.windowsVerbatimArguments,
@@ -140,7 +144,7 @@ export class StdioProcessTransport implements Transport {
     readline.createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => this.onStdoutLine(line)).on('close', streamEnded);
     readline
       .createInterface({ input: child.stderr, crlfDelay: Infinity })
-      .on('line', (line) => this.options.onStderrLine?.(line))
+      .on('line', (line) => launch.onStderrLine?.(line))
       .on('close', streamEnded);
     child.stdin.on('error', (error) => this.logger.debug(`stdin: ${error.message}`));
 

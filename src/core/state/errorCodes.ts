@@ -2,6 +2,8 @@
 export type ConnectionErrorCode =
   /** The stdio command (or its working directory) does not exist. */
   | 'ENOENT'
+  /** The entry asks for a sandbox that cannot run here; the server is not started without it. */
+  | 'SANDBOX_UNAVAILABLE'
   /** The process could not be spawned for another reason (EACCES, ...). */
   | 'SPAWN_FAILED'
   /** The stdio process exited before the connection was established. */

@@ -1,0 +1,48 @@
+// A sandboxed server's stderr carries the sandbox runtime's own debug lines besides the server's.
+// They are not the server's output: most are dropped, so that the stderr tail shows what the server
+// said. A denial of network access is kept, as one readable line, so that a user who sees a tool fail
+// learns why. (Linux reports no file-system denials: a refused write is the server's own EROFS or
+// EACCES error, which the server's stderr or the tool's result carries.)
+
+const DEBUG_PREFIX = '[SandboxDebug]';
+/** `Connection blocked to host:port`, `HTTP request blocked to host:port` (proxy and SOCKS). */
+const BLOCKED = /\b(?:Connection|HTTP request) blocked to (\S+)/;
+const MAX_HOST = 300;
+
+export type SandboxStderrLine =
+  /** The server's own line (or the runtime's error, which is not a debug line). */
+  | { readonly kind: 'server'; readonly text: string }
+  /** The sandbox refused a connection: what to show and log. */
+  | { readonly kind: 'denial'; readonly text: string }
+  /** The runtime's debug chatter: dropped. */
+  | { readonly kind: 'runtime' };
+
+export function classifySandboxStderr(line: string): SandboxStderrLine {
+  const start = line.indexOf(DEBUG_PREFIX);
+  if (start === -1) return { kind: 'server', text: line };
+  const blocked = BLOCKED.exec(line.slice(start));
+  if (!blocked?.[1]) return { kind: 'runtime' };
+  const target = blocked[1].slice(0, MAX_HOST);
+  return { kind: 'denial', text: `sandbox: denied network access to ${target} (not in sandbox.network.allowedDomains, or in deniedDomains)` };
+}
+
+/** Turns a sandboxed server's raw stderr lines into the lines to keep; denials are also reported. */
+export function sandboxStderrFilter(onLine: (line: string) => void, onDenial: (text: string) => void): (line: string) => void {
+  let lastDenial = '';
+  return (line) => {
+    const classified = classifySandboxStderr(line);
+    switch (classified.kind) {
+      case 'server':
+        onLine(classified.text);
+        return;
+      case 'denial':
+        // The proxy logs a refused request more than once (the connection, then the request).
+        if (classified.text === lastDenial) return;
+        lastDenial = classified.text;
+        onDenial(classified.text);
+        return;
+      case 'runtime':
+        return;
+    }
+  };
+}
