@@ -1,6 +1,7 @@
 // What a stdio transport actually spawns: the configured command, or for a sandboxed server the
 // sandbox runtime around it. A sandbox that was asked for and cannot run fails the start with
 // SANDBOX_UNAVAILABLE; the server never runs without it.
+import fs from 'node:fs';
 import type { SandboxRules } from '../config/types';
 import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxStderrFilter, type SandboxRuntime } from '../sandbox';
 import { errorMessage } from '../base/errorMessage';
@@ -43,7 +44,7 @@ export async function resolveLaunch(request: LaunchRequest): Promise<ResolvedLau
   const check = await checkSandbox({ platform: request.platform, searchPath: request.searchPath });
   if (!check.ok) throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: ${check.reason}. ${check.fix}`);
   const runtime = sandbox.runtime ?? defaultSandboxRuntime();
-  if (!runtime) throw new ConnectionError('SANDBOX_UNAVAILABLE', 'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)');
+  if (!runtime || !fs.existsSync(runtime.cliPath)) throw new ConnectionError('SANDBOX_UNAVAILABLE', 'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)');
   let prepared;
   try {
     prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env: request.env, rules: sandbox.rules, ...(sandbox.stateRoot ? { stateRoot: sandbox.stateRoot } : {}) }, runtime);

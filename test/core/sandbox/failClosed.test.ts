@@ -1,0 +1,103 @@
+// A sandbox that was asked for and cannot run leaves the server stopped, with the reason and the
+// fix, and never starts it without one: not at start, not on a retry.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { NO_SANDBOX_RULES } from '../../../src/core/config/types';
+import { checkSandbox } from '../../../src/core/sandbox';
+import { assertState, Cleanup, connect, FIXTURES, stdioDefinition, tempDir } from '../connection/helpers';
+
+const PROBE = path.join(FIXTURES, 'sandbox-probe-server.mjs');
+
+function sandboxedProbe(env: Record<string, string>, marker: string) {
+  return stdioDefinition([], {
+    name: 'probe',
+    args: [PROBE, marker],
+    env,
+    sandbox: { enabled: true, rules: NO_SANDBOX_RULES, origin: 'entry' },
+    reconnect: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 20 },
+  });
+}
+
+/** A folder on PATH with a command of this name that prints `said` and fails, as a broken tool does. */
+function failingCommand(cleanup: Cleanup, name: string, said: string): string {
+  const dir = tempDir(cleanup, 'switchboard-fakebin-');
+  fs.writeFileSync(path.join(dir, name), `#!/bin/sh\necho '${said}' >&2\nexit 1\n`, { mode: 0o755 });
+  return dir;
+}
+
+/** Whether any process runs with `marker` on its command line. */
+function running(marker: string): boolean {
+  return fs.readdirSync('/proc').some((name) => {
+    try {
+      return /^\d+$/.test(name) && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker);
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('a sandbox that cannot run (fail closed)', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('Windows: not supported, with what to do instead', async () => {
+    const check = await checkSandbox({ platform: 'win32', searchPath: process.env.PATH ?? '' });
+    assert.equal(check.ok, false);
+    if (check.ok) return;
+    assert.match(check.reason, /not supported on Windows/);
+    assert.match(check.fix, /WSL/);
+    assert.match(check.fix, /"sandboxEnabled": false/);
+  });
+
+  it('Linux without bubblewrap, socat or ripgrep: names each and the package to install', async () => {
+    const check = await checkSandbox({ platform: 'linux', searchPath: '/nonexistent' });
+    assert.equal(check.ok, false);
+    if (check.ok) return;
+    assert.match(check.reason, /bubblewrap \(`bwrap`\), socat \(`socat`\), ripgrep \(`rg`\), not found on PATH/);
+    assert.match(check.fix, /sudo apt install bubblewrap socat ripgrep/);
+  });
+
+  describe('on this machine', function () {
+    if (process.platform !== 'linux') return;
+
+    it('bubblewrap missing: the server is left stopped with the reason and the fix; nothing is spawned, nothing retried', async () => {
+      const marker = `no-bwrap-${process.pid}-${Date.now()}`;
+      const { connection, events, logger } = connect(cleanup, sandboxedProbe({ PATH: '/nonexistent-bin' }, marker));
+      const state = await connection.start();
+      assertState(state, 'error');
+      assert.equal(state.code, 'SANDBOX_UNAVAILABLE');
+      assert.match(state.message, /^sandbox unavailable: the sandbox needs bubblewrap \(`bwrap`\)/);
+      assert.match(state.message, /sudo apt install bubblewrap/);
+      assert.ok(!logger.text().includes('starting '), 'no process was started');
+      assert.equal(running(marker), false);
+      assert.ok(!events.some((event) => event.state.kind === 'reconnecting'), 'a sandbox that cannot run is not retried');
+      // A reconnect asks again, and is refused again: nothing ever runs unsandboxed.
+      assertState(await connection.reconnect(), 'error');
+      assert.equal(running(marker), false);
+    });
+
+    it('bubblewrap that cannot create namespaces: its own message, and the fix', async () => {
+      const marker = `bad-bwrap-${process.pid}-${Date.now()}`;
+      const fakeBin = failingCommand(cleanup, 'bwrap', 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces');
+      const { connection } = connect(cleanup, sandboxedProbe({ PATH: `${fakeBin}:${process.env.PATH ?? ''}` }, marker));
+      const state = await connection.start();
+      assertState(state, 'error');
+      assert.equal(state.code, 'SANDBOX_UNAVAILABLE');
+      assert.match(state.message, /bubblewrap cannot create a sandbox here: bwrap: No permissions to creating new namespace/);
+      assert.match(state.message, /unprivileged user namespaces/);
+      assert.equal(running(marker), false);
+    });
+
+    it('a runtime that is missing: reported as a broken install, never run without it', async () => {
+      const marker = `no-runtime-${process.pid}-${Date.now()}`;
+      const { connection } = connect(cleanup, sandboxedProbe({}, marker), { sandboxRuntime: { nodePath: process.execPath, cliPath: '/nonexistent/srt.mjs' } });
+      const state = await connection.start();
+      assertState(state, 'error');
+      assert.equal(state.code, 'SANDBOX_UNAVAILABLE');
+      assert.match(state.message, /the sandbox runtime is missing from this installation/);
+      assert.equal(running(marker), false);
+    });
+  });
+});
