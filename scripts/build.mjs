@@ -34,6 +34,35 @@ const builds = [
   { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
 
+// The sandbox runtime (@anthropic-ai/sandbox-runtime) runs as a command of its own, one per
+// sandboxed server: bundled to one ES module beside ours, with the seccomp helper it looks for next
+// to itself (vendor/seccomp/<arch>/apply-seccomp: it keeps a sandboxed server from opening Unix
+// sockets such as the Docker or SSH agent socket) and its licence. The Windows and Java helpers are
+// left out: we do not sandbox on Windows, and the Java agent only matters to JVM servers behind a
+// proxy (they still get their proxy settings from the environment).
+const sandboxPackage = path.join(repoRoot, 'node_modules', '@anthropic-ai', 'sandbox-runtime');
+const sandboxOut = path.join(repoRoot, 'dist', 'sandbox');
+builds.push({
+  ...common,
+  entryPoints: [path.join(sandboxPackage, 'dist', 'cli.js')],
+  outfile: path.join(sandboxOut, 'srt.mjs'),
+  format: 'esm',
+  sourcemap: false,
+  minify: true,
+  // Its CommonJS dependencies call require(); an ES module has none of its own.
+  banner: { js: "import { createRequire as __srtRequire } from 'node:module'; const require = __srtRequire(import.meta.url);" },
+});
+
+function copySandboxFiles() {
+  for (const arch of ['x64', 'arm64']) {
+    const target = path.join(sandboxOut, 'vendor', 'seccomp', arch);
+    fs.mkdirSync(target, { recursive: true });
+    fs.copyFileSync(path.join(sandboxPackage, 'vendor', 'seccomp', arch, 'apply-seccomp'), path.join(target, 'apply-seccomp'));
+    fs.chmodSync(path.join(target, 'apply-seccomp'), 0o755);
+  }
+  fs.copyFileSync(path.join(sandboxPackage, 'LICENSE'), path.join(sandboxOut, 'LICENSE'));
+}
+
 if (withTests) {
   // Each editor suite becomes its own file so that the mocha index can load them by glob, exactly
   // as a test-electron runner would. mocha stays external: the extension host resolves it from
@@ -62,3 +91,4 @@ if (watch) {
   fs.rmSync(path.join(repoRoot, 'dist', 'extension.js.map'), { force: true });
   await Promise.all(builds.map((options) => esbuild.build(options)));
 }
+copySandboxFiles();

@@ -65,6 +65,34 @@ function debianPackageInstalled(name) {
   }
 }
 
+/**
+ * What sandboxed servers need on Linux (bubblewrap, the proxy bridge, the deny-path scan): the
+ * sandbox tests of the unit and editor stages run them for real. Installed before anything else,
+ * since apt-get takes one lock and the harness setup runs alongside the first stages.
+ */
+export const SANDBOX_PACKAGES = [['bubblewrap', 'bwrap'], ['socat', 'socat'], ['ripgrep', 'rg']];
+
+function onPath(binary) {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, binary)));
+}
+
+export function ensureSandboxTools() {
+  if (process.platform !== 'linux') return;
+  const wanted = SANDBOX_PACKAGES.filter(([, binary]) => !onPath(binary)).map(([name]) => name);
+  if (wanted.length > 0) installDebianPackages(wanted);
+}
+
+function installDebianPackages(wanted) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot) {
+    throw new Error(`missing Debian packages: ${wanted.join(' ')}. Install them with: sudo apt-get install -y ${wanted.join(' ')}`);
+  }
+  console.log(`[setup-editor] installing Debian packages: ${wanted.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', ...wanted], { stdio: 'inherit', env });
+}
+
 /** Chromium drives the UI; the Kerberos headers and a compiler build code-server's native modules. */
 function ensureDebianPackages({ needBrowser, needBuildTools }) {
   const wanted = [];
@@ -75,14 +103,7 @@ function ensureDebianPackages({ needBrowser, needBuildTools }) {
     }
   }
   if (wanted.length === 0) return;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot) {
-    throw new Error(`missing Debian packages: ${wanted.join(' ')}. Install them with: sudo apt-get install -y ${wanted.join(' ')}`);
-  }
-  console.log(`[setup-editor] installing Debian packages: ${wanted.join(' ')}`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', ...wanted], { stdio: 'inherit', env });
+  installDebianPackages(wanted);
 }
 
 /** One setup at a time: two test runs starting together must not reinstall over each other. */

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { artifactsDir, repoRoot } from './harness-paths.mjs';
+import { ensureSandboxTools } from './setup-editor.mjs';
 
 const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'untrusted', 'vsix', 'ui'];
 const EDITOR_STAGES = ['editor', 'untrusted', 'vsix', 'ui'];
@@ -182,6 +183,13 @@ async function main() {
   fs.rmSync(resultsDir, { recursive: true, force: true });
   fs.mkdirSync(resultsDir, { recursive: true });
   const needsEditor = stages.some((stage) => EDITOR_STAGES.includes(stage));
+  try {
+    // Before the harness setup starts alongside: both use apt-get, which allows one at a time.
+    if (stages.some((stage) => stage === 'unit' || EDITOR_STAGES.includes(stage))) ensureSandboxTools();
+  } catch (error) {
+    // The sandbox tests then fail with the reason; nothing else depends on these packages.
+    console.error(`[test] ${error instanceof Error ? error.message : String(error)}`);
+  }
   const harness = needsEditor ? installHarness() : Promise.resolve(true);
   const built = stages.some((stage) => stage === 'unit' || EDITOR_STAGES.includes(stage)) ? await buildOnce() : true;
   const readyForEditorStages = async () => built && (await harness) && (!needsEditor || (await buildForEditor()));

@@ -22,10 +22,21 @@ describe('the packaged .vsix, installed into a fresh extensions folder', () => {
     assert.deepEqual(contributedCommands(extension).filter((command) => !registered.has(command)), []);
   });
 
-  it('stays under 1 MB packaged', () => {
+  // About 0.85 MB of it is the sandbox runtime and its seccomp helpers for x64 and arm64.
+  it('stays under 2 MB packaged', () => {
     const bytes = Number(process.env.SWITCHBOARD_VSIX_BYTES ?? '');
     assert.ok(bytes > 0, 'the runner measures the .vsix it installed');
-    assert.ok(bytes < 1024 * 1024, `${bytes} bytes`);
+    assert.ok(bytes < 2 * 1024 * 1024, `${bytes} bytes`);
+  });
+
+  it('ships the sandbox runtime, with its seccomp helper still executable after the install', () => {
+    const sandbox = path.join(switchboardExtension().extensionPath, 'dist', 'sandbox');
+    assert.ok(fs.existsSync(path.join(sandbox, 'srt.mjs')));
+    assert.ok(fs.existsSync(path.join(sandbox, 'LICENSE')));
+    for (const arch of ['x64', 'arm64']) {
+      const helper = path.join(sandbox, 'vendor', 'seccomp', arch, 'apply-seccomp');
+      assert.doesNotThrow(() => fs.accessSync(helper, fs.constants.X_OK), `${helper} is executable`);
+    }
   });
 
   it('ships the bundle and no sources, tests or node_modules', () => {
