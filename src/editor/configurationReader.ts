@@ -7,7 +7,7 @@ import {
   type ServerSource,
   type SettingsEntry,
 } from '../core/config';
-import { DEFAULT_IDLE_STOP_KEY, DEFAULT_LIFECYCLE_KEY, inspectSetting, SERVERS_KEY, SOURCES_KEY } from './settings';
+import { DEFAULT_IDLE_STOP_KEY, DEFAULT_LIFECYCLE_KEY, inspectSetting, SANDBOX_ENABLED_KEY, SANDBOX_RULES_KEY, SERVERS_KEY, SOURCES_KEY } from './settings';
 
 function settingsFile(kind: 'user' | 'workspace' | 'folder', folder?: vscode.WorkspaceFolder): string | undefined {
   if (kind === 'folder' && folder) return vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath;
@@ -76,12 +76,20 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
     origin: lifecycle?.workspaceValue !== undefined || idleStop?.workspaceValue !== undefined ? source('workspace') : source('user'),
   };
 
+  // The user's own values only (application scope): a workspace cannot turn sandboxing off.
+  const sandboxDefaults = {
+    enabled: inspectSetting<unknown>(SANDBOX_ENABLED_KEY)?.globalValue,
+    rules: inspectSetting<unknown>(SANDBOX_RULES_KEY)?.globalValue,
+    origin: source('user'),
+  };
+
   return {
     input: {
       entries,
       sources: sourcesValue,
       sourcesOrigin,
       lifecycleDefaults,
+      sandboxDefaults,
       workspaceFolders: folders.map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
     },
     diagnostics,

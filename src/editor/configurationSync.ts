@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { isInvalidServer, loadConfiguration, type ConfigDiagnostic, type ServerDefinition, type StdioServerDefinition } from '../core/config';
 import type { ConfiguredServer, ServerBlock, ServerManager } from '../core/manager';
-import { askConsent, type ConsentAnswer, type ConsentStore } from './consent';
+import { askConsent, withConsentedSandbox, type ConsentAnswer, type ConsentStore } from './consent';
+import { workspaceSandboxMode, type WorkspaceSandboxMode } from './settings';
 import { isWorkspaceDefined, readConfigurationInput } from './configurationReader';
 import type { SecretInputResolver } from './inputPrompts';
 import type { LogChannels } from './logChannels';
@@ -13,7 +14,7 @@ export interface LoadedState {
   readonly diagnostics: readonly ConfigDiagnostic[];
 }
 
-export type ConsentPrompt = (definition: StdioServerDefinition) => Thenable<ConsentAnswer | 'dismissed'>;
+export type ConsentPrompt = (definition: StdioServerDefinition, mode: WorkspaceSandboxMode) => Thenable<ConsentAnswer | 'dismissed'>;
 
 /**
  * Settings → configuration → manager. Decides, for every server, whether the editor holds it back
@@ -87,7 +88,7 @@ export class ConfigurationSync implements vscode.Disposable {
     }
     this.logs.retain(new Set(loaded.servers.map((server) => server.name)));
     this.latest = { servers: loaded.servers, diagnostics };
-    await this.manager.update(loaded.servers, blocks);
+    await this.manager.update(loaded.servers.map((server) => this.asConsented(server)), blocks);
     this.loadedEmitter.fire(this.latest);
     void this.askForConsent(needConsent);
   }
@@ -98,6 +99,7 @@ export class ConfigurationSync implements vscode.Disposable {
     if (server.transport !== 'stdio' || !server.enabled) return undefined;
     switch (this.consent.answer(server)) {
       case 'granted':
+      case 'sandboxed':
         return undefined;
       case 'denied':
         return { reason: 'consentDenied', detail: 'you denied running this command' };
@@ -108,15 +110,29 @@ export class ConfigurationSync implements vscode.Disposable {
     }
   }
 
+  /** A consented workspace stdio server as it runs: *Run Sandboxed* puts it in the workspace's sandbox. */
+  private asConsented(server: ConfiguredServer): ConfiguredServer {
+    if (isInvalidServer(server) || server.transport !== 'stdio' || !isWorkspaceDefined(server.source)) return server;
+    const answer = this.consent.answer(server);
+    if (answer !== 'granted' && answer !== 'sandboxed') return server;
+    return withConsentedSandbox(server, answer, workspaceSandboxMode());
+  }
+
   /** One modal at a time, in configuration order. */
   private async askForConsent(definitions: readonly StdioServerDefinition[]): Promise<void> {
     for (const definition of definitions) {
       if (this.asking.has(definition.name)) continue;
       this.asking.add(definition.name);
       try {
-        const answer = await this.prompt(definition);
+        const mode = workspaceSandboxMode();
+        const answer = await this.prompt(definition, mode);
         await this.consent.record(definition, answer);
         this.logs.main.info(`Consent for "${definition.name}": ${answer}`);
+        // A sandboxed run is another definition (the restart hash covers the sandbox): load again.
+        if (answer === 'sandboxed' || (answer === 'granted' && mode === 'sandboxed')) {
+          void this.reload();
+          continue;
+        }
         const block = this.blockFor(definition);
         await this.manager.setBlocked(definition.name, block);
       } finally {
@@ -127,10 +143,11 @@ export class ConfigurationSync implements vscode.Disposable {
 
   /** Before an explicit start or reconnect: ask again if the user only dismissed the prompt. */
   async confirmAgain(name: string): Promise<void> {
-    const definition = this.manager.server(name)?.definition;
+    // The definition as loaded: the one the consent was given for, not the sandboxed one that runs.
+    const definition = this.latest.servers.find((server) => server.name === name && !isInvalidServer(server)) as ServerDefinition | undefined;
     if (!definition || definition.transport !== 'stdio' || !isWorkspaceDefined(definition.source) || !vscode.workspace.isTrusted) return;
     const answer = this.consent.answer(definition);
-    if (answer === 'granted') return;
+    if (answer === 'granted' || answer === 'sandboxed') return;
     if (answer === 'dismissed') this.consent.forgetDismissal(definition);
     if (answer === 'denied') return;
     await this.askForConsent([definition]);

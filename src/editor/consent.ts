@@ -1,19 +1,26 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { StdioServerDefinition } from '../core/config';
+import { describeSandboxRules, sandboxOf, workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
+import type { WorkspaceSandboxMode } from './settings';
 
 const STORE_KEY = 'mcpSwitchboard.consent';
 const SAMPLING_KEY = 'mcpSwitchboard.samplingConsent';
 
-export type ConsentAnswer = 'granted' | 'denied';
+/** `sandboxed`: *Run Sandboxed*, with the workspace folder and temp writable and the entry's domains. */
+export type ConsentAnswer = 'granted' | 'sandboxed' | 'denied';
 
-/** What a user agrees to: this command, these args, these env names, in this folder. */
+/**
+ * What a user agrees to: this command, these args, these env names, in this folder, with this
+ * sandbox. An entry that loosens or drops its own sandbox asks again.
+ */
 export function consentHash(definition: StdioServerDefinition): string {
+  const sandbox = sandboxOf(definition);
   const identity = {
     command: definition.command,
     args: definition.args,
     envKeys: Object.keys(definition.env).sort(),
     cwd: definition.cwd ?? '',
+    ...(sandbox ? { sandbox: sandbox.rules } : {}),
   };
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
@@ -71,20 +78,47 @@ export class ConsentStore {
   }
 }
 
-/** The modal: the exact command line and working folder, Allow or Deny. */
-export async function askConsent(definition: StdioServerDefinition): Promise<ConsentAnswer | 'dismissed'> {
+/**
+ * The definition a consented workspace server runs with: *Run Sandboxed* (or the user's setting
+ * that every workspace server runs sandboxed) replaces whatever the entry asks to write with its
+ * folder and temp.
+ */
+export function withConsentedSandbox(definition: StdioServerDefinition, answer: ConsentAnswer, mode: WorkspaceSandboxMode): StdioServerDefinition {
+  if (answer === 'denied' || (answer === 'granted' && mode === 'ask')) return definition;
+  return { ...definition, sandbox: workspaceConsentSandbox(definition.sandbox?.rules, definition.cwd) };
+}
+
+/** The modal: the exact command line, the folder and any sandbox; Allow, Run Sandboxed or Deny. */
+export async function askConsent(definition: StdioServerDefinition, mode: WorkspaceSandboxMode): Promise<ConsentAnswer | 'dismissed'> {
   const allow = 'Allow';
+  const sandboxed = 'Run Sandboxed';
   const deny = 'Deny';
+  const choices = mode === 'sandboxed' ? [sandboxed, deny] : [allow, sandboxed, deny];
   const choice = await vscode.window.showWarningMessage(
     `Allow the workspace to start the MCP server "${definition.name}"?`,
-    {
-      modal: true,
-      detail: `This workspace's settings ask MCP Switchboard to run:\n\n${commandLine(definition)}\n\nin ${definition.cwd ?? '(the default folder)'}\n\nOnly allow commands you trust. The answer is remembered until the command changes.`,
-    },
-    allow,
-    deny,
+    { modal: true, detail: consentDetail(definition, mode) },
+    ...choices,
   );
   if (choice === allow) return 'granted';
+  if (choice === sandboxed) return 'sandboxed';
   if (choice === deny) return 'denied';
   return 'dismissed';
+}
+
+function consentDetail(definition: StdioServerDefinition, mode: WorkspaceSandboxMode): string {
+  const own = sandboxOf(definition);
+  const tight = workspaceConsentSandbox(definition.sandbox?.rules, definition.cwd);
+  const lines = [
+    `This workspace's settings ask MCP Switchboard to run:`,
+    '',
+    commandLine(definition),
+    '',
+    `in ${definition.cwd ?? '(the default folder)'}`,
+    '',
+  ];
+  if (mode === 'ask') lines.push(own ? `Allow: as the entry says, sandboxed (${describeSandboxRules(own.rules)}).` : 'Allow: with all your rights.');
+  lines.push(`Run Sandboxed: ${describeSandboxRules(tight.rules)}.`);
+  if (mode === 'sandboxed') lines.push('(Your setting mcpSwitchboard.sandbox.workspaceServers runs every workspace server sandboxed.)');
+  lines.push('', 'Only allow commands you trust. The answer is remembered until the command or its sandbox changes.');
+  return lines.join('\n');
 }

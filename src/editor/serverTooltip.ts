@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeSource } from '../core/config';
+import { describeSandboxRules, describeSource, sandboxOf, type SandboxRulesOrigin } from '../core/config';
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
@@ -47,6 +47,8 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
     rows.push(['Transport', definition.transport === 'stdio' ? 'stdio' : definition.transport === 'http' ? `streamable HTTP${definition.sseFallback ? ' (SSE fallback)' : ''}` : 'SSE']);
     rows.push([definition.transport === 'stdio' ? 'Command' : 'URL', `\`${connectionSummary(view).replace(/`/g, "'")}\``]);
     if (definition.transport === 'stdio' && definition.cwd) rows.push(['Folder', `\`${definition.cwd}\``]);
+    const sandbox = sandboxOf(definition);
+    if (sandbox) rows.push(['Sandboxed', `${escape(describeSandboxRules(sandbox.rules))} (rules: ${RULES_FROM[sandbox.origin]})`]);
   }
   if (state.kind === 'running') {
     rows.push(['Server', `${escape(state.serverInfo.name)} ${escape(state.serverInfo.version)}`]);
@@ -82,6 +84,14 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   }
   return markdown;
 }
+
+const RULES_FROM: Record<SandboxRulesOrigin, string> = {
+  entry: 'the entry',
+  file: "its mcp.json's sandbox block",
+  userDefault: 'mcpSwitchboard.sandbox.rules',
+  builtIn: 'built-in: its folder, no network',
+  workspaceConsent: 'Run Sandboxed',
+};
 
 function escape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-!|<>]/g, (char) => `\\${char}`);

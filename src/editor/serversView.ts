@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { isActive, type ServerStateKind } from '../core/state/serverState';
 import { describeFilterRule, type CatalogSnapshot, type OfferedServer } from '../core/catalog';
-import { signsInWithOAuth } from '../core/config/types';
+import { sandboxOf, signsInWithOAuth } from '../core/config/types';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
@@ -114,7 +114,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `server/${view.name}`;
     const state = describeState(view.state, Date.now(), { tools: rows.length });
-    item.description = state;
+    // First, where the narrow sidebar cannot cut it off; the rules are in the tooltip.
+    item.description = sandboxOf(view.definition) ? `sandboxed · ${state}` : state;
     item.tooltip = serverTooltip(view, offer, rows.length);
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
@@ -127,7 +128,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       ...(view.state.kind === 'needsSignIn' ? ['signIn'] : []),
       ...(signsInWithOAuth(view.definition) ? ['oauth'] : []),
     ].join(' ');
-    item.accessibilityInformation = { label: `${view.name}, ${state}` };
+    item.accessibilityInformation = { label: `${view.name}, ${item.description}` };
     return item;
   }
 

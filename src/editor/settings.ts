@@ -9,6 +9,20 @@ export const SERVERS_KEY = 'servers';
 export const SOURCES_KEY = 'sources';
 export const DEFAULT_LIFECYCLE_KEY = 'defaultLifecycle';
 export const DEFAULT_IDLE_STOP_KEY = 'defaultIdleStopMinutes';
+export const SANDBOX_ENABLED_KEY = 'sandbox.enabled';
+export const SANDBOX_RULES_KEY = 'sandbox.rules';
+export const SANDBOX_WORKSPACE_KEY = 'sandbox.workspaceServers';
+
+/** `ask`: the consent dialog offers Allow and Run Sandboxed; `sandboxed`: only Run Sandboxed. */
+export type WorkspaceSandboxMode = 'ask' | 'sandboxed';
+
+/**
+ * Only the user's own value counts (the settings are application-scoped): a workspace must not be
+ * able to turn off what protects the user from it.
+ */
+export function workspaceSandboxMode(): WorkspaceSandboxMode {
+  return inspectSetting<unknown>(SANDBOX_WORKSPACE_KEY)?.globalValue === 'sandboxed' ? 'sandboxed' : 'ask';
+}
 
 /** `mcpSwitchboard.<key>` as each scope has it (not merged): scope decides trust and consent. */
 export function inspectSetting<T>(key: string, folder?: vscode.WorkspaceFolder) {

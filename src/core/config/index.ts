@@ -20,3 +20,4 @@ export {
 export { claudeDesktopConfigPath } from './sources';
 export * from './types';
 export { loadFolderConfiguration } from './folderConfiguration';
+export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';

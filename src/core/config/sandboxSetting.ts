@@ -155,3 +155,15 @@ export function workspaceConsentSandbox(rules: SandboxRules | undefined, cwd: st
     },
   };
 }
+
+/** `writes /a and temp; network x.com; no read ~/.ssh`: the rules in force, for logs, the tooltip and the doctor. */
+export function describeSandboxRules(rules: SandboxRules): string {
+  const writes = rules.filesystem.allowWrite.length > 0 ? `writes ${rules.filesystem.allowWrite.join(', ')} and temp` : 'writes temp only';
+  const network = rules.network.allowedDomains.length > 0 ? `network ${rules.network.allowedDomains.join(', ')}` : 'no network';
+  const denies = [
+    ...rules.filesystem.denyRead.map((entry) => `no read ${entry}`),
+    ...rules.filesystem.denyWrite.map((entry) => `no write ${entry}`),
+    ...rules.network.deniedDomains.map((entry) => `no ${entry}`),
+  ];
+  return [writes, network, ...denies].join('; ');
+}

@@ -2,6 +2,7 @@
 // sandbox runtime around it. A sandbox that was asked for and cannot run fails the start with
 // SANDBOX_UNAVAILABLE; the server never runs without it.
 import fs from 'node:fs';
+import { describeSandboxRules } from '../config/sandboxSetting';
 import type { SandboxRules } from '../config/types';
 import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxStderrFilter, type SandboxRuntime } from '../sandbox';
 import { errorMessage } from '../base/errorMessage';
@@ -53,13 +54,5 @@ export async function resolveLaunch(request: LaunchRequest): Promise<ResolvedLau
   }
   const onLine = request.onStderrLine ?? (() => undefined);
   const onDenial = sandbox.onDenial ?? onLine;
-  return { command: prepared.command, args: prepared.args, env: prepared.env, onStderrLine: sandboxStderrFilter(onLine, onDenial), note: `, sandboxed: ${describeRules(sandbox.rules)}` };
-}
-
-/** `writes a, b; network x, y` for logs and the doctor. */
-export function describeRules(rules: SandboxRules): string {
-  const writes = rules.filesystem.allowWrite.length > 0 ? `writes ${rules.filesystem.allowWrite.join(', ')} and temp` : 'writes temp only';
-  const network = rules.network.allowedDomains.length > 0 ? `network ${rules.network.allowedDomains.join(', ')}` : 'no network';
-  const denies = [...rules.filesystem.denyRead.map((entry) => `no read ${entry}`), ...rules.filesystem.denyWrite.map((entry) => `no write ${entry}`), ...rules.network.deniedDomains.map((entry) => `no ${entry}`)];
-  return [writes, network, ...denies].join('; ');
+  return { command: prepared.command, args: prepared.args, env: prepared.env, onStderrLine: sandboxStderrFilter(onLine, onDenial), note: `, sandboxed: ${describeSandboxRules(sandbox.rules)}` };
 }

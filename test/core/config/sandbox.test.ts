@@ -85,7 +85,7 @@ describe('sandbox settings of an entry', () => {
     assert.ok(loaded.diagnostics.some((d) => d.path === 'mcpSwitchboard.sandbox.rules'));
   });
 
-  const invalid: Array<[string, unknown, RegExp]> = [
+  const invalid: Array<[string, Record<string, unknown>, RegExp]> = [
     ['a domain with a scheme', { sandbox: { network: { allowedDomains: ['https://x.com'] } } }, /is not a host name/],
     ['a bare * as an allowed domain', { sandbox: { network: { allowedDomains: ['*'] } } }, /is not a host name/],
     ['a path list that is a string', { sandbox: { filesystem: { allowWrite: '/tmp' } } }, /expected an array/],

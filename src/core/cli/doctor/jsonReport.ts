@@ -28,6 +28,8 @@ export interface JsonServer {
   readonly prompts: OfferReport['prompts'];
   /** `start`: eager or lazy; `idleStopMinutes`: 0 for never. Null for an invalid entry. */
   readonly lifecycle: ServerReport['lifecycle'];
+  /** The sandbox's rules (paths resolved) and where they came from; null: not sandboxed. */
+  readonly sandbox: ServerReport['sandbox'];
 }
 
 export interface JsonTool {
@@ -76,6 +78,7 @@ function jsonServer(server: ServerReport): JsonServer {
     resourceTemplates: server.offer.resourceTemplates,
     prompts: server.offer.prompts,
     lifecycle: server.lifecycle,
+    sandbox: server.sandbox,
   };
 }
 

@@ -5,7 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describeFilterRule } from '../../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule, OfferedServer } from '../../catalog/types';
-import { describeSource, inputEnvVarName, type ConfigDiagnostic } from '../../config';
+import { describeSource, inputEnvVarName, sandboxOf, type ConfigDiagnostic, type SandboxRules, type SandboxRulesOrigin } from '../../config';
 import { isReady, type ServerState, type ServerStateKind } from '../../state/serverState';
 import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
@@ -67,6 +67,8 @@ export interface ServerReport {
   readonly catalogWarnings: readonly string[];
   /** The last stderr lines of a stdio server (most useful for failed ones). */
   readonly stderrTail: readonly string[];
+  /** The sandbox a stdio server runs in, with the rules in force; null when it runs unsandboxed. */
+  readonly sandbox: { readonly rules: SandboxRules; readonly origin: SandboxRulesOrigin } | null;
 }
 
 export interface DoctorReport {
@@ -99,6 +101,7 @@ export function buildReport(
     workspace.servers.flatMap((server) => ('needsInput' in server && server.needsInput ? [[server.name, server.needsInput] as const] : [])),
   );
   const lifecycles = new Map(workspace.servers.flatMap((server) => ('transport' in server ? [[server.name, server.lifecycle] as const] : [])));
+  const sandboxes = new Map(workspace.servers.flatMap((server) => ('transport' in server ? [[server.name, sandboxOf(server)] as const] : [])));
   const servers = views.map((view): ServerReport => {
     const lifecycle = lifecycles.get(view.name);
     // An invalid server's own list repeats what is in the top-level one; keep each problem once.
@@ -122,6 +125,7 @@ export function buildReport(
         ...serverWarnings(catalog.warnings, view.name),
       ],
       stderrTail: tail.slice(-STDERR_TAIL_LINES),
+      sandbox: sandboxReport(sandboxes.get(view.name)),
     };
   });
   const general = workspace.diagnostics.filter((diagnostic) => diagnostic.server === undefined || !names.has(diagnostic.server));
@@ -136,6 +140,10 @@ export function buildReport(
     outcome,
     timeoutMs,
   };
+}
+
+function sandboxReport(sandbox: { rules: SandboxRules; origin: SandboxRulesOrigin } | undefined): ServerReport['sandbox'] {
+  return sandbox ? { rules: sandbox.rules, origin: sandbox.origin } : null;
 }
 
 /**

@@ -2,7 +2,7 @@
 // problems, the tools the catalog hides and why, the last lines a failed server wrote to stderr),
 // then problems owned by no server.
 import { MAX_EXPOSED_SETTING } from '../../catalog/filters';
-import type { ConfigDiagnostic } from '../../config';
+import { describeSandboxRules, type ConfigDiagnostic } from '../../config';
 import { isFailing, type DoctorReport, type ServerReport, type ToolReport } from './report';
 import { formatTable, type Column } from './textTable';
 
@@ -77,6 +77,7 @@ function exposedCount(tools: readonly ToolReport[]): number {
 
 function details(server: ServerReport, maxExposed: number): string[] {
   const lines = server.diagnostics.map((diagnostic) => DETAIL_INDENT + describeDiagnostic(diagnostic, false));
+  if (server.sandbox) lines.push(`${DETAIL_INDENT}${'sandbox'.padEnd(8)} ${describeSandboxRules(server.sandbox.rules)}`);
   lines.push(...hiddenTools(server.tools, maxExposed).map((line) => `${DETAIL_INDENT}${'hidden'.padEnd(8)} ${line}`));
   lines.push(...server.catalogWarnings.map((message) => `${DETAIL_INDENT}${'warning'.padEnd(8)} ${message}`));
   if (isFailing(server) && server.stderrTail.length > 0) {
