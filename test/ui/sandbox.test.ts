@@ -1,0 +1,69 @@
+// A workspace server run sandboxed from the consent dialog, in the real editor: the dialog says what
+// Run Sandboxed allows, the row says `sandboxed`, and the server's tools really are confined (a
+// write outside the workspace folder is refused, one inside it works).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { until } from '../core/support/poll';
+import { activityBarEntry, openWorkbench, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
+
+async function writeFile(page: Page, target: string): Promise<void> {
+  await runToolFromPalette(page, 'boxed__write_file', JSON.stringify({ path: target, text: 'from the sandbox' }));
+  const confirmation = page.locator('.monaco-dialog-box', { hasText: 'write_file' });
+  await confirmation.waitFor({ timeout: 30_000 });
+  await confirmation.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
+}
+
+describe('Run Sandboxed from the consent dialog (UI)', function () {
+  if (process.platform !== 'linux') return;
+  this.timeout(180_000);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-outside-'));
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('consent', {
+      prepareWorkspace: (dir) => {
+        fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
+          'mcpSwitchboard.servers': { boxed: { command: process.execPath, args: [probe] } },
+        }, null, 2));
+      },
+    });
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('offers Run Sandboxed with its rules, and the row then says sandboxed', async () => {
+    const { page, workspace } = workbench;
+    const consent = page.locator('.monaco-dialog-box', { hasText: '"boxed"' });
+    await consent.waitFor({ timeout: 60_000 });
+    const text = await consent.innerText();
+    assert.match(text, /Allow: with all your rights\./);
+    assert.ok(text.includes(`Run Sandboxed: writes ${workspace} and temp; no network.`), text);
+    await screenshot(page, 'consent-sandboxed');
+    await consent.locator('.monaco-button', { hasText: 'Run Sandboxed' }).click();
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    const row = treeRow(page, 'boxed');
+    await row.locator('.label-description', { hasText: /^sandboxed · running/ }).waitFor({ timeout: 60_000 });
+    await screenshot(page, 'sandboxed-row');
+  });
+
+  it('confines its tools: a write outside the workspace folder is refused, one inside works', async () => {
+    const { page, workspace } = workbench;
+    const outside = path.join(scratch, 'outside.txt');
+    const inside = path.join(workspace, 'inside.txt');
+    await writeFile(page, outside);
+    await writeFile(page, inside);
+    // Another process writes the file: no event to wait for (support/poll.ts).
+    await until(() => fs.existsSync(inside), 30_000, `${inside} written by the sandboxed server`);
+    assert.equal(fs.readFileSync(inside, 'utf8'), 'from the sandbox');
+    assert.equal(fs.existsSync(outside), false, 'the sandbox refused the write outside the workspace folder');
+  });
+});
