@@ -8,6 +8,7 @@
 // The core is TypeScript: it is bundled with esbuild first, as the extension ships it (see
 // bench/support.mjs).
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -54,8 +55,19 @@ async function loadCore() {
   return core;
 }
 
-function definitions(core, count, delayMs) {
-  return fixtureServers(core, count, { extraArgs: ['--startup-delay', String(delayMs)] });
+/** Every server sandboxed: its folder writable, no network (the built-in rules). */
+const SANDBOX = { enabled: true, origin: 'builtIn', rules: { filesystem: { allowWrite: [repoRoot], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } } };
+
+/** The runtime as the .vsix ships it (dist/sandbox/srt.mjs, from `node scripts/build.mjs`), else the package. */
+function sandboxRuntime() {
+  const bundled = path.join(repoRoot, 'dist', 'sandbox', 'srt.mjs');
+  const cliPath = fs.existsSync(bundled) ? bundled : createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime/dist/cli.js');
+  return { nodePath: process.execPath, cliPath };
+}
+
+function definitions(core, count, delayMs, sandboxed = false) {
+  const servers = fixtureServers(core, count, { extraArgs: ['--startup-delay', String(delayMs)] });
+  return sandboxed ? servers.map((server) => ({ ...server, sandbox: SANDBOX })) : servers;
 }
 
 /**
@@ -71,8 +83,11 @@ function childrenCpuMs() {
  * Milliseconds from start() until every server is running, measured from the manager's own state
  * events. Disposing (ending the processes) is not part of the measurement.
  */
-async function measure(core, count, concurrency, delayMs = STARTUP_DELAY_MS) {
-  const manager = new core.ServerManager(concurrency === undefined ? {} : { concurrency });
+async function measure(core, count, concurrency, delayMs = STARTUP_DELAY_MS, sandboxed = false) {
+  const manager = new core.ServerManager({
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(sandboxed ? { connection: { sandboxRuntime: sandboxRuntime() } } : {}),
+  });
   const running = new Set();
   const connectMs = [];
   let firstRunning;
@@ -97,7 +112,7 @@ async function measure(core, count, concurrency, delayMs = STARTUP_DELAY_MS) {
   const cpuBefore = childrenCpuMs();
   const hostBefore = process.cpuUsage();
   const started = performance.now();
-  await manager.start(definitions(core, count, delayMs));
+  await manager.start(definitions(core, count, delayMs, sandboxed));
   await done;
   const elapsed = performance.now() - started;
   const host = process.cpuUsage(hostBefore);
@@ -163,6 +178,8 @@ async function main() {
   const cores = os.availableParallelism();
   const byCores = [];
   const byCoresFirst = [];
+  const boxed = { elapsed: [], first: [], serverCpu: [], hostCpu: [] };
+  const sandboxOk = process.platform === 'linux' || process.platform === 'darwin';
   for (let round = 0; round < rounds; round++) {
     // Alternate which mode goes first, and the size order, so drift (thermal, other load) spreads
     // over both modes instead of favouring one.
@@ -192,6 +209,14 @@ async function main() {
     const coresRun = await measure(core, 20, cores);
     byCores.push(coresRun.elapsed);
     byCoresFirst.push(coresRun.first);
+    // Every one of the 20 servers sandboxed (one sandbox runtime and proxy each).
+    if (sandboxOk) {
+      const boxedRun = await measure(core, 20, undefined, STARTUP_DELAY_MS, true);
+      boxed.elapsed.push(boxedRun.elapsed);
+      boxed.first.push(boxedRun.first);
+      boxed.serverCpu.push(boxedRun.serverCpuMs);
+      boxed.hostCpu.push(boxedRun.hostCpuMs);
+    }
     const parts = SIZES.map((size) => `${size}: ${ms(samples.get(`p${size}`).at(-1))}/${ms(samples.get(`s${size}`).at(-1))}`);
     console.log(`[bench] round ${round + 1}/${rounds}  parallel/sequential ms  ${parts.join('  ')}  20×no-delay ${ms(floor.at(-1))}  20×concurrency-20 ${ms(unbounded.at(-1))}  20×bare-SDK ${ms(bare.at(-1))}  20×concurrency-${cores} ${ms(byCores.at(-1))}`);
   }
@@ -251,15 +276,37 @@ async function main() {
     '',
     `**Goal (Switchboard ÷ floor at most ${FLOOR_GOAL_RATIO}×): ${twenty.parallel / median(bare) <= FLOOR_GOAL_RATIO ? 'met' : 'missed'}**: ${ratio(twenty.parallel / median(bare))}. Switchboard negotiates the protocol era first (a \`server/discover\` probe, answered with method-not-found by these 2025-era servers, then initialize); the bare clients send initialize at once.`,
     END,
-  ].join('\n');
+  ];
+
+  const sandboxSection = sandboxOk ? sandboxLines({ ...twenty, first: median(first20) }, boxed, median(bare)) : ['Sandboxed servers: not measured on this platform.'];
+  generated.splice(generated.length - 1, 0, '', ...sandboxSection);
 
   console.log(`\n${table}\n`);
+  console.log(sandboxSection.join('\n'));
   console.log(`20 servers, no start-up delay, parallel: median ${ms(median(floor))} ms; 20 servers, concurrency 20: median ${ms(median(unbounded))} ms`);
   console.log(`Goal ≤ ${GOAL_RATIO}× for 20 vs 1 (parallel): ${ratio(goalRatio)} → ${met ? 'met' : 'MISSED'}`);
   console.log(`20 servers: Switchboard ${ms(twenty.parallel)} ms (first ${ms(median(first20))}), bare SDK floor ${ms(median(bare))} ms (first ${ms(median(bareFirst))}) → ${ratio(twenty.parallel / median(bare))} (goal ≤ ${FLOOR_GOAL_RATIO}×); concurrency ${cores}: ${ms(median(byCores))} ms (first ${ms(median(byCoresFirst))})`);
   if (!write) return;
-  replaceBlock(BEGIN, END, generated, `# Startup benchmark\n\n${generated}\n`);
+  replaceBlock(BEGIN, END, generated.join('\n'), `# Startup benchmark\n\n${generated.join('\n')}\n`);
   console.log(`[bench] updated ${path.relative(repoRoot, resultsFile)}`);
+}
+
+/** The sandboxed run against the unsandboxed one and the floor, and the cost per server. */
+function sandboxLines(twenty, boxed, floor) {
+  const elapsed = median(boxed.elapsed);
+  const perServerWall = (elapsed - twenty.parallel) / 20;
+  const perServerCpu = (median(boxed.serverCpu) - twenty.cpu) / 20;
+  const perServerHost = (median(boxed.hostCpu) - twenty.host) / 20;
+  return [
+    `**Sandboxed** (every one of the 20 servers under the sandbox runtime: one \`srt\` and its proxy per server, bubblewrap on Linux; the built-in rules), in the same rounds:`,
+    '',
+    '| 20 servers | All running (ms) | Range | First running (ms) | ÷ floor (all) | Servers\' CPU (ms) | Switchboard\'s own CPU (ms) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| Unsandboxed, default concurrency | ${ms(twenty.parallel)} | ${twenty.parallelRange} | ${ms(twenty.first)} | ${ratio(twenty.parallel / floor)} | ${ms(twenty.cpu)} | ${ms(twenty.host)} |`,
+    `| Sandboxed, default concurrency | ${ms(elapsed)} | ${ms(Math.min(...boxed.elapsed))}–${ms(Math.max(...boxed.elapsed))} | ${ms(median(boxed.first))} | ${ratio(elapsed / floor)} | ${ms(median(boxed.serverCpu))} | ${ms(median(boxed.hostCpu))} |`,
+    '',
+    `**Cost per sandboxed server:** ${ms(perServerWall)} ms of wall time (20 starting at once on this machine), ${ms(perServerCpu)} ms of CPU in the sandbox runtime, bubblewrap and the proxy bridges, and ${ms(perServerHost)} ms in Switchboard itself.`,
+  ];
 }
 
 await main();
