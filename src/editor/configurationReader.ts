@@ -67,32 +67,36 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
   const sourcesValue = sources?.workspaceValue ?? sources?.globalValue;
   const sourcesOrigin = sources?.workspaceValue !== undefined ? source('workspace') : source('user');
 
-  // Effective values (folder over workspace over user): they only say when servers start.
-  const lifecycle = inspectSetting<unknown>(DEFAULT_LIFECYCLE_KEY);
-  const idleStop = inspectSetting<unknown>(DEFAULT_IDLE_STOP_KEY);
-  const lifecycleDefaults = {
-    lifecycle: lifecycle?.workspaceValue ?? lifecycle?.globalValue,
-    idleStopMinutes: idleStop?.workspaceValue ?? idleStop?.globalValue,
-    origin: lifecycle?.workspaceValue !== undefined || idleStop?.workspaceValue !== undefined ? source('workspace') : source('user'),
-  };
-
-  // The user's own values only (application scope): a workspace cannot turn sandboxing off.
-  const sandboxDefaults = {
-    enabled: inspectSetting<unknown>(SANDBOX_ENABLED_KEY)?.globalValue,
-    rules: inspectSetting<unknown>(SANDBOX_RULES_KEY)?.globalValue,
-    origin: source('user'),
-  };
-
   return {
     input: {
       entries,
       sources: sourcesValue,
       sourcesOrigin,
-      lifecycleDefaults,
-      sandboxDefaults,
+      lifecycleDefaults: readLifecycleDefaults(),
+      sandboxDefaults: readSandboxDefaults(),
       workspaceFolders: folders.map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
     },
     diagnostics,
+  };
+}
+
+/** Effective values (folder over workspace over user): they only say when servers start. */
+function readLifecycleDefaults(): ConfigurationInput['lifecycleDefaults'] {
+  const lifecycle = inspectSetting<unknown>(DEFAULT_LIFECYCLE_KEY);
+  const idleStop = inspectSetting<unknown>(DEFAULT_IDLE_STOP_KEY);
+  return {
+    lifecycle: lifecycle?.workspaceValue ?? lifecycle?.globalValue,
+    idleStopMinutes: idleStop?.workspaceValue ?? idleStop?.globalValue,
+    origin: lifecycle?.workspaceValue !== undefined || idleStop?.workspaceValue !== undefined ? source('workspace') : source('user'),
+  };
+}
+
+/** The user's own values only (application scope): a workspace cannot turn sandboxing off. */
+function readSandboxDefaults(): ConfigurationInput['sandboxDefaults'] {
+  return {
+    enabled: inspectSetting<unknown>(SANDBOX_ENABLED_KEY)?.globalValue,
+    rules: inspectSetting<unknown>(SANDBOX_RULES_KEY)?.globalValue,
+    origin: source('user'),
   };
 }
 

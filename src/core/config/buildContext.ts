@@ -5,9 +5,14 @@ import type { WorkspaceFolder } from './configurationInput';
 import type { ConfigFileSystem } from './fileSystem';
 import type { InputDefinition, InputRequest } from './inputs';
 import type { ParsedSandboxRules } from './entrySchema';
-import type { SandboxDefaults } from './sandboxSetting';
 import type { LifecycleSettings, ServerSource } from './types';
 import type { InputLookup } from './variables';
+
+/** The user's defaults: `mcpSwitchboard.sandbox.enabled` and `mcpSwitchboard.sandbox.rules`. */
+export interface SandboxDefaults {
+  readonly enabled: boolean;
+  readonly rules?: ParsedSandboxRules;
+}
 
 /** One entry, from any source, with the JSON path its diagnostics point at. */
 export interface ServerCandidate {

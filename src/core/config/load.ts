@@ -2,7 +2,7 @@
 // each server. It never throws on bad configuration; every problem is a ConfigDiagnostic.
 
 import os from 'node:os';
-import type { BuildContext, ServerCandidate } from './buildContext';
+import type { BuildContext, SandboxDefaults, ServerCandidate } from './buildContext';
 import { buildServer } from './buildServer';
 import type { ConfigurationInput } from './configurationInput';
 import { nodeFileSystem } from './fileSystem';
@@ -13,7 +13,7 @@ import { resolveNameClashes } from './precedence';
 import { parseSourceList, readSourceFile, sourceFiles } from './sources';
 import type { z } from 'zod';
 import { describeIssue, entrySchema, sandboxRulesSchema } from './entrySchema';
-import type { SandboxDefaults } from './sandboxSetting';
+
 import { DEFAULT_LIFECYCLE, type ConfigDiagnostic, type InvalidServer, type LifecycleSettings, type ServerDefinition } from './types';
 import type { InputLookup } from './variables';
 

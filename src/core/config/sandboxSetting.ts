@@ -9,14 +9,6 @@ import type { FieldResolver } from './fieldResolver';
 import type { ServerDiagnostics } from './serverDiagnostics';
 import type { SandboxRules, SandboxRulesOrigin, SandboxSetting } from './types';
 
-/** The user's defaults: `mcpSwitchboard.sandbox.enabled` and `mcpSwitchboard.sandbox.rules`. */
-export interface SandboxDefaults {
-  readonly enabled: boolean;
-  readonly rules?: ParsedSandboxRules;
-}
-
-export const NO_SANDBOX_DEFAULTS: SandboxDefaults = { enabled: false };
-
 /**
  * Where package runners download from: a sandboxed `npx` server without these domains cannot fetch
  * its package (its cache is private to the sandbox), so the entry is warned at load.

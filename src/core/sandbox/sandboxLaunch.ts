@@ -51,7 +51,7 @@ export function defaultSandboxRuntime(): SandboxRuntime | undefined {
 }
 
 /** The rules as the runtime's settings file spells them; the private temp folder is always writable. */
-export function runtimeSettings(rules: SandboxRules, privateTemp: string): object {
+function runtimeSettings(rules: SandboxRules, privateTemp: string): object {
   return {
     network: { allowedDomains: [...rules.network.allowedDomains], deniedDomains: [...rules.network.deniedDomains] },
     filesystem: {
