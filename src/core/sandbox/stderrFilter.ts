@@ -26,10 +26,27 @@ export function classifySandboxStderr(line: string): SandboxStderrLine {
   return { kind: 'denial', text: `sandbox: denied network access to ${target} (not in sandbox.network.allowedDomains, or in deniedDomains)` };
 }
 
+/** A debug message that is a pretty-printed JSON value spans lines; only its first has the prefix. */
+const OPENS_BLOCK = /^\s*\[SandboxDebug\].*([{[])\s*$/;
+/** Past this, a block that never closed was not one: lines are the server's again. */
+const MAX_BLOCK_LINES = 500;
+
 /** Turns a sandboxed server's raw stderr lines into the lines to keep; denials are also reported. */
 export function sandboxStderrFilter(onLine: (line: string) => void, onDenial: (text: string) => void): (line: string) => void {
   let lastDenial = '';
+  let closer: string | undefined;
+  let blockLines = 0;
   return (line) => {
+    if (closer !== undefined) {
+      blockLines += 1;
+      if (line === closer || blockLines > MAX_BLOCK_LINES) closer = undefined;
+      if (blockLines <= MAX_BLOCK_LINES) return;
+    }
+    const opens = OPENS_BLOCK.exec(line);
+    if (opens) {
+      closer = opens[1] === '{' ? '}' : ']';
+      blockLines = 0;
+    }
     const classified = classifySandboxStderr(line);
     switch (classified.kind) {
       case 'server':

@@ -19,6 +19,22 @@ describe('a sandboxed server\'s stderr', () => {
     assert.equal(classifySandboxStderr('Error: Sandbox dependencies not available: socat not installed').kind, 'server');
   });
 
+  it('drops the runtime\'s multi-line messages (a JSON dump has the prefix on its first line only)', () => {
+    const kept: string[] = [];
+    const filter = sandboxStderrFilter((line) => kept.push(line), () => undefined);
+    for (const line of ['[SandboxDebug] Original command: node server.js --token s3cret', '[SandboxDebug] {', '  "allowedHosts": [', '    "localhost"', '  ]', '}', 'server ready']) filter(line);
+    assert.deepEqual(kept, ['server ready']);
+  });
+
+  it('a block that never closes gives the lines back to the server after a bound', () => {
+    const kept: string[] = [];
+    const filter = sandboxStderrFilter((line) => kept.push(line), () => undefined);
+    filter('[SandboxDebug] [');
+    for (let i = 0; i < 600; i += 1) filter(`line ${i}`);
+    assert.equal(kept[0], 'line 500');
+    assert.equal(kept.length, 100);
+  });
+
   it('reports a denial once, however many lines the proxy logs for it', () => {
     const kept: string[] = [];
     const denials: string[] = [];
