@@ -9,6 +9,7 @@ import { describeRefetch } from './core/presentation/notices';
 import { createRuntime, type SwitchboardRuntime } from './core/runtime/runtime';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
+import { editorToolDirs } from './editor/sandboxTools';
 import { ConsentStore } from './editor/consent';
 import { editorAnswers } from './editor/hostAnswers';
 import { registerDispatcherTools } from './editor/dispatcherTools';
@@ -104,7 +105,7 @@ function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
   const runtime = createRuntime({
     logger: logs.mainLogger,
     serverLogger: (name) => logs.serverLogger(name),
-    connection: defaultCwd ? { defaultCwd } : {},
+    connection: { ...(defaultCwd ? { defaultCwd } : {}), sandboxToolDirs: editorToolDirs() },
     storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
     settings: readCatalogSettings(),
     secrets: new SecretStorageStore(extension.secrets),

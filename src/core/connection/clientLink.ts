@@ -57,6 +57,8 @@ export interface StdioLaunch {
   /** Where the sandbox runtime and the per-server sandbox folders are; defaults for both. */
   readonly sandboxRuntime?: SandboxRuntime;
   readonly sandboxStateRoot?: string;
+  /** Folders searched after PATH for the sandbox's tools (the editor's own ripgrep). */
+  readonly sandboxToolDirs?: readonly string[];
 }
 
 /**
@@ -143,6 +145,7 @@ function sandboxOptions(definition: StdioServerDefinition, stdio: StdioLaunch): 
       ...(stdio.sandboxRuntime ? { runtime: stdio.sandboxRuntime } : {}),
       ...(stdio.sandboxStateRoot ? { stateRoot: stdio.sandboxStateRoot } : {}),
       ...(stdio.onSandboxDenial ? { onDenial: stdio.onSandboxDenial } : {}),
+      ...(stdio.sandboxToolDirs ? { toolDirs: stdio.sandboxToolDirs } : {}),
     },
   };
 }

@@ -26,6 +26,8 @@ export interface LaunchOptions {
   /** Where the sandbox runtime is, and the parent of the per-server sandbox folders (tests). */
   readonly sandboxRuntime?: SandboxRuntime;
   readonly sandboxStateRoot?: string;
+  /** Folders searched after PATH for the sandbox's tools (the editor passes its own ripgrep's). */
+  readonly sandboxToolDirs?: readonly string[];
 }
 
 /** One connect attempt's launch, and how it explains its failure. */
@@ -89,6 +91,7 @@ export class LaunchDiagnostics {
       },
       ...(this.options.sandboxRuntime ? { sandboxRuntime: this.options.sandboxRuntime } : {}),
       ...(this.options.sandboxStateRoot ? { sandboxStateRoot: this.options.sandboxStateRoot } : {}),
+      ...(this.options.sandboxToolDirs ? { sandboxToolDirs: this.options.sandboxToolDirs } : {}),
     };
     return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionError(error), firstGarbage)) };
   }

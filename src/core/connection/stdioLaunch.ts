@@ -2,6 +2,7 @@
 // sandbox runtime around it. A sandbox that was asked for and cannot run fails the start with
 // SANDBOX_UNAVAILABLE; the server never runs without it.
 import fs from 'node:fs';
+import path from 'node:path';
 import { describeSandboxRules } from '../config/sandboxSetting';
 import type { SandboxRules } from '../config/types';
 import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxStderrFilter, type SandboxRuntime } from '../sandbox';
@@ -18,6 +19,11 @@ export interface StdioSandboxOptions {
   readonly stateRoot?: string;
   /** Each network access the sandbox refused, as a readable line. */
   readonly onDenial?: (text: string) => void;
+  /**
+   * Folders searched after PATH for the sandbox's tools: the editor ships its own ripgrep, so a
+   * user needs to install only bubblewrap and socat.
+   */
+  readonly toolDirs?: readonly string[];
 }
 
 export interface LaunchRequest {
@@ -25,7 +31,6 @@ export interface LaunchRequest {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform: NodeJS.Platform;
-  readonly searchPath: string;
   readonly onStderrLine?: (line: string) => void;
   readonly sandbox?: StdioSandboxOptions;
 }
@@ -39,20 +44,36 @@ export interface ResolvedLaunch {
   readonly note: string;
 }
 
-export async function resolveLaunch(request: LaunchRequest): Promise<ResolvedLaunch> {
+/** The command as configured: no await, so that an unsandboxed server is spawned synchronously with start(). */
+export function plainLaunch(request: Omit<LaunchRequest, 'platform' | 'searchPath' | 'sandbox'>): ResolvedLaunch {
+  return { command: request.command, args: request.args, env: request.env, ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}), note: '' };
+}
+
+export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly sandbox: StdioSandboxOptions }): Promise<ResolvedLaunch> {
   const { sandbox } = request;
-  if (!sandbox) return { command: request.command, args: request.args, env: request.env, ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}), note: '' };
-  const check = await checkSandbox({ platform: request.platform, searchPath: request.searchPath });
+  const env = withToolDirs(request.env, sandbox.toolDirs ?? []);
+  const check = await checkSandbox({ platform: request.platform, searchPath: searchPathOf(env) });
   if (!check.ok) throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: ${check.reason}. ${check.fix}`);
   const runtime = sandbox.runtime ?? defaultSandboxRuntime();
   if (!runtime || !fs.existsSync(runtime.cliPath)) throw new ConnectionError('SANDBOX_UNAVAILABLE', 'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)');
   let prepared;
   try {
-    prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env: request.env, rules: sandbox.rules, ...(sandbox.stateRoot ? { stateRoot: sandbox.stateRoot } : {}) }, runtime);
+    prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env, rules: sandbox.rules, ...(sandbox.stateRoot ? { stateRoot: sandbox.stateRoot } : {}) }, runtime);
   } catch (error) {
     throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: cannot prepare its folder: ${errorMessage(error)}`, { cause: error });
   }
   const onLine = request.onStderrLine ?? (() => undefined);
   const onDenial = sandbox.onDenial ?? onLine;
   return { command: prepared.command, args: prepared.args, env: prepared.env, onStderrLine: sandboxStderrFilter(onLine, onDenial), note: `, sandboxed: ${describeSandboxRules(sandbox.rules)}` };
+}
+
+/** The environment with `dirs` after its PATH (Windows spells the key `Path`; we never sandbox there). */
+function withToolDirs(env: Readonly<Record<string, string | undefined>>, dirs: readonly string[]): Readonly<Record<string, string | undefined>> {
+  if (dirs.length === 0) return env;
+  const current = env.PATH ?? '';
+  return { ...env, PATH: [current, ...dirs].filter((part) => part !== '').join(path.delimiter) };
+}
+
+function searchPathOf(env: Readonly<Record<string, string | undefined>>): string {
+  return env.PATH ?? '';
 }

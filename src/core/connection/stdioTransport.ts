@@ -17,7 +17,7 @@ import { nullLogger, type Logger } from '../base/logging';
 import { ConnectionError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
 import { buildSpawnCommand } from './spawnCommand';
-import { resolveLaunch, type StdioSandboxOptions } from './stdioLaunch';
+import { plainLaunch, resolveSandboxedLaunch, type StdioSandboxOptions } from './stdioLaunch';
 import { errorMessage } from '../base/errorMessage';
 
 export interface StdioTransportOptions {
@@ -120,7 +120,8 @@ export class StdioProcessTransport implements Transport {
     if (!fs.existsSync(cwd)) {
       throw new ConnectionError('ENOENT', `working directory \`${cwd}\` does not exist (cwd of command \`${command}\`)`);
     }
-    const launch = await resolveLaunch({ ...this.options, platform, searchPath: searchPath(this.options.env) });
+    const sandbox = this.options.sandbox;
+    const launch = sandbox ? await resolveSandboxedLaunch({ ...this.options, sandbox, platform }) : plainLaunch(this.options);
     const spawnCommand = buildSpawnCommand(launch.command, launch.args, platform);
     this.logger.info(`starting ${[command, ...args].join(' ')} (cwd ${cwd}${spawnCommand.command !== command && !launch.note ? `, via ${spawnCommand.command}` : ''}${launch.note})`);
     const child = spawn(spawnCommand.command, [...spawnCommand.args], {

@@ -79,7 +79,8 @@ export function prepareSandboxedCommand(input: LaunchInput, runtime: SandboxRunt
   const assignments = Object.entries(serverVariables(input.env, privateTemp)).map(([name, value]) => `${name}=${value}`);
   return {
     command: runtime.nodePath,
-    args: [runtime.cliPath, '--settings', settingsFile, '--', 'env', ...assignments, input.command, ...input.args],
+    // An absolute env(1): the server's PATH may be anything, and lookups happen inside the sandbox.
+    args: [runtime.cliPath, '--settings', settingsFile, '--', '/usr/bin/env', ...assignments, input.command, ...input.args],
     env: { ...input.env, ELECTRON_RUN_AS_NODE: '1', SRT_DEBUG: '1' },
     privateTemp,
   };

@@ -16,6 +16,8 @@ describe('config: readWorkspaceSettingsFile', () => {
       "mcpSwitchboard.sources": ["settings", "mcpJson"],
       "mcpSwitchboard.defaultLifecycle": "lazy",
       "mcpSwitchboard.defaultIdleStopMinutes": 30,
+      "mcpSwitchboard.sandbox.enabled": true,
+      "mcpSwitchboard.sandbox.rules": { "network": { "allowedDomains": ["a.com"] } },
     }`);
     const settings = await readWorkspaceSettingsFile(dir);
     assert.deepEqual(settings, {
@@ -24,6 +26,7 @@ describe('config: readWorkspaceSettingsFile', () => {
       servers: { git: { command: 'git-mcp' } },
       sources: ['settings', 'mcpJson'],
       lifecycleDefaults: { lifecycle: 'lazy', idleStopMinutes: 30 },
+      sandboxDefaults: { enabled: true, rules: { network: { allowedDomains: ['a.com'] } } },
       diagnostics: [],
       unreadable: false,
     });

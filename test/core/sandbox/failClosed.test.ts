@@ -90,6 +90,22 @@ describe('a sandbox that cannot run (fail closed)', function () {
       assert.equal(running(marker), false);
     });
 
+    it('finds ripgrep in the folders the editor offers after PATH (it ships its own)', async () => {
+      const which = (binary: string) => (process.env.PATH ?? '').split(':').map((dir) => path.join(dir, binary)).find((file) => fs.existsSync(file));
+      const tools = tempDir(cleanup, 'switchboard-tools-');
+      const ripgrep = tempDir(cleanup, 'switchboard-rg-');
+      // A PATH with what the runtime itself runs (which, the shells), but no ripgrep.
+      for (const binary of ['bwrap', 'socat', 'which', 'sh', 'bash']) fs.symlinkSync(which(binary) as string, path.join(tools, binary));
+      fs.symlinkSync(which('rg') as string, path.join(ripgrep, 'rg'));
+      const marker = `tool-dirs-${process.pid}-${Date.now()}`;
+      const without = connect(cleanup, sandboxedProbe({ PATH: tools }, marker)).connection;
+      const refused = await without.start();
+      assertState(refused, 'error');
+      assert.match(refused.message, /ripgrep \(`rg`\), not found on PATH/);
+      const { connection } = connect(cleanup, sandboxedProbe({ PATH: tools }, marker), { sandboxToolDirs: [ripgrep] });
+      assertState(await connection.start(), 'running');
+    });
+
     it('a runtime that is missing: reported as a broken install, never run without it', async () => {
       const marker = `no-runtime-${process.pid}-${Date.now()}`;
       const { connection } = connect(cleanup, sandboxedProbe({}, marker), { sandboxRuntime: { nodePath: process.execPath, cliPath: '/nonexistent/srt.mjs' } });
