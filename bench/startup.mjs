@@ -178,7 +178,7 @@ async function main() {
   const cores = os.availableParallelism();
   const byCores = [];
   const byCoresFirst = [];
-  const boxed = { elapsed: [], first: [], serverCpu: [], hostCpu: [] };
+  const boxed = { elapsed: [], first: [], serverCpu: [], hostCpu: [], one: [] };
   const sandboxOk = process.platform === 'linux' || process.platform === 'darwin';
   for (let round = 0; round < rounds; round++) {
     // Alternate which mode goes first, and the size order, so drift (thermal, other load) spreads
@@ -216,6 +216,7 @@ async function main() {
       boxed.first.push(boxedRun.first);
       boxed.serverCpu.push(boxedRun.serverCpuMs);
       boxed.hostCpu.push(boxedRun.hostCpuMs);
+      boxed.one.push((await measure(core, 1, undefined, STARTUP_DELAY_MS, true)).elapsed);
     }
     const parts = SIZES.map((size) => `${size}: ${ms(samples.get(`p${size}`).at(-1))}/${ms(samples.get(`s${size}`).at(-1))}`);
     console.log(`[bench] round ${round + 1}/${rounds}  parallel/sequential ms  ${parts.join('  ')}  20×no-delay ${ms(floor.at(-1))}  20×concurrency-20 ${ms(unbounded.at(-1))}  20×bare-SDK ${ms(bare.at(-1))}  20×concurrency-${cores} ${ms(byCores.at(-1))}`);
@@ -278,7 +279,7 @@ async function main() {
     END,
   ];
 
-  const sandboxSection = sandboxOk ? sandboxLines({ ...twenty, first: median(first20) }, boxed, median(bare)) : ['Sandboxed servers: not measured on this platform.'];
+  const sandboxSection = sandboxOk ? sandboxLines({ ...twenty, first: median(first20) }, boxed, median(bare), one) : ['Sandboxed servers: not measured on this platform.'];
   generated.splice(generated.length - 1, 0, '', ...sandboxSection);
 
   console.log(`\n${table}\n`);
@@ -292,7 +293,7 @@ async function main() {
 }
 
 /** The sandboxed run against the unsandboxed one and the floor, and the cost per server. */
-function sandboxLines(twenty, boxed, floor) {
+function sandboxLines(twenty, boxed, floor, one) {
   const elapsed = median(boxed.elapsed);
   const perServerWall = (elapsed - twenty.parallel) / 20;
   const perServerCpu = (median(boxed.serverCpu) - twenty.cpu) / 20;
@@ -305,7 +306,10 @@ function sandboxLines(twenty, boxed, floor) {
     `| Unsandboxed, default concurrency | ${ms(twenty.parallel)} | ${twenty.parallelRange} | ${ms(twenty.first)} | ${ratio(twenty.parallel / floor)} | ${ms(twenty.cpu)} | ${ms(twenty.host)} |`,
     `| Sandboxed, default concurrency | ${ms(elapsed)} | ${ms(Math.min(...boxed.elapsed))}–${ms(Math.max(...boxed.elapsed))} | ${ms(median(boxed.first))} | ${ratio(elapsed / floor)} | ${ms(median(boxed.serverCpu))} | ${ms(median(boxed.hostCpu))} |`,
     '',
-    `**Cost per sandboxed server:** ${ms(perServerWall)} ms of wall time (20 starting at once on this machine), ${ms(perServerCpu)} ms of CPU in the sandbox runtime, bubblewrap and the proxy bridges, and ${ms(perServerHost)} ms in Switchboard itself.`,
+    `| One server, unsandboxed | ${ms(one)} | | | | | |`,
+    `| One server, sandboxed | ${ms(median(boxed.one))} | ${ms(Math.min(...boxed.one))}–${ms(Math.max(...boxed.one))} | | | | |`,
+    '',
+    `**Cost per sandboxed server:** one server alone starts ${ms(median(boxed.one) - one)} ms later sandboxed. With 20 starting at once on this machine, each costs ${ms(perServerWall)} ms of wall time, ${ms(perServerCpu)} ms of CPU in the sandbox runtime, bubblewrap and the proxy bridges, and ${ms(perServerHost)} ms in Switchboard itself.`,
   ];
 }
 

@@ -6,7 +6,8 @@ import type { AuthProvider } from '@modelcontextprotocol/client';
 import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
-import { signsInWithOAuth, type ServerDefinition } from '../config/types';
+import { sandboxOf, signsInWithOAuth, type ServerDefinition } from '../config/types';
+import { isTransientSandboxStart } from '../sandbox';
 import type { ServerState } from '../state/serverState';
 import { abortable, type ConnectPhase, type EraVerdict } from './clientLink';
 import { ConnectionError, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
@@ -238,7 +239,7 @@ export class AttemptRunner {
     if (failure.code === 'SANDBOX_UNAVAILABLE') return this.setError(failure.code, failure.message);
     // A remote server that is down or overloaded at start gets the same backoff as one that
     // dropped: it is usually a matter of time (a laptop waking up, a server deploying).
-    if (mode.kind === 'auto' || this.isRemoteTransient(failure)) {
+    if (mode.kind === 'auto' || this.isRemoteTransient(failure) || this.isSandboxHiccup(failure)) {
       // The first, manual attempt is not a reconnect attempt: the breaker counts those only.
       if (mode.kind === 'auto') this.failures += 1;
       this.scheduleReconnect(failure);
@@ -250,6 +251,11 @@ export class AttemptRunner {
   private quarantineOfState(): { quarantinedTools?: ReadonlyArray<{ name: string; problem: string }> } {
     const quarantined = this.keeper.quarantined;
     return quarantined.length > 0 ? { quarantinedTools: quarantined.map((tool) => ({ ...tool })) } : {};
+  }
+
+  /** The sandbox runtime's own start failed in a way a second try heals (its bridges were slow). */
+  private isSandboxHiccup(failure: ConnectionError): boolean {
+    return failure.code === 'PROCESS_EXITED' && sandboxOf(this.connection.definition) !== undefined && isTransientSandboxStart(failure.message);
   }
 
   private isRemoteTransient(failure: ConnectionError): boolean {

@@ -1,4 +1,4 @@
 // The sandbox a stdio server may run in: whether one can run here, and how to start a server in it.
 export { checkSandbox, type SandboxCheck } from './availability';
 export { defaultSandboxRuntime, prepareSandboxedCommand, type SandboxRuntime, type SandboxedCommand } from './sandboxLaunch';
-export { classifySandboxStderr, sandboxStderrFilter } from './stderrFilter';
+export { classifySandboxStderr, isTransientSandboxStart, sandboxStderrFilter } from './stderrFilter';

@@ -63,3 +63,14 @@ export function sandboxStderrFilter(onLine: (line: string) => void, onDenial: (t
     }
   };
 }
+
+/**
+ * The runtime's start-up failures that a second try heals: on a busy machine its proxy bridges
+ * (socat) may not have made their sockets within the runtime's own short wait. Matched on the
+ * runtime's messages (@anthropic-ai/sandbox-runtime 0.0.x), which reach us as the last stderr line.
+ */
+const TRANSIENT_START = /Failed to create bridge sockets after \d+ attempts|Linux bridge process died unexpectedly|Failed to start (?:HTTP|SOCKS) bridge process/;
+
+export function isTransientSandboxStart(message: string): boolean {
+  return TRANSIENT_START.test(message);
+}

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NO_SANDBOX_RULES } from '../../../src/core/config/types';
 import { checkSandbox } from '../../../src/core/sandbox';
-import { assertState, Cleanup, connect, FIXTURES, stdioDefinition, tempDir } from '../connection/helpers';
+import { assertState, Cleanup, connect, FIXTURES, stdioDefinition, tempDir, waitForState } from '../connection/helpers';
 
 const PROBE = path.join(FIXTURES, 'sandbox-probe-server.mjs');
 
@@ -104,6 +104,20 @@ describe('a sandbox that cannot run (fail closed)', function () {
       assert.match(refused.message, /ripgrep \(`rg`\), not found on PATH/);
       const { connection } = connect(cleanup, sandboxedProbe({ PATH: tools }, marker), { sandboxToolDirs: [ripgrep] });
       assertState(await connection.start(), 'running');
+    });
+
+    it('a runtime whose proxy bridges were too slow to start is tried again, and the server runs', async () => {
+      const counter = path.join(tempDir(cleanup, 'switchboard-flaky-'), 'attempts');
+      const runtime = { nodePath: process.execPath, cliPath: path.join(FIXTURES, 'flaky-sandbox-runtime.mjs') };
+      const marker = `flaky-${process.pid}-${Date.now()}`;
+      // Two failures: the first start's exit during the era probe is started once more anyway, so
+      // the second failure is the one the sandbox's own retry must heal.
+      const { connection, events } = connect(cleanup, sandboxedProbe({ FLAKY_SANDBOX_COUNTER: counter, FLAKY_SANDBOX_FAILURES: '2' }, marker), { sandboxRuntime: runtime });
+      await connection.start();
+      const state = await waitForState(connection, (candidate) => candidate.kind === 'running' || candidate.kind === 'error', 30_000);
+      assertState(state, 'running');
+      assert.equal(fs.readFileSync(counter, 'utf8'), '3');
+      assert.ok(events.some((event) => event.state.kind === 'reconnecting'), 'the failed start was retried');
     });
 
     it('a runtime that is missing: reported as a broken install, never run without it', async () => {
