@@ -306,8 +306,10 @@ function sandboxLines(twenty, boxed, floor, one) {
     `| Unsandboxed, default concurrency | ${ms(twenty.parallel)} | ${twenty.parallelRange} | ${ms(twenty.first)} | ${ratio(twenty.parallel / floor)} | ${ms(twenty.cpu)} | ${ms(twenty.host)} |`,
     `| Sandboxed, default concurrency | ${ms(elapsed)} | ${ms(Math.min(...boxed.elapsed))}–${ms(Math.max(...boxed.elapsed))} | ${ms(median(boxed.first))} | ${ratio(elapsed / floor)} | ${ms(median(boxed.serverCpu))} | ${ms(median(boxed.hostCpu))} |`,
     '',
-    `| One server, unsandboxed | ${ms(one)} | | | | | |`,
-    `| One server, sandboxed | ${ms(median(boxed.one))} | ${ms(Math.min(...boxed.one))}–${ms(Math.max(...boxed.one))} | | | | |`,
+    '| One server alone | Running (ms) | Range |',
+    '| --- | ---: | ---: |',
+    `| Unsandboxed | ${ms(one)} | |`,
+    `| Sandboxed | ${ms(median(boxed.one))} | ${ms(Math.min(...boxed.one))}–${ms(Math.max(...boxed.one))} |`,
     '',
     `**Cost per sandboxed server:** one server alone starts ${ms(median(boxed.one) - one)} ms later sandboxed. With 20 starting at once on this machine, each costs ${ms(perServerWall)} ms of wall time, ${ms(perServerCpu)} ms of CPU in the sandbox runtime, bubblewrap and the proxy bridges, and ${ms(perServerHost)} ms in Switchboard itself.`,
   ];
