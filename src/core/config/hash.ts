@@ -1,19 +1,20 @@
 // The manager restarts a server when this hash changes, so it covers exactly what a running
 // connection depends on. `enabled` (start/stop, not restart), `tools` (applied by the catalog),
 // `name`, `source` and `secrets` are left out. A sandbox's rules are covered only while it is on:
-// rules of a server that runs unsandboxed do not change how it runs.
+// rules of a server that runs unsandboxed do not change how it runs, and its hash (the key of its
+// cached tool list) stays what it was before sandboxes existed.
 
 import { createHash } from 'node:crypto';
 import type { ServerDefinition } from './types';
 
 /** Bump when the covered fields change, so old and new hashes never compare equal by accident. */
-const HASH_VERSION = 3;
+const HASH_VERSION = 2;
 
 export function hashServerConnection(definition: ServerDefinition): string {
   const common = { v: HASH_VERSION, timeouts: definition.timeouts, reconnect: definition.reconnect };
   const relevant =
     definition.transport === 'stdio'
-      ? { ...common, transport: 'stdio', command: definition.command, args: definition.args, env: definition.env, cwd: definition.cwd ?? null, sandbox: definition.sandbox?.enabled ? definition.sandbox : null }
+      ? { ...common, transport: 'stdio', command: definition.command, args: definition.args, env: definition.env, cwd: definition.cwd ?? null, sandbox: definition.sandbox?.enabled ? definition.sandbox : undefined }
       : { ...common, transport: definition.transport, url: definition.url, headers: definition.headers, sseFallback: definition.sseFallback, oauth: definition.oauth };
   return createHash('sha256').update(canonicalJson(relevant)).digest('hex');
 }
