@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { eventually, until } from '../core/support/poll';
+import { eventually } from '../core/support/poll';
 import { activityBarEntry, openWorkbench, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
@@ -74,8 +74,8 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
     await answered.waitFor({ timeout: 30_000 });
     assert.match((await answered.innerText()).replace(/\s+/g, ' '), /boxed\/write_file returned: refused: EROFS/);
     await writeFile(page, inside);
-    // Another process writes the file: no event to wait for (support/poll.ts).
-    await until(() => fs.existsSync(inside), 30_000, `${inside} written by the sandboxed server`);
+    // The tool's answer, not the file's appearance: the file exists, empty, before it is written.
+    await page.locator('.part.panel .view-lines', { hasText: 'returned: ok: wrote' }).waitFor({ timeout: 30_000 });
     assert.equal(fs.readFileSync(inside, 'utf8'), 'from the sandbox');
     assert.equal(fs.existsSync(outside), false, 'the sandbox refused the write outside the workspace folder');
   });
