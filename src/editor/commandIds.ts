@@ -3,6 +3,7 @@ export const COMMANDS = {
   reconnectFailed: 'mcpSwitchboard.reconnectFailed',
   reconnectAll: 'mcpSwitchboard.reconnectAll',
   startServer: 'mcpSwitchboard.startServer',
+  allowServer: 'mcpSwitchboard.allowServer',
   stopServer: 'mcpSwitchboard.stopServer',
   invalidateToolCache: 'mcpSwitchboard.invalidateToolCache',
   showLogs: 'mcpSwitchboard.showLogs',

@@ -74,8 +74,9 @@ async function serverName(services: CommandServices, argument: ServerArgument, t
   return pickServer(services.manager, title, filter);
 }
 
-async function reconnect(services: CommandServices, name: string): Promise<void> {
-  await services.sync.confirmAgain(name);
+/** One server the user acts on: a denied workspace server is asked about again. */
+async function reconnect(services: CommandServices, name: string, reaskDenied = true): Promise<void> {
+  await services.sync.confirmAgain(name, { reaskDenied });
   await services.manager.reconnect(name);
 }
 
@@ -89,7 +90,7 @@ const reconnectServer: Command = (services) => async (argument) => {
 
 const reconnectFailed: Command = (services) => async () => {
   const failed = services.manager.servers().filter((view) => view.state.kind === 'error');
-  await Promise.all(failed.map((view) => reconnect(services, view.name)));
+  await Promise.all(failed.map((view) => reconnect(services, view.name, false)));
 };
 
 const reconnectAll: Command = (services) => async () => {
@@ -100,8 +101,14 @@ const reconnectAll: Command = (services) => async () => {
 const startServer: Command = (services) => async (argument) => {
   const name = await serverName(services, argument as ServerArgument, 'Start which server?', (view) => !isActive(view.state.kind));
   if (!name) return;
-  await services.sync.confirmAgain(name);
+  await services.sync.confirmAgain(name, { reaskDenied: true });
   await services.manager.startServer(name);
+};
+
+/** *Allow…* on a blocked workspace server: its consent dialog again, for it alone. */
+const allowServer: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Allow which server?', (view) => view.state.kind === 'blocked' && view.state.reason !== 'untrusted');
+  if (name) await services.sync.confirmAgain(name, { reaskDenied: true });
 };
 
 const stopServer: Command = (services) => async (argument) => {
@@ -213,6 +220,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   reconnectFailed,
   reconnectAll,
   startServer,
+  allowServer,
   stopServer,
   invalidateToolCache,
   showLogs,

@@ -102,9 +102,9 @@ export class ConfigurationSync implements vscode.Disposable {
       case 'sandboxed':
         return undefined;
       case 'denied':
-        return { reason: 'consentDenied', detail: 'you denied running this command' };
+        return { reason: 'consentDenied', detail: 'denied by you (Allow… asks again)' };
       case 'dismissed':
-        return { reason: 'consentDenied', detail: 'waiting for your consent (reconnect to be asked again)' };
+        return { reason: 'consentDenied', detail: 'waiting for your consent (Allow… asks again)' };
       case undefined:
         return { reason: 'consentPending', detail: 'waiting for your consent' };
     }
@@ -141,15 +141,22 @@ export class ConfigurationSync implements vscode.Disposable {
     }
   }
 
-  /** Before an explicit start or reconnect: ask again if the user only dismissed the prompt. */
-  async confirmAgain(name: string): Promise<void> {
+  /**
+   * Before an explicit start or reconnect: ask again if the user only dismissed the prompt, or, for
+   * one server the user acts on (`reaskDenied`), even if it was denied: Start on a denied row must
+   * not do nothing.
+   */
+  async confirmAgain(name: string, options: { reaskDenied?: boolean } = {}): Promise<void> {
     // The definition as loaded: the one the consent was given for, not the sandboxed one that runs.
     const definition = this.latest.servers.find((server) => server.name === name && !isInvalidServer(server)) as ServerDefinition | undefined;
     if (!definition || definition.transport !== 'stdio' || !isWorkspaceDefined(definition.source) || !vscode.workspace.isTrusted) return;
     const answer = this.consent.answer(definition);
     if (answer === 'granted' || answer === 'sandboxed') return;
     if (answer === 'dismissed') this.consent.forgetDismissal(definition);
-    if (answer === 'denied') return;
+    if (answer === 'denied') {
+      if (!options.reaskDenied) return;
+      await this.consent.forget(definition);
+    }
     await this.askForConsent([definition]);
   }
 

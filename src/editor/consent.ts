@@ -61,6 +61,14 @@ export class ConsentStore {
     this.dismissed.delete(consentHash(definition));
   }
 
+  /** Forgets this server's answer, whatever it was, so that it is asked again; the others stay. */
+  async forget(definition: StdioServerDefinition): Promise<void> {
+    const hash = consentHash(definition);
+    this.dismissed.delete(hash);
+    const kept = Object.entries(this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {})).filter(([key]) => key !== hash);
+    await this.memento.update(STORE_KEY, Object.fromEntries(kept));
+  }
+
   /** Whether the user chose "Always Allow" for this server's sampling requests. */
   samplingAnswer(server: string): ConsentAnswer | undefined {
     return this.memento.get<Record<string, ConsentAnswer>>(SAMPLING_KEY, {})[server];

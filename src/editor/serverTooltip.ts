@@ -63,6 +63,9 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   }
   rows.push(['Source', escape(describeSource(view.source))]);
   if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);
+  if (state.kind === 'blocked' && state.reason === 'consentDenied') {
+    rows.push(['Consent', 'you denied it, or closed the dialog — click **Allow…** on the row (or **Start**) to be asked again for this server alone']);
+  }
   if (state.kind === 'needsSignIn') {
     rows.push(['Sign-in', `${escape(state.detail)} — click **Sign In** on the row`]);
     if (state.scope) rows.push(['Asks for scope', `\`${state.scope.replace(/`/g, "'")}\``]);

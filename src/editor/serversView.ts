@@ -126,6 +126,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       isActive(view.state.kind) ? 'stoppable' : 'startable',
       enabled ? 'enabled' : 'disabled',
       ...(view.state.kind === 'needsSignIn' ? ['signIn'] : []),
+      // Waiting for, or refused, the user's consent: *Allow…* asks for this server alone.
+      ...(view.state.kind === 'blocked' && view.state.reason !== 'untrusted' && view.state.reason !== 'needsInput' ? ['consent'] : []),
       ...(signsInWithOAuth(view.definition) ? ['oauth'] : []),
     ].join(' ');
     item.accessibilityInformation = { label: `${view.name}, ${item.description}` };

@@ -90,7 +90,7 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     assert.match(await dialog.innerText(), new RegExp(`${path.basename(fixture)}.*--marker`, 's'));
     await screenshot(page, 'consent-dialog');
     await dialog.locator('.monaco-button', { hasText: 'Deny' }).click();
-    await waitForDescription(page, 'guarded', /blocked: you denied running this command/);
+    await waitForDescription(page, 'guarded', /blocked: denied by you/);
     assert.equal(fs.existsSync(guardedMarker), false);
   });
 

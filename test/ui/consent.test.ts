@@ -1,0 +1,69 @@
+// A denied workspace server is not a dead end: its row offers Allow…, which asks again for that
+// server alone; its tooltip says so; Start on the row asks too.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { activityBarEntry, openWorkbench, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
+
+describe('Allow… after Deny (UI)', function () {
+  this.timeout(180_000);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-allow-'));
+  const marker = path.join(scratch, 'denied.json');
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('consent', {
+      prepareWorkspace: (dir) => {
+        fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
+          'mcpSwitchboard.servers': { denied: { command: process.execPath, args: [fixture, '--marker', marker] } },
+        }, null, 2));
+      },
+    });
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const consentDialog = () => workbench.page.locator('.monaco-dialog-box', { hasText: '"denied"' });
+
+  async function answer(button: string): Promise<void> {
+    await consentDialog().waitFor({ timeout: 60_000 });
+    await consentDialog().locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).click();
+    await consentDialog().waitFor({ state: 'detached', timeout: 15_000 });
+  }
+
+  it('Deny: the row says so, and the tooltip says how to be asked again', async () => {
+    const { page } = workbench;
+    await answer('Deny');
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    const row = treeRow(page, 'denied');
+    await row.locator('.label-description', { hasText: 'blocked: denied by you (Allow… asks again)' }).waitFor({ timeout: 30_000 });
+    await row.hover();
+    const hover = page.locator('.monaco-hover', { hasText: 'Consent' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    assert.match(await hover.innerText(), /click Allow… on the row \(or Start\) to be asked again for this server alone/);
+    assert.equal(fs.existsSync(marker), false);
+  });
+
+  it('Allow… on the row asks again; Deny again keeps it blocked, Allow starts it', async () => {
+    const { page } = workbench;
+    const row = treeRow(page, 'denied');
+    await row.hover();
+    await row.locator('.actions .action-label[aria-label^="Allow…"]').click();
+    await answer('Deny');
+    await row.locator('.label-description', { hasText: 'blocked: denied by you' }).waitFor({ timeout: 30_000 });
+    assert.equal(fs.existsSync(marker), false);
+    await row.hover();
+    await screenshot(page, 'allow-after-deny');
+    await row.locator('.actions .action-label[aria-label^="Allow…"]').click();
+    await answer('Allow');
+    await row.locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    assert.equal(fs.existsSync(marker), true);
+  });
+});
