@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { isInvalidServer, loadConfiguration, type ConfigDiagnostic, type ServerDefinition, type StdioServerDefinition } from '../core/config';
 import type { ConfiguredServer, ServerBlock, ServerManager } from '../core/manager';
-import { askConsent, withConsentedSandbox, type ConsentAnswer, type ConsentStore } from './consent';
+import { withConsentedSandbox, type ConsentAnswer, type ConsentStore } from './consent';
+import { askConsent, askConsentForAll, type BatchAnswer } from './consentDialogs';
 import { workspaceSandboxMode, type WorkspaceSandboxMode } from './settings';
 import { isWorkspaceDefined, readConfigurationInput } from './configurationReader';
 import type { SecretInputResolver } from './inputPrompts';
@@ -15,6 +16,7 @@ export interface LoadedState {
 }
 
 export type ConsentPrompt = (definition: StdioServerDefinition, mode: WorkspaceSandboxMode) => Thenable<ConsentAnswer | 'dismissed'>;
+export type BatchConsentPrompt = (definitions: readonly StdioServerDefinition[], mode: WorkspaceSandboxMode) => Thenable<BatchAnswer>;
 
 /**
  * Settings → configuration → manager. Decides, for every server, whether the editor holds it back
@@ -36,6 +38,7 @@ export class ConfigurationSync implements vscode.Disposable {
     private readonly consent: ConsentStore,
     private readonly logs: LogChannels,
     private readonly prompt: ConsentPrompt = askConsent,
+    private readonly promptAll: BatchConsentPrompt = askConsentForAll,
   ) {}
 
   get loaded(): LoadedState {
@@ -118,27 +121,36 @@ export class ConfigurationSync implements vscode.Disposable {
     return withConsentedSandbox(server, answer, workspaceSandboxMode());
   }
 
-  /** One modal at a time, in configuration order. */
+  /**
+   * Several servers waiting at once get one dialog that lists them all (with *Choose Each…* for
+   * one dialog per server, in configuration order); one server gets its own. One modal at a time.
+   */
   private async askForConsent(definitions: readonly StdioServerDefinition[]): Promise<void> {
-    for (const definition of definitions) {
-      if (this.asking.has(definition.name)) continue;
-      this.asking.add(definition.name);
-      try {
-        const mode = workspaceSandboxMode();
-        const answer = await this.prompt(definition, mode);
-        await this.consent.record(definition, answer);
-        this.logs.main.info(`Consent for "${definition.name}": ${answer}`);
-        // A sandboxed run is another definition (the restart hash covers the sandbox): load again.
-        if (answer === 'sandboxed' || (answer === 'granted' && mode === 'sandboxed')) {
-          void this.reload();
-          continue;
-        }
-        const block = this.blockFor(definition);
-        await this.manager.setBlocked(definition.name, block);
-      } finally {
-        this.asking.delete(definition.name);
+    const pending = definitions.filter((definition) => !this.asking.has(definition.name));
+    if (pending.length === 0) return;
+    for (const definition of pending) this.asking.add(definition.name);
+    try {
+      const mode = workspaceSandboxMode();
+      const batch = pending.length > 1 ? await this.promptAll(pending, mode) : 'each';
+      let reload = false;
+      for (const definition of pending) {
+        const answer = batch === 'each' ? await this.prompt(definition, mode) : batch;
+        reload = (await this.applyAnswer(definition, answer, mode)) || reload;
       }
+      if (reload) void this.reload();
+    } finally {
+      for (const definition of pending) this.asking.delete(definition.name);
     }
+  }
+
+  /** Records an answer and unblocks or keeps blocked; true when the server must be loaded again. */
+  private async applyAnswer(definition: StdioServerDefinition, answer: ConsentAnswer | 'dismissed', mode: WorkspaceSandboxMode): Promise<boolean> {
+    await this.consent.record(definition, answer);
+    this.logs.main.info(`Consent for "${definition.name}": ${answer}`);
+    // A sandboxed run is another definition (the restart hash covers the sandbox): load again.
+    if (answer === 'sandboxed' || (answer === 'granted' && mode === 'sandboxed')) return true;
+    await this.manager.setBlocked(definition.name, this.blockFor(definition));
+    return false;
   }
 
   /**

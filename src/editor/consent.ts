@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { describeSandboxRules, sandboxOf, workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
+import { sandboxOf, workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
 import type { WorkspaceSandboxMode } from './settings';
 
 const STORE_KEY = 'mcpSwitchboard.consent';
@@ -25,10 +25,6 @@ export function consentHash(definition: StdioServerDefinition): string {
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
 
-export function commandLine(definition: StdioServerDefinition): string {
-  const quote = (part: string) => (/^[\w@%+=:,./-]+$/.test(part) ? part : JSON.stringify(part));
-  return [definition.command, ...definition.args].map(quote).join(' ');
-}
 
 /**
  * Remembers, per hash, whether the user allowed a workspace-defined stdio server to run. A changed
@@ -94,39 +90,4 @@ export class ConsentStore {
 export function withConsentedSandbox(definition: StdioServerDefinition, answer: ConsentAnswer, mode: WorkspaceSandboxMode): StdioServerDefinition {
   if (answer === 'denied' || (answer === 'granted' && mode === 'ask')) return definition;
   return { ...definition, sandbox: workspaceConsentSandbox(definition.sandbox?.rules, definition.cwd) };
-}
-
-/** The modal: the exact command line, the folder and any sandbox; Allow, Run Sandboxed or Deny. */
-export async function askConsent(definition: StdioServerDefinition, mode: WorkspaceSandboxMode): Promise<ConsentAnswer | 'dismissed'> {
-  const allow = 'Allow';
-  const sandboxed = 'Run Sandboxed';
-  const deny = 'Deny';
-  const choices = mode === 'sandboxed' ? [sandboxed, deny] : [allow, sandboxed, deny];
-  const choice = await vscode.window.showWarningMessage(
-    `Allow the workspace to start the MCP server "${definition.name}"?`,
-    { modal: true, detail: consentDetail(definition, mode) },
-    ...choices,
-  );
-  if (choice === allow) return 'granted';
-  if (choice === sandboxed) return 'sandboxed';
-  if (choice === deny) return 'denied';
-  return 'dismissed';
-}
-
-function consentDetail(definition: StdioServerDefinition, mode: WorkspaceSandboxMode): string {
-  const own = sandboxOf(definition);
-  const tight = workspaceConsentSandbox(definition.sandbox?.rules, definition.cwd);
-  const lines = [
-    `This workspace's settings ask MCP Switchboard to run:`,
-    '',
-    commandLine(definition),
-    '',
-    `in ${definition.cwd ?? '(the default folder)'}`,
-    '',
-  ];
-  if (mode === 'ask') lines.push(own ? `Allow: as the entry says, sandboxed (${describeSandboxRules(own.rules)}).` : 'Allow: with all your rights.');
-  lines.push(`Run Sandboxed: ${describeSandboxRules(tight.rules)}.`);
-  if (mode === 'sandboxed') lines.push('(Your setting mcpSwitchboard.sandbox.workspaceServers runs every workspace server sandboxed.)');
-  lines.push('', 'Only allow commands you trust. The answer is remembered until the command or its sandbox changes.');
-  return lines.join('\n');
 }

@@ -67,3 +67,47 @@ describe('Allow… after Deny (UI)', function () {
     assert.equal(fs.existsSync(marker), true);
   });
 });
+
+describe('one consent dialog for the workspace\'s servers (UI)', function () {
+  this.timeout(180_000);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-batch-'));
+  const markers = ['one', 'two', 'three'].map((name) => path.join(scratch, `${name}.json`));
+  let workbench: Workbench;
+  let workspace = '';
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('consent', {
+      prepareWorkspace: (dir) => {
+        workspace = dir;
+        // Spelled with `..`, as `${workspaceFolder}/../x` expands: the dialog shows the real path.
+        const roundabout = (file: string) => `${dir}/../${path.relative(path.dirname(dir), file)}`;
+        fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
+          'mcpSwitchboard.servers': Object.fromEntries(['one', 'two', 'three'].map((name, index) => [name, { command: process.execPath, args: [fixture, '--marker', roundabout(markers[index] as string)] }])),
+        }, null, 2));
+      },
+    });
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('lists them all in one dialog, with readable paths and what each answer means; Allow All starts them all', async () => {
+    const { page } = workbench;
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 3 MCP servers' });
+    await dialog.waitFor({ timeout: 60_000 });
+    const text = await dialog.innerText();
+    for (const name of ['one', 'two', 'three']) assert.match(text, new RegExp(`• ${name}: `));
+    assert.ok(text.includes(markers[0] as string), `the marker path is shown resolved: ${text}`);
+    assert.ok(!text.includes(`${workspace}/..`), 'no path is shown through ..');
+    assert.match(text, /Deny All: they stay blocked until you click Allow… on a row\. Cancel: nothing is remembered/);
+    await screenshot(page, 'consent-all');
+    await dialog.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    for (const name of ['one', 'two', 'three']) await treeRow(page, name).locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'no second dialog');
+    for (const marker of markers) assert.equal(fs.existsSync(marker), true);
+  });
+});
