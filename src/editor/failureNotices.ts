@@ -1,11 +1,17 @@
 import * as vscode from 'vscode';
 import type { ServerStateChangeEvent } from '../core/state/serverState';
-import { noticeReason } from '../core/presentation/notices';
+import { failureActions, noticeReason, type FailureAction } from '../core/presentation/notices';
 import { COMMANDS } from './commandIds';
 
+const ACTIONS: Record<FailureAction, { label: string; command: string }> = {
+  openSettingsEntry: { label: 'Open Settings Entry', command: COMMANDS.openSettingsEntry },
+  reconnect: { label: 'Reconnect', command: COMMANDS.reconnectServer },
+  showLogs: { label: 'Show Logs', command: COMMANDS.showLogs },
+};
+
 /**
- * One non-modal warning per server per session when it lands in `error` (after its reconnect
- * attempts). A server that fails again later does not add another notification.
+ * One non-modal warning per server when it lands in `error` (after its reconnect attempts), with the
+ * action that fixes the cause first. A server that fails again adds no notice until it has run.
  */
 export class FailureNotices {
   private readonly notified = new Set<string>();
@@ -13,12 +19,15 @@ export class FailureNotices {
 
   onStateChange(event: ServerStateChangeEvent): void {
     if (event.state.kind === 'needsSignIn') return this.askToSignIn(event.server, event.state.reason === 'scope');
+    // Fixed: a later failure is a new problem, worth a notice of its own.
+    if (event.state.kind === 'running') this.notified.delete(event.server);
     if (event.state.kind !== 'error' || this.notified.has(event.server)) return;
     this.notified.add(event.server);
     const reason = noticeReason(event.state.message);
-    void vscode.window.showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, 'Reconnect', 'Show Logs').then((choice) => {
-      if (choice === 'Reconnect') void vscode.commands.executeCommand(COMMANDS.reconnectServer, event.server);
-      if (choice === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs, event.server);
+    const actions = failureActions(event.state.code).map((action) => ACTIONS[action]);
+    void vscode.window.showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, ...actions.map((action) => action.label)).then((choice) => {
+      const picked = actions.find((action) => action.label === choice);
+      if (picked) void vscode.commands.executeCommand(picked.command, event.server);
     });
   }
 

@@ -1,5 +1,40 @@
 // The one-line texts of the editor's notifications. Pure, so that they are tested in plain Node.
 import type { CatalogSnapshot } from '../catalog/types';
+import type { ConnectionErrorCode } from '../state/errorCodes';
+
+export type FailureAction = 'openSettingsEntry' | 'reconnect' | 'showLogs';
+
+/**
+ * The buttons of a failure notice, the one that fixes the cause first: a reconnect cannot fix a
+ * typo in the command, but the settings entry can (and a changed entry restarts the server).
+ */
+export function failureActions(code: ConnectionErrorCode): readonly FailureAction[] {
+  switch (code) {
+    case 'ENOENT':
+    case 'SPAWN_FAILED':
+    case 'HTTP_ERROR':
+    case 'INVALID_ARGUMENTS':
+      return ['openSettingsEntry', 'showLogs'];
+    case 'PROCESS_EXITED':
+    case 'PROTOCOL_ERROR':
+      // What the server said before it died (in the logs) says what to change.
+      return ['showLogs', 'openSettingsEntry', 'reconnect'];
+    case 'SANDBOX_UNAVAILABLE':
+      // The fix is to install a package (then reconnect) or to turn the sandbox off in the entry.
+      return ['reconnect', 'openSettingsEntry', 'showLogs'];
+    case 'CONNECT_TIMEOUT':
+    case 'CONNECT_FAILED':
+    case 'CONNECTION_LOST':
+    case 'REQUEST_TIMEOUT':
+    case 'CANCELLED':
+    case 'NOT_RUNNING':
+    case 'UNKNOWN_TOOL':
+    case 'SERVER_ERROR':
+    case 'CLOSED':
+    case 'NEEDS_SIGN_IN':
+      return ['reconnect', 'showLogs'];
+  }
+}
 
 /**
  * A failure notice says what is wrong in one short line; the details (the searched PATH, stderr)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
-import { describeRefetch, noticeReason } from '../../../src/core/presentation/notices';
+import { describeRefetch, failureActions, noticeReason } from '../../../src/core/presentation/notices';
 
 describe('notice texts', () => {
   it('a missing command names the command, not the ten-line PATH', () => {
@@ -23,5 +23,15 @@ describe('notice texts', () => {
     };
     assert.equal(describeRefetch(snapshot, ['a', 'b', 'c']), 'MCP Switchboard: tool cache invalidated; refetched a (2 tools), b (1 tool); cleared, not running: c (error).');
     assert.equal(describeRefetch(snapshot, ['c']), 'MCP Switchboard: tool cache invalidated; cleared, not running: c (error).');
+  });
+});
+
+describe('failure notice actions', () => {
+  it('puts the action that fixes the cause first', () => {
+    // A typo in the command: only the settings entry fixes it, and a reconnect is not offered.
+    assert.deepEqual(failureActions('ENOENT'), ['openSettingsEntry', 'showLogs']);
+    assert.equal(failureActions('PROCESS_EXITED')[0], 'showLogs');
+    assert.equal(failureActions('SANDBOX_UNAVAILABLE')[0], 'reconnect');
+    assert.equal(failureActions('CONNECT_FAILED')[0], 'reconnect');
   });
 });
