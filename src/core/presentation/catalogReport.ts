@@ -1,6 +1,7 @@
 // "Show Tool Catalog": what chat sees, what it does not, and why — as a markdown document.
 import { describeFilterRule } from '../catalog/filters';
 import type { CatalogSnapshot } from '../catalog/types';
+import { editorToolName, editorToolPrefixes } from './chatNames';
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -20,7 +21,9 @@ export function catalogReport(snapshot: CatalogSnapshot): string {
     for (const warning of snapshot.warnings) lines.push(`- ${warning.server ? `**${warning.server}**: ` : ''}${warning.message}`);
     lines.push('');
   }
+  const prefixes = editorToolPrefixes(snapshot.servers.map((server) => server.name));
   for (const server of snapshot.servers) {
+    const prefix = prefixes.get(server.name) ?? '';
     const shown = server.tools.filter((tool) => tool.exposed).length;
     const origin = server.fromCache ? ', tools from cache' : '';
     lines.push(`## ${server.name} (${server.state}${origin}): ${shown}/${server.tools.length} exposed`, '');
@@ -28,10 +31,13 @@ export function catalogReport(snapshot: CatalogSnapshot): string {
       lines.push('No tools known yet.', '');
       continue;
     }
-    lines.push('| Tool | Chat name | Read-only | Exposed | Why not |', '|---|---|---|---|---|');
+    // Chat name: what the editor's chat calls it (exposed tools only); #mcpCall name: the name the
+    // dispatcher tool and the aggregated /mcp endpoint take.
+    lines.push('| Tool | Chat name | #mcpCall name | Read-only | Exposed | Why not |', '|---|---|---|---|---|---|');
     for (const tool of server.tools) {
       const why = tool.filteredBy ? describeFilterRule(tool.filteredBy, server.name) : '';
-      lines.push(`| ${cell(tool.name)} | \`${tool.qualifiedName}\` | ${tool.readOnly ? 'yes' : ''} | ${tool.exposed ? 'yes' : 'no'} | ${cell(why)} |`);
+      const chat = tool.exposed ? `\`${editorToolName(prefix, tool.name)}\`` : '–';
+      lines.push(`| ${cell(tool.name)} | ${chat} | \`${tool.qualifiedName}\` | ${tool.readOnly ? 'yes' : ''} | ${tool.exposed ? 'yes' : 'no'} | ${cell(why)} |`);
     }
     lines.push('');
   }
