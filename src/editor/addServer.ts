@@ -4,12 +4,19 @@ import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
+function existingScopes(name: string): string[] {
+  const scopes: WritableScope[] = vscode.workspace.workspaceFolders?.length ? ['user', 'workspace'] : ['user'];
+  return scopes.filter((scope) => entryExists(name, scope)).map((scope) => (scope === 'user' ? 'your user settings' : 'the workspace settings'));
+}
+
 /** Command line or URL → name → scope; writes an entry that validates. Returns the name, if added. */
 export async function addServerInteractively(): Promise<string | undefined> {
   let entry: NewEntry | undefined;
   const line = await vscode.window.showInputBox({
     title: 'Add MCP Server (1/3): command line or URL',
-    placeHolder: 'npx -y @modelcontextprotocol/server-filesystem ${workspaceFolder}   or   https://example.com/mcp',
+    // Short enough for the box at its default width; the prompt below it says the rest.
+    placeHolder: 'npx -y @modelcontextprotocol/server-memory',
+    prompt: 'The command that starts a local server (npx, uvx, node, docker…), or the http(s) URL of a remote one.',
     ignoreFocusOut: true,
     validateInput: (value) => {
       try {
@@ -34,7 +41,13 @@ export async function addServerInteractively(): Promise<string | undefined> {
     title: 'Add MCP Server (2/3): name',
     value: suggestServerName(entry),
     ignoreFocusOut: true,
-    validateInput: (value) => (NAME_PATTERN.test(value) ? undefined : 'Use letters, digits, "_", "-" and "." only.'),
+    prompt: 'Chat shows it in every tool name (mcp_<name>_<tool>).',
+    validateInput: (value) => {
+      if (!NAME_PATTERN.test(value)) return 'Use letters, digits, "_", "-" and "." only.';
+      // Said now, not after the last step; keeping the name replaces the entry (asked again then).
+      const where = existingScopes(value);
+      return where.length > 0 ? { message: `A server named "${value}" already exists in ${where.join(' and ')}: keep the name to replace it.`, severity: vscode.InputBoxValidationSeverity.Warning } : undefined;
+    },
   });
   if (name === undefined) return undefined;
 

@@ -41,6 +41,19 @@ describe('adding and importing servers from the palette (UI)', function () {
     await treeRow(page, 'added-server').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
   });
 
+  it('Add Server… suggests the name a package serves, and says at once that a name is taken', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
+    await answer(page, 'command line or URL', 'npx -y @modelcontextprotocol/server-memory');
+    const nameBox = page.locator('.quick-input-widget', { hasText: 'name' });
+    await nameBox.waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'memory');
+    await page.locator('.quick-input-widget input').fill('added-server');
+    await page.locator('.quick-input-widget', { hasText: 'A server named "added-server" already exists in your user settings' }).waitFor({ timeout: 15_000 });
+    await screenshot(page, 'add-server-name-taken');
+    await page.keyboard.press('Escape');
+  });
+
   it('Import Servers… previews the servers of .vscode/mcp.json and adds the chosen ones', async () => {
     const { page } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Import Servers…', { opensQuickInput: true });

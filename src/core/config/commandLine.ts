@@ -66,5 +66,15 @@ export function suggestServerName(entry: NewEntry): string {
     base = base.replace(/@[^@/]*$/, '').replace(/\.(m?js|py|exe|cmd)$/i, '');
   }
   const name = base.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
-  return name || 'server';
+  const core = withoutMcpAffixes(name);
+  return (core === 'server' || core === 'mcp' || core === '' ? name : core) || 'server';
+}
+
+/**
+ * `server-memory`, `mcp-server-git`, `github-mcp-server`, `fetch-mcp` all name the thing they
+ * serve; chat shows the name in every tool (`mcp_memory_…`), so the words that only say "MCP
+ * server" are left out.
+ */
+function withoutMcpAffixes(name: string): string {
+  return name.replace(/^(?:mcp-server-|server-|mcp-)/, '').replace(/(?:-mcp-server|-server-mcp|-mcp|-server)$/, '');
 }

@@ -27,8 +27,12 @@ describe('Add Server input', () => {
   });
 
   const names: Array<[string, string]> = [
-    ['npx -y @modelcontextprotocol/server-filesystem /tmp', 'server-filesystem'],
-    ['uvx mcp-server-git', 'mcp-server-git'],
+    ['npx -y @modelcontextprotocol/server-filesystem /tmp', 'filesystem'],
+    ['npx -y @modelcontextprotocol/server-memory', 'memory'],
+    ['uvx mcp-server-git', 'git'],
+    ['npx -y github-mcp-server', 'github'],
+    ['uvx fetch-mcp', 'fetch'],
+    ['npx -y mcp-server', 'mcp-server'],
     ['node /opt/tools/weather.mjs', 'weather'],
     ['https://api.example.com/mcp', 'api-example-com'],
     ['npx -y some-pkg@1.2.3', 'some-pkg'],
