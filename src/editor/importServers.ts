@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import * as vscode from 'vscode';
 import { claudeDesktopConfigPath, nodeFileSystem } from '../core/config';
@@ -38,14 +39,48 @@ interface Candidate extends vscode.QuickPickItem {
   readonly raw: unknown;
 }
 
+interface ReadSource {
+  readonly candidates: Candidate[];
+  readonly problems: string[];
+}
+
+/** Only the sources whose files exist here, each with what it holds, so no pick leads nowhere. */
+async function availableSources(): Promise<Array<SourceChoice & { read: ReadSource }>> {
+  const available: Array<SourceChoice & { read: ReadSource }> = [];
+  for (const choice of sourceChoices()) {
+    const files = choice.files.filter((file) => fs.existsSync(file.file));
+    if (files.length === 0) continue;
+    const read = await readSources(files);
+    const count = read.candidates.length;
+    const what = count > 0 ? `${count} server${count === 1 ? '' : 's'}` : read.problems.length > 0 ? 'cannot be read' : 'no servers';
+    available.push({ ...choice, files, read, label: choice.label, description: `${what} · ${files.map((file) => file.file).join(', ')}` });
+  }
+  return available;
+}
+
 /** Pick a source, preview its servers (as JSON), choose which to copy and where. Returns the names added. */
 export async function importServersInteractively(): Promise<string[]> {
-  const source = await vscode.window.showQuickPick(sourceChoices(), { title: 'Import MCP Servers (1/3): from where?', ignoreFocusOut: true });
+  const sources = await availableSources();
+  if (sources.length === 0) {
+    const looked = sourceChoices().flatMap((choice) => choice.files.map((file) => file.file));
+    void vscode.window.showInformationMessage(`Nothing to import: none of these files exists here: ${looked.join(', ')}.`);
+    return [];
+  }
+  const source = await vscode.window.showQuickPick(sources, { title: 'Import MCP Servers (1/3): from where?', ignoreFocusOut: true });
   if (!source) return [];
+  const { candidates, problems } = source.read;
+  if (problems.length > 0) void vscode.window.showWarningMessage(`Some files could not be read: ${problems.join('; ')}`);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(`No MCP servers in ${source.files.map((file) => file.file).join(', ')}.`);
+    return [];
+  }
+  return chooseAndWrite(source.label, candidates);
+}
 
+async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
   const candidates: Candidate[] = [];
   const problems: string[] = [];
-  for (const file of source.files) {
+  for (const file of files) {
     const read = await readSourceFile(file, nodeFileSystem);
     problems.push(...read.diagnostics.map((diagnostic) => `${file.file}: ${diagnostic.message}`));
     for (const candidate of read.candidates) {
@@ -61,14 +96,12 @@ export async function importServersInteractively(): Promise<string[]> {
       });
     }
   }
-  if (problems.length > 0) void vscode.window.showWarningMessage(`Some files could not be read: ${problems.join('; ')}`);
-  if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(`No MCP servers found in ${source.label}.`);
-    return [];
-  }
+  return { candidates, problems };
+}
 
+async function chooseAndWrite(label: string, candidates: Candidate[]): Promise<string[]> {
   const chosen = await vscode.window.showQuickPick(candidates, {
-    title: `Import MCP Servers (2/3): ${candidates.length} found in ${source.label}; these will be added`,
+    title: `Import MCP Servers (2/3): ${candidates.length} found in ${label}; these will be added`,
     canPickMany: true,
     ignoreFocusOut: true,
   });

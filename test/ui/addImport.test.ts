@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
@@ -57,6 +58,12 @@ describe('adding and importing servers from the palette (UI)', function () {
   it('Import Servers… previews the servers of .vscode/mcp.json and adds the chosen ones', async () => {
     const { page } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Import Servers…', { opensQuickInput: true });
+    const picker = page.locator('.quick-input-widget', { hasText: 'from where' });
+    await picker.waitFor({ timeout: 15_000 });
+    // Only sources whose files exist are offered, each with what it holds.
+    assert.match(await picker.locator('.monaco-list-row', { hasText: '.vscode/mcp.json' }).innerText(), /1 server/);
+    const cursorFile = path.join(os.homedir(), '.cursor', 'mcp.json');
+    assert.equal(await picker.locator('.monaco-list-row', { hasText: 'Cursor' }).count(), fs.existsSync(cursorFile) ? 1 : 0);
     await answer(page, 'from where', '.vscode/mcp.json');
     const preview = page.locator('.quick-input-widget', { hasText: 'these will be added' });
     await preview.waitFor({ timeout: 15_000 });
