@@ -4,6 +4,7 @@ import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
+import { isReady } from '../core/state/serverState';
 
 const STDERR_LINES = 10;
 
@@ -80,7 +81,9 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
     markdown.appendMarkdown('\n\n**Quarantined tools** (the others work)\n\n');
     markdown.appendMarkdown(quarantined.map((tool) => `- \`${tool.name.replace(/`/g, "'")}\`: ${escape(tool.problem)}`).join('\n'));
   }
-  const stderr = view.stderrTail.slice(-STDERR_LINES);
+  // A healthy server's stderr is chatter (npm's warnings, banners): it is in the server's log. The
+  // tooltip shows it where it explains something: a server that failed, is retrying or is starting.
+  const stderr = isReady(state.kind) ? [] : view.stderrTail.slice(-STDERR_LINES);
   if (stderr.length > 0) {
     markdown.appendMarkdown(`\n\n**Last ${stderr.length} stderr lines**\n\n`);
     markdown.appendMarkdown(fence(stderr));

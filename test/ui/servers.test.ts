@@ -194,6 +194,11 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     await waitForDescription(page, 'guarded', /^running/);
     assert.ok(readPid(guardedMarker), 'the workspace server started after consent');
     assert.equal(await description(page, 'alpha').then((text) => /^running/.test(text)), true);
+    // It wrote two stderr lines at start; running fine, that is chatter for the log, not the tooltip.
+    await treeRow(page, 'guarded').hover();
+    const hover = page.locator('.monaco-hover', { hasText: 'Transport' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    assert.doesNotMatch(await hover.innerText(), /stderr line/);
   });
 
   it('keeps the view title readable next to its toolbar', async () => {
