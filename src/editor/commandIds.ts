@@ -14,6 +14,7 @@ export const COMMANDS = {
   clearStoredInputs: 'mcpSwitchboard.clearStoredInputs',
   resetConsent: 'mcpSwitchboard.resetConsent',
   openSettingsEntry: 'mcpSwitchboard.openSettingsEntry',
+  removeServer: 'mcpSwitchboard.removeServer',
   copyServerJson: 'mcpSwitchboard.copyServerJson',
   enableServer: 'mcpSwitchboard.enableServer',
   disableServer: 'mcpSwitchboard.disableServer',

@@ -9,6 +9,7 @@ import type { ConsentStore } from './consent';
 import { importServersInteractively } from './importServers';
 import type { SecretInputResolver } from './inputPrompts';
 import type { LogChannels } from './logChannels';
+import { removeServerInteractively } from './removeServer';
 import { rawEntry, revealEntry, setServerEnabled } from './settingsEntry';
 import type { TreeNode } from './serversView';
 import { errorMessage } from '../core/base/errorMessage';
@@ -164,6 +165,12 @@ const openSettingsEntry: Command = (services) => async (argument) => {
   if (view) await revealEntry(view.name, view.source);
 };
 
+const removeServer: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Remove which server?');
+  const view = name ? services.manager.server(name) : undefined;
+  if (view && (await removeServerInteractively(view.name, view.source))) await services.sync.reload();
+};
+
 const copyServerJson: Command = (services) => async (argument) => {
   const name = await serverName(services, argument as ServerArgument, 'Copy the JSON of');
   const view = name ? services.manager.server(name) : undefined;
@@ -203,6 +210,7 @@ const showServerActions: Command = (services) => async () => {
     running ? { label: '$(debug-stop) Stop', command: COMMANDS.stopServer } : { label: '$(play) Start', command: COMMANDS.startServer },
     { label: '$(output) Show Logs', command: COMMANDS.showLogs },
     { label: '$(go-to-file) Open Settings Entry', command: COMMANDS.openSettingsEntry },
+    { label: '$(trash) Remove Server…', command: COMMANDS.removeServer },
     { label: '$(refresh) Invalidate Tool Cache', command: COMMANDS.invalidateToolCache },
     ...(services.canSignIn(name) ? [{ label: '$(account) Sign In', command: COMMANDS.signIn }, { label: '$(sign-out) Sign Out', command: COMMANDS.signOut }] : []),
   ];
@@ -232,6 +240,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   clearStoredInputs,
   resetConsent,
   openSettingsEntry,
+  removeServer,
   copyServerJson,
   enableServer: switchServer(true),
   disableServer: switchServer(false),

@@ -60,6 +60,18 @@ export async function setServerEnabled(name: string, source: ServerSource, enabl
   return true;
 }
 
+/** Deletes the entry from its settings scope; false when it is not there (or not in settings). */
+export async function removeSettingsEntry(name: string, source: ServerSource): Promise<boolean> {
+  const target = targetFor(source);
+  if (target === undefined) return false;
+  const folder = folderFor(source);
+  const servers = serversAt(target, folder);
+  if (!(name in servers)) return false;
+  const rest = Object.fromEntries(Object.entries(servers).filter(([key]) => key !== name));
+  await updateSetting(SERVERS_KEY, Object.keys(rest).length > 0 ? rest : undefined, target, folder);
+  return true;
+}
+
 /** Opens the file that defines the server with the cursor on its entry. */
 export async function revealEntry(name: string, source: ServerSource): Promise<void> {
   let editor: vscode.TextEditor;

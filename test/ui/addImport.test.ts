@@ -74,4 +74,20 @@ describe('adding and importing servers from the palette (UI)', function () {
     await answer(page, 'save to', 'User settings');
     await treeRow(page, 'imported').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
   });
+
+  it('Remove Server… deletes the entry where it is defined, after saying where, and the row goes', async () => {
+    const { page, userDataDir } = workbench;
+    const userSettings = path.join(userDataDir, 'User', 'settings.json');
+    assert.match(fs.readFileSync(userSettings, 'utf8'), /"added-server"/);
+    await runFromPalette(page, 'MCP Switchboard: Remove Server…', { opensQuickInput: true });
+    await answer(page, 'Remove which server?', 'added-server');
+    const confirm = page.locator('.monaco-dialog-box', { hasText: 'Remove the MCP server "added-server"?' });
+    await confirm.waitFor({ timeout: 15_000 });
+    assert.match(await confirm.innerText(), /deleted from user settings/);
+    await confirm.locator('.monaco-button', { hasText: /^Remove$/ }).click();
+    // Hidden, not detached: the palette's closed picker keeps an (invisible) row of that name.
+    await treeRow(page, 'added-server').waitFor({ state: 'hidden', timeout: 30_000 });
+    assert.doesNotMatch(fs.readFileSync(userSettings, 'utf8'), /"added-server"/);
+    assert.equal(await treeRow(page, 'imported').count(), 1, 'the other servers stay');
+  });
 });
