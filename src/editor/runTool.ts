@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolCatalog } from '../core/catalog';
 import { CALL_TOOL } from './dispatcherTools';
 import type { LogChannels } from './logChannels';
-import { errorMessage } from '../core/base/errorMessage';
+import { argumentSkeleton, checkArgumentsText, describeArguments } from '../core/presentation/toolArgumentsForm';
 
 /**
  * "Run Tool…": try an exposed tool by hand, the way chat would call it. It goes through
@@ -20,19 +20,14 @@ export async function runToolInteractively(catalog: ToolCatalog, logs: LogChanne
   }
   const tool = exposed.find((candidate) => candidate.qualifiedName === name);
   if (!tool) return undefined;
-  const properties = Object.keys((tool.tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {});
+  // The required arguments filled in with placeholders, checked against the tool's schema as the
+  // user types: a call that does not fit cannot be submitted.
   const text = await vscode.window.showInputBox({
     title: `Arguments for ${tool.server}/${tool.name} (JSON)`,
-    value: '{}',
-    prompt: properties.length ? `Properties: ${properties.join(', ')}` : 'This tool takes no arguments.',
-    validateInput: (value) => {
-      try {
-        const parsed: unknown = JSON.parse(value);
-        return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? undefined : 'Enter a JSON object.';
-      } catch (error) {
-        return `Not JSON: ${errorMessage(error)}`;
-      }
-    },
+    value: argumentSkeleton(tool.tool),
+    prompt: describeArguments(tool.tool),
+    ignoreFocusOut: true,
+    validateInput: (value) => checkArgumentsText(tool.tool, value),
   });
   if (text === undefined) return undefined;
   const result = await vscode.lm.invokeTool(CALL_TOOL, { input: { tool: tool.qualifiedName, arguments: JSON.parse(text) as object }, toolInvocationToken: undefined });

@@ -130,6 +130,28 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await page.locator('.interactive-input-part', { hasText: 'Hello, Grace, nice to meet you!' }).waitFor({ timeout: 30_000 });
   });
 
+  it('Run Tool starts from the required arguments and does not send what the schema refuses', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).waitFor();
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('rich__add');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'rich__add' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const box = page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' });
+    await box.waitFor();
+    assert.equal(await input.inputValue(), '{"a":0,"b":0}');
+    assert.match(await box.innerText(), /a \(number, required\), b \(number, required\)/);
+    await input.fill('{"a": 2}');
+    const refusal = page.locator('.quick-input-widget', { hasText: "Does not fit the tool's schema" });
+    await refusal.waitFor({ timeout: 15_000 });
+    await screenshot(page, 'run-tool-validation');
+    // Enter on a refused value keeps the box open (and sends nothing).
+    await page.keyboard.press('Enter');
+    assert.equal(await box.isVisible(), true);
+    await page.keyboard.press('Escape');
+  });
+
   it('asks before a tool that is not read-only, naming the server, tool and arguments; accepting returns the upstream result', async () => {
     const { page } = workbench;
     await runToolFromPalette(page, 'rich__add', '{"a": 2, "b": 3}');

@@ -1,0 +1,28 @@
+// Run Tool's argument box: the skeleton from a tool's schema, and the check with the SDK's JSON
+// Schema validator before anything is sent.
+import assert from 'node:assert/strict';
+import { argumentSkeleton, checkArgumentsText, describeArguments } from '../../../src/core/presentation/toolArgumentsForm';
+
+const add = { inputSchema: { type: 'object' as const, properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string' } }, required: ['a', 'b'] } };
+
+describe('Run Tool arguments', () => {
+  it('fills in the required arguments with placeholders of their types, defaults and enums', () => {
+    assert.equal(argumentSkeleton(add), '{"a":0,"b":0}');
+    const rich = { inputSchema: { type: 'object' as const, properties: { mode: { enum: ['fast', 'slow'] }, n: { type: 'integer', default: 3 }, tags: { type: 'array' }, on: { type: 'boolean' } }, required: ['mode', 'n', 'tags', 'on'] } };
+    assert.deepEqual(JSON.parse(argumentSkeleton(rich)), { mode: 'fast', n: 3, tags: [], on: false });
+    assert.equal(argumentSkeleton({ inputSchema: { type: 'object' as const } }), '{}');
+  });
+
+  it('lists every argument with its type, required ones marked', () => {
+    assert.equal(describeArguments(add), 'Arguments: a (number, required), b (number, required), note (string)');
+    assert.equal(describeArguments({ inputSchema: { type: 'object' as const } }), 'This tool takes no arguments.');
+  });
+
+  it('refuses what the schema refuses, says why, and accepts what fits', () => {
+    assert.match(checkArgumentsText(add, '{"a": 1}') ?? '', /Does not fit the tool's schema: .*b/);
+    assert.match(checkArgumentsText(add, '{"a": 1, "b": "two"}') ?? '', /Does not fit the tool's schema: .*number/);
+    assert.match(checkArgumentsText(add, 'nope') ?? '', /^Not JSON/);
+    assert.equal(checkArgumentsText(add, '[]'), 'Enter a JSON object.');
+    assert.equal(checkArgumentsText(add, '{"a": 1, "b": 2}'), undefined);
+  });
+});
