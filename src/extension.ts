@@ -136,11 +136,12 @@ interface CommandWiring {
 function registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, refreshed }: CommandWiring): void {
   const { manager, catalog } = runtime;
   const invalidateToolCache = async (server?: string) => {
+    const since = Date.now();
     await runtime.invalidateCaches(server);
     const names = server ? [server] : manager.servers().map((view) => view.name);
     for (const name of names) logs.server(name).info('tool cache invalidated; tools refetched');
     refreshed();
-    void vscode.window.showInformationMessage(describeRefetch(catalog.snapshot(), names));
+    void vscode.window.showInformationMessage(describeRefetch(catalog.snapshot(), names, since));
   };
   const catalogDocument = context.own(new ToolCatalogDocument(() => catalog.snapshot()));
   context.own(catalog.onDidChange(() => catalogDocument.refresh()));

@@ -210,6 +210,8 @@ export class ToolCatalog implements ToolSource, Disposable {
       if (record.state === 'running') refetches.push(this.records.refresh.refreshNow(record.name));
       else record.live = undefined;
       this.learnIfUnknown(record);
+      // A lazy server starts once to list its tools again: what it listed is part of the answer.
+      refetches.push(this.waits.whenLearned(record.name));
     }
     this.logger.info(`tool cache invalidated for ${server === undefined ? 'all servers' : `"${server}"`}`);
     this.publisher.markDirty();

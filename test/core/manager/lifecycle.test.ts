@@ -120,6 +120,20 @@ describe('lazy start and idle stop', function () {
     assert.ok(runtime.catalog.cachedOffer('fresh'), 'stored for the next window');
   });
 
+  it('Invalidate Tool Cache on a lazy server resolves once it has listed its tools again', async () => {
+    const runtime = runtimeWith(new MemoryToolCacheStorage());
+    await runtime.catalog.ready;
+    await runtime.manager.start([server('fresh', { start: 'lazy' })]);
+    await reaches(runtime, 'fresh', 'idle');
+    await runtime.catalog.settled();
+    await reaches(runtime, 'fresh', 'idle');
+    const since = Date.now();
+    await runtime.catalog.invalidate('fresh');
+    const listed = runtime.catalog.snapshot().servers.find((candidate) => candidate.name === 'fresh');
+    assert.ok(listed && listed.tools.length > 0, 'its tools are back when invalidate() resolves');
+    assert.ok((listed.fetchedAt ?? 0) >= since, `fetched again (${listed.fetchedAt} >= ${since})`);
+  });
+
   it('stops a server unused for idleStopMinutes, and the next call starts it again', async () => {
     const clock = new FakeClock();
     const runtime = runtimeWith(new MemoryToolCacheStorage(), clock);

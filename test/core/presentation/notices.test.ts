@@ -23,6 +23,10 @@ describe('notice texts', () => {
     };
     assert.equal(describeRefetch(snapshot, ['a', 'b', 'c']), 'MCP Switchboard: tool cache invalidated; refetched a (2 tools), b (1 tool); cleared, not running: c (error).');
     assert.equal(describeRefetch(snapshot, ['c']), 'MCP Switchboard: tool cache invalidated; cleared, not running: c (error).');
+    // A lazy server listed again (fetched after the invalidation), idle once more.
+    const lazy: CatalogSnapshot = { ...snapshot, servers: [{ name: 'l', state: 'idle', fromCache: true, fetchedAt: 2_000, tools: [tool] }] };
+    assert.equal(describeRefetch(lazy, ['l'], 1_000), 'MCP Switchboard: tool cache invalidated; refetched l (1 tool, started once to list them).');
+    assert.equal(describeRefetch(lazy, ['l'], 3_000), 'MCP Switchboard: tool cache invalidated; cleared, not running: l (idle).');
   });
 });
 
