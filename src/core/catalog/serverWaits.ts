@@ -5,7 +5,7 @@
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Event } from '../base/events';
 import { CatalogError } from './errors';
-import { isConnecting, startsOnDemand } from '../state/serverState';
+import { isConnecting } from '../state/serverState';
 import type { ServerRecord } from './serverRecords';
 
 /** How long a tools/list waits for a server whose connect timeout is 0 (no limit). */
@@ -59,33 +59,6 @@ export class ServerWaits {
       });
       const timer = this.clock.setTimeout(finish, limitMs);
       signal?.addEventListener('abort', finish, { once: true });
-      this.waiters.add(waiter);
-    });
-  }
-
-  /**
-   * Resolves once a server that starts on demand and knows no tools (it is learning them, or about
-   * to) has a list, or has stopped trying (an error). Bounded like whenListed. Never rejects.
-   */
-  whenLearned(server: string): Promise<void> {
-    const learning = () => {
-      const record = this.source.record(server);
-      return record !== undefined && !record.live && !record.cached && (isConnecting(record.state) || startsOnDemand(record.state));
-    };
-    if (!learning()) return Promise.resolve();
-    const limitMs = this.source.record(server)?.definition?.timeouts.connectMs || MAX_LIST_WAIT_MS;
-    return new Promise<void>((resolve) => {
-      const finish = () => {
-        this.waiters.delete(waiter);
-        subscription.dispose();
-        this.clock.clearTimeout(timer);
-        resolve();
-      };
-      const waiter: Waiter = { fail: finish };
-      const subscription = this.source.onDidChangeServer((name) => {
-        if (name === server && !learning()) finish();
-      });
-      const timer = this.clock.setTimeout(finish, limitMs);
       this.waiters.add(waiter);
     });
   }

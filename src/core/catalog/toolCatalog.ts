@@ -204,15 +204,18 @@ export class ToolCatalog implements ToolSource, Disposable {
     if (server === undefined) this.cache.dropAll();
     else this.cache.drop(server);
     const refetches: Promise<void>[] = [];
+    const learning: string[] = [];
     for (const record of targets) {
       this.records.refresh.cancel(record.name);
       record.cached = undefined;
       if (record.state === 'running') refetches.push(this.records.refresh.refreshNow(record.name));
       else record.live = undefined;
-      this.learnIfUnknown(record);
-      // A lazy server starts once to list its tools again: what it listed is part of the answer.
-      refetches.push(this.waits.whenLearned(record.name));
+      if (this.learnIfUnknown(record)) learning.push(record.name);
     }
+    // A lazy server starts once to list its tools again (learnIfUnknown's microtask starts it, so
+    // this one runs after): what it lists is part of the answer.
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    for (const name of learning) refetches.push(this.waits.whenListed(name, undefined));
     this.logger.info(`tool cache invalidated for ${server === undefined ? 'all servers' : `"${server}"`}`);
     this.publisher.markDirty();
     await Promise.all(refetches);
@@ -252,10 +255,13 @@ export class ToolCatalog implements ToolSource, Disposable {
    * An idle server with nothing to show for it (never run with this configuration, or its cache
    * dropped or expired) starts once to list what it offers; the connection idles it again after.
    */
-  private learnIfUnknown(record: ServerRecord): void {
+  /** Starts a server that starts on demand and knows no tools, to list them; true when it will. */
+  private learnIfUnknown(record: ServerRecord): boolean {
     const unknown = () => this.loaded && !this.disposed && startsOnDemand(record.state) && !record.live && !record.cached && this.records.record(record.name) === record;
+    if (!unknown()) return false;
     // Not from inside the state event being delivered: its other listeners must see idle before starting.
-    if (unknown()) queueMicrotask(() => containFailure(this.logger, 'tool catalog: handling a learning a server', () => unknown() && this.manager.learn(record.name)));
+    queueMicrotask(() => containFailure(this.logger, 'tool catalog: handling a learning a server', () => unknown() && this.manager.learn(record.name)));
+    return true;
   }
 
   private onTools(event: ToolsChangeEvent): void {
