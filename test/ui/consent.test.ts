@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { activityBarEntry, openWorkbench, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -44,9 +44,7 @@ describe('Allow… after Deny (UI)', function () {
     await activityBarEntry(page, 'MCP Switchboard').click();
     const row = treeRow(page, 'denied');
     await row.locator('.label-description', { hasText: 'blocked: denied by you (Allow… asks again)' }).waitFor({ timeout: 30_000 });
-    await row.hover();
-    const hover = page.locator('.monaco-hover', { hasText: 'Consent' }).first();
-    await hover.waitFor({ timeout: 15_000 });
+    const hover = await rowTooltip(page, row, 'Consent');
     assert.match(await hover.innerText(), /click Allow… on the row \(or Start\) to be asked again for this server alone/);
     assert.equal(fs.existsSync(marker), false);
   });

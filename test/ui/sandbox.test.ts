@@ -6,8 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWorkbench, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowTooltip, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
 
@@ -52,13 +51,7 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
     await activityBarEntry(page, 'MCP Switchboard').click();
     const row = treeRow(page, 'boxed');
     await row.locator('.label-description', { hasText: /^sandboxed · running/ }).waitFor({ timeout: 60_000 });
-    // The row re-renders while its timing settles, which can close a hover: hover again until it shows.
-    const hover = page.locator('.monaco-hover', { hasText: 'Sandboxed' }).first();
-    await eventually(async () => {
-      await page.mouse.move(600, 600);
-      await row.hover();
-      return (await hover.isVisible({ timeout: 3_000 }).catch(() => false)) || (await hover.waitFor({ timeout: 3_000 }).then(() => true, () => undefined));
-    }, 'the row\'s tooltip', 30_000);
+    const hover = await rowTooltip(page, row, 'Sandboxed');
     assert.ok((await hover.innerText()).includes(`Sandboxed: writes ${workspace} and temp; no network (rules: Run Sandboxed)`), await hover.innerText());
     assert.doesNotMatch(await hover.innerText(), /allowedHosts|SandboxDebug/, 'the sandbox runtime\'s own output is not the server\'s stderr');
     await screenshot(page, 'sandboxed-row');

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const node = process.execPath;
@@ -195,9 +195,7 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     assert.ok(readPid(guardedMarker), 'the workspace server started after consent');
     assert.equal(await description(page, 'alpha').then((text) => /^running/.test(text)), true);
     // It wrote two stderr lines at start; running fine, that is chatter for the log, not the tooltip.
-    await treeRow(page, 'guarded').hover();
-    const hover = page.locator('.monaco-hover', { hasText: 'Transport' }).first();
-    await hover.waitFor({ timeout: 15_000 });
+    const hover = await rowTooltip(page, treeRow(page, 'guarded'), 'Transport');
     assert.doesNotMatch(await hover.innerText(), /stderr line/);
   });
 

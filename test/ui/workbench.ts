@@ -91,3 +91,18 @@ export async function screenshot(target: Page | Locator, name: string): Promise<
   await target.screenshot({ path: file });
   return file;
 }
+
+/**
+ * Hovers a row until its tooltip (containing `text`) shows. A row that re-renders while the hover
+ * opens (its description changed) closes it, so this moves away and hovers again, bounded.
+ */
+export async function rowTooltip(page: Page, row: Locator, text: string, timeoutMs = 30_000): Promise<Locator> {
+  const hover = page.locator('.monaco-hover', { hasText: text }).first();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await page.mouse.move(700, 700);
+    await row.hover();
+    if (await hover.waitFor({ timeout: 3_000 }).then(() => true, () => false)) return hover;
+    if (Date.now() > deadline) throw new Error(`no tooltip with "${text}" within ${timeoutMs} ms`);
+  }
+}
