@@ -60,10 +60,13 @@ export function offerItem(node: OfferNode): vscode.TreeItem {
     const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
     item.id = `prompt/${node.server}/${node.name}`;
     item.description = node.arguments.join(', ');
-    tooltip.appendMarkdown(`In chat: \`/mcp.${node.server}.${node.name}\` (through the editor's MCP client)`);
+    tooltip.appendMarkdown(`In chat: \`/mcp.${node.server}.${node.name}\` (through the editor's MCP client). Click to put it in the chat input.`);
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon('comment');
     item.contextValue = 'prompt';
+    // The prompt is the editor's slash command: clicking puts it in chat, where Enter asks for its
+    // arguments (with completions) and inserts what the server returns.
+    item.command = { command: 'workbench.action.chat.open', title: 'Use in Chat', arguments: [{ query: `/mcp.${node.server}.${node.name} `, isPartialQuery: true }] };
     return item;
   }
   const item = new vscode.TreeItem(node.title ?? node.name, vscode.TreeItemCollapsibleState.None);

@@ -77,6 +77,17 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     assert.doesNotMatch(await editor.innerText(), /XYZ/);
   });
 
+  it('clicking a prompt puts its slash command in the chat input', async () => {
+    const { page } = workbench;
+    await treeRow(page, 'Prompts').click();
+    await treeRow(page, 'summarize').click();
+    await page.locator('.interactive-input-part', { hasText: '/mcp.rich.summarize' }).waitFor({ timeout: 30_000 });
+    // Leave the input empty for the tests after this one.
+    await page.locator('.interactive-input-part .monaco-editor').first().click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Backspace');
+  });
+
   it('the editor\'s own MCP client browses the server\'s resources and uses its prompts, with completions, through Switchboard', async () => {
     const { page } = workbench;
     await runFromPalette(page, 'MCP: Browse Resources', { opensQuickInput: true });
