@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { activityBarEntry, openWorkbench, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWithWorkspaceServers, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -16,13 +16,7 @@ describe('Allow… after Deny (UI)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    workbench = await openWorkbench('consent', {
-      prepareWorkspace: (dir) => {
-        fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
-          'mcpSwitchboard.servers': { denied: { command: process.execPath, args: [fixture, '--marker', marker] } },
-        }, null, 2));
-      },
-    });
+    workbench = await openWithWorkspaceServers(() => ({ denied: { command: process.execPath, args: [fixture, '--marker', marker] } }));
   });
 
   after(async () => {
@@ -75,15 +69,11 @@ describe('one consent dialog for the workspace\'s servers (UI)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    workbench = await openWorkbench('consent', {
-      prepareWorkspace: (dir) => {
-        workspace = dir;
-        // Spelled with `..`, as `${workspaceFolder}/../x` expands: the dialog shows the real path.
-        const roundabout = (file: string) => `${dir}/../${path.relative(path.dirname(dir), file)}`;
-        fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
-          'mcpSwitchboard.servers': Object.fromEntries(['one', 'two', 'three'].map((name, index) => [name, { command: process.execPath, args: [fixture, '--marker', roundabout(markers[index] as string)] }])),
-        }, null, 2));
-      },
+    workbench = await openWithWorkspaceServers((dir) => {
+      workspace = dir;
+      // Spelled with `..`, as `${workspaceFolder}/../x` expands: the dialog shows the real path.
+      const roundabout = (file: string) => `${dir}/../${path.relative(path.dirname(dir), file)}`;
+      return Object.fromEntries(['one', 'two', 'three'].map((name, index) => [name, { command: process.execPath, args: [fixture, '--marker', roundabout(markers[index] as string)] }]));
     });
   });
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { activityBarEntry, openWorkbench, rowTooltip, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWithWorkspaceServers, rowTooltip, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
 
@@ -25,13 +25,7 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    workbench = await openWorkbench('consent', {
-      prepareWorkspace: (dir) => {
-        fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
-          'mcpSwitchboard.servers': { boxed: { command: process.execPath, args: [probe] } },
-        }, null, 2));
-      },
-    });
+    workbench = await openWithWorkspaceServers(() => ({ boxed: { command: process.execPath, args: [probe] } }));
   });
 
   after(async () => {

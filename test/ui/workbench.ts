@@ -106,3 +106,17 @@ export async function rowTooltip(page: Page, row: Locator, text: string, timeout
     if (Date.now() > deadline) throw new Error(`no tooltip with "${text}" within ${timeoutMs} ms`);
   }
 }
+
+/**
+ * The `consent` workspace with these servers in its folder settings: workspace-defined, so each
+ * asks for consent before it runs. `servers` gets the workspace copy's folder.
+ */
+export function openWithWorkspaceServers(servers: (dir: string) => Record<string, unknown>, options: OpenOptions = {}): Promise<Workbench> {
+  return openWorkbench('consent', {
+    ...options,
+    prepareWorkspace: (dir) => {
+      fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': servers(dir) }, null, 2));
+      options.prepareWorkspace?.(dir);
+    },
+  });
+}
