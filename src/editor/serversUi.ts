@@ -28,7 +28,7 @@ export class ServersUi implements vscode.Disposable {
     private readonly logs: LogChannels,
     offers: OfferCatalog,
   ) {
-    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server), offer: (server) => offers.offer(server) }));
+    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server, catalog.knownTools(server)), offer: (server) => offers.offer(server) }));
     const view = this.own(vscode.window.createTreeView(SERVERS_VIEW_ID, { treeDataProvider: this.tree, showCollapseAll: true, manageCheckboxStateManually: true }));
     this.own(view.onDidChangeCheckboxState((event) => this.switchTools(event)));
     this.statusBar = this.own(new HealthStatusBar());

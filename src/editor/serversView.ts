@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { isActive, type ServerStateKind } from '../core/state/serverState';
 import { describeFilterRule, type CatalogSnapshot, type OfferedServer } from '../core/catalog';
+import type { PreparedTool } from '../core/catalog/preparedList';
 import { sandboxOf, signsInWithOAuth } from '../core/config/types';
 import type { ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
@@ -20,11 +21,18 @@ export interface ToolRow {
   readonly enabled: boolean;
   /** Why the tool is not exposed (a rule other than the switch), if it is not. */
   readonly filteredBy?: string;
+  /** Set on the last known tools of a server chat is not offered now (`server stopped`). */
+  readonly notOffered?: string;
 }
 
 /** The catalog's view of one server's tools, as rows: the one projection the editor uses. */
-export function toolRows(snapshot: CatalogSnapshot, server: string): ToolRow[] {
+export function toolRows(snapshot: CatalogSnapshot, server: string, known: readonly PreparedTool[] = []): ToolRow[] {
   const entry = snapshot.servers.find((candidate) => candidate.name === server);
+  if (!entry?.tools?.length && known.length > 0) {
+    // Chat is not offered them while the server cannot run; the tree still shows what it has.
+    const notOffered = `server ${entry?.state ?? 'not running'}`;
+    return known.map((tool) => ({ server, name: tool.name, title: tool.tool.title ?? tool.tool.annotations?.title, description: tool.tool.description, readOnly: tool.readOnly, enabled: true, notOffered }));
+  }
   return (entry?.tools ?? []).map((tool) => ({
     server,
     name: tool.name,
@@ -138,6 +146,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const item = new vscode.TreeItem(row.name, vscode.TreeItemCollapsibleState.None);
     item.id = `tool/${row.server}/${row.name}`;
     const notes: string[] = [];
+    if (row.notOffered) notes.push(`not offered: ${row.notOffered}`);
     if (row.filteredBy) notes.push(`filtered: ${row.filteredBy}`);
     else if (!row.enabled) notes.push('switched off');
     if (row.readOnly) notes.push('read-only');

@@ -220,4 +220,16 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     }
     await page.keyboard.press('Escape');
   });
+
+  it('keeps a stopped server expandable, with its last known tools marked as not offered', async () => {
+    await runFromPalette(page, 'MCP Switchboard: Stop Server…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget', { hasText: 'Stop which server?' }).waitFor({ timeout: 15_000 });
+    await page.locator('.quick-input-widget input').fill('alpha');
+    await page.keyboard.press('Enter');
+    await waitForDescription(page, 'alpha', /^stopped/);
+    const row = treeRow(page, 'alpha');
+    assert.notEqual(await row.getAttribute('aria-expanded'), null, 'the stopped row can still be expanded');
+    if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
+    await treeRow(page, 'echo').locator('.label-description', { hasText: 'not offered: server stopped' }).waitFor({ timeout: 15_000 });
+  });
 });

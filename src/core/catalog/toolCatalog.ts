@@ -14,7 +14,7 @@ import { type CachedOffer, type ToolCacheStorage } from './cache';
 import { ToolCallGate } from './callGate';
 import type { CatalogManager } from './catalogManager';
 import { CatalogError } from './errors';
-import { fingerprintTools } from './preparedList';
+import { fingerprintTools, type PreparedTool } from './preparedList';
 import { DEFAULT_REFRESH_DEBOUNCE_MS, type RefreshCounters } from './refreshScheduler';
 import { ServerRecords, type ServerRecord } from './serverRecords';
 import { ServerWaits } from './serverWaits';
@@ -141,6 +141,15 @@ export class ToolCatalog implements ToolSource, Disposable {
   /** Whether the server is starting and nothing is known of its tools yet. */
   isStartingWithoutTools(server: string): boolean {
     return this.waits.isStartingWithoutTools(server);
+  }
+
+  /**
+   * The tools last known of a server that chat is not offered now (stopped, failed, blocked): its
+   * last live list, else its cached one. For the Servers view, which shows them as not offered.
+   */
+  knownTools(server: string): readonly PreparedTool[] {
+    const record = this.records.record(server);
+    return (record?.live ?? record?.cached)?.prepared.tools ?? [];
   }
 
   // ── What servers offer besides tools, cached next to their tools ──
