@@ -131,6 +131,21 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     assert.match(await call(connection, 'write_file', { path: path.join(locked, 'no.txt'), text: 'x' }), /^refused/);
   });
 
+  it('cannot rewrite configuration inside its own writable folder (.vscode, .mcp.json, git hooks)', async () => {
+    const root = tempDir(cleanup, 'switchboard-sandbox-');
+    for (const dir of ['.vscode', '.git/hooks']) fs.mkdirSync(path.join(root, dir), { recursive: true });
+    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root] })), { sandboxStateRoot: root });
+    assertState(await connection.start(), 'running');
+    assert.match(await call(connection, 'write_file', { path: path.join(root, 'ok.txt'), text: 'x' }), /^ok/);
+    // A server that could write these could loosen its own entry, or run code outside the sandbox.
+    for (const target of ['.vscode/settings.json', '.mcp.json', '.git/hooks/pre-commit']) {
+      assert.match(await call(connection, 'write_file', { path: path.join(root, target), text: '{}' }), /^refused/, target);
+      // While the server runs, bubblewrap may hold an empty placeholder where a denied file does not exist.
+      const written = fs.existsSync(path.join(root, target)) ? fs.readFileSync(path.join(root, target), 'utf8') : '';
+      assert.equal(written, '', target);
+    }
+  });
+
   it('stopping a sandboxed server ends the runtime, bubblewrap and the server: no process is left', async () => {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     const { connection } = connect(cleanup, probeDefinition(root, rules({})), { sandboxStateRoot: root });
