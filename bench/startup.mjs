@@ -86,7 +86,7 @@ function childrenCpuMs() {
 async function measure(core, count, concurrency, delayMs = STARTUP_DELAY_MS, sandboxed = false) {
   const manager = new core.ServerManager({
     ...(concurrency === undefined ? {} : { concurrency }),
-    ...(sandboxed ? { connection: { sandboxRuntime: sandboxRuntime() } } : {}),
+    ...(sandboxed ? { connection: { sandbox: { runtime: sandboxRuntime() } } } : {}),
   });
   const running = new Set();
   const connectMs = [];

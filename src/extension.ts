@@ -105,7 +105,7 @@ function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
   const runtime = createRuntime({
     logger: logs.mainLogger,
     serverLogger: (name) => logs.serverLogger(name),
-    connection: { ...(defaultCwd ? { defaultCwd } : {}), sandboxToolDirs: editorToolDirs() },
+    connection: { ...(defaultCwd ? { defaultCwd } : {}), sandbox: { toolDirs: editorToolDirs() } },
     storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
     settings: readCatalogSettings(),
     secrets: new SecretStorageStore(extension.secrets),

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolCatalog } from '../core/catalog';
 import { CALL_TOOL } from './dispatcherTools';
 import type { LogChannels } from './logChannels';
-import { argumentSkeleton, checkArgumentsText, describeArguments } from '../core/presentation/toolArgumentsForm';
+import { argumentSkeleton, argumentsChecker, describeArguments } from '../core/presentation/toolArgumentsForm';
 
 /**
  * "Run Tool…": try an exposed tool by hand, the way chat would call it. It goes through
@@ -22,12 +22,13 @@ export async function runToolInteractively(catalog: ToolCatalog, logs: LogChanne
   if (!tool) return undefined;
   // The required arguments filled in with placeholders, checked against the tool's schema as the
   // user types: a call that does not fit cannot be submitted.
+  const check = argumentsChecker(tool.tool);
   const text = await vscode.window.showInputBox({
     title: `Arguments for ${tool.server}/${tool.name} (JSON)`,
     value: argumentSkeleton(tool.tool),
     prompt: describeArguments(tool.tool),
     ignoreFocusOut: true,
-    validateInput: (value) => checkArgumentsText(tool.tool, value),
+    validateInput: check,
   });
   if (text === undefined) return undefined;
   const result = await vscode.lm.invokeTool(CALL_TOOL, { input: { tool: tool.qualifiedName, arguments: JSON.parse(text) as object }, toolInvocationToken: undefined });

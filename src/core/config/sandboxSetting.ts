@@ -7,7 +7,7 @@ import type { BuildContext, ServerCandidate } from './buildContext';
 import type { ParsedEntry, ParsedSandboxRules } from './entrySchema';
 import type { FieldResolver } from './fieldResolver';
 import type { ServerDiagnostics } from './serverDiagnostics';
-import type { SandboxRules, SandboxRulesOrigin, SandboxSetting } from './types';
+import { NO_SANDBOX_RULES, type SandboxRules, type SandboxRulesOrigin, type SandboxSetting } from './types';
 
 /**
  * Where package runners download from: a sandboxed `npx` server without these domains cannot fetch
@@ -137,7 +137,7 @@ function unique(values: readonly string[]): string[] {
  * domains the entry lists; the entry's denials still apply.
  */
 export function workspaceConsentSandbox(rules: SandboxRules | undefined, cwd: string | undefined): SandboxSetting {
-  const listed = rules ?? { filesystem: { allowWrite: [], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } };
+  const listed = rules ?? NO_SANDBOX_RULES;
   return {
     enabled: true,
     origin: 'workspaceConsent',

@@ -19,8 +19,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../config/types';
-import type { SandboxRuntime } from '../sandbox';
-import type { StdioSandboxOptions } from './stdioLaunch';
+import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../base/logging';
 import { ConnectionError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
@@ -54,11 +53,8 @@ export interface StdioLaunch {
   readonly onRestart?: () => void;
   /** A network access the server's sandbox refused, as a readable line. */
   readonly onSandboxDenial?: (text: string) => void;
-  /** Where the sandbox runtime and the per-server sandbox folders are; defaults for both. */
-  readonly sandboxRuntime?: SandboxRuntime;
-  readonly sandboxStateRoot?: string;
-  /** Folders searched after PATH for the sandbox's tools (the editor's own ripgrep). */
-  readonly sandboxToolDirs?: readonly string[];
+  /** Where sandboxes come from, for a sandboxed server. */
+  readonly sandboxPlacement?: SandboxPlacement;
 }
 
 /**
@@ -142,10 +138,8 @@ function sandboxOptions(definition: StdioServerDefinition, stdio: StdioLaunch): 
     sandbox: {
       server: definition.name,
       rules: sandbox.rules,
-      ...(stdio.sandboxRuntime ? { runtime: stdio.sandboxRuntime } : {}),
-      ...(stdio.sandboxStateRoot ? { stateRoot: stdio.sandboxStateRoot } : {}),
+      ...(stdio.sandboxPlacement ? { placement: stdio.sandboxPlacement } : {}),
       ...(stdio.onSandboxDenial ? { onDenial: stdio.onSandboxDenial } : {}),
-      ...(stdio.sandboxToolDirs ? { toolDirs: stdio.sandboxToolDirs } : {}),
     },
   };
 }

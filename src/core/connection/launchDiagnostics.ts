@@ -6,8 +6,8 @@ import os from 'node:os';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
 import type { ServerDefinition } from '../config/types';
-import type { SandboxRuntime } from '../sandbox';
 import type { StdioLaunch } from './clientLink';
+import type { SandboxPlacement } from './stdioLaunch';
 import { ConnectionError, type ConnectionErrorCode } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
 import type { McpSession } from './session';
@@ -23,11 +23,8 @@ export interface LaunchOptions {
   readonly platform?: NodeJS.Platform;
   /** Time between SIGTERM and SIGKILL when ending a stdio process tree. Default 2000. */
   readonly killGraceMs?: number;
-  /** Where the sandbox runtime is, and the parent of the per-server sandbox folders (tests). */
-  readonly sandboxRuntime?: SandboxRuntime;
-  readonly sandboxStateRoot?: string;
-  /** Folders searched after PATH for the sandbox's tools (the editor passes its own ripgrep's). */
-  readonly sandboxToolDirs?: readonly string[];
+  /** Where sandboxes come from: the runtime, the per-server folders, the tools (the editor's ripgrep). */
+  readonly sandbox?: SandboxPlacement;
 }
 
 /** One connect attempt's launch, and how it explains its failure. */
@@ -86,12 +83,10 @@ export class LaunchDiagnostics {
       },
       // In the stderr tail too, so that an error or the tooltip shows why a tool failed.
       onSandboxDenial: (text: string) => {
-        this.stderr.push(text);
+        this.stderr.push(redactSecrets(text, definition.secrets));
         this.logger.warn(text);
       },
-      ...(this.options.sandboxRuntime ? { sandboxRuntime: this.options.sandboxRuntime } : {}),
-      ...(this.options.sandboxStateRoot ? { sandboxStateRoot: this.options.sandboxStateRoot } : {}),
-      ...(this.options.sandboxToolDirs ? { sandboxToolDirs: this.options.sandboxToolDirs } : {}),
+      ...(this.options.sandbox ? { sandboxPlacement: this.options.sandbox } : {}),
     };
     return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionError(error), firstGarbage)) };
   }

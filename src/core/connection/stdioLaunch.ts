@@ -9,21 +9,26 @@ import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxSt
 import { errorMessage } from '../base/errorMessage';
 import { ConnectionError } from './errors';
 
-export interface StdioSandboxOptions {
-  /** The configured server name: the key of its private folder. */
-  readonly server: string;
-  readonly rules: SandboxRules;
+/** Where this host's sandboxes come from. Every field has a default; tests and the editor set some. */
+export interface SandboxPlacement {
   /** Defaults to the bundled runtime (or the package, in development). */
   readonly runtime?: SandboxRuntime;
   /** Parent of the per-server folders; defaults to the OS temp folder. */
   readonly stateRoot?: string;
-  /** Each network access the sandbox refused, as a readable line. */
-  readonly onDenial?: (text: string) => void;
   /**
    * Folders searched after PATH for the sandbox's tools: the editor ships its own ripgrep, so a
    * user needs to install only bubblewrap and socat.
    */
   readonly toolDirs?: readonly string[];
+}
+
+export interface StdioSandboxOptions {
+  /** The configured server name: the key of its private folder. */
+  readonly server: string;
+  readonly rules: SandboxRules;
+  readonly placement?: SandboxPlacement;
+  /** Each network access the sandbox refused, as a readable line. */
+  readonly onDenial?: (text: string) => void;
 }
 
 export interface LaunchRequest {
@@ -45,20 +50,21 @@ export interface ResolvedLaunch {
 }
 
 /** The command as configured: no await, so that an unsandboxed server is spawned synchronously with start(). */
-export function plainLaunch(request: Omit<LaunchRequest, 'platform' | 'searchPath' | 'sandbox'>): ResolvedLaunch {
+export function plainLaunch(request: Omit<LaunchRequest, 'platform' | 'sandbox'>): ResolvedLaunch {
   return { command: request.command, args: request.args, env: request.env, ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}), note: '' };
 }
 
 export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly sandbox: StdioSandboxOptions }): Promise<ResolvedLaunch> {
   const { sandbox } = request;
-  const env = withToolDirs(request.env, sandbox.toolDirs ?? []);
-  const check = await checkSandbox({ platform: request.platform, searchPath: searchPathOf(env) });
+  const placement = sandbox.placement ?? {};
+  const env = withToolDirs(request.env, placement.toolDirs ?? []);
+  const check = await checkSandbox({ platform: request.platform, searchPath: searchPath(env) });
   if (!check.ok) throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: ${check.reason}. ${check.fix}`);
-  const runtime = sandbox.runtime ?? defaultSandboxRuntime();
+  const runtime = placement.runtime ?? defaultSandboxRuntime();
   if (!runtime || !fs.existsSync(runtime.cliPath)) throw new ConnectionError('SANDBOX_UNAVAILABLE', 'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)');
   let prepared;
   try {
-    prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env, rules: sandbox.rules, ...(sandbox.stateRoot ? { stateRoot: sandbox.stateRoot } : {}) }, runtime);
+    prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env, rules: sandbox.rules, ...(placement.stateRoot ? { stateRoot: placement.stateRoot } : {}) }, runtime);
   } catch (error) {
     throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: cannot prepare its folder: ${errorMessage(error)}`, { cause: error });
   }
@@ -74,6 +80,8 @@ function withToolDirs(env: Readonly<Record<string, string | undefined>>, dirs: r
   return { ...env, PATH: [current, ...dirs].filter((part) => part !== '').join(path.delimiter) };
 }
 
-function searchPathOf(env: Readonly<Record<string, string | undefined>>): string {
-  return env.PATH ?? '';
+/** PATH as the child will see it; Windows spells the key `Path`. */
+export function searchPath(env: Readonly<Record<string, string | undefined>>): string {
+  const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATH');
+  return (key === undefined ? undefined : env[key]) ?? '';
 }

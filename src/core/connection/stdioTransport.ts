@@ -17,7 +17,7 @@ import { nullLogger, type Logger } from '../base/logging';
 import { ConnectionError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
 import { buildSpawnCommand } from './spawnCommand';
-import { plainLaunch, resolveSandboxedLaunch, type StdioSandboxOptions } from './stdioLaunch';
+import { plainLaunch, resolveSandboxedLaunch, searchPath, type StdioSandboxOptions } from './stdioLaunch';
 import { errorMessage } from '../base/errorMessage';
 
 export interface StdioTransportOptions {
@@ -55,11 +55,6 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/** PATH as the child will see it; Windows spells the key `Path`. */
-export function searchPath(env: Readonly<Record<string, string | undefined>>): string {
-  const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATH');
-  return (key === undefined ? undefined : env[key]) ?? '';
-}
 
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;

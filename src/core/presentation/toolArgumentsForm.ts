@@ -56,20 +56,32 @@ export function describeArguments(tool: Pick<Tool, 'inputSchema'>): string {
   return `Arguments: ${names.map((name) => `${name} (${String(asSchema(properties[name]).type ?? 'any')}${required.has(name) ? ', required' : ''})`).join(', ')}`;
 }
 
-/** Why `text` is not a valid argument object for the tool, or undefined when it is. */
-export function checkArgumentsText(tool: Pick<Tool, 'inputSchema'>, text: string): string | undefined {
-  let value: unknown;
+/**
+ * A check of typed text against the tool's schema, compiled once: the box calls it on every
+ * keystroke. It says why the text is not a valid argument object, or undefined when it is.
+ */
+export function argumentsChecker(tool: Pick<Tool, 'inputSchema'>): (text: string) => string | undefined {
+  let fits: ((value: unknown) => { valid: boolean; errorMessage?: string }) | undefined;
   try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return `Not JSON: ${error instanceof Error ? error.message : String(error)}`;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'Enter a JSON object.';
-  try {
-    const result = validator.getValidator(tool.inputSchema as JsonSchemaType)(value);
-    return result.valid ? undefined : `Does not fit the tool's schema: ${result.errorMessage}`;
+    fits = validator.getValidator(tool.inputSchema as JsonSchemaType);
   } catch {
     // A schema the validator cannot compile: the server checks the arguments itself.
-    return undefined;
+    fits = undefined;
   }
+  return (text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return `Not JSON: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'Enter a JSON object.';
+    const result = fits?.(value);
+    return result === undefined || result.valid ? undefined : `Does not fit the tool's schema: ${result.errorMessage}`;
+  };
+}
+
+/** One check of `text` (see argumentsChecker). */
+export function checkArgumentsText(tool: Pick<Tool, 'inputSchema'>, text: string): string | undefined {
+  return argumentsChecker(tool)(text);
 }

@@ -73,7 +73,7 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     const { connection, logger } = connect(
       cleanup,
       probeDefinition(allowed, rules({ allowWrite: [allowed], denyRead: [secret], allowedDomains: ['localhost'] })),
-      { sandboxStateRoot: root },
+      { sandbox: { stateRoot: root } },
     );
     assertState(await connection.start(), 'running');
 
@@ -116,7 +116,7 @@ describe('sandboxed stdio server (bubblewrap)', function () {
   it('deniedDomains wins over allowedDomains', async () => {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     const port = await loopbackServer(cleanup);
-    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowedDomains: ['localhost'], deniedDomains: [`localhost:${port}`] })), { sandboxStateRoot: root });
+    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowedDomains: ['localhost'], deniedDomains: [`localhost:${port}`] })), { sandbox: { stateRoot: root } });
     assertState(await connection.start(), 'running');
     assert.equal(await call(connection, 'fetch_url', { url: `http://localhost:${port}/` }), 'refused: HTTP 403');
   });
@@ -125,7 +125,7 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     const locked = path.join(root, 'locked');
     fs.mkdirSync(locked);
-    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root], denyWrite: [locked] })), { sandboxStateRoot: root });
+    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root], denyWrite: [locked] })), { sandbox: { stateRoot: root } });
     assertState(await connection.start(), 'running');
     assert.match(await call(connection, 'write_file', { path: path.join(root, 'fine.txt'), text: 'x' }), /^ok/);
     assert.match(await call(connection, 'write_file', { path: path.join(locked, 'no.txt'), text: 'x' }), /^refused/);
@@ -134,7 +134,7 @@ describe('sandboxed stdio server (bubblewrap)', function () {
   it('cannot rewrite configuration inside its own writable folder (.vscode, .mcp.json, git hooks)', async () => {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     for (const dir of ['.vscode', '.git/hooks']) fs.mkdirSync(path.join(root, dir), { recursive: true });
-    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root] })), { sandboxStateRoot: root });
+    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root] })), { sandbox: { stateRoot: root } });
     assertState(await connection.start(), 'running');
     assert.match(await call(connection, 'write_file', { path: path.join(root, 'ok.txt'), text: 'x' }), /^ok/);
     // A server that could write these could loosen its own entry, or run code outside the sandbox.
@@ -148,7 +148,7 @@ describe('sandboxed stdio server (bubblewrap)', function () {
 
   it('stopping a sandboxed server ends the runtime, bubblewrap and the server: no process is left', async () => {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
-    const { connection } = connect(cleanup, probeDefinition(root, rules({})), { sandboxStateRoot: root });
+    const { connection } = connect(cleanup, probeDefinition(root, rules({})), { sandbox: { stateRoot: root } });
     assertState(await connection.start(), 'running');
     const ps = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
     const inside = ps.filter((pid) => {

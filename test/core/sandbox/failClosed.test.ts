@@ -102,7 +102,7 @@ describe('a sandbox that cannot run (fail closed)', function () {
       const refused = await without.start();
       assertState(refused, 'error');
       assert.match(refused.message, /ripgrep \(`rg`\), not found on PATH/);
-      const { connection } = connect(cleanup, sandboxedProbe({ PATH: tools }, marker), { sandboxToolDirs: [ripgrep] });
+      const { connection } = connect(cleanup, sandboxedProbe({ PATH: tools }, marker), { sandbox: { toolDirs: [ripgrep] } });
       assertState(await connection.start(), 'running');
     });
 
@@ -112,7 +112,7 @@ describe('a sandbox that cannot run (fail closed)', function () {
       const marker = `flaky-${process.pid}-${Date.now()}`;
       // Two failures: the first start's exit during the era probe is started once more anyway, so
       // the second failure is the one the sandbox's own retry must heal.
-      const { connection, events } = connect(cleanup, sandboxedProbe({ FLAKY_SANDBOX_COUNTER: counter, FLAKY_SANDBOX_FAILURES: '2' }, marker), { sandboxRuntime: runtime });
+      const { connection, events } = connect(cleanup, sandboxedProbe({ FLAKY_SANDBOX_COUNTER: counter, FLAKY_SANDBOX_FAILURES: '2' }, marker), { sandbox: { runtime } });
       await connection.start();
       const state = await waitForState(connection, (candidate) => candidate.kind === 'running' || candidate.kind === 'error', 30_000);
       assertState(state, 'running');
@@ -122,7 +122,7 @@ describe('a sandbox that cannot run (fail closed)', function () {
 
     it('a runtime that is missing: reported as a broken install, never run without it', async () => {
       const marker = `no-runtime-${process.pid}-${Date.now()}`;
-      const { connection } = connect(cleanup, sandboxedProbe({}, marker), { sandboxRuntime: { nodePath: process.execPath, cliPath: '/nonexistent/srt.mjs' } });
+      const { connection } = connect(cleanup, sandboxedProbe({}, marker), { sandbox: { runtime: { nodePath: process.execPath, cliPath: '/nonexistent/srt.mjs' } } });
       const state = await connection.start();
       assertState(state, 'error');
       assert.equal(state.code, 'SANDBOX_UNAVAILABLE');
