@@ -77,8 +77,20 @@ async function serverName(services: CommandServices, argument: ServerArgument, t
 
 /** One server the user acts on: a denied workspace server is asked about again. */
 async function reconnect(services: CommandServices, name: string, reaskDenied = true): Promise<void> {
+  if (await askInputsAgain(services, name)) return;
   await services.sync.confirmAgain(name, { reaskDenied });
   await services.manager.reconnect(name);
+}
+
+/**
+ * A server blocked on an `${input:}` the user dismissed: loading the settings again asks for it
+ * (and starts the server once it is given). True when that was the case.
+ */
+async function askInputsAgain(services: CommandServices, name: string): Promise<boolean> {
+  const state = services.manager.server(name)?.state;
+  if (state?.kind !== 'blocked' || state.reason !== 'needsInput') return false;
+  await services.sync.reload();
+  return true;
 }
 
 /** A command's implementation, given the services; it receives the command's arguments. */
@@ -101,7 +113,7 @@ const reconnectAll: Command = (services) => async () => {
 
 const startServer: Command = (services) => async (argument) => {
   const name = await serverName(services, argument as ServerArgument, 'Start which server?', (view) => !isActive(view.state.kind));
-  if (!name) return;
+  if (!name || (await askInputsAgain(services, name))) return;
   await services.sync.confirmAgain(name, { reaskDenied: true });
   await services.manager.startServer(name);
 };

@@ -19,8 +19,13 @@ export class FailureNotices {
 
   onStateChange(event: ServerStateChangeEvent): void {
     if (event.state.kind === 'needsSignIn') return this.askToSignIn(event.server, event.state.reason === 'scope');
-    // Fixed: a later failure is a new problem, worth a notice of its own.
-    if (event.state.kind === 'running') this.notified.delete(event.server);
+    if (event.state.kind === 'running' && this.notified.delete(event.server)) {
+      // A notice cannot be taken back through the extension API, so the fix gets one of its own:
+      // the failure notice still in the center is then visibly out of date. A later failure is a
+      // new problem, worth a notice again.
+      void vscode.window.showInformationMessage(`MCP server "${event.server}" is running again (${event.state.toolCount} tool${event.state.toolCount === 1 ? '' : 's'}): the failure reported earlier is fixed.`);
+      return;
+    }
     if (event.state.kind !== 'error' || this.notified.has(event.server)) return;
     this.notified.add(event.server);
     const reason = noticeReason(event.state.message);

@@ -7,6 +7,16 @@ import { describeState } from '../core/presentation/stateText';
 import { isReady } from '../core/state/serverState';
 
 const STDERR_LINES = 10;
+const MESSAGE_LINES = 30;
+
+/**
+ * The extension host's PATH starts with folders of the editor itself (code-server's remote CLI):
+ * they are searched, but a user looking for their own folders should know which are not theirs.
+ */
+function markEditorFolder(line: string): string {
+  const appRoot = vscode.env.appRoot;
+  return appRoot && line.startsWith(appRoot) ? `${line}   (the editor's own)` : line;
+}
 
 function fence(lines: readonly string[]): string {
   // A fence longer than any backtick run inside keeps stderr from breaking out of the block.
@@ -75,6 +85,12 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   if (state.kind === 'invalid') {
     markdown.appendMarkdown('\n\n**Configuration problems**\n\n');
     markdown.appendMarkdown(state.diagnostics.map((d) => `- ${d.severity}: \`${d.path}\` ${escape(d.message)}`).join('\n'));
+  }
+  if (state.kind === 'error' && state.message.includes('\n')) {
+    // The first line is in the heading; the rest (the folders searched, a hint) in full.
+    const lines = state.message.split('\n').slice(1, 1 + MESSAGE_LINES).map(markEditorFolder);
+    markdown.appendMarkdown('\n\n**Details**\n\n');
+    markdown.appendMarkdown(fence(lines));
   }
   const quarantined = state.kind === 'running' ? (state.quarantinedTools ?? []) : [];
   if (quarantined.length > 0) {

@@ -4,7 +4,7 @@ import { describeFilterRule, type CatalogSnapshot, type OfferedServer } from '..
 import type { PreparedTool } from '../core/catalog/preparedList';
 import { sandboxOf, signsInWithOAuth } from '../core/config/types';
 import type { ServerView } from '../core/manager';
-import { describeState } from '../core/presentation/stateText';
+import { describeRow, rowPrimaryAction } from '../core/presentation/rowText';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
 import { serverTooltip } from './serverTooltip';
 
@@ -121,12 +121,13 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const hasChildren = this.serverChildren(view.name, rows, offer).length > 0;
     const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `server/${view.name}`;
-    const state = describeState(view.state, Date.now(), { tools: rows.length });
-    // First, where the narrow sidebar cannot cut it off; the rules are in the tooltip.
-    item.description = sandboxOf(view.definition) ? `sandboxed · ${state}` : state;
+    // A few words that fit the default sidebar beside the name and two hover buttons; the tooltip
+    // has the full message, the timing and the sandbox rules.
+    item.description = describeRow(view.state, Date.now(), { tools: rows.length, sandboxed: sandboxOf(view.definition) !== undefined });
     item.tooltip = serverTooltip(view, offer, rows.length);
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
+    const primary = rowPrimaryAction(view.state);
     // Menus in package.json match on these words.
     item.contextValue = [
       'server',
@@ -134,11 +135,13 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       isActive(view.state.kind) ? 'stoppable' : 'startable',
       enabled ? 'enabled' : 'disabled',
       ...(view.state.kind === 'needsSignIn' ? ['signIn'] : []),
+      // The one hover button beside Show Logs: two buttons leave the row's text room to be read.
+      ...(primary ? [`primary-${primary}`] : []),
       // Waiting for, or refused, the user's consent: *Allow…* asks for this server alone.
       ...(view.state.kind === 'blocked' && view.state.reason !== 'untrusted' && view.state.reason !== 'needsInput' ? ['consent'] : []),
       ...(signsInWithOAuth(view.definition) ? ['oauth'] : []),
     ].join(' ');
-    item.accessibilityInformation = { label: `${view.name}, ${item.description}` };
+    item.accessibilityInformation = { label: `${view.name}, ${view.state.kind}, ${item.description}` };
     return item;
   }
 

@@ -37,7 +37,7 @@ describe('Allow… after Deny (UI)', function () {
     await answer('Deny');
     await activityBarEntry(page, 'MCP Switchboard').click();
     const row = treeRow(page, 'denied');
-    await row.locator('.label-description', { hasText: 'blocked: denied by you (Allow… asks again)' }).waitFor({ timeout: 30_000 });
+    await row.locator('.label-description', { hasText: 'denied by you' }).waitFor({ timeout: 30_000 });
     const hover = await rowTooltip(page, row, 'Consent');
     assert.match(await hover.innerText(), /click Allow… on the row \(or Start\) to be asked again for this server alone/);
     assert.equal(fs.existsSync(marker), false);
@@ -49,7 +49,7 @@ describe('Allow… after Deny (UI)', function () {
     await row.hover();
     await row.locator('.actions .action-label[aria-label^="Allow…"]').click();
     await answer('Deny');
-    await row.locator('.label-description', { hasText: 'blocked: denied by you' }).waitFor({ timeout: 30_000 });
+    await row.locator('.label-description', { hasText: 'denied by you' }).waitFor({ timeout: 30_000 });
     assert.equal(fs.existsSync(marker), false);
     await row.hover();
     await screenshot(page, 'allow-after-deny');

@@ -54,6 +54,6 @@ describe('${input:} values (UI)', function () {
     await runFromPalette(page, 'MCP Switchboard: Clear Stored Inputs', { opensQuickInput: true });
     await page.locator('.quick-input-widget', { hasText: 'api-token' }).waitFor({ timeout: 30_000 });
     await page.keyboard.press('Escape');
-    await treeRow(page, 'keyed').locator('.label-description', { hasText: /blocked: needs input/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'keyed').locator('.label-description', { hasText: /^needs input$/ }).waitFor({ timeout: 30_000 });
   });
 });

@@ -33,19 +33,9 @@ describe('a lazy server (UI)', function () {
     await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
     const later = treeRow(page, 'later');
-    await later.locator('.label-description', { hasText: /^idle · \d+ tools cached · starts when used$/ }).waitFor({ timeout: 30_000 });
+    await later.locator('.label-description', { hasText: /^idle · \d+ tools$/ }).waitFor({ timeout: 30_000 });
     await later.click();
     await treeRow(page, 'echo').first().waitFor({ timeout: 30_000 });
-    // A wider side bar, so that the whole description shows, as it would for most users.
-    const sidebar = await page.locator('.part.sidebar').boundingBox();
-    const boxes = await Promise.all((await page.locator('.monaco-sash.vertical').all()).map((sash) => sash.boundingBox()));
-    const box = boxes.find((candidate) => candidate && sidebar && Math.abs(candidate.x + candidate.width / 2 - (sidebar.x + sidebar.width)) < 8 && candidate.height > 200);
-    if (box) {
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(box.x + 160, box.y + box.height / 2, { steps: 5 });
-      await page.mouse.up();
-    }
     await later.hover();
     const hover = page.locator('.monaco-hover', { hasText: 'Idle since' }).first();
     await hover.waitFor({ timeout: 15_000 });
@@ -57,6 +47,6 @@ describe('a lazy server (UI)', function () {
     const output = page.locator('.part.panel .view-lines', { hasText: 'woken from the palette' });
     await output.waitFor({ timeout: 30_000 });
     await later.locator('.label-description', { hasText: /^running · / }).waitFor({ timeout: 30_000 });
-    assert.match(await later.locator('.label-description').innerText(), /^running · \d+ tools · \d+ ms$/);
+    assert.match(await later.locator('.label-description').innerText(), /^running · \d+ tools$/);
   });
 });

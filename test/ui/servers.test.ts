@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowOverflow, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const node = process.execPath;
@@ -90,19 +90,42 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     assert.match(await dialog.innerText(), new RegExp(`${path.basename(fixture)}.*--marker`, 's'));
     await screenshot(page, 'consent-dialog');
     await dialog.locator('.monaco-button', { hasText: 'Deny' }).click();
-    await waitForDescription(page, 'guarded', /blocked: denied by you/);
+    await waitForDescription(page, 'guarded', /^denied by you$/);
     assert.equal(fs.existsSync(guardedMarker), false);
   });
 
   it('shows rows with state and description, and a status bar that follows', async () => {
     assert.match(await waitForDescription(page, 'alpha', /^running · \d+ tools/), /running/);
-    assert.match(await waitForDescription(page, 'flaky', /^error: /), /exited/);
+    assert.match(await waitForDescription(page, 'flaky', /^exited/), /exited \(1\)/);
     const status = page.locator('.statusbar-item', { hasText: '1/3' });
     await status.waitFor({ timeout: 15_000 });
     // One server in error: the warning background.
     assert.match((await status.getAttribute('class')) ?? '', /warning-kind/);
     await screenshot(page, 'servers-tree');
     await screenshot(page.locator('.part.statusbar'), 'status-bar');
+  });
+
+  it('shows every row whole at the default sidebar width, with its two hover buttons too', async () => {
+    const sidebar = await page.locator('.part.sidebar').boundingBox();
+    // The workbench's own default; the test does not resize it.
+    assert.ok(sidebar && sidebar.width <= 320, `sidebar width ${sidebar?.width}`);
+    const expected: Record<string, RegExp> = { alpha: /^running · \d+ tools$/, flaky: /^exited \(1\)$/, guarded: /^denied by you$/ };
+    for (const [label, pattern] of Object.entries(expected)) {
+      const row = treeRow(page, label);
+      assert.match(await description(page, label), pattern);
+      const still = await rowOverflow(row);
+      assert.equal(still.hiddenPx, 0, `"${still.text}" is cut off by ${still.hiddenPx} px`);
+      await row.hover();
+      const buttons = row.locator('.actions .action-label');
+      await buttons.first().waitFor();
+      assert.ok((await buttons.count()) <= 2, `${label}: ${await buttons.count()} hover buttons`);
+      const hovered = await rowOverflow(row);
+      assert.equal(hovered.hiddenPx, 0, `"${hovered.text}" is cut off by ${hovered.hiddenPx} px under the hover buttons`);
+    }
+    // The primary button matches the state: Allow for the denied server, Reconnect for the failed one.
+    await treeRow(page, 'guarded').hover();
+    assert.ok(await treeRow(page, 'guarded').locator('.actions .action-label[aria-label^="Allow"]').isVisible());
+    await page.mouse.move(700, 600);
   });
 
   it('warns once about a failed server, with Reconnect and Show Logs', async () => {

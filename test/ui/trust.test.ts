@@ -34,7 +34,7 @@ describe('Restricted Mode, then trust granted (UI)', function () {
     // Opened from a URL, this build starts the folder in Restricted Mode without asking.
     await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
-    await treeRow(page, 'workspace-server').locator('.label-description', { hasText: 'blocked: workspace not trusted' }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'workspace-server').locator('.label-description', { hasText: 'untrusted workspace' }).waitFor({ timeout: 30_000 });
     await screenshot(page, 'restricted-mode');
     assert.equal(fs.existsSync(marker), false);
   });

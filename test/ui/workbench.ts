@@ -81,6 +81,14 @@ export function treeRow(page: Page, label: string): Locator {
   return page.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) }).first();
 }
 
+/**
+ * How many pixels of a row's name and description are cut off (0: all of it shows). The label
+ * container clips with an ellipsis, so what overflows it is what the user cannot read.
+ */
+export async function rowOverflow(row: Locator): Promise<{ text: string; hiddenPx: number }> {
+  return row.locator('.monaco-icon-label-container').first().evaluate((element) => ({ text: element.textContent ?? '', hiddenPx: element.scrollWidth - element.clientWidth }));
+}
+
 export function activityBarEntry(page: Page, title: string): Locator {
   return page.locator(`.activitybar [aria-label^="${title}"]`).first();
 }

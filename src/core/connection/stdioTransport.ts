@@ -172,7 +172,11 @@ export class StdioProcessTransport implements Transport {
     if (command.includes('/') || command.includes('\\')) {
       return new ConnectionError('ENOENT', `command \`${command}\` not found (resolved against ${path.resolve(cwd, command)})`, { cause: error });
     }
-    return new ConnectionError('ENOENT', `command \`${command}\` not found on PATH. Searched: ${searchPath(env) || '(PATH is empty)'}`, { cause: error });
+    // One folder per line, in search order: the first line says what is wrong, and the tooltip and
+    // the log show every folder instead of a colon-joined line cut off mid-path.
+    const folders = searchPath(env).split(path.delimiter).filter((folder) => folder !== '');
+    const searched = folders.length === 0 ? '\nPATH is empty' : `\nSearched (PATH, in order):\n${folders.join('\n')}`;
+    return new ConnectionError('ENOENT', `command \`${command}\` not found on PATH${searched}`, { cause: error });
   }
 
   private onStdoutLine(line: string): void {

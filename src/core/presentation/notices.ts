@@ -42,7 +42,7 @@ export function failureActions(code: ConnectionErrorCode): readonly FailureActio
  */
 export function noticeReason(message: string): string {
   const first = message.split('\n', 1)[0] ?? '';
-  return first.replace(/\. Searched: .*$/, '. The searched PATH is in the logs');
+  return /^command `.*` not found on PATH$/.test(first) ? `${first}; the folders searched are in the logs` : first;
 }
 
 /**

@@ -111,8 +111,10 @@ describe('ServerConnection over stdio', () => {
     const state = await connection.start();
     assertState(state, 'error');
     assert.equal(state.code, 'ENOENT');
-    assert.match(state.message, /command `switchboard-no-such-command` not found on PATH/);
-    assert.ok(state.message.includes(searched), state.message);
+    const [first, heading, ...folders] = state.message.split('\n');
+    assert.equal(first, 'command `switchboard-no-such-command` not found on PATH');
+    assert.equal(heading, 'Searched (PATH, in order):');
+    assert.deepEqual(folders, ['/nonexistent/switchboard-a', '/nonexistent/switchboard-b']);
   });
 
   it('reports a missing working directory as such', async () => {

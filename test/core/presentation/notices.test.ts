@@ -4,8 +4,8 @@ import { describeRefetch, failureActions, noticeReason } from '../../../src/core
 
 describe('notice texts', () => {
   it('a missing command names the command, not the ten-line PATH', () => {
-    const message = 'command `uvx` not found on PATH. Searched: /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/home/me/.cargo/bin:/home/me/.nvm/versions/node/v22/bin';
-    assert.equal(noticeReason(message), 'command `uvx` not found on PATH. The searched PATH is in the logs');
+    const message = 'command `uvx` not found on PATH\nSearched (PATH, in order):\n/usr/local/sbin\n/usr/local/bin\n/usr/sbin\n/usr/bin\n/home/me/.cargo/bin';
+    assert.equal(noticeReason(message), 'command `uvx` not found on PATH; the folders searched are in the logs');
     assert.equal(noticeReason('server process exited with code 1\nmore'), 'server process exited with code 1');
   });
 

@@ -39,14 +39,14 @@ describe('servers in the real editor', function () {
   it('shows one row per server, in configuration order, with an icon and a description per state', () => {
     const rows = api.tree();
     assert.deepEqual(rows.map((item) => item.label), CONFIGURED);
-    assert.match(row(api, 'ok').description, /^running · \d+ tools · \d+ ms$/);
+    assert.match(row(api, 'ok').description, /^running · \d+ tools$/);
     assert.equal(row(api, 'ok').icon, 'pass-filled');
-    assert.match(row(api, 'failing').description, /^error: .*exited/);
+    assert.match(row(api, 'failing').description, /^exited/);
     assert.equal(row(api, 'failing').icon, 'error');
-    assert.match(row(api, 'hanging').description, /^error: /);
+    assert.equal(row(api, 'hanging').description, 'timed out');
     assert.equal(row(api, 'off').description, 'disabled');
     assert.equal(row(api, 'off').icon, 'circle-slash');
-    assert.match(row(api, 'broken').description, /^invalid: .*broken\.command/);
+    assert.match(row(api, 'broken').description, /^invalid: command$/);
     assert.equal(row(api, 'broken').icon, 'bracket-error');
   });
 

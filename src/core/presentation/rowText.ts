@@ -1,0 +1,131 @@
+// A server's state in a few words, for the Servers view's row. The sidebar is about 300 px wide by
+// default: with the name and two hover buttons that leaves some 21 characters, so the row says
+// what kind of trouble there is and the tooltip (describeState and more) says the rest. The icon
+// already says error, blocked or needs sign-in, so the words name the cause.
+import type { ConnectionErrorCode } from '../state/errorCodes';
+import type { BlockedReason, ServerState, SignInReason } from '../state/serverState';
+import { failureActions } from './notices';
+
+/** The longest description a row should need for a state (checked by the tests for every kind). */
+export const ROW_TEXT_BUDGET = 21;
+
+function tools(count: number): string {
+  return `${count} tool${count === 1 ? '' : 's'}`;
+}
+
+const ERROR_WORDS: Record<ConnectionErrorCode, string> = {
+  ENOENT: 'command not found',
+  SANDBOX_UNAVAILABLE: 'no sandbox here',
+  SPAWN_FAILED: 'cannot start it',
+  PROCESS_EXITED: 'exited',
+  CONNECT_TIMEOUT: 'timed out',
+  CONNECT_FAILED: 'unreachable',
+  HTTP_ERROR: 'HTTP error',
+  PROTOCOL_ERROR: 'not MCP',
+  CONNECTION_LOST: 'connection lost',
+  REQUEST_TIMEOUT: 'request timed out',
+  CANCELLED: 'cancelled',
+  NOT_RUNNING: 'not running',
+  INVALID_ARGUMENTS: 'bad arguments',
+  UNKNOWN_TOOL: 'unknown tool',
+  SERVER_ERROR: 'server error',
+  CLOSED: 'closed',
+  NEEDS_SIGN_IN: 'needs sign-in',
+};
+
+/** Every error code (the Record above lists each once), for tests of the budget. */
+export const ROW_ERROR_CODES = Object.keys(ERROR_WORDS) as ConnectionErrorCode[];
+
+const BLOCKED_WORDS: Record<BlockedReason, string> = {
+  untrusted: 'untrusted workspace',
+  consentPending: 'waiting for consent',
+  consentDenied: 'denied by you',
+  needsInput: 'needs input',
+};
+
+const SIGN_IN_WORDS: Record<SignInReason, string> = {
+  signInRequired: 'needs sign-in',
+  scope: 'needs more access',
+  refused: 'sign-in refused',
+};
+
+/** The few words that tell this failure from the others: the exit code, the HTTP status. */
+function errorWords(code: ConnectionErrorCode, message: string): string {
+  if (code === 'PROCESS_EXITED') {
+    const exit = /\b(?:code|signal) (\w+)/.exec(message);
+    return exit ? `exited (${exit[1]})` : 'exited';
+  }
+  if (code === 'HTTP_ERROR') {
+    const status = /HTTP (\d{3})\b/.exec(message);
+    return status ? `HTTP ${status[1]}` : 'HTTP error';
+  }
+  if (code === 'ENOENT' && /working directory|folder/i.test(message)) return 'folder not found';
+  return ERROR_WORDS[code];
+}
+
+/** The last part of a diagnostic's path: `servers.x.args[2]` reads as `args[2]`. */
+function lastPathPart(path: string): string {
+  const part = path.split('.').pop() ?? path;
+  return part.length > 11 ? `${part.slice(0, 10)}…` : part;
+}
+
+/**
+ * E.g. "running · 12 tools", "idle · 12 tools", "exited (1)", "command not found", "denied by you".
+ * `sandboxed` replaces "running" for a server that runs in a sandbox; the tooltip has the rules.
+ */
+export function describeRow(state: ServerState, now: number, context: { readonly tools?: number; readonly sandboxed?: boolean } = {}): string {
+  switch (state.kind) {
+    case 'idle':
+      return context.tools ? `idle · ${tools(context.tools)}` : 'idle';
+    case 'running': {
+      const quarantined = state.quarantinedTools?.length ?? 0;
+      return `${context.sandboxed ? 'sandboxed' : 'running'} · ${tools(state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
+    }
+    case 'starting':
+      if (!state.attempt) return 'starting…';
+      return state.maxAttempts !== undefined && state.attempt > state.maxAttempts ? 'starting (slow retry)' : `starting (${state.attempt}/${state.maxAttempts ?? '?'})`;
+    case 'reconnecting':
+      return `retry in ${Math.max(0, Math.ceil((state.nextTryAt - now) / 1000))} s (${state.attempt}/${state.maxAttempts})`;
+    case 'error':
+      return errorWords(state.code, state.message);
+    case 'disabled':
+      return 'disabled';
+    case 'stopped':
+      return 'stopped';
+    case 'invalid': {
+      const first = state.diagnostics.find((diagnostic) => diagnostic.severity === 'error') ?? state.diagnostics[0];
+      return first?.path ? `invalid: ${lastPathPart(first.path)}` : 'invalid settings';
+    }
+    case 'blocked':
+      return BLOCKED_WORDS[state.reason];
+    case 'needsSignIn':
+      return SIGN_IN_WORDS[state.reason];
+  }
+}
+
+/** The one action a row offers on hover (beside Show Logs): the one that most likely fixes it. */
+export type RowAction = 'allow' | 'signIn' | 'start' | 'reconnect' | 'openSettingsEntry' | 'enable';
+
+export function rowPrimaryAction(state: ServerState): RowAction | undefined {
+  switch (state.kind) {
+    case 'idle':
+    case 'stopped':
+      return 'start';
+    case 'running':
+    case 'starting':
+    case 'reconnecting':
+      return 'reconnect';
+    case 'error':
+      // A typo in the command or a wrong URL is fixed in the entry; a reconnect would fail again.
+      return failureActions(state.code)[0] === 'openSettingsEntry' ? 'openSettingsEntry' : 'reconnect';
+    case 'disabled':
+      return 'enable';
+    case 'invalid':
+      return 'openSettingsEntry';
+    case 'blocked':
+      if (state.reason === 'untrusted') return undefined;
+      return state.reason === 'needsInput' ? 'start' : 'allow';
+    case 'needsSignIn':
+      return 'signIn';
+  }
+}
