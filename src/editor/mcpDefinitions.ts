@@ -4,6 +4,9 @@ import type { McpGateway } from '../core/gateway';
 
 export const DEFINITION_PROVIDER_ID = 'mcpSwitchboard.gateway';
 
+/** When to ask the editor to connect to a new endpoint, again while it has not (it takes in definitions after 500 ms). */
+const EDITOR_START_DELAYS_MS = [600, 1_000, 2_000, 4_000, 8_000];
+
 /** The editor's commands that stop and start one of its MCP servers by definition id. */
 const STOP_SERVER_COMMAND = 'workbench.mcp.stopServer';
 const START_SERVER_COMMAND = 'workbench.mcp.startServer';
@@ -28,6 +31,9 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   readonly onDidRestartInEditor = this.restarted.event;
   /** The version published for each server. */
   private published = new Map<string, string>();
+  private readonly startedInEditor = new Set<string>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private disposed = false;
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -42,12 +48,12 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   }
 
   /**
-   * The endpoints the editor should list. A server in `error` is left out until it recovers: the
-   * editor would connect to its (empty) endpoint and show it as "Running · 0 tools". Starting and
-   * reconnecting servers stay, since calls to them wait.
+   * The endpoints the editor should list. A server in `error`, or stopped from our view, is left
+   * out until it runs again: the editor would connect to its (empty) endpoint and show it as
+   * "Running · 0 tools". Starting and reconnecting servers stay, since calls to them wait.
    */
   private current(): Map<string, string> {
-    const failed = new Set(this.catalog.snapshot().servers.filter((server) => server.state === 'error').map((server) => server.name));
+    const failed = new Set(this.catalog.snapshot().servers.filter((server) => server.state === 'error' || server.state === 'stopped').map((server) => server.name));
     return new Map(this.gateway.servers().filter((name) => !failed.has(name)).map((name) => [name, this.catalog.catalogVersion(name) ?? 'empty']));
   }
 
@@ -64,6 +70,8 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
     const next = this.current();
     if (JSON.stringify([...next]) === JSON.stringify([...this.published])) return;
     this.published = next;
+    // A server that comes back (started again, fixed) is connected in the editor again.
+    for (const name of this.startedInEditor) if (!next.has(name)) this.startedInEditor.delete(name);
     this.changed.fire();
   }
 
@@ -74,7 +82,50 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
 
   async provideMcpServerDefinitions(): Promise<vscode.McpHttpServerDefinition[]> {
     await this.started;
-    return this.definitions();
+    const definitions = this.definitions();
+    this.startInEditor(definitions.map((definition) => definition.label));
+    return definitions;
+  }
+
+  /**
+   * The editor lists a provider's server as Stopped, with no tools in chat's Configure Tools, until
+   * it has connected to it once: on the first chat request, by default. Our servers are already up
+   * (or idle with their tools cached), so the editor is asked to connect to each new endpoint now,
+   * and its own views agree with ours. Each server once per window: one the user stops in the
+   * editor's view stays stopped there. `chat.mcp.autostart: never` is respected.
+   */
+  private startInEditor(names: readonly string[]): void {
+    if (vscode.workspace.getConfiguration('chat.mcp').get<string>('autostart') === 'never') return;
+    for (const name of names.filter((candidate) => !this.startedInEditor.has(candidate))) {
+      this.startedInEditor.add(name);
+      this.connectInEditor(name, 0);
+    }
+  }
+
+  /**
+   * The editor takes in new definitions half a second after it gets them, and its start command
+   * does not say whether it found the server; the gateway does (the editor's session on the
+   * endpoint). So: try, look, and try again a bounded number of times.
+   */
+  private connectInEditor(name: string, attempt: number): void {
+    if (this.disposed || this.gateway.serverSessionCount(name) > 0 || !this.current().has(name)) return;
+    const delay = EDITOR_START_DELAYS_MS[attempt];
+    if (delay === undefined) {
+      this.log(`${name}: the editor did not connect to it; its own MCP views list it stopped until the next chat request starts it`);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void Promise.resolve(vscode.commands.executeCommand(START_SERVER_COMMAND, this.editorId(name), { waitForLiveTools: true })).then(
+        () => this.connectInEditor(name, attempt + 1),
+        (error: unknown) => this.log(`${name}: the editor could not start it: ${String(error)}`),
+      );
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  private editorId(server: string): string {
+    return `${this.extensionId.toLowerCase()}/${server}`;
   }
 
   resolveMcpServerDefinition(definition: vscode.McpHttpServerDefinition): vscode.McpHttpServerDefinition {
@@ -84,6 +135,8 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   }
 
   dispose(): void {
+    this.disposed = true;
+    for (const timer of this.timers) clearTimeout(timer);
     this.subscription.dispose();
     this.changed.dispose();
     this.restarted.dispose();
@@ -93,7 +146,7 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   private sessionClosed(server: string, version: string | undefined): void {
     const current = this.published.get(server);
     if (version === undefined || current === undefined || version === current) return;
-    const id = `${this.extensionId.toLowerCase()}/${server}`;
+    const id = this.editorId(server);
     this.log(`${server}: its definition changed, so the editor stopped it; starting it again there`);
     // The session ends while the editor is still stopping the server, and a start then is ignored:
     // its stop command resolves once the server is stopped. An editor without these commands (or

@@ -3,7 +3,7 @@
 // palette starts it.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { activityBarEntry, openWorkbench, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -27,6 +27,18 @@ describe('a lazy server (UI)', function () {
     await workbench?.close();
   });
 
+  it("agrees with the editor's own MCP: List Servers, which lists both running with their tools before any chat request", async () => {
+    const { page } = workbench;
+    await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
+    await runFromPalette(page, 'MCP: List Servers', { opensQuickInput: true });
+    const picker = page.locator('.quick-input-widget');
+    for (const name of ['always', 'later']) {
+      await picker.locator('.monaco-list-row', { hasText: name }).filter({ hasText: /Running/i }).waitFor({ timeout: 30_000 });
+    }
+    await screenshot(page, 'editor-list-servers');
+    await page.keyboard.press('Escape');
+  });
+
   it('shows it idle with its cached tools, counts it healthy in the status bar, and starts it for a tool run from the palette', async () => {
     const { page } = workbench;
     // Both healthy: one running, one idle after learning its tools.
@@ -36,9 +48,7 @@ describe('a lazy server (UI)', function () {
     await later.locator('.label-description', { hasText: /^idle · \d+ tools$/ }).waitFor({ timeout: 30_000 });
     await later.click();
     await treeRow(page, 'echo').first().waitFor({ timeout: 30_000 });
-    await later.hover();
-    const hover = page.locator('.monaco-hover', { hasText: 'Idle since' }).first();
-    await hover.waitFor({ timeout: 15_000 });
+    const hover = await rowTooltip(page, later, 'Idle since');
     assert.match(await hover.innerText(), /later — idle · \d+ tools cached · starts when used[\s\S]*Offers: \d+ tools \(cached\)/);
     await screenshot(page, 'idle-server');
     await page.mouse.move(700, 600);

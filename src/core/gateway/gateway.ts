@@ -141,6 +141,11 @@ export class McpGateway {
     });
   }
 
+  /** Open 2025 sessions on a server's endpoint: whether the editor is connected to it, for one. */
+  serverSessionCount(server: string): number {
+    return this.legacy.table.entries().filter(([, session]) => session.endpoint.kind === 'server' && session.endpoint.server === server).length;
+  }
+
   /** Open client sessions over all endpoints. */
   get sessionCount(): number {
     return this.legacy.table.size;
