@@ -37,6 +37,19 @@ describe('a lazy server (UI)', function () {
     }
     await screenshot(page, 'editor-list-servers');
     await page.keyboard.press('Escape');
+    await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
+    await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 30_000 });
+    // Chat's Configure Tools: each server checked, with its tools under it (not only Update Tools).
+    const tree = page.locator('.quick-input-widget');
+    for (const name of ['always', 'later']) {
+      const row = tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+      assert.equal(await row.getAttribute('aria-checked'), 'true', `${name} is checked`);
+    }
+    await tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: /^always$/ }) }).first().locator('.monaco-tl-twistie').click();
+    await tree.locator('.monaco-list-row', { hasText: 'echo' }).first().waitFor({ timeout: 15_000 });
+    assert.equal(await tree.locator('.monaco-list-row', { hasText: 'Update Tools' }).count(), 0);
+    await screenshot(page, 'editor-configure-tools');
+    await page.keyboard.press('Escape');
   });
 
   it('shows it idle with its cached tools, counts it healthy in the status bar, and starts it for a tool run from the palette', async () => {
