@@ -3,7 +3,7 @@ import { describeSandboxRules, describeSource, sandboxOf, type SandboxRulesOrigi
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
-import { describeState } from '../core/presentation/stateText';
+import { describeState, STATE_MESSAGE_MAX } from '../core/presentation/stateText';
 import { isReady } from '../core/state/serverState';
 
 const STDERR_LINES = 10;
@@ -86,12 +86,7 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
     markdown.appendMarkdown('\n\n**Configuration problems**\n\n');
     markdown.appendMarkdown(state.diagnostics.map((d) => `- ${d.severity}: \`${d.path}\` ${escape(d.message)}`).join('\n'));
   }
-  if (state.kind === 'error' && state.message.includes('\n')) {
-    // The first line is in the heading; the rest (the folders searched, a hint) in full.
-    const lines = state.message.split('\n').slice(1, 1 + MESSAGE_LINES).map(markEditorFolder);
-    markdown.appendMarkdown('\n\n**Details**\n\n');
-    markdown.appendMarkdown(fence(lines));
-  }
+  if (state.kind === 'error') appendErrorDetails(markdown, state.message);
   const quarantined = state.kind === 'running' ? (state.quarantinedTools ?? []) : [];
   if (quarantined.length > 0) {
     markdown.appendMarkdown('\n\n**Quarantined tools** (the others work)\n\n');
@@ -105,6 +100,20 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
     markdown.appendMarkdown(fence(stderr));
   }
   return markdown;
+}
+
+/** What the heading (one line, cut at 120 characters) leaves out of an error: the rest, in full. */
+function appendErrorDetails(markdown: vscode.MarkdownString, message: string): void {
+  const [first = '', ...rest] = message.split('\n');
+  if (rest.length > 0) {
+    // The folders searched for a missing command, a hint: one per line.
+    markdown.appendMarkdown('\n\n**Details**\n\n');
+    markdown.appendMarkdown(fence(rest.slice(0, MESSAGE_LINES).map(markEditorFolder)));
+  } else if (first.length > STATE_MESSAGE_MAX) {
+    // A long one-line message (the sandbox's reason and fix) whose end the heading cut off.
+    markdown.appendMarkdown('\n\n**Details**\n\n');
+    markdown.appendText(first.slice(0, 2_000));
+  }
 }
 
 const RULES_FROM: Record<SandboxRulesOrigin, string> = {

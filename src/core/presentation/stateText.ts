@@ -2,11 +2,12 @@
 // that every surface says the same thing.
 import type { ServerState } from '../state/serverState';
 
-const MAX_MESSAGE = 120;
+/** How much of a message the one-line state text keeps. */
+export const STATE_MESSAGE_MAX = 120;
 
 function firstLine(text: string): string {
   const line = text.split(/\r?\n/, 1)[0] ?? '';
-  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
+  return line.length > STATE_MESSAGE_MAX ? `${line.slice(0, STATE_MESSAGE_MAX - 1)}…` : line;
 }
 
 function plural(count: number, word: string): string {
