@@ -37,12 +37,17 @@ describe('a lazy server (UI)', function () {
     }
     await screenshot(page, 'editor-list-servers');
     await page.keyboard.press('Escape');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
     await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
-    await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 30_000 });
     // Chat's Configure Tools: each server checked, with its tools under it (not only Update Tools).
-    const tree = page.locator('.quick-input-widget');
+    const tree = page.locator('.quick-input-widget', { hasText: 'Configure Tools' });
+    await tree.waitFor({ timeout: 30_000 });
     for (const name of ['always', 'later']) {
       const row = tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+      await row.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+        await screenshot(page, 'editor-configure-tools-failed');
+        throw error;
+      });
       assert.equal(await row.getAttribute('aria-checked'), 'true', `${name} is checked`);
     }
     await tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: /^always$/ }) }).first().locator('.monaco-tl-twistie').click();
