@@ -82,7 +82,11 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   } });
   followTheEditor(context, runtime, sync, render);
 
-  const loaded = sync.reload();
+  // Until the first load, the view's welcome page says it is reading the settings, not that there
+  // are no servers (a consent dialog can come up before the rows do).
+  const loaded = sync.reload().then(async () => {
+    await vscode.commands.executeCommand('setContext', 'mcpSwitchboard.loaded', true);
+  });
   const activation = { startedAt, ms: performance.now() - began };
   logs.main.info(`activate() took ${activation.ms.toFixed(1)} ms`);
   return {

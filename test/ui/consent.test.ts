@@ -84,8 +84,12 @@ describe('one consent dialog for the workspace\'s servers (UI)', function () {
 
   it('lists them all in one dialog, with readable paths and what each answer means; Allow All starts them all', async () => {
     const { page } = workbench;
+    // The view is open as the dialog comes up: its rows say what they wait for (no welcome page).
+    await activityBarEntry(page, 'MCP Switchboard').click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 3 MCP servers' });
     await dialog.waitFor({ timeout: 60_000 });
+    for (const name of ['one', 'two', 'three']) await treeRow(page, name).locator('.label-description', { hasText: /^waiting for consent$/ }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.welcome-view-content', { hasText: 'No MCP servers are configured yet' }).isVisible(), false);
     const text = await dialog.innerText();
     for (const name of ['one', 'two', 'three']) assert.match(text, new RegExp(`• ${name}: `));
     assert.ok(text.includes(markers[0] as string), `the marker path is shown resolved: ${text}`);
@@ -93,7 +97,6 @@ describe('one consent dialog for the workspace\'s servers (UI)', function () {
     assert.match(text, /Deny All: they stay blocked until you click Allow… on a row\. Cancel: nothing is remembered/);
     await screenshot(page, 'consent-all');
     await dialog.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
-    await activityBarEntry(page, 'MCP Switchboard').click();
     for (const name of ['one', 'two', 'three']) await treeRow(page, name).locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'no second dialog');
     for (const marker of markers) assert.equal(fs.existsSync(marker), true);
