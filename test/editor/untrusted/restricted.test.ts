@@ -16,7 +16,7 @@ describe('Restricted Mode (an untrusted workspace)', function () {
   it('blocks servers defined by the workspace and never spawns them', async () => {
     const api = await switchboardApi();
     assert.deepEqual(stateOf(api, 'workspace-server'), { kind: 'blocked', reason: 'untrusted', detail: 'workspace not trusted' });
-    assert.equal(api.tree().find((row) => row.label === 'workspace-server')?.description, 'blocked: workspace not trusted');
+    assert.equal(api.tree().find((row) => row.label === 'workspace-server')?.description, 'untrusted workspace');
     // The user server reaching running proves servers were started at all.
     await waitForServer(api, 'user-server', isKind('running'));
     assert.equal(fs.existsSync(marker), false, `the workspace fixture must not have started (${marker})`);
