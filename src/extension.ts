@@ -9,6 +9,8 @@ import { describeRefetch } from './core/presentation/notices';
 import { createRuntime, type SwitchboardRuntime } from './core/runtime/runtime';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
+import { rememberEditorUserDir } from './editor/configurationReader';
+import { SourceFileWatchers } from './editor/sourceWatchers';
 import { editorToolDirs } from './editor/sandboxTools';
 import { ConsentStore } from './editor/consent';
 import { editorAnswers } from './editor/hostAnswers';
@@ -60,6 +62,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   context.own(setListenerErrorSink((error) => logs.main.error(`an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)));
   logs.main.info(`MCP Switchboard ${extension.extension.packageJSON.version} activated`);
 
+  rememberEditorUserDir(extension.globalStorageUri);
   const { runtime, consent, gateway, gatewayStarted } = startRuntime(extension, logs);
   shutdown = () => runtime.dispose();
   const { manager, catalog } = runtime;
@@ -71,7 +74,13 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   for (const tool of registerDispatcherTools(catalog)) context.own(tool);
   const render = () => ui.render();
   context.own(catalog.onDidChange(() => definitions.refresh()));
-  context.own(sync.onDidLoad(() => {
+  // Sources are live: a change to a consulted file (.mcp.json, ~/.codex/config.toml, ...) reloads.
+  const watchers = context.own(new SourceFileWatchers((file) => {
+    logs.main.info(`${file} changed; reloading the servers`);
+    sync.scheduleReload();
+  }));
+  context.own(sync.onDidLoad((state) => {
+    watchers.watch(state.files);
     catalog.reconcile();
     definitions.refresh();
     render();

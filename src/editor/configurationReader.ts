@@ -1,9 +1,13 @@
+import os from 'node:os';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  isWorkspaceDefinedSource,
   readWorkspaceSettingsFile,
   settingsEntries,
   type ConfigDiagnostic,
   type ConfigurationInput,
+  type LocationContext,
   type ServerSource,
   type SettingsEntry,
 } from '../core/config';
@@ -75,6 +79,7 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
       lifecycleDefaults: readLifecycleDefaults(),
       sandboxDefaults: readSandboxDefaults(),
       workspaceFolders: folders.map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
+      ...(userDir ? { editorUserDir: userDir } : {}),
     },
     diagnostics,
   };
@@ -102,9 +107,27 @@ function readSandboxDefaults(): ConfigurationInput['sandboxDefaults'] {
 
 /** Servers from these places can run commands chosen by whoever wrote the repository. */
 export function isWorkspaceDefined(from: ServerSource): boolean {
-  if (from.kind === 'workspace' || from.kind === 'folder' || from.kind === 'mcpJson') return true;
-  if (from.kind === 'cursor' && from.file) {
-    return (vscode.workspace.workspaceFolders ?? []).some((folder) => from.file?.startsWith(folder.uri.fsPath));
-  }
-  return false;
+  return isWorkspaceDefinedSource(from, (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath), path);
+}
+
+let userDir: string | undefined;
+
+/**
+ * The editor's `User` folder (its user mcp.json), from where it keeps this extension's global
+ * storage: `<User>/globalStorage/<extension id>`. Set once at activation.
+ */
+export function rememberEditorUserDir(globalStorage: vscode.Uri): void {
+  if (globalStorage.scheme === 'file') userDir = path.dirname(path.dirname(globalStorage.fsPath));
+}
+
+/** Where this window's source files are, for Import Servers and the file watchers. */
+export function editorLocations(): LocationContext {
+  return {
+    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
+    userHome: os.homedir(),
+    platform: process.platform,
+    paths: path,
+    env: process.env,
+    ...(userDir ? { editorUserDir: userDir } : {}),
+  };
 }

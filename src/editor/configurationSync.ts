@@ -13,6 +13,8 @@ export const SETTINGS_DEBOUNCE_MS = 300;
 export interface LoadedState {
   readonly servers: readonly ConfiguredServer[];
   readonly diagnostics: readonly ConfigDiagnostic[];
+  /** The source files the load consulted (watched for changes). */
+  readonly files: readonly string[];
 }
 
 export type ConsentPrompt = (definition: StdioServerDefinition, mode: WorkspaceSandboxMode) => Thenable<ConsentAnswer | 'dismissed'>;
@@ -29,7 +31,7 @@ export class ConfigurationSync implements vscode.Disposable {
   private debounce: NodeJS.Timeout | undefined;
   private readonly loadedEmitter = new vscode.EventEmitter<LoadedState>();
   readonly onDidLoad = this.loadedEmitter.event;
-  private latest: LoadedState = { servers: [], diagnostics: [] };
+  private latest: LoadedState = { servers: [], diagnostics: [], files: [] };
   private readonly asking = new Set<string>();
 
   constructor(
@@ -90,7 +92,7 @@ export class ConfigurationSync implements vscode.Disposable {
       if (block?.reason === 'consentPending' && server.transport === 'stdio') needConsent.push(server);
     }
     this.logs.retain(new Set(loaded.servers.map((server) => server.name)));
-    this.latest = { servers: loaded.servers, diagnostics };
+    this.latest = { servers: loaded.servers, diagnostics, files: loaded.files };
     await this.manager.update(loaded.servers.map((server) => this.asConsented(server)), blocks);
     this.loadedEmitter.fire(this.latest);
     void this.askForConsent(needConsent);

@@ -1,37 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import * as vscode from 'vscode';
-import { claudeDesktopConfigPath, nodeFileSystem } from '../core/config';
-import { readSourceFile, type SourceFile } from '../core/config/sources';
+import { FILE_SOURCES, nodeFileSystem, readSourceFile, SOURCE_TITLES, sourceFiles, type SourceFile } from '../core/config';
+import { editorLocations } from './configurationReader';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 
 interface SourceChoice extends vscode.QuickPickItem {
   readonly files: SourceFile[];
 }
 
+/** Every file source of the core's table, in precedence order. */
 function sourceChoices(): SourceChoice[] {
-  const folders = vscode.workspace.workspaceFolders ?? [];
-  const home = os.homedir();
-  return [
-    {
-      label: '.vscode/mcp.json',
-      description: 'the editor\'s own MCP configuration in this workspace',
-      files: folders.map((folder) => ({ kind: 'mcpJson', file: vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json').fsPath, key: 'servers' })),
-    },
-    {
-      label: 'Claude Desktop',
-      description: claudeDesktopConfigPath({ platform: process.platform, userHome: home, env: process.env }),
-      files: [{ kind: 'claudeDesktop', file: claudeDesktopConfigPath({ platform: process.platform, userHome: home, env: process.env }), key: 'mcpServers' }],
-    },
-    {
-      label: 'Cursor',
-      description: '~/.cursor/mcp.json and .cursor/mcp.json',
-      files: [
-        ...folders.map((folder): SourceFile => ({ kind: 'cursor', file: vscode.Uri.joinPath(folder.uri, '.cursor', 'mcp.json').fsPath, key: 'mcpServers' })),
-        { kind: 'cursor', file: `${home}/.cursor/mcp.json`, key: 'mcpServers' },
-      ],
-    },
-  ];
+  const locations = editorLocations();
+  return FILE_SOURCES.map((kind) => ({ label: SOURCE_TITLES[kind], files: sourceFiles(new Set([kind]), locations) }));
 }
 
 interface Candidate extends vscode.QuickPickItem {
@@ -82,15 +62,17 @@ async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
   const problems: string[] = [];
   for (const file of files) {
     const read = await readSourceFile(file, nodeFileSystem);
-    problems.push(...read.diagnostics.map((diagnostic) => `${file.file}: ${diagnostic.message}`));
+    // A field the other client has and Switchboard does not is named on its server, not as a problem.
+    problems.push(...read.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `${file.file}: ${diagnostic.message}`));
     for (const candidate of read.candidates) {
       if (candidates.some((existing) => existing.name === candidate.name)) continue;
       const json = JSON.stringify(candidate.raw);
+      const ignored = read.diagnostics.filter((diagnostic) => diagnostic.server === candidate.name && diagnostic.severity === 'warning').map((diagnostic) => diagnostic.path.split('.').pop() ?? diagnostic.path);
       candidates.push({
         name: candidate.name,
         raw: candidate.raw,
         label: candidate.name,
-        description: file.file,
+        description: `${file.file}${ignored.length > 0 ? ` · not carried over: ${ignored.join(', ')}` : ''}`,
         detail: json.length > 160 ? `${json.slice(0, 159)}…` : json,
         picked: true,
       });

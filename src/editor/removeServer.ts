@@ -1,15 +1,18 @@
 // Remove Server: deletes a server's entry where it is defined (a settings scope, or the file it was
-// read from: .vscode/mcp.json, Cursor's or Claude Desktop's), after a confirmation that says where.
+// read from: an mcp.json, another client's file), after a confirmation that says where.
 import fs from 'node:fs/promises';
 import { applyEdits, modify } from 'jsonc-parser';
 import * as vscode from 'vscode';
 import { describeSource, type ServerSource } from '../core/config';
-import { removeSettingsEntry } from './settingsEntry';
-
-/** The top-level key that holds the servers of each kind of file. */
-const FILE_KEYS: Partial<Record<ServerSource['kind'], string>> = { mcpJson: 'servers', cursor: 'mcpServers', claudeDesktop: 'mcpServers' };
+import { entryPath, removeSettingsEntry, revealEntry } from './settingsEntry';
 
 export async function removeServerInteractively(name: string, source: ServerSource): Promise<boolean> {
+  if (source.file?.endsWith('.toml')) {
+    // No TOML editor here keeps a hand-written file's comments and layout: the user removes it.
+    await revealEntry(name, source);
+    void vscode.window.showInformationMessage(`MCP Switchboard does not edit ${describeSource(source)}: remove the [mcp_servers.${name}] table there, and the server goes away.`);
+    return false;
+  }
   const remove = 'Remove';
   const choice = await vscode.window.showWarningMessage(
     `Remove the MCP server "${name}"?`,
@@ -23,12 +26,13 @@ export async function removeServerInteractively(name: string, source: ServerSour
 }
 
 async function removeEntry(name: string, source: ServerSource): Promise<boolean> {
-  const key = FILE_KEYS[source.kind];
-  if (key === undefined) return removeSettingsEntry(name, source);
+  if (source.kind === 'user' || source.kind === 'workspace' || source.kind === 'folder') return removeSettingsEntry(name, source);
   if (!source.file) return false;
   const text = await fs.readFile(source.file, 'utf8');
+  const path = entryPath(text, name, source);
+  if (!path) return false;
   // jsonc-parser edits in place: comments and formatting of the rest of the file are kept.
-  const edits = modify(text, [key, name], undefined, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
+  const edits = modify(text, path, undefined, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
   if (edits.length === 0) return false;
   await fs.writeFile(source.file, applyEdits(text, edits));
   return true;

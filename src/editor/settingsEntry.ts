@@ -1,7 +1,7 @@
 // Reading and writing one server's entry where it lives: user, workspace or folder settings, or
 // one of the extra source files.
 import * as vscode from 'vscode';
-import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree, type JSONPath } from 'jsonc-parser';
 import type { ServerSource } from '../core/config';
 import { inspectSetting, SECTION, SERVERS_KEY, updateSetting } from './settings';
 
@@ -87,12 +87,33 @@ export async function revealEntry(name: string, source: ServerSource): Promise<v
     return;
   }
   const document = editor.document;
-  const tree = parseTree(document.getText(), [], { allowTrailingComma: true, disallowComments: false });
-  const path = source.kind === 'user' || source.kind === 'workspace' || source.kind === 'folder'
-    ? [`${SECTION}.${SERVERS_KEY}`, name]
-    : [source.kind === 'mcpJson' ? 'servers' : 'mcpServers', name];
-  const node = tree ? findNodeAtLocation(tree, path) : undefined;
-  const position = document.positionAt(node?.parent?.offset ?? node?.offset ?? 0);
+  const position = document.positionAt(entryOffset(document.getText(), name, source));
   editor.selection = new vscode.Selection(position, position);
   editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}
+
+/** Where a server's entry starts in its file: a JSONC path of any source's shape, or a TOML table. */
+function entryOffset(text: string, name: string, source: ServerSource): number {
+  if (source.file?.endsWith('.toml')) {
+    const quoted = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`^[ \\t]*\\[mcp_servers\\.(?:${quoted}|"${quoted}")\\]`, 'm').exec(text)?.index ?? 0;
+  }
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const path = tree ? entryPath(text, name, source) : undefined;
+  const node = tree && path ? findNodeAtLocation(tree, path) : undefined;
+  return node?.parent?.offset ?? node?.offset ?? 0;
+}
+
+/**
+ * The JSON path of a server's entry in a JSONC file of any source's shape: the setting, `servers`
+ * (the editor's mcp.json), `mcpServers` (most clients), a project block of ~/.claude.json, or the
+ * bare map of a `.mcp.json`.
+ */
+export function entryPath(text: string, name: string, source: ServerSource): JSONPath | undefined {
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  if (!tree) return undefined;
+  if (source.kind === 'user' || source.kind === 'workspace' || source.kind === 'folder') return [`${SECTION}.${SERVERS_KEY}`, name];
+  const projects = findNodeAtLocation(tree, ['projects'])?.children ?? [];
+  const paths: JSONPath[] = [['servers', name], ['mcpServers', name], ...projects.map((project) => ['projects', String(project.children?.[0]?.value ?? ''), 'mcpServers', name]), [name]];
+  return paths.find((path) => findNodeAtLocation(tree, path) !== undefined);
 }

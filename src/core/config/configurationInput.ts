@@ -38,8 +38,10 @@ export interface ConfigurationInput {
   readonly sandboxDefaults?: { readonly enabled?: unknown; readonly rules?: unknown; readonly origin?: ServerSource };
   /** In editor order; the first one is `${workspaceFolder}` and the default `cwd`. */
   readonly workspaceFolders: readonly WorkspaceFolder[];
-  /** Defaults to os.homedir(). Also locates the Claude Desktop and Cursor files. */
+  /** Defaults to os.homedir(). Also locates the other clients' files. */
   readonly userHome?: string;
+  /** The editor's `User` folder, where its user mcp.json is; the CLI uses VS Code's default. */
+  readonly editorUserDir?: string;
   /** For `${env:...}` and `%APPDATA%`. Defaults to process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Decides `${pathSeparator}`, path rules and the Claude Desktop location. Defaults to process.platform. */

@@ -66,5 +66,6 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
     settingsFound,
     servers: loaded.servers,
     diagnostics: [...settings.diagnostics, ...fromSettings.diagnostics, ...loaded.diagnostics],
+    files: loaded.files,
   };
 }

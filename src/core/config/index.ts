@@ -17,7 +17,8 @@ export {
   readWorkspaceSettingsFile,
   settingsEntries,
 } from './settingsFile';
-export { claudeDesktopConfigPath } from './sources';
+export { claudeDesktopConfigPath, isInsideFolders, isWorkspaceDefinedSource, SOURCE_TITLES, sourceFiles, vscodeUserDir, type LocationContext, type SourceFile } from './sourceLocations';
+export { readSourceFile, SOURCE_NAMES, type SourceName } from './sources';
 export * from './types';
 export { loadFolderConfiguration } from './folderConfiguration';
 export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';

@@ -10,7 +10,8 @@ import type { InputRequest, InputResolver } from './inputs';
 import { appendPath } from './jsonPath';
 import { pathModuleFor } from './paths';
 import { resolveNameClashes } from './precedence';
-import { parseSourceList, readSourceFile, sourceFiles } from './sources';
+import { sourceFiles } from './sourceLocations';
+import { parseSourceList, readSourceFile } from './sources';
 import type { z } from 'zod';
 import { describeIssue, entrySchema, sandboxRulesSchema } from './entrySchema';
 
@@ -18,10 +19,12 @@ import { DEFAULT_LIFECYCLE, type ConfigDiagnostic, type InvalidServer, type Life
 import type { InputLookup } from './variables';
 
 export interface LoadedConfiguration {
-  /** Settings entries in key order, then mcpJson, Cursor and Claude Desktop entries. */
+  /** Settings entries in key order, then each file source's, in precedence order (sourceLocations.ts). */
   readonly servers: ReadonlyArray<ServerDefinition | InvalidServer>;
   /** Everything: file and source problems, clashes, and each server's own diagnostics. */
   readonly diagnostics: readonly ConfigDiagnostic[];
+  /** The source files consulted, present or not: a change to any of them changes the servers. */
+  readonly files: readonly string[];
 }
 
 export async function loadConfiguration(input: ConfigurationInput, resolver: InputResolver): Promise<LoadedConfiguration> {
@@ -52,7 +55,7 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
     });
   }
 
-  const files = sourceFiles(sourceList.sources, { workspaceFolders: input.workspaceFolders, userHome, platform, paths, env });
+  const files = sourceFiles(sourceList.sources, { workspaceFolders: input.workspaceFolders, userHome, platform, paths, env, ...(input.editorUserDir ? { editorUserDir: input.editorUserDir } : {}) });
   for (const read of await Promise.all(files.map((file) => readSourceFile(file, fs)))) {
     candidates.push(...read.candidates);
     diagnostics.push(...read.diagnostics);
@@ -82,7 +85,7 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
     servers.push(built.server);
     diagnostics.push(...built.diagnostics);
   }
-  return { servers, diagnostics };
+  return { servers, diagnostics, files: [...new Set(files.map((file) => file.file))] };
 }
 
 /** Windows environment names are case-insensitive; elsewhere they are exact. */

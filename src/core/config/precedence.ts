@@ -1,20 +1,20 @@
 // One name, one server. When several sources define the same name the winner is fixed, whatever
 // order `mcpSwitchboard.sources` lists them in:
-//   settings (folder > workspace > user, as the editor merges scopes) > mcpJson > cursor > claudeDesktop
+//   settings (folder > workspace > user, as the editor merges scopes) > mcpJson > mcpJsonPortable
+//   > vscodeUserMcpJson > cursor > claudeCode > copilotCli > codex > gemini > windsurf > claudeDesktop
 // Within one kind the earlier file wins (first workspace folder first, workspace Cursor file before
 // the home one). A settings scope overriding another is the editor's normal merge and is silent;
 // every other clash is a warning on the losing entry that names both places.
 
 import type { ServerCandidate } from './buildContext';
-import type { ConfigDiagnostic, ServerSource, ServerSourceKind } from './types';
+import { FILE_SOURCES, type ConfigDiagnostic, type FileSourceKind, type ServerSource, type ServerSourceKind } from './types';
 
+// Settings scopes first, then the files in FILE_SOURCES order.
 const RANK: Readonly<Record<ServerSourceKind, number>> = {
   folder: 0,
   workspace: 1,
   user: 2,
-  mcpJson: 10,
-  cursor: 20,
-  claudeDesktop: 30,
+  ...(Object.fromEntries(FILE_SOURCES.map((kind, index) => [kind, 10 + index])) as Record<FileSourceKind, number>),
 };
 
 const SETTINGS_KINDS: ReadonlySet<ServerSourceKind> = new Set(['user', 'workspace', 'folder']);
@@ -53,7 +53,14 @@ const SOURCE_LABELS: Readonly<Record<ServerSourceKind, string>> = {
   workspace: 'workspace settings',
   folder: 'folder settings',
   mcpJson: '.vscode/mcp.json',
+  mcpJsonPortable: '.mcp.json',
+  vscodeUserMcpJson: "the editor's user mcp.json",
   cursor: 'the Cursor config',
+  claudeCode: 'the Claude Code config',
+  copilotCli: 'the Copilot CLI config',
+  codex: 'the Codex config',
+  gemini: 'the Gemini CLI settings',
+  windsurf: 'the Windsurf config',
   claudeDesktop: 'the Claude Desktop config',
 };
 

@@ -7,7 +7,7 @@ import { describeValue } from './entrySchema';
 import { nodeFileSystem, type ConfigFileSystem } from './fileSystem';
 import { parseJsonc } from './jsonc';
 import { MAX_FILE_BYTES } from './limits';
-import { isPlainObject } from './sources';
+import { isPlainObject } from './objects';
 import type { ConfigDiagnostic, ServerSource } from './types';
 
 export const SERVERS_SETTING = 'mcpSwitchboard.servers';

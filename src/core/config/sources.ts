@@ -1,19 +1,20 @@
-// Where server entries come from besides the setting itself: `mcpSwitchboard.sources` turns on
-// `.vscode/mcp.json` ({servers, inputs}) and the Cursor and Claude Desktop files ({mcpServers}).
+// Where server entries come from besides the setting itself: `mcpSwitchboard.sources` turns on the
+// files of sourceLocations.ts (the editor's mcp.json files, the portable .mcp.json, other clients').
 
-import type path from 'node:path';
 import type { ServerCandidate } from './buildContext';
-import type { WorkspaceFolder } from './configurationInput';
 import { describeIssue, describeValue, sandboxRulesSchema, type ParsedSandboxRules } from './entrySchema';
 import type { ConfigFileSystem } from './fileSystem';
 import { readInputDefinitions, type InputDefinition } from './inputs';
 import { appendPath, joinPath } from './jsonPath';
 import { parseJsonc } from './jsonc';
-import { MAX_FILE_BYTES } from './limits';
-import { pathModuleFor } from './paths';
-import type { ConfigDiagnostic, ServerSource } from './types';
+import { isPlainObject } from './objects';
+import type { SourceFile } from './sourceLocations';
 
-export const SOURCE_NAMES = ['settings', 'mcpJson', 'cursor', 'claudeDesktop'] as const;
+export type { SourceFile } from './sourceLocations';
+import { parseToml } from './toml';
+import { FILE_SOURCES, type ConfigDiagnostic, type ServerSource } from './types';
+
+export const SOURCE_NAMES = ['settings', ...FILE_SOURCES] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 export const DEFAULT_SOURCES: readonly SourceName[] = ['settings'];
 
@@ -32,7 +33,7 @@ export function parseSourceList(value: unknown, origin: ServerSource): SourceLis
       diagnostics: [{
         severity: 'error',
         path,
-        message: `expected an array such as ["settings", "mcpJson"], got ${describeValue(value)}; using ["settings"]`,
+        message: `expected an array such as ["settings", "mcpJsonPortable"], got ${describeValue(value)}; using ["settings"]`,
         source: origin,
       }],
     };
@@ -54,94 +55,54 @@ export function parseSourceList(value: unknown, origin: ServerSource): SourceLis
   return { sources, diagnostics };
 }
 
-export interface SourceFile {
-  readonly kind: 'mcpJson' | 'cursor' | 'claudeDesktop';
-  readonly file: string;
-  /** The top-level key holding the servers. */
-  readonly key: 'servers' | 'mcpServers';
-}
-
-export interface LocationContext {
-  readonly workspaceFolders: readonly WorkspaceFolder[];
-  readonly userHome: string;
-  readonly platform: NodeJS.Platform;
-  readonly paths: path.PlatformPath;
-  readonly env: Readonly<Record<string, string | undefined>>;
-}
-
-/** Files to read, in precedence order: mcpJson, then Cursor (workspace before home), then Claude. */
-export function sourceFiles(sources: ReadonlySet<SourceName>, context: LocationContext): SourceFile[] {
-  const { paths } = context;
-  const files: SourceFile[] = [];
-  if (sources.has('mcpJson')) {
-    for (const folder of context.workspaceFolders) {
-      files.push({ kind: 'mcpJson', file: paths.join(folder.path, '.vscode', 'mcp.json'), key: 'servers' });
-    }
-  }
-  if (sources.has('cursor')) {
-    for (const folder of context.workspaceFolders) {
-      files.push({ kind: 'cursor', file: paths.join(folder.path, '.cursor', 'mcp.json'), key: 'mcpServers' });
-    }
-    files.push({ kind: 'cursor', file: paths.join(context.userHome, '.cursor', 'mcp.json'), key: 'mcpServers' });
-  }
-  if (sources.has('claudeDesktop')) {
-    files.push({ kind: 'claudeDesktop', file: claudeDesktopConfigPath(context), key: 'mcpServers' });
-  }
-  // A workspace folder that is the home directory would otherwise be read twice.
-  const seen = new Set<string>();
-  return files.filter((entry) => !seen.has(entry.file) && seen.add(entry.file));
-}
-
-export function claudeDesktopConfigPath(context: Pick<LocationContext, 'platform' | 'userHome' | 'env'>): string {
-  const paths = pathModuleFor(context.platform);
-  const { userHome } = context;
-  if (context.platform === 'darwin') {
-    return paths.join(userHome, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
-  }
-  if (context.platform === 'win32') {
-    const appData = context.env.APPDATA ?? paths.join(userHome, 'AppData', 'Roaming');
-    return paths.join(appData, 'Claude', 'claude_desktop_config.json');
-  }
-  return paths.join(userHome, '.config', 'Claude', 'claude_desktop_config.json');
-}
-
 export interface FileEntries {
   readonly candidates: readonly ServerCandidate[];
   readonly diagnostics: readonly ConfigDiagnostic[];
 }
 
+/** The value at `keys` under `root`, if every step is an object. */
+function valueAt(root: Record<string, unknown>, keys: readonly string[]): unknown {
+  let value: unknown = root;
+  for (const key of keys) {
+    if (!isPlainObject(value) || !Object.hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
 /** A missing file contributes nothing and says nothing: most users have only some of these files. */
 export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): Promise<FileEntries> {
   const source: ServerSource = { kind: entry.kind, file: entry.file };
-  const read = await fs.readText(entry.file, MAX_FILE_BYTES);
+  const read = await fs.readText(entry.file, entry.maxBytes);
   if (read.kind === 'missing') return { candidates: [], diagnostics: [] };
   if (read.kind === 'error') {
     return { candidates: [], diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
   }
-  const parsed = parseJsonc(read.text, source);
+  const parsed = entry.syntax === 'toml' ? await parseToml(read.text, source) : parseJsonc(read.text, source);
   if (parsed.value === undefined) return { candidates: [], diagnostics: parsed.diagnostics };
   if (!isPlainObject(parsed.value)) {
-    const message = `expected a JSON object at the top level, got ${describeValue(parsed.value)}`;
+    const message = `expected ${entry.syntax === 'toml' ? 'a TOML table' : 'a JSON object'} at the top level, got ${describeValue(parsed.value)}`;
     return { candidates: [], diagnostics: [{ severity: 'error', path: '', message, source }] };
   }
-  const servers = parsed.value[entry.key];
-  if (servers === undefined) return { candidates: [], diagnostics: parsed.diagnostics };
+  const document = parsed.value;
+  const at = entry.serversAt.find((keys) => valueAt(document, keys) !== undefined);
+  if (at === undefined) return { candidates: [], diagnostics: parsed.diagnostics };
+  const servers = valueAt(document, at);
+  const serversPath = joinPath('', at);
   if (!isPlainObject(servers)) {
     const message = `expected an object keyed by server name, got ${describeValue(servers)}`;
-    return { candidates: [], diagnostics: [{ severity: 'error', path: entry.key, message, source }] };
+    return { candidates: [], diagnostics: [{ severity: 'error', path: serversPath, message, source }] };
   }
-  const inputs: ReadonlyMap<string, InputDefinition> =
-    entry.kind === 'mcpJson' ? readInputDefinitions(parsed.value.inputs) : new Map();
-  const fileSandbox = entry.kind === 'mcpJson' ? readFileSandbox(parsed.value.sandbox, source) : { diagnostics: [] };
-  const candidates = Object.entries(servers).map(([name, raw]): ServerCandidate => ({
-    name,
-    raw,
-    source,
-    path: appendPath(entry.key, name),
-    inputs,
-    ...(fileSandbox.rules ? { fileSandbox: fileSandbox.rules } : {}),
-  }));
-  return { candidates, diagnostics: [...parsed.diagnostics, ...fileSandbox.diagnostics] };
+  const inputs: ReadonlyMap<string, InputDefinition> = entry.editorFile ? readInputDefinitions(document.inputs) : new Map();
+  const fileSandbox = entry.editorFile ? readFileSandbox(document.sandbox, source) : { diagnostics: [] };
+  const diagnostics: ConfigDiagnostic[] = [...parsed.diagnostics, ...fileSandbox.diagnostics];
+  const candidates = Object.entries(servers).map(([name, raw]): ServerCandidate => {
+    const path = appendPath(serversPath, name);
+    const adapted = entry.adapt(raw);
+    for (const note of adapted.notes) diagnostics.push({ severity: 'warning', server: name, path: appendPath(path, note.field), message: note.message, source });
+    return { name, raw: adapted.raw, source, path, inputs, ...(fileSandbox.rules ? { fileSandbox: fileSandbox.rules } : {}) };
+  });
+  return { candidates, diagnostics };
 }
 
 /**
@@ -157,8 +118,4 @@ function readFileSandbox(value: unknown, source: ServerSource): { rules?: Parsed
   const where = joinPath('sandbox', (issue?.path ?? []).map((key) => (typeof key === 'symbol' ? String(key) : key)));
   const message = `${issue ? describeIssue(issue, value) : 'is not valid'}; the sandboxed servers of this file use the built-in rules (their folder, no network)`;
   return { diagnostics: [{ severity: 'error', path: where, message, source }] };
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

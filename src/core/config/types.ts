@@ -1,8 +1,15 @@
 // The shapes that flow out of configuration and into the manager and connections. Everything here
 // is plain data so that it can be hashed, compared, copied and printed by the doctor CLI.
 
+/**
+ * Every source that is a file, in precedence order (settings come before all of them); where each
+ * keeps its servers is in sourceLocations.ts.
+ */
+export const FILE_SOURCES = ['mcpJson', 'mcpJsonPortable', 'vscodeUserMcpJson', 'cursor', 'claudeCode', 'copilotCli', 'codex', 'gemini', 'windsurf', 'claudeDesktop'] as const;
+export type FileSourceKind = (typeof FILE_SOURCES)[number];
+
 /** Where a server entry was read from. `user`, `workspace` and `folder` are settings scopes. */
-export type ServerSourceKind = 'user' | 'workspace' | 'folder' | 'mcpJson' | 'claudeDesktop' | 'cursor';
+export type ServerSourceKind = 'user' | 'workspace' | 'folder' | FileSourceKind;
 
 export interface ServerSource {
   readonly kind: ServerSourceKind;

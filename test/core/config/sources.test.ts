@@ -78,9 +78,11 @@ describe('config: file sources', () => {
     const { workspace, input } = machine();
     dirs.write(workspace, '.vscode/mcp.json', '{ "servers": { "a": { "command": "a" } } }');
     const settingsOnly = await loadConfiguration(input({}), noInputs);
-    assert.deepEqual(settingsOnly, { servers: [], diagnostics: [] });
+    assert.deepEqual(settingsOnly, { servers: [], diagnostics: [], files: [] });
     const allMissing = await loadConfiguration(input({ sources: ['cursor', 'claudeDesktop'] }), noInputs);
-    assert.deepEqual(allMissing, { servers: [], diagnostics: [] });
+    assert.deepEqual({ ...allMissing, files: [] }, { servers: [], diagnostics: [], files: [] });
+    // Missing files are still consulted, and watched: creating one adds its servers.
+    assert.equal(allMissing.files.length, 3);
   });
 
   it('warns when settings servers exist but "settings" is not a source', async () => {

@@ -184,10 +184,11 @@ describe('doctor units', () => {
       assert.match(formatTableReport(report(workspace({ diagnostics: [fileError] }), views)), /Configuration:\n\s+error\s+broken mcp\.json \(\/ws\/\.vscode\/mcp\.json\)/);
     });
 
-    it('keeps each table row on one line when an error message has several', () => {
-      const state: ServerView['state'] = { kind: 'error', code: 'PROTOCOL_ERROR', message: 'first\nsecond', stderrTail: [], since: 0 };
+    it('keeps each table row on one line when an error message has several, with the rest under it', () => {
+      const state: ServerView['state'] = { kind: 'error', code: 'ENOENT', message: 'command `x` not found on PATH\nSearched (PATH, in order):\n/usr/bin\n/bin', stderrTail: [], since: 0 };
       const text = formatTableReport(report(workspace(), [view('multi', state)]));
-      assert.match(text, /^multi\s+error\s+-\s+-\s+-\s+-\s+-\s+first second$/m);
+      assert.match(text, /^multi\s+error\s+-\s+-\s+-\s+-\s+-\s+command `x` not found on PATH$/m);
+      assert.match(text, /^ {4}error:\n {6}Searched \(PATH, in order\):\n {6}\/usr\/bin\n {6}\/bin$/m);
     });
   });
 

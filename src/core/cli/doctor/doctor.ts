@@ -101,7 +101,7 @@ function progressLine(state: ServerState): string {
     case 'running':
       return `running (${state.toolCount} tool${state.toolCount === 1 ? '' : 's'}, ${state.connectMs} ms)`;
     case 'error':
-      return `error: ${state.message}`;
+      return `error: ${state.message.split('\n', 1)[0] ?? ''}`;
     case 'needsSignIn':
       return 'needs sign-in';
     case 'idle':

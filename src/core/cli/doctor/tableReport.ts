@@ -66,8 +66,8 @@ function row(server: ServerReport): string[] {
     running || server.offer.prompts.length > 0 ? String(server.offer.prompts.length) : '-',
     server.connectMs === null ? '-' : `${server.connectMs} ms`,
     server.protocol === null ? '-' : `${server.protocol.version} (${server.protocol.era})`,
-    // Some messages carry a server's multi-line output; the row must stay one line.
-    (server.error ?? '').replace(/\s*\n\s*/g, ' '),
+    // The row stays one line: the first; the rest (the folders searched) is under the row.
+    (server.error ?? '').split('\n', 1)[0] ?? '',
   ];
 }
 
@@ -77,6 +77,8 @@ function exposedCount(tools: readonly ToolReport[]): number {
 
 function details(server: ServerReport, maxExposed: number): string[] {
   const lines = server.diagnostics.map((diagnostic) => DETAIL_INDENT + describeDiagnostic(diagnostic, false));
+  const more = (server.error ?? '').split('\n').slice(1).filter((line) => line.trim() !== '');
+  if (more.length > 0) lines.push(`${DETAIL_INDENT}error:`, ...more.map((line) => `${DETAIL_INDENT}  ${line}`));
   if (server.sandbox) lines.push(`${DETAIL_INDENT}${'sandbox'.padEnd(8)} ${describeSandboxRules(server.sandbox.rules)}`);
   lines.push(...hiddenTools(server.tools, maxExposed).map((line) => `${DETAIL_INDENT}${'hidden'.padEnd(8)} ${line}`));
   lines.push(...server.catalogWarnings.map((message) => `${DETAIL_INDENT}${'warning'.padEnd(8)} ${message}`));
