@@ -1,0 +1,106 @@
+// Servers from other clients' files, in the real editor: Import Servers from a portable .mcp.json
+// and from Codex's config.toml, and a Codex file enabled as a source, live: an edit there adds,
+// disables and removes servers without a reload.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
+const node = process.execPath;
+
+async function answer(page: Page, title: RegExp | string, text?: string): Promise<void> {
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ timeout: 15_000 });
+  if (text !== undefined) await page.locator('.quick-input-widget input').fill(text);
+  await page.keyboard.press('Enter');
+}
+
+function codexTable(name: string, extra = ''): string {
+  return `[mcp_servers.${name}]\ncommand = ${JSON.stringify(node)}\nargs = [${JSON.stringify(fixture)}, "--name", "${name}"]\n${extra}\n`;
+}
+
+describe('Import Servers from .mcp.json and Codex (UI)', function () {
+  this.timeout(180_000);
+  const codexHome = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-codex-'));
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), `model = "gpt-5-codex"\n\n${codexTable('from-codex', 'startup_timeout_sec = 20\noauth_resource = "https://x.example/"')}`);
+    workbench = await openWorkbench('basic', {
+      env: { CODEX_HOME: codexHome },
+      prepareWorkspace: (dir) => {
+        fs.writeFileSync(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { 'from-portable': { type: 'stdio', command: node, args: [fixture, '--name', 'from-portable'] } } }, null, 2));
+      },
+    });
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(codexHome, { recursive: true, force: true });
+  });
+
+  it('lists the portable .mcp.json and Codex with what they hold, and imports from the .mcp.json', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Import Servers…', { opensQuickInput: true });
+    const picker = page.locator('.quick-input-widget', { hasText: 'from where' });
+    await picker.waitFor({ timeout: 15_000 });
+    assert.match(await picker.locator('.monaco-list-row', { hasText: 'portable' }).innerText(), /1 server/);
+    assert.match(await picker.locator('.monaco-list-row', { hasText: 'Codex' }).innerText(), /1 server/);
+    await answer(page, 'from where', 'portable');
+    await answer(page, 'these will be added');
+    await answer(page, 'save to', 'User settings');
+    await treeRow(page, 'from-portable').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+  });
+
+  it('imports from Codex\'s config.toml, naming the field that is not carried over', async () => {
+    const { page, userDataDir } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Import Servers…', { opensQuickInput: true });
+    await answer(page, 'from where', 'Codex');
+    const preview = page.locator('.quick-input-widget', { hasText: 'these will be added' });
+    await preview.waitFor({ timeout: 15_000 });
+    const row = preview.locator('.monaco-list-row', { hasText: 'from-codex' });
+    assert.match(await row.innerText(), /not carried over: oauth_resource/);
+    assert.match(await row.innerText(), /"connectMs":20000/);
+    await screenshot(page, 'import-codex');
+    await page.keyboard.press('Enter');
+    await answer(page, 'save to', 'User settings');
+    await treeRow(page, 'from-codex').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    const settings = fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8');
+    assert.match(settings, /"from-codex"/);
+    assert.doesNotMatch(settings, /oauth_resource/);
+  });
+});
+
+describe('a Codex config.toml as a live source (UI)', function () {
+  this.timeout(180_000);
+  const codexHome = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-codex-'));
+  const config = path.join(codexHome, 'config.toml');
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    fs.writeFileSync(config, codexTable('first'));
+    workbench = await openWorkbench('basic', { env: { CODEX_HOME: codexHome }, userSettings: { 'mcpSwitchboard.sources': ['settings', 'codex'] } });
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(codexHome, { recursive: true, force: true });
+  });
+
+  it('runs its servers without consent (a file of the user\'s own), and follows edits to the file', async () => {
+    const { page } = workbench;
+    await treeRow(page, 'first').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
+    fs.writeFileSync(config, `${codexTable('first', 'enabled = false')}\n${codexTable('second')}`);
+    await treeRow(page, 'second').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'first').locator('.label-description', { hasText: /^disabled$/ }).waitFor({ timeout: 30_000 });
+    fs.writeFileSync(config, codexTable('second'));
+    await treeRow(page, 'first').waitFor({ state: 'detached', timeout: 30_000 });
+    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'no consent dialog for a file in the user\'s home');
+  });
+});
