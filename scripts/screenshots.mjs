@@ -33,6 +33,7 @@ export const README_SCREENSHOTS = {
   'editor-configure-tools': 'editor-configure-tools',
   'run-tool-validation': 'run-tool-validation',
   'allow-after-deny': 'allow-after-deny',
+  'import-codex': 'import-codex',
 };
 
 function main() {
