@@ -1,12 +1,21 @@
 import * as vscode from 'vscode';
 import { CommandLineError, entryFromCommandLine, suggestServerName, type NewEntry } from '../core/config/commandLine';
+import { portableEntryExists, portableFile, writePortableEntry } from './portableFile';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
+
+/** Settings scopes, or the portable `.mcp.json` every agent on the machine can read. */
+type Destination = WritableScope | 'portable';
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 function existingScopes(name: string): string[] {
   const scopes: WritableScope[] = vscode.workspace.workspaceFolders?.length ? ['user', 'workspace'] : ['user'];
-  return scopes.filter((scope) => entryExists(name, scope)).map((scope) => (scope === 'user' ? 'your user settings' : 'the workspace settings'));
+  const found = scopes.filter((scope) => entryExists(name, scope)).map((scope) => (scope === 'user' ? 'your user settings' : 'the workspace settings'));
+  return portableEntryExists(name) ? [...found, '.mcp.json'] : found;
+}
+
+function exists(name: string, destination: Destination): boolean {
+  return destination === 'portable' ? portableEntryExists(name) : entryExists(name, destination);
 }
 
 /** Command line or URL → name → scope; writes an entry that validates. Returns the name, if added. */
@@ -30,12 +39,6 @@ export async function addServerInteractively(): Promise<string | undefined> {
   if (line === undefined) return undefined;
   entry = entryFromCommandLine(line);
 
-  const scopes: Array<vscode.QuickPickItem & { scope: WritableScope }> = [
-    { label: 'User settings', description: 'available in every workspace', scope: 'user' },
-  ];
-  if (vscode.workspace.workspaceFolders?.length) {
-    scopes.push({ label: 'Workspace settings', description: 'shared with everyone who opens this workspace', scope: 'workspace' });
-  }
 
   const name = await vscode.window.showInputBox({
     title: 'Add MCP Server (2/3): name',
@@ -51,17 +54,37 @@ export async function addServerInteractively(): Promise<string | undefined> {
   });
   if (name === undefined) return undefined;
 
-  const picked = scopes.length === 1 ? scopes[0] : await vscode.window.showQuickPick(scopes, {
-    title: 'Add MCP Server (3/3): where to save it',
-    ignoreFocusOut: true,
-  });
+  const picked = await pickDestination();
   if (!picked) return undefined;
+  return (await save(name, entry, picked)) ? name : undefined;
+}
 
-  if (entryExists(name, picked.scope)) {
+type DestinationItem = vscode.QuickPickItem & { scope: Destination };
+
+async function pickDestination(): Promise<DestinationItem | undefined> {
+  const scopes: DestinationItem[] = [{ label: 'User settings', description: 'available in every workspace', scope: 'user' }];
+  if (vscode.workspace.workspaceFolders?.length) {
+    scopes.push({ label: 'Workspace settings', description: 'shared with everyone who opens this workspace', scope: 'workspace' });
+  }
+  if (portableFile()) {
+    scopes.push({ label: '.mcp.json', description: 'this folder\'s portable file: the editor, Claude Code and Copilot CLI read it too', scope: 'portable' });
+  }
+  return scopes.length === 1 ? scopes[0] : vscode.window.showQuickPick(scopes, { title: 'Add MCP Server (3/3): where to save it', ignoreFocusOut: true });
+}
+
+/** Writes the entry where the user chose (asking before replacing one); false when they declined. */
+async function save(name: string, entry: NewEntry, picked: DestinationItem): Promise<boolean> {
+  if (exists(name, picked.scope)) {
     const replace = await vscode.window.showWarningMessage(`A server named "${name}" already exists in ${picked.label}. Replace it?`, { modal: true }, 'Replace');
-    if (replace !== 'Replace') return undefined;
+    if (replace !== 'Replace') return false;
+  }
+  if (picked.scope === 'portable') {
+    const written = await writePortableEntry(name, entry);
+    const turnedOn = written.sourceTurnedOn ? ' Switchboard now reads that file in this workspace ("mcpJsonPortable" added to mcpSwitchboard.sources).' : '';
+    void vscode.window.showInformationMessage(`Added MCP server "${name}" to ${written.file}.${turnedOn}`);
+    return true;
   }
   await writeEntry(name, entry, picked.scope);
   void vscode.window.showInformationMessage(`Added MCP server "${name}" to ${picked.label}.`);
-  return name;
+  return true;
 }

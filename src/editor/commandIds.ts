@@ -16,6 +16,7 @@ export const COMMANDS = {
   openSettingsEntry: 'mcpSwitchboard.openSettingsEntry',
   removeServer: 'mcpSwitchboard.removeServer',
   copyServerJson: 'mcpSwitchboard.copyServerJson',
+  copyServerForClient: 'mcpSwitchboard.copyServerForClient',
   enableServer: 'mcpSwitchboard.enableServer',
   disableServer: 'mcpSwitchboard.disableServer',
   showServerActions: 'mcpSwitchboard.showServerActions',

@@ -10,7 +10,8 @@ import { importServersInteractively } from './importServers';
 import type { SecretInputResolver } from './inputPrompts';
 import type { LogChannels } from './logChannels';
 import { removeServerInteractively } from './removeServer';
-import { rawEntry, revealEntry, setServerEnabled } from './settingsEntry';
+import { revealEntry, setServerEnabled } from './settingsEntry';
+import { copyForClientInteractively, entryAsWritten } from './copyForClient';
 import type { TreeNode } from './serversView';
 import { errorMessage } from '../core/base/errorMessage';
 
@@ -187,10 +188,16 @@ const copyServerJson: Command = (services) => async (argument) => {
   const name = await serverName(services, argument as ServerArgument, 'Copy the JSON of');
   const view = name ? services.manager.server(name) : undefined;
   if (!view) return;
-  const raw = rawEntry(view.name, view.source);
+  const raw = await entryAsWritten(view.name, view.source);
   // The entry as written: variables stay unresolved, so no secret value reaches the clipboard.
   await vscode.env.clipboard.writeText(JSON.stringify({ [view.name]: raw ?? null }, null, 2));
   void vscode.window.setStatusBarMessage(`Copied the entry of "${view.name}"`, 3000);
+};
+
+const copyServerForClient: Command = (services) => async (argument) => {
+  const name = await serverName(services, argument as ServerArgument, 'Copy which server for another client?');
+  const view = name ? services.manager.server(name) : undefined;
+  if (view) await copyForClientInteractively(view.name, view.source);
 };
 
 function switchServer(enabled: boolean): Command {
@@ -254,6 +261,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   openSettingsEntry,
   removeServer,
   copyServerJson,
+  copyServerForClient,
   enableServer: switchServer(true),
   disableServer: switchServer(false),
   showServerActions,

@@ -73,6 +73,32 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     assert.match(settings, /"from-codex"/);
     assert.doesNotMatch(settings, /oauth_resource/);
   });
+
+  it('Add Server… writes to the portable .mcp.json, turns that source on, and the server runs after consent', async () => {
+    const { page, workspace } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
+    await answer(page, 'command line or URL', `"${node}" "${fixture}" --name added-portable`);
+    await answer(page, 'name', 'added-portable');
+    await answer(page, 'where to save it', '.mcp.json');
+    // A folder's .mcp.json is workspace-defined: asked like any workspace server.
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'added-portable' });
+    await dialog.waitFor({ timeout: 30_000 });
+    await dialog.locator('.monaco-button', { hasText: /^Allow$/ }).click();
+    await treeRow(page, 'added-portable').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    const written = JSON.parse(fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
+    assert.deepEqual(Object.keys(written.mcpServers), ['from-portable', 'added-portable']);
+    assert.match(fs.readFileSync(path.join(workspace, '.vscode', 'settings.json'), 'utf8'), /"mcpJsonPortable"/);
+  });
+
+  it('Copy Server for Another Client… says what it copied and what the user must still do', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Copy Server for Another Client…', { opensQuickInput: true });
+    await answer(page, 'for another client', 'from-codex');
+    await answer(page, 'for which client', 'Gemini');
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    await page.locator('.notifications-center .notification-list-item', { hasText: 'Copied "from-codex" for Gemini CLI' }).first().waitFor({ timeout: 15_000 });
+    await runFromPalette(page, 'Notifications: Hide Notifications');
+  });
 });
 
 describe('a Codex config.toml as a live source (UI)', function () {

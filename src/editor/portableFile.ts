@@ -1,0 +1,54 @@
+// The portable .mcp.json at the first folder's root, as a place Add Server can write to: the file
+// the editor (since 1.140), Claude Code and Copilot CLI read too. Edited in place with jsonc-parser,
+// so comments and the rest of the file are kept.
+import fs from 'node:fs';
+import path from 'node:path';
+import { applyEdits, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
+import * as vscode from 'vscode';
+import { inspectSetting, SOURCES_KEY, updateSetting } from './settings';
+
+export function portableFile(): string | undefined {
+  const folder = vscode.workspace.workspaceFolders?.find((candidate) => candidate.uri.scheme === 'file');
+  return folder ? path.join(folder.uri.fsPath, '.mcp.json') : undefined;
+}
+
+/** `mcpServers` when the file has it (or is new); a bare map of servers otherwise. */
+function serversKey(text: string): string[] {
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  if (!tree || findNodeAtLocation(tree, ['mcpServers'])) return ['mcpServers'];
+  return tree.children && tree.children.length > 0 ? [] : ['mcpServers'];
+}
+
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export function portableEntryExists(name: string): boolean {
+  const file = portableFile();
+  if (!file) return false;
+  const text = readText(file);
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  return tree !== undefined && findNodeAtLocation(tree, [...serversKey(text), name]) !== undefined;
+}
+
+/**
+ * Writes the entry, and turns the `mcpJsonPortable` source on for this workspace when it is off,
+ * so the server shows up. Returns what it did, for the message.
+ */
+export async function writePortableEntry(name: string, entry: unknown): Promise<{ file: string; sourceTurnedOn: boolean }> {
+  const file = portableFile();
+  if (!file) throw new Error('no folder is open');
+  const text = readText(file).trim() === '' ? '{}\n' : readText(file);
+  const edits = modify(text, [...serversKey(text), name], entry, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
+  fs.writeFileSync(file, applyEdits(text, edits));
+  const sources = inspectSetting<unknown>(SOURCES_KEY);
+  const current = sources?.workspaceValue ?? sources?.globalValue ?? ['settings'];
+  const list = Array.isArray(current) ? current.filter((item): item is string => typeof item === 'string') : ['settings'];
+  if (list.includes('mcpJsonPortable')) return { file, sourceTurnedOn: false };
+  await updateSetting(SOURCES_KEY, [...list, 'mcpJsonPortable'], vscode.ConfigurationTarget.Workspace);
+  return { file, sourceTurnedOn: true };
+}
