@@ -11,6 +11,7 @@ import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
 import { rememberEditorUserDir } from './editor/configurationReader';
 import { SourceFileWatchers } from './editor/sourceWatchers';
+import { DevWatchers } from './editor/devWatchers';
 import { editorToolDirs } from './editor/sandboxTools';
 import { ConsentStore } from './editor/consent';
 import { editorAnswers } from './editor/hostAnswers';
@@ -68,23 +69,18 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
-  const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers));
+  const devWatchers = context.own(new DevWatchers((name) => manager.reconnect(name), (name, message) => logs.server(name).info(message)));
+  const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers, (name) => devWatchers.lastRestart(name)));
   const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted, extension.extension.id, (message) => logs.main.info(message)));
   context.own(vscode.lm.registerMcpServerDefinitionProvider(DEFINITION_PROVIDER_ID, definitions));
   for (const tool of registerDispatcherTools(catalog)) context.own(tool);
   const render = () => ui.render();
   context.own(catalog.onDidChange(() => definitions.refresh()));
-  // Sources are live: a change to a consulted file (.mcp.json, ~/.codex/config.toml, ...) reloads.
-  const watchers = context.own(new SourceFileWatchers((file) => {
-    logs.main.info(`${file} changed; reloading the servers`);
-    sync.scheduleReload();
-  }));
-  context.own(sync.onDidLoad((state) => {
-    watchers.watch(state.files);
+  followTheFiles(context, sync, logs, devWatchers, () => {
     catalog.reconcile();
     definitions.refresh();
     render();
-  }));
+  });
   registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, refreshed: () => {
     definitions.refresh();
     render();
@@ -110,6 +106,22 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     publishedServers: () => definitions.publishedNames,
     onDidRestartInEditor: definitions.onDidRestartInEditor,
   };
+}
+
+/**
+ * Sources are live: a change to a consulted file (.mcp.json, ~/.codex/config.toml, ...) reloads;
+ * each load says which files to watch, and which servers' dev.watch patterns.
+ */
+function followTheFiles(context: SwitchboardContext, sync: ConfigurationSync, logs: LogChannels, devWatchers: DevWatchers, loaded: () => void): void {
+  const watchers = context.own(new SourceFileWatchers((file) => {
+    logs.main.info(`${file} changed; reloading the servers`);
+    sync.scheduleReload();
+  }));
+  context.own(sync.onDidLoad((state) => {
+    watchers.watch(state.files);
+    devWatchers.update(state.servers);
+    loaded();
+  }));
 }
 
 /** The core with the editor's loggers, storage and secrets; the gateway starts listening now. */

@@ -5,6 +5,7 @@ import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
 import { describeState, STATE_MESSAGE_MAX } from '../core/presentation/stateText';
 import { isReady } from '../core/state/serverState';
+import type { DevRestart } from './devWatchers';
 
 const STDERR_LINES = 10;
 const MESSAGE_LINES = 30;
@@ -47,7 +48,7 @@ export function offerSummary(toolCount: number, offer: OfferedServer | undefined
 }
 
 /** `toolCount`: the tools chat has of the server (for an idle one, from the cache). */
-export function serverTooltip(view: ServerView, offer: OfferedServer | undefined, toolCount: number): vscode.MarkdownString {
+export function serverTooltip(view: ServerView, offer: OfferedServer | undefined, toolCount: number, restart?: DevRestart): vscode.MarkdownString {
   const markdown = new vscode.MarkdownString('', true);
   markdown.supportHtml = false;
   const state = view.state;
@@ -73,6 +74,8 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
     rows.push([state.reason === 'unused' ? 'Stopped while unused since' : 'Idle since', new Date(state.since).toLocaleString()]);
   }
   rows.push(['Source', escape(describeSource(view.source))]);
+  if (definition?.devWatch?.length) rows.push(['Restarts on changes to', definition.devWatch.map((pattern) => `\`${pattern.replace(/`/g, "'")}\``).join(', ')]);
+  if (restart) rows.push(['Restarted by dev.watch', `${escape(restart.file)} changed (${new Date(restart.at).toLocaleTimeString()})`]);
   if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);
   if (state.kind === 'blocked' && state.reason === 'consentDenied') {
     rows.push(['Consent', 'you denied it, or closed the dialog — click **Allow…** on the row (or **Start**) to be asked again for this server alone']);

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { OfferCatalog, ToolCatalog } from '../core/catalog';
 import type { ServerStateChangeEvent } from '../core/state/serverState';
 import type { ServerManager } from '../core/manager';
+import type { DevRestart } from './devWatchers';
 import { FailureNotices } from './failureNotices';
 import type { LogChannels } from './logChannels';
 import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, toolRows, type TreeSnapshot } from './serversView';
@@ -27,8 +28,9 @@ export class ServersUi implements vscode.Disposable {
     private readonly catalog: ToolCatalog,
     private readonly logs: LogChannels,
     offers: OfferCatalog,
+    devRestart: (server: string) => DevRestart | undefined = () => undefined,
   ) {
-    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server, catalog.knownTools(server)), offer: (server) => offers.offer(server) }));
+    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server, catalog.knownTools(server)), offer: (server) => offers.offer(server), devRestart }));
     const view = this.own(vscode.window.createTreeView(SERVERS_VIEW_ID, { treeDataProvider: this.tree, showCollapseAll: true, manageCheckboxStateManually: true }));
     this.own(view.onDidChangeCheckboxState((event) => this.switchTools(event)));
     this.statusBar = this.own(new HealthStatusBar());

@@ -6,6 +6,7 @@ import { sandboxOf, signsInWithOAuth } from '../core/config/types';
 import type { ServerView } from '../core/manager';
 import { describeRow, rowPrimaryAction } from '../core/presentation/rowText';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
+import type { DevRestart } from './devWatchers';
 import { serverTooltip } from './serverTooltip';
 
 export const SERVERS_VIEW_ID = 'mcpSwitchboard.servers';
@@ -51,6 +52,16 @@ export interface ServersTreeSource {
   tools(server: string): readonly ToolRow[];
   /** Resources, templates and prompts; undefined for a server without an endpoint. */
   offer(server: string): OfferedServer | undefined;
+  /** The last restart dev.watch made of the server. */
+  devRestart?(server: string): DevRestart | undefined;
+}
+
+/** How long after a dev.watch restart the row says `restarted`. */
+const RESTART_NOTE_MS = 60_000;
+
+/** Whether the server runs because dev.watch restarted it (the row says so for a minute). */
+function restartedByWatch(view: ServerView, restart: DevRestart | undefined): boolean {
+  return restart !== undefined && view.state.kind === 'running' && restart.at <= view.state.since && view.state.since - restart.at < RESTART_NOTE_MS;
 }
 
 const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
@@ -123,8 +134,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     item.id = `server/${view.name}`;
     // A few words that fit the default sidebar beside the name and two hover buttons; the tooltip
     // has the full message, the timing and the sandbox rules.
-    item.description = describeRow(view.state, Date.now(), { tools: rows.length, sandboxed: sandboxOf(view.definition) !== undefined });
-    item.tooltip = serverTooltip(view, offer, rows.length);
+    const restart = this.source.devRestart?.(view.name);
+    item.description = describeRow(view.state, Date.now(), { tools: rows.length, sandboxed: sandboxOf(view.definition) !== undefined, restarted: restartedByWatch(view, restart) });
+    item.tooltip = serverTooltip(view, offer, rows.length, restart);
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
     const primary = rowPrimaryAction(view.state);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const node = process.execPath;
@@ -128,5 +128,56 @@ describe('a Codex config.toml as a live source (UI)', function () {
     fs.writeFileSync(config, codexTable('second'));
     await treeRow(page, 'first').waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'no consent dialog for a file in the user\'s home');
+  });
+});
+
+describe('dev.watch (UI)', function () {
+  this.timeout(180_000);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-watch-'));
+  const marker = path.join(scratch, 'marker.json');
+  let workbench: Workbench;
+  let serverFolder = '';
+
+  const pid = () => {
+    try {
+      return (JSON.parse(fs.readFileSync(marker, 'utf8')) as { pid: number }).pid;
+    } catch {
+      return undefined;
+    }
+  };
+
+  before(async function () {
+    this.timeout(120_000);
+    // The server's folder is the workspace, as for an author working on their server.
+    workbench = await openWorkbench('basic', {
+      userSettings: {
+        'mcpSwitchboard.servers': { watched: { command: node, args: [fixture, '--name', 'watched', '--marker', marker], dev: { watch: 'src/**/*.js' } } },
+      },
+    });
+    serverFolder = workbench.workspace;
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('restarts the server when a watched file changes, and the row says why', async () => {
+    const { page } = workbench;
+    const row = treeRow(page, 'watched');
+    await row.locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
+    const before = pid();
+    assert.ok(before, 'the server wrote its marker');
+    // Not watched: nothing happens.
+    fs.writeFileSync(path.join(serverFolder, 'notes.txt'), 'x');
+    fs.mkdirSync(path.join(serverFolder, 'src', 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(serverFolder, 'src', 'lib', 'tool.js'), 'export {};');
+    await row.locator('.label-description', { hasText: /^restarted · \d+ tools$/ }).waitFor({ timeout: 30_000 });
+    assert.notEqual(pid(), before, 'a new process');
+    const tooltip = await rowTooltip(page, row, 'Restarted by dev.watch');
+    assert.match(await tooltip.innerText(), /Restarted by dev\.watch: src\/lib\/tool\.js changed/);
+    assert.match(await tooltip.innerText(), /Restarts on changes to: src\/\*\*\/\*\.js/);
+    await screenshot(page, 'dev-watch-restarted');
   });
 });

@@ -75,7 +75,8 @@ function commonFields(candidate: ServerCandidate, entry: ParsedEntry, context: B
     start: entry.lifecycle ?? context.lifecycleDefaults.start,
     idleStopMs: entry.idleStopMinutes === undefined ? context.lifecycleDefaults.idleStopMs : Math.round(entry.idleStopMinutes * 60_000),
   };
-  return { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect: buildReconnect(entry, diagnostics), tools: buildTools(entry), lifecycle, ...shown };
+  const devWatch = (entry.dev?.watch ?? []).filter((pattern) => pattern.trim() !== '');
+  return { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect: buildReconnect(entry, diagnostics), tools: buildTools(entry), lifecycle, ...shown, ...(devWatch.length > 0 ? { devWatch } : {}) };
 }
 
 async function buildStdio(candidate: ServerCandidate, entry: ParsedEntry, context: BuildContext, resolver: FieldResolver, diagnostics: ServerDiagnostics, common: CommonFields): Promise<ServerDefinition | undefined> {

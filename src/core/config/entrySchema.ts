@@ -105,6 +105,17 @@ export const sandboxRulesSchema = z.looseObject({
 
 export type ParsedSandboxRules = z.infer<typeof sandboxRulesSchema>;
 
+/** Most watch patterns an entry may list: each is a file watcher in the editor. */
+export const MAX_WATCH_PATTERNS = 32;
+
+/** The editor's `dev` block: `watch` restarts the server when matching files change. */
+export const devSchema = z.looseObject({
+  // One pattern is a list of one: the errors then name the list's limit, not a union.
+  watch: z.preprocess((value) => (typeof value === 'string' ? [value] : value), stringList(MAX_WATCH_PATTERNS, 'patterns')).optional(),
+  /** The editor's debugger launch; accepted, not used. */
+  debug: z.unknown().optional(),
+});
+
 export const entrySchema = z.looseObject({
   type: z.enum(TRANSPORT_TYPES).optional(),
   command: text.optional(),
@@ -134,12 +145,13 @@ export const entrySchema = z.looseObject({
   sandboxEnabled: z.boolean().optional(),
   /** `true`/`false` as sandboxEnabled, or the rules (which also turn the sandbox on). */
   sandbox: z.union([z.boolean(), sandboxRulesSchema]).optional(),
+  dev: devSchema.optional(),
 });
 
 export type ParsedEntry = z.infer<typeof entrySchema>;
 
 /** Fields of the editor's mcp.json (and of neighbouring clients) that we accept and do not use. */
-export const IGNORED_FIELDS: ReadonlySet<string> = new Set(['dev', 'gallery', 'version', 'description']);
+export const IGNORED_FIELDS: ReadonlySet<string> = new Set(['gallery', 'version', 'description']);
 
 const NESTED_KNOWN_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   timeouts: new Set(Object.keys(timeoutsSchema.shape)),
@@ -147,6 +159,7 @@ const NESTED_KNOWN_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   reconnect: new Set(Object.keys(reconnectSchema.shape)),
   oauth: new Set(Object.keys((oauthSchema.options[1] as z.ZodObject).shape)),
   sandbox: new Set(Object.keys(sandboxRulesSchema.shape)),
+  dev: new Set(Object.keys(devSchema.shape)),
 };
 
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(entrySchema.shape));

@@ -57,6 +57,11 @@ interface ServerDefinitionBase {
   readonly prompts?: boolean;
   readonly lifecycle: LifecycleSettings;
   /**
+   * The editor's `dev.watch`: glob patterns, relative to the server's folder (its `cwd`, else its
+   * workspace folder); a change to a matching file restarts the server. Absent: none.
+   */
+  readonly devWatch?: readonly string[];
+  /**
    * Values that came from `${input:...}` or look like secrets; loggers and the UI redact them.
    * Never persisted.
    */

@@ -71,15 +71,17 @@ function lastPathPart(path: string): string {
 
 /**
  * E.g. "running · 12 tools", "idle · 12 tools", "exited (1)", "command not found", "denied by you".
- * `sandboxed` replaces "running" for a server that runs in a sandbox; the tooltip has the rules.
+ * `sandboxed` replaces "running" for a server that runs in a sandbox (the tooltip has the rules),
+ * and `restarted` for one dev.watch just restarted (the tooltip says which file changed).
  */
-export function describeRow(state: ServerState, now: number, context: { readonly tools?: number; readonly sandboxed?: boolean } = {}): string {
+export function describeRow(state: ServerState, now: number, context: { readonly tools?: number; readonly sandboxed?: boolean; readonly restarted?: boolean } = {}): string {
   switch (state.kind) {
     case 'idle':
       return context.tools ? `idle · ${tools(context.tools)}` : 'idle';
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
-      return `${context.sandboxed ? 'sandboxed' : 'running'} · ${tools(state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
+      const word = context.restarted ? 'restarted' : context.sandboxed ? 'sandboxed' : 'running';
+      return `${word} · ${tools(state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
     }
     case 'starting':
       if (!state.attempt) return 'starting…';
