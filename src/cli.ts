@@ -3,12 +3,14 @@
 // ends with the right code.
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
-import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, runDoctor, runLogin, serveCommand, type ExitCode } from './core/cli';
+import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, REGISTRY_USAGE, runDoctor, runLogin, runRegistry, serveCommand, type ExitCode } from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--no-wait]
                                             run the gateway headless; prints {"url","token","servers"}
+       mcp-switchboard registry search <text> | registry add <name>
+                                            the MCP Registry (see registry --help)
        mcp-switchboard login <server> [--folder DIR] [--port N]
                                             sign in to a remote server (OAuth); logout <server> forgets it
 
@@ -45,6 +47,10 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (argv[0] === 'login' || argv[0] === 'logout') return wantsHelp ? printed(LOGIN_USAGE) : loginCommand(argv);
   if (argv[0] === 'serve') return wantsHelp ? printed(USAGE) : serveCommand(argv.slice(1));
+  if (argv[0] === 'registry') {
+    if (wantsHelp) return printed(REGISTRY_USAGE);
+    return (await runRegistry(argv.slice(1), { out: (text) => void process.stdout.write(text), err: (text) => void process.stderr.write(text) })) as ExitCode;
+  }
   return doctorCommand(argv);
 }
 

@@ -5,3 +5,4 @@ export { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
 export { runServe, serveCommand, type ServeReady } from './serve';
 export { parseServeArgs } from './serveArgs';
 export { LOGIN_USAGE, runLogin } from './login';
+export { REGISTRY_USAGE, runRegistry } from './registry';
