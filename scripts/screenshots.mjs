@@ -34,6 +34,8 @@ export const README_SCREENSHOTS = {
   'run-tool-validation': 'run-tool-validation',
   'allow-after-deny': 'allow-after-deny',
   'import-codex': 'import-codex',
+  'registry-picker': 'registry-picker',
+  'dev-watch-restarted': 'dev-watch-restarted',
 };
 
 function main() {

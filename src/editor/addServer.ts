@@ -38,11 +38,17 @@ export async function addServerInteractively(): Promise<string | undefined> {
   });
   if (line === undefined) return undefined;
   entry = entryFromCommandLine(line);
+  return nameAndSave(entry, suggestServerName(entry), 'Add MCP Server');
+}
 
-
+/**
+ * The steps every way of adding a server ends with: its name (said at once when taken), then where
+ * to save it. `title` prefixes the steps (`Add MCP Server (2/3): name`).
+ */
+export async function nameAndSave(entry: NewEntry | Record<string, unknown>, suggested: string, title: string): Promise<string | undefined> {
   const name = await vscode.window.showInputBox({
-    title: 'Add MCP Server (2/3): name',
-    value: suggestServerName(entry),
+    title: `${title} (2/3): name`,
+    value: suggested,
     ignoreFocusOut: true,
     prompt: 'Chat shows it in every tool name (mcp_<name>_<tool>).',
     validateInput: (value) => {
@@ -53,15 +59,14 @@ export async function addServerInteractively(): Promise<string | undefined> {
     },
   });
   if (name === undefined) return undefined;
-
-  const picked = await pickDestination();
+  const picked = await pickDestination(title);
   if (!picked) return undefined;
   return (await save(name, entry, picked)) ? name : undefined;
 }
 
 type DestinationItem = vscode.QuickPickItem & { scope: Destination };
 
-async function pickDestination(): Promise<DestinationItem | undefined> {
+async function pickDestination(title: string): Promise<DestinationItem | undefined> {
   const scopes: DestinationItem[] = [{ label: 'User settings', description: 'available in every workspace', scope: 'user' }];
   if (vscode.workspace.workspaceFolders?.length) {
     scopes.push({ label: 'Workspace settings', description: 'shared with everyone who opens this workspace', scope: 'workspace' });
@@ -69,11 +74,11 @@ async function pickDestination(): Promise<DestinationItem | undefined> {
   if (portableFile()) {
     scopes.push({ label: '.mcp.json', description: 'this folder\'s portable file: the editor, Claude Code and Copilot CLI read it too', scope: 'portable' });
   }
-  return scopes.length === 1 ? scopes[0] : vscode.window.showQuickPick(scopes, { title: 'Add MCP Server (3/3): where to save it', ignoreFocusOut: true });
+  return scopes.length === 1 ? scopes[0] : vscode.window.showQuickPick(scopes, { title: `${title} (3/3): where to save it`, ignoreFocusOut: true });
 }
 
 /** Writes the entry where the user chose (asking before replacing one); false when they declined. */
-async function save(name: string, entry: NewEntry, picked: DestinationItem): Promise<boolean> {
+async function save(name: string, entry: NewEntry | Record<string, unknown>, picked: DestinationItem): Promise<boolean> {
   if (exists(name, picked.scope)) {
     const replace = await vscode.window.showWarningMessage(`A server named "${name}" already exists in ${picked.label}. Replace it?`, { modal: true }, 'Replace');
     if (replace !== 'Replace') return false;

@@ -9,6 +9,7 @@ export const COMMANDS = {
   showLogs: 'mcpSwitchboard.showLogs',
   openSettings: 'mcpSwitchboard.openSettings',
   addServer: 'mcpSwitchboard.addServer',
+  addServerFromRegistry: 'mcpSwitchboard.addServerFromRegistry',
   importServers: 'mcpSwitchboard.importServers',
   showToolCatalog: 'mcpSwitchboard.showToolCatalog',
   clearStoredInputs: 'mcpSwitchboard.clearStoredInputs',

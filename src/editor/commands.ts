@@ -3,6 +3,7 @@ import { isActive } from '../core/state/serverState';
 import type { ServerManager, ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { addServerInteractively } from './addServer';
+import { addServerFromRegistry } from './registryPicker';
 import { COMMANDS } from './commandIds';
 import type { ConfigurationSync } from './configurationSync';
 import type { ConsentStore } from './consent';
@@ -253,6 +254,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   showLogs,
   openSettings,
   addServer: () => () => addServerInteractively(),
+  addServerFromRegistry: () => () => addServerFromRegistry(),
   importServers: () => () => importServersInteractively(),
   showToolCatalog: (services) => () => services.showToolCatalog(),
   runTool: (services) => (argument) => services.runTool(typeof argument === 'string' ? argument : undefined),

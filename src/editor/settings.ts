@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { CatalogSettings } from '../core/catalog';
 import { catalogSettingsFrom, SETTINGS_SECTION, TOOLS_DISABLED } from '../core/catalog/settings';
+import { DEFAULT_REGISTRY_URL } from '../core/registry/registryClient';
 
 export const SECTION = SETTINGS_SECTION;
 export const SERVERS_KEY = 'servers';
@@ -12,6 +13,13 @@ export const DEFAULT_IDLE_STOP_KEY = 'defaultIdleStopMinutes';
 export const SANDBOX_ENABLED_KEY = 'sandbox.enabled';
 export const SANDBOX_RULES_KEY = 'sandbox.rules';
 export const SANDBOX_WORKSPACE_KEY = 'sandbox.workspaceServers';
+export const REGISTRY_URL_KEY = 'registry.url';
+
+/** The registry Add Server from Registry searches: the user's own setting only (application scope). */
+export function registryUrl(): string {
+  const value = inspectSetting<unknown>(REGISTRY_URL_KEY)?.globalValue;
+  return typeof value === 'string' && /^https?:\/\//.test(value) ? value : DEFAULT_REGISTRY_URL;
+}
 
 /** `ask`: the consent dialog offers Allow and Run Sandboxed; `sandboxed`: only Run Sandboxed. */
 export type WorkspaceSandboxMode = 'ask' | 'sandboxed';

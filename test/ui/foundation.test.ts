@@ -21,7 +21,8 @@ describe('the workbench, clicked as a user would (UI)', function () {
     const welcome = page.locator('.welcome-view-content', { hasText: 'No MCP servers are configured yet.' });
     // The welcome replaces "no data provider" only once the extension registered its tree.
     await welcome.waitFor({ timeout: 30_000 });
-    assert.ok(await welcome.getByRole('button', { name: 'Add Server' }).isVisible());
+    assert.ok(await welcome.getByRole('button', { name: 'Add Server', exact: true }).isVisible());
+    assert.ok(await welcome.getByRole('button', { name: 'Add Server from Registry' }).isVisible());
     assert.ok(await welcome.getByRole('button', { name: 'Import Servers' }).isVisible());
     await screenshot(page, 'welcome-view');
   });

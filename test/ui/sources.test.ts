@@ -2,9 +2,11 @@
 // and from Codex's config.toml, and a Codex file enabled as a source, live: an edit there adds,
 // disables and removes servers without a reload.
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import type { Page } from 'playwright-core';
 import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
@@ -179,5 +181,58 @@ describe('dev.watch (UI)', function () {
     assert.match(await tooltip.innerText(), /Restarted by dev\.watch: src\/lib\/tool\.js changed/);
     assert.match(await tooltip.innerText(), /Restarts on changes to: src\/\*\*\/\*\.js/);
     await screenshot(page, 'dev-watch-restarted');
+  });
+});
+
+describe('Add Server from Registry (UI)', function () {
+  this.timeout(180_000);
+  const children: ChildProcess[] = [];
+  let workbench: Workbench;
+
+  async function start(script: string, args: string[] = []): Promise<number> {
+    const child = spawn(node, [path.resolve(__dirname, '../fixtures', script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    const stdout = child.stdout;
+    if (!stdout) throw new Error(`${script} has no stdout`);
+    return new Promise<number>((resolve) => readline.createInterface({ input: stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port)));
+  }
+
+  before(async function () {
+    this.timeout(120_000);
+    const mcpPort = await start('http-server.mjs');
+    const registryPort = await start('registry-server.mjs', ['--local-remote', `http://127.0.0.1:${mcpPort}/mcp`]);
+    workbench = await openWorkbench('basic', { userSettings: { 'mcpSwitchboard.registry.url': `http://127.0.0.1:${registryPort}` } });
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+    for (const child of children) child.kill('SIGKILL');
+  });
+
+  it('searches as you type, adds the server picked, asks for its secret header when it starts, and it runs', async () => {
+    const { page, userDataDir } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Add Server from Registry…', { opensQuickInput: true });
+    const picker = page.locator('.quick-input-widget', { hasText: 'Add MCP Server from Registry (1/3)' });
+    await picker.waitFor({ timeout: 15_000 });
+    await page.locator('.quick-input-widget input').fill('weather');
+    const row = picker.locator('.monaco-list-row', { hasText: 'Weather (test)' });
+    await row.waitFor({ timeout: 15_000 });
+    assert.match(await row.innerText(), /1\.2\.0 · remote/);
+    assert.equal(await picker.locator('.monaco-list-row', { hasText: 'Everything' }).count(), 0, 'the search narrows the list');
+    await screenshot(page, 'registry-picker');
+    await page.keyboard.press('Enter');
+    await answer(page, 'Registry (2/3): name');
+    await answer(page, 'where to save it', 'User settings');
+    // The header the registry marks secret is asked for when the server first starts, masked.
+    const ask = page.locator('.quick-input-widget', { hasText: 'weather-x-api-key' });
+    await ask.waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('.quick-input-widget input').getAttribute('type'), 'password');
+    await page.locator('.quick-input-widget input').fill('key-123');
+    await page.keyboard.press('Enter');
+    await treeRow(page, 'weather').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    const settings = fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8');
+    assert.match(settings, /"X-Api-Key": "\$\{input:weather-x-api-key\}"/);
+    assert.doesNotMatch(settings, /key-123/);
   });
 });

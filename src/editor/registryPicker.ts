@@ -1,0 +1,115 @@
+// Add Server from Registry…: search the MCP Registry as you type (the latest version of each
+// server, page by page), pick a server and how to install it, then the same name and destination
+// steps as Add Server. What the server needs from you is asked for when it first starts (masked
+// when secret) and kept in the keychain.
+import * as vscode from 'vscode';
+import { RegistryClient, RegistryError, type RegistryServer } from '../core/registry/registryClient';
+import { entryFromRegistry, installOptions, registryServerName, type InstallOption } from '../core/registry/registryEntry';
+import { nameAndSave } from './addServer';
+import { registryUrl } from './settings';
+
+const SEARCH_DEBOUNCE_MS = 300;
+const TITLE = 'Add MCP Server from Registry';
+
+type ServerItem = vscode.QuickPickItem & { readonly server?: RegistryServer; readonly more?: string };
+
+function installKinds(item: RegistryServer): string {
+  const kinds = [...(item.server.packages ?? []).map((pkg) => pkg.registryType), ...(item.server.remotes ?? []).map(() => 'remote')];
+  return [...new Set(kinds)].join(', ') || 'nothing to install';
+}
+
+function serverItem(item: RegistryServer): ServerItem {
+  const { server } = item;
+  return { label: server.title ?? registryServerName(server.name), description: `${server.version} · ${installKinds(item)}`, detail: `${server.description} — ${server.name}`, server: item };
+}
+
+/** Searches while the user types; resolves with the server picked, or undefined. */
+function pickServer(client: RegistryClient): Promise<RegistryServer | undefined> {
+  const pick = vscode.window.createQuickPick<ServerItem>();
+  pick.title = `${TITLE} (1/3): ${new URL(client.url).host}`;
+  pick.placeholder = 'Search by name: github, filesystem, postgres…';
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let search: AbortController | undefined;
+  let shown: ServerItem[] = [];
+  const load = (text: string, cursor?: string) => {
+    search?.abort();
+    const controller = new AbortController();
+    search = controller;
+    pick.busy = true;
+    client.search(text, cursor, controller.signal).then(
+      (page) => {
+        if (controller.signal.aborted) return;
+        shown = [...(cursor ? shown.filter((item) => !item.more) : []), ...page.servers.map(serverItem)];
+        if (page.nextCursor) shown.push({ label: '$(more) More results…', alwaysShow: true, more: page.nextCursor });
+        if (shown.length === 0) shown = [{ label: `No servers match "${text}"`, alwaysShow: true }];
+        pick.items = shown;
+        pick.busy = false;
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        pick.busy = false;
+        pick.items = [{ label: '$(error) The registry cannot be searched', detail: error instanceof RegistryError ? error.message : String(error), alwaysShow: true }];
+      },
+    );
+  };
+  return new Promise((resolve) => {
+    pick.onDidChangeValue((value) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => load(value), SEARCH_DEBOUNCE_MS);
+    });
+    pick.onDidAccept(() => {
+      const [chosen] = pick.selectedItems;
+      if (chosen?.more) return load(pick.value, chosen.more);
+      if (!chosen?.server) return;
+      resolve(chosen.server);
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      clearTimeout(timer);
+      search?.abort();
+      resolve(undefined);
+      pick.dispose();
+    });
+    pick.show();
+    load('');
+  });
+}
+
+async function pickInstall(item: RegistryServer): Promise<InstallOption | undefined> {
+  const options = installOptions(item.server);
+  const usable = options.filter((option) => !option.unsupported);
+  if (usable.length === 0) {
+    void vscode.window.showWarningMessage(`${item.server.name} cannot be added: ${options.map((option) => `${option.label}: ${option.unsupported ?? ''}`).join('; ') || 'it has no package or remote'}.`);
+    return undefined;
+  }
+  if (options.length === 1) return usable[0];
+  const picked = await vscode.window.showQuickPick(
+    options.map((option) => ({ label: option.label, description: option.unsupported ? `cannot run here: ${option.unsupported}` : undefined, option })),
+    { title: `${TITLE}: how to run ${item.server.name}?`, ignoreFocusOut: true },
+  );
+  if (picked?.option.unsupported) {
+    void vscode.window.showWarningMessage(`${picked.label}: ${picked.option.unsupported}.`);
+    return undefined;
+  }
+  return picked?.option;
+}
+
+export async function addServerFromRegistry(): Promise<string | undefined> {
+  const client = new RegistryClient(registryUrl());
+  const item = await pickServer(client);
+  if (!item) return undefined;
+  const option = await pickInstall(item);
+  if (!option) return undefined;
+  const made = entryFromRegistry(item.server, option.choice);
+  const name = await nameAndSave(made.entry, made.name, TITLE);
+  if (name === undefined) return undefined;
+  const asks = made.inputs.map((input) => `${input.id}${input.secret ? ' (secret)' : ''}`);
+  const inputs = asks.length > 0 ? ` It will ask for ${asks.join(', ')} when it starts, and keep ${asks.length === 1 ? 'it' : 'them'} in your keychain.` : '';
+  const logs = 'Show Logs';
+  void vscode.window.showInformationMessage(`Added "${name}": ${item.server.name} ${item.server.version} (${option.label}).${inputs} Its row shows whether it runs.`, logs).then((choice) => {
+    if (choice === logs) void vscode.commands.executeCommand('mcpSwitchboard.showLogs', name);
+  });
+  return name;
+}
