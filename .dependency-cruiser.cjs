@@ -9,6 +9,7 @@ const LAYERS = {
   state: ['base', 'config'],
   sandbox: ['base', 'config'],
   registry: ['base', 'config'],
+  share: ['base', 'config', 'auth'],
   connection: ['base', 'config', 'state', 'sandbox'],
   auth: ['base', 'config', 'state', 'connection'],
   manager: ['base', 'config', 'state', 'connection'],
@@ -18,7 +19,7 @@ const LAYERS = {
   runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
   'cli/doctor': ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'presentation', 'runtime', 'cli/folder'],
-  cli: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'registry', 'cli/folder', 'cli/doctor'],
+  cli: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'registry', 'share', 'cli/folder', 'cli/doctor'],
 };
 
 const escapeRegExp = (text) => text.replace(/[/.]/g, '\\$&');

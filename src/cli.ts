@@ -3,14 +3,16 @@
 // ends with the right code.
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
-import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, REGISTRY_USAGE, runDoctor, runLogin, runRegistry, serveCommand, type ExitCode } from './core/cli';
+import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, REGISTRY_USAGE, runDoctor, runLogin, runRegistry, runShare, serveCommand, SHARE_USAGE, type ExitCode } from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
-       mcp-switchboard serve [--folder DIR] [--port N] [--no-wait]
+       mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
                                             run the gateway headless; prints {"url","token","servers"}
        mcp-switchboard registry search <text> | registry add <name>
                                             the MCP Registry (see registry --help)
+       mcp-switchboard share <portable|claude-code|codex|gemini> [--folder DIR] [--port N]
+                                            serve's gateway in another agent's config
        mcp-switchboard login <server> [--folder DIR] [--port N]
                                             sign in to a remote server (OAuth); logout <server> forgets it
 
@@ -47,6 +49,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (argv[0] === 'login' || argv[0] === 'logout') return wantsHelp ? printed(LOGIN_USAGE) : loginCommand(argv);
   if (argv[0] === 'serve') return wantsHelp ? printed(USAGE) : serveCommand(argv.slice(1));
+  if (argv[0] === 'share') return wantsHelp ? printed(SHARE_USAGE) : runShare(argv.slice(1), { out: (text) => void process.stdout.write(text), err: (text) => void process.stderr.write(text) });
   if (argv[0] === 'registry') {
     if (wantsHelp) return printed(REGISTRY_USAGE);
     return (await runRegistry(argv.slice(1), { out: (text) => void process.stdout.write(text), err: (text) => void process.stderr.write(text) })) as ExitCode;

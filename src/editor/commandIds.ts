@@ -10,6 +10,7 @@ export const COMMANDS = {
   openSettings: 'mcpSwitchboard.openSettings',
   addServer: 'mcpSwitchboard.addServer',
   addServerFromRegistry: 'mcpSwitchboard.addServerFromRegistry',
+  shareWithAgents: 'mcpSwitchboard.shareWithAgents',
   importServers: 'mcpSwitchboard.importServers',
   showToolCatalog: 'mcpSwitchboard.showToolCatalog',
   clearStoredInputs: 'mcpSwitchboard.clearStoredInputs',

@@ -4,6 +4,7 @@ import type { ServerManager, ServerView } from '../core/manager';
 import { describeState } from '../core/presentation/stateText';
 import { addServerInteractively } from './addServer';
 import { addServerFromRegistry } from './registryPicker';
+import { shareWithAgentsInteractively } from './shareWithAgents';
 import { COMMANDS } from './commandIds';
 import type { ConfigurationSync } from './configurationSync';
 import type { ConsentStore } from './consent';
@@ -255,6 +256,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   openSettings,
   addServer: () => () => addServerInteractively(),
   addServerFromRegistry: () => () => addServerFromRegistry(),
+  shareWithAgents: () => () => shareWithAgentsInteractively(),
   importServers: () => () => importServersInteractively(),
   showToolCatalog: (services) => () => services.showToolCatalog(),
   runTool: (services) => (argument) => services.runTool(typeof argument === 'string' ? argument : undefined),

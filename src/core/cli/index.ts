@@ -6,3 +6,4 @@ export { runServe, serveCommand, type ServeReady } from './serve';
 export { parseServeArgs } from './serveArgs';
 export { LOGIN_USAGE, runLogin } from './login';
 export { REGISTRY_USAGE, runRegistry } from './registry';
+export { runShare, SHARE_USAGE } from './share';

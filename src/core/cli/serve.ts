@@ -10,6 +10,7 @@ import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { createRuntime } from '../runtime/runtime';
 import { cliAnswers } from './folder/cliAnswers';
 import { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
+import { readOrCreateGatewayToken } from '../share/gatewayToken';
 import { parseServeArgs } from './serveArgs';
 import { errorMessage } from '../base/errorMessage';
 
@@ -22,6 +23,8 @@ export interface ServeOptions {
    * attempt (running, failed, or retrying), bounded by the longest connect timeout.
    */
   readonly wait?: boolean;
+  /** Reads (or creates, 0600) the gateway's token here, so it is the same on every run. */
+  readonly tokenFile?: string;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   /** Aborting it shuts everything down; runServe then resolves. */
@@ -54,6 +57,13 @@ export async function runServe(options: ServeOptions): Promise<number> {
     return 2;
   }
   const env = options.env ?? process.env;
+  let token: string | undefined;
+  try {
+    token = options.tokenFile ? readOrCreateGatewayToken(options.tokenFile) : undefined;
+  } catch (error) {
+    logger.error(`--token-file: ${errorMessage(error)}`);
+    return 2;
+  }
   const loaded = await loadFolderConfiguration(options.folder, { env, ...(options.userHome === undefined ? {} : { userHome: options.userHome }) });
   if (loaded.kind === 'unreadable') {
     // Serving without the file's filters could expose tools the user denied: refuse instead.
@@ -81,7 +91,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await runtime.manager.start(configuration.servers);
     if (options.wait !== false) await firstAttemptsDone(runtime.manager, configuration.servers, options.signal);
     if (options.signal.aborted) return 0;
-    const gateway = runtime.gateway({ port: options.port ?? 0 });
+    const gateway = runtime.gateway({ port: options.port ?? 0, ...(token ? { token } : {}) });
     await gateway.start();
     const ready: ServeReady = {
       url: gateway.aggregatedUrl,

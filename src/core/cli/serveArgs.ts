@@ -8,15 +8,18 @@ export interface ServeArgs {
   readonly port: number;
   /** Print the ready line only once every enabled server has finished its first connect attempt. */
   readonly wait: boolean;
+  /** A token kept across runs, for agents that have the gateway in their configs. */
+  readonly tokenFile?: string;
 }
 
-export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N] [--wait | --no-wait]';
+export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait]';
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {
   let folder = cwd;
   let port = 0;
   let wait = true;
+  let tokenFile: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -31,6 +34,8 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
       const raw = value();
       port = Number(raw);
       if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got "${raw}"\n${SERVE_USAGE}`);
+    } else if (flag === '--token-file') {
+      tokenFile = path.resolve(cwd, value());
     } else if (flag === '--wait' && inline === undefined) {
       wait = true;
     } else if (flag === '--no-wait' && inline === undefined) {
@@ -39,5 +44,5 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
       throw new Error(`unknown argument "${arg}"\n${SERVE_USAGE}`);
     }
   }
-  return { folder, port, wait };
+  return { folder, port, wait, ...(tokenFile ? { tokenFile } : {}) };
 }

@@ -37,6 +37,11 @@ export interface GatewayOptions {
   readonly maxSessions?: number;
   /** For the idle sweep and the last-use times. */
   readonly clock?: Clock;
+  /**
+   * A token kept across runs (serve --token-file, so that other agents' configs keep working); at
+   * least 32 characters. Absent: 256 random bits, new for this gateway.
+   */
+  readonly token?: string;
 }
 
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
@@ -50,8 +55,8 @@ export interface GatewayAddress {
 }
 
 export class McpGateway {
-  /** 256 random bits, new for every gateway instance. Clients send it as `Authorization: Bearer`. */
-  readonly token: string = createToken();
+  /** 256 random bits, new for every gateway instance unless given. Clients send it as `Authorization: Bearer`. */
+  readonly token: string;
   private readonly source: ToolSource;
   private readonly offers: OfferSource | undefined;
   private readonly relays: RelayHost | undefined;
@@ -73,6 +78,8 @@ export class McpGateway {
     }
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
+    if (options.token !== undefined && !/^[A-Za-z0-9_-]{32,512}$/.test(options.token)) throw new Error('A gateway token must be 32 to 512 URL-safe characters');
+    this.token = options.token ?? createToken();
     this.requestedPort = port;
 
     this.source = options.source;

@@ -1,0 +1,37 @@
+// `mcp-switchboard share <agent>`: the gateway's entry in another agent's config (see
+// core/share/shareGateway.ts), and the two steps that make it work.
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_SHARE_PORT, shareGateway, type ShareTarget } from '../share/shareGateway';
+
+const TARGETS: Readonly<Record<string, ShareTarget>> = { portable: 'mcpJsonPortable', 'claude-code': 'claudeCode', codex: 'codex', gemini: 'gemini' };
+
+export const SHARE_USAGE = `Usage: mcp-switchboard share <portable|claude-code|codex|gemini> [--folder DIR] [--port N]
+
+Writes one entry, "switchboard", for the gateway that \`serve\` runs on 127.0.0.1:<port> (default
+${DEFAULT_SHARE_PORT}) into that agent's config: DIR/.mcp.json, ~/.claude.json, ~/.codex/config.toml
+or ~/.gemini/settings.json. The entry names the token as the variable MCP_SWITCHBOARD_TOKEN, never
+the token itself, so the file is safe to commit. Then run serve with --token-file, as printed.
+`;
+
+export function runShare(argv: readonly string[], io: { out(text: string): void; err(text: string): void }, environment: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { folder: { type: 'string' }, port: { type: 'string' } } });
+  } catch (error) {
+    io.err(`mcp-switchboard share: ${(error as Error).message}\n${SHARE_USAGE}`);
+    return 2;
+  }
+  const target = TARGETS[parsed.positionals[0] ?? ''];
+  const port = Number(parsed.values.port ?? DEFAULT_SHARE_PORT);
+  if (!target || parsed.positionals.length !== 1 || !Number.isInteger(port) || port < 1 || port > 65535) {
+    io.err(SHARE_USAGE);
+    return 2;
+  }
+  const env = environment.env ?? process.env;
+  const folder = path.resolve(environment.cwd ?? process.cwd(), parsed.values.folder ?? '.');
+  const result = shareGateway({ target, port, folder, userHome: env.HOME ?? os.homedir(), env });
+  io.out(`${result.outcome === 'present' ? 'Already there' : result.outcome === 'replaced' ? 'Replaced' : 'Added'}: "switchboard" in ${result.file}.\nThen:\n${result.steps.map((step, index) => `  ${index + 1}. ${step}\n`).join('')}`);
+  return 0;
+}

@@ -1,0 +1,102 @@
+// Share with Other Agents: one entry for Switchboard's gateway (`serve`, on a fixed port, with a
+// token kept in a 0600 file) written into another agent's config: the portable .mcp.json, Claude
+// Code's ~/.claude.json, Codex's config.toml or Gemini CLI's settings.json. Every file gets the
+// token as an environment variable, never the token itself, so a config that ends up in a
+// repository leaks nothing. Then every agent on the machine uses the same servers.
+import fs from 'node:fs';
+import path from 'node:path';
+import { applyEdits, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
+import { exportEntry, type ExportFormat } from '../config/exportEntry';
+import { defaultGatewayTokenFile, TOKEN_ENV_VAR } from './gatewayToken';
+
+export const SHARE_TARGETS = ['mcpJsonPortable', 'claudeCode', 'codex', 'gemini'] as const;
+export type ShareTarget = (typeof SHARE_TARGETS)[number];
+
+export const SHARE_TITLES: Readonly<Record<ShareTarget, string>> = {
+  mcpJsonPortable: "This folder's .mcp.json (the editor's agent host, Claude Code, Copilot CLI)",
+  claudeCode: 'Claude Code, for every project (~/.claude.json)',
+  codex: 'Codex (~/.codex/config.toml)',
+  gemini: 'Gemini CLI (~/.gemini/settings.json)',
+};
+
+/** A port outside the usual development ranges; any free port works. */
+export const DEFAULT_SHARE_PORT = 47_800;
+export const SHARED_ENTRY_NAME = 'switchboard';
+
+export interface ShareRequest {
+  readonly target: ShareTarget;
+  readonly port: number;
+  /** The folder serve runs for (its settings configure the servers); the portable file goes here. */
+  readonly folder: string;
+  readonly userHome: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ShareResult {
+  readonly file: string;
+  readonly outcome: 'added' | 'replaced' | 'present';
+  /** What the user does next: the variable to set, the gateway to run. */
+  readonly steps: readonly string[];
+}
+
+const FORMATS: Readonly<Record<ShareTarget, ExportFormat>> = { mcpJsonPortable: 'claudeCode', claudeCode: 'claudeCode', codex: 'codex', gemini: 'gemini' };
+
+export function shareFile(request: Pick<ShareRequest, 'target' | 'folder' | 'userHome' | 'env'>): string {
+  switch (request.target) {
+    case 'mcpJsonPortable':
+      return path.join(request.folder, '.mcp.json');
+    case 'claudeCode':
+      return path.join(request.env.CLAUDE_CONFIG_DIR ?? request.userHome, '.claude.json');
+    case 'codex':
+      return path.join(request.env.CODEX_HOME ?? path.join(request.userHome, '.codex'), 'config.toml');
+    case 'gemini':
+      return path.join(request.userHome, '.gemini', 'settings.json');
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+/** Adds (or replaces) `mcpServers.switchboard` in a JSON file, keeping its comments and the rest. */
+function writeJson(file: string, value: unknown): 'added' | 'replaced' {
+  const text = readText(file).trim() === '' ? '{}\n' : readText(file);
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const existed = tree !== undefined && findNodeAtLocation(tree, ['mcpServers', SHARED_ENTRY_NAME]) !== undefined;
+  const edits = modify(text, ['mcpServers', SHARED_ENTRY_NAME], value, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, applyEdits(text, edits));
+  return existed ? 'replaced' : 'added';
+}
+
+/** Appends the table to a TOML file; one that has it already is left alone (no TOML rewriting). */
+function writeToml(file: string, table: string): 'added' | 'present' {
+  const text = readText(file);
+  if (new RegExp(`^\\s*\\[mcp_servers\\.${SHARED_ENTRY_NAME}\\]`, 'm').test(text)) return 'present';
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${text === '' ? '' : '\n'}${table}`);
+  return 'added';
+}
+
+export function shareGateway(request: ShareRequest): ShareResult {
+  const entry = { type: 'http', url: `http://127.0.0.1:${request.port}/mcp`, headers: { Authorization: `Bearer \${env:${TOKEN_ENV_VAR}}` } };
+  const exported = exportEntry(SHARED_ENTRY_NAME, entry, FORMATS[request.target], { userHome: request.userHome });
+  const file = shareFile(request);
+  const outcome = request.target === 'codex'
+    ? writeToml(file, exported.text)
+    : writeJson(file, (JSON.parse(exported.text) as { mcpServers: Record<string, unknown> }).mcpServers[SHARED_ENTRY_NAME]);
+  const tokenFile = defaultGatewayTokenFile(request.env as NodeJS.ProcessEnv);
+  return {
+    file,
+    outcome,
+    steps: [
+      `Run the gateway (it reads the servers of ${request.folder}): mcp-switchboard serve --folder ${JSON.stringify(request.folder)} --port ${request.port} --token-file ${JSON.stringify(tokenFile)}`,
+      `Give the agent its token, in the shell profile it starts from: export ${TOKEN_ENV_VAR}="$(cat ${JSON.stringify(tokenFile)})"`,
+    ],
+  };
+}

@@ -1,0 +1,104 @@
+// Share with Other Agents: the gateway's entry in each agent's config, the token only as a
+// variable; serve keeps its token in a 0600 file across runs; and an agent reading the shared entry
+// reaches serve's servers (Switchboard itself, reading Codex's file, plays that agent).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { runServe, type ServeReady } from '../../../src/core/cli';
+import { loadConfiguration, type HttpServerDefinition } from '../../../src/core/config';
+import { readOrCreateGatewayToken, TOKEN_ENV_VAR } from '../../../src/core/share/gatewayToken';
+import { SHARE_TARGETS, shareGateway, type ShareTarget } from '../../../src/core/share/shareGateway';
+import { STDIO_SERVER } from '../connection/helpers';
+import { Cleanup, connectClient, eventually } from '../gateway/helpers';
+import { baseInput, expectValid } from '../config/helpers';
+
+const SOURCE_OF: Record<ShareTarget, string> = { mcpJsonPortable: 'mcpJsonPortable', claudeCode: 'claudeCode', codex: 'codex', gemini: 'gemini' };
+const TOKEN = 'a'.repeat(43);
+
+function temp(cleanup: Cleanup, prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  cleanup.add(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('share: the gateway in other agents\' configs', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  for (const target of SHARE_TARGETS) {
+    it(`${target}: adds one entry that reads back as the gateway, the token as a variable, the rest of the file kept`, async () => {
+      const home = temp(cleanup, 'share-home-');
+      const folder = temp(cleanup, 'share-ws-');
+      const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+      const existing = target === 'codex' ? 'model = "gpt-5-codex"\n\n[mcp_servers.other]\ncommand = "other"\n' : '{\n  // mine\n  "theme": "dark",\n  "mcpServers": { "other": { "command": "other" } }\n}\n';
+      const first = shareGateway({ target, port: 47_801, folder, userHome: home, env });
+      // The same file again, now with the user's own content around the entry.
+      fs.writeFileSync(first.file, existing);
+      const result = shareGateway({ target, port: 47_801, folder, userHome: home, env });
+      assert.equal(result.outcome, 'added');
+      const text = fs.readFileSync(result.file, 'utf8');
+      assert.ok(text.includes(target === 'codex' ? 'model = "gpt-5-codex"' : '// mine'), text);
+      assert.ok(!text.includes(TOKEN), 'no token in the file');
+      assert.equal(shareGateway({ target, port: 47_801, folder, userHome: home, env }).outcome, target === 'codex' ? 'present' : 'replaced');
+
+      const loaded = await loadConfiguration(baseInput({ userHome: home, env: { ...env, [TOKEN_ENV_VAR]: TOKEN, CODEX_HOME: undefined }, workspaceFolders: [{ name: 'ws', path: folder }], sources: [SOURCE_OF[target]] }), { resolve: async () => undefined });
+      const names = loaded.servers.map((server) => server.name);
+      assert.deepEqual(names.sort(), ['other', 'switchboard']);
+      const shared = expectValid(loaded.servers.find((server) => server.name === 'switchboard') as HttpServerDefinition) as HttpServerDefinition;
+      assert.equal(shared.url, 'http://127.0.0.1:47801/mcp');
+      assert.equal(shared.headers.Authorization, `Bearer ${TOKEN}`);
+      assert.match(result.steps.join('\n'), /mcp-switchboard serve --folder .* --port 47801 --token-file/);
+    });
+  }
+
+  it('keeps serve\'s token in a file only the user can read, the same on every run', () => {
+    const dir = temp(cleanup, 'share-token-');
+    const file = path.join(dir, 'nested', 'gateway-token');
+    const token = readOrCreateGatewayToken(file);
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(readOrCreateGatewayToken(file), token);
+    fs.chmodSync(file, 0o644);
+    assert.throws(() => readOrCreateGatewayToken(file), /can be read by other users: run chmod 600/);
+  });
+
+  it('an agent with the shared entry reaches serve\'s servers (Switchboard reading Codex\'s config plays the agent)', async () => {
+    const home = temp(cleanup, 'share-e2e-');
+    const folder = temp(cleanup, 'share-e2e-ws-');
+    fs.mkdirSync(path.join(folder, '.vscode'));
+    fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } }));
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') };
+    const port = await freePort();
+    shareGateway({ target: 'codex', port, folder, userHome: home, env });
+
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const controller = new AbortController();
+    const tokenFile = path.join(home, '.config', 'mcp-switchboard', 'gateway-token');
+    const exit = runServe({ folder, port, tokenFile, stdout, stderr: new PassThrough(), signal: controller.signal, env });
+    cleanup.add(async () => {
+      controller.abort();
+      await exit;
+    });
+    const ready = JSON.parse(await eventually(() => (out.includes('\n') ? out : undefined), 'serve\'s ready line')) as ServeReady;
+    assert.equal(ready.token, fs.readFileSync(tokenFile, 'utf8').trim(), 'serve uses the token file');
+
+    const agent = await loadConfiguration(baseInput({ userHome: home, env: { ...env, [TOKEN_ENV_VAR]: ready.token }, sources: ['codex'] }), { resolve: async () => undefined });
+    const shared = expectValid(agent.servers[0] as HttpServerDefinition) as HttpServerDefinition;
+    const { client } = await connectClient(cleanup, shared.url, shared.headers.Authorization?.replace(/^Bearer /, '') ?? '');
+    assert.ok((await client.listTools()).tools.some((tool) => tool.name === 'alpha__echo'));
+  });
+});
