@@ -127,7 +127,7 @@ describe('CLI: serve', function () {
   it('serve --help prints the usage (exit 0); a bad serve command line exits 2', async () => {
     const help = await runCli(['serve', '--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /mcp-switchboard serve \[--folder DIR\] \[--port N\] \[--no-wait\]\s+run the gateway headless; prints \{"url","token","servers"\}/);
+    assert.match(help.stdout, /mcp-switchboard serve \[--folder DIR\] \[--port N\] \[--token-file FILE\] \[--no-wait\]\s+run the gateway headless; prints \{"url","token","servers"\}/);
     const bad = await runCli(['serve', '--port', 'x']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--port must be an integer/);
