@@ -1,8 +1,8 @@
 // The editor's `dev.watch`: a change to a file matching a server's patterns restarts the server,
 // once the changes stop for a moment (a build writes many files). The row then says it restarted
 // and the tooltip which file changed.
-import path from 'node:path';
 import * as vscode from 'vscode';
+import { GlobWatcher } from '../core/base/globWatcher';
 import { isInvalidServer, type ServerDefinition } from '../core/config';
 import type { ConfiguredServer } from '../core/manager';
 
@@ -70,10 +70,13 @@ export class DevWatchers implements vscode.Disposable {
     if (!base) return;
     const patterns = definition.devWatch ?? [];
     const key = this.keyOf(definition);
-    const watchers = patterns.map((pattern) => vscode.workspace.createFileSystemWatcher(path.isAbsolute(pattern) ? pattern : new vscode.RelativePattern(vscode.Uri.file(base), pattern)));
-    const onChange = (uri: vscode.Uri) => this.schedule(definition.name, key, path.relative(base, uri.fsPath));
-    const subscriptions = watchers.flatMap((watcher) => [watcher.onDidChange(onChange), watcher.onDidCreate(onChange), watcher.onDidDelete(onChange)]);
-    this.watched.set(definition.name, { key, disposable: vscode.Disposable.from(...watchers, ...subscriptions) });
+    // Node's watcher, not the editor's: the editor's misses files in folders made after it
+    // started (a clean build's output), which is what a server author changes most.
+    const watcher = new GlobWatcher(base, patterns, {
+      changed: (file) => this.schedule(definition.name, key, file),
+      problem: (message) => this.log(definition.name, `dev.watch: ${message}`),
+    });
+    this.watched.set(definition.name, { key, disposable: { dispose: () => watcher.dispose() } });
     this.log(definition.name, `dev.watch: watching ${patterns.join(', ')} in ${base}`);
   }
 

@@ -44,7 +44,11 @@ function pickServer(client: RegistryClient): Promise<RegistryServer | undefined>
         shown = [...(cursor ? shown.filter((item) => !item.more) : []), ...page.servers.map(serverItem)];
         if (page.nextCursor) shown.push({ label: '$(more) More results…', alwaysShow: true, more: page.nextCursor });
         if (shown.length === 0) shown = [{ label: `No servers match "${text}"`, alwaysShow: true }];
+        // New items would reset the highlighted row under the user's cursor: keep it on the same server.
+        const active = pick.activeItems[0]?.server?.server.name;
         pick.items = shown;
+        const again = shown.find((item) => item.server?.server.name === active);
+        if (again) pick.activeItems = [again];
         pick.busy = false;
       },
       (error: unknown) => {
@@ -60,7 +64,8 @@ function pickServer(client: RegistryClient): Promise<RegistryServer | undefined>
       timer = setTimeout(() => load(value), SEARCH_DEBOUNCE_MS);
     });
     pick.onDidAccept(() => {
-      const [chosen] = pick.selectedItems;
+      // Enter on a highlighted row: selectedItems can be empty while the items were just replaced.
+      const chosen = pick.selectedItems[0] ?? pick.activeItems[0];
       if (chosen?.more) return load(pick.value, chosen.more);
       if (!chosen?.server) return;
       resolve(chosen.server);
