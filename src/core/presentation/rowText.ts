@@ -5,6 +5,7 @@
 import type { ConnectionErrorCode } from '../state/errorCodes';
 import type { BlockedReason, ServerState, SignInReason } from '../state/serverState';
 import { failureActions } from './notices';
+import { firstProblem } from './stateText';
 
 /** The longest description a row should need for a state (checked by the tests for every kind). */
 export const ROW_TEXT_BUDGET = 21;
@@ -95,7 +96,7 @@ export function describeRow(state: ServerState, now: number, context: { readonly
     case 'stopped':
       return 'stopped';
     case 'invalid': {
-      const first = state.diagnostics.find((diagnostic) => diagnostic.severity === 'error') ?? state.diagnostics[0];
+      const first = firstProblem(state.diagnostics);
       return first?.path ? `invalid: ${lastPathPart(first.path)}` : 'invalid settings';
     }
     case 'blocked':

@@ -19,6 +19,11 @@ function describeWait(ms: number): string {
   return seconds < 90 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
 }
 
+/** The diagnostic an invalid server is named by: its first error, else its first warning. */
+export function firstProblem<T extends { readonly severity: string }>(diagnostics: readonly T[]): T | undefined {
+  return diagnostics.find((diagnostic) => diagnostic.severity === 'error') ?? diagnostics[0];
+}
+
 /** What else is known of a server when its state does not say: the tools chat has of an idle one. */
 export interface StateContext {
   readonly tools?: number;
@@ -50,7 +55,7 @@ export function describeState(state: ServerState, now: number = Date.now(), cont
     case 'stopped':
       return 'stopped';
     case 'invalid': {
-      const first = state.diagnostics.find((diagnostic) => diagnostic.severity === 'error') ?? state.diagnostics[0];
+      const first = firstProblem(state.diagnostics);
       return first ? `invalid: ${first.path ? `${first.path}: ` : ''}${firstLine(first.message)}` : 'invalid';
     }
     case 'blocked':
