@@ -5,6 +5,18 @@
 import { parseArgs } from 'node:util';
 import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, REGISTRY_USAGE, runDoctor, runLogin, runRegistry, runShare, serveCommand, SHARE_USAGE, type ExitCode } from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
+import { guardStdio, watchParent } from './core/cli/stdio';
+
+/**
+ * Aborted when this process has nobody left to answer: its stdout or stderr pipe broke, or the
+ * process that started it with piped stdio ended. serve then stops its servers and exits by
+ * itself, as a language server does when its client goes; doctor and login stop as on SIGTERM.
+ */
+const lifetime = new AbortController();
+const stdio = guardStdio([process.stdout, process.stderr], (reason) => lifetime.abort(new Error(`the output pipe broke (${reason})`)));
+if (!process.stdout.isTTY && !process.stderr.isTTY) watchParent(() => lifetime.abort(new Error('the parent process ended')));
+const out = (text: string): void => stdio.write(process.stdout, text);
+const err = (text: string): void => stdio.write(process.stderr, text);
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
@@ -48,17 +60,17 @@ const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP
 async function main(argv: readonly string[]): Promise<ExitCode> {
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (argv[0] === 'login' || argv[0] === 'logout') return wantsHelp ? printed(LOGIN_USAGE) : loginCommand(argv);
-  if (argv[0] === 'serve') return wantsHelp ? printed(USAGE) : serveCommand(argv.slice(1));
-  if (argv[0] === 'share') return wantsHelp ? printed(SHARE_USAGE) : runShare(argv.slice(1), { out: (text) => void process.stdout.write(text), err: (text) => void process.stderr.write(text) });
+  if (argv[0] === 'serve') return wantsHelp ? printed(USAGE) : serveCommand(argv.slice(1), { signal: lifetime.signal });
+  if (argv[0] === 'share') return wantsHelp ? printed(SHARE_USAGE) : runShare(argv.slice(1), { out, err });
   if (argv[0] === 'registry') {
     if (wantsHelp) return printed(REGISTRY_USAGE);
-    return (await runRegistry(argv.slice(1), { out: (text) => void process.stdout.write(text), err: (text) => void process.stderr.write(text) })) as ExitCode;
+    return (await runRegistry(argv.slice(1), { out, err })) as ExitCode;
   }
   return doctorCommand(argv);
 }
 
 function printed(text: string): ExitCode {
-  process.stdout.write(text);
+  out(text);
   return 0;
 }
 
@@ -66,8 +78,7 @@ async function loginCommand(argv: readonly string[]): Promise<ExitCode> {
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   for (const signal of HANDLED_SIGNALS) process.once(signal, onSignal);
-  const io = { out: (text: string) => void process.stdout.write(text), err: (text: string) => void process.stderr.write(text) };
-  const code = await runLogin(argv[0] === 'logout' ? [...argv.slice(1), '--logout'] : argv.slice(1), io, { signal: abort.signal });
+  const code = await runLogin(argv[0] === 'logout' ? [...argv.slice(1), '--logout'] : argv.slice(1), { out, err }, { signal: AbortSignal.any([abort.signal, lifetime.signal]) });
   return code as ExitCode;
 }
 
@@ -98,7 +109,7 @@ async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {
   if (extra.length > 0) return usageError(`unexpected argument "${extra[0]}"`);
   const options = parseDoctorOptions(values);
   if (!options.ok) return usageError(options.message, false);
-  return runUntilSignal((signal) => runDoctor(options.value, { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) }, { signal }));
+  return runUntilSignal((signal) => runDoctor(options.value, { out, err }, { signal }));
 }
 
 /** Runs `work` with a signal that SIGINT/SIGTERM/SIGHUP abort; a second signal only says it is still stopping. */
@@ -108,16 +119,16 @@ async function runUntilSignal(work: (signal: AbortSignal) => Promise<ExitCode>):
   const onSignal = (signal: NodeJS.Signals): void => {
     if (received) {
       // Leaving now could orphan servers; stopping is bounded by the kill grace period anyway.
-      process.stderr.write('mcp-switchboard: still stopping servers...\n');
+      err('mcp-switchboard: still stopping servers...\n');
       return;
     }
     received = signal;
-    process.stderr.write(`\nmcp-switchboard: ${signal}, stopping servers...\n`);
+    err(`\nmcp-switchboard: ${signal}, stopping servers...\n`);
     abort.abort();
   };
   for (const signal of HANDLED_SIGNALS) process.on(signal, onSignal);
   try {
-    const code = await work(abort.signal);
+    const code = await work(AbortSignal.any([abort.signal, lifetime.signal]));
     return received ? exitCodeForSignal(received) : code;
   } finally {
     for (const signal of HANDLED_SIGNALS) process.off(signal, onSignal);
@@ -126,14 +137,26 @@ async function runUntilSignal(work: (signal: AbortSignal) => Promise<ExitCode>):
 
 /** A wrong flag value gets a pointer to the help; a wrong command line gets the help itself. */
 function usageError(message: string, withUsage = true): ExitCode {
-  process.stderr.write(`mcp-switchboard: ${message}\n${withUsage ? `\n${USAGE}` : 'Run "mcp-switchboard --help" for usage.\n'}`);
+  err(`mcp-switchboard: ${message}\n${withUsage ? `\n${USAGE}` : 'Run "mcp-switchboard --help" for usage.\n'}`);
   return EXIT_UNUSABLE;
 }
 
-/** Waits until everything written so far has been handed to the OS (pipes are async on macOS). */
+/**
+ * Waits until everything written so far has been handed to the OS (pipes are async on macOS), at
+ * most a moment: a stream whose reader is gone never drains, and must not hold the exit.
+ */
 function flush(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => stream.write('', () => resolve()));
+  if (stdio.broken() || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_LIMIT_MS);
+    stream.write('', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
+
+const FLUSH_LIMIT_MS = 2_000;
 
 /**
  * Exits explicitly: an idle keep-alive socket or a timer inside a dependency must not keep the
@@ -150,7 +173,8 @@ async function exit(code: ExitCode): Promise<never> {
  */
 function keepRunningOnStrayErrors(): void {
   const report = (kind: string) => (error: unknown) => {
-    process.stderr.write(`[error] mcp-switchboard: ${kind} (kept running): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // Through the guard: a report about a broken pipe must not fail on that pipe and loop.
+    err(`[error] mcp-switchboard: ${kind} (kept running): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   };
   process.on('uncaughtException', report('uncaught exception'));
   process.on('unhandledRejection', report('unhandled rejection'));
@@ -159,6 +183,6 @@ function keepRunningOnStrayErrors(): void {
 
 keepRunningOnStrayErrors();
 main(process.argv.slice(2)).then(exit, async (error: unknown) => {
-  process.stderr.write(`mcp-switchboard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  err(`mcp-switchboard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   await exit(EXIT_UNUSABLE);
 });

@@ -111,6 +111,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
 }
 
 export interface ServeCommandOptions {
+  /** Stops serve like a signal does: the CLI aborts it when its pipes break or its parent ends. */
+  readonly signal?: AbortSignal;
   readonly stdout?: NodeJS.WritableStream;
   readonly stderr?: NodeJS.WritableStream;
   readonly cwd?: string;
@@ -133,8 +135,9 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   const stop = (): void => controller.abort();
   // SIGHUP too: a closed terminal must stop the servers rather than kill serve and orphan them.
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
+  const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
   try {
-    return await runServe({ ...args, stdout, stderr, signal: controller.signal });
+    return await runServe({ ...args, stdout, stderr, signal });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);
   }
