@@ -73,6 +73,8 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
     rows.push(['Offers', `${offerSummary(toolCount, offer)} (cached)`]);
     rows.push([state.reason === 'unused' ? 'Stopped while unused since' : 'Idle since', new Date(state.since).toLocaleString()]);
   }
+  const instructions = state.kind === 'running' ? state.instructions : offer?.instructions;
+  if (instructions) rows.push(['Instructions', `${escape(firstLines(instructions))} (chat gets them in full)`]);
   rows.push(['Source', escape(describeSource(view.source))]);
   if (definition?.devWatch?.length) rows.push(['Restarts on changes to', definition.devWatch.map((pattern) => `\`${pattern.replace(/`/g, "'")}\``).join(', ')]);
   if (restart) rows.push(['Restarted by dev.watch', `${escape(restart.file)} changed (${new Date(restart.at).toLocaleTimeString()})`]);
@@ -117,6 +119,14 @@ function appendErrorDetails(markdown: vscode.MarkdownString, message: string): v
     markdown.appendMarkdown('\n\n**Details**\n\n');
     markdown.appendText(first.slice(0, 2_000));
   }
+}
+
+/** The first three lines, at most 300 characters: enough to recognise them. */
+function firstLines(text: string): string {
+  const lines = text.trim().split(/\r?\n/).filter((line) => line.trim() !== '');
+  const head = lines.slice(0, 3).join(' / ');
+  const cut = head.length > 300 ? `${head.slice(0, 299)}…` : head;
+  return lines.length > 3 && !cut.endsWith('…') ? `${cut} …` : cut;
 }
 
 const RULES_FROM: Record<SandboxRulesOrigin, string> = {

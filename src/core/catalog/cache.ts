@@ -25,7 +25,12 @@ export interface CachedOffer {
   readonly resourceTemplates: readonly ResourceTemplateType[];
   readonly prompts: readonly Prompt[];
   readonly capabilities?: Readonly<Record<string, unknown>>;
+  /** The server's `instructions`, as it last gave them (bounded by MAX_INSTRUCTIONS). */
+  readonly instructions?: string;
 }
+
+/** The most of one server's instructions kept and passed on (64 KiB of text). */
+export const MAX_INSTRUCTIONS = 64 * 1024;
 
 /**
  * Where entries live. Values are plain JSON; every method is async so that an implementation can
@@ -89,11 +94,14 @@ function parseOffer(value: unknown): CachedOffer | string {
   for (const checked of [resources, resourceTemplates, prompts]) if (typeof checked === 'string') return checked;
   const capabilities = value.capabilities;
   if (capabilities !== undefined && !isPlainObject(capabilities)) return 'offer.capabilities is not an object';
+  const instructions = value.instructions;
+  if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) return 'offer.instructions is not a string of at most 64 KiB';
   return {
     resources: resources as Resource[],
     resourceTemplates: resourceTemplates as ResourceTemplateType[],
     prompts: prompts as Prompt[],
     ...(capabilities ? { capabilities } : {}),
+    ...(instructions ? { instructions } : {}),
   };
 }
 

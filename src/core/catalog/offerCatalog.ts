@@ -10,7 +10,7 @@ import { isServed, type ServerState, type ServerStateChangeEvent } from '../stat
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
-import type { CachedOffer } from './cache';
+import { MAX_INSTRUCTIONS, type CachedOffer } from './cache';
 import { CatalogError } from './errors';
 import type { CallerOptions } from '../connection/connectionOptions';
 import type { OfferCapabilities, OfferedServer, OfferSource } from './types';
@@ -43,6 +43,12 @@ function featureOf(method: ForwardedMethod, params: Record<string, unknown>): 'r
   return ref?.type === 'ref/prompt' ? 'prompts' : 'resources';
 }
 
+/** A server's instructions, cut to MAX_INSTRUCTIONS: a hostile server cannot bloat every client's context. */
+function boundedInstructions(text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  return text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS)}\n[…cut at 64 KiB]` : text;
+}
+
 /** The part of a server's capabilities the gateway can pass on. */
 function offerCapabilities(capabilities: Readonly<Record<string, unknown>>, definition: ServerDefinition | undefined): OfferCapabilities {
   const pick = (key: string) => (typeof capabilities[key] === 'object' && capabilities[key] !== null ? structuredClone(capabilities[key] as Record<string, unknown>) : undefined);
@@ -66,7 +72,8 @@ export class OfferCatalog implements OfferSource, Disposable {
   /** Updates of subscribed resources (of shown resources only) and log messages. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
   /** Capabilities as of each server's last connection, for while it reconnects. */
-  private readonly lastCapabilities = new Map<string, Readonly<Record<string, unknown>>>();
+  /** What each server said of itself when it last ran: its capabilities and instructions. */
+  private readonly lastRunning = new Map<string, { readonly capabilities: Readonly<Record<string, unknown>>; readonly instructions?: string }>();
   private readonly subscriptions: Disposable[];
 
   constructor(
@@ -97,7 +104,7 @@ export class OfferCatalog implements OfferSource, Disposable {
   offer(server: string): OfferedServer | undefined {
     const view = this.manager.server(server);
     if (!view || !isServed(view.state.kind)) return undefined;
-    const { offer, capabilities } = this.currentOffer(server, view.state);
+    const { offer, capabilities, instructions } = this.currentOffer(server, view.state);
     const definition = view.definition;
     const resourcesShown = definition?.resources !== false;
     const promptsShown = definition?.prompts !== false;
@@ -107,6 +114,7 @@ export class OfferCatalog implements OfferSource, Disposable {
       resourceTemplates: resourcesShown ? (offer?.resourceTemplates ?? []) : [],
       prompts: promptsShown ? (offer?.prompts ?? []) : [],
       ...(capabilities ? { capabilities: offerCapabilities(capabilities, definition) } : {}),
+      ...(instructions ? { instructions } : {}),
     };
   }
 
@@ -156,20 +164,22 @@ export class OfferCatalog implements OfferSource, Disposable {
    * The live offer while the server runs, or once it has listed one; until then (a server still
    * starting in a new window) the cached one, so chat has it before a slow server is up.
    */
-  private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined } {
+  private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined; instructions: string | undefined } {
     const live = this.manager.connection(server)?.offer;
-    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities };
+    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities, instructions: boundedInstructions(state.instructions) };
     const cached = this.store?.cachedOffer(server);
     const liveHasSomething = live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length > 0;
+    const last = this.lastRunning.get(server);
     return {
       offer: liveHasSomething ? live : (cached ?? live),
-      capabilities: this.lastCapabilities.get(server) ?? cached?.capabilities,
+      capabilities: last?.capabilities ?? cached?.capabilities,
+      instructions: last ? boundedInstructions(last.instructions) : cached?.instructions,
     };
   }
 
   private onState(event: ServerStateChangeEvent): void {
     if (event.state.kind === 'running') {
-      this.lastCapabilities.set(event.server, event.state.capabilities);
+      this.lastRunning.set(event.server, { capabilities: event.state.capabilities, ...(event.state.instructions ? { instructions: event.state.instructions } : {}) });
       this.remember(event.server);
     }
     if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running') this.changeEmitter.fire(event.server);
@@ -185,7 +195,8 @@ export class OfferCatalog implements OfferSource, Disposable {
     const view = this.manager.server(server);
     const offer = this.manager.connection(server)?.offer;
     if (!this.store || view?.state.kind !== 'running' || !offer) return;
-    this.store.rememberOffer(server, { resources: offer.resources, resourceTemplates: offer.resourceTemplates, prompts: offer.prompts, capabilities: view.state.capabilities });
+    const instructions = boundedInstructions(view.state.instructions);
+    this.store.rememberOffer(server, { resources: offer.resources, resourceTemplates: offer.resourceTemplates, prompts: offer.prompts, capabilities: view.state.capabilities, ...(instructions ? { instructions } : {}) });
   }
 
   private onServerNotice(notice: ServerNotice): void {

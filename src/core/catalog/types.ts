@@ -109,6 +109,8 @@ export interface OfferedServer {
   readonly prompts: readonly Prompt[];
   /** As of the server's current or last connection; absent when it never connected. */
   readonly capabilities?: OfferCapabilities;
+  /** The server's `instructions` (initialize or server/discover), from its current or last connection. */
+  readonly instructions?: string;
 }
 
 /** What the gateway needs for resources, prompts, completion and logging (OfferCatalog provides it). */

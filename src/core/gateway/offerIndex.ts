@@ -47,6 +47,22 @@ export function endpointCapabilities(offers: OfferSource, endpoint: EndpointId):
   return merged as OfferCapabilities;
 }
 
+/** The most instructions the aggregated endpoint composes (each server's are already bounded). */
+export const MAX_COMPOSED_INSTRUCTIONS = 128 * 1024;
+
+/**
+ * What the endpoint's servers say to a model: one server's instructions as they are; on the
+ * aggregated endpoint each server's under its name (its tools are `<server>__<tool>` there), in
+ * configuration order, cut at MAX_COMPOSED_INSTRUCTIONS.
+ */
+export function endpointInstructions(offers: OfferSource, endpoint: EndpointId): string | undefined {
+  const served = servedOffers(offers, endpoint).filter((offer) => offer.instructions);
+  if (served.length === 0) return undefined;
+  if (endpoint.kind === 'server') return served[0]?.instructions;
+  const composed = served.map((offer) => `## ${offer.name} (tools named ${sanitizeNamePart(offer.name)}__…)\n\n${offer.instructions}`).join('\n\n');
+  return composed.length > MAX_COMPOSED_INSTRUCTIONS ? `${composed.slice(0, MAX_COMPOSED_INSTRUCTIONS)}\n[…cut at 128 KiB]` : composed;
+}
+
 export function qualifiedPromptName(server: string, prompt: string): string {
   return `${sanitizeNamePart(server)}__${sanitizeNamePart(prompt)}`;
 }

@@ -11,7 +11,7 @@ import { listedTools, mapToolName } from './exposure';
 import { relayedThrough, type RelayHost } from './clientRelay';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
-import { endpointCapabilities } from './offerIndex';
+import { endpointCapabilities, endpointInstructions } from './offerIndex';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -73,9 +73,12 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   // What the endpoint's servers offer besides tools, as of now: a 2025 session keeps what it was
   // told at initialize, as the protocol has no way to change capabilities later.
   const offerCapabilities = offers ? endpointCapabilities(offers, endpoint) : {};
+  // The upstream's instructions, in initialize (2025) and server/discover (2026-07-28) alike.
+  const instructions = offers ? endpointInstructions(offers, endpoint) : undefined;
   const server = new Server(endpointInfo(endpoint), {
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
     capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities) },
+    ...(instructions ? { instructions } : {}),
   });
   const relayed = relayedThrough(extras.relays, server);
   if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, extras.ledger);

@@ -23,6 +23,8 @@ export interface JsonServer {
   readonly tools: readonly JsonTool[];
   /** Declared by the server (tools, resources, prompts, completions, logging, ...); null unless running. */
   readonly capabilities: readonly string[] | null;
+  /** What the server tells a model (its `instructions`); null when it gives none or is not running. */
+  readonly instructions: string | null;
   readonly resources: OfferReport['resources'];
   readonly resourceTemplates: OfferReport['resourceTemplates'];
   readonly prompts: OfferReport['prompts'];
@@ -74,6 +76,7 @@ function jsonServer(server: ServerReport): JsonServer {
       }),
     ),
     capabilities: server.capabilities,
+    instructions: server.instructions,
     resources: server.offer.resources,
     resourceTemplates: server.offer.resourceTemplates,
     prompts: server.offer.prompts,

@@ -57,6 +57,8 @@ export interface ServerReport {
   readonly tools: readonly ToolReport[];
   /** The capabilities the server declared (tools, resources, prompts, ...), while running; null otherwise. */
   readonly capabilities: readonly string[] | null;
+  /** The server's instructions (what it tells a model), while running; null when it gives none. */
+  readonly instructions: string | null;
   readonly offer: OfferReport;
   /**
    * As configured: when the server starts and whether it stops when unused. The doctor starts lazy
@@ -118,6 +120,7 @@ export function buildReport(
       diagnostics,
       tools: toolReports(view, catalog.servers.find((server) => server.name === view.name)),
       capabilities: view.state.kind === 'running' ? Object.keys(view.state.capabilities) : null,
+      instructions: view.state.kind === 'running' ? (view.state.instructions ?? null) : null,
       offer: offerReport(offerOf(view.name)),
       lifecycle: lifecycle ? { start: lifecycle.start, idleStopMinutes: lifecycle.idleStopMs / 60_000 } : null,
       catalogWarnings: [
