@@ -15,6 +15,7 @@ import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
 import { SessionLedger, type OfferRelay, type RelaySession } from './offerRelay';
 import type { OfferFingerprint } from './offerIndex';
+import { BoundedEventStore } from './eventStore';
 import { createSessionServer } from './sessionServer';
 import { SessionTable, type TableSession } from './sessionTable';
 
@@ -52,6 +53,9 @@ export interface LegacySessionsOptions {
 
 const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
 
+/** How soon a client whose stream closed should reconnect (the SSE `retry` of the priming event). */
+const SSE_RETRY_MS = 1_000;
+
 export class LegacySessions {
   readonly table: SessionTable<LegacySession>;
   private readonly closeEmitter = new Emitter<ClosedSession>();
@@ -82,6 +86,10 @@ export class LegacySessions {
     const server = createSessionServer(endpoint, source, logger, { ...(offers ? { offers, ledger } : {}), ...(relays ? { relays } : {}) });
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // Priming events with ids, and what was sent kept (bounded): a client whose stream broke
+      // resumes with Last-Event-ID instead of losing the call's result.
+      eventStore: new BoundedEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
         const offerPrint = this.options.relay()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;

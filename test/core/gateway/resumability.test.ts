@@ -1,0 +1,83 @@
+// A 2025 client whose stream breaks during a call resumes it with Last-Event-ID and gets the
+// result; the store of sent events is bounded per session.
+import assert from 'node:assert/strict';
+import { BoundedEventStore } from '../../../src/core/gateway/eventStore';
+import { Cleanup, startGateway, toolsServer } from './helpers';
+
+/** Reads SSE frames from a response until `stop` says so; returns them parsed. */
+async function readFrames(response: Response, stop: (frames: Array<{ id?: string; data?: unknown }>) => boolean): Promise<Array<{ id?: string; data?: unknown }>> {
+  const reader = response.body?.getReader();
+  assert.ok(reader);
+  const decoder = new TextDecoder();
+  const frames: Array<{ id?: string; data?: unknown }> = [];
+  let buffer = '';
+  while (!stop(frames)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const frame: { id?: string; data?: unknown } = {};
+      for (const line of buffer.slice(0, end).split('\n')) {
+        if (line.startsWith('id:')) frame.id = line.slice(3).trim();
+        if (line.startsWith('data:') && line.slice(5).trim() !== '') frame.data = JSON.parse(line.slice(5));
+      }
+      frames.push(frame);
+      buffer = buffer.slice(end + 2);
+    }
+  }
+  await reader.cancel().catch(() => undefined);
+  return frames;
+}
+
+describe('gateway: resumable 2025 streams', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('a client that lost the stream of a call resumes with Last-Event-ID and gets the result', async () => {
+    const { gateway } = await startGateway(cleanup, [toolsServer('alpha', ['--slow-ms', '800'])]);
+    const url = gateway.endpointUrl('alpha');
+    const headers = { Authorization: `Bearer ${gateway.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const init = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    const sessionHeaders = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await (await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+
+    // The call's stream: its priming event has an id; then the client loses the stream.
+    const lost = new AbortController();
+    const call = await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } }), signal: lost.signal });
+    const before = await readFrames(call, (frames) => frames.some((frame) => frame.id !== undefined));
+    lost.abort();
+    const primed = before.find((frame) => frame.id !== undefined)?.id;
+    assert.ok(primed, 'a priming event with an id');
+    assert.ok(!before.some((frame) => (frame.data as { id?: number } | undefined)?.id === 2), 'the result had not come yet');
+
+    // As a client does: reconnect, again after the server's retry interval while the server has
+    // not yet seen the old stream close (409), a bounded number of times.
+    let resumed = await fetch(url, { method: 'GET', headers: { ...sessionHeaders, 'last-event-id': primed } });
+    for (let attempt = 0; resumed.status === 409 && attempt < 20; attempt++) {
+      await resumed.text();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      resumed = await fetch(url, { method: 'GET', headers: { ...sessionHeaders, 'last-event-id': primed } });
+    }
+    assert.equal(resumed.status, 200);
+    const after = await readFrames(resumed, (frames) => frames.some((frame) => (frame.data as { id?: number } | undefined)?.id === 2));
+    const result = after.find((frame) => (frame.data as { id?: number } | undefined)?.id === 2)?.data as { result?: { content?: Array<{ text?: string }> } };
+    assert.ok(result?.result, JSON.stringify(after));
+  });
+
+  it('keeps a bounded number of events per session, and says so for one that is gone', async () => {
+    const store = new BoundedEventStore(3, 1_000_000);
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) ids.push(await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: index } }));
+    assert.equal(store.size, 3);
+    await assert.rejects(store.replayEventsAfter(ids[0] ?? '', { send: async () => undefined }), /no longer kept/);
+    const replayed: string[] = [];
+    assert.equal(await store.replayEventsAfter(ids[2] ?? '', { send: async (id) => void replayed.push(id) }), 's');
+    assert.deepEqual(replayed, ids.slice(3));
+    const small = new BoundedEventStore(100, 200);
+    for (let index = 0; index < 10; index++) await small.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(50) } });
+    assert.ok(small.size < 10, `bounded by bytes: ${small.size}`);
+  });
+});
