@@ -81,7 +81,7 @@ describe('doctor CLI', function () {
       assert.deepEqual(report.servers.map((server) => server.name), ['good', 'broken', 'off']);
 
       const good = serverIn(report, 'good');
-      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
       assert.equal(good.state, 'running');
       assert.deepEqual(good.lifecycle, { start: 'eager', idleStopMinutes: 0 });
       assert.equal(typeof good.connectMs, 'number');
@@ -95,14 +95,14 @@ describe('doctor CLI', function () {
       assert.deepEqual(good.tools.slice(0, 3).map((tool) => tool.name), ['echo', 'add', 'slow'], 'in the order the server lists them');
 
       const broken = serverIn(report, 'broken');
-      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
       assert.equal(broken.capabilities, null);
       assert.equal(broken.state, 'error');
       assert.equal(broken.connectMs, null);
       assert.match(broken.error ?? '', /exited with code 4/);
 
       const off = serverIn(report, 'off');
-      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
       assert.equal(off.state, 'disabled');
       assert.equal((good as unknown as { sandbox: unknown }).sandbox, null, 'an unsandboxed server says so');
     });
