@@ -2,6 +2,7 @@
 // page) for one server under one connection config, with the time it was fetched. Storage is
 // pluggable: the editor keeps entries in its global storage, the CLI in a folder, tests in memory.
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import { identityOf, type ServerInfo } from '../state/serverState';
 
 export const TOOL_CACHE_FORMAT = 1;
 export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -27,6 +28,8 @@ export interface CachedOffer {
   readonly capabilities?: Readonly<Record<string, unknown>>;
   /** The server's `instructions`, as it last gave them (bounded by MAX_INSTRUCTIONS). */
   readonly instructions?: string;
+  /** Who the server said it is (version, icons, website), bounded by identityOf. */
+  readonly serverInfo?: ServerInfo;
 }
 
 /** The most of one server's instructions kept and passed on (64 KiB of text). */
@@ -94,6 +97,9 @@ function parseOffer(value: unknown): CachedOffer | string {
   for (const checked of [resources, resourceTemplates, prompts]) if (typeof checked === 'string') return checked;
   const capabilities = value.capabilities;
   if (capabilities !== undefined && !isPlainObject(capabilities)) return 'offer.capabilities is not an object';
+  const serverInfo = isPlainObject(value.serverInfo) && typeof value.serverInfo.name === 'string' && typeof value.serverInfo.version === 'string'
+    ? identityOf(value.serverInfo as { name: string; version: string })
+    : undefined;
   const instructions = value.instructions;
   if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) return 'offer.instructions is not a string of at most 64 KiB';
   return {
@@ -102,6 +108,7 @@ function parseOffer(value: unknown): CachedOffer | string {
     prompts: prompts as Prompt[],
     ...(capabilities ? { capabilities } : {}),
     ...(instructions ? { instructions } : {}),
+    ...(serverInfo ? { serverInfo } : {}),
   };
 }
 

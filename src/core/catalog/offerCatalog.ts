@@ -6,7 +6,7 @@ import type { ServerDefinition } from '../config/types';
 import type { OfferChangeEvent } from '../connection/offerKeeper';
 import type { ServerNotice } from '../connection/serverNotices';
 import type { ForwardedMethod, ForwardedResult, ServerOffer } from '../connection/serverOffer';
-import { isServed, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { isServed, type ServerInfo, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
@@ -73,7 +73,7 @@ export class OfferCatalog implements OfferSource, Disposable {
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
   /** Capabilities as of each server's last connection, for while it reconnects. */
   /** What each server said of itself when it last ran: its capabilities and instructions. */
-  private readonly lastRunning = new Map<string, { readonly capabilities: Readonly<Record<string, unknown>>; readonly instructions?: string }>();
+  private readonly lastRunning = new Map<string, { readonly capabilities: Readonly<Record<string, unknown>>; readonly instructions?: string; readonly serverInfo?: ServerInfo }>();
   private readonly subscriptions: Disposable[];
 
   constructor(
@@ -104,7 +104,7 @@ export class OfferCatalog implements OfferSource, Disposable {
   offer(server: string): OfferedServer | undefined {
     const view = this.manager.server(server);
     if (!view || !isServed(view.state.kind)) return undefined;
-    const { offer, capabilities, instructions } = this.currentOffer(server, view.state);
+    const { offer, capabilities, instructions, serverInfo } = this.currentOffer(server, view.state);
     const definition = view.definition;
     const resourcesShown = definition?.resources !== false;
     const promptsShown = definition?.prompts !== false;
@@ -115,6 +115,7 @@ export class OfferCatalog implements OfferSource, Disposable {
       prompts: promptsShown ? (offer?.prompts ?? []) : [],
       ...(capabilities ? { capabilities: offerCapabilities(capabilities, definition) } : {}),
       ...(instructions ? { instructions } : {}),
+      ...(serverInfo ? { serverInfo } : {}),
     };
   }
 
@@ -164,9 +165,9 @@ export class OfferCatalog implements OfferSource, Disposable {
    * The live offer while the server runs, or once it has listed one; until then (a server still
    * starting in a new window) the cached one, so chat has it before a slow server is up.
    */
-  private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined; instructions: string | undefined } {
+  private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined; instructions: string | undefined; serverInfo: ServerInfo | undefined } {
     const live = this.manager.connection(server)?.offer;
-    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities, instructions: boundedInstructions(state.instructions) };
+    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities, instructions: boundedInstructions(state.instructions), serverInfo: state.serverInfo };
     const cached = this.store?.cachedOffer(server);
     const liveHasSomething = live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length > 0;
     const last = this.lastRunning.get(server);
@@ -174,12 +175,13 @@ export class OfferCatalog implements OfferSource, Disposable {
       offer: liveHasSomething ? live : (cached ?? live),
       capabilities: last?.capabilities ?? cached?.capabilities,
       instructions: last ? boundedInstructions(last.instructions) : cached?.instructions,
+      serverInfo: last?.serverInfo ?? cached?.serverInfo,
     };
   }
 
   private onState(event: ServerStateChangeEvent): void {
     if (event.state.kind === 'running') {
-      this.lastRunning.set(event.server, { capabilities: event.state.capabilities, ...(event.state.instructions ? { instructions: event.state.instructions } : {}) });
+      this.lastRunning.set(event.server, { capabilities: event.state.capabilities, serverInfo: event.state.serverInfo, ...(event.state.instructions ? { instructions: event.state.instructions } : {}) });
       this.remember(event.server);
     }
     if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running') this.changeEmitter.fire(event.server);
@@ -196,7 +198,7 @@ export class OfferCatalog implements OfferSource, Disposable {
     const offer = this.manager.connection(server)?.offer;
     if (!this.store || view?.state.kind !== 'running' || !offer) return;
     const instructions = boundedInstructions(view.state.instructions);
-    this.store.rememberOffer(server, { resources: offer.resources, resourceTemplates: offer.resourceTemplates, prompts: offer.prompts, capabilities: view.state.capabilities, ...(instructions ? { instructions } : {}) });
+    this.store.rememberOffer(server, { resources: offer.resources, resourceTemplates: offer.resourceTemplates, prompts: offer.prompts, capabilities: view.state.capabilities, serverInfo: view.state.serverInfo, ...(instructions ? { instructions } : {}) });
   }
 
   private onServerNotice(notice: ServerNotice): void {

@@ -4,7 +4,7 @@ import type { CallToolResult, Prompt, Resource, ResourceTemplateType, Tool } fro
 import type { CallerOptions } from '../connection/connectionOptions';
 import type { ServerNotice } from '../connection/serverNotices';
 import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
-import type { ServerStateKind } from '../state/serverState';
+import type { ServerInfo, ServerStateKind } from '../state/serverState';
 import type { Event } from '../base/events';
 
 /** Which rule removed a tool from what chat sees. */
@@ -111,6 +111,8 @@ export interface OfferedServer {
   readonly capabilities?: OfferCapabilities;
   /** The server's `instructions` (initialize or server/discover), from its current or last connection. */
   readonly instructions?: string;
+  /** Who the server said it is, from its current or last connection. */
+  readonly serverInfo?: ServerInfo;
 }
 
 /** What the gateway needs for resources, prompts, completion and logging (OfferCatalog provides it). */

@@ -8,7 +8,7 @@ import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
 import { sandboxOf, signsInWithOAuth, type ServerDefinition } from '../config/types';
 import { isTransientSandboxStart } from '../sandbox';
-import type { ServerState } from '../state/serverState';
+import { identityOf, type ServerState } from '../state/serverState';
 import { abortable, type ConnectPhase, type EraVerdict } from './clientLink';
 import { ConnectionError, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
 import { LaunchDiagnostics, type AttemptLaunch } from './launchDiagnostics';
@@ -214,7 +214,7 @@ export class AttemptRunner {
       {
         kind: 'running',
         transport: session.kind,
-        serverInfo: { name: session.serverInfo.name, version: session.serverInfo.version },
+        serverInfo: identityOf(session.serverInfo),
         protocolVersion: session.protocolVersion,
         era: session.era,
         capabilities: session.capabilities,

@@ -20,9 +20,20 @@ export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'M
  * prefixes chat tool names with the name a server reports (`mcp_<name>_<tool>`), and users know
  * their servers by the names they configured.
  */
-export function endpointInfo(endpoint: EndpointId): Implementation {
-  // The title too: the editor prefers it over the name when it builds the prefix.
-  return endpoint.kind === 'server' ? { ...GATEWAY_INFO, name: endpoint.server, title: endpoint.server } : GATEWAY_INFO;
+export function endpointInfo(endpoint: EndpointId, offers?: OfferSource): Implementation {
+  if (endpoint.kind !== 'server') return GATEWAY_INFO;
+  // The rest of the upstream's identity passes through: its version, website and icons (bounded
+  // when the connection read them). Not its title: the editor prefers the title over the name when
+  // it builds the prefix, so it stays the configured name too.
+  const upstream = offers?.offer(endpoint.server)?.serverInfo;
+  return {
+    ...GATEWAY_INFO,
+    name: endpoint.server,
+    title: endpoint.server,
+    ...(upstream ? { version: upstream.version } : {}),
+    ...(upstream?.websiteUrl ? { websiteUrl: upstream.websiteUrl } : {}),
+    ...(upstream?.icons ? { icons: upstream.icons.map(({ sizes, ...icon }) => ({ ...icon, ...(sizes ? { sizes: [...sizes] } : {}) })) } : {}),
+  };
 }
 
 function endpointServers(endpoint: EndpointId): string[] | undefined {
@@ -75,7 +86,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const offerCapabilities = offers ? endpointCapabilities(offers, endpoint) : {};
   // The upstream's instructions, in initialize (2025) and server/discover (2026-07-28) alike.
   const instructions = offers ? endpointInstructions(offers, endpoint) : undefined;
-  const server = new Server(endpointInfo(endpoint), {
+  const server = new Server(endpointInfo(endpoint, offers), {
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
     capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities) },
     ...(instructions ? { instructions } : {}),

@@ -10,6 +10,48 @@ import type { ConnectionErrorCode } from './errorCodes';
 export interface ServerInfo {
   readonly name: string;
   readonly version: string;
+  /** As the server gave them, bounded (see identityOf): for the gateway's per-server endpoint. */
+  readonly title?: string;
+  readonly websiteUrl?: string;
+  readonly icons?: readonly ServerIcon[];
+}
+
+/** An icon a server names for itself: `data:` or https only, at most 64 KiB of `src`. */
+export interface ServerIcon {
+  readonly src: string;
+  readonly mimeType?: string;
+  readonly sizes?: readonly string[];
+  readonly theme?: 'light' | 'dark';
+}
+
+const MAX_ICONS = 8;
+const MAX_ICON_SRC = 64 * 1024;
+
+/**
+ * The identity a server reports, kept within bounds: a title and website of sane length (the
+ * website https only), and up to 8 icons whose `src` is `data:` or https and at most 64 KiB.
+ */
+export function identityOf(info: { readonly name: string; readonly version: string; readonly title?: unknown; readonly websiteUrl?: unknown; readonly icons?: unknown }): ServerInfo {
+  const text = (value: unknown, max: number) => (typeof value === 'string' && value.length <= max ? value : undefined);
+  const title = text(info.title, 200);
+  const website = text(info.websiteUrl, 2048);
+  const icons = (Array.isArray(info.icons) ? info.icons : [])
+    .filter((icon): icon is Record<string, unknown> => typeof icon === 'object' && icon !== null && typeof (icon as { src?: unknown }).src === 'string')
+    .filter((icon) => (icon.src as string).length <= MAX_ICON_SRC && /^(data:image\/|https:\/\/)/.test(icon.src as string))
+    .slice(0, MAX_ICONS)
+    .map((icon): ServerIcon => ({
+      src: icon.src as string,
+      ...(typeof icon.mimeType === 'string' ? { mimeType: icon.mimeType.slice(0, 100) } : {}),
+      ...(Array.isArray(icon.sizes) ? { sizes: icon.sizes.filter((size): size is string => typeof size === 'string').slice(0, 8) } : {}),
+      ...(icon.theme === 'light' || icon.theme === 'dark' ? { theme: icon.theme } : {}),
+    }));
+  return {
+    name: info.name,
+    version: info.version,
+    ...(title ? { title } : {}),
+    ...(website && website.startsWith('https://') ? { websiteUrl: website } : {}),
+    ...(icons.length > 0 ? { icons } : {}),
+  };
 }
 
 export interface StoppedState {
