@@ -1,9 +1,9 @@
 // The portable .mcp.json at the first folder's root, as a place Add Server can write to: the file
 // the editor (since 1.140), Claude Code and Copilot CLI read too. Edited in place with jsonc-parser,
 // so comments and the rest of the file are kept.
-import fs from 'node:fs';
 import path from 'node:path';
-import { applyEdits, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { hasJsonValue, readConfigText, writeJsonValue } from '../core/base/jsoncFile';
 import * as vscode from 'vscode';
 import { inspectSetting, SOURCES_KEY, updateSetting } from './settings';
 
@@ -19,20 +19,11 @@ function serversKey(text: string): string[] {
   return tree.children && tree.children.length > 0 ? [] : ['mcpServers'];
 }
 
-function readText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 export function portableEntryExists(name: string): boolean {
   const file = portableFile();
   if (!file) return false;
-  const text = readText(file);
-  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
-  return tree !== undefined && findNodeAtLocation(tree, [...serversKey(text), name]) !== undefined;
+  const text = readConfigText(file);
+  return hasJsonValue(text, [...serversKey(text), name]);
 }
 
 /**
@@ -42,9 +33,7 @@ export function portableEntryExists(name: string): boolean {
 export async function writePortableEntry(name: string, entry: unknown): Promise<{ file: string; sourceTurnedOn: boolean }> {
   const file = portableFile();
   if (!file) throw new Error('no folder is open');
-  const text = readText(file).trim() === '' ? '{}\n' : readText(file);
-  const edits = modify(text, [...serversKey(text), name], entry, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
-  fs.writeFileSync(file, applyEdits(text, edits));
+  writeJsonValue(file, [...serversKey(readConfigText(file)), name], entry);
   const sources = inspectSetting<unknown>(SOURCES_KEY);
   const current = sources?.workspaceValue ?? sources?.globalValue ?? ['settings'];
   const list = Array.isArray(current) ? current.filter((item): item is string => typeof item === 'string') : ['settings'];

@@ -2,7 +2,7 @@
 // page) for one server under one connection config, with the time it was fetched. Storage is
 // pluggable: the editor keeps entries in its global storage, the CLI in a folder, tests in memory.
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
-import { identityOf, type ServerInfo } from '../state/serverState';
+import { identityOf, MAX_INSTRUCTIONS, type ServerInfo } from '../state/serverState';
 
 export const TOOL_CACHE_FORMAT = 1;
 export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -31,9 +31,6 @@ export interface CachedOffer {
   /** Who the server said it is (version, icons, website), bounded by identityOf. */
   readonly serverInfo?: ServerInfo;
 }
-
-/** The most of one server's instructions kept and passed on (64 KiB of text). */
-export const MAX_INSTRUCTIONS = 64 * 1024;
 
 /**
  * Where entries live. Values are plain JSON; every method is async so that an implementation can

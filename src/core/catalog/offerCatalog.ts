@@ -10,7 +10,7 @@ import { isServed, type ServerInfo, type ServerState, type ServerStateChangeEven
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
-import { MAX_INSTRUCTIONS, type CachedOffer } from './cache';
+import type { CachedOffer } from './cache';
 import { CatalogError } from './errors';
 import type { CallerOptions } from '../connection/connectionOptions';
 import type { OfferCapabilities, OfferedServer, OfferSource } from './types';
@@ -43,12 +43,6 @@ function featureOf(method: ForwardedMethod, params: Record<string, unknown>): 'r
   return ref?.type === 'ref/prompt' ? 'prompts' : 'resources';
 }
 
-/** A server's instructions, cut to MAX_INSTRUCTIONS: a hostile server cannot bloat every client's context. */
-function boundedInstructions(text: string | undefined): string | undefined {
-  if (!text) return undefined;
-  return text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS)}\n[…cut at 64 KiB]` : text;
-}
-
 /** The part of a server's capabilities the gateway can pass on. */
 function offerCapabilities(capabilities: Readonly<Record<string, unknown>>, definition: ServerDefinition | undefined): OfferCapabilities {
   const pick = (key: string) => (typeof capabilities[key] === 'object' && capabilities[key] !== null ? structuredClone(capabilities[key] as Record<string, unknown>) : undefined);
@@ -71,8 +65,7 @@ export class OfferCatalog implements OfferSource, Disposable {
   readonly onDidChange: Event<string> = this.changeEmitter.event;
   /** Updates of subscribed resources (of shown resources only) and log messages. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
-  /** Capabilities as of each server's last connection, for while it reconnects. */
-  /** What each server said of itself when it last ran: its capabilities and instructions. */
+  /** What each server said of itself when it last ran, for while it reconnects: capabilities, instructions, identity. */
   private readonly lastRunning = new Map<string, { readonly capabilities: Readonly<Record<string, unknown>>; readonly instructions?: string; readonly serverInfo?: ServerInfo }>();
   private readonly subscriptions: Disposable[];
 
@@ -167,14 +160,14 @@ export class OfferCatalog implements OfferSource, Disposable {
    */
   private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined; instructions: string | undefined; serverInfo: ServerInfo | undefined } {
     const live = this.manager.connection(server)?.offer;
-    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities, instructions: boundedInstructions(state.instructions), serverInfo: state.serverInfo };
+    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities, instructions: state.instructions, serverInfo: state.serverInfo };
     const cached = this.store?.cachedOffer(server);
     const liveHasSomething = live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length > 0;
     const last = this.lastRunning.get(server);
     return {
       offer: liveHasSomething ? live : (cached ?? live),
       capabilities: last?.capabilities ?? cached?.capabilities,
-      instructions: last ? boundedInstructions(last.instructions) : cached?.instructions,
+      instructions: last ? last.instructions : cached?.instructions,
       serverInfo: last?.serverInfo ?? cached?.serverInfo,
     };
   }
@@ -197,7 +190,7 @@ export class OfferCatalog implements OfferSource, Disposable {
     const view = this.manager.server(server);
     const offer = this.manager.connection(server)?.offer;
     if (!this.store || view?.state.kind !== 'running' || !offer) return;
-    const instructions = boundedInstructions(view.state.instructions);
+    const { instructions } = view.state;
     this.store.rememberOffer(server, { resources: offer.resources, resourceTemplates: offer.resourceTemplates, prompts: offer.prompts, capabilities: view.state.capabilities, serverInfo: view.state.serverInfo, ...(instructions ? { instructions } : {}) });
   }
 

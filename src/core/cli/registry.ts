@@ -1,10 +1,9 @@
 // `mcp-switchboard registry search <text>` and `registry add <name>`: the MCP Registry from a
 // terminal. `add` writes the entry into the folder's .vscode/settings.json (comments kept), names
 // the inputs it asks for, and says how to check it with doctor.
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { applyEdits, modify } from 'jsonc-parser';
+import { writeJsonValue } from '../base/jsoncFile';
 import { inputEnvVarName } from '../config/inputs';
 import { DEFAULT_REGISTRY_URL, RegistryClient, RegistryError, type Fetch } from '../registry/registryClient';
 import { entryFromRegistry, installOptions } from '../registry/registryEntry';
@@ -70,10 +69,7 @@ async function add(client: RegistryClient, registryName: string, options: { fold
   }
   const made = entryFromRegistry(server, usable.choice, options.as);
   const settingsFile = path.join(options.folder, '.vscode', 'settings.json');
-  const text = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '{}\n';
-  const edits = modify(text, ['mcpSwitchboard.servers', made.name], made.entry, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, applyEdits(text, edits));
+  writeJsonValue(settingsFile, ['mcpSwitchboard.servers', made.name], made.entry);
   io.out(`Added "${made.name}" (${server.name} ${server.version}, ${usable.label}) to ${settingsFile}.\n`);
   for (const input of made.inputs) io.out(`  it asks for \${input:${input.id}}${input.secret ? ' (secret)' : ''}${input.description ? `: ${input.description}` : ''}; for doctor and serve set ${inputEnvVarName(input.id)}\n`);
   io.out(`Check it: mcp-switchboard doctor --folder ${options.folder}\n`);

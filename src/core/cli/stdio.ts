@@ -11,8 +11,6 @@ export interface StdioGuard {
   readonly broken: () => boolean;
   /** Writes unless the stream is broken; never throws. */
   readonly write: (stream: Stream, text: string) => void;
-  /** Stops watching (the handlers stay: a later failure must still be contained). */
-  readonly dispose: () => void;
 }
 
 export function guardStdio(streams: readonly Stream[], onBroken: (reason: string) => void): StdioGuard {
@@ -35,7 +33,6 @@ export function guardStdio(streams: readonly Stream[], onBroken: (reason: string
         fail(stream, error);
       }
     },
-    dispose: () => undefined,
   };
 }
 

@@ -8,7 +8,7 @@ import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
 import { sandboxOf, signsInWithOAuth, type ServerDefinition } from '../config/types';
 import { isTransientSandboxStart } from '../sandbox';
-import { identityOf, type ServerState } from '../state/serverState';
+import { boundedInstructions, identityOf, type ServerState } from '../state/serverState';
 import { abortable, type ConnectPhase, type EraVerdict } from './clientLink';
 import { ConnectionError, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
 import { LaunchDiagnostics, type AttemptLaunch } from './launchDiagnostics';
@@ -218,7 +218,7 @@ export class AttemptRunner {
         protocolVersion: session.protocolVersion,
         era: session.era,
         capabilities: session.capabilities,
-        ...(session.instructions === undefined ? {} : { instructions: session.instructions }),
+        ...(session.instructions === undefined ? {} : { instructions: boundedInstructions(session.instructions) }),
         since: now,
         connectMs: now - startedAt,
         toolCount,

@@ -2,6 +2,7 @@
 // endpoint per server plus an aggregated one, in both protocol eras. Every request passes the
 // request guard first. The SDK then owns the protocol: for 2025-era clients (the editor) one
 // transport and one Server per client session; for 2026-07-28 clients, see modernEndpoints.ts.
+import { GATEWAY_TOKEN_PATTERN } from '../base/token';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog/types';
@@ -78,7 +79,7 @@ export class McpGateway {
     }
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
-    if (options.token !== undefined && !/^[A-Za-z0-9_-]{32,512}$/.test(options.token)) throw new Error('A gateway token must be 32 to 512 URL-safe characters');
+    if (options.token !== undefined && !GATEWAY_TOKEN_PATTERN.test(options.token)) throw new Error('A gateway token must be 32 to 512 URL-safe characters');
     this.token = options.token ?? createToken();
     this.requestedPort = port;
 

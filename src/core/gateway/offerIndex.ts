@@ -28,7 +28,8 @@ export interface Routed {
   readonly upstream: string;
 }
 
-function servedOffers(offers: OfferSource, endpoint: EndpointId): OfferedServer[] {
+/** The offers an endpoint serves: its server's, or every server's on the aggregated endpoint. */
+export function servedOffers(offers: OfferSource, endpoint: EndpointId): OfferedServer[] {
   if (endpoint.kind === 'server') {
     const offer = offers.offer(endpoint.server);
     return offer ? [offer] : [];
@@ -37,8 +38,7 @@ function servedOffers(offers: OfferSource, endpoint: EndpointId): OfferedServer[
 }
 
 /** The union of what the endpoint's servers can do; everything while one of them is unknown. */
-export function endpointCapabilities(offers: OfferSource, endpoint: EndpointId): OfferCapabilities {
-  const served = servedOffers(offers, endpoint);
+export function endpointCapabilities(served: readonly OfferedServer[]): OfferCapabilities {
   if (served.some((offer) => offer.capabilities === undefined)) return ALL_OFFER_CAPABILITIES;
   const merged: Record<string, Record<string, unknown>> = {};
   for (const offer of served) {
@@ -55,11 +55,11 @@ export const MAX_COMPOSED_INSTRUCTIONS = 128 * 1024;
  * aggregated endpoint each server's under its name (its tools are `<server>__<tool>` there), in
  * configuration order, cut at MAX_COMPOSED_INSTRUCTIONS.
  */
-export function endpointInstructions(offers: OfferSource, endpoint: EndpointId): string | undefined {
-  const served = servedOffers(offers, endpoint).filter((offer) => offer.instructions);
-  if (served.length === 0) return undefined;
-  if (endpoint.kind === 'server') return served[0]?.instructions;
-  const composed = served.map((offer) => `## ${offer.name} (tools named ${sanitizeNamePart(offer.name)}__…)\n\n${offer.instructions}`).join('\n\n');
+export function endpointInstructions(served: readonly OfferedServer[], endpoint: EndpointId): string | undefined {
+  const saying = served.filter((offer) => offer.instructions);
+  if (saying.length === 0) return undefined;
+  if (endpoint.kind === 'server') return saying[0]?.instructions;
+  const composed = saying.map((offer) => `## ${offer.name} (tools named ${sanitizeNamePart(offer.name)}__…)\n\n${offer.instructions}`).join('\n\n');
   return composed.length > MAX_COMPOSED_INSTRUCTIONS ? `${composed.slice(0, MAX_COMPOSED_INSTRUCTIONS)}\n[…cut at 128 KiB]` : composed;
 }
 

@@ -2,7 +2,7 @@
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
 import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
-import type { OfferSource, ToolSource } from '../catalog/types';
+import type { OfferedServer, OfferSource, ToolSource } from '../catalog/types';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, type EndpointId } from './endpoint';
@@ -11,7 +11,7 @@ import { listedTools, mapToolName } from './exposure';
 import { relayedThrough, type RelayHost } from './clientRelay';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
-import { endpointCapabilities, endpointInstructions } from './offerIndex';
+import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -20,12 +20,12 @@ export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'M
  * prefixes chat tool names with the name a server reports (`mcp_<name>_<tool>`), and users know
  * their servers by the names they configured.
  */
-export function endpointInfo(endpoint: EndpointId, offers?: OfferSource): Implementation {
+export function endpointInfo(endpoint: EndpointId, served: readonly OfferedServer[] = []): Implementation {
   if (endpoint.kind !== 'server') return GATEWAY_INFO;
   // The rest of the upstream's identity passes through: its version, website and icons (bounded
   // when the connection read them). Not its title: the editor prefers the title over the name when
   // it builds the prefix, so it stays the configured name too.
-  const upstream = offers?.offer(endpoint.server)?.serverInfo;
+  const upstream = served[0]?.serverInfo;
   return {
     ...GATEWAY_INFO,
     name: endpoint.server,
@@ -83,10 +83,12 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const { offers } = extras;
   // What the endpoint's servers offer besides tools, as of now: a 2025 session keeps what it was
   // told at initialize, as the protocol has no way to change capabilities later.
-  const offerCapabilities = offers ? endpointCapabilities(offers, endpoint) : {};
+  // Read once: a 2026-07-28 request builds its server anew, so this is on every request's path.
+  const served = offers ? servedOffers(offers, endpoint) : [];
+  const offerCapabilities = offers ? endpointCapabilities(served) : {};
   // The upstream's instructions, in initialize (2025) and server/discover (2026-07-28) alike.
-  const instructions = offers ? endpointInstructions(offers, endpoint) : undefined;
-  const server = new Server(endpointInfo(endpoint, offers), {
+  const instructions = endpointInstructions(served, endpoint);
+  const server = new Server(endpointInfo(endpoint, served), {
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
     capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities) },
     ...(instructions ? { instructions } : {}),

@@ -5,14 +5,12 @@
 import type { ConnectionErrorCode } from '../state/errorCodes';
 import type { BlockedReason, ServerState, SignInReason } from '../state/serverState';
 import { failureActions } from './notices';
-import { firstProblem } from './stateText';
+import { firstProblem, plural } from './stateText';
 
 /** The longest description a row should need for a state (checked by the tests for every kind). */
 export const ROW_TEXT_BUDGET = 21;
 
-function tools(count: number): string {
-  return `${count} tool${count === 1 ? '' : 's'}`;
-}
+const tools = (count: number) => plural(count, 'tool');
 
 const ERROR_WORDS: Record<ConnectionErrorCode, string> = {
   ENOENT: 'command not found',

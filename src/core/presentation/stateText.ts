@@ -10,7 +10,8 @@ function firstLine(text: string): string {
   return line.length > STATE_MESSAGE_MAX ? `${line.slice(0, STATE_MESSAGE_MAX - 1)}…` : line;
 }
 
-function plural(count: number, word: string): string {
+/** `1 tool`, `12 tools`. */
+export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { userConfigFolder } from '../auth/secretStore';
+import { GATEWAY_TOKEN_PATTERN } from '../base/token';
 
 export const TOKEN_ENV_VAR = 'MCP_SWITCHBOARD_TOKEN';
 
@@ -27,6 +28,6 @@ export function readOrCreateGatewayToken(file: string): string {
     if ((stat.mode & 0o077) !== 0) throw new Error(`${file} can be read by other users: run chmod 600 ${file}`);
   }
   const token = fs.readFileSync(file, 'utf8').trim();
-  if (!/^[A-Za-z0-9_-]{32,512}$/.test(token)) throw new Error(`${file} does not hold a token (32 to 512 URL-safe characters)`);
+  if (!GATEWAY_TOKEN_PATTERN.test(token)) throw new Error(`${file} does not hold a token (32 to 512 URL-safe characters)`);
   return token;
 }

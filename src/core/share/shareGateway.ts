@@ -5,7 +5,7 @@
 // repository leaks nothing. Then every agent on the machine uses the same servers.
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyEdits, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
+import { readConfigText, writeJsonValue } from '../base/jsoncFile';
 import { exportEntry, type ExportFormat } from '../config/exportEntry';
 import { defaultGatewayTokenFile, TOKEN_ENV_VAR } from './gatewayToken';
 
@@ -54,29 +54,9 @@ export function shareFile(request: Pick<ShareRequest, 'target' | 'folder' | 'use
   }
 }
 
-function readText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw error;
-  }
-}
-
-/** Adds (or replaces) `mcpServers.switchboard` in a JSON file, keeping its comments and the rest. */
-function writeJson(file: string, value: unknown): 'added' | 'replaced' {
-  const text = readText(file).trim() === '' ? '{}\n' : readText(file);
-  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
-  const existed = tree !== undefined && findNodeAtLocation(tree, ['mcpServers', SHARED_ENTRY_NAME]) !== undefined;
-  const edits = modify(text, ['mcpServers', SHARED_ENTRY_NAME], value, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, applyEdits(text, edits));
-  return existed ? 'replaced' : 'added';
-}
-
 /** Appends the table to a TOML file; one that has it already is left alone (no TOML rewriting). */
 function writeToml(file: string, table: string): 'added' | 'present' {
-  const text = readText(file);
+  const text = readConfigText(file);
   if (new RegExp(`^\\s*\\[mcp_servers\\.${SHARED_ENTRY_NAME}\\]`, 'm').test(text)) return 'present';
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${text === '' ? '' : '\n'}${table}`);
@@ -89,7 +69,8 @@ export function shareGateway(request: ShareRequest): ShareResult {
   const file = shareFile(request);
   const outcome = request.target === 'codex'
     ? writeToml(file, exported.text)
-    : writeJson(file, (JSON.parse(exported.text) as { mcpServers: Record<string, unknown> }).mcpServers[SHARED_ENTRY_NAME]);
+    // JSON files keep their comments and everything else; the entry is added or replaced.
+    : writeJsonValue(file, ['mcpServers', SHARED_ENTRY_NAME], (JSON.parse(exported.text) as { mcpServers: Record<string, unknown> }).mcpServers[SHARED_ENTRY_NAME]);
   const tokenFile = defaultGatewayTokenFile(request.env as NodeJS.ProcessEnv);
   return {
     file,

@@ -24,6 +24,17 @@ export interface ServerIcon {
   readonly theme?: 'light' | 'dark';
 }
 
+/** The most of one server's instructions kept and passed on (64 KiB of text). */
+export const MAX_INSTRUCTIONS = 64 * 1024;
+
+/** A server's instructions, cut to MAX_INSTRUCTIONS: a hostile server cannot bloat every client's context. */
+export function boundedInstructions(text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  // The marker fits inside the bound, so a cut text still passes the cache's check.
+  const marker = '\n[…cut at 64 KiB]';
+  return text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS - marker.length)}${marker}` : text;
+}
+
 const MAX_ICONS = 8;
 const MAX_ICON_SRC = 64 * 1024;
 

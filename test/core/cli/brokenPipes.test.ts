@@ -49,24 +49,24 @@ describe('CLI with its parent gone (broken pipes)', function () {
   this.timeout(60_000);
   const cleanup = cliSuite();
 
-  it('serve notices that its parent ended, stops its servers and exits by itself', async () => {
-    const scratch = tempDir(cleanup);
-    const marker = path.join(scratch, 'alpha.json');
+  /** serve with one server, started by a parent that is then SIGKILLed: serve's pid and its server's. */
+  async function serveOrphaned(): Promise<{ child: number; server: number }> {
+    const marker = path.join(tempDir(cleanup), 'alpha.json');
     const { parent, child } = await startParent(cleanup, ['serve', '--folder', folderWithServer(cleanup, marker)]);
     cleanup.add(() => void (isAlive(child) && process.kill(child, 'SIGKILL')));
     const server = await serverPid(marker);
     process.kill(parent, 'SIGKILL');
+    return { child, server };
+  }
+
+  it('serve notices that its parent ended, stops its servers and exits by itself', async () => {
+    const { child, server } = await serveOrphaned();
     await eventually(() => (!isAlive(child) ? true : undefined), 'serve to exit after its parent was killed', 20_000);
     await eventually(() => (!isAlive(server) ? true : undefined), 'its server to be stopped', 10_000);
   });
 
   it('serve exits on SIGTERM after its parent was killed, as the issue reproduces it', async () => {
-    const scratch = tempDir(cleanup);
-    const marker = path.join(scratch, 'alpha.json');
-    const { parent, child } = await startParent(cleanup, ['serve', '--folder', folderWithServer(cleanup, marker)]);
-    cleanup.add(() => void (isAlive(child) && process.kill(child, 'SIGKILL')));
-    const server = await serverPid(marker);
-    process.kill(parent, 'SIGKILL');
+    const { child, server } = await serveOrphaned();
     process.kill(child, 'SIGTERM');
     await eventually(() => (!isAlive(child) ? true : undefined), 'serve to exit on SIGTERM with broken pipes', 20_000);
     await eventually(() => (!isAlive(server) ? true : undefined), 'its server to be stopped', 10_000);
