@@ -11,7 +11,7 @@ import { MemoryToolCacheStorage } from '../../src/core/catalog';
 import { createRuntime } from '../../src/core/runtime/runtime';
 import { stdioDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, startGateway, toolsServer, waitForRunning, type Setup } from '../core/gateway/helpers';
-import { conformanceCli, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';
+import { conformanceCli, grade, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';
 
 const CONFORMANCE_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
 
@@ -54,20 +54,6 @@ describe('gateway: conformance server scenarios, both revisions', function () {
 
   for (const [scenario, expected] of Object.entries(SCENARIOS)) it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
 });
-
-/** Every graded check passes except the expected ones, and every expected one still fails. */
-function grade(run: ScenarioRun, expected: Record<string, string>): void {
-  const graded = [...run.checks.values()].filter((check) => check.status !== 'INFO');
-  assert.ok(graded.some((check) => check.status === 'SUCCESS'), `no check passed:\n${run.output}`);
-  const unexpected = graded.filter((check) => check.status !== 'SUCCESS' && expected[check.id] === undefined);
-  assert.deepEqual(
-    unexpected.map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? ''}`),
-    [],
-    'checks that are not expected to fail',
-  );
-  const stale = Object.keys(expected).filter((id) => !graded.some((check) => check.id === id && check.status !== 'SUCCESS'));
-  assert.deepEqual(stale, [], 'listed as failing but passed: remove them from the list');
-}
 
 /**
  * Every server scenario about what a server offers, graded through the gateway (see

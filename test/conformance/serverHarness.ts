@@ -112,3 +112,16 @@ export async function startTokenProxy(cleanup: Cleanup, gatewayPort: number, tok
   return proxyPort;
 }
 
+/** Every graded check passes except the expected ones, and every expected one still fails. */
+export function grade(run: ScenarioRun, expected: Record<string, string>): void {
+  const graded = [...run.checks.values()].filter((check) => check.status !== 'INFO');
+  assert.ok(graded.some((check) => check.status === 'SUCCESS'), `no check passed:\n${run.output}`);
+  const unexpected = graded.filter((check) => check.status !== 'SUCCESS' && expected[check.id] === undefined);
+  assert.deepEqual(
+    unexpected.map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? ''}`),
+    [],
+    'checks that are not expected to fail',
+  );
+  const stale = Object.keys(expected).filter((id) => !graded.some((check) => check.id === id && check.status !== 'SUCCESS'));
+  assert.deepEqual(stale, [], 'listed as failing but passed: remove them from the list');
+}

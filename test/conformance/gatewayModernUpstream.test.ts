@@ -1,0 +1,147 @@
+// The conformance suite's server scenarios of both revisions, graded twice: on the fixture itself
+// (conformance-upstream.mjs over HTTP, both eras), and through the gateway fronting the same
+// fixture over stdio, where Switchboard's connection speaks 2026-07-28 to it. What the fixture
+// passes directly must pass through the gateway, except the checks listed with their reason; a
+// listed check that passes fails the test, and so does a scenario the fixture itself fails.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { MemoryToolCacheStorage } from '../../src/core/catalog';
+import { createRuntime } from '../../src/core/runtime/runtime';
+import { stdioDefinition } from '../core/connection/helpers';
+import { Cleanup, MemoryLogger, waitForRunning } from '../core/gateway/helpers';
+import { conformanceCli, grade, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';
+
+const UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
+
+/** Scenarios of one revision, and the checks each is expected to fail through the gateway. */
+type Expected = Record<string, Record<string, string>>;
+
+const BOTH = [
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'json-schema-2020-12',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+];
+
+// Not here: what the gateway's own 2025 sessions do (session lifecycle, SSE polling, several
+// streams), which the fixture's stateless 2025 side over HTTP cannot show (gatewayServer.test.ts
+// grades them); and what a 2025 server asks of its client mid-call (sampling, elicitation), which
+// needs a session too and is graded there against the fixture over stdio.
+const SCENARIOS_2025: Expected = Object.fromEntries(
+  [...BOTH, 'server-initialize', 'ping', 'logging-set-level', 'tools-call-with-logging', 'resources-subscribe', 'resources-unsubscribe'].map((name) => [`${name}@2025-11-25`, {}]),
+);
+
+const SCENARIOS_2026: Expected = Object.fromEntries(
+  [
+    ...BOTH,
+    'server-stateless',
+    'server-sse-multiple-streams',
+    'sep-2164-resource-not-found',
+    'caching',
+    'http-header-validation',
+    'http-custom-header-server-validation',
+    ...[
+      'basic-elicitation',
+      'basic-sampling',
+      'basic-list-roots',
+      'request-state',
+      'multiple-input-requests',
+      'multi-round',
+      'missing-input-response',
+      'non-tool-request',
+      'result-type',
+      'unsupported-methods',
+      'tampered-state',
+      'capability-check',
+      'ignore-extra-params',
+      'validate-input',
+    ].map((name) => `input-required-result-${name}`),
+  ].map((name) => [`${name}@2026-07-28`, {}]),
+);
+
+const EXPECTED: Expected = { ...SCENARIOS_2025, ...SCENARIOS_2026 };
+
+/**
+ * Scenarios that change what the upstream shares with every client (its log level, its
+ * subscriptions, its lists) run one at a time; the rest a few at a time, to keep CI short.
+ */
+const SERIAL = new Set(['logging-set-level', 'tools-call-with-logging', 'resources-subscribe', 'resources-unsubscribe', 'server-stateless']);
+const PARALLEL_RUNS = 3;
+
+async function runAll(cleanup: Cleanup, url: string, scenarios: readonly string[]): Promise<Map<string, ScenarioRun>> {
+  const runs = new Map<string, ScenarioRun>();
+  const serial = scenarios.filter((scenario) => SERIAL.has(scenario.split('@')[0] ?? ''));
+  const queue = scenarios.filter((scenario) => !serial.includes(scenario));
+  const worker = async () => {
+    for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) runs.set(scenario, await runScenario(cleanup, url, scenario));
+  };
+  await Promise.all(Array.from({ length: PARALLEL_RUNS }, worker));
+  for (const scenario of serial) runs.set(scenario, await runScenario(cleanup, url, scenario));
+  return runs;
+}
+
+/** The fixture over HTTP; its URL once it listens. */
+async function startHttpUpstream(cleanup: Cleanup): Promise<string> {
+  const child = spawn(process.execPath, [UPSTREAM, '--http'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  cleanup.add(() => void child.kill());
+  const port = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening (\d+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the fixture exited (${String(code)}) before it listened: ${output}`)));
+  });
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+describe('gateway: conformance server scenarios, both revisions, with a 2026-07-28 upstream', function () {
+  this.timeout(120_000);
+  const cleanup = new Cleanup();
+  let direct = new Map<string, ScenarioRun>();
+  let through = new Map<string, ScenarioRun>();
+
+  before(async function () {
+    this.timeout(600_000);
+    conformanceCli();
+    const scenarios = Object.keys(EXPECTED);
+    const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([stdioDefinition([], { name: 'upstream', args: [UPSTREAM, '--modern'] })]);
+    await waitForRunning(runtime.manager, ['upstream']);
+    const state = runtime.manager.connection('upstream')?.state;
+    assert.equal(state?.kind === 'running' ? state.era : state?.kind, 'modern', 'the connection to the fixture speaks 2026-07-28');
+    const gateway = runtime.gateway();
+    await gateway.start();
+    const gatewayUrl = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp/upstream`;
+    [direct, through] = await Promise.all([runAll(cleanup, await startHttpUpstream(cleanup), scenarios), runAll(cleanup, gatewayUrl, scenarios)]);
+  });
+  after(() => cleanup.run());
+
+  for (const [scenario, expected] of Object.entries(EXPECTED)) {
+    it(scenario, () => {
+      const served = direct.get(scenario);
+      const relayed = through.get(scenario);
+      assert.ok(served && relayed, `${scenario} did not run`);
+      grade(served, {});
+      grade(relayed, expected);
+    });
+  }
+});
