@@ -2,7 +2,7 @@
 // server that is still starting is waited for (within its requestMs), then checked again, since
 // the live list replaced the cached one and the tool may be gone or filtered now.
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { CallerOptions } from '../connection/connectionOptions';
+import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
 import { isServed, startsOnDemand } from '../state/serverState';
 import type { CatalogManager } from './catalogManager';
 import { CatalogError } from './errors';
@@ -19,7 +19,7 @@ export interface ToolCallGateOptions {
 export class ToolCallGate {
   constructor(private readonly options: ToolCallGateOptions) {}
 
-  async call(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions): Promise<CallToolResult> {
+  async call<O extends CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options: O): Promise<CallOutcome<O, CallToolResult>> {
     const { waits, manager } = this.options;
     let target: CatalogServer;
     try {

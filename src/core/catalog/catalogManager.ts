@@ -3,7 +3,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { Event } from '../base/events';
 import type { ServerDefinition } from '../config/types';
-import type { CallerOptions } from '../connection/connectionOptions';
+import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
 import type { ToolsChangeEvent } from '../connection/offerKeeper';
 import type { ServerState, ServerStateChangeEvent } from '../state/serverState';
 
@@ -27,7 +27,7 @@ export interface CatalogManager {
   servers(): readonly CatalogServerInfo[];
   server(name: string): CatalogServerInfo | undefined;
   connection(name: string): CatalogConnection | undefined;
-  forwardToolCall(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions): Promise<CallToolResult>;
+  forwardToolCall<O extends CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options: O): Promise<CallOutcome<O, CallToolResult>>;
   /** Starts an idle server: a call needs it. */
   wake(server: string): void;
   /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */

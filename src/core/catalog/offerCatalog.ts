@@ -12,7 +12,7 @@ import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CachedOffer } from './cache';
 import { CatalogError } from './errors';
-import type { CallerOptions } from '../connection/connectionOptions';
+import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
 import type { OfferCapabilities, OfferedServer, OfferSource } from './types';
 
 /** What the offer catalog needs of the manager; ServerManager provides it. */
@@ -23,7 +23,7 @@ export interface OfferManager {
   servers(): readonly { readonly name: string; readonly state: ServerState; readonly definition?: ServerDefinition }[];
   server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
   connection(name: string): { readonly offer: ServerOffer; refreshOffer(): Promise<void> } | undefined;
-  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options?: CallerOptions): Promise<ForwardedResult<M>>;
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options?: O): Promise<CallOutcome<O, ForwardedResult<M>>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
 }
@@ -121,7 +121,7 @@ export class OfferCatalog implements OfferSource, Disposable {
   }
 
   /** The gate for requests about a server's resources and prompts. */
-  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: CallerOptions = {}): Promise<ForwardedResult<M>> {
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, ForwardedResult<M>>> {
     return Promise.resolve().then(() => {
       this.assertShown(server, featureOf(method, params));
       return this.manager.forwardRequest(server, method, params, options);

@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../base/clock';
 import { containFailure } from '../base/contain';
 import type { Disposable, Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
-import type { CallerOptions } from '../connection/connectionOptions';
+import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
 import type { ToolsChangeEvent } from '../connection/offerKeeper';
 import { startsOnDemand, type ServerStateChangeEvent } from '../state/serverState';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
@@ -115,7 +115,7 @@ export class ToolCatalog implements ToolSource, Disposable {
    * The one gate for a call (callGate.ts): the tool must be in the snapshot and exposed; a server
    * that is still starting is waited for (within its requestMs), then checked again.
    */
-  callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions = {}): Promise<CallToolResult> {
+  callExposedTool<O extends CallerOptions = CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, CallToolResult>> {
     return this.calls.call(server, tool, args, options);
   }
 

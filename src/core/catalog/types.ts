@@ -1,7 +1,7 @@
 // What the catalog hands to everything downstream (the gateway, the dispatcher tools, the tree,
 // the doctor). Plain data; every value is a copy the receiver may keep.
 import type { CallToolResult, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
-import type { CallerOptions } from '../connection/connectionOptions';
+import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
 import type { ServerNotice } from '../connection/serverNotices';
 import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
 import type { ServerInfo, ServerStateKind } from '../state/serverState';
@@ -83,7 +83,7 @@ export interface ToolSource {
    * Calls an exposed tool by server and upstream name. Rejects with a clear error for a tool that is
    * unknown, filtered or disabled; waits (within requestMs) for a server that is still connecting.
    */
-  callExposedTool(server: string, tool: string, args: Record<string, unknown>, options?: CallerOptions): Promise<CallToolResult>;
+  callExposedTool<O extends CallerOptions = CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options?: O): Promise<CallOutcome<O, CallToolResult>>;
   /**
    * Resolves once none of `servers` (all when omitted) is still starting with no tool list known,
    * each bounded by its connect timeout. Optional: a source without it has nothing to wait for.
@@ -122,7 +122,7 @@ export interface OfferSource {
   /** The server whose offer changed. */
   readonly onDidChange: Event<string>;
   readonly onNotice: Event<ServerNotice>;
-  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options?: CallerOptions): Promise<ForwardedResult<M>>;
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options?: O): Promise<CallOutcome<O, ForwardedResult<M>>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../base/logging';
 import { PRODUCT_VERSION } from '../base/version';
 import type { HttpServerDefinition } from '../config/types';
 import type { ServerRequestHandlers } from './clientLink';
+import type { ClientInputRound, ClientRounds } from './inputRounds';
 import type { LaunchOptions } from './launchDiagnostics';
 import type { AuthProvider } from '@modelcontextprotocol/client';
 
@@ -44,6 +45,19 @@ export interface ConnectionOptions extends LaunchOptions {
 export interface CallerOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: Progress) => void;
+  /**
+   * For a 2026-07-28 upstream, `_meta` keys the request carries for the gateway client it is made
+   * for: that client's capabilities, its log level. Ignored for a 2025 upstream.
+   */
+  readonly meta?: Readonly<Record<string, unknown>>;
+  /**
+   * For a 2026-07-28 upstream: the client answers the request's `input_required` rounds itself,
+   * so one can be the outcome (ClientInputRound); without, the host answers them all.
+   */
+  readonly rounds?: ClientRounds;
 }
+
+/** A request's outcome: its result, or with `rounds` a round for the client to answer. */
+export type CallOutcome<O extends CallerOptions, R> = O extends { readonly rounds: ClientRounds } ? R | ClientInputRound : R;
 
 export const DEFAULT_CLIENT_INFO: Implementation = { name: 'mcp-switchboard', version: PRODUCT_VERSION };

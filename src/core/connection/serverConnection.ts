@@ -13,7 +13,7 @@ import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import type { LifecycleSettings, ServerDefinition } from '../config/types';
 import { copyState, isConnecting, isSettled, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import { AttemptRunner } from './attemptRunner';
-import type { CallerOptions, ConnectionOptions } from './connectionOptions';
+import type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
 import { ConnectionError } from './errors';
 import { OfferKeeper, type OfferChangeEvent, type ToolsChangeEvent } from './offerKeeper';
 import { RequestGate } from './requestGate';
@@ -225,10 +225,10 @@ export class ServerConnection {
    * A result with `isError` is returned, not thrown. Only a request that provably never reached
    * the server, or hit an expired HTTP session, is sent again, once.
    */
-  async sendToolCall(name: string, args: Record<string, unknown> = {}, options: CallerOptions = {}): Promise<CallToolResult> {
+  sendToolCall<O extends CallerOptions = CallerOptions>(name: string, args: Record<string, unknown> = {}, options: O = {} as O): Promise<CallOutcome<O, CallToolResult>> {
     return this.lifecycle.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) =>
-      session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget, this.keeper.toolToCall(name, args)),
-    ));
+      session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget, this.keeper.toolToCall(name, args), options),
+    )) as Promise<CallOutcome<O, CallToolResult>>;
   }
 
   /**
@@ -236,13 +236,13 @@ export class ServerConnection {
    * argument, set the log level), with the same waiting, limits and retry as a tool call. The
    * result is passed on as the server sent it.
    */
-  async forwardRequest<M extends ForwardedMethod>(method: M, params: Record<string, unknown>, options: CallerOptions = {}): Promise<ForwardedResult<M>> {
+  async forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(method: M, params: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, ForwardedResult<M>>> {
     const result = await this.lifecycle.inUse(() => this.gate.withSession(method, options.signal, (session, policy, budget) =>
-      session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget),
+      session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget, options),
     ));
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
     if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
-    return result;
+    return result as CallOutcome<O, ForwardedResult<M>>;
   }
 
   /** Lists the resources, templates and prompts of a running server again. */
@@ -300,3 +300,4 @@ export class ServerConnection {
     });
   }
 }
+

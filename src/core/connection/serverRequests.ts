@@ -13,6 +13,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError, ProtocolErrorCode, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult, type ListRootsResult } from '@modelcontextprotocol/client';
 import type { ServerRequestHandlers } from './clientLink';
+import type { InputKind } from './inputRounds';
 
 /** What a client of the gateway can answer, for the duration of one of its requests. */
 export interface RequestRelay {
@@ -44,6 +45,12 @@ export class ServerRequestRouter {
 
   constructor(host: HostAnswers = {}) {
     this.host = host;
+  }
+
+  /** What the host answers itself (a gateway client's upstream is told so, for what the client did not declare). */
+  hostKinds(): ReadonlySet<InputKind> {
+    const { elicit, sample, listRoots } = this.host;
+    return new Set<InputKind>([...(elicit ? ['elicitation' as const] : []), ...(sample ? ['sampling' as const] : []), ...(listRoots ? ['roots' as const] : [])]);
   }
 
   /** The editor sets its dialogs once its UI exists. */

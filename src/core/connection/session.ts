@@ -1,7 +1,7 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import type { CallToolResult, Client, Implementation, Progress, RequestOptions, Tool, Transport } from '@modelcontextprotocol/client';
+import { withInputRequired, type CallToolResult, type Client, type Implementation, type InputRequiredResult, type Progress, type RequestOptions, type Tool, type Transport } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import type { TransportType } from '../config/types';
@@ -9,12 +9,21 @@ import { ChangeSubscription } from './changeSubscription';
 import { closedDuringProbe, closeLink, linkClient, NO_TIMEOUT, type ClientLink, type EraVerdict, type LinkOptions, type ProtocolEra } from './clientLink';
 import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
+import { runClientRounds, type ClientInputRound, type ClientRounds, type RoundParams } from './inputRounds';
 import { translateRequestError } from './requestErrors';
 import { wireClient, type SessionHooks } from './sessionWiring';
 import { RequestDeadlines } from './requestDeadlines';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { RetiredClients } from './retiredClients';
 import { StdioProcessTransport } from './stdioTransport';
+
+/** What a request carries for the gateway client it is made for (connectionOptions.ts, CallerOptions). */
+export interface UpstreamExtras {
+  readonly meta?: Readonly<Record<string, unknown>>;
+  readonly rounds?: ClientRounds;
+}
+
+type RawSchema = Parameters<Client['request']>[1];
 
 export interface SessionCounters {
   transportsCreated: number;
@@ -172,38 +181,57 @@ export class McpSession {
 
   /**
    * One request with the session's limits, renewal and error translation, validated with `schema`.
-   * For requests whose result is passed on as it came (serverOffer.ts).
+   * For requests whose result is passed on as it came (serverOffer.ts). With `upstream.rounds`, an
+   * `input_required` round for the client can be the outcome (prompts/get, resources/read).
    */
-  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: Parameters<Client['request']>[1], policy: RequestPolicy, budget: RetryBudget): Promise<T> {
-    return this.request(method, policy, budget, (options, onprogress) =>
-      this.client.request({ method, ...(params === undefined ? {} : { params }) } as Parameters<Client['request']>[0], schema, {
-        ...options,
-        ...(policy.onProgress ? { onprogress } : {}),
-      }) as Promise<T>,
-    );
+  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget): Promise<T>;
+  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget, upstream: UpstreamExtras): Promise<T | ClientInputRound>;
+  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget, upstream: UpstreamExtras = {}): Promise<T | ClientInputRound> {
+    const extras = this.extrasFor(upstream);
+    const send = (round: RoundParams, allowInputRequired: boolean) =>
+      this.request(method, policy, budget, (options, onprogress) =>
+        this.client.request({ method, params: { ...params, ...extras.meta, ...round } } as Parameters<Client['request']>[0], allowInputRequired ? withInputRequired(schema) : schema, {
+          ...options,
+          ...(policy.onProgress ? { onprogress } : {}),
+          ...(allowInputRequired ? { allowInputRequired } : {}),
+        }) as Promise<T | InputRequiredResult>,
+      );
+    if (!extras.rounds) return send({}, false) as Promise<T>;
+    return runClientRounds(method, extras.rounds, this.options.serverRequests ?? {}, (round) => send(round, true));
   }
 
   /** `definition`: the tool as listed, so that the SDK can mirror `x-mcp-header` parameters into headers. */
-  async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, definition?: Tool): Promise<CallToolResult> {
-    const result = await this.request(`tools/call \`${name}\``, policy, budget, (options, onprogress) =>
-      this.client.callTool(
-        { name, arguments: args },
-        {
-          ...options,
-          // Always ask for progress: it is what lets a long call outlive timeoutMs.
-          onprogress,
-          // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
-          // over HTTP). Without its output schema: a host passes results on unvalidated, as the
-          // model reads them, rather than fail a call the server answered.
-          ...(definition ? { toolDefinition: withoutOutputSchema(definition) } : {}),
-        },
-      ),
-    );
+  async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, definition?: Tool, upstream: UpstreamExtras = {}): Promise<CallToolResult | ClientInputRound> {
+    const what = `tools/call \`${name}\``;
+    const extras = this.extrasFor(upstream);
+    const send = (round: RoundParams, allowInputRequired: boolean) =>
+      this.request(what, policy, budget, (options, onprogress) =>
+        this.client.callTool(
+          { name, arguments: args, ...extras.meta, ...round },
+          {
+            ...options,
+            // Always ask for progress: it is what lets a long call outlive timeoutMs.
+            onprogress,
+            // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
+            // over HTTP). Without its output schema: a host passes results on unvalidated, as the
+            // model reads them, rather than fail a call the server answered.
+            ...(definition ? { toolDefinition: withoutOutputSchema(definition) } : {}),
+            ...(allowInputRequired ? { allowInputRequired } : {}),
+          },
+        ) as Promise<CallToolResult | InputRequiredResult>,
+      );
+    const result = extras.rounds ? await runClientRounds(what, extras.rounds, this.options.serverRequests ?? {}, (round) => send(round, true)) : await send({}, false);
     // A result is passed on (cloned, serialized) by everything downstream: refuse one that would
     // overflow the stack there, naming what was wrong, rather than let it crash the host later.
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${name}\``);
-    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `tools/call \`${name}\` failed: ${problem}`);
-    return result;
+    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${problem}`);
+    return result as CallToolResult | ClientInputRound;
+  }
+
+  /** What a 2026-07-28 upstream gets besides the request; a 2025 one has no `_meta` envelope or rounds. */
+  private extrasFor(upstream: UpstreamExtras): { meta?: { _meta: Readonly<Record<string, unknown>> }; rounds?: ClientRounds } {
+    if (this.era !== 'modern') return {};
+    return { ...(upstream.meta ? { meta: { _meta: upstream.meta } } : {}), ...(upstream.rounds ? { rounds: upstream.rounds } : {}) };
   }
 
   /**

@@ -3,19 +3,22 @@
 // (the editor then shows its own form or asks for its own model access). Only what the client
 // declared is relayed; the rest is answered by the host (connection/serverRequests.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { InputKind } from '../connection/inputRounds';
 import type { RequestRelay } from '../connection/serverRequests';
 
 /** Runs a request to an upstream server with a relay in place (ServerRequestRouter provides it). */
 export interface RelayHost {
   withRelay<T>(server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T>;
+  /** What the host answers itself, when a client did not declare it. */
+  hostKinds(): ReadonlySet<InputKind>;
 }
 
 /** Runs `run` for a request to `upstream`, relaying to the client that sent it where it can. */
 export type Relayed = <T>(upstream: string, ctx: ServerContext, run: () => Promise<T>) => Promise<T>;
 
 /**
- * The relay of one client request. A 2026-07-28 client gets none: answering it would take an
- * `input_required` round of the gateway's own, so the host answers for it.
+ * The relay of one client request. A 2026-07-28 client gets none: the upstream's rounds go back to
+ * it in its own request where it declared what they ask (clientRounds.ts), the host answers the rest.
  */
 export function clientRelay(server: Server, ctx: ServerContext): RequestRelay | undefined {
   if (ctx.mcpReq.envelope !== undefined) return undefined;

@@ -13,6 +13,7 @@ import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoin
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import type { RelayHost } from './clientRelay';
+import { GatewayRounds } from './clientRounds';
 import { LegacySessions } from './legacySessions';
 import { OfferRelay } from './offerRelay';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
@@ -98,7 +99,9 @@ export class McpGateway {
       clock: options.clock ?? systemClock,
       closing: () => this.disposing !== undefined,
     });
-    this.modern = new ModernEndpoints(this.source, this.logger, this.offers);
+    const clock = options.clock ?? systemClock;
+    const rounds = new GatewayRounds(() => this.relays?.hostKinds() ?? new Set(), () => clock.now());
+    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), rounds });
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 

@@ -11,7 +11,7 @@ import { endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
 import { offerFingerprint, type OfferFingerprint } from './offerIndex';
 import { MAX_REQUEST_BYTES } from './requestBody';
-import { createSessionServer } from './sessionServer';
+import { createSessionServer, type SessionExtras } from './sessionServer';
 import { errorMessage } from '../base/errorMessage';
 
 /** Open `subscriptions/listen` streams per endpoint; more are refused by the SDK. */
@@ -33,11 +33,16 @@ export async function isLegacyPost(req: http.IncomingMessage, body: unknown): Pr
 export class ModernEndpoints {
   private readonly endpoints = new Map<string, ModernEndpoint>();
 
+  private readonly offers: OfferSource | undefined;
+
+  /** `extras`: what every request's server serves besides tools, and the rounds of its client. */
   constructor(
     private readonly source: ToolSource,
     private readonly logger: Logger,
-    private readonly offers?: OfferSource,
-  ) {}
+    private readonly extras: Pick<SessionExtras, 'offers' | 'rounds'> = {},
+  ) {
+    this.offers = extras.offers;
+  }
 
   /** Answers one modern request; the body was read (and bounded) by the gateway. */
   serve(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
@@ -89,8 +94,7 @@ export class ModernEndpoints {
     const existing = this.endpoints.get(key);
     if (existing) return existing;
     const onerror = (error: Error) => this.logger.debug(`modern request on ${key}: ${errorMessage(error)}`);
-    const extras = { ...(this.offers ? { offers: this.offers } : {}) };
-    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger, extras), {
+    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger, this.extras), {
       legacy: 'reject',
       onerror,
       maxSubscriptions: MAX_SUBSCRIPTIONS_PER_ENDPOINT,

@@ -2,7 +2,9 @@
 // prompts (list, get), completion and logging/setLevel. Lists come from the offer catalog (kept
 // while a server reconnects); requests go through its gate to the upstream server with the
 // client's cancellation and progress, and errors keep the upstream's code.
-import { ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { ClientInputRound } from '../connection/inputRounds';
+import type { OpenRound } from './clientRounds';
 import { isCatalogError } from '../catalog/errors';
 import type { OfferCapabilities, OfferSource } from '../catalog/types';
 import type { Logger } from '../base/logging';
@@ -31,6 +33,14 @@ function upstreamParams(params: Record<string, unknown>): Record<string, unknown
   return rest;
 }
 
+/** What a session's handlers keep besides the catalog: its subscriptions, and a 2026-07-28 client's rounds. */
+export interface HandlerExtras {
+  /** A 2025 session's subscriptions; a 2026-07-28 request has none to keep. */
+  readonly ledger?: SubscriptionLedger;
+  /** What a 2026-07-28 client's request carries for its upstream (clientRounds.ts); undefined for a 2025 session. */
+  readonly openRound: (ctx: ServerContext, method: string, target: string) => OpenRound | undefined;
+}
+
 /** What every handler of one session's server needs. */
 interface HandlerContext {
   readonly server: Server;
@@ -40,8 +50,11 @@ interface HandlerContext {
   readonly ledger: SubscriptionLedger | undefined;
   /** Runs a forwarded request, translating its failure for the client. */
   forward<T>(target: Routed, what: string, run: () => Promise<T>): Promise<T>;
-  /** A read or a get: through the gate, with the client's options, relaying what the server asks. */
-  forwardRelayed<M extends 'resources/read' | 'prompts/get'>(target: Routed, what: string, method: M, params: Record<string, unknown>, ctx: ServerContext, sent: Record<string, unknown>): Promise<ForwardedResult<M>>;
+  /**
+   * A read or a get: through the gate, with the client's options, relaying what the server asks
+   * (a 2025 client) or giving its rounds back (a 2026-07-28 client that declared what they ask).
+   */
+  forwardRelayed<M extends 'resources/read' | 'prompts/get'>(target: Routed, what: string, method: M, params: Record<string, unknown>, ctx: ServerContext, sent: Record<string, unknown>): Promise<ForwardedResult<M> | InputRequiredResult>;
 }
 
 export function registerOfferHandlers(
@@ -51,8 +64,9 @@ export function registerOfferHandlers(
   capabilities: OfferCapabilities,
   logger: Logger,
   relayed: Relayed,
-  ledger?: SubscriptionLedger,
+  extras: HandlerExtras,
 ): void {
+  const { ledger } = extras;
   const forward = async <T>(target: Routed, what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -63,8 +77,12 @@ export function registerOfferHandlers(
   const context: HandlerContext = {
     server, endpoint, offers, logger, ledger, forward,
     forwardRelayed: (target, what, method, params, ctx, sent) => {
-      const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`);
-      return forward(target, what, () => relayed(target.server, ctx, () => offers.forwardRequest(target.server, method, params, options)));
+      const round = extras.openRound(ctx, method, String(sent.name ?? sent.uri ?? ''));
+      const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`, round);
+      return forward(target, what, async () => {
+        const outcome = await relayed(target.server, ctx, (): Promise<ForwardedResult<typeof method> | ClientInputRound> => offers.forwardRequest(target.server, method, params, options));
+        return round ? round.reply(outcome) : outcome;
+      });
     },
   };
   if (capabilities.resources) registerResourceHandlers(context, capabilities.resources.subscribe === true);

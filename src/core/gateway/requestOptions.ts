@@ -3,15 +3,20 @@
 // token the gateway's own client chose).
 import type { Progress, ServerContext } from '@modelcontextprotocol/server';
 import type { CallerOptions } from '../connection/connectionOptions';
+import type { OpenRound } from './clientRounds';
 import type { Logger } from '../base/logging';
 import { errorMessage } from '../base/errorMessage';
 
-/** `what` names the request in the debug line of a progress notification that was not delivered. */
-export function clientRequestOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger, what: string): CallerOptions {
+/**
+ * `what` names the request in the debug line of a progress notification that was not delivered;
+ * `round`, for a 2026-07-28 client, what its upstream request carries for it (clientRounds.ts).
+ */
+export function clientRequestOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger, what: string, round?: OpenRound): CallerOptions {
   const progressToken = params?._meta?.progressToken;
-  if (progressToken === undefined) return { signal: ctx.mcpReq.signal };
+  const base = { signal: ctx.mcpReq.signal, ...round?.options };
+  if (progressToken === undefined) return base;
   return {
-    signal: ctx.mcpReq.signal,
+    ...base,
     onProgress: (progress: Progress) => {
       ctx.mcpReq
         .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })

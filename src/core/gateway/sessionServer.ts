@@ -1,11 +1,14 @@
 // The MCP server behind one client session of one endpoint (2025 era), or behind one request
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
-import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type InputRequiredResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult as ClientToolResult } from '@modelcontextprotocol/client';
+import type { ClientInputRound } from '../connection/inputRounds';
+import { roundBinding, type GatewayRounds } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog/types';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError } from './callErrors';
-import { describeEndpoint, type EndpointId } from './endpoint';
+import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import type { CallTarget } from './endpoint';
 import { listedTools, mapToolName } from './exposure';
 import { relayedThrough, type RelayHost } from './clientRelay';
@@ -77,6 +80,8 @@ export interface SessionExtras {
   readonly ledger?: SubscriptionLedger;
   /** Sends a server's elicitation, sampling and roots requests back to the client that caused them. */
   readonly relays?: RelayHost;
+  /** Gives a 2026-07-28 client the upstream's input_required rounds (one per gateway: it holds the key). */
+  readonly rounds?: GatewayRounds;
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -92,9 +97,11 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
     capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities) },
     ...(instructions ? { instructions } : {}),
+    ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
   });
   const relayed = relayedThrough(extras.relays, server);
-  if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, extras.ledger);
+  const openRound = (ctx: ServerContext, method: string, target: string) => extras.rounds?.open(ctx, roundBinding(endpointKey(endpoint), method, target));
+  if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, { openRound, ...(extras.ledger ? { ledger: extras.ledger } : {}) });
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would
@@ -103,15 +110,17 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     return { tools: listedTools(source.snapshot(), endpoint) };
   });
 
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const target = await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal);
-    const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`);
+    const round = openRound(ctx, 'tools/call', request.params.name);
+    const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
     try {
       // The upstream result, from the client package, goes out through the server package: the
       // same wire type, declared twice.
-      const call = () => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, options);
-      return (await relayed(target.server, ctx, call)) as CallToolResult;
+      const call = (): Promise<ClientToolResult | ClientInputRound> => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, options);
+      const outcome = await relayed(target.server, ctx, call);
+      return (round ? await round.reply(outcome) : outcome) as CallToolResult | InputRequiredResult;
     } catch (error) {
       throw toProtocolError(error, target, request.params.name);
     }

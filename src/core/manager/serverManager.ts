@@ -5,7 +5,7 @@ import { waitForState, type WaitOptions, type WaitOutcome } from './waitForState
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
 import { ConnectionError } from '../connection/errors';
-import type { CallerOptions, ConnectionOptions } from '../connection/connectionOptions';
+import type { CallerOptions, CallOutcome, ConnectionOptions } from '../connection/connectionOptions';
 import { ServerConnection } from '../connection/serverConnection';
 import { startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
 import type { OfferChangeEvent, ToolsChangeEvent } from '../connection/offerKeeper';
@@ -248,12 +248,12 @@ export class ServerManager {
   }
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */
-  async forwardToolCall(server: string, tool: string, args: Record<string, unknown> = {}, options: CallerOptions = {}): Promise<CallToolResult> {
+  async forwardToolCall<O extends CallerOptions = CallerOptions>(server: string, tool: string, args: Record<string, unknown> = {}, options: O = {} as O): Promise<CallOutcome<O, CallToolResult>> {
     return this.usableConnection(server).sendToolCall(tool, args, options);
   }
 
   /** Forwards a request about what a server offers (read, get, complete, setLevel). */
-  forwardRequest<M extends ForwardedMethod>(server: string, method: M, params: Record<string, unknown>, options: CallerOptions = {}): Promise<ForwardedResult<M>> {
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, ForwardedResult<M>>> {
     return Promise.resolve().then(() => this.usableConnection(server).forwardRequest(method, params, options));
   }
 

@@ -1,0 +1,128 @@
+// The gateway's side of 2026-07-28 multi-round-trip requests (SEP-2322). A 2026-07-28 client that
+// declared what the upstream asks (elicitation, sampling, roots) gets the upstream's
+// `input_required` round in its own request, and finishes it by retrying with `inputResponses`.
+// The upstream sees that client's capabilities, plus what the host answers itself (the editor's
+// dialogs), so an upstream can refuse a client with -32021 as it would directly.
+//
+// The `requestState` the client holds is the gateway's own: the upstream's state, what the host
+// answered of the same round, the request it belongs to and a nonce, sealed with an HMAC (the
+// SDK's codec, verified before a handler runs: a tampered or expired state is -32602). A state is
+// spent once its round reached the upstream: replaying it is refused.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ProtocolErrorCode, createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import type { InputRequiredResult } from '@modelcontextprotocol/client';
+import type { CallerOptions } from '../connection/connectionOptions';
+import { isInputRound, type ClientInputRound, type InputKind } from '../connection/inputRounds';
+import { rpcError } from './callErrors';
+
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];
+/** What the upstream is told the host answers for a client that did not declare it. */
+const HOST_CAPABILITY: Readonly<Record<InputKind, Record<string, unknown>>> = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+/** A state lives as long as the SDK codec's default; spent nonces are kept as long (bounded). */
+export const ROUND_TTL_SECONDS = 600;
+export const MAX_SPENT_ROUNDS = 10_000;
+/** The host's answers ride in the state the client holds; more than this is refused. */
+export const MAX_SEALED_BYTES = 256 * 1024;
+
+interface SealedRound {
+  /** The request: endpoint, method, target. */
+  readonly b: string;
+  /** The upstream's own requestState. */
+  readonly s?: string;
+  /** What the host answered of this round. */
+  readonly h?: Readonly<Record<string, unknown>>;
+  readonly n: string;
+}
+
+/** One request of a 2026-07-28 client, between its forward and its reply. */
+export interface OpenRound {
+  /** What the upstream request carries for this client. */
+  readonly options: Pick<CallerOptions, 'meta' | 'rounds'>;
+  /** The outcome as this client gets it: the result, or the round for it to answer. */
+  reply<R>(outcome: R | ClientInputRound): Promise<R | InputRequiredResult>;
+}
+
+export class GatewayRounds {
+  private readonly codec: RequestStateCodec<SealedRound> = createRequestStateCodec<SealedRound>({ key: randomBytes(32), ttlSeconds: ROUND_TTL_SECONDS });
+  /** Nonce -> when it may be forgotten (its state has expired by then), oldest first. */
+  private readonly spent = new Map<string, number>();
+
+  /** @param hostAnswers what the host answers itself when a client did not declare it. */
+  constructor(
+    private readonly hostAnswers: () => ReadonlySet<InputKind>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** For `ServerOptions.requestState.verify`: a state this gateway did not seal is refused before any handler runs. */
+  readonly verify = (state: string, ctx: ServerContext): Promise<SealedRound> => this.codec.verify(state, ctx);
+
+  /** `binding` names the request (endpoint, method, target); undefined for a 2025 client, which has sessions and real requests. */
+  open(ctx: ServerContext, binding: string): OpenRound | undefined {
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    if (envelope === undefined) return undefined;
+    const declared = (envelope[CLIENT_CAPABILITIES] ?? {}) as Record<string, unknown>;
+    const clientAnswers = new Set(KINDS.filter((kind) => declared[kind] !== undefined && declared[kind] !== null));
+    const sealed = this.unseal(ctx, binding);
+    const responses = { ...sealed?.h, ...ctx.mcpReq.inputResponses };
+    const host = this.hostAnswers();
+    const capabilities = Object.fromEntries(
+      KINDS.flatMap((kind) => (clientAnswers.has(kind) ? [[kind, declared[kind]]] : host.has(kind) ? [[kind, HOST_CAPABILITY[kind]]] : [])),
+    );
+    const options: OpenRound['options'] = {
+      meta: { [CLIENT_CAPABILITIES]: capabilities, ...(envelope[LOG_LEVEL] !== undefined ? { [LOG_LEVEL]: envelope[LOG_LEVEL] } : {}) },
+      rounds: {
+        clientAnswers,
+        ...(Object.keys(responses).length > 0 ? { inputResponses: responses } : {}),
+        ...(sealed?.s !== undefined ? { requestState: sealed.s } : {}),
+      },
+    };
+    return { options, reply: (outcome) => this.reply(outcome, binding, sealed) };
+  }
+
+  private unseal(ctx: ServerContext, binding: string): SealedRound | undefined {
+    const sealed = ctx.mcpReq.requestState<SealedRound>();
+    if (sealed === undefined) return undefined;
+    if (typeof sealed !== 'object' || sealed.b !== binding || typeof sealed.n !== 'string') {
+      throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another request');
+    }
+    this.forgetExpired();
+    if (this.spent.has(sealed.n)) throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState was already used: send the one of the latest round');
+    return sealed;
+  }
+
+  private async reply<R>(outcome: R | ClientInputRound, binding: string, sealed: SealedRound | undefined): Promise<R | InputRequiredResult> {
+    if (sealed) this.spend(sealed.n);
+    if (!isInputRound(outcome)) return outcome;
+    const { answeredByHost, requestState, inputRequests } = outcome;
+    const hasHostAnswers = answeredByHost !== undefined && Object.keys(answeredByHost).length > 0;
+    if (requestState === undefined && !hasHostAnswers) return { resultType: 'input_required', inputRequests };
+    const round: SealedRound = { b: binding, n: randomUUID(), ...(requestState !== undefined ? { s: requestState } : {}), ...(hasHostAnswers ? { h: answeredByHost } : {}) };
+    if (JSON.stringify(round).length > MAX_SEALED_BYTES) {
+      throw rpcError(ProtocolErrorCode.InternalError, `The answers to this round are over ${MAX_SEALED_BYTES / 1024} KiB, too large to carry in its requestState`);
+    }
+    return { resultType: 'input_required', inputRequests, requestState: await this.codec.mint(round) };
+  }
+
+  private spend(nonce: string): void {
+    this.forgetExpired();
+    // Full of unexpired states: the oldest is forgotten (its state expires within the TTL anyway).
+    if (this.spent.size >= MAX_SPENT_ROUNDS) this.spent.delete(this.spent.keys().next().value as string);
+    this.spent.set(nonce, this.now() + ROUND_TTL_SECONDS * 1000);
+  }
+
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [nonce, until] of this.spent) {
+      if (until > now) break;
+      this.spent.delete(nonce);
+    }
+  }
+}
+
+/** What names one request for its state: a state sealed for one tool is refused for another. */
+export function roundBinding(endpoint: string, method: string, target: string): string {
+  return `${endpoint}\u0000${method}\u0000${target}`;
+}
