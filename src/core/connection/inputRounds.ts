@@ -5,7 +5,7 @@
 // driver answers every round through the host (clientLink.ts, `autoFulfill`).
 import { isInputRequiredResult, type InputRequiredResult } from '@modelcontextprotocol/client';
 import { CreateMessageRequestParamsSchema, ElicitRequestParamsSchema } from '@modelcontextprotocol/core';
-import type { ServerRequestHandlers } from './clientLink';
+import type { ProtocolEra, ServerRequestHandlers } from './clientLink';
 import { ConnectionError } from './errors';
 
 export type InputKind = 'elicitation' | 'sampling' | 'roots';
@@ -25,6 +25,18 @@ export interface ClientRounds {
 /** A round for the client to answer, with what the host answered of the same round. */
 export interface ClientInputRound extends InputRequiredResult {
   readonly answeredByHost?: Readonly<Record<string, unknown>>;
+}
+
+/** What a request carries for the gateway client it is made for (CallerOptions has both). */
+export interface UpstreamExtras {
+  readonly meta?: Readonly<Record<string, unknown>>;
+  readonly rounds?: ClientRounds;
+}
+
+/** What a 2026-07-28 upstream gets besides the request; a 2025 one has no `_meta` envelope or rounds. */
+export function extrasFor(era: ProtocolEra, upstream: UpstreamExtras): { meta?: { _meta: Readonly<Record<string, unknown>> }; rounds?: ClientRounds } {
+  if (era !== 'modern') return {};
+  return { ...(upstream.meta ? { meta: { _meta: upstream.meta } } : {}), ...(upstream.rounds ? { rounds: upstream.rounds } : {}) };
 }
 
 /** What a retry adds to the request's params. */

@@ -26,9 +26,29 @@ function where(path: readonly string[]): string {
   return path.length === 0 ? 'the input schema' : `\`${path.join('.')}\``;
 }
 
+/** One parameter a client mirrors into `Mcp-Param-<header>`. */
+export interface ParamHeader {
+  readonly header: string;
+  /** Property names from the input schema's root to the parameter. */
+  readonly path: readonly string[];
+  readonly type: 'string' | 'integer' | 'boolean';
+}
+
 /** Why the tool's header declarations are invalid, or undefined when they are fine (or absent). */
 export function paramHeaderProblem(inputSchema: unknown): string | undefined {
+  const scan = scanParamHeaders(inputSchema);
+  return 'problem' in scan ? scan.problem : undefined;
+}
+
+/** The tool's header declarations, when they are all valid (a gateway checks what a client mirrored). */
+export function paramHeaders(inputSchema: unknown): readonly ParamHeader[] | undefined {
+  const scan = scanParamHeaders(inputSchema);
+  return 'problem' in scan ? undefined : scan.declarations;
+}
+
+function scanParamHeaders(inputSchema: unknown): { readonly problem: string } | { readonly declarations: readonly ParamHeader[] } {
   const seen = new Map<string, string>();
+  const declarations: ParamHeader[] = [];
   // Iterative: the schema's depth was bounded by the screening, but recursion is still avoided.
   const stack: Visit[] = [{ node: inputSchema, path: [], reachable: true }];
   while (stack.length > 0) {
@@ -37,7 +57,8 @@ export function paramHeaderProblem(inputSchema: unknown): string | undefined {
     const schema = node as Record<string, unknown>;
     if (Object.hasOwn(schema, X_MCP_HEADER)) {
       const problem = declarationProblem(schema, path, reachable, seen);
-      if (problem) return problem;
+      if (problem) return { problem };
+      declarations.push({ header: schema[X_MCP_HEADER] as string, path, type: schema.type as ParamHeader['type'] });
     }
     const properties = schema.properties;
     if (properties !== null && typeof properties === 'object') {
@@ -50,7 +71,7 @@ export function paramHeaderProblem(inputSchema: unknown): string | undefined {
       for (const branch of branches) stack.push({ node: branch, path: [...path, `<${keyword}>`], reachable: false });
     }
   }
-  return undefined;
+  return { declarations };
 }
 
 function declarationProblem(schema: Record<string, unknown>, path: readonly string[], reachable: boolean, seen: Map<string, string>): string | undefined {

@@ -238,7 +238,11 @@ export class ServerConnection {
    */
   async forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(method: M, params: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, ForwardedResult<M>>> {
     const result = await this.lifecycle.inUse(() => this.gate.withSession(method, options.signal, (session, policy, budget) =>
-      session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget, options),
+      // 2026-07-28 has no logging/setLevel: a client's level travels with each of its requests
+      // (`meta`, set by the gateway for the client that asked), so there is nothing to send.
+      method === 'logging/setLevel' && session.era === 'modern'
+        ? Promise.resolve({} as ForwardedResult<M>)
+        : session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget, options),
     ));
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
     if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${method} failed: ${problem}`);

@@ -9,19 +9,13 @@ import { ChangeSubscription } from './changeSubscription';
 import { closedDuringProbe, closeLink, linkClient, NO_TIMEOUT, type ClientLink, type EraVerdict, type LinkOptions, type ProtocolEra } from './clientLink';
 import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
-import { runClientRounds, type ClientInputRound, type ClientRounds, type RoundParams } from './inputRounds';
+import { extrasFor, runClientRounds, type ClientInputRound, type RoundParams, type UpstreamExtras } from './inputRounds';
 import { translateRequestError } from './requestErrors';
 import { wireClient, type SessionHooks } from './sessionWiring';
 import { RequestDeadlines } from './requestDeadlines';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { RetiredClients } from './retiredClients';
 import { StdioProcessTransport } from './stdioTransport';
-
-/** What a request carries for the gateway client it is made for (connectionOptions.ts, CallerOptions). */
-export interface UpstreamExtras {
-  readonly meta?: Readonly<Record<string, unknown>>;
-  readonly rounds?: ClientRounds;
-}
 
 type RawSchema = Parameters<Client['request']>[1];
 
@@ -187,7 +181,7 @@ export class McpSession {
   requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget): Promise<T>;
   requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget, upstream: UpstreamExtras): Promise<T | ClientInputRound>;
   requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget, upstream: UpstreamExtras = {}): Promise<T | ClientInputRound> {
-    const extras = this.extrasFor(upstream);
+    const extras = extrasFor(this.era, upstream);
     const send = (round: RoundParams, allowInputRequired: boolean) =>
       this.request(method, policy, budget, (options, onprogress) =>
         this.client.request({ method, params: { ...params, ...extras.meta, ...round } } as Parameters<Client['request']>[0], allowInputRequired ? withInputRequired(schema) : schema, {
@@ -203,7 +197,7 @@ export class McpSession {
   /** `definition`: the tool as listed, so that the SDK can mirror `x-mcp-header` parameters into headers. */
   async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, definition?: Tool, upstream: UpstreamExtras = {}): Promise<CallToolResult | ClientInputRound> {
     const what = `tools/call \`${name}\``;
-    const extras = this.extrasFor(upstream);
+    const extras = extrasFor(this.era, upstream);
     const send = (round: RoundParams, allowInputRequired: boolean) =>
       this.request(what, policy, budget, (options, onprogress) =>
         this.client.callTool(
@@ -226,12 +220,6 @@ export class McpSession {
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${name}\``);
     if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${problem}`);
     return result as CallToolResult | ClientInputRound;
-  }
-
-  /** What a 2026-07-28 upstream gets besides the request; a 2025 one has no `_meta` envelope or rounds. */
-  private extrasFor(upstream: UpstreamExtras): { meta?: { _meta: Readonly<Record<string, unknown>> }; rounds?: ClientRounds } {
-    if (this.era !== 'modern') return {};
-    return { ...(upstream.meta ? { meta: { _meta: upstream.meta } } : {}), ...(upstream.rounds ? { rounds: upstream.rounds } : {}) };
   }
 
   /**

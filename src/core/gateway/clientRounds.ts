@@ -37,7 +37,7 @@ interface SealedRound {
   readonly n: string;
 }
 
-/** One request of a 2026-07-28 client, between its forward and its reply. */
+/** One request of a client, between its forward and its reply. */
 export interface OpenRound {
   /** What the upstream request carries for this client. */
   readonly options: Pick<CallerOptions, 'meta' | 'rounds'>;
@@ -120,6 +120,14 @@ export class GatewayRounds {
       this.spent.delete(nonce);
     }
   }
+}
+
+/**
+ * A 2025 session's request: no rounds (its upstream's requests are relayed as requests of the
+ * session's own), but the log level it set, which a 2026-07-28 upstream takes with each request.
+ */
+export function sessionRound(logLevel: string | undefined): OpenRound {
+  return { options: logLevel === undefined ? {} : { meta: { [LOG_LEVEL]: logLevel } }, reply: (outcome) => Promise.resolve(outcome) };
 }
 
 /** What names one request for its state: a state sealed for one tool is refused for another. */

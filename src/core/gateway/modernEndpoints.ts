@@ -12,6 +12,8 @@ import { listedTools, listFingerprint } from './exposure';
 import { offerFingerprint, type OfferFingerprint } from './offerIndex';
 import { MAX_REQUEST_BYTES } from './requestBody';
 import { createSessionServer, type SessionExtras } from './sessionServer';
+import { paramHeaders, type ParamHeader } from '../connection/paramHeaders';
+import { HEADER_MISMATCH, paramHeaderMismatch } from './paramHeaderCheck';
 import { errorMessage } from '../base/errorMessage';
 
 /** Open `subscriptions/listen` streams per endpoint; more are refused by the SDK. */
@@ -23,6 +25,8 @@ interface ModernEndpoint {
   readonly serve: NodeMcpRequestHandler;
   fingerprint: string;
   offerPrint?: OfferFingerprint;
+  /** The endpoint's tools that mirror parameters into headers, by name; read again after a list change. */
+  paramHeaders?: ReadonlyMap<string, readonly ParamHeader[]>;
 }
 
 /** Whether a POST body (already read and parsed) is a 2025-era message. */
@@ -46,7 +50,27 @@ export class ModernEndpoints {
 
   /** Answers one modern request; the body was read (and bounded) by the gateway. */
   serve(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    return this.endpointFor(endpoint).serve(req, res, body);
+    const entry = this.endpointFor(endpoint);
+    if (this.refusedParamHeaders(entry, req, res, body)) return Promise.resolve();
+    return entry.serve(req, res, body);
+  }
+
+  /** SEP-2243: a tools/call whose `Mcp-Param-*` headers disagree with its arguments gets 400 (paramHeaderCheck.ts). */
+  private refusedParamHeaders(entry: ModernEndpoint, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): boolean {
+    const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+    if (message === null || typeof message !== 'object' || message.method !== 'tools/call' || typeof message.params?.name !== 'string') return false;
+    entry.paramHeaders ??= new Map(
+      listedTools(this.source.snapshot(), entry.endpoint).flatMap((tool) => {
+        const declared = paramHeaders(tool.inputSchema);
+        return declared && declared.length > 0 ? [[tool.name, declared] as const] : [];
+      }),
+    );
+    const declarations = entry.paramHeaders.get(message.params.name);
+    const refusal = declarations && paramHeaderMismatch(declarations, message.params.arguments, req.headers);
+    if (!refusal) return false;
+    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, ...refusal } }));
+    return true;
   }
 
   /** Tells listeners of every endpoint whose list changed. */
@@ -55,6 +79,7 @@ export class ModernEndpoints {
       const fingerprint = fingerprintOf(entry.endpoint);
       if (fingerprint === entry.fingerprint) continue;
       entry.fingerprint = fingerprint;
+      entry.paramHeaders = undefined;
       entry.handler.notify.toolsChanged();
     }
   }

@@ -37,8 +37,10 @@ function upstreamParams(params: Record<string, unknown>): Record<string, unknown
 export interface HandlerExtras {
   /** A 2025 session's subscriptions; a 2026-07-28 request has none to keep. */
   readonly ledger?: SubscriptionLedger;
-  /** What a 2026-07-28 client's request carries for its upstream (clientRounds.ts); undefined for a 2025 session. */
-  readonly openRound: (ctx: ServerContext, method: string, target: string) => OpenRound | undefined;
+  /** What a client's request carries for its upstream (clientRounds.ts), and how its outcome reaches the client. */
+  readonly openRound: (ctx: ServerContext, method: string, target: string) => OpenRound;
+  /** A 2025 session's log level, which logging/setLevel records. */
+  readonly session: { logLevel?: string };
 }
 
 /** What every handler of one session's server needs. */
@@ -79,16 +81,15 @@ export function registerOfferHandlers(
     forwardRelayed: (target, what, method, params, ctx, sent) => {
       const round = extras.openRound(ctx, method, String(sent.name ?? sent.uri ?? ''));
       const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`, round);
-      return forward(target, what, async () => {
-        const outcome = await relayed(target.server, ctx, (): Promise<ForwardedResult<typeof method> | ClientInputRound> => offers.forwardRequest(target.server, method, params, options));
-        return round ? round.reply(outcome) : outcome;
-      });
+      return forward(target, what, async () =>
+        round.reply(await relayed(target.server, ctx, (): Promise<ForwardedResult<typeof method> | ClientInputRound> => offers.forwardRequest(target.server, method, params, options))),
+      );
     },
   };
   if (capabilities.resources) registerResourceHandlers(context, capabilities.resources.subscribe === true);
   if (capabilities.prompts) registerPromptHandlers(context);
-  if (capabilities.completions) registerCompletionHandler(context);
-  if (capabilities.logging) registerLoggingHandler(context);
+  if (capabilities.completions) registerCompletionHandler(context, extras.openRound);
+  if (capabilities.logging) registerLoggingHandler(context, extras.session);
 }
 
 function registerResourceHandlers({ server, endpoint, offers, ledger, forward, forwardRelayed }: HandlerContext, subscribe: boolean): void {
@@ -124,18 +125,20 @@ function registerPromptHandlers({ server, endpoint, offers, forwardRelayed }: Ha
   });
 }
 
-function registerCompletionHandler({ server, endpoint, offers, logger, forward }: HandlerContext): void {
+function registerCompletionHandler({ server, endpoint, offers, logger, forward }: HandlerContext, openRound: HandlerExtras['openRound']): void {
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref } = request.params;
     const target = ref.type === 'ref/prompt' ? routePrompt(offers, endpoint, ref.name) : routeTemplate(offers, endpoint, ref.uri);
     const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: target.upstream } : { ...ref, uri: target.upstream };
     const params = { ...upstreamParams(request.params), ref: upstreamRef };
-    return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, clientRequestOptions(ctx, request.params, logger, target.server)));
+    const options = clientRequestOptions(ctx, request.params, logger, target.server, openRound(ctx, 'completion/complete', target.upstream));
+    return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, options));
   });
 }
 
-function registerLoggingHandler({ server, endpoint, offers, logger, forward }: HandlerContext): void {
+function registerLoggingHandler({ server, endpoint, offers, logger, forward }: HandlerContext, session: { logLevel?: string }): void {
   server.setRequestHandler('logging/setLevel', async (request, ctx) => {
+    session.logLevel = request.params.level;
     const servers = endpoint.kind === 'server' ? [endpoint.server] : offers.offers().filter((offer) => offer.capabilities?.logging).map((offer) => offer.name);
     // The SDK's own handler would also record the level for this session, which filters what
     // the gateway relays; the upstream servers filter at the source.

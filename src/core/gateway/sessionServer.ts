@@ -4,7 +4,7 @@
 import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type InputRequiredResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallToolResult as ClientToolResult } from '@modelcontextprotocol/client';
 import type { ClientInputRound } from '../connection/inputRounds';
-import { roundBinding, type GatewayRounds } from './clientRounds';
+import { roundBinding, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog/types';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError } from './callErrors';
@@ -100,8 +100,11 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
   });
   const relayed = relayedThrough(extras.relays, server);
-  const openRound = (ctx: ServerContext, method: string, target: string) => extras.rounds?.open(ctx, roundBinding(endpointKey(endpoint), method, target));
-  if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, { openRound, ...(extras.ledger ? { ledger: extras.ledger } : {}) });
+  // A 2025 session's log level (logging/setLevel), for a 2026-07-28 upstream that takes it per request.
+  const session: { logLevel?: string } = {};
+  const openRound = (ctx: ServerContext, method: string, target: string): OpenRound =>
+    extras.rounds?.open(ctx, roundBinding(endpointKey(endpoint), method, target)) ?? sessionRound(session.logLevel);
+  if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, { openRound, session, ...(extras.ledger ? { ledger: extras.ledger } : {}) });
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would
@@ -119,8 +122,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
       // The upstream result, from the client package, goes out through the server package: the
       // same wire type, declared twice.
       const call = (): Promise<ClientToolResult | ClientInputRound> => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, options);
-      const outcome = await relayed(target.server, ctx, call);
-      return (round ? await round.reply(outcome) : outcome) as CallToolResult | InputRequiredResult;
+      return (await round.reply(await relayed(target.server, ctx, call))) as CallToolResult | InputRequiredResult;
     } catch (error) {
       throw toProtocolError(error, target, request.params.name);
     }
