@@ -16,7 +16,7 @@ import { conformanceCli, grade, runScenario, startTokenProxy, type ScenarioRun }
 const CONFORMANCE_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
 
 const UPSTREAM_CAPABILITIES =
-  "what a tool needs of its client is the upstream server's business: Switchboard's connection declares every capability, and a 2026-07-28 client's missing one is made up for by the host (the editor's dialogs), so the gateway never answers -32021";
+  "this upstream speaks 2025: it sees the capabilities of Switchboard's one session with it (every one), as a 2025 server cannot be told one client's capabilities per request; with a 2026-07-28 upstream, the client's own reach it and -32021 passes through (gatewayModernUpstream.test.ts)";
 
 const SCENARIOS: Record<string, Record<string, string>> = {
   'server-initialize@2025-11-25': {},
