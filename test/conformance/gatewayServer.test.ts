@@ -11,7 +11,7 @@ import { MemoryToolCacheStorage } from '../../src/core/catalog';
 import { createRuntime } from '../../src/core/runtime/runtime';
 import { stdioDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, startGateway, toolsServer, waitForRunning, type Setup } from '../core/gateway/helpers';
-import { conformanceCli, grade, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';
+import { conformanceCli, grade, OFFER_SCENARIOS, runScenario, runScenarios, startTokenProxy, type ScenarioRun } from './serverHarness';
 
 const CONFORMANCE_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
 
@@ -83,25 +83,7 @@ const SHARED_STATE_SCENARIOS: Record<string, Record<string, string>> = {
 };
 
 const READING_SCENARIOS: readonly string[] = [
-  ...[
-    'completion-complete',
-    'tools-call-simple-text',
-    'tools-call-image',
-    'tools-call-audio',
-    'tools-call-embedded-resource',
-    'tools-call-mixed-content',
-    'tools-call-error',
-    'tools-call-with-progress',
-    'resources-list',
-    'resources-read-text',
-    'resources-read-binary',
-    'resources-templates-read',
-    'prompts-list',
-    'prompts-get-simple',
-    'prompts-get-with-args',
-    'prompts-get-embedded-resource',
-    'prompts-get-with-image',
-  ].flatMap((name) => [`${name}@2025-11-25`, `${name}@2026-07-28`]),
+  ...OFFER_SCENARIOS.flatMap((name) => [`${name}@2025-11-25`, `${name}@2026-07-28`]),
   'sep-2164-resource-not-found@2026-07-28',
   'caching@2026-07-28',
 ];
@@ -111,7 +93,7 @@ describe('gateway: conformance server scenarios for resources, prompts, completi
   this.timeout(120_000);
   const cleanup = new Cleanup();
   let url: string;
-  const readingRuns = new Map<string, ScenarioRun>();
+  let readingRuns = new Map<string, ScenarioRun>();
 
   before(async function () {
     this.timeout(300_000);
@@ -123,11 +105,7 @@ describe('gateway: conformance server scenarios for resources, prompts, completi
     const gateway = runtime.gateway();
     await gateway.start();
     url = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp/everything`;
-    const queue = [...READING_SCENARIOS];
-    const worker = async () => {
-      for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) readingRuns.set(scenario, await runScenario(cleanup, url, scenario));
-    };
-    await Promise.all(Array.from({ length: PARALLEL_RUNS }, worker));
+    readingRuns = await runScenarios(cleanup, url, READING_SCENARIOS, PARALLEL_RUNS);
   });
   after(() => cleanup.run());
 

