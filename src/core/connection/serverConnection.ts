@@ -22,6 +22,8 @@ import type { ServerNotice } from './serverNotices';
 import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
 import type { McpSession, SessionCounters } from './session';
 import type { QuarantinedTool } from './toolList';
+import { RunningTasks } from './runningTasks';
+import { requiresTask } from './taskCalls';
 
 export interface ConnectionDiagnostics extends SessionCounters {
   readonly connectAttempts: number;
@@ -38,6 +40,8 @@ export class ServerConnection {
   private readonly gate: RequestGate;
   private readonly attempts: AttemptRunner;
   private current: ServerState = { kind: 'stopped' };
+  /** Tasks run for callers that made plain calls of task-required tools. */
+  readonly tasks: RunningTasks;
   private manualReconnect: Promise<ServerState> | undefined;
   private disposing: Promise<void> | undefined;
   private wasDisposed = false;
@@ -68,6 +72,7 @@ export class ServerConnection {
       held: () => this.keeper.subscriptions.size > 0,
     });
     this.gate = new RequestGate(this);
+    this.tasks = new RunningTasks(definition.name, () => this.clock.now());
   }
 
   get name(): string {
@@ -209,6 +214,7 @@ export class ServerConnection {
       await this.stop();
       this.stateEmitter.dispose();
       this.keeper.dispose();
+      this.tasks.dispose();
     })();
     return this.disposing;
   }
@@ -226,9 +232,13 @@ export class ServerConnection {
    * the server, or hit an expired HTTP session, is sent again, once.
    */
   sendToolCall<O extends CallerOptions = CallerOptions>(name: string, args: Record<string, unknown> = {}, options: O = {} as O): Promise<CallOutcome<O, CallToolResult>> {
-    return this.lifecycle.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) =>
-      session.requestToolCall(name, args, { ...policy, onProgress: options.onProgress }, budget, this.keeper.toolToCall(name, args), options),
-    )) as Promise<CallOutcome<O, CallToolResult>>;
+    return this.lifecycle.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
+      const tool = this.keeper.toolToCall(name, args);
+      const callerPolicy = { ...policy, onProgress: options.onProgress };
+      // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
+      if (requiresTask(tool) && session.era === 'legacy') return session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks);
+      return session.requestToolCall(name, args, callerPolicy, budget, tool, options);
+    })) as Promise<CallOutcome<O, CallToolResult>>;
   }
 
   /**

@@ -16,6 +16,8 @@ import { RequestDeadlines } from './requestDeadlines';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { RetiredClients } from './retiredClients';
 import { StdioProcessTransport } from './stdioTransport';
+import type { RunningTasks } from './runningTasks';
+import { TaskCalls } from './taskCalls';
 
 type RawSchema = Parameters<Client['request']>[1];
 
@@ -33,10 +35,6 @@ export interface OpenSessionOptions extends LinkOptions, SessionHooks<McpSession
   readonly clock: Clock;
 }
 
-function withoutOutputSchema(tool: Tool): Tool {
-  const { outputSchema: _outputSchema, ...rest } = tool;
-  return rest;
-}
 
 const TERMINATE_SESSION_TIMEOUT_MS = 2000;
 /** How long requests in flight on a lost HTTP session may take to settle before it is closed. */
@@ -49,6 +47,7 @@ export class McpSession {
   private onIdle: (() => void) | undefined;
   private renewal: Promise<void> | undefined;
   private readonly changes: ChangeSubscription;
+  private readonly tasks: TaskCalls;
   /** Clients a renewal replaced, closed once their requests settle. */
   private readonly retired = new RetiredClients();
 
@@ -57,6 +56,13 @@ export class McpSession {
     private readonly options: OpenSessionOptions,
   ) {
     this.changes = new ChangeSubscription(this, options.logger);
+    this.tasks = new TaskCalls(options.definition.name, options.logger);
+  }
+
+  /** A tool that requires a task, for a plain call: run as one, its status reported as progress (taskCalls.ts). */
+  requestTaskCall(tool: Tool, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, registry: RunningTasks): Promise<CallToolResult> {
+    // No quiet-time limit: each poll shows the server alive; the maximum total time still applies.
+    return this.request(`tools/call \`${tool.name}\` (a task)`, { ...policy, timeoutMs: 0 }, budget, (options, onprogress) => this.tasks.run(this.client, tool, args, registry, options.signal as AbortSignal, onprogress));
   }
 
   get kind(): TransportType {
@@ -209,7 +215,7 @@ export class McpSession {
             // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
             // over HTTP). Without its output schema: a host passes results on unvalidated, as the
             // model reads them, rather than fail a call the server answered.
-            ...(definition ? { toolDefinition: withoutOutputSchema(definition) } : {}),
+            ...(definition ? { toolDefinition: { ...definition, outputSchema: undefined } } : {}),
             ...(allowInputRequired ? { allowInputRequired } : {}),
           },
         ) as Promise<CallToolResult | InputRequiredResult>,
@@ -334,6 +340,7 @@ export class McpSession {
 
   private async shutDown(): Promise<void> {
     await this.changes.close();
+    await this.tasks.close();
     this.retired.closeAll();
     await closeLink(this.link, this.options.logger, TERMINATE_SESSION_TIMEOUT_MS);
   }

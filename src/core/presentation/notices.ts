@@ -32,6 +32,7 @@ export function failureActions(code: ConnectionErrorCode): readonly FailureActio
     case 'SERVER_ERROR':
     case 'CLOSED':
     case 'NEEDS_SIGN_IN':
+    case 'BUSY':
       return ['reconnect', 'showLogs'];
   }
 }

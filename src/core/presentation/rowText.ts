@@ -30,6 +30,7 @@ const ERROR_WORDS: Record<ConnectionErrorCode, string> = {
   SERVER_ERROR: 'server error',
   CLOSED: 'closed',
   NEEDS_SIGN_IN: 'needs sign-in',
+  BUSY: 'too many tasks',
 };
 
 /** Every error code (the Record above lists each once), for tests of the budget. */

@@ -33,4 +33,6 @@ export type ConnectionErrorCode =
   /** The connection was stopped or disposed while the operation was pending. */
   | 'CLOSED'
   /** The server asks for OAuth and there are no usable credentials (see `signIn`). */
-  | 'NEEDS_SIGN_IN';
+  | 'NEEDS_SIGN_IN'
+  /** The server runs as many tasks as Switchboard allows at once; nothing was sent. */
+  | 'BUSY';

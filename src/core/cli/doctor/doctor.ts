@@ -1,7 +1,7 @@
 // `mcp-switchboard doctor`: load the workspace's configuration, connect every server through the
 // same manager the extension uses, wait for them to settle, report, optionally call one tool, and
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { defaultCredentialsFile, FileSecretStore } from '../../auth';
 import { isCatalogError, MemoryToolCacheStorage } from '../../catalog';
 import { isConnectionError } from '../../connection/errors';
@@ -147,7 +147,11 @@ async function callTool(
   let result: CallToolResult;
   try {
     // The one path every call takes: the catalog's gate, so a tool hidden from chat is refused here too.
-    result = await catalog.callExposedTool(target.server, target.tool, call.args, signal ? { signal } : {});
+    // What a long call (a task) reports goes to stderr as it comes, so a terminal shows it working.
+    const onProgress = (progress: Progress) => {
+      if (progress.message) io.err(`  ${target.server}/${target.tool}: ${progress.message.split('\n', 1)[0]?.slice(0, 200) ?? ''}\n`);
+    };
+    result = await catalog.callExposedTool(target.server, target.tool, call.args, { onProgress, ...(signal ? { signal } : {}) });
   } catch (error) {
     io.err(`${target.server}/${target.tool} failed: ${errorMessage(error)}\n`);
     if (isConnectionError(error, 'UNKNOWN_TOOL') || isCatalogError(error, 'UNKNOWN_TOOL')) {

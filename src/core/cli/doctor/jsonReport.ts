@@ -42,6 +42,8 @@ export interface JsonTool {
   readonly exposed: boolean;
   /** Only when `exposed` is false. */
   readonly filteredBy?: string;
+  /** `required`: a plain call runs as a task (Switchboard follows it); absent: no tasks. */
+  readonly taskSupport?: 'optional' | 'required';
 }
 
 export interface JsonReport {
@@ -73,6 +75,7 @@ function jsonServer(server: ServerReport): JsonServer {
         readOnly: tool.readOnly,
         exposed: tool.exposed,
         ...(tool.filteredBy === undefined ? {} : { filteredBy: tool.filteredBy }),
+        ...(tool.taskSupport === undefined ? {} : { taskSupport: tool.taskSupport }),
       }),
     ),
     capabilities: server.capabilities,

@@ -25,6 +25,8 @@ export interface ToolReport {
   readonly filteredBy?: string;
   /** Which kind of rule that was; the table groups budget cuts instead of listing each tool. */
   readonly filterKind?: FilterRule['kind'];
+  /** 2025-11-25 tasks: `required`, Switchboard runs a plain call as a task; absent: forbidden or not said. */
+  readonly taskSupport?: 'optional' | 'required';
 }
 
 export interface ProtocolReport {
@@ -173,7 +175,13 @@ function toolReport(entry: CatalogTool): ToolReport {
     readOnly: entry.readOnly,
     exposed: entry.exposed,
     ...(entry.filteredBy === undefined ? {} : { filteredBy: describeFilterRule(entry.filteredBy, entry.server), filterKind: entry.filteredBy.kind }),
+    ...taskSupportOf(tool),
   };
+}
+
+function taskSupportOf(tool: Tool): Pick<ToolReport, 'taskSupport'> {
+  const support = (tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+  return support === 'optional' || support === 'required' ? { taskSupport: support } : {};
 }
 
 function offerReport(offer: OfferedServer | undefined): OfferReport {

@@ -81,12 +81,21 @@ function details(server: ServerReport, maxExposed: number): string[] {
   if (more.length > 0) lines.push(`${DETAIL_INDENT}error:`, ...more.map((line) => `${DETAIL_INDENT}  ${line}`));
   if (server.sandbox) lines.push(`${DETAIL_INDENT}${'sandbox'.padEnd(8)} ${describeSandboxRules(server.sandbox.rules)}`);
   lines.push(...hiddenTools(server.tools, maxExposed).map((line) => `${DETAIL_INDENT}${'hidden'.padEnd(8)} ${line}`));
+  lines.push(...taskTools(server.tools).map((line) => `${DETAIL_INDENT}${'tasks'.padEnd(8)} ${line}`));
   lines.push(...server.catalogWarnings.map((message) => `${DETAIL_INDENT}${'warning'.padEnd(8)} ${message}`));
   if (isFailing(server) && server.stderrTail.length > 0) {
     lines.push(`${DETAIL_INDENT}stderr (last ${server.stderrTail.length} line${server.stderrTail.length === 1 ? '' : 's'}):`);
     lines.push(...server.stderrTail.map((line) => `${DETAIL_INDENT}  ${line}`));
   }
   return lines;
+}
+
+/** The tools that run as tasks, in one line: a call of one takes as long as its task. */
+function taskTools(tools: readonly ToolReport[]): string[] {
+  const required = tools.filter((tool) => tool.taskSupport === 'required').map((tool) => tool.name);
+  if (required.length === 0) return [];
+  const shown = required.slice(0, MAX_HIDDEN_LINES).join(', ') + (required.length > MAX_HIDDEN_LINES ? `, ... and ${required.length - MAX_HIDDEN_LINES} more` : '');
+  return [`${shown}: ${required.length === 1 ? 'requires a task; a call runs it' : 'require a task; a call runs one'} and waits for its result`];
 }
 
 /** One line per hidden tool, except budget cuts, which share one line (they share one reason). */

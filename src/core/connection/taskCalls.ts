@@ -1,0 +1,134 @@
+// A tool that requires a task (2025-11-25 `execution.taskSupport: "required"`) answers only a
+// task-augmented call. A caller that makes a plain call (chat through the dispatcher tools, Run
+// Tool, `doctor --call`, a gateway client that does not speak tasks) gets its result anyway:
+// Switchboard creates the task, follows it at the server's poll interval, reports each status as
+// progress, cancels it upstream when the caller gives up, and returns the final result. The
+// protocol work is the SDK's tasks package (`@modelcontextprotocol/ext-tasks`): one task session
+// per client, since its adapter takes over the client's fallback handlers while it lives.
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Client, type Progress, type Tool } from '@modelcontextprotocol/client';
+import type { TaskEnabledSession, TaskExecutionEvent, TaskFailedError } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
+import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../base/logging';
+import { ConnectionError } from './errors';
+import type { RunningTasks, TaskSlot } from './runningTasks';
+
+/** Whether a plain call of `tool` must be run as a task. */
+export function requiresTask(tool: Tool | undefined): boolean {
+  return (tool?.execution as { taskSupport?: unknown } | undefined)?.taskSupport === 'required';
+}
+
+type ExtTasks = typeof import('@modelcontextprotocol/ext-tasks/client', { with: { 'resolution-mode': 'import' } });
+type EsmClient = typeof import('@modelcontextprotocol/client', { with: { 'resolution-mode': 'import' } });
+
+/** The tasks package is ESM only: loaded once, when a first task runs (esbuild bundles it). */
+let modules: Promise<{ readonly tasks: ExtTasks; readonly esm: EsmClient }> | undefined;
+function loadModules(): Promise<{ readonly tasks: ExtTasks; readonly esm: EsmClient }> {
+  modules ??= Promise.all([import('@modelcontextprotocol/ext-tasks/client'), import('@modelcontextprotocol/client')]).then(([tasks, esm]) => ({ tasks, esm }));
+  return modules;
+}
+
+/**
+ * The client as the tasks package sees it. The package tells a JSON-RPC error from a broken
+ * request by `instanceof ProtocolError` of the ESM build it imports, and this CommonJS code's
+ * client throws the other build's (the dual-package hazard, unbundled in tests): its errors are
+ * rethrown as the package's class, code, message and data unchanged. Everything else is the client.
+ */
+function asSeenByTasks(client: Client, esm: EsmClient): Client {
+  const request = (async (...args: Parameters<Client['request']>) => {
+    try {
+      return await client.request(...args);
+    } catch (error) {
+      if (error instanceof ProtocolError && !(error instanceof esm.ProtocolError)) throw new esm.ProtocolError(error.code, error.message, error.data);
+      throw error;
+    }
+  }) as Client['request'];
+  return new Proxy(client, { get: (target, key, receiver) => (key === 'request' ? request : Reflect.get(target, key, receiver)) });
+}
+
+export class TaskCalls {
+  private session: { readonly client: Client; readonly tasks: TaskEnabledSession } | undefined;
+
+  constructor(
+    private readonly server: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Runs `tool` as a task on `client` and returns its result. `signal` ends it (and cancels it
+   * upstream); each status the server reports goes to `onProgress`, which also keeps the request's
+   * quiet-time limit from ending a task that is still working.
+   */
+  async run(client: Client, tool: Tool, args: Record<string, unknown>, registry: RunningTasks, signal: AbortSignal, onProgress: (progress: Progress) => void): Promise<CallToolResult> {
+    const { tasks: ext, esm } = await loadModules();
+    const slot = registry.reserve(tool.name);
+    const cancelled = new AbortController();
+    const stop = () => cancelled.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      const declaration = ext.toolDeclarationFromMcpTool(tool as Parameters<ExtTasks['toolDeclarationFromMcpTool']>[0]);
+      // Arguments were checked against the tool's schema (offerKeeper): JSON from here on.
+      const execution = await this.sessionFor(client, ext, esm).callTool(tool.name, args as Parameters<TaskEnabledSession['callTool']>[1], { declaration, signal: cancelled.signal, task: { preference: 'require' } });
+      const cancelUpstream = () => void execution.cancel().catch((error: unknown) => this.logger.debug(`tasks/cancel of a ${tool.name} task failed: ${errorMessage(error)}`));
+      if (execution.kind === 'task') slot.started(execution.handle.taskId, () => cancelled.abort(new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`)));
+      cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
+      let step = 0;
+      let last: string | undefined;
+      const { outcome } = await execution.settle({
+        signal: cancelled.signal,
+        onEvent: (event) => {
+          report(ext, event, slot, (message) => {
+            // The terminal event repeats the last status message: one progress per change.
+            if (message === last) return;
+            last = message;
+            step += 1;
+            onProgress({ progress: step, ...(message ? { message } : {}) });
+          });
+        },
+      });
+      switch (outcome.status) {
+        case 'completed':
+          return outcome.result as CallToolResult;
+        case 'cancelled':
+          throw new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled by the server`);
+        case 'failed':
+          throw failure(outcome.error);
+      }
+    } catch (error) {
+      if (cancelled.signal.aborted && !signal.aborted) throw new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error });
+      throw error instanceof ext.TaskCancelledError ? new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error }) : error;
+    } finally {
+      signal.removeEventListener('abort', stop);
+      slot.release();
+    }
+  }
+
+  /** Closes the task session (the connection's session is closing). */
+  async close(): Promise<void> {
+    const current = this.session;
+    this.session = undefined;
+    await current?.tasks.close().catch((error: unknown) => this.logger.debug(`closing the task session failed: ${errorMessage(error)}`));
+  }
+
+  private sessionFor(client: Client, ext: ExtTasks, esm: EsmClient): TaskEnabledSession {
+    if (this.session?.client === client) return this.session.tasks;
+    // A renewed HTTP session has a new client: the old task session goes with the old client.
+    void this.close();
+    const seen = asSeenByTasks(client, esm) as unknown as Parameters<ExtTasks['createTaskSessionFromClient']>[0];
+    const tasks = ext.createTaskSessionFromClient(seen, { endpointId: this.server, onError: (error) => this.logger.debug(`tasks: ${errorMessage(error)}`) });
+    this.session = { client, tasks };
+    return tasks;
+  }
+}
+
+function report(ext: ExtTasks, event: TaskExecutionEvent<unknown>, slot: TaskSlot, progress: (message: string | undefined) => void): void {
+  const view = ext.taskViewFromExecutionEvent(event);
+  if (!view) return;
+  slot.status(view.status, view.statusMessage);
+  progress(view.statusMessage ?? view.status);
+}
+
+/** A failed task, as the caller sees a failed request: the server's code and data when it gave them. */
+function failure(error: TaskFailedError): Error {
+  if (error.code === undefined) return new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+  return new ProtocolError(error.code, error.message, error.data);
+}

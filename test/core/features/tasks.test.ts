@@ -1,0 +1,107 @@
+// A tool that requires a task, for callers that make plain calls, against the reference server
+// (`@modelcontextprotocol/server-everything`, 2025-11-25 tasks): its `simulate-research-query`
+// answers only a task-augmented call, and goes through four stages of about a second each.
+import assert from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import { isConnectionError } from '../../../src/core/connection';
+import { MAX_TASKS_PER_SERVER, RunningTasks } from '../../../src/core/connection/runningTasks';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
+import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
+import { waitForRunning } from '../gateway/helpers';
+import { until } from '../support/poll';
+
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const TOOL = 'simulate-research-query';
+
+async function start(cleanup: Cleanup): Promise<SwitchboardRuntime> {
+  const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+  cleanup.add(() => runtime.dispose());
+  await runtime.manager.start([stdioDefinition([], { name: 'everything', args: [EVERYTHING, 'stdio'] })]);
+  await waitForRunning(runtime.manager, ['everything']);
+  return runtime;
+}
+
+describe('tasks: a task-required tool answers a plain call', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('through the catalog (chat, Run Tool, doctor): the task runs, each status is progress, the result comes back', async () => {
+    const runtime = await start(cleanup);
+    const connection = runtime.manager.connection('everything');
+    assert.ok(connection);
+    assert.deepEqual(connection.tools.find((tool) => tool.name === TOOL)?.execution, { taskSupport: 'required' });
+    const progress: Progress[] = [];
+    const seen: string[] = [];
+    connection.tasks.onDidChange(() => seen.push(...connection.tasks.list().map((task) => `${task.status}: ${task.message ?? ''}`)));
+    const result = await runtime.catalog.callExposedTool('everything', TOOL, { topic: 'otters' }, { onProgress: (update) => progress.push(update) });
+    assert.match(textOf(result), /^# Research Report: otters/);
+    assert.deepEqual(
+      progress.map((update) => [update.progress, update.message]),
+      [[1, 'Gathering sources...'], [2, 'Analyzing content...'], [3, 'Synthesizing findings...'], [4, 'Generating report...']],
+      'each status once, in order',
+    );
+    assert.ok(seen.includes('working: Analyzing content...'), `the task was listed while it ran: ${JSON.stringify(seen)}`);
+    assert.equal(connection.tasks.size, 0, 'and is gone once it ended');
+  });
+
+  it('cancelling the task (the tree) ends the call and cancels it upstream', async () => {
+    const runtime = await start(cleanup);
+    const connection = runtime.manager.connection('everything');
+    assert.ok(connection);
+    const call = runtime.catalog.callExposedTool('everything', TOOL, { topic: 'owls' });
+    await until(() => connection.tasks.list().some((task) => task.message === 'Gathering sources...'), 10_000, 'the task to start');
+    const [task] = connection.tasks.list();
+    assert.ok(task && connection.tasks.cancel(task.id));
+    const failure = await call.then(
+      () => assert.fail('the call should fail'),
+      (error: unknown) => error,
+    );
+    assert.ok(isConnectionError(failure, 'CANCELLED'), String(failure));
+    assert.equal(connection.tasks.size, 0);
+    const session = connection.session;
+    assert.ok(session);
+    const schema = z.object({ status: z.string() }).passthrough();
+    const upstream = await session.requestRaw<{ status: string }>('tasks/get', { taskId: task.id }, schema, { timeoutMs: 5_000, maxTotalMs: 0 }, { retried: false });
+    assert.equal(upstream.status, 'cancelled', 'the server was told');
+  });
+
+  it('through the gateway, a 2025 client that does not speak tasks gets the result and the statuses as progress', async () => {
+    const runtime = await start(cleanup);
+    const gateway = runtime.gateway();
+    await gateway.start();
+    const client = new Client({ name: 'plain', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('everything')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    cleanup.add(() => client.close());
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === TOOL);
+    assert.ok(listed, 'the tool is served');
+    assert.equal(listed.execution, undefined, 'without taskSupport: the gateway runs the task');
+    const messages: string[] = [];
+    const result = (await client.callTool({ name: TOOL, arguments: { topic: 'bees' } }, { onprogress: (update) => messages.push(update.message ?? '') })) as CallToolResult;
+    assert.match(textOf(result), /^# Research Report: bees/);
+    assert.ok(messages.includes('Synthesizing findings...'), JSON.stringify(messages));
+  });
+});
+
+describe('tasks: the bound per server', () => {
+  it(`holds at most ${MAX_TASKS_PER_SERVER} at once, refuses the next unsent, and frees a place when one ends`, () => {
+    const tasks = new RunningTasks('busy', () => 0);
+    const slots = Array.from({ length: MAX_TASKS_PER_SERVER }, (_, index) => {
+      const slot = tasks.reserve('tool');
+      slot.started(`t${index}`, () => undefined);
+      return slot;
+    });
+    assert.equal(tasks.size, MAX_TASKS_PER_SERVER);
+    assert.throws(
+      () => tasks.reserve('tool'),
+      (error: unknown) => isConnectionError(error, 'BUSY') && error.notSent,
+    );
+    slots[0]?.release();
+    slots[0]?.release();
+    assert.equal(tasks.size, MAX_TASKS_PER_SERVER - 1);
+    tasks.reserve('tool').started('next', () => undefined);
+    assert.equal(tasks.size, MAX_TASKS_PER_SERVER);
+  });
+});
