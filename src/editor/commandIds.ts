@@ -27,4 +27,5 @@ export const COMMANDS = {
   signIn: 'mcpSwitchboard.signIn',
   signOut: 'mcpSwitchboard.signOut',
   signOutAll: 'mcpSwitchboard.signOutAll',
+  cancelTask: 'mcpSwitchboard.cancelTask',
 } as const;

@@ -1,3 +1,4 @@
+import type { TaskNode } from './taskRows';
 import * as vscode from 'vscode';
 import { isActive } from '../core/state/serverState';
 import type { ServerManager, ServerView } from '../core/manager';
@@ -272,6 +273,11 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   signIn,
   signOut,
   signOutAll: (services) => () => services.signOutAll(),
+  cancelTask: (services) => (node) => {
+    const task = node as Partial<TaskNode> | undefined;
+    if (task?.kind !== 'task' || !task.server || !task.task) throw new Error('Cancel Task needs a task (use its row in the Servers view)');
+    if (!services.manager.cancelTask(task.server, task.task.id)) void vscode.window.showInformationMessage(`The ${task.task.tool} task of ${task.server} has already ended.`);
+  },
   openResource: (services) => (server, uri) => {
     if (typeof server !== 'string' || typeof uri !== 'string') throw new Error('Open Resource needs a server and a resource URI (use the Servers view)');
     return services.openResource(server, uri);

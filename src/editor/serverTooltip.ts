@@ -78,6 +78,7 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   rows.push(['Source', escape(describeSource(view.source))]);
   if (definition?.devWatch?.length) rows.push(['Restarts on changes to', definition.devWatch.map((pattern) => `\`${pattern.replace(/`/g, "'")}\``).join(', ')]);
   if (restart) rows.push(['Restarted by dev.watch', `${escape(restart.file)} changed (${new Date(restart.at).toLocaleTimeString()})`]);
+  if (view.tasks.length > 0) rows.push(['Tasks running', view.tasks.map((task) => `${escape(task.tool)}: ${escape(task.message ?? task.status)}`).join('; ')]);
   if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);
   if (state.kind === 'blocked' && state.reason === 'consentDenied') {
     rows.push(['Consent', 'you denied it, or closed the dialog — click **Allow…** on the row (or **Start**) to be asked again for this server alone']);

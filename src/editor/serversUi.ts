@@ -37,6 +37,7 @@ export class ServersUi implements vscode.Disposable {
     this.own(this.stateEvents);
     this.own(manager.onDidChangeState((event) => this.showState(event)));
     this.own(manager.onDidChangeTools(() => this.render()));
+    this.own(manager.onDidChangeTasks(() => this.tree.refresh()));
     this.own(offers.onDidChange(() => this.render()));
     this.own(catalog.onDidChange((snapshot) => {
       this.render();

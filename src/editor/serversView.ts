@@ -8,6 +8,7 @@ import { describeRow, rowPrimaryAction } from '../core/presentation/rowText';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
 import type { DevRestart } from './devWatchers';
 import { serverTooltip } from './serverTooltip';
+import { taskItem, taskNodes, type TaskNode } from './taskRows';
 
 export const SERVERS_VIEW_ID = 'mcpSwitchboard.servers';
 
@@ -45,7 +46,7 @@ export function toolRows(snapshot: CatalogSnapshot, server: string, known: reado
   }));
 }
 
-export type TreeNode = { readonly kind: 'server'; readonly view: ServerView } | { readonly kind: 'tool'; readonly row: ToolRow } | OfferNode;
+export type TreeNode = { readonly kind: 'server'; readonly view: ServerView } | { readonly kind: 'tool'; readonly row: ToolRow } | OfferNode | TaskNode;
 
 export interface ServersTreeSource {
   servers(): readonly ServerView[];
@@ -92,13 +93,23 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
-    if (node.kind === 'server') return this.serverItem(node.view);
-    return node.kind === 'tool' ? this.toolItem(node.row) : offerItem(node);
+    switch (node.kind) {
+      case 'server':
+        return this.serverItem(node.view);
+      case 'tool':
+        return this.toolItem(node.row);
+      case 'task':
+        return taskItem(node, Date.now());
+      case 'group':
+      case 'resource':
+      case 'prompt':
+        return offerItem(node);
+    }
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
     if (!node) return this.source.servers().map((view) => ({ kind: 'server', view }));
-    if (node.kind === 'server') return this.serverChildren(node.view.name);
+    if (node.kind === 'server') return this.serverChildren(node.view);
     if (node.kind === 'group') {
       return node.group === 'tools' ? this.toolNodes(node.server) : offerChildren(node, this.source.offer(node.server));
     }
@@ -111,14 +122,15 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const view = this.source.servers().find((candidate) => candidate.name === server);
     if (!view) return undefined;
     const groups = offerGroups(server, this.source.tools(server).length, this.source.offer(server));
-    if (node.kind === 'group' || !groups) return { kind: 'server', view };
+    if (node.kind === 'group' || node.kind === 'task' || !groups) return { kind: 'server', view };
     const group = node.kind === 'tool' ? 'tools' : node.kind === 'resource' ? 'resources' : 'prompts';
     return groups.find((candidate) => candidate.kind === 'group' && candidate.group === group);
   }
 
-  /** Tools directly, or groups when the server offers resources or prompts too. */
-  private serverChildren(server: string, rows = this.source.tools(server), offer = this.source.offer(server)): TreeNode[] {
-    return offerGroups(server, rows.length, offer) ?? rows.map((row) => ({ kind: 'tool', row }));
+  /** Its running tasks first; then tools directly, or groups when the server offers resources or prompts too. */
+  private serverChildren(view: ServerView, rows = this.source.tools(view.name), offer = this.source.offer(view.name)): TreeNode[] {
+    const server = view.name;
+    return [...taskNodes(server, view.tasks), ...(offerGroups(server, rows.length, offer) ?? rows.map((row): TreeNode => ({ kind: 'tool', row })))];
   }
 
   private toolNodes(server: string): TreeNode[] {
@@ -129,13 +141,13 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     // The rows and the offer, once per item: the count, the children and the tooltip all use them.
     const rows = this.source.tools(view.name);
     const offer = this.source.offer(view.name);
-    const hasChildren = this.serverChildren(view.name, rows, offer).length > 0;
+    const hasChildren = this.serverChildren(view, rows, offer).length > 0;
     const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `server/${view.name}`;
     // A few words that fit the default sidebar beside the name and two hover buttons; the tooltip
     // has the full message, the timing and the sandbox rules.
     const restart = this.source.devRestart?.(view.name);
-    item.description = describeRow(view.state, Date.now(), { tools: rows.length, sandboxed: sandboxOf(view.definition) !== undefined, restarted: restartedByWatch(view, restart) });
+    item.description = describeRow(view.state, Date.now(), { tools: rows.length, tasks: view.tasks.length, sandboxed: sandboxOf(view.definition) !== undefined, restarted: restartedByWatch(view, restart) });
     item.tooltip = serverTooltip(view, offer, rows.length, restart);
     item.iconPath = ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';

@@ -36,6 +36,8 @@ const BENCH_SERVERS = 20;
 const stdio = (...args) => ({ command: process.execPath, args: [fixture, ...args] });
 /** A server that speaks only MCP 2026-07-28: the editor reaches it through the gateway. */
 const modernFixture = path.join(repoRoot, 'test', 'fixtures', 'modern-server.mjs');
+/** The reference server, for its tool that answers only as a task (2025-11-25 tasks). */
+const everything = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
 /** What each suite starts with. User-scope servers need no consent, so the host tests can use them. */
 const SUITES = {
@@ -63,6 +65,7 @@ const SUITES = {
         rich: stdio('--name', 'rich', '--features'),
         // Started only to learn its tools (nothing is cached in a fresh profile), then idle until used.
         sleepy: { ...stdio('--name', 'sleepy', '--marker', path.join(scratch, 'sleepy.json')), lifecycle: 'lazy' },
+        research: { command: process.execPath, args: [everything, 'stdio'], tools: { allow: ['simulate-research-query'] } },
       },
     }),
     prepare: (scratch) => fs.writeFileSync(path.join(scratch, 'failing.flag'), ''),

@@ -3,6 +3,7 @@
 // invalid (the entry does not parse), blocked (trust, consent, inputs), and starting while it
 // waits for a slot in the concurrency limit.
 import type { Disposable } from '../base/events';
+import type { RunningTask } from '../connection/runningTasks';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
 import type { ServerConnection } from '../connection/serverConnection';
@@ -46,6 +47,8 @@ export interface ServerView {
   readonly definition?: ServerDefinition;
   /** The last stderr lines of a stdio server. */
   readonly stderrTail: readonly string[];
+  /** Tasks the server runs for callers that made plain calls (connection/taskCalls.ts). */
+  readonly tasks: readonly RunningTask[];
 }
 
 
@@ -105,6 +108,7 @@ export class ManagedServer {
       diagnostics: structuredClone(isInvalid(configured) ? configured.diagnostics : []),
       definition: isInvalid(configured) ? undefined : structuredClone(configured),
       stderrTail: this.connection?.stderrTail() ?? [],
+      tasks: this.connection?.tasks.list() ?? [],
     };
   }
 }

@@ -13,10 +13,13 @@ export class ServerEvents {
   private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
   private readonly offerEmitter = new Emitter<OfferChangeEvent>();
   private readonly noticeEmitter = new Emitter<ServerNotice>();
+  private readonly tasksEmitter = new Emitter<{ readonly server: string }>();
   readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
   readonly onDidChangeTools: Event<ToolsChangeEvent> = this.toolsEmitter.event;
   readonly onDidChangeOffer: Event<OfferChangeEvent> = this.offerEmitter.event;
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
+  /** A task a server runs for a caller started, changed status or ended (ServerView.tasks). */
+  readonly onDidChangeTasks: Event<{ readonly server: string }> = this.tasksEmitter.event;
 
   constructor(private readonly clock: Clock) {}
 
@@ -40,6 +43,9 @@ export class ServerEvents {
       connection.onNotice((notice) => {
         if (current()) this.noticeEmitter.fire(notice);
       }),
+      connection.tasks.onDidChange(() => {
+        if (current()) this.tasksEmitter.fire({ server: entry.name });
+      }),
     );
   }
 
@@ -48,5 +54,6 @@ export class ServerEvents {
     this.toolsEmitter.dispose();
     this.offerEmitter.dispose();
     this.noticeEmitter.dispose();
+    this.tasksEmitter.dispose();
   }
 }

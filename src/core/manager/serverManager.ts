@@ -50,6 +50,8 @@ export class ServerManager {
   readonly onDidChangeOffer: Event<OfferChangeEvent>;
   /** Resource updates (of subscribed URIs) and log messages, from every server. */
   readonly onNotice: Event<ServerNotice>;
+  /** A task a server runs for a caller started, changed status or ended. */
+  readonly onDidChangeTasks: Event<{ readonly server: string }>;
 
   private entries = new Map<string, ManagedServer>();
   private order: string[] = [];
@@ -68,6 +70,7 @@ export class ServerManager {
     this.onDidChangeTools = this.events.onDidChangeTools;
     this.onDidChangeOffer = this.events.onDidChangeOffer;
     this.onNotice = this.events.onNotice;
+    this.onDidChangeTasks = this.events.onDidChangeTasks;
     this.starts = new StartQueue({
       limit: new ConcurrencyLimit(options.concurrency ?? DEFAULT_CONCURRENCY),
       clock: this.clock,
@@ -216,6 +219,11 @@ export class ServerManager {
   learn(name: string): void {
     const entry = this.entries.get(name);
     if (entry && !entry.blocked) entry.connection?.learn();
+  }
+
+  /** Cancels a task a server runs for a caller (upstream tasks/cancel; the caller's call ends). */
+  cancelTask(name: string, taskId: string): boolean {
+    return this.entries.get(name)?.connection?.tasks.cancel(taskId) ?? false;
   }
 
   async stopServer(name: string): Promise<ServerState> {

@@ -5,10 +5,12 @@ import { describeRow, ROW_ERROR_CODES, ROW_TEXT_BUDGET } from '../../../src/core
 describe('describeRow (the Servers view row, narrow)', () => {
   const now = 1_000_000;
   const running = (extra: Partial<Extract<ServerState, { kind: 'running' }>> = {}): ServerState => ({ kind: 'running', transport: 'stdio', serverInfo: { name: 's', version: '1' }, protocolVersion: '2025-06-18', era: 'legacy', capabilities: {}, since: 0, connectMs: 84.4, toolCount: 12, ...extra });
-  const cases: Array<[string, ServerState, string, { tools?: number; sandboxed?: boolean; restarted?: boolean }?]> = [
+  const cases: Array<[string, ServerState, string, { tools?: number; tasks?: number; sandboxed?: boolean; restarted?: boolean }?]> = [
     ['running', running(), 'running · 12 tools'],
     ['running sandboxed', running({ toolCount: 1 }), 'sandboxed · 1 tool', { sandboxed: true }],
     ['just restarted by dev.watch', running({ toolCount: 4 }), 'restarted · 4 tools', { restarted: true, sandboxed: true }],
+    ['running tasks for callers', running(), 'running · 2 tasks', { tasks: 2 }],
+    ['running one sandboxed task', running(), 'sandboxed · 1 task', { tasks: 1, sandboxed: true }],
     ['running with quarantined tools', running({ toolCount: 3, quarantinedTools: [{ name: 'deep', problem: 'too deep' }] }), 'running · 3 tools, 1 bad'],
     ['idle with cached tools', { kind: 'idle', reason: 'lazy', since: 0 }, 'idle · 15 tools', { tools: 15 }],
     ['idle, nothing cached', { kind: 'idle', reason: 'unused', since: 0 }, 'idle'],
@@ -50,8 +52,10 @@ describe('describeRow (the Servers view row, narrow)', () => {
       running({ toolCount: 999 }),
     ];
     for (const state of states) {
-      const text = describeRow(state, now, { tools: 999, sandboxed: true });
-      assert.ok(text.length <= ROW_TEXT_BUDGET, `${state.kind}: "${text}" (${text.length})`);
+      for (const tasks of [0, 32]) {
+        const text = describeRow(state, now, { tools: 999, tasks, sandboxed: true });
+        assert.ok(text.length <= ROW_TEXT_BUDGET, `${state.kind}: "${text}" (${text.length})`);
+      }
     }
   });
 });

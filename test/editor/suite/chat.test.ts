@@ -68,6 +68,23 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     assert.equal(toolText(await invoke('mcp_modern_echo', { text: 'from the 2025 editor to a 2026 server' })), 'from the 2025 editor to a 2026 server');
   });
 
+  it('calls a tool that requires a task from chat: the result comes back, and the tree shows the task while it runs', async () => {
+    await waitForServer(api, 'research', isKind('running'));
+    const name = (await waitForTools((all) => all.includes('mcp_research_simulate-research-query'), 30_000, { startServers: true })).find((tool) => tool === 'mcp_research_simulate-research-query');
+    assert.ok(name);
+    const call = invoke(name, { topic: 'tides' });
+    const row = await eventually(() => {
+      const server = api.tree().find((node) => node.label === 'research');
+      const task = server?.children.find((child) => child.contextValue === 'task');
+      return server && task && /^(Analyzing|Synthesizing|Generating)/.test(task.description) ? { server, task } : undefined;
+    }, 'the task row with a later stage', 20_000);
+    assert.equal(row.server.description, 'running · 1 task');
+    assert.equal(row.task.label, 'simulate-research-query');
+    assert.match(row.server.tooltip, /Tasks running:\*\* simulate\\-research\\-query: /);
+    assert.match(toolText(await call), /^# Research Report: tides/);
+    await eventually(() => (api.tree().find((node) => node.label === 'research')?.children.some((child) => child.contextValue === 'task') === false ? true : undefined), 'the task row to go', 10_000);
+  });
+
   it('lists the catalog and calls a tool with the dispatcher tools', async () => {
     const listed = JSON.parse(toolText(await invoke('mcpSwitchboard_listTools', { server: 'ok' }))) as { tools: Array<{ qualifiedName: string; readOnly: boolean; serverState: string }> };
     const echo = listed.tools.find((tool) => tool.qualifiedName === 'ok__echo');

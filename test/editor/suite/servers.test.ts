@@ -7,7 +7,7 @@ import { isKind, stateOf, switchboardApi, waitFor, waitForServer } from '../supp
 import { eventually } from '../../core/support/poll';
 
 // The runner starts the editor with these servers in the user settings (test/harness/run-editor-tests.mjs).
-const CONFIGURED = ['ok', 'modern', 'failing', 'hanging', 'off', 'broken', 'secretive', 'keyed-url', 'keyed-args', 'rich', 'sleepy'];
+const CONFIGURED = ['ok', 'modern', 'failing', 'hanging', 'off', 'broken', 'secretive', 'keyed-url', 'keyed-args', 'rich', 'sleepy', 'research'];
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 const secret = process.env.SWITCHBOARD_TEST_SECRET ?? '';
 

@@ -1,0 +1,32 @@
+// The rows of the Servers tree for the tasks a server runs for callers that made plain calls
+// (core connection/taskCalls.ts): one per task, above the server's tools, with its latest status
+// message and a Cancel Task button.
+import * as vscode from 'vscode';
+import type { RunningTask } from '../core/connection/runningTasks';
+
+export interface TaskNode {
+  readonly kind: 'task';
+  readonly server: string;
+  readonly task: RunningTask;
+}
+
+export function taskNodes(server: string, tasks: readonly RunningTask[]): TaskNode[] {
+  return tasks.map((task) => ({ kind: 'task', server, task }));
+}
+
+export function taskItem(node: TaskNode, now: number): vscode.TreeItem {
+  const { task } = node;
+  const item = new vscode.TreeItem(task.tool, vscode.TreeItemCollapsibleState.None);
+  item.id = `task/${node.server}/${task.id}`;
+  const waiting = task.status === 'input_required';
+  item.description = waiting ? `waiting for input · ${task.message ?? ''}` : (task.message ?? task.status);
+  item.iconPath = new vscode.ThemeIcon(waiting ? 'question' : 'loading~spin');
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendMarkdown(`**Task of \`${task.tool.replace(/`/g, "'")}\`** — ${task.status}, for ${Math.max(0, Math.round((now - task.since) / 1000))} s\n\n`);
+  if (task.message) tooltip.appendText(`${task.message}\n\n`);
+  tooltip.appendMarkdown(`Task id \`${task.id.replace(/`/g, "'")}\`. A chat or gateway call is waiting for its result; **Cancel Task** ends both.`);
+  item.tooltip = tooltip;
+  item.contextValue = 'task';
+  item.accessibilityInformation = { label: `task of ${task.tool}, ${task.status}${task.message ? `, ${task.message}` : ''}` };
+  return item;
+}

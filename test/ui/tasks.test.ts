@@ -1,0 +1,60 @@
+// A tool that requires a task (the reference server's simulate-research-query, 2025-11-25 tasks),
+// run from the palette as a user would: the server's row says a task is running, a row under it
+// shows the task's latest status, and its Cancel Task button ends it.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { activityBarEntry, openWorkbench, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const everything = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const TOOL = 'research__simulate-research-query';
+
+describe('a tool that runs as a task (UI)', function () {
+  this.timeout(180_000);
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('basic', {
+      userSettings: { 'mcpSwitchboard.servers': { research: { command: process.execPath, args: [everything, 'stdio'], tools: { allow: ['simulate-research-query'] } } } },
+    });
+  });
+
+  after(async () => {
+    await workbench?.close();
+  });
+
+  async function startTask(topic: string): Promise<void> {
+    const { page } = workbench;
+    await runToolFromPalette(page, TOOL, JSON.stringify({ topic }));
+    const confirmation = page.locator('.monaco-dialog-box', { hasText: 'simulate-research-query' });
+    await confirmation.waitFor({ timeout: 30_000 });
+    await confirmation.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
+  }
+
+  it('shows the running task under its server with its latest status, and the row says so', async () => {
+    const { page } = workbench;
+    await page.locator('.statusbar-item', { hasText: '1/1' }).waitFor({ timeout: 60_000 });
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    await treeRow(page, 'research').waitFor({ timeout: 30_000 });
+    await startTask('tides');
+    const task = treeRow(page, 'simulate-research-query');
+    await task.locator('.label-description', { hasText: /Analyzing content|Synthesizing findings/ }).waitFor({ timeout: 30_000 });
+    assert.equal((await treeRow(page, 'research').locator('.label-description').innerText()).trim(), 'running · 1 task');
+    await screenshot(page, 'task-running');
+    // It ends by itself; the row goes with it and the result is in the log.
+    await task.waitFor({ state: 'detached', timeout: 30_000 });
+    await page.locator('.part.panel .view-lines', { hasText: 'Research Report: tides' }).waitFor({ timeout: 30_000 });
+    assert.match((await treeRow(page, 'research').locator('.label-description').innerText()).trim(), /^running · \d+ tools?$/);
+  });
+
+  it('Cancel Task on the task row ends the task and the call', async () => {
+    const { page } = workbench;
+    await startTask('owls');
+    const task = treeRow(page, 'simulate-research-query');
+    await task.locator('.label-description', { hasText: 'Gathering sources' }).waitFor({ timeout: 30_000 });
+    await task.hover();
+    await task.locator('.actions .action-label[aria-label^="Cancel Task"]').click();
+    await task.waitFor({ state: 'detached', timeout: 15_000 });
+    await page.locator('.part.panel .view-lines', { hasText: /simulate-research-query.*cancelled/ }).waitFor({ timeout: 30_000 });
+  });
+});
