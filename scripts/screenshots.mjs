@@ -36,6 +36,7 @@ export const README_SCREENSHOTS = {
   'import-codex': 'import-codex',
   'registry-picker': 'registry-picker',
   'dev-watch-restarted': 'dev-watch-restarted',
+  'task-running': 'task-running',
 };
 
 function main() {

@@ -1,6 +1,6 @@
 // The rows of the Servers tree for the tasks a server runs for callers that made plain calls
-// (core connection/taskCalls.ts): one per task, above the server's tools, with its latest status
-// message and a Cancel Task button.
+// (core connection/taskCalls.ts): one per task, above the server's tools, labelled with its
+// latest status message, its tool beside it, and a Cancel Task button.
 import * as vscode from 'vscode';
 import type { RunningTask } from '../core/connection/runningTasks';
 
@@ -16,10 +16,12 @@ export function taskNodes(server: string, tasks: readonly RunningTask[]): TaskNo
 
 export function taskItem(node: TaskNode, now: number): vscode.TreeItem {
   const { task } = node;
-  const item = new vscode.TreeItem(task.tool, vscode.TreeItemCollapsibleState.None);
-  item.id = `task/${node.server}/${task.id}`;
   const waiting = task.status === 'input_required';
-  item.description = waiting ? `waiting for input · ${task.message ?? ''}` : (task.message ?? task.status);
+  // The status is what a person watches, so it is the label; the tool is the description.
+  const status = task.message ?? (waiting ? 'waiting for input' : task.status);
+  const item = new vscode.TreeItem(status, vscode.TreeItemCollapsibleState.None);
+  item.id = `task/${node.server}/${task.id}`;
+  item.description = task.tool;
   item.iconPath = new vscode.ThemeIcon(waiting ? 'question' : 'loading~spin');
   const tooltip = new vscode.MarkdownString();
   tooltip.appendMarkdown(`**Task of \`${task.tool.replace(/`/g, "'")}\`** — ${task.status}, for ${Math.max(0, Math.round((now - task.since) / 1000))} s\n\n`);

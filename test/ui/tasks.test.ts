@@ -8,6 +8,11 @@ import { activityBarEntry, openWorkbench, runToolFromPalette, screenshot, treeRo
 const everything = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const TOOL = 'research__simulate-research-query';
 
+/** The task's row: its accessible label says it is a task, unlike the tool's row of the same name. */
+function taskRow(page: Workbench['page']) {
+  return page.locator('.monaco-list-row[aria-label^="task of simulate-research-query"]').first();
+}
+
 describe('a tool that runs as a task (UI)', function () {
   this.timeout(180_000);
   let workbench: Workbench;
@@ -35,23 +40,23 @@ describe('a tool that runs as a task (UI)', function () {
     const { page } = workbench;
     await page.locator('.statusbar-item', { hasText: '1/1' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
-    await treeRow(page, 'research').waitFor({ timeout: 30_000 });
+    await treeRow(page, 'research').click();
     await startTask('tides');
-    const task = treeRow(page, 'simulate-research-query');
-    await task.locator('.label-description', { hasText: /Analyzing content|Synthesizing findings/ }).waitFor({ timeout: 30_000 });
+    const task = taskRow(page);
+    await task.locator('.label-name', { hasText: /Analyzing content|Synthesizing findings/ }).waitFor({ timeout: 30_000 });
     assert.equal((await treeRow(page, 'research').locator('.label-description').innerText()).trim(), 'running · 1 task');
     await screenshot(page, 'task-running');
     // It ends by itself; the row goes with it and the result is in the log.
     await task.waitFor({ state: 'detached', timeout: 30_000 });
-    await page.locator('.part.panel .view-lines', { hasText: 'Research Report: tides' }).waitFor({ timeout: 30_000 });
+    await page.locator('.part.panel .view-lines', { hasText: 'simulated research report from the Everything MCP Server' }).waitFor({ timeout: 30_000 });
     assert.match((await treeRow(page, 'research').locator('.label-description').innerText()).trim(), /^running · \d+ tools?$/);
   });
 
   it('Cancel Task on the task row ends the task and the call', async () => {
     const { page } = workbench;
     await startTask('owls');
-    const task = treeRow(page, 'simulate-research-query');
-    await task.locator('.label-description', { hasText: 'Gathering sources' }).waitFor({ timeout: 30_000 });
+    const task = taskRow(page);
+    await task.locator('.label-name', { hasText: 'Gathering sources' }).waitFor({ timeout: 30_000 });
     await task.hover();
     await task.locator('.actions .action-label[aria-label^="Cancel Task"]').click();
     await task.waitFor({ state: 'detached', timeout: 15_000 });

@@ -76,10 +76,10 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     const row = await eventually(() => {
       const server = api.tree().find((node) => node.label === 'research');
       const task = server?.children.find((child) => child.contextValue === 'task');
-      return server && task && /^(Analyzing|Synthesizing|Generating)/.test(task.description) ? { server, task } : undefined;
+      return server && task && /^(Analyzing|Synthesizing|Generating)/.test(task.label) ? { server, task } : undefined;
     }, 'the task row with a later stage', 20_000);
     assert.equal(row.server.description, 'running · 1 task');
-    assert.equal(row.task.label, 'simulate-research-query');
+    assert.equal(row.task.description, 'simulate-research-query');
     assert.match(row.server.tooltip, /Tasks running:\*\* simulate\\-research\\-query: /);
     assert.match(toolText(await call), /^# Research Report: tides/);
     await eventually(() => (api.tree().find((node) => node.label === 'research')?.children.some((child) => child.contextValue === 'task') === false ? true : undefined), 'the task row to go', 10_000);
