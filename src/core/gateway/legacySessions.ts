@@ -3,8 +3,8 @@
 // (sessionTable.ts), told when its endpoint's tool list changed, and closed with the gateway.
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { Server } from '@modelcontextprotocol/server';
+import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
 import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
@@ -18,11 +18,14 @@ import type { OfferFingerprint } from './offerIndex';
 import { BoundedEventStore } from './eventStore';
 import { createSessionServer } from './sessionServer';
 import { SessionTable, type TableSession } from './sessionTable';
+import { sessionHandler } from './sessionHttp';
 
 export interface LegacySession extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
   readonly key: string;
-  readonly transport: NodeStreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** Answers one HTTP request of the session (sessionTransport). */
+  readonly serve: NodeMcpRequestHandler;
   readonly server: Server;
   /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
   fingerprint: string;
@@ -62,7 +65,7 @@ export class LegacySessions {
   /** A session closed (its client ended it, or it was evicted). */
   readonly onDidClose: Event<ClosedSession> = this.closeEmitter.event;
   /** Transports whose initialize request is still being answered; they have no session id yet. */
-  private readonly opening = new Set<NodeStreamableHTTPServerTransport>();
+  private readonly opening = new Set<WebStandardStreamableHTTPServerTransport>();
 
   constructor(private readonly options: LegacySessionsOptions) {
     this.table = new SessionTable<LegacySession>(options.limits, options.clock, options.logger);
@@ -84,7 +87,7 @@ export class LegacySessions {
     const { source, offers, relays, logger } = this.options;
     const ledger = new SessionLedger();
     const server = createSessionServer(endpoint, source, logger, { ...(offers ? { offers, ledger } : {}), ...(relays ? { relays } : {}) });
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // Priming events with ids, and what was sent kept (bounded): a client whose stream broke
       // resumes with Last-Event-ID instead of losing the call's result.
@@ -94,15 +97,16 @@ export class LegacySessions {
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
         const offerPrint = this.options.relay()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
-        this.table.add(id, { endpoint, key: endpointKey(endpoint), transport, server, fingerprint, ledger, offerPrint, tag: tagOf(req), lastUsed: 0, where, close: () => server.close() });
+        this.table.add(id, { endpoint, key: endpointKey(endpoint), transport, serve, server, fingerprint, ledger, offerPrint, tag: tagOf(req), lastUsed: 0, where, close: () => server.close() });
         logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
       },
     });
+    const serve = sessionHandler(transport, this.options.clock, logger);
     server.onclose = () => this.closed(transport, ledger);
     this.opening.add(transport);
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await serve(req, res, body);
     } finally {
       this.opening.delete(transport);
     }
@@ -127,7 +131,7 @@ export class LegacySessions {
     return [...this.table.drain().map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
   }
 
-  private closed(transport: NodeStreamableHTTPServerTransport, ledger: SessionLedger): void {
+  private closed(transport: WebStandardStreamableHTTPServerTransport, ledger: SessionLedger): void {
     const { offers, logger } = this.options;
     // Whatever the session subscribed to upstream ends with it.
     for (const { server: name, uri } of ledger.drain()) {
