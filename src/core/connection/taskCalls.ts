@@ -7,10 +7,15 @@
 // per client, since its adapter takes over the client's fallback handlers while it lives.
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Client, type Progress, type Tool } from '@modelcontextprotocol/client';
 import type { TaskEnabledSession, TaskExecutionEvent, TaskFailedError } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
+import { z } from 'zod';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
+import { NO_TIMEOUT } from './clientLink';
 import { ConnectionError } from './errors';
 import type { RunningTasks, TaskSlot } from './runningTasks';
+
+/** `tasks/result` is read by the tasks package; the one kept open for a waiting task is not. */
+const ANY_RESULT = z.object({}).passthrough();
 
 /** Whether a plain call of `tool` must be run as a task. */
 export function requiresTask(tool: Tool | undefined): boolean {
@@ -73,9 +78,11 @@ export class TaskCalls {
       cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
       let step = 0;
       let last: string | undefined;
+      const askedFor = execution.kind === 'task' ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal) : undefined;
       const { outcome } = await execution.settle({
         signal: cancelled.signal,
         onEvent: (event) => {
+          if (ext.taskViewFromExecutionEvent(event)?.status === 'input_required') askedFor?.();
           report(ext, event, slot, (message) => {
             // The terminal event repeats the last status message: one progress per change.
             if (message === last) return;
@@ -100,6 +107,25 @@ export class TaskCalls {
       signal.removeEventListener('abort', stop);
       slot.release();
     }
+  }
+
+  /**
+   * A 2025-11-25 task that waits for input has queued what it asks (elicitation, sampling) for the
+   * client's `tasks/result`, which the tasks package does not send until the task ends. So while
+   * it waits, one `tasks/result` is kept open: the server delivers its requests on it, the
+   * client's handlers answer them (the router: the caller's client, else the host), and the task
+   * goes on. Its own answer (the final result) is the package's to read; this one is dropped.
+   */
+  private deliveryOf(client: Client, taskId: string, signal: AbortSignal): () => void {
+    let open = false;
+    return () => {
+      if (open || signal.aborted) return;
+      open = true;
+      client
+        .request({ method: 'tasks/result', params: { taskId } } as Parameters<Client['request']>[0], ANY_RESULT, { signal, timeout: NO_TIMEOUT })
+        .catch((error: unknown) => this.logger.debug(`tasks/result while a task waits for input: ${errorMessage(error)}`))
+        .finally(() => (open = false));
+    };
   }
 
   /** Closes the task session (the connection's session is closing). */

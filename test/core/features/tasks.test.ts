@@ -105,3 +105,32 @@ describe('tasks: the bound per server', () => {
     assert.equal(tasks.size, MAX_TASKS_PER_SERVER);
   });
 });
+
+describe('tasks: what a task asks while it waits (input_required)', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('an ambiguous query asks for a clarification: the host answers it, and the task finishes with it', async () => {
+    const asked: string[] = [];
+    const runtime = createRuntime({
+      logger: new MemoryLogger(),
+      storage: new MemoryToolCacheStorage(),
+      settings: {},
+      hostAnswers: {
+        elicit: async (server, params) => {
+          asked.push(`${server}: ${params.message.slice(0, 40)}`);
+          return { action: 'accept', content: { interpretation: 'Marine biology' } };
+        },
+      },
+    });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([stdioDefinition([], { name: 'everything', args: [EVERYTHING, 'stdio'] })]);
+    await waitForRunning(runtime.manager, ['everything']);
+    const statuses: string[] = [];
+    const result = await runtime.catalog.callExposedTool('everything', TOOL, { topic: 'seals', ambiguous: true }, { onProgress: (update) => statuses.push(update.message ?? '') });
+    assert.deepEqual(asked, ['everything: The research query "seals" could have mu']);
+    assert.match(textOf(result), /^# Research Report: seals \(Marine biology\)/);
+    assert.ok(statuses.some((status) => status.startsWith('Continuing with interpretation')), JSON.stringify(statuses));
+  });
+});
