@@ -5,6 +5,7 @@ import type { PreparedTool } from '../core/catalog/preparedList';
 import { sandboxOf, signsInWithOAuth } from '../core/config/types';
 import type { ServerView } from '../core/manager';
 import { describeRow, rowPrimaryAction } from '../core/presentation/rowText';
+import { pickRowIcon } from '../core/presentation/serverIcon';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
 import type { DevRestart } from './devWatchers';
 import { serverTooltip } from './serverTooltip';
@@ -149,7 +150,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const restart = this.source.devRestart?.(view.name);
     item.description = describeRow(view.state, Date.now(), { tools: rows.length, tasks: view.tasks.length, sandboxed: sandboxOf(view.definition) !== undefined, restarted: restartedByWatch(view, restart) });
     item.tooltip = serverTooltip(view, offer, rows.length, restart);
-    item.iconPath = ICONS[view.state.kind];
+    // A running server shows its own icon, if it has one; any other state shows what is wrong.
+    const own = view.state.kind === 'running' ? pickRowIcon(view.state.serverInfo.icons) : undefined;
+    item.iconPath = own ? { light: vscode.Uri.parse(own.light), dark: vscode.Uri.parse(own.dark) } : ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
     const primary = rowPrimaryAction(view.state);
     // Menus in package.json match on these words.
@@ -211,11 +214,17 @@ export function snapshotTree(provider: ServersTreeProvider, parent?: TreeNode): 
     return {
       label: typeof item.label === 'string' ? item.label : item.label?.label ?? '',
       description: typeof item.description === 'string' ? item.description : '',
-      icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
+      icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : iconUri(item.iconPath),
       contextValue: item.contextValue,
       tooltip,
       ...(item.checkboxState === undefined ? {} : { checked: item.checkboxState === vscode.TreeItemCheckboxState.Checked }),
       children: node.kind === 'server' || node.kind === 'group' ? snapshotTree(provider, node) : [],
     };
   });
+}
+
+/** A server's own icon in a snapshot: `own:` and the scheme of its dark-theme source (`data`, `https`). */
+function iconUri(icon: vscode.TreeItem['iconPath']): string | undefined {
+  const dark = icon && typeof icon === 'object' && 'dark' in icon ? icon.dark : undefined;
+  return dark instanceof vscode.Uri ? `own:${dark.scheme}` : undefined;
 }

@@ -39,6 +39,9 @@ const modernFixture = path.join(repoRoot, 'test', 'fixtures', 'modern-server.mjs
 /** The reference server, for its tool that answers only as a task (2025-11-25 tasks). */
 const everything = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
+/** A server's own icon (a blue ring), which its row shows while it runs. */
+const ROW_ICON = 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIxNiIgaGVpZ2h0PSIxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciIGZpbGw9IiMzYjgyZjYiLz48Y2lyY2xlIGN4PSI4IiBjeT0iOCIgcj0iMyIgZmlsbD0iI2ZmZiIvPjwvc3ZnPg==';
+
 /** What each suite starts with. User-scope servers need no consent, so the host tests can use them. */
 const SUITES = {
   suite: {
@@ -62,7 +65,7 @@ const SUITES = {
         'keyed-url': { type: 'http', url: 'http://127.0.0.1:9/mcp?api_key=sk-switchboard-test-7f3a9c', reconnect: { maxAttempts: 0 } },
         'keyed-args': { ...stdio('--api-key=sk-switchboard-test-7f3a9c'), reconnect: { maxAttempts: 0 } },
         // Resources, prompts, and tools that ask for a form or a model.
-        rich: stdio('--name', 'rich', '--features'),
+        rich: stdio('--name', 'rich', '--features', '--icon', ROW_ICON),
         // Started only to learn its tools (nothing is cached in a fresh profile), then idle until used.
         sleepy: { ...stdio('--name', 'sleepy', '--marker', path.join(scratch, 'sleepy.json')), lifecycle: 'lazy' },
         research: { command: process.execPath, args: [everything, 'stdio'], tools: { allow: ['simulate-research-query'] } },

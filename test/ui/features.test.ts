@@ -11,6 +11,8 @@ import { activityBarEntry, openWorkbench, runFromPalette, runToolFromPalette, sc
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const fakeModel = path.resolve(__dirname, '../harness/fake-model-extension');
+/** The server's own icon (a blue ring): its row shows it while it runs. */
+const ROW_ICON = 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIxNiIgaGVpZ2h0PSIxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciIGZpbGw9IiMzYjgyZjYiLz48Y2lyY2xlIGN4PSI4IiBjeT0iOCIgcj0iMyIgZmlsbD0iI2ZmZiIvPjwvc3ZnPg==';
 
 /** Runs a tool from the palette; one that is not read-only is confirmed first, as the editor asks. */
 async function runTool(page: Page, name: string, args: string, readOnly = false): Promise<void> {
@@ -45,7 +47,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     this.timeout(120_000);
     workbench = await openWorkbench('basic', {
       extraExtensions: [fakeModel],
-      userSettings: { 'mcpSwitchboard.servers': { rich: { command: process.execPath, args: [fixture, '--features', '--asking-prompt'] } } },
+      userSettings: { 'mcpSwitchboard.servers': { rich: { command: process.execPath, args: [fixture, '--features', '--asking-prompt', '--icon', ROW_ICON] } } },
     });
   });
 
@@ -58,6 +60,9 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await page.locator('.statusbar-item', { hasText: '1/1' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
     await treeRow(page, 'rich').click();
+    // A running server shows its own icon (a data: SVG here), as the browser draws it.
+    const image = await treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon').evaluate((element) => getComputedStyle(element).backgroundImage);
+    assert.match(image, /^url\("data:image\/svg\+xml/);
     for (const [group, count] of [['Tools', '20'], ['Resources', '4'], ['Prompts', '3']] as const) {
       const row = treeRow(page, group);
       await row.waitFor({ timeout: 30_000 });

@@ -50,6 +50,12 @@ describe('servers in the real editor', function () {
     assert.equal(row(api, 'broken').icon, 'bracket-error');
   });
 
+  it('shows a running server\'s own icon, and the state icon when it is not running', async () => {
+    await waitForServer(api, 'rich', isKind('running'));
+    assert.equal(row(api, 'rich').icon, 'own:data');
+    assert.equal(row(api, 'failing').icon, 'error', 'a server in trouble shows what is wrong');
+  });
+
   it('puts the stderr tail and the transport into the tooltip of a failed server', () => {
     const tooltip = row(api, 'failing').tooltip;
     assert.match(tooltip, /fixture refused to start/);

@@ -1,0 +1,71 @@
+// MCP Apps through the gateway: a tool's `_meta.ui`, and its `ui://` view (`text/html;profile=mcp-app`
+// with its CSP and permissions), reach a client of the gateway exactly as the server sent them, in
+// both eras. The server is built on the SDK's ext-apps; what a client reads directly from it is the
+// reference for what it reads through Switchboard.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
+import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition } from '../connection/helpers';
+import { waitForRunning } from '../gateway/helpers';
+
+const APPS = path.join(FIXTURES, 'apps-server.mjs');
+const VIEW = 'ui://weather/view.html';
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
+
+/** A tool as a client compares it: the gateway keeps everything but `execution`. */
+function comparable(tools: readonly Tool[]): unknown {
+  return tools.map(({ execution: _execution, ...tool }) => tool).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+describe('MCP Apps pass through the gateway unchanged', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  let runtime: SwitchboardRuntime;
+  let direct: Client;
+
+  before(async () => {
+    runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([stdioDefinition([], { name: 'apps', args: [APPS] })]);
+    await waitForRunning(runtime.manager, ['apps']);
+    await runtime.gateway().start();
+    direct = new Client({ name: 'direct', version: '1.0.0' });
+    await direct.connect(new StdioClientTransport({ command: process.execPath, args: [APPS], stderr: 'ignore' }));
+    cleanup.add(() => direct.close());
+  });
+  after(() => cleanup.run());
+
+  for (const era of ['2025', '2026-07-28'] as const) {
+    it(`${era} client: the tools' _meta.ui, the view's listing and its contents (HTML, CSP, permissions)`, async () => {
+      const gateway = runtime.gateway();
+      const client = new Client({ name: 'host', version: '1.0.0' }, era === '2025' ? {} : MODERN);
+      await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('apps')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+      cleanup.add(() => client.close());
+
+      const tools = (await client.listTools()).tools;
+      assert.deepEqual(comparable(tools), comparable((await direct.listTools()).tools));
+      const weather = tools.find((tool) => tool.name === 'get-weather');
+      assert.deepEqual((weather?._meta as { ui?: unknown } | undefined)?.ui, { resourceUri: VIEW });
+      const appOnly = tools.find((tool) => tool.name === 'refresh-weather');
+      assert.deepEqual((appOnly?._meta as { ui?: unknown } | undefined)?.ui, { resourceUri: VIEW, visibility: ['app'] });
+
+      const listed = (await client.listResources()).resources.find((resource) => resource.uri === VIEW);
+      assert.deepEqual(listed, (await direct.listResources()).resources.find((resource) => resource.uri === VIEW));
+      assert.equal(listed?.mimeType, 'text/html;profile=mcp-app');
+
+      const read = await client.readResource({ uri: VIEW });
+      const reference = await direct.readResource({ uri: VIEW });
+      assert.deepEqual(read.contents, reference.contents);
+      const [content] = read.contents as Array<{ mimeType?: string; text?: string; _meta?: { ui?: { csp?: unknown; permissions?: unknown } } }>;
+      assert.equal(content?.mimeType, 'text/html;profile=mcp-app');
+      assert.match(content?.text ?? '', /<h1>Weather<\/h1>/);
+      assert.deepEqual(content?._meta?.ui?.csp, { connectDomains: ['https://api.weather.example'], resourceDomains: ['https://cdn.weather.example'] });
+
+      const result = await client.callTool({ name: 'get-weather', arguments: { location: 'Oslo' } });
+      assert.deepEqual(result.structuredContent, { location: 'Oslo', celsius: 21 });
+    });
+  }
+});
