@@ -35,8 +35,8 @@ class RedirectFollowingBrowser implements SignInBrowser {
 
 /** The client identity a scenario hands over in MCP_CONFORMANCE_CONTEXT, as a user's `oauth` block would. */
 function oauthFor(scenario: string): OAuthSettings {
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
-  const clientCredentials = scenario === 'auth/client-credentials-basic';
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string };
+  const clientCredentials = scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt';
   return {
     ...DEFAULT_OAUTH,
     // The suite's authorization servers that support metadata documents expect this URL.
@@ -44,6 +44,8 @@ function oauthFor(scenario: string): OAuthSettings {
     ...(context.client_id ? { clientId: context.client_id } : {}),
     ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
     ...(clientCredentials ? { grant: 'client_credentials' } : {}),
+    // private_key_jwt: the key signs the client's assertion (in settings: `${env:...}` or `${input:...}`).
+    ...(context.private_key_pem ? { tokenEndpointAuthMethod: 'private_key_jwt', privateKey: context.private_key_pem, ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}) } : {}),
   };
 }
 

@@ -13,8 +13,8 @@ import { artifactsDir, harnessDir, node24, repoRoot } from '../../scripts/harnes
 
 // Every client scenario of the suite that concerns what Switchboard implements, each in the
 // protocol revision(s) it applies to (`name@revision`; the harness's --spec-version). The skills and
-// tasks extensions are not implemented, nor are the private_key_jwt, DPoP, enterprise and workload
-// identity auth extensions.
+// tasks extensions are not implemented, nor are the DPoP, enterprise and workload identity auth
+// extensions.
 export const SCENARIOS = [
   'initialize@2025-11-25',
   'tools_call@2025-11-25',
@@ -41,8 +41,9 @@ export const SCENARIOS = [
   ...['metadata-default', 'basic-cimd', 'scope-step-up', 'token-endpoint-auth-basic', 'pre-registration'].map((name) => `auth/${name}@2025-11-25`),
   'auth/2025-03-26-oauth-metadata-backcompat@2025-03-26',
   'auth/2025-03-26-oauth-endpoint-fallback@2025-03-26',
-  // The client-credentials extension (SEP-1046), with a client secret.
+  // The client-credentials extension (SEP-1046), with a client secret and with private_key_jwt.
   'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
 ];
 const here = path.join(repoRoot, 'test', 'conformance');
 const conformanceBin = path.join(harnessDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');

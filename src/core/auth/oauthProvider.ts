@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import {
   auth,
+  createPrivateKeyJwtAuth,
   extractWWWAuthenticateParams,
   UnauthorizedError,
   type AuthProvider,
@@ -24,6 +25,7 @@ import type { Logger } from '../base/logging';
 import type { SavedTokens, ServerCredentials } from './credentials';
 import { SignInRequiredError } from './errors';
 import { errorMessage } from '../base/errorMessage';
+import { signingAlgorithm } from '../base/signingKey';
 
 /** What an interactive sign-in lends the provider for its duration. */
 export interface InteractiveSignIn {
@@ -56,6 +58,7 @@ const BACKGROUND_REDIRECT = 'http://127.0.0.1/oauth/callback';
 const CLIENT_NAME = 'MCP Switchboard';
 
 export class SwitchboardOAuthProvider implements OAuthClientProvider {
+  private keyAuth: OAuthClientProvider['addClientAuthentication'];
   /**
    * The sign-in whose SDK calls are running, by async context: a background connect or refresh
    * that runs at the same time on this provider stays non-interactive (it must never open a
@@ -103,7 +106,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
 
   get clientMetadata(): OAuthClientMetadata {
     const redirect = this.redirectUrl;
-    const secret = this.settings.clientSecret !== undefined;
+    const secret = this.settings.clientSecret !== undefined || this.settings.privateKey !== undefined;
     return {
       client_name: CLIENT_NAME,
       client_uri: 'https://github.com/switchboard-labs/mcp-switchboard',
@@ -113,6 +116,18 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       token_endpoint_auth_method: this.settings.tokenEndpointAuthMethod ?? (secret ? 'client_secret_basic' : 'none'),
       ...(this.settings.scopes ? { scope: this.settings.scopes.join(' ') } : {}),
     };
+  }
+
+  /**
+   * `private_key_jwt` (RFC 7523): each token request carries an assertion signed with the
+   * configured private key, made by the SDK (`createPrivateKeyJwtAuth`); `iss` and `sub` are the
+   * client id. Absent for every other method: the SDK then authenticates as registered.
+   */
+  get addClientAuthentication(): OAuthClientProvider['addClientAuthentication'] {
+    const { tokenEndpointAuthMethod, privateKey, clientId, signingAlgorithm: algorithm } = this.settings;
+    if (tokenEndpointAuthMethod !== 'private_key_jwt' || !privateKey || !clientId) return undefined;
+    this.keyAuth ??= createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg: signingAlgorithm(privateKey, algorithm) });
+    return this.keyAuth;
   }
 
   state(): string {

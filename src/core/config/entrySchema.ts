@@ -58,7 +58,9 @@ export const toolsSchema = z.looseObject({
 });
 
 export const OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
-export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+/** JWS algorithms for a `private_key_jwt` client assertion (RFC 7523); absent, the key's type decides. */
+export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 /** How Switchboard signs in to a remote server that asks for OAuth; `false` turns sign-in off. */
 export const oauthSchema = z.union([
@@ -70,6 +72,8 @@ export const oauthSchema = z.union([
     grant: z.enum(OAUTH_GRANTS).optional(),
     clientMetadataUrl: text.optional(),
     tokenEndpointAuthMethod: z.enum(TOKEN_AUTH_METHODS).optional(),
+    privateKey: text.optional(),
+    signingAlgorithm: z.enum(SIGNING_ALGORITHMS).optional(),
   }),
 ]);
 

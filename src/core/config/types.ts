@@ -126,7 +126,11 @@ export interface OAuthSettings {
   readonly scopes?: readonly string[];
   /** An HTTPS URL of a client ID metadata document, used where the authorization server supports one. */
   readonly clientMetadataUrl?: string;
-  readonly tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  readonly tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+  /** `private_key_jwt`: the client's private key (PEM), which signs its assertion; a secret. */
+  readonly privateKey?: string;
+  /** The assertion's JWS algorithm (`ES256`, `RS256`, ...); absent, the key's type decides. */
+  readonly signingAlgorithm?: string;
 }
 
 export const DEFAULT_OAUTH: OAuthSettings = { enabled: true, grant: 'authorization_code' };

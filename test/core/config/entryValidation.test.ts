@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type ServerDefinition } from '../../../src/core/config';
 import { assertDiagnostics, expectInvalid, expectValid, FOLDER, loadOne, loadServers, type ExpectedDiagnostic } from './helpers';
@@ -316,6 +317,9 @@ describe('config: mcpSwitchboard.defaultLifecycle and defaultIdleStopMinutes', (
   });
 });
 
+/** A P-256 key made for these tests (signs ES256). */
+const EC_KEY = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
 describe('config: oauth', () => {
   const remote = { type: 'http', url: 'https://mcp.example.com/mcp' };
   const oauthOf = (server: ServerDefinition) => (server.transport === 'stdio' ? assert.fail('expected a remote server') : server.oauth);
@@ -341,7 +345,38 @@ describe('config: oauth', () => {
     {
       title: 'client_credentials needs a client id and secret',
       raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'abc' } },
-      expect: [['error', '.oauth.grant', 'needs a pre-registered "clientId" and "clientSecret"']],
+      expect: [['error', '.oauth.grant', 'needs a pre-registered "clientId", and a "clientSecret" or a "privateKey"']],
+    },
+    {
+      title: 'private_key_jwt: a client id and a private key, kept as a secret; the algorithm is the key\'s own unless given',
+      raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY } },
+      check: (server) => {
+        assert.deepEqual(oauthOf(server), { enabled: true, grant: 'client_credentials', clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY });
+        assert.ok(server.secrets.includes(EC_KEY), 'the private key is redacted wherever the server is logged');
+      },
+    },
+    {
+      title: 'private_key_jwt: a key that is not one, or that cannot sign with the algorithm given, is refused without quoting it',
+      raw: { ...remote, oauth: { clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: 'not a key', signingAlgorithm: 'ES256' } },
+      expect: [['error', '.oauth.privateKey', 'is not a private key in PEM']],
+    },
+    {
+      title: 'private_key_jwt: an EC key cannot sign RS256',
+      raw: { ...remote, oauth: { clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY, signingAlgorithm: 'RS256' } },
+      expect: [['error', '.oauth.privateKey', 'is a ec key, which cannot sign with "RS256" (it signs with ES256)']],
+    },
+    {
+      title: 'private_key_jwt needs a client id and a key; a key without the method is refused',
+      raw: { ...remote, oauth: { tokenEndpointAuthMethod: 'private_key_jwt' } },
+      expect: [
+        ['error', '.oauth.clientId', '"private_key_jwt" needs a pre-registered "clientId"'],
+        ['error', '.oauth.privateKey', '"private_key_jwt" needs the client\'s "privateKey"'],
+      ],
+    },
+    {
+      title: 'a private key is used only with private_key_jwt',
+      raw: { ...remote, oauth: { clientId: 'abc', clientSecret: 's', privateKey: EC_KEY } },
+      expect: [['error', '.oauth.privateKey', 'only with "tokenEndpointAuthMethod": "private_key_jwt"']],
     },
     {
       title: 'a secret without a client id is refused',
