@@ -44,6 +44,8 @@ function oauthFor(scenario: string): OAuthSettings {
     ...(context.client_id ? { clientId: context.client_id } : {}),
     ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
     ...(clientCredentials ? { grant: 'client_credentials' } : {}),
+    // DPoP, as an entry asks for it with `"dpop": true`.
+    ...(scenario.startsWith('auth/dpop') ? { dpop: true } : {}),
     // private_key_jwt: the key signs the client's assertion (in settings: `${env:...}` or `${input:...}`).
     ...(context.private_key_pem ? { tokenEndpointAuthMethod: 'private_key_jwt', privateKey: context.private_key_pem, ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}) } : {}),
   };

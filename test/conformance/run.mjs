@@ -13,7 +13,7 @@ import { artifactsDir, harnessDir, node24, repoRoot } from '../../scripts/harnes
 
 // Every client scenario of the suite that concerns what Switchboard implements, each in the
 // protocol revision(s) it applies to (`name@revision`; the harness's --spec-version). The skills and
-// tasks extensions are not implemented, nor are the DPoP, enterprise and workload identity auth
+// tasks extensions are not implemented, nor are the enterprise and workload identity auth
 // extensions.
 export const SCENARIOS = [
   'initialize@2025-11-25',
@@ -44,6 +44,9 @@ export const SCENARIOS = [
   // The client-credentials extension (SEP-1046), with a client secret and with private_key_jwt.
   'auth/client-credentials-basic',
   'auth/client-credentials-jwt',
+  // DPoP (SEP-1932, RFC 9449), as an entry with "dpop": true asks for it, with and without nonces.
+  'auth/dpop',
+  'auth/dpop-nonce',
 ];
 const here = path.join(repoRoot, 'test', 'conformance');
 const conformanceBin = path.join(harnessDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');

@@ -3,6 +3,7 @@
 // Kept in memory and written through to the secret store; read again at each connect, so a sign-in
 // made by another process (`mcp-switchboard login`) is picked up.
 import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type { JsonWebKey } from 'node:crypto';
 import type { SecretStore } from './secretStore';
 
 export interface SavedTokens {
@@ -17,11 +18,19 @@ export interface SavedClient {
   readonly redirectUrl?: string;
 }
 
+/** The DPoP key tokens are bound to (RFC 9449): kept, or a restart would orphan them. */
+export interface SavedDpopKey {
+  readonly alg: 'ES256';
+  /** The private key as a JWK (`kty`, `crv`, `x`, `y`, `d`). */
+  readonly jwk: JsonWebKey;
+}
+
 interface CredentialRecord {
   v: 1;
   lastIssuer?: string;
   tokens: Record<string, SavedTokens>;
   clients: Record<string, SavedClient>;
+  dpop?: SavedDpopKey;
 }
 
 const KEY_PREFIX = 'oauth:';
@@ -55,6 +64,8 @@ function parseRecord(text: string | undefined): CredentialRecord {
     for (const [issuer, saved] of Object.entries(parsed.clients ?? {})) {
       if (typeof saved?.client?.client_id === 'string') record.clients[issuer] = saved;
     }
+    const dpop = parsed.dpop;
+    if (dpop?.alg === 'ES256' && typeof dpop.jwk?.d === 'string' && typeof dpop.jwk.x === 'string' && typeof dpop.jwk.y === 'string') record.dpop = dpop;
     return record;
   } catch {
     return emptyRecord();
@@ -111,6 +122,16 @@ export class ServerCredentials {
     await this.persist();
   }
 
+  async dpopKey(): Promise<SavedDpopKey | undefined> {
+    return (await this.current()).dpop;
+  }
+
+  async saveDpopKey(key: SavedDpopKey): Promise<void> {
+    const record = await this.current();
+    record.dpop = key;
+    await this.persist();
+  }
+
   async forgetTokens(): Promise<void> {
     const record = await this.current();
     record.tokens = Object.create(null) as Record<string, SavedTokens>;
@@ -132,7 +153,7 @@ export class ServerCredentials {
 
   private async persist(): Promise<void> {
     const { record } = this;
-    if (Object.keys(record.tokens).length === 0 && Object.keys(record.clients).length === 0) await this.store.delete(this.key);
+    if (Object.keys(record.tokens).length === 0 && Object.keys(record.clients).length === 0 && !record.dpop) await this.store.delete(this.key);
     else await this.store.set(this.key, JSON.stringify(record));
   }
 }

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import {
   auth,
   createPrivateKeyJwtAuth,
+  withDpopFromProvider,
+  type DpopSession,
   extractWWWAuthenticateParams,
   UnauthorizedError,
   type AuthProvider,
@@ -26,6 +28,7 @@ import type { SavedTokens, ServerCredentials } from './credentials';
 import { SignInRequiredError } from './errors';
 import { errorMessage } from '../base/errorMessage';
 import { signingAlgorithm } from '../base/signingKey';
+import { dpopSessionFor } from './dpopKey';
 
 /** What an interactive sign-in lends the provider for its duration. */
 export interface InteractiveSignIn {
@@ -59,6 +62,7 @@ const CLIENT_NAME = 'MCP Switchboard';
 
 export class SwitchboardOAuthProvider implements OAuthClientProvider {
   private keyAuth: OAuthClientProvider['addClientAuthentication'];
+  private dpopSession: Promise<DpopSession> | undefined;
   /**
    * The sign-in whose SDK calls are running, by async context: a background connect or refresh
    * that runs at the same time on this provider stays non-interactive (it must never open a
@@ -128,6 +132,26 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     if (tokenEndpointAuthMethod !== 'private_key_jwt' || !privateKey || !clientId) return undefined;
     this.keyAuth ??= createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg: signingAlgorithm(privateKey, algorithm) });
     return this.keyAuth;
+  }
+
+  /**
+   * DPoP (RFC 9449, the MCP DPoP extension), when the entry asks for it: the SDK signs a proof
+   * into each token request, and the transport's fetch (transportFetch) presents a DPoP-bound
+   * token with a fresh proof per request. One session per provider, its key kept with the tokens.
+   */
+  dpop(): Promise<DpopSession> | undefined {
+    if (!this.settings.dpop) return undefined;
+    this.dpopSession ??= dpopSessionFor(this.options.credentials).catch((error: unknown) => {
+      this.dpopSession = undefined;
+      throw error;
+    });
+    return this.dpopSession;
+  }
+
+  /** The transport's fetch with DPoP applied; a Bearer token passes through it untouched. */
+  transportFetch(base: FetchLike | undefined): FetchLike | undefined {
+    if (!this.settings.dpop) return undefined;
+    return withDpopFromProvider(this)(base ?? ((input, init) => fetch(input, init)));
   }
 
   state(): string {

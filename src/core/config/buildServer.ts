@@ -141,6 +141,7 @@ async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, diagnosti
     ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
     ...(block.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: block.tokenEndpointAuthMethod } : {}),
     ...(keyJwt && privateKey ? { privateKey, ...(block.signingAlgorithm ? { signingAlgorithm: block.signingAlgorithm } : {}) } : {}),
+    ...(block.dpop ? { dpop: true } : {}),
   };
 }
 

@@ -74,6 +74,7 @@ export const oauthSchema = z.union([
     tokenEndpointAuthMethod: z.enum(TOKEN_AUTH_METHODS).optional(),
     privateKey: text.optional(),
     signingAlgorithm: z.enum(SIGNING_ALGORITHMS).optional(),
+    dpop: z.boolean().optional(),
   }),
 ]);
 

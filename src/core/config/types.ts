@@ -131,6 +131,8 @@ export interface OAuthSettings {
   readonly privateKey?: string;
   /** The assertion's JWS algorithm (`ES256`, `RS256`, ...); absent, the key's type decides. */
   readonly signingAlgorithm?: string;
+  /** Sender-constrained tokens (DPoP, RFC 9449): asked for, and presented with a proof per request. */
+  readonly dpop?: boolean;
 }
 
 export const DEFAULT_OAUTH: OAuthSettings = { enabled: true, grant: 'authorization_code' };

@@ -2,7 +2,7 @@
 // generation, so that an older one sees it is stale; one session at most is current, and a new
 // attempt waits for the previous process to end. It moves the connection's state through
 // starting → running, or to reconnecting/error/needsSignIn by reconnectPolicy.ts.
-import type { AuthProvider } from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
@@ -311,12 +311,14 @@ export class AttemptRunner {
   }
 
   /** The provider for an HTTP server that may ask for OAuth; its credentials are read again per attempt. */
-  private authProvider(): { authProvider?: AuthProvider } {
+  private authProvider(): { authProvider?: AuthProvider; fetch?: FetchLike } {
     const { definition } = this.connection;
     if (!signsInWithOAuth(definition)) return {};
     const provider = this.options.oauth?.providerFor(definition);
     provider?.credentialsMayHaveChanged();
-    return provider ? { authProvider: provider.transportAuth() } : {};
+    if (!provider) return {};
+    const fetch = provider.transportFetch?.(this.options.fetch);
+    return { authProvider: provider.transportAuth(), ...(fetch ? { fetch } : {}) };
   }
 
   private setNeedsSignIn(failure: ConnectionError): void {

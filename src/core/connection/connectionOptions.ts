@@ -15,6 +15,11 @@ export interface SignInProvider {
   credentialsMayHaveChanged(): void;
   /** The provider as the SDK's transports take it. */
   transportAuth(): AuthProvider;
+  /**
+   * The transport's fetch, presenting a DPoP-bound token with a fresh proof per request (RFC 9449);
+   * undefined when the provider does not use DPoP.
+   */
+  transportFetch?(base: FetchLike | undefined): FetchLike | undefined;
 }
 
 export interface OAuthProviders {

@@ -374,6 +374,11 @@ describe('config: oauth', () => {
       ],
     },
     {
+      title: 'dpop: true asks for DPoP-bound tokens',
+      raw: { ...remote, oauth: { dpop: true } },
+      check: (server) => assert.deepEqual(oauthOf(server), { enabled: true, grant: 'authorization_code', dpop: true }),
+    },
+    {
       title: 'a private key is used only with private_key_jwt',
       raw: { ...remote, oauth: { clientId: 'abc', clientSecret: 's', privateKey: EC_KEY } },
       expect: [['error', '.oauth.privateKey', 'only with "tokenEndpointAuthMethod": "private_key_jwt"']],
