@@ -35,7 +35,7 @@ class RedirectFollowingBrowser implements SignInBrowser {
 
 /** The client identity a scenario hands over in MCP_CONFORMANCE_CONTEXT, as a user's `oauth` block would. */
 function oauthFor(scenario: string): OAuthSettings {
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string };
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string; valid_jwt?: string };
   const clientCredentials = scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt';
   return {
     ...DEFAULT_OAUTH,
@@ -44,6 +44,8 @@ function oauthFor(scenario: string): OAuthSettings {
     ...(context.client_id ? { clientId: context.client_id } : {}),
     ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
     ...(clientCredentials ? { grant: 'client_credentials' } : {}),
+    // Workload identity: the workload's token as the grant (in settings: `${env:...}` or a file).
+    ...(scenario === 'auth/wif-jwt-bearer' && context.valid_jwt ? { grant: 'jwt_bearer', assertion: context.valid_jwt } : {}),
     // DPoP, as an entry asks for it with `"dpop": true`.
     ...(scenario.startsWith('auth/dpop') ? { dpop: true } : {}),
     // private_key_jwt: the key signs the client's assertion (in settings: `${env:...}` or `${input:...}`).

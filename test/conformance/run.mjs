@@ -47,6 +47,8 @@ export const SCENARIOS = [
   // DPoP (SEP-1932, RFC 9449), as an entry with "dpop": true asks for it, with and without nonces.
   'auth/dpop',
   'auth/dpop-nonce',
+  // Workload identity federation (SEP-1933): a workload's token as a JWT-bearer grant.
+  'auth/wif-jwt-bearer',
 ];
 const here = path.join(repoRoot, 'test', 'conformance');
 const conformanceBin = path.join(harnessDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');

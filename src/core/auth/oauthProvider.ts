@@ -29,6 +29,7 @@ import { SignInRequiredError } from './errors';
 import { errorMessage } from '../base/errorMessage';
 import { signingAlgorithm } from '../base/signingKey';
 import { dpopSessionFor } from './dpopKey';
+import { grantTypes, isUnattended, unattendedTokenRequest } from './unattendedGrant';
 
 /** What an interactive sign-in lends the provider for its duration. */
 export interface InteractiveSignIn {
@@ -85,7 +86,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   }
 
   private get unattended(): boolean {
-    return this.settings.grant === 'client_credentials';
+    return isUnattended(this.settings);
   }
 
   /** Runs `body` as an interactive sign-in: the one time a browser may be opened. */
@@ -115,7 +116,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       client_name: CLIENT_NAME,
       client_uri: 'https://github.com/switchboard-labs/mcp-switchboard',
       redirect_uris: redirect ? [redirect] : [],
-      grant_types: this.unattended ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+      grant_types: grantTypes(this.settings),
       response_types: this.unattended ? [] : ['code'],
       token_endpoint_auth_method: this.settings.tokenEndpointAuthMethod ?? (secret ? 'client_secret_basic' : 'none'),
       ...(this.settings.scopes ? { scope: this.settings.scopes.join(' ') } : {}),
@@ -215,10 +216,9 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     throw new SignInRequiredError('signInRequired', 'the saved sign-in expired or was revoked; sign in again', scope);
   }
 
-  /** Unattended sign-in: the client's own credentials are the grant. */
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
-    if (!this.unattended) return undefined;
-    return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
+  /** Unattended sign-in: the client's own credentials, or a workload's identity token, are the grant. */
+  prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    return unattendedTokenRequest(this.settings, scope);
   }
 
   saveCodeVerifier(codeVerifier: string): void {

@@ -3,25 +3,23 @@
 // step only runs when the earlier ones passed, so the resolver is never asked for an input on
 // behalf of an entry that is broken anyway.
 
-import { signingKeyProblem } from '../base/signingKey';
 import type { z } from 'zod';
 import type { BuildContext, ServerCandidate } from './buildContext';
 import { describeIssue, describeValue, entrySchema, findUnknownFields, type ParsedEntry } from './entrySchema';
 import { readEnvFile } from './envFile';
 import { buildSandboxSetting } from './sandboxSetting';
 import { FieldResolver } from './fieldResolver';
+import { buildOAuth } from './oauthEntry';
 import { MAX_NAME_LENGTH } from './limits';
 import { baseFolderFor } from './paths';
 import { ServerDiagnostics } from './serverDiagnostics';
 import { secretsInArgs, secretsInUrl } from './secrets';
 import {
-  DEFAULT_OAUTH,
   DEFAULT_RECONNECT,
   DEFAULT_TIMEOUTS,
   type ConfigDiagnostic,
   type InvalidServer,
   type LifecycleSettings,
-  type OAuthSettings,
   type ReconnectSettings,
   type ServerDefinition,
   type ServerSource,
@@ -107,62 +105,8 @@ async function buildRemote(entry: ParsedEntry, transport: 'http' | 'sse', resolv
   resolver.collectValues(secretsInUrl(url));
   if (oauth.clientSecret) resolver.collectValues([oauth.clientSecret]);
   if (oauth.privateKey) resolver.collectValues([oauth.privateKey]);
+  if (oauth.assertion) resolver.collectValues([oauth.assertion]);
   return { ...common, secrets: resolver.secrets(), transport, url, headers, sseFallback: entry.type === undefined, oauth };
-}
-
-async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, diagnostics: ServerDiagnostics): Promise<OAuthSettings> {
-  const block = entry.oauth;
-  if (block === false) return { ...DEFAULT_OAUTH, enabled: false };
-  if (block === undefined) return DEFAULT_OAUTH;
-  const clientId = block.clientId === undefined ? undefined : await resolver.string(block.clientId, ['oauth', 'clientId']);
-  const clientSecret = block.clientSecret === undefined ? undefined : await resolver.string(block.clientSecret, ['oauth', 'clientSecret']);
-  const clientMetadataUrl = block.clientMetadataUrl === undefined ? undefined : await resolver.string(block.clientMetadataUrl, ['oauth', 'clientMetadataUrl']);
-  const privateKey = block.privateKey === undefined ? undefined : await resolver.string(block.privateKey, ['oauth', 'privateKey']);
-  const grant = block.grant ?? DEFAULT_OAUTH.grant;
-  const keyJwt = block.tokenEndpointAuthMethod === 'private_key_jwt';
-  if (clientSecret && !clientId) diagnostics.error(['oauth', 'clientSecret'], 'needs "clientId": a secret belongs to a pre-registered client');
-  if (grant === 'client_credentials' && (!clientId || (!clientSecret && !keyJwt))) {
-    diagnostics.error(['oauth', 'grant'], '"client_credentials" needs a pre-registered "clientId", and a "clientSecret" or a "privateKey" with "tokenEndpointAuthMethod": "private_key_jwt"');
-  }
-  if (keyJwt) checkKeyJwt(clientId, privateKey, block.signingAlgorithm, diagnostics);
-  else if (privateKey !== undefined) diagnostics.error(['oauth', 'privateKey'], 'is used only with "tokenEndpointAuthMethod": "private_key_jwt"');
-  if (clientMetadataUrl !== undefined && !isClientMetadataUrl(clientMetadataUrl)) {
-    diagnostics.error(['oauth', 'clientMetadataUrl'], 'must be an https URL with a path (a client ID metadata document)');
-  }
-  for (const [index, scope] of (block.scopes ?? []).entries()) {
-    if (!/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)) diagnostics.error(['oauth', 'scopes', index], 'is not a valid OAuth scope (no spaces or quotes)');
-  }
-  return {
-    enabled: true,
-    grant,
-    ...(clientId ? { clientId } : {}),
-    ...(clientSecret ? { clientSecret } : {}),
-    ...(block.scopes && block.scopes.length > 0 ? { scopes: block.scopes } : {}),
-    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
-    ...(block.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: block.tokenEndpointAuthMethod } : {}),
-    ...(keyJwt && privateKey ? { privateKey, ...(block.signingAlgorithm ? { signingAlgorithm: block.signingAlgorithm } : {}) } : {}),
-    ...(block.dpop ? { dpop: true } : {}),
-  };
-}
-
-/** `private_key_jwt` needs a pre-registered client and a private key this machine can read as one. */
-function checkKeyJwt(clientId: string | undefined, privateKey: string | undefined, algorithm: string | undefined, diagnostics: ServerDiagnostics): void {
-  if (!clientId) diagnostics.error(['oauth', 'clientId'], '"private_key_jwt" needs a pre-registered "clientId"');
-  if (privateKey === undefined) {
-    diagnostics.error(['oauth', 'privateKey'], '"private_key_jwt" needs the client\'s "privateKey" (PEM; put it in ${env:...} or ${input:...}, not in the file)');
-    return;
-  }
-  const problem = signingKeyProblem(privateKey, algorithm);
-  if (problem) diagnostics.error(['oauth', 'privateKey'], problem);
-}
-
-function isClientMetadataUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.pathname !== '/';
-  } catch {
-    return false;
-  }
 }
 
 function invalid(candidate: ServerCandidate, diagnostics: ServerDiagnostics): InvalidServer {

@@ -118,8 +118,11 @@ export function sandboxOf(definition: ServerDefinition | undefined): SandboxSett
 export interface OAuthSettings {
   /** false: never sign in; a 401 is an error like any other. */
   readonly enabled: boolean;
-  /** `authorization_code`: a person signs in in the browser; `client_credentials`: unattended. */
-  readonly grant: 'authorization_code' | 'client_credentials';
+  /**
+   * `authorization_code`: a person signs in in the browser; `client_credentials`: unattended, the
+   * client's own credentials; `jwt_bearer`: unattended, a workload's identity token (RFC 7523).
+   */
+  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
   /** Pre-registered client; without it, a client ID metadata document, then dynamic registration. */
   readonly clientId?: string;
   readonly clientSecret?: string;
@@ -133,6 +136,10 @@ export interface OAuthSettings {
   readonly signingAlgorithm?: string;
   /** Sender-constrained tokens (DPoP, RFC 9449): asked for, and presented with a proof per request. */
   readonly dpop?: boolean;
+  /** `jwt_bearer`: the workload's identity token itself (a secret)… */
+  readonly assertion?: string;
+  /** …or the file it is kept in, read at each token request (such tokens rotate). */
+  readonly assertionFile?: string;
 }
 
 export const DEFAULT_OAUTH: OAuthSettings = { enabled: true, grant: 'authorization_code' };

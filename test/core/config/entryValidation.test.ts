@@ -379,6 +379,27 @@ describe('config: oauth', () => {
       check: (server) => assert.deepEqual(oauthOf(server), { enabled: true, grant: 'authorization_code', dpop: true }),
     },
     {
+      title: 'jwt_bearer: a workload\'s token as the grant, kept as a secret',
+      raw: { ...remote, oauth: { grant: 'jwt_bearer', clientId: 'workload', assertion: 'eyJ.workload.jwt' } },
+      check: (server) => {
+        assert.deepEqual(oauthOf(server), { enabled: true, grant: 'jwt_bearer', clientId: 'workload', assertion: 'eyJ.workload.jwt' });
+        assert.ok(server.secrets.includes('eyJ.workload.jwt'));
+      },
+    },
+    {
+      title: 'jwt_bearer needs a client id and exactly one of assertion and assertionFile',
+      raw: { ...remote, oauth: { grant: 'jwt_bearer', assertion: 'a', assertionFile: '/var/run/token' } },
+      expect: [
+        ['error', '.oauth.clientId', '"jwt_bearer" needs the "clientId"'],
+        ['error', '.oauth.grant', '"assertion" (in ${env:...}) or "assertionFile", one of them'],
+      ],
+    },
+    {
+      title: 'an assertion is used only with jwt_bearer',
+      raw: { ...remote, oauth: { assertionFile: '/var/run/token' } },
+      expect: [['error', '.oauth.assertionFile', 'only with "grant": "jwt_bearer"']],
+    },
+    {
       title: 'a private key is used only with private_key_jwt',
       raw: { ...remote, oauth: { clientId: 'abc', clientSecret: 's', privateKey: EC_KEY } },
       expect: [['error', '.oauth.privateKey', 'only with "tokenEndpointAuthMethod": "private_key_jwt"']],

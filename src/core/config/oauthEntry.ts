@@ -1,0 +1,80 @@
+// An entry's `oauth` block: how Switchboard signs in to a remote server that asks for OAuth. The
+// grants (a person's authorization code, the client's own credentials, a workload's token) and
+// how the client authenticates (a secret, a private_key_jwt assertion), checked together.
+import { signingKeyProblem } from '../base/signingKey';
+import type { ParsedEntry } from './entrySchema';
+import type { FieldResolver } from './fieldResolver';
+import type { ServerDiagnostics } from './serverDiagnostics';
+import { DEFAULT_OAUTH, type OAuthSettings } from './types';
+
+export async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, diagnostics: ServerDiagnostics): Promise<OAuthSettings> {
+  const block = entry.oauth;
+  if (block === false) return { ...DEFAULT_OAUTH, enabled: false };
+  if (block === undefined) return DEFAULT_OAUTH;
+  const clientId = block.clientId === undefined ? undefined : await resolver.string(block.clientId, ['oauth', 'clientId']);
+  const clientSecret = block.clientSecret === undefined ? undefined : await resolver.string(block.clientSecret, ['oauth', 'clientSecret']);
+  const clientMetadataUrl = block.clientMetadataUrl === undefined ? undefined : await resolver.string(block.clientMetadataUrl, ['oauth', 'clientMetadataUrl']);
+  const privateKey = block.privateKey === undefined ? undefined : await resolver.string(block.privateKey, ['oauth', 'privateKey']);
+  const grant = block.grant ?? DEFAULT_OAUTH.grant;
+  const keyJwt = block.tokenEndpointAuthMethod === 'private_key_jwt';
+  if (clientSecret && !clientId) diagnostics.error(['oauth', 'clientSecret'], 'needs "clientId": a secret belongs to a pre-registered client');
+  if (grant === 'client_credentials' && (!clientId || (!clientSecret && !keyJwt))) {
+    diagnostics.error(['oauth', 'grant'], '"client_credentials" needs a pre-registered "clientId", and a "clientSecret" or a "privateKey" with "tokenEndpointAuthMethod": "private_key_jwt"');
+  }
+  if (keyJwt) checkKeyJwt(clientId, privateKey, block.signingAlgorithm, diagnostics);
+  else if (privateKey !== undefined) diagnostics.error(['oauth', 'privateKey'], 'is used only with "tokenEndpointAuthMethod": "private_key_jwt"');
+  const assertion = block.assertion === undefined ? undefined : await resolver.string(block.assertion, ['oauth', 'assertion']);
+  const assertionFile = block.assertionFile === undefined ? undefined : await resolver.string(block.assertionFile, ['oauth', 'assertionFile']);
+  checkWorkloadGrant(grant, clientId, assertion, assertionFile, diagnostics);
+  if (clientMetadataUrl !== undefined && !isClientMetadataUrl(clientMetadataUrl)) {
+    diagnostics.error(['oauth', 'clientMetadataUrl'], 'must be an https URL with a path (a client ID metadata document)');
+  }
+  for (const [index, scope] of (block.scopes ?? []).entries()) {
+    if (!/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)) diagnostics.error(['oauth', 'scopes', index], 'is not a valid OAuth scope (no spaces or quotes)');
+  }
+  return {
+    enabled: true,
+    grant,
+    ...(clientId ? { clientId } : {}),
+    ...(clientSecret ? { clientSecret } : {}),
+    ...(block.scopes && block.scopes.length > 0 ? { scopes: block.scopes } : {}),
+    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
+    ...(block.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: block.tokenEndpointAuthMethod } : {}),
+    ...(keyJwt && privateKey ? { privateKey, ...(block.signingAlgorithm ? { signingAlgorithm: block.signingAlgorithm } : {}) } : {}),
+    ...(block.dpop ? { dpop: true } : {}),
+    ...(grant === 'jwt_bearer' && assertion !== undefined ? { assertion } : {}),
+    ...(grant === 'jwt_bearer' && assertionFile !== undefined ? { assertionFile } : {}),
+  };
+}
+
+/** `jwt_bearer` (workload identity) needs the client id and one place for the workload's token; nothing else takes one. */
+function checkWorkloadGrant(grant: OAuthSettings['grant'], clientId: string | undefined, assertion: string | undefined, assertionFile: string | undefined, diagnostics: ServerDiagnostics): void {
+  if (grant !== 'jwt_bearer') {
+    if (assertion !== undefined || assertionFile !== undefined) diagnostics.error(['oauth', assertion !== undefined ? 'assertion' : 'assertionFile'], 'is used only with "grant": "jwt_bearer"');
+    return;
+  }
+  if (!clientId) diagnostics.error(['oauth', 'clientId'], '"jwt_bearer" needs the "clientId" the authorization server knows the workload by');
+  if ((assertion === undefined) === (assertionFile === undefined)) {
+    diagnostics.error(['oauth', 'grant'], '"jwt_bearer" needs the workload\'s token: "assertion" (in ${env:...}) or "assertionFile", one of them');
+  }
+}
+
+/** `private_key_jwt` needs a pre-registered client and a private key this machine can read as one. */
+function checkKeyJwt(clientId: string | undefined, privateKey: string | undefined, algorithm: string | undefined, diagnostics: ServerDiagnostics): void {
+  if (!clientId) diagnostics.error(['oauth', 'clientId'], '"private_key_jwt" needs a pre-registered "clientId"');
+  if (privateKey === undefined) {
+    diagnostics.error(['oauth', 'privateKey'], '"private_key_jwt" needs the client\'s "privateKey" (PEM; put it in ${env:...} or ${input:...}, not in the file)');
+    return;
+  }
+  const problem = signingKeyProblem(privateKey, algorithm);
+  if (problem) diagnostics.error(['oauth', 'privateKey'], problem);
+}
+
+function isClientMetadataUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.pathname !== '/';
+  } catch {
+    return false;
+  }
+}
