@@ -61,7 +61,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await activityBarEntry(page, 'MCP Switchboard').click();
     await treeRow(page, 'rich').click();
     // A running server shows its own icon (a data: SVG here), as the browser draws it.
-    const image = await treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon').evaluate((element) => getComputedStyle(element).backgroundImage);
+    const image = await treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon').evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).backgroundImage ?? '');
     assert.match(image, /^url\("data:image\/svg\+xml/);
     for (const [group, count] of [['Tools', '20'], ['Resources', '4'], ['Prompts', '3']] as const) {
       const row = treeRow(page, group);

@@ -56,7 +56,7 @@ export class McpSession {
     private readonly options: OpenSessionOptions,
   ) {
     this.changes = new ChangeSubscription(this, options.logger);
-    this.tasks = new TaskCalls(options.definition.name, options.logger);
+    this.tasks = new TaskCalls(options.definition.name, options.logger, options.clock);
   }
 
   /** A tool that requires a task, for a plain call: run as one, its status reported as progress (taskCalls.ts). */

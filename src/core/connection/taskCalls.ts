@@ -9,6 +9,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Client, typ
 import type { TaskEnabledSession, TaskExecutionEvent, TaskFailedError } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
 import { z } from 'zod';
 import { errorMessage } from '../base/errorMessage';
+import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { NO_TIMEOUT } from './clientLink';
 import { ConnectionError } from './errors';
@@ -16,6 +17,9 @@ import type { RunningTasks, TaskSlot } from './runningTasks';
 
 /** `tasks/result` is read by the tasks package; the one kept open for a waiting task is not. */
 const ANY_RESULT = z.object({}).passthrough();
+
+/** How long a cancelled call waits for the server to confirm `tasks/cancel`. */
+const CANCEL_TIMEOUT_MS = 5_000;
 
 /** Whether a plain call of `tool` must be run as a task. */
 export function requiresTask(tool: Tool | undefined): boolean {
@@ -56,6 +60,7 @@ export class TaskCalls {
   constructor(
     private readonly server: string,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -67,15 +72,20 @@ export class TaskCalls {
     const { tasks: ext, esm } = await loadModules();
     const slot = registry.reserve(tool.name);
     const cancelled = new AbortController();
+    let told: Promise<void> | undefined;
     const stop = () => cancelled.abort(signal.reason);
     signal.addEventListener('abort', stop, { once: true });
     try {
       const declaration = ext.toolDeclarationFromMcpTool(tool as Parameters<ExtTasks['toolDeclarationFromMcpTool']>[0]);
       // Arguments were checked against the tool's schema (offerKeeper): JSON from here on.
       const execution = await this.sessionFor(client, ext, esm).callTool(tool.name, args as Parameters<TaskEnabledSession['callTool']>[1], { declaration, signal: cancelled.signal, task: { preference: 'require' } });
-      const cancelUpstream = () => void execution.cancel().catch((error: unknown) => this.logger.debug(`tasks/cancel of a ${tool.name} task failed: ${errorMessage(error)}`));
+      // When the call ends by cancellation, it ends once the server was told (or gave no answer in time).
+      const cancelUpstream = () => {
+        told = this.bounded(execution.cancel.bind(execution)).catch((error: unknown) => this.logger.debug(`tasks/cancel of a ${tool.name} task failed: ${errorMessage(error)}`));
+      };
       if (execution.kind === 'task') slot.started(execution.handle.taskId, () => cancelled.abort(new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`)));
-      cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
+      if (cancelled.signal.aborted) cancelUpstream();
+      else cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
       let step = 0;
       let last: string | undefined;
       const askedFor = execution.kind === 'task' ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal) : undefined;
@@ -101,6 +111,7 @@ export class TaskCalls {
           throw failure(outcome.error);
       }
     } catch (error) {
+      await told;
       if (cancelled.signal.aborted && !signal.aborted) throw new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error });
       throw error instanceof ext.TaskCancelledError ? new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error }) : error;
     } finally {
@@ -126,6 +137,17 @@ export class TaskCalls {
         .catch((error: unknown) => this.logger.debug(`tasks/result while a task waits for input: ${errorMessage(error)}`))
         .finally(() => (open = false));
     };
+  }
+
+  /** Runs `request` with a signal that ends it after CANCEL_TIMEOUT_MS on the connection's clock. */
+  private async bounded(request: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    const deadline = new AbortController();
+    const timer = this.clock.setTimeout(() => deadline.abort(new Error(`no answer within ${CANCEL_TIMEOUT_MS} ms`)), CANCEL_TIMEOUT_MS);
+    try {
+      await request(deadline.signal);
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
   }
 
   /** Closes the task session (the connection's session is closing). */

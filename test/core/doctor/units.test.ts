@@ -26,7 +26,7 @@ function workspace(overrides: Partial<LoadedWorkspace> = {}): LoadedWorkspace {
 }
 
 function view(name: string, state: ServerView['state'], overrides: Partial<ServerView> = {}): ServerView {
-  return { name, source, state, tools: [], diagnostics: [], stderrTail: [], ...overrides };
+  return { name, source, state, tools: [], diagnostics: [], stderrTail: [], tasks: [], ...overrides };
 }
 
 /** The catalog over `views`, as the doctor's ToolCatalog would build it once they have settled. */

@@ -13,7 +13,7 @@ import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, textOf } from '../con
 import { waitForRunning } from '../gateway/helpers';
 
 const UPSTREAM = path.join(FIXTURES, 'conformance-upstream.mjs');
-const NAME = { action: 'accept', content: { name: 'Ada' } };
+const NAME = { action: 'accept' as const, content: { name: 'Ada' } };
 
 async function start(cleanup: Cleanup, hostAnswers: HostAnswers = {}): Promise<SwitchboardRuntime> {
   const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {}, hostAnswers });
