@@ -438,8 +438,8 @@ describe('doctor CLI', function () {
       const run = await runCli(['doctor', '--folder', path.join(REPO_ROOT, 'demo'), '--json']);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       const report = parseReport(run.stdout);
-      assert.deepEqual(report.servers.map((server) => [server.name, server.state]), [['demo-tools', 'running'], ['demo-slow', 'running'], ['demo-modern', 'running']]);
-      assert.deepEqual(report.servers.map((server) => server.protocol?.era), ['legacy', 'legacy', 'modern'], 'the era of each, in --json');
+      assert.deepEqual(report.servers.map((server) => [server.name, server.state]), [['demo-tools', 'running'], ['demo-slow', 'running'], ['demo-modern', 'running'], ['demo-research', 'running']]);
+      assert.deepEqual(report.servers.map((server) => server.protocol?.era), ['legacy', 'legacy', 'modern', 'legacy'], 'the era of each, in --json');
       for (const server of report.servers) assert.ok(server.tools.length > 0, `${server.name} has no tools`);
     });
   });
