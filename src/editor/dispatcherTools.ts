@@ -1,3 +1,4 @@
+import { isForModel } from '../core/catalog/modelVisibility';
 import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { describeFilterRule, isCatalogError, type CatalogTool, type ToolCatalog } from '../core/catalog';
@@ -53,6 +54,7 @@ function lookup(catalog: ToolCatalog, qualifiedName: string): CatalogTool {
   if (!tool) {
     throw new Error(`Unknown tool "${qualifiedName}". Call ${LIST_TOOLS} for the qualified names of the available tools.`);
   }
+  if (!isForModel(tool.tool)) throw new Error(`The tool "${qualifiedName}" is called by its server's view (MCP Apps), not by a model.`);
   try {
     catalog.assertCallable(tool.server, tool.name);
   } catch (error) {
@@ -73,7 +75,7 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
       const needle = query?.toLowerCase();
       const tools = catalog.snapshot().servers
         .filter((entry) => !server || entry.name === server)
-        .flatMap((entry) => entry.tools.filter((tool) => tool.exposed).map((tool) => ({ tool, state: entry.state })))
+        .flatMap((entry) => entry.tools.filter((tool) => tool.exposed && isForModel(tool.tool)).map((tool) => ({ tool, state: entry.state })))
         .filter(({ tool }) => !needle || `${tool.qualifiedName} ${tool.tool.description ?? ''}`.toLowerCase().includes(needle))
         .map(({ tool, state }) => ({
           qualifiedName: tool.qualifiedName,

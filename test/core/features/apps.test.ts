@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import { isForModel } from '../../../src/core/catalog/modelVisibility';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';
@@ -51,6 +52,8 @@ describe('MCP Apps pass through the gateway unchanged', function () {
       assert.deepEqual((weather?._meta as { ui?: unknown } | undefined)?.ui, { resourceUri: VIEW });
       const appOnly = tools.find((tool) => tool.name === 'refresh-weather');
       assert.deepEqual((appOnly?._meta as { ui?: unknown } | undefined)?.ui, { resourceUri: VIEW, visibility: ['app'] });
+      // Passed through for the host's view; the tools Switchboard offers a model leave it out.
+      assert.deepEqual(tools.filter(isForModel).map((tool) => tool.name).sort(), ['get-weather']);
 
       const listed = (await client.listResources()).resources.find((resource) => resource.uri === VIEW);
       assert.deepEqual(listed, (await direct.listResources()).resources.find((resource) => resource.uri === VIEW));
