@@ -96,6 +96,10 @@ export interface ClientLink {
   readonly verdict: EraVerdict;
 }
 
+/** The MCP Apps extension (SEP-1865) and the one kind of view it defines. */
+export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+
 /** setTimeout's maximum; the SDK applies a 60 s default when no timeout is given. */
 export const NO_TIMEOUT = 2_147_483_647;
 
@@ -148,6 +152,9 @@ export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTime
   const handlers = options.serverRequests ?? {};
   const client = new Client(options.clientInfo, {
     capabilities: {
+      // MCP Apps: the editor renders a tool's `ui://` view, and the gateway passes views through
+      // unchanged; a server that offers views only to hosts that say so offers them here too.
+      extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
       ...(handlers.elicit ? { elicitation: { form: {}, url: {} } } : {}),
       ...(handlers.sample ? { sampling: {} } : {}),
       ...(handlers.listRoots ? { roots: { listChanged: true } } : {}),

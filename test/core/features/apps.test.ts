@@ -11,6 +11,7 @@ import { isForModel } from '../../../src/core/catalog/modelVisibility';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';
+import { until } from '../support/poll';
 
 const APPS = path.join(FIXTURES, 'apps-server.mjs');
 const VIEW = 'ui://weather/view.html';
@@ -71,4 +72,25 @@ describe('MCP Apps pass through the gateway unchanged', function () {
       assert.deepEqual(result.structuredContent, { location: 'Oslo', celsius: 21 });
     });
   }
+});
+
+describe('MCP Apps: Switchboard declares the apps extension to its servers', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  after(() => cleanup.run());
+
+  it('a server that offers its view only to hosts that declare the extension offers it through Switchboard', async () => {
+    const direct = new Client({ name: 'plain', version: '1.0.0' });
+    await direct.connect(new StdioClientTransport({ command: process.execPath, args: [APPS, '--ui-gated'], stderr: 'ignore' }));
+    cleanup.add(() => direct.close());
+    assert.deepEqual((await direct.listTools()).tools.map((tool) => tool.name), ['plain-weather'], 'a client that does not declare it gets the text fallback');
+
+    const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([stdioDefinition([], { name: 'gated', args: [APPS, '--ui-gated'] })]);
+    await waitForRunning(runtime.manager, ['gated']);
+    const names = () => runtime.manager.connection('gated')?.tools.map((tool) => tool.name).sort() ?? [];
+    await until(() => names().includes('get-weather'), 10_000, 'the app tools');
+    assert.deepEqual(names(), ['get-weather', 'plain-weather', 'refresh-weather']);
+  });
 });
