@@ -2,10 +2,9 @@
 // (`client_credentials`, authenticated by a secret or a private_key_jwt assertion), or with a
 // workload's identity token (`jwt_bearer`, RFC 7523, the MCP workload identity extension), which
 // is read at each token request, since such tokens rotate (a Kubernetes projected token file).
-import { readFile } from 'node:fs/promises';
+import { nodeFileSystem } from '../config/fileSystem';
 import type { OAuthSettings } from '../config/types';
 import { SignInRequiredError } from './errors';
-import { errorMessage } from '../base/errorMessage';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** More than any identity token: a bigger file is not one. */
@@ -43,14 +42,10 @@ export async function unattendedTokenRequest(settings: OAuthSettings, scope: str
 async function assertionOf(settings: OAuthSettings): Promise<string> {
   if (settings.assertion !== undefined) return settings.assertion;
   const file = settings.assertionFile ?? '';
-  let text: string;
-  try {
-    const bytes = await readFile(file);
-    if (bytes.length > MAX_ASSERTION_BYTES) throw new Error(`it is over ${MAX_ASSERTION_BYTES / 1024} KiB`);
-    text = bytes.toString('utf8').trim();
-  } catch (error) {
-    throw new SignInRequiredError('refused', `the workload identity token in ${file} cannot be read: ${errorMessage(error)}`);
-  }
+  // Bounded before it is read, as every file the configuration names.
+  const read = await nodeFileSystem.readText(file, MAX_ASSERTION_BYTES);
+  if (read.kind !== 'ok') throw new SignInRequiredError('refused', `the workload identity token in ${file} cannot be read: ${read.kind === 'missing' ? 'no such file' : read.message}`);
+  const text = read.text.trim();
   if (text === '') throw new SignInRequiredError('refused', `the workload identity token file ${file} is empty`);
   return text;
 }

@@ -96,6 +96,13 @@ export interface ClientLink {
   readonly verdict: EraVerdict;
 }
 
+/** The capability Switchboard declares for each kind of request it can answer (to its servers, and for the host on a gateway client's behalf). */
+export const CAPABILITY_OF = {
+  elicitation: { form: {}, url: {} },
+  sampling: {},
+  roots: { listChanged: true },
+} satisfies Record<'elicitation' | 'sampling' | 'roots', object>;
+
 /** The MCP Apps extension (SEP-1865) and the one kind of view it defines. */
 export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -155,9 +162,9 @@ export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTime
       // MCP Apps: the editor renders a tool's `ui://` view, and the gateway passes views through
       // unchanged; a server that offers views only to hosts that say so offers them here too.
       extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
-      ...(handlers.elicit ? { elicitation: { form: {}, url: {} } } : {}),
-      ...(handlers.sample ? { sampling: {} } : {}),
-      ...(handlers.listRoots ? { roots: { listChanged: true } } : {}),
+      ...(handlers.elicit ? { elicitation: CAPABILITY_OF.elicitation } : {}),
+      ...(handlers.sample ? { sampling: CAPABILITY_OF.sampling } : {}),
+      ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
     },
     // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
     versionNegotiation: kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },

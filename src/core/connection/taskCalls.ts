@@ -6,14 +6,14 @@
 // protocol work is the SDK's tasks package (`@modelcontextprotocol/ext-tasks`): one task session
 // per client, since its adapter takes over the client's fallback handlers while it lives.
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Client, type Progress, type Tool } from '@modelcontextprotocol/client';
-import type { TaskEnabledSession, TaskExecutionEvent, TaskFailedError } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
+import type { TaskEnabledSession, TaskFailedError } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
 import { z } from 'zod';
 import { errorMessage } from '../base/errorMessage';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { NO_TIMEOUT } from './clientLink';
 import { ConnectionError } from './errors';
-import type { RunningTasks, TaskSlot } from './runningTasks';
+import type { RunningTasks } from './runningTasks';
 
 /** `tasks/result` is read by the tasks package; the one kept open for a waiting task is not. */
 const ANY_RESULT = z.object({}).passthrough();
@@ -92,14 +92,16 @@ export class TaskCalls {
       const { outcome } = await execution.settle({
         signal: cancelled.signal,
         onEvent: (event) => {
-          if (ext.taskViewFromExecutionEvent(event)?.status === 'input_required') askedFor?.();
-          report(ext, event, slot, (message) => {
-            // The terminal event repeats the last status message: one progress per change.
-            if (message === last) return;
-            last = message;
-            step += 1;
-            onProgress({ progress: step, ...(message ? { message } : {}) });
-          });
+          const view = ext.taskViewFromExecutionEvent(event);
+          if (!view) return;
+          if (view.status === 'input_required') askedFor?.();
+          slot.status(view.status, view.statusMessage);
+          // The terminal event repeats the last status message: one progress per change.
+          const message = view.statusMessage ?? view.status;
+          if (message === last) return;
+          last = message;
+          step += 1;
+          onProgress({ progress: step, message });
         },
       });
       switch (outcome.status) {
@@ -166,13 +168,6 @@ export class TaskCalls {
     this.session = { client, tasks };
     return tasks;
   }
-}
-
-function report(ext: ExtTasks, event: TaskExecutionEvent<unknown>, slot: TaskSlot, progress: (message: string | undefined) => void): void {
-  const view = ext.taskViewFromExecutionEvent(event);
-  if (!view) return;
-  slot.status(view.status, view.statusMessage);
-  progress(view.statusMessage ?? view.status);
 }
 
 /** A failed task, as the caller sees a failed request: the server's code and data when it gave them. */

@@ -9,17 +9,21 @@
 // SDK's codec, verified before a handler runs: a tampered or expired state is -32602). A state is
 // spent once its round reached the upstream: replaying it is refused.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ProtocolErrorCode, createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
+  LOG_LEVEL_META_KEY as LOG_LEVEL,
+  ProtocolErrorCode,
+  createRequestStateCodec,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { InputRequiredResult } from '@modelcontextprotocol/client';
 import type { CallerOptions } from '../connection/connectionOptions';
+import { CAPABILITY_OF } from '../connection/clientLink';
 import { isInputRound, type ClientInputRound, type InputKind } from '../connection/inputRounds';
 import { rpcError } from './callErrors';
 
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];
-/** What the upstream is told the host answers for a client that did not declare it. */
-const HOST_CAPABILITY: Readonly<Record<InputKind, Record<string, unknown>>> = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 
 /** A state lives as long as the SDK codec's default; spent nonces are kept as long (bounded). */
 export const ROUND_TTL_SECONDS = 600;
@@ -59,17 +63,22 @@ export class GatewayRounds {
   /** For `ServerOptions.requestState.verify`: a state this gateway did not seal is refused before any handler runs. */
   readonly verify = (state: string, ctx: ServerContext): Promise<SealedRound> => this.codec.verify(state, ctx);
 
-  /** `binding` names the request (endpoint, method, target); undefined for a 2025 client, which has sessions and real requests. */
-  open(ctx: ServerContext, binding: string): OpenRound | undefined {
+  /**
+   * The request of a 2026-07-28 client to `target` (a tool, a prompt, a resource) by `method` on
+   * `endpoint`; undefined for a 2025 client, which has sessions and real requests.
+   */
+  open(ctx: ServerContext, endpoint: string, method: string, target: string): OpenRound | undefined {
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     if (envelope === undefined) return undefined;
+    // What names one request for its state: a state sealed for one tool is refused for another.
+    const binding = `${endpoint}\u0000${method}\u0000${target}`;
     const declared = (envelope[CLIENT_CAPABILITIES] ?? {}) as Record<string, unknown>;
     const clientAnswers = new Set(KINDS.filter((kind) => declared[kind] !== undefined && declared[kind] !== null));
     const sealed = this.unseal(ctx, binding);
     const responses = { ...sealed?.h, ...ctx.mcpReq.inputResponses };
     const host = this.hostAnswers();
     const capabilities = Object.fromEntries(
-      KINDS.flatMap((kind) => (clientAnswers.has(kind) ? [[kind, declared[kind]]] : host.has(kind) ? [[kind, HOST_CAPABILITY[kind]]] : [])),
+      KINDS.flatMap((kind) => (clientAnswers.has(kind) ? [[kind, declared[kind]]] : host.has(kind) ? [[kind, CAPABILITY_OF[kind]]] : [])),
     );
     const options: OpenRound['options'] = {
       meta: { [CLIENT_CAPABILITIES]: capabilities, ...(envelope[LOG_LEVEL] !== undefined ? { [LOG_LEVEL]: envelope[LOG_LEVEL] } : {}) },
@@ -127,10 +136,9 @@ export class GatewayRounds {
  * session's own), but the log level it set, which a 2026-07-28 upstream takes with each request.
  */
 export function sessionRound(logLevel: string | undefined): OpenRound {
-  return { options: logLevel === undefined ? {} : { meta: { [LOG_LEVEL]: logLevel } }, reply: (outcome) => Promise.resolve(outcome) };
+  return logLevel === undefined ? PLAIN_ROUND : { options: { meta: { [LOG_LEVEL]: logLevel } }, reply: passOn };
 }
 
-/** What names one request for its state: a state sealed for one tool is refused for another. */
-export function roundBinding(endpoint: string, method: string, target: string): string {
-  return `${endpoint}\u0000${method}\u0000${target}`;
-}
+const passOn = <R>(outcome: R): Promise<R> => Promise.resolve(outcome);
+/** The round of a 2025 session that set no log level: every request of most sessions. */
+const PLAIN_ROUND: OpenRound = { options: {}, reply: passOn };

@@ -4,7 +4,7 @@
 import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type InputRequiredResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallToolResult as ClientToolResult } from '@modelcontextprotocol/client';
 import type { ClientInputRound } from '../connection/inputRounds';
-import { roundBinding, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
+import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog/types';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError } from './callErrors';
@@ -102,8 +102,8 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const relayed = relayedThrough(extras.relays, server);
   // A 2025 session's log level (logging/setLevel), for a 2026-07-28 upstream that takes it per request.
   const session: { logLevel?: string } = {};
-  const openRound = (ctx: ServerContext, method: string, target: string): OpenRound =>
-    extras.rounds?.open(ctx, roundBinding(endpointKey(endpoint), method, target)) ?? sessionRound(session.logLevel);
+  const key = endpointKey(endpoint);
+  const openRound = (ctx: ServerContext, method: string, target: string): OpenRound => extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
   if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, { openRound, session, ...(extras.ledger ? { ledger: extras.ledger } : {}) });
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
