@@ -60,9 +60,14 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await page.locator('.statusbar-item', { hasText: '1/1' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
     await treeRow(page, 'rich').click();
-    // A running server shows its own icon (a data: SVG here), as the browser draws it.
-    const image = await treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon').evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).backgroundImage ?? '');
-    assert.match(image, /^url\("data:image\/svg\+xml/);
+    // A running server shows its own icon (a data: SVG here), as the browser draws it. The tree
+    // draws the row again when its server's state arrives, so this waits for the drawing it expects.
+    const icon = await treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon').elementHandle({ timeout: 30_000 });
+    const drawn = await page.waitForFunction((element) => {
+      const image = element?.ownerDocument.defaultView?.getComputedStyle(element).backgroundImage ?? '';
+      return image.startsWith('url("data:image/svg+xml') ? image : undefined;
+    }, icon, { timeout: 30_000 }).then((handle) => handle.jsonValue(), () => 'none');
+    assert.match(drawn ?? '', /^url\("data:image\/svg\+xml/);
     for (const [group, count] of [['Tools', '20'], ['Resources', '4'], ['Prompts', '3']] as const) {
       const row = treeRow(page, group);
       await row.waitFor({ timeout: 30_000 });
@@ -95,13 +100,18 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
 
   it('the editor\'s own MCP client browses the server\'s resources and uses its prompts, with completions, through Switchboard', async () => {
     const { page } = workbench;
+    // The editor offers its MCP commands once it has loaded its server collections, which it does
+    // when chat opens (the test before this one opened it). The resource the first test opened is
+    // closed, so the text below can only come from the editor's own read.
+    await runFromPalette(page, 'View: Close All Editors');
     await runFromPalette(page, 'MCP: Browse Resources', { opensQuickInput: true });
     const browse = page.locator('.quick-input-widget', { hasText: 'fixture://readme' });
     await browse.waitFor({ timeout: 30_000 });
     const listed = await browse.innerText();
     for (const expected of ['rich', 'Read me', 'fixture://logo.png', 'fixture://counter', 'fixture://notes/{topic}']) assert.ok(listed.includes(expected), `${expected} in:\n${listed}`);
-    await page.locator('.quick-input-widget input').fill('Read me');
-    await page.keyboard.press('Enter');
+    // Typing would replace the picker's prefix (and search files instead): the user clicks the row.
+    await browse.locator('.monaco-list-row', { hasText: 'Read me' }).first().click();
+    await page.locator('.tab', { hasText: /^readme/ }).waitFor({ timeout: 30_000 });
     await page.locator('.editor-instance .view-lines', { hasText: 'A resource served by the fixture.' }).last().waitFor({ timeout: 30_000 });
 
     // Prompts are the editor's slash commands: /mcp.<server>.<prompt>.
