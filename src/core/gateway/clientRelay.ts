@@ -16,12 +16,20 @@ export interface RelayHost {
 /** Runs `run` for a request to `upstream`, relaying to the client that sent it where it can. */
 export type Relayed = <T>(upstream: string, ctx: ServerContext, run: () => Promise<T>) => Promise<T>;
 
+/** Where a relayed request goes out: a request of the client's (its own call, or a task's tasks/result). */
+export type RelayChannel = Pick<ServerContext['mcpReq'], 'elicitInput' | 'requestSampling'>;
+
 /**
  * The relay of one client request. A 2026-07-28 client gets none: the upstream's rounds go back to
  * it in its own request where it declared what they ask (clientRounds.ts), the host answers the rest.
  */
 export function clientRelay(server: Server, ctx: ServerContext): RequestRelay | undefined {
   if (ctx.mcpReq.envelope !== undefined) return undefined;
+  return relayOver(server, ctx.mcpReq);
+}
+
+/** What this session's client declared it answers, sent out through `channel`. */
+export function relayOver(server: Server, channel: RelayChannel): RequestRelay | undefined {
   const capabilities = server.getClientCapabilities();
   if (!capabilities) return undefined;
   const elicitation = capabilities.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -33,11 +41,11 @@ export function clientRelay(server: Server, ctx: ServerContext): RequestRelay | 
             const mode = (params as { mode?: string }).mode ?? 'form';
             const supports = mode === 'url' ? elicitation.url !== undefined : elicitation.form !== undefined || elicitation.url === undefined;
             if (!supports) return undefined;
-            return ctx.mcpReq.elicitInput(params as Parameters<ServerContext['mcpReq']['elicitInput']>[0]);
+            return channel.elicitInput(params as Parameters<RelayChannel['elicitInput']>[0]);
           },
         }
       : {}),
-    ...(capabilities.sampling ? { sample: (params) => ctx.mcpReq.requestSampling(params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
+    ...(capabilities.sampling ? { sample: (params) => channel.requestSampling(params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
     ...(capabilities.roots ? { listRoots: () => server.listRoots() } : {}),
   };
 }

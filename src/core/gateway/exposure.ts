@@ -23,24 +23,38 @@ export function hasEndpoint(snapshot: CatalogSnapshot, endpoint: EndpointId): bo
   return server !== undefined && isServedServer(server);
 }
 
-/**
- * The upstream definition under the name this endpoint uses. `execution` is dropped: it
- * advertises task support, and the gateway forwards plain calls only.
- */
-function listing(tool: CatalogTool, name: string): Tool {
-  const { execution: _execution, ...definition } = structuredClone(tool.tool);
-  // The catalog holds the client package's Tool, served through the server package's: the same
-  // wire shape, declared twice (the server's narrows schema properties to objects).
-  return { ...definition, name } as Tool;
+/** What a listing carries besides the upstream's definition. */
+export interface ListingOptions {
+  /**
+   * The tool's `execution` (its task support): only for a client that drives tasks through the
+   * gateway. Any other gets a plain result from every tool, a task-required one included
+   * (connection/taskCalls.ts), so it is not told to call it as a task.
+   */
+  readonly execution?: boolean;
 }
 
-export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId): Tool[] {
+/** The upstream definition under the name this endpoint uses. */
+function listing(tool: CatalogTool, name: string, options: ListingOptions): Tool {
+  const { execution, ...definition } = structuredClone(tool.tool);
+  // The catalog holds the client package's Tool, served through the server package's: the same
+  // wire shape, declared twice (the server's narrows schema properties to objects).
+  return { ...definition, ...(options.execution && execution ? { execution } : {}), name } as Tool;
+}
+
+export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId, options: ListingOptions = {}): Tool[] {
   const servers = snapshot.servers.filter(isServedServer);
   if (endpoint.kind === 'aggregated') {
-    return servers.flatMap((server) => server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.qualifiedName)));
+    return servers.flatMap((server) => server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.qualifiedName, options)));
   }
   const server = servers.find((candidate) => candidate.name === endpoint.server);
-  return server ? server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.name)) : [];
+  return server ? server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.name, options)) : [];
+}
+
+/** A tool's task support (2025-11-25 `execution.taskSupport`), "forbidden" when it says nothing. */
+export function taskSupportOf(snapshot: CatalogSnapshot, target: CallTarget): 'forbidden' | 'optional' | 'required' {
+  const tool = snapshot.servers.find((server) => server.name === target.server)?.tools.find((entry) => entry.name === target.name);
+  const support = (tool?.tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+  return support === 'optional' || support === 'required' ? support : 'forbidden';
 }
 
 /** Equal lists give equal fingerprints; a hash keeps the stored value small for large lists. */

@@ -19,6 +19,8 @@ import { BoundedEventStore } from './eventStore';
 import { createSessionServer } from './sessionServer';
 import { SessionTable, type TableSession } from './sessionTable';
 import { sessionHandler } from './sessionHttp';
+import { SessionTasks } from './sessionTasks';
+import type { GatewayTasks } from './taskHandlers';
 
 export interface LegacySession extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
@@ -86,7 +88,9 @@ export class LegacySessions {
   async open(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const { source, offers, relays, logger } = this.options;
     const ledger = new SessionLedger();
-    const server = createSessionServer(endpoint, source, logger, { ...(offers ? { offers, ledger } : {}), ...(relays ? { relays } : {}) });
+    // The session's tasks (a client that drives tasks itself): cancelled when the session closes.
+    const tasks: GatewayTasks = new SessionTasks(this.options.clock);
+    const server = createSessionServer(endpoint, source, logger, { ...(offers ? { offers, ledger } : {}), ...(relays ? { relays } : {}), tasks });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // Priming events with ids, and what was sent kept (bounded): a client whose stream broke
@@ -102,7 +106,10 @@ export class LegacySessions {
       },
     });
     const serve = sessionHandler(transport, this.options.clock, logger);
-    server.onclose = () => this.closed(transport, ledger);
+    server.onclose = () => {
+      tasks.dispose();
+      this.closed(transport, ledger);
+    };
     this.opening.add(transport);
     try {
       await server.connect(transport);

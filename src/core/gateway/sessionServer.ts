@@ -1,7 +1,7 @@
 // The MCP server behind one client session of one endpoint (2025 era), or behind one request
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
-import { ProtocolErrorCode, Server, type CallToolResult, type Implementation, type InputRequiredResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type CreateTaskResult, type Implementation, type InputRequiredResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallToolResult as ClientToolResult } from '@modelcontextprotocol/client';
 import type { ClientInputRound } from '../connection/inputRounds';
 import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
@@ -10,7 +10,9 @@ import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import type { CallTarget } from './endpoint';
-import { listedTools, mapToolName } from './exposure';
+import { listedTools, mapToolName, taskSupportOf } from './exposure';
+import { drivesTasks, GATEWAY_TASKS, noTaskSupport, registerTaskHandlers, startToolTask, TaskReceivingServer, type GatewayTasks } from './taskHandlers';
+import type { CallerOptions } from '../connection/connectionOptions';
 import { relayedThrough, type RelayHost } from './clientRelay';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
@@ -82,6 +84,8 @@ export interface SessionExtras {
   readonly relays?: RelayHost;
   /** Gives a 2026-07-28 client the upstream's input_required rounds (one per gateway: it holds the key). */
   readonly rounds?: GatewayRounds;
+  /** A 2025 session's tasks, for a client that drives them itself (taskHandlers.ts). */
+  readonly tasks?: GatewayTasks;
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -93,9 +97,10 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const offerCapabilities = offers ? endpointCapabilities(served) : {};
   // The upstream's instructions, in initialize (2025) and server/discover (2026-07-28) alike.
   const instructions = endpointInstructions(served, endpoint);
-  const server = new Server(endpointInfo(endpoint, served), {
+  const { tasks } = extras;
+  const server = new (tasks ? TaskReceivingServer : Server)(endpointInfo(endpoint, served), {
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
-    capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities) },
+    capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities), ...(tasks ? { tasks: GATEWAY_TASKS } : {}) },
     ...(instructions ? { instructions } : {}),
     ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
   });
@@ -104,17 +109,22 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const session: { logLevel?: string } = {};
   const key = endpointKey(endpoint);
   const openRound = (ctx: ServerContext, method: string, target: string): OpenRound => extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
+  if (tasks) registerTaskHandlers(server, tasks, logger);
   if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, { openRound, session, ...(extras.ledger ? { ledger: extras.ledger } : {}) });
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would
     // otherwise get an empty or partial list; starting servers with nothing cached are awaited.
     await source.whenToolsKnown?.(endpointServers(endpoint), ctx.mcpReq.signal);
-    return { tools: listedTools(source.snapshot(), endpoint) };
+    return { tools: listedTools(source.snapshot(), endpoint, { execution: tasks !== undefined && drivesTasks(server) }) };
   });
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const target = await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal);
+    if (tasks && request.params.task !== undefined) {
+      // The SDK types this handler's answer as a CallToolResult; TaskReceivingServer lets the task's through.
+      return taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
+    }
     const round = openRound(ctx, 'tools/call', request.params.name);
     const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
@@ -129,4 +139,17 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   });
 
   return server;
+}
+
+/** A task-augmented call (2025-11-25): the task is created and returned, the call runs in it. */
+function taskCall(server: Server, tasks: GatewayTasks, relays: RelayHost | undefined, source: ToolSource, logger: Logger, target: CallTarget, params: CallToolRequestParams): CreateTaskResult {
+  if (taskSupportOf(source.snapshot(), target) === 'forbidden') throw noTaskSupport(params.name);
+  const run = async (options: CallerOptions): Promise<CallToolResult> => {
+    try {
+      return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, options)) as CallToolResult;
+    } catch (error) {
+      throw toProtocolError(error, target, params.name);
+    }
+  };
+  return startToolTask({ server, tasks, relays, logger, upstream: target.server, run }, params);
 }

@@ -1,0 +1,264 @@
+// The tasks one 2025 session of the gateway created with task-augmented `tools/call` (2025-11-25
+// tasks): the gateway is their receiver. Each task runs the same call a plain request would
+// (through the catalog's gate), in the background; the client polls it, fetches its result and can
+// cancel it. Task ids are random and kept per session, so a client sees only its own.
+//
+// What the task's upstream asks meanwhile (elicitation, sampling) goes to the client on a request
+// of its own about this task: a `tasks/result` it is waiting on, or a `tasks/get` it sends while
+// the task reads `input_required` (the editor polls with `tasks/get` there). The task reads
+// `input_required` from the moment something is asked until the client answered it.
+//
+// Bounded: at most MAX_RUNNING unfinished tasks and MAX_KEPT in all per session (the oldest
+// finished one makes room), finished results up to MAX_KEPT_RESULT_CHARS, each task deleted when
+// its ttl (from creation, at most MAX_TTL_MS) runs out, and every unfinished one cancelled when
+// the session closes.
+import { randomUUID } from 'node:crypto';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Task } from '@modelcontextprotocol/server';
+import type { Clock, TimerHandle } from '../base/clock';
+import { errorMessage } from '../base/errorMessage';
+import { Emitter, type Event } from '../base/events';
+
+export type TaskStatus = Task['status'];
+
+/** Terminal statuses never change again. */
+export function isTerminal(status: TaskStatus): boolean {
+  switch (status) {
+    case 'completed':
+    case 'failed':
+    case 'cancelled':
+      return true;
+    case 'working':
+    case 'input_required':
+      return false;
+  }
+}
+
+export const MAX_RUNNING = 16;
+export const MAX_KEPT = 64;
+export const MAX_KEPT_RESULT_CHARS = 16 * 1024 * 1024;
+export const DEFAULT_TTL_MS = 10 * 60_000;
+export const MAX_TTL_MS = 60 * 60_000;
+/** How often the client is told to poll: the editor waits this long between `tasks/get`s. */
+export const POLL_INTERVAL_MS = 500;
+const PAGE_SIZE = 50;
+const MAX_MESSAGE_CHARS = 500;
+
+/** How a task ended, as `tasks/result` returns it: the call's result or its JSON-RPC error. */
+export type TaskOutcome = { readonly result: CallToolResult } | { readonly error: ProtocolError };
+
+/** What a task's work gets: when to stop, where its statuses go, and how it asks the client. */
+export interface TaskWork<C> {
+  readonly taskId: string;
+  readonly signal: AbortSignal;
+  report(message: string): void;
+  /** Sends what the upstream asks on the client's next request about this task; reads input_required meanwhile. */
+  ask<T>(send: (channel: C) => Promise<T>): Promise<T>;
+}
+
+interface Entry<C> {
+  view: Task;
+  outcome?: TaskOutcome;
+  outcomeChars: number;
+  readonly controller: AbortController;
+  readonly expiry: TimerHandle;
+  /** Asks waiting for a client request to go out on. */
+  readonly waiting: Array<(channel: C) => void>;
+  /** Asks sent and not yet answered. */
+  open: number;
+  /** Fires on anything a waiting request may care about: an ask, an answer, a status, the end. */
+  readonly pulse: Emitter<void>;
+}
+
+export class SessionTasks<C> {
+  private readonly entries = new Map<string, Entry<C>>();
+  private readonly changeEmitter = new Emitter<Task>();
+  /** A task's status or message changed: the session tells its client (notifications/tasks/status). */
+  readonly onDidChange: Event<Task> = this.changeEmitter.event;
+  private disposed = false;
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Creates a task running `run`; throws when the session runs its maximum. */
+  start(requestedTtl: number | undefined, run: (work: TaskWork<C>) => Promise<CallToolResult>): Task {
+    if (this.disposed) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is closing');
+    if (this.running() >= MAX_RUNNING) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `This session is running ${MAX_RUNNING} tasks, the most the gateway runs at once for one session; try again when one ends`);
+    }
+    this.makeRoom();
+    const ttl = Math.min(MAX_TTL_MS, Math.max(1_000, Math.floor(requestedTtl ?? DEFAULT_TTL_MS)));
+    const taskId = randomUUID();
+    const now = new Date(this.clock.now()).toISOString();
+    const entry: Entry<C> = {
+      view: { taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttl, pollInterval: POLL_INTERVAL_MS },
+      outcomeChars: 0,
+      controller: new AbortController(),
+      expiry: this.clock.setTimeout(() => this.expire(taskId), ttl),
+      waiting: [],
+      open: 0,
+      pulse: new Emitter<void>(),
+    };
+    this.entries.set(taskId, entry);
+    const work: TaskWork<C> = {
+      taskId,
+      signal: entry.controller.signal,
+      report: (message) => this.update(entry, entry.view.status, message),
+      ask: (send) => this.ask(entry, send),
+    };
+    // A synchronous throw fails the task too, never the request that created it.
+    new Promise<CallToolResult>((resolve) => resolve(run(work))).then(
+      (result) => this.finish(entry, result.isError === true ? 'failed' : 'completed', { result }, result.isError === true ? firstText(result) : undefined),
+      (error: unknown) => {
+        // The work throws the JSON-RPC error the call would have returned (taskHandlers.ts).
+        const failure = error instanceof ProtocolError ? error : new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(error));
+        this.finish(entry, 'failed', { error: failure }, failure.message);
+      },
+    );
+    return entry.view;
+  }
+
+  /** The task as `tasks/get` shows it; a tasks/get while something waits to be asked carries the ask. */
+  async get(taskId: string, channel: C, signal: AbortSignal): Promise<Task> {
+    const entry = this.find(taskId);
+    if (entry.waiting.length > 0) await this.carry(entry, channel, signal);
+    return entry.view;
+  }
+
+  /** Waits until the task ends (carrying what it asks meanwhile), and returns how it ended. */
+  async result(taskId: string, channel: C, signal: AbortSignal): Promise<TaskOutcome> {
+    const entry = this.find(taskId);
+    while (!entry.outcome) {
+      if (entry.waiting.length > 0) await this.carry(entry, channel, signal);
+      else await nextPulse(entry, signal);
+      if (signal.aborted) throw new ProtocolError(ProtocolErrorCode.InternalError, 'tasks/result was cancelled');
+    }
+    return entry.outcome;
+  }
+
+  list(cursor: string | undefined): { tasks: Task[]; nextCursor?: string } {
+    const all = [...this.entries.values()].map((entry) => entry.view);
+    const start = cursor === undefined ? 0 : all.findIndex((task) => task.taskId === cursor);
+    if (start < 0) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown cursor for tasks/list');
+    const page = all.slice(start, start + PAGE_SIZE);
+    const next = all[start + PAGE_SIZE];
+    return { tasks: page, ...(next ? { nextCursor: next.taskId } : {}) };
+  }
+
+  cancel(taskId: string): Task {
+    const entry = this.find(taskId);
+    if (isTerminal(entry.view.status)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${entry.view.status}`);
+    this.finish(entry, 'cancelled', { error: new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} was cancelled`) }, 'Cancelled by the client');
+    return entry.view;
+  }
+
+  /** The session closed: every unfinished task is cancelled (upstream too) and everything forgotten. */
+  dispose(): void {
+    this.disposed = true;
+    for (const [taskId, entry] of this.entries) this.drop(taskId, entry, 'The session closed');
+    this.changeEmitter.dispose();
+  }
+
+  private running(): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (!entry.outcome) count += 1;
+    return count;
+  }
+
+  /** The oldest finished tasks go while the session keeps too many, or too large results. */
+  private makeRoom(): void {
+    let chars = 0;
+    for (const entry of this.entries.values()) chars += entry.outcomeChars;
+    for (const [taskId, entry] of this.entries) {
+      if (this.entries.size < MAX_KEPT && chars <= MAX_KEPT_RESULT_CHARS) return;
+      if (!entry.outcome) continue;
+      chars -= entry.outcomeChars;
+      this.drop(taskId, entry, 'Deleted to make room');
+    }
+  }
+
+  private find(taskId: string): Entry<C> {
+    const entry = this.entries.get(taskId);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task ${taskId.slice(0, 100)}: it never existed in this session, or its ttl ran out`);
+    return entry;
+  }
+
+  private async ask<T>(entry: Entry<C>, send: (channel: C) => Promise<T>): Promise<T> {
+    const signal = entry.controller.signal;
+    if (signal.aborted) throw signal.reason;
+    const channel = await new Promise<C>((resolve, reject) => {
+      const abort = () => reject(signal.reason);
+      signal.addEventListener('abort', abort, { once: true });
+      entry.waiting.push((value) => {
+        signal.removeEventListener('abort', abort);
+        // Counted as it is handed over, so the request carrying it waits for its answer.
+        entry.open += 1;
+        resolve(value);
+      });
+      this.update(entry, 'input_required', entry.view.statusMessage);
+      entry.pulse.fire();
+    });
+    try {
+      return await send(channel);
+    } finally {
+      entry.open -= 1;
+      if (entry.open === 0 && entry.waiting.length === 0 && entry.view.status === 'input_required') this.update(entry, 'working', entry.view.statusMessage);
+      entry.pulse.fire();
+    }
+  }
+
+  /** Sends every waiting ask on `channel`, and waits until they are answered (or the task ends). */
+  private async carry(entry: Entry<C>, channel: C, signal: AbortSignal): Promise<void> {
+    for (const deliver of entry.waiting.splice(0)) deliver(channel);
+    while (entry.open > 0 && !entry.outcome && !signal.aborted) await nextPulse(entry, signal);
+  }
+
+  private update(entry: Entry<C>, status: TaskStatus, message: string | undefined): void {
+    if (entry.outcome) return;
+    const statusMessage = message?.slice(0, MAX_MESSAGE_CHARS);
+    if (status === entry.view.status && statusMessage === entry.view.statusMessage) return;
+    const { statusMessage: _previous, ...rest } = entry.view;
+    entry.view = { ...rest, status, ...(statusMessage === undefined ? {} : { statusMessage }), lastUpdatedAt: new Date(this.clock.now()).toISOString() };
+    this.changeEmitter.fire(entry.view);
+  }
+
+  private finish(entry: Entry<C>, status: TaskStatus, outcome: TaskOutcome, message: string | undefined): void {
+    if (entry.outcome) return;
+    this.update(entry, status, message ?? entry.view.statusMessage);
+    entry.outcome = outcome;
+    entry.outcomeChars = 'result' in outcome ? JSON.stringify(outcome.result).length : 0;
+    entry.waiting.splice(0);
+    entry.controller.abort(new ProtocolError(ProtocolErrorCode.InternalError, `Task ${entry.view.taskId} is ${status}`));
+    entry.pulse.fire();
+  }
+
+  private expire(taskId: string): void {
+    const entry = this.entries.get(taskId);
+    if (entry) this.drop(taskId, entry, 'Its ttl ran out');
+  }
+
+  private drop(taskId: string, entry: Entry<C>, why: string): void {
+    this.clock.clearTimeout(entry.expiry);
+    this.finish(entry, 'cancelled', { error: new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} was cancelled: ${why}`) }, why);
+    this.entries.delete(taskId);
+    entry.pulse.dispose();
+  }
+}
+
+/** Resolves at the task's next pulse, or when `signal` aborts; leaves no listener behind. */
+function nextPulse(entry: { readonly pulse: Emitter<void> }, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      listener.dispose();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const listener = entry.pulse.event(done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** What a failed tool said, for the task's status message (the editor shows it). */
+function firstText(result: CallToolResult): string | undefined {
+  const text = result.content?.find((block) => block.type === 'text');
+  return text && 'text' in text ? text.text : undefined;
+}
