@@ -151,5 +151,7 @@ function taskCall(server: Server, tasks: GatewayTasks, relays: RelayHost | undef
       throw toProtocolError(error, target, params.name);
     }
   };
-  return startToolTask({ server, tasks, relays, logger, upstream: target.server, run }, params);
+  const created = startToolTask({ server, tasks, relays, logger, upstream: target.server, run }, params);
+  logger.info(`tools/call ${target.server}/${target.name} runs as task ${created.task.taskId}, which its client drives`);
+  return created;
 }

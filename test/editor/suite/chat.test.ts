@@ -82,6 +82,12 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     assert.equal(row.task.description, 'simulate-research-query');
     assert.match(row.server.tooltip, /Tasks running:\*\* simulate\\-research\\-query: /);
     assert.match(toolText(await call), /^# Research Report: tides/);
+    // The editor drove the task itself through the gateway (it declares tasks, and was told the
+    // tool's taskSupport): the gateway logged a task of its client's. Log files flush on their own.
+    const logFolder = path.dirname(api.logFolder);
+    const drivenByEditor = () =>
+      fs.readdirSync(logFolder, { recursive: true }).map(String).map((file) => path.join(logFolder, file)).some((file) => fs.statSync(file).isFile() && /tools\/call research\/simulate-research-query runs as task \S+, which its client drives/.test(fs.readFileSync(file, 'utf8')));
+    await eventually(() => (drivenByEditor() ? true : undefined), 'the gateway\'s line for the editor\'s task', 15_000);
     await eventually(() => (api.tree().find((node) => node.label === 'research')?.children.some((child) => child.contextValue === 'task') === false ? true : undefined), 'the task row to go', 10_000);
   });
 
