@@ -17,6 +17,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Task } from
 import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { Emitter, type Event } from '../base/events';
+import { TaskInputs } from './taskInputs';
 
 export type TaskStatus = Task['status'];
 
@@ -53,6 +54,8 @@ export interface TaskWork<C> {
   report(message: string): void;
   /** Sends what the upstream asks on the client's next request about this task; reads input_required meanwhile. */
   ask<T>(send: (channel: C) => Promise<T>): Promise<T>;
+  /** Asks a 2026-07-28 client `request` under `key` (tasks/get shows it); resolves with its tasks/update answer. */
+  input(key: string, request: Readonly<Record<string, unknown>>): Promise<unknown>;
 }
 
 interface Entry<C> {
@@ -67,6 +70,27 @@ interface Entry<C> {
   open: number;
   /** Fires on anything a waiting request may care about: an ask, an answer, a status, the end. */
   readonly pulse: Emitter<void>;
+  /** Keyed requests for a 2026-07-28 client (tasks/get shows them, tasks/update answers). */
+  readonly inputs: TaskInputs;
+}
+
+/** How a store's tasks behave: per 2025 session, or the gateway's for 2026-07-28 clients. */
+export interface TaskRules {
+  /** 2025-11-25: a tool result with isError is a failed task; 2026-07-28: a completed one. */
+  readonly toolErrorFails: boolean;
+  readonly maxRunning: number;
+  readonly maxKept: number;
+  /** Who the bound is for, in the refusal: "this session", "the gateway". */
+  readonly holder: string;
+}
+
+export const SESSION_RULES: TaskRules = { toolErrorFails: true, maxRunning: MAX_RUNNING, maxKept: MAX_KEPT, holder: 'This session' };
+
+/** A task as the 2026-07-28 tasks/get shows it: the task, how it ended, what it asks. */
+export interface TaskDetail {
+  readonly task: Task;
+  readonly outcome?: TaskOutcome;
+  readonly inputRequests: Record<string, unknown>;
 }
 
 export class SessionTasks<C> {
@@ -76,13 +100,17 @@ export class SessionTasks<C> {
   readonly onDidChange: Event<Task> = this.changeEmitter.event;
   private disposed = false;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly rules: TaskRules = SESSION_RULES,
+  ) {}
 
   /** Creates a task running `run`; throws when the session runs its maximum. */
   start(requestedTtl: number | undefined, run: (work: TaskWork<C>) => Promise<CallToolResult>): Task {
-    if (this.disposed) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is closing');
-    if (this.running() >= MAX_RUNNING) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `This session is running ${MAX_RUNNING} tasks, the most the gateway runs at once for one session; try again when one ends`);
+    if (this.disposed) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The gateway is closing this session');
+    const { maxRunning, holder, toolErrorFails } = this.rules;
+    if (this.running() >= maxRunning) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${holder} is running ${maxRunning} tasks, the most the gateway runs at once for it; try again when one ends`);
     }
     this.makeRoom();
     const ttl = Math.min(MAX_TTL_MS, Math.max(1_000, Math.floor(requestedTtl ?? DEFAULT_TTL_MS)));
@@ -96,17 +124,25 @@ export class SessionTasks<C> {
       waiting: [],
       open: 0,
       pulse: new Emitter<void>(),
+      inputs: new TaskInputs(() => {
+        this.settleStatus(entry);
+        entry.pulse.fire();
+      }),
     };
     this.entries.set(taskId, entry);
     const work: TaskWork<C> = {
       taskId,
       signal: entry.controller.signal,
-      report: (message) => this.update(entry, entry.view.status, message),
+      report: (message) => this.setStatus(entry, entry.view.status, message),
       ask: (send) => this.ask(entry, send),
+      input: (key, request) => entry.inputs.ask(key, request, entry.controller.signal),
     };
     // A synchronous throw fails the task too, never the request that created it.
     new Promise<CallToolResult>((resolve) => resolve(run(work))).then(
-      (result) => this.finish(entry, result.isError === true ? 'failed' : 'completed', { result }, result.isError === true ? firstText(result) : undefined),
+      (result) => {
+        const failed = toolErrorFails && result.isError === true;
+        this.finish(entry, failed ? 'failed' : 'completed', { result }, failed ? firstText(result) : undefined);
+      },
       (error: unknown) => {
         // The work throws the JSON-RPC error the call would have returned (taskHandlers.ts).
         const failure = error instanceof ProtocolError ? error : new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(error));
@@ -121,6 +157,17 @@ export class SessionTasks<C> {
     const entry = this.find(taskId);
     if (entry.waiting.length > 0) await this.carry(entry, channel, signal);
     return entry.view;
+  }
+
+  /** The task, how it ended and what it asks, as the 2026-07-28 tasks/get shows them. */
+  detail(taskId: string): TaskDetail {
+    const entry = this.find(taskId);
+    return { task: entry.view, ...(entry.outcome ? { outcome: entry.outcome } : {}), inputRequests: entry.inputs.requests() };
+  }
+
+  /** A 2026-07-28 client's answers (tasks/update); answers to keys not outstanding are ignored. */
+  update(taskId: string, responses: Readonly<Record<string, unknown>>): void {
+    this.find(taskId).inputs.answer(responses);
   }
 
   /** Waits until the task ends (carrying what it asks meanwhile), and returns how it ended. */
@@ -168,7 +215,7 @@ export class SessionTasks<C> {
     let chars = 0;
     for (const entry of this.entries.values()) chars += entry.outcomeChars;
     for (const [taskId, entry] of this.entries) {
-      if (this.entries.size < MAX_KEPT && chars <= MAX_KEPT_RESULT_CHARS) return;
+      if (this.entries.size < this.rules.maxKept && chars <= MAX_KEPT_RESULT_CHARS) return;
       if (!entry.outcome) continue;
       chars -= entry.outcomeChars;
       this.drop(taskId, entry, 'Deleted to make room');
@@ -193,14 +240,14 @@ export class SessionTasks<C> {
         entry.open += 1;
         resolve(value);
       });
-      this.update(entry, 'input_required', entry.view.statusMessage);
+      this.settleStatus(entry);
       entry.pulse.fire();
     });
     try {
       return await send(channel);
     } finally {
       entry.open -= 1;
-      if (entry.open === 0 && entry.waiting.length === 0 && entry.view.status === 'input_required') this.update(entry, 'working', entry.view.statusMessage);
+      this.settleStatus(entry);
       entry.pulse.fire();
     }
   }
@@ -211,7 +258,13 @@ export class SessionTasks<C> {
     while (entry.open > 0 && !entry.outcome && !signal.aborted) await nextPulse(entry, signal);
   }
 
-  private update(entry: Entry<C>, status: TaskStatus, message: string | undefined): void {
+  /** input_required while anything is asked and not answered, else working. */
+  private settleStatus(entry: Entry<C>): void {
+    const asking = entry.waiting.length > 0 || entry.open > 0 || entry.inputs.size > 0;
+    this.setStatus(entry, asking ? 'input_required' : 'working', entry.view.statusMessage);
+  }
+
+  private setStatus(entry: Entry<C>, status: TaskStatus, message: string | undefined): void {
     if (entry.outcome) return;
     const statusMessage = message?.slice(0, MAX_MESSAGE_CHARS);
     if (status === entry.view.status && statusMessage === entry.view.statusMessage) return;
@@ -222,7 +275,7 @@ export class SessionTasks<C> {
 
   private finish(entry: Entry<C>, status: TaskStatus, outcome: TaskOutcome, message: string | undefined): void {
     if (entry.outcome) return;
-    this.update(entry, status, message ?? entry.view.statusMessage);
+    this.setStatus(entry, status, message ?? entry.view.statusMessage);
     entry.outcome = outcome;
     entry.outcomeChars = 'result' in outcome ? JSON.stringify(outcome.result).length : 0;
     entry.waiting.splice(0);

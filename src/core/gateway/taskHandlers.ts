@@ -18,21 +18,42 @@ export type GatewayTasks = SessionTasks<ServerContext>;
 const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
 const LIST_PARAMS = z.looseObject({ cursor: z.string().max(200).optional() });
 
-function isTaskRequest(request: JSONRPCRequest): boolean {
-  return (request.params as { task?: unknown } | undefined)?.task !== undefined;
+/** A tools/call answer that is a task handle (either revision's CreateTaskResult), not a tool result. */
+const taskHandles = new WeakSet<object>();
+export function asTaskHandle<T extends object>(result: T): T {
+  taskHandles.add(result);
+  return result;
+}
+
+/** Carries a task handle past the SDK's tools/call result check, which knows only CallToolResult. */
+class TaskHandleAnswer extends Error {
+  constructor(readonly result: Result) {
+    super('a task handle');
+  }
 }
 
 /**
- * A session server that may answer a task-augmented tools/call with a CreateTaskResult. The SDK's
- * Server checks every tools/call result against CallToolResult (and a result with `task` but no
- * `content` fails it); its documented hook for subclasses lets that one answer through. Requests
- * are still validated, and every other result is still checked.
+ * A session server whose tools/call may answer with a task handle (CreateTaskResult, either
+ * revision). The SDK's Server checks every tools/call result against CallToolResult, and a result
+ * without `content` fails it; its documented hook for subclasses lets a handle through, marked by
+ * asTaskHandle. Requests are still validated, and every other result is still checked.
  */
 export class TaskReceivingServer extends Server {
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    const wrapped = super._wrapHandler(method, handler);
-    if (method !== 'tools/call') return wrapped;
-    return (request, ctx) => (isTaskRequest(request) ? handler(request, ctx) : wrapped(request, ctx));
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const wrapped = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (taskHandles.has(result)) throw new TaskHandleAnswer(result);
+      return result;
+    });
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (error) {
+        if (error instanceof TaskHandleAnswer) return error.result;
+        throw error;
+      }
+    };
   }
 }
 
@@ -88,7 +109,7 @@ export function startToolTask(call: TaskCall, params: CallToolRequestParams): Cr
     const relay = relays ? relayOver(server, taskChannel(work)) : undefined;
     return relays && relay ? relays.withRelay(upstream, relay, () => call.run(options)) : call.run(options);
   });
-  return { task };
+  return asTaskHandle({ task });
 }
 
 /** A task's requests to the client go out on the client's next request about the task. */
