@@ -12,6 +12,7 @@ import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
+import { createModernTasks, type ModernTasks } from './modernTasks';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
 import { LegacySessions } from './legacySessions';
@@ -68,6 +69,8 @@ export class McpGateway {
   private readonly httpServer: http.Server;
   private readonly legacy: LegacySessions;
   private readonly modern: ModernEndpoints;
+  /** The tasks of 2026-07-28 clients: one store for the gateway, as they have no sessions. */
+  private readonly modernTasks: ModernTasks;
   private boundPort: number | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
@@ -101,7 +104,8 @@ export class McpGateway {
     });
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(() => this.relays?.hostKinds() ?? new Set(), () => clock.now());
-    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), rounds });
+    this.modernTasks = createModernTasks(clock);
+    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), rounds, modernTasks: this.modernTasks });
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -285,6 +289,8 @@ export class McpGateway {
     this.relay?.dispose();
     const listening = this.httpServer.listening;
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
+    // Unfinished tasks of 2026-07-28 clients end with the gateway (their calls are cancelled upstream).
+    this.modernTasks.tasks.dispose();
     const closing = [...this.legacy.closeAll(), this.modern.close()];
     for (const result of await Promise.allSettled(closing)) {
       if (result.status === 'rejected') this.logger.warn(`closing a session failed: ${errorMessage(result.reason)}`);

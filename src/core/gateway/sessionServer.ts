@@ -11,9 +11,10 @@ import { rpcError, toProtocolError } from './callErrors';
 import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import type { CallTarget } from './endpoint';
 import { listedTools, mapToolName, taskSupportOf } from './exposure';
+import { callOrEscalate, declaresTasks, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
 import { drivesTasks, GATEWAY_TASKS, noTaskSupport, registerTaskHandlers, startToolTask, TaskReceivingServer, type GatewayTasks } from './taskHandlers';
 import type { CallerOptions } from '../connection/connectionOptions';
-import { relayedThrough, type RelayHost } from './clientRelay';
+import { relayedThrough, type Relayed, type RelayHost } from './clientRelay';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
 import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
@@ -86,6 +87,8 @@ export interface SessionExtras {
   readonly rounds?: GatewayRounds;
   /** A 2025 session's tasks, for a client that drives them itself (taskHandlers.ts). */
   readonly tasks?: GatewayTasks;
+  /** The gateway's tasks for 2026-07-28 clients that declare the tasks extension (modernTasks.ts). */
+  readonly modernTasks?: ModernTasks;
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -97,10 +100,15 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const offerCapabilities = offers ? endpointCapabilities(served) : {};
   // The upstream's instructions, in initialize (2025) and server/discover (2026-07-28) alike.
   const instructions = endpointInstructions(served, endpoint);
-  const { tasks } = extras;
-  const server = new (tasks ? TaskReceivingServer : Server)(endpointInfo(endpoint, served), {
+  const { tasks, modernTasks } = extras;
+  const server = new (tasks || modernTasks ? TaskReceivingServer : Server)(endpointInfo(endpoint, served), {
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
-    capabilities: { tools: { listChanged: true }, ...(offerCapabilities as ServerCapabilities), ...(tasks ? { tasks: GATEWAY_TASKS } : {}) },
+    capabilities: {
+      tools: { listChanged: true },
+      ...(offerCapabilities as ServerCapabilities),
+      ...(tasks ? { tasks: GATEWAY_TASKS } : {}),
+      ...(modernTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    },
     ...(instructions ? { instructions } : {}),
     ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
   });
@@ -110,8 +118,26 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const key = endpointKey(endpoint);
   const openRound = (ctx: ServerContext, method: string, target: string): OpenRound => extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
   if (tasks) registerTaskHandlers(server, tasks, logger);
+  if (modernTasks) registerModernTaskHandlers(server, modernTasks);
   if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, { openRound, session, ...(extras.ledger ? { ledger: extras.ledger } : {}) });
 
+  registerToolHandlers({ server, endpoint, source, logger, extras, openRound, relayed });
+  return server;
+}
+
+/** What the tool handlers of one session server need. */
+interface ToolHandlerContext {
+  readonly server: Server;
+  readonly endpoint: EndpointId;
+  readonly source: ToolSource;
+  readonly logger: Logger;
+  readonly extras: SessionExtras;
+  readonly openRound: (ctx: ServerContext, method: string, target: string) => OpenRound;
+  readonly relayed: Relayed;
+}
+
+function registerToolHandlers({ server, endpoint, source, logger, extras, openRound, relayed }: ToolHandlerContext): void {
+  const { tasks, modernTasks } = extras;
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would
     // otherwise get an empty or partial list; starting servers with nothing cached are awaited.
@@ -126,6 +152,10 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
       return taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
     }
     const round = openRound(ctx, 'tools/call', request.params.name);
+    // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
+    if (modernTasks && declaresTasks(ctx)) {
+      return callOrEscalate(modernTasks, ctx, round, (options) => callFor(source, target, request.params, options));
+    }
     const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
     try {
@@ -138,19 +168,21 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     }
   });
 
-  return server;
+}
+
+/** The call a task runs: as a plain request makes it, failing with the JSON-RPC error its client should see. */
+async function callFor(source: ToolSource, target: CallTarget, params: CallToolRequestParams, options: CallerOptions): Promise<CallToolResult | ClientInputRound> {
+  try {
+    return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, options)) as CallToolResult | ClientInputRound;
+  } catch (error) {
+    throw toProtocolError(error, target, params.name);
+  }
 }
 
 /** A task-augmented call (2025-11-25): the task is created and returned, the call runs in it. */
 function taskCall(server: Server, tasks: GatewayTasks, relays: RelayHost | undefined, source: ToolSource, logger: Logger, target: CallTarget, params: CallToolRequestParams): CreateTaskResult {
   if (taskSupportOf(source.snapshot(), target) === 'forbidden') throw noTaskSupport(params.name);
-  const run = async (options: CallerOptions): Promise<CallToolResult> => {
-    try {
-      return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, options)) as CallToolResult;
-    } catch (error) {
-      throw toProtocolError(error, target, params.name);
-    }
-  };
+  const run = (options: CallerOptions) => callFor(source, target, params, options) as Promise<CallToolResult>;
   const created = startToolTask({ server, tasks, relays, logger, upstream: target.server, run }, params);
   logger.info(`tools/call ${target.server}/${target.name} runs as task ${created.task.taskId}, which its client drives`);
   return created;

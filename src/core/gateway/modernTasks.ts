@@ -1,0 +1,145 @@
+// 2026-07-28 tasks (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663) for the
+// gateway's sessionless clients. Task creation is the server's decision: a call of a tool whose
+// upstream supports tasks, from a client that declared the extension on its request, runs as usual
+// for up to ESCALATE_MS; one that ends (or asks a round) by then is answered as it is, one still
+// running becomes a task the client polls with tasks/get. The call goes on inside the task; what
+// its upstream asks in later rounds becomes the task's `inputRequests`, which the client answers
+// with tasks/update. Task ids are random; one store serves the gateway (no sessions to scope by).
+import { MissingRequiredClientCapabilityError, type CallToolResult, type InputRequiredResult, type Server, type ServerContext, type Task } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { Clock } from '../base/clock';
+import type { CallerOptions } from '../connection/connectionOptions';
+import { isInputRound, type ClientInputRound } from '../connection/inputRounds';
+import type { OpenRound } from './clientRounds';
+import { isTerminal, SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
+import { asTaskHandle } from './taskHandlers';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** How long a task-supporting call runs before its client gets a task instead of waiting. */
+export const ESCALATE_MS = 400;
+
+export const MODERN_RULES: TaskRules = { toolErrorFails: false, maxRunning: 64, maxKept: 256, holder: 'The gateway' };
+
+/** The gateway's tasks for 2026-07-28 clients, and the clock that times escalation. */
+export interface ModernTasks {
+  readonly tasks: SessionTasks<never>;
+  readonly clock: Clock;
+}
+
+export function createModernTasks(clock: Clock): ModernTasks {
+  return { tasks: new SessionTasks<never>(clock, MODERN_RULES), clock };
+}
+
+/** Whether this 2026-07-28 request declared the tasks extension. */
+export function declaresTasks(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const extensions = (envelope?.[CLIENT_CAPABILITIES] as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
+}
+
+function requireTasks(ctx: ServerContext): void {
+  if (!declaresTasks(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+}
+
+/** The task in the extension's field names (`ttlMs`, `pollIntervalMs`). */
+function wireTask(task: Task): Record<string, unknown> {
+  const { ttl, pollInterval, ...rest } = task;
+  return { ...rest, ttlMs: ttl, ...(pollInterval === undefined ? {} : { pollIntervalMs: pollInterval }) };
+}
+
+/** tasks/get's DetailedTask: the result of a completed task, the error of a failed one, what an input_required one asks. */
+function detailed({ task, outcome, inputRequests }: TaskDetail): Record<string, unknown> {
+  const base = { resultType: 'complete', ...wireTask(task) };
+  switch (task.status) {
+    case 'completed':
+      return outcome && 'result' in outcome ? { ...base, result: outcome.result } : base;
+    case 'failed':
+      return outcome && 'error' in outcome ? { ...base, error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.data === undefined ? {} : { data: outcome.error.data }) } } : base;
+    case 'input_required':
+      return { ...base, inputRequests };
+    case 'working':
+    case 'cancelled':
+      return base;
+  }
+}
+
+const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
+
+
+/** tasks/get, tasks/update and tasks/cancel, for clients that declared the extension (-32021 for the rest). */
+export function registerModernTaskHandlers(server: Server, { tasks }: ModernTasks): void {
+  server.setRequestHandler('tasks/get', { params: TASK_PARAMS }, async (params, ctx) => {
+    requireTasks(ctx);
+    return detailed(tasks.detail(params.taskId));
+  });
+  server.setRequestHandler('tasks/update', { params: TASK_PARAMS }, async (params, ctx) => {
+    requireTasks(ctx);
+    // The SDK lifts `inputResponses` off the params of every request (SEP-2322) into the context.
+    tasks.update(params.taskId, ctx.mcpReq.inputResponses ?? {});
+    return { resultType: 'complete' };
+  });
+  server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, async (params, ctx) => {
+    requireTasks(ctx);
+    // Idempotent: a task that already ended is acknowledged as it is.
+    if (!isTerminal(tasks.detail(params.taskId).task.status)) tasks.cancel(params.taskId);
+    return { resultType: 'complete' };
+  });
+}
+
+type Outcome = CallToolResult | ClientInputRound;
+
+/**
+ * Runs the call; answers it as a plain call would when it ends (or asks a round) within
+ * ESCALATE_MS, and as a task otherwise. `run` throws the JSON-RPC error the client should see.
+ */
+export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, round: OpenRound, run: (options: CallerOptions) => Promise<Outcome>): Promise<CallToolResult | InputRequiredResult> {
+  const controller = new AbortController();
+  const fromRequest = () => controller.abort(ctx.mcpReq.signal.reason);
+  ctx.mcpReq.signal.addEventListener('abort', fromRequest, { once: true });
+  // The upstream's progress messages become the task's status message once there is a task.
+  let report: ((message: string) => void) | undefined;
+  const onProgress = (progress: { message?: string }) => {
+    if (progress.message) report?.(progress.message);
+  };
+  const first = run({ ...round.options, signal: controller.signal, onProgress }).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  let timer: unknown;
+  const escalate = new Promise<undefined>((resolve) => (timer = modern.clock.setTimeout(() => resolve(undefined), ESCALATE_MS)));
+  const settled = await Promise.race([first, escalate]);
+  modern.clock.clearTimeout(timer);
+  if (settled !== undefined) {
+    ctx.mcpReq.signal.removeEventListener('abort', fromRequest);
+    if ('error' in settled) throw settled.error;
+    return (await round.reply(settled.value)) as CallToolResult | InputRequiredResult;
+  }
+  // From here the call belongs to the task: the request that started it is answered now.
+  ctx.mcpReq.signal.removeEventListener('abort', fromRequest);
+  const task = modern.tasks.start(undefined, async (work) => {
+    work.signal.addEventListener('abort', () => controller.abort(work.signal.reason), { once: true });
+    report = (message) => work.report(message);
+    const outcome = await first;
+    if ('error' in outcome) throw outcome.error;
+    return continueRounds(outcome.value, work, { ...round.options, onProgress }, run);
+  });
+  return asTaskHandle({ resultType: 'task', ...wireTask(task) }) as unknown as CallToolResult;
+}
+
+/** The upstream's later rounds, asked of the client as the task's input requests, until it ends. */
+async function continueRounds(outcome: Outcome, work: TaskWork<never>, options: CallerOptions, run: (options: CallerOptions) => Promise<Outcome>): Promise<CallToolResult> {
+  let current = outcome;
+  while (isInputRound(current)) {
+    const asked = Object.entries(current.inputRequests ?? {});
+    const answers = await Promise.all(asked.map(async ([key, request]) => [key, await work.input(key, request as Record<string, unknown>)] as const));
+    const clientAnswers = options.rounds?.clientAnswers ?? new Set();
+    current = await run({
+      ...options,
+      signal: work.signal,
+      rounds: { clientAnswers, inputResponses: { ...current.answeredByHost, ...Object.fromEntries(answers) }, ...(current.requestState === undefined ? {} : { requestState: current.requestState }) },
+    });
+  }
+  return current;
+}
