@@ -105,7 +105,7 @@ export class McpGateway {
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(() => this.relays?.hostKinds() ?? new Set(), () => clock.now());
     this.modernTasks = createModernTasks(clock);
-    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), rounds, modernTasks: this.modernTasks });
+    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), ...(this.relays ? { relays: this.relays } : {}), rounds, modernTasks: this.modernTasks });
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 

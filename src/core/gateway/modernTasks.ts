@@ -5,11 +5,12 @@
 // running becomes a task the client polls with tasks/get. The call goes on inside the task; what
 // its upstream asks in later rounds becomes the task's `inputRequests`, which the client answers
 // with tasks/update. Task ids are random; one store serves the gateway (no sessions to scope by).
-import { MissingRequiredClientCapabilityError, type CallToolResult, type InputRequiredResult, type Server, type ServerContext, type Task } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError, RELATED_TASK_META_KEY, type CallToolResult, type CreateMessageResult, type ElicitResult, type InputRequiredResult, type ListRootsResult, type Server, type ServerContext, type Task } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Clock } from '../base/clock';
 import type { CallerOptions } from '../connection/connectionOptions';
-import { isInputRound, type ClientInputRound } from '../connection/inputRounds';
+import { isInputRound, type ClientInputRound, type InputKind } from '../connection/inputRounds';
+import type { RequestRelay } from '../connection/serverRequests';
 import type { OpenRound } from './clientRounds';
 import { isTerminal, SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle } from './taskHandlers';
@@ -54,7 +55,8 @@ function detailed({ task, outcome, inputRequests }: TaskDetail): Record<string, 
   const base = { resultType: 'complete', ...wireTask(task) };
   switch (task.status) {
     case 'completed':
-      return outcome && 'result' in outcome ? { ...base, result: outcome.result } : base;
+      // A 2026-07-28 tool result, as it would have come back from the call itself.
+      return outcome && 'result' in outcome ? { ...base, result: { ...withoutRelatedTask(outcome.result), resultType: 'complete' } } : base;
     case 'failed':
       return outcome && 'error' in outcome ? { ...base, error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.data === undefined ? {} : { data: outcome.error.data }) } } : base;
     case 'input_required':
@@ -63,6 +65,17 @@ function detailed({ task, outcome, inputRequests }: TaskDetail): Record<string, 
     case 'cancelled':
       return base;
   }
+}
+
+/**
+ * The result as the task's own: an upstream's 2025-11-25 task marks its result with its own task
+ * id (`related-task`), which names nothing here, and the extension forbids the key on the result.
+ */
+function withoutRelatedTask(result: CallToolResult): CallToolResult {
+  if (result._meta?.[RELATED_TASK_META_KEY] === undefined) return result;
+  const { [RELATED_TASK_META_KEY]: _upstream, ...meta } = result._meta;
+  const { _meta: _all, ...rest } = result;
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }
 
 const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
@@ -89,12 +102,27 @@ export function registerModernTaskHandlers(server: Server, { tasks }: ModernTask
 }
 
 type Outcome = CallToolResult | ClientInputRound;
+/** The call, with what its upstream asks meanwhile (a 2025 upstream's own requests) going to `relay`. */
+type Run = (options: CallerOptions, relay: RequestRelay) => Promise<Outcome>;
+
+/**
+ * What a 2025 upstream asks during the call (elicitation, sampling, roots) of the kinds the client
+ * declared, asked of the client as the task's input requests; the host answers the rest.
+ */
+function askingRelay(declared: ReadonlySet<InputKind>, ask: (method: string, params: unknown) => Promise<unknown>): RequestRelay {
+  return {
+    ...(declared.has('elicitation') ? { elicit: (params) => ask('elicitation/create', params) as Promise<ElicitResult> } : {}),
+    ...(declared.has('sampling') ? { sample: (params) => ask('sampling/createMessage', params) as Promise<CreateMessageResult> } : {}),
+    ...(declared.has('roots') ? { listRoots: () => ask('roots/list', {}) as Promise<ListRootsResult> } : {}),
+  };
+}
 
 /**
  * Runs the call; answers it as a plain call would when it ends (or asks a round) within
- * ESCALATE_MS, and as a task otherwise. `run` throws the JSON-RPC error the client should see.
+ * ESCALATE_MS, and as a task otherwise, or as soon as its upstream asks the client something.
+ * `run` throws the JSON-RPC error the client should see.
  */
-export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, round: OpenRound, run: (options: CallerOptions) => Promise<Outcome>): Promise<CallToolResult | InputRequiredResult> {
+export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, round: OpenRound, run: Run): Promise<CallToolResult | InputRequiredResult> {
   const controller = new AbortController();
   const fromRequest = () => controller.abort(ctx.mcpReq.signal.reason);
   ctx.mcpReq.signal.addEventListener('abort', fromRequest, { once: true });
@@ -103,29 +131,57 @@ export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, ro
   const onProgress = (progress: { message?: string }) => {
     if (progress.message) report?.(progress.message);
   };
-  const first = run({ ...round.options, signal: controller.signal, onProgress }).then(
+  let timer: unknown;
+  let escalateNow: () => void = () => undefined;
+  const escalate = new Promise<undefined>((resolve) => {
+    escalateNow = () => resolve(undefined);
+    timer = modern.clock.setTimeout(escalateNow, ESCALATE_MS);
+  });
+  const working = deferred<TaskWork<never>>();
+  const relay = askingRelay(round.options.rounds?.clientAnswers ?? new Set(), async (method, params) => {
+    escalateNow();
+    return (await working.promise).input(method.split('/')[0] ?? 'input', { method, params });
+  });
+  const first = run({ ...round.options, signal: controller.signal, onProgress }, relay).then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  let timer: unknown;
-  const escalate = new Promise<undefined>((resolve) => (timer = modern.clock.setTimeout(() => resolve(undefined), ESCALATE_MS)));
   const settled = await Promise.race([first, escalate]);
   modern.clock.clearTimeout(timer);
+  ctx.mcpReq.signal.removeEventListener('abort', fromRequest);
   if (settled !== undefined) {
-    ctx.mcpReq.signal.removeEventListener('abort', fromRequest);
     if ('error' in settled) throw settled.error;
     return (await round.reply(settled.value)) as CallToolResult | InputRequiredResult;
   }
   // From here the call belongs to the task: the request that started it is answered now.
-  ctx.mcpReq.signal.removeEventListener('abort', fromRequest);
-  const task = modern.tasks.start(undefined, async (work) => {
-    work.signal.addEventListener('abort', () => controller.abort(work.signal.reason), { once: true });
-    report = (message) => work.report(message);
-    const outcome = await first;
-    if ('error' in outcome) throw outcome.error;
-    return continueRounds(outcome.value, work, { ...round.options, onProgress }, run);
+  try {
+    const task = modern.tasks.start(undefined, async (work) => {
+      work.signal.addEventListener('abort', () => controller.abort(work.signal.reason), { once: true });
+      report = (message) => work.report(message);
+      working.resolve(work);
+      const outcome = await first;
+      if ('error' in outcome) throw outcome.error;
+      return continueRounds(outcome.value, work, { ...round.options, onProgress }, (options) => run(options, relay));
+    });
+    return asTaskHandle({ resultType: 'task', ...wireTask(task) }) as unknown as CallToolResult;
+  } catch (error) {
+    // No room for a task: the call it would have run ends here.
+    controller.abort(error);
+    working.reject(error);
+    throw error;
+  }
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
+  let resolve: (value: T) => void = () => undefined;
+  let reject: (error: unknown) => void = () => undefined;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
   });
-  return asTaskHandle({ resultType: 'task', ...wireTask(task) }) as unknown as CallToolResult;
+  // An ask that never came leaves nobody waiting on a refusal.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }
 
 /** The upstream's later rounds, asked of the client as the task's input requests, until it ends. */

@@ -154,7 +154,8 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     const round = openRound(ctx, 'tools/call', request.params.name);
     // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
     if (modernTasks && declaresTasks(ctx)) {
-      return callOrEscalate(modernTasks, ctx, round, (options) => callFor(source, target, request.params, options));
+      const { relays } = extras;
+      return callOrEscalate(modernTasks, ctx, round, (options, relay) => (relays ? relays.withRelay(target.server, relay, () => callFor(source, target, request.params, options)) : callFor(source, target, request.params, options)));
     }
     const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
