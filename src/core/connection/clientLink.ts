@@ -26,6 +26,7 @@ import { createSseTransport, createStreamableHttpTransport, describeFetchFailure
 import { signInFailure, translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 import { reissueOnBrokenStream } from './streamReissue';
+import { RawRequests } from './rawRequests';
 import { traceTraffic } from './traffic';
 import { errorMessage } from '../base/errorMessage';
 
@@ -94,6 +95,8 @@ export interface ClientLink {
   readonly protocolVersion: string;
   /** The era verdict to remember for the next connect. */
   readonly verdict: EraVerdict;
+  /** Requests the SDK client refuses to carry (2026-07-28 tasks), on the same transport. */
+  readonly raw: RawRequests;
 }
 
 /** The capability Switchboard declares for each kind of request it can answer (to its servers, and for the host on a gateway client's behalf). */
@@ -102,6 +105,9 @@ export const CAPABILITY_OF = {
   sampling: {},
   roots: { listChanged: true },
 } satisfies Record<'elicitation' | 'sampling' | 'roots', object>;
+
+/** The 2026-07-28 tasks extension (SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The MCP Apps extension (SEP-1865) and the one kind of view it defines. */
 export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -155,17 +161,22 @@ function sandboxOptions(definition: StdioServerDefinition, stdio: StdioLaunch): 
   };
 }
 
+/** What Switchboard's client declares to its servers, given what it answers. */
+export function clientCapabilities(handlers: ServerRequestHandlers) {
+  return {
+    // MCP Apps: the editor renders a tool's `ui://` view, and the gateway passes views through
+    // unchanged; a server that offers views only to hosts that say so offers them here too.
+    extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
+    ...(handlers.elicit ? { elicitation: CAPABILITY_OF.elicitation } : {}),
+    ...(handlers.sample ? { sampling: CAPABILITY_OF.sampling } : {}),
+    ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
+  };
+}
+
 export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests'>, kind: TransportType): Client {
   const handlers = options.serverRequests ?? {};
   const client = new Client(options.clientInfo, {
-    capabilities: {
-      // MCP Apps: the editor renders a tool's `ui://` view, and the gateway passes views through
-      // unchanged; a server that offers views only to hosts that say so offers them here too.
-      extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
-      ...(handlers.elicit ? { elicitation: CAPABILITY_OF.elicitation } : {}),
-      ...(handlers.sample ? { sampling: CAPABILITY_OF.sampling } : {}),
-      ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
-    },
+    capabilities: clientCapabilities(handlers),
     // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
     versionNegotiation: kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },
     // input_required rounds are answered by the same handlers as 2025-era server requests.
@@ -222,7 +233,8 @@ export async function linkClient(kind: TransportType, options: LinkOptions, wire
     // first waits for its endpoint event, still 'connect'.)
     const { prior } = options;
     const reissue = kind === 'http' ? reissueOnBrokenStream(transport, options.logger) : undefined;
-    const connecting = client.connect(traceTraffic(transport, options.logger, reissue?.noteInbound), { signal, timeout, ...(prior ? { prior } : {}) });
+    const raw = new RawRequests(transport);
+    const connecting = client.connect(traceTraffic(transport, options.logger, reissue?.noteInbound, raw.take), { signal, timeout, ...(prior ? { prior } : {}) });
     if (kind !== 'sse') enter('initialize');
     await abortable(connecting, signal);
     if (transport instanceof StdioProcessTransport) transport.markEstablished();
@@ -235,6 +247,7 @@ export async function linkClient(kind: TransportType, options: LinkOptions, wire
       era,
       protocolVersion: client.getNegotiatedProtocolVersion() ?? '',
       verdict: era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
+      raw,
     };
   } catch (error) {
     // Described before closing: afterwards the process has exited because we ended it.
@@ -273,8 +286,9 @@ function connectFailure(error: unknown, kind: TransportType, transport: Transpor
 }
 
 /** Ends a streamable-HTTP session with DELETE (bounded), then closes the client. Never throws. */
-export async function closeLink(link: Pick<ClientLink, 'client' | 'transport'>, logger: Logger, terminateTimeoutMs: number): Promise<void> {
+export async function closeLink(link: Pick<ClientLink, 'client' | 'transport'> & { readonly raw?: RawRequests }, logger: Logger, terminateTimeoutMs: number): Promise<void> {
   const { transport } = link;
+  link.raw?.close();
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, terminateTimeoutMs)));

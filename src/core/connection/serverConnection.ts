@@ -23,7 +23,7 @@ import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type Ser
 import type { McpSession, SessionCounters } from './session';
 import type { QuarantinedTool } from './toolList';
 import { RunningTasks } from './runningTasks';
-import { requiresTask } from './taskCalls';
+import { needsTasks, requiresTask } from './taskCalls';
 
 export interface ConnectionDiagnostics extends SessionCounters {
   readonly connectAttempts: number;
@@ -237,7 +237,11 @@ export class ServerConnection {
       const callerPolicy = { ...policy, onProgress: options.onProgress };
       // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
       if (requiresTask(tool) && session.era === 'legacy') return session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks);
-      return session.requestToolCall(name, args, callerPolicy, budget, tool, options);
+      const plain = session.requestToolCall(name, args, callerPolicy, budget, tool, options);
+      // A 2026-07-28 server may answer a plain call only as a task (-32021 naming the tasks
+      // extension): then it is made again with the extension declared, and run as a task.
+      if (session.era !== 'modern' || tool === undefined) return plain;
+      return plain.catch((error: unknown) => (needsTasks(error) ? session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks) : Promise.reject(error)));
     })) as Promise<CallOutcome<O, CallToolResult>>;
   }
 

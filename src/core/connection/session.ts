@@ -17,7 +17,7 @@ import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { RetiredClients } from './retiredClients';
 import { StdioProcessTransport } from './stdioTransport';
 import type { RunningTasks } from './runningTasks';
-import { TaskCalls } from './taskCalls';
+import { modernTaskPath, TaskCalls } from './taskCalls';
 
 type RawSchema = Parameters<Client['request']>[1];
 
@@ -62,7 +62,9 @@ export class McpSession {
   /** A tool that requires a task, for a plain call: run as one, its status reported as progress (taskCalls.ts). */
   requestTaskCall(tool: Tool, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, registry: RunningTasks): Promise<CallToolResult> {
     // No quiet-time limit: each poll shows the server alive; the maximum total time still applies.
-    return this.request(`tools/call \`${tool.name}\` (a task)`, { ...policy, timeoutMs: 0 }, budget, (options, onprogress) => this.tasks.run(this.client, tool, args, registry, options.signal as AbortSignal, onprogress));
+    return this.request(`tools/call \`${tool.name}\` (a task)`, { ...policy, timeoutMs: 0 }, budget, (options, onprogress) =>
+      this.tasks.run(this.client, tool, args, registry, options.signal as AbortSignal, onprogress, this.era === 'modern' ? modernTaskPath(this.link, this.options) : undefined),
+    );
   }
 
   get kind(): TransportType {

@@ -20,10 +20,11 @@ function render(message: unknown): string {
 
 /**
  * Logs every JSON-RPC message at trace level, both ways, and shows each inbound one to `onInbound`
- * (streamReissue.ts tracks answers with it). Wraps the transport before the client connects, so
+ * (streamReissue.ts tracks answers with it), and to `take`, which may keep it from the client
+ * (rawRequests.ts). Wraps the transport before the client connects, so
  * the handshake is included. The logger redacts secrets; long messages are cut.
  */
-export function traceTraffic<T extends Transport>(transport: T, logger: Logger, onInbound?: (message: JSONRPCMessage) => void): T {
+export function traceTraffic<T extends Transport>(transport: T, logger: Logger, onInbound?: (message: JSONRPCMessage) => void, take?: (message: JSONRPCMessage) => boolean): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     // Rendered only when someone reads it: this runs for every message, on the hot path.
@@ -39,6 +40,8 @@ export function traceTraffic<T extends Transport>(transport: T, logger: Logger, 
       handler = next && ((message, extra) => {
         if (isEnabled(logger, 'trace')) logger.trace(`← ${render(message)}`);
         onInbound?.(message);
+        // A response to a request the client did not send (rawRequests.ts) is not the client's.
+        if (take?.(message)) return;
         next(message, extra);
       });
     },

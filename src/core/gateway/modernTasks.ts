@@ -9,13 +9,14 @@ import { MissingRequiredClientCapabilityError, RELATED_TASK_META_KEY, type CallT
 import { z } from 'zod';
 import type { Clock } from '../base/clock';
 import type { CallerOptions } from '../connection/connectionOptions';
+import { TASKS_EXTENSION } from '../connection/clientLink';
 import { isInputRound, type ClientInputRound, type InputKind } from '../connection/inputRounds';
 import type { RequestRelay } from '../connection/serverRequests';
 import type { OpenRound } from './clientRounds';
 import { isTerminal, SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle } from './taskHandlers';
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION };
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** How long a task-supporting call runs before its client gets a task instead of waiting. */
