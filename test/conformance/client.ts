@@ -35,7 +35,17 @@ class RedirectFollowingBrowser implements SignInBrowser {
 
 /** The client identity a scenario hands over in MCP_CONFORMANCE_CONTEXT, as a user's `oauth` block would. */
 function oauthFor(scenario: string): OAuthSettings {
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string; valid_jwt?: string };
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+    client_id?: string;
+    client_secret?: string;
+    private_key_pem?: string;
+    signing_algorithm?: string;
+    valid_jwt?: string;
+    idp_issuer?: string;
+    idp_client_id?: string;
+    idp_id_token?: string;
+    idp_token_endpoint?: string;
+  };
   const clientCredentials = scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt';
   return {
     ...DEFAULT_OAUTH,
@@ -46,6 +56,20 @@ function oauthFor(scenario: string): OAuthSettings {
     ...(clientCredentials ? { grant: 'client_credentials' } : {}),
     // Workload identity: the workload's token as the grant (in settings: `${env:...}` or a file).
     ...(scenario === 'auth/wif-jwt-bearer' && context.valid_jwt ? { grant: 'jwt_bearer', assertion: context.valid_jwt } : {}),
+    // Enterprise-managed authorization: the user's ID token from the enterprise's identity provider
+    // (in settings: `${env:...}` or the file an SSO agent keeps it in). The suite's identity
+    // provider publishes incomplete OpenID metadata, so its token endpoint is named.
+    ...(context.idp_id_token && context.idp_client_id
+      ? {
+          grant: 'enterprise',
+          idp: {
+            clientId: context.idp_client_id,
+            idToken: context.idp_id_token,
+            ...(context.idp_issuer ? { issuer: context.idp_issuer } : {}),
+            ...(context.idp_token_endpoint ? { tokenEndpoint: context.idp_token_endpoint } : {}),
+          },
+        }
+      : {}),
     // DPoP, as an entry asks for it with `"dpop": true`.
     ...(scenario.startsWith('auth/dpop') ? { dpop: true } : {}),
     // private_key_jwt: the key signs the client's assertion (in settings: `${env:...}` or `${input:...}`).

@@ -49,6 +49,7 @@ export const SCENARIOS = [
   'auth/dpop-nonce',
   // Workload identity federation (SEP-1933): a workload's token as a JWT-bearer grant.
   'auth/wif-jwt-bearer',
+  'auth/enterprise-managed-authorization',
 ];
 const here = path.join(repoRoot, 'test', 'conformance');
 const conformanceBin = path.join(harnessDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');

@@ -218,7 +218,10 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
 
   /** Unattended sign-in: the client's own credentials, or a workload's identity token, are the grant. */
   prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
-    return unattendedTokenRequest(this.settings, scope);
+    const discovery = this.discovery;
+    const audience = discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl;
+    const resource = discovery?.resourceMetadata?.resource ?? this.options.serverUrl.toString();
+    return unattendedTokenRequest(this.settings, scope, { audience, resource, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) });
   }
 
   saveCodeVerifier(codeVerifier: string): void {

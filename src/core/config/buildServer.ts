@@ -106,6 +106,8 @@ async function buildRemote(entry: ParsedEntry, transport: 'http' | 'sse', resolv
   if (oauth.clientSecret) resolver.collectValues([oauth.clientSecret]);
   if (oauth.privateKey) resolver.collectValues([oauth.privateKey]);
   if (oauth.assertion) resolver.collectValues([oauth.assertion]);
+  // The identity provider's client secret and the user's ID token: never in a log.
+  resolver.collectValues([oauth.idp?.clientSecret, oauth.idp?.idToken].filter((value): value is string => value !== undefined && value !== ''));
   return { ...common, secrets: resolver.secrets(), transport, url, headers, sseFallback: entry.type === undefined, oauth };
 }
 

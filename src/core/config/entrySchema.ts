@@ -57,7 +57,7 @@ export const toolsSchema = z.looseObject({
   readOnly: z.boolean().optional(),
 });
 
-export const OAUTH_GRANTS = ['authorization_code', 'client_credentials', 'jwt_bearer'] as const;
+export const OAUTH_GRANTS = ['authorization_code', 'client_credentials', 'jwt_bearer', 'enterprise'] as const;
 export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 /** JWS algorithms for a `private_key_jwt` client assertion (RFC 7523); absent, the key's type decides. */
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
@@ -77,6 +77,17 @@ export const oauthSchema = z.union([
     dpop: z.boolean().optional(),
     assertion: text.optional(),
     assertionFile: text.optional(),
+    /** `enterprise`: the enterprise's identity provider, where the user's ID token is exchanged for a grant. */
+    idp: z
+      .looseObject({
+        issuer: text.optional(),
+        tokenEndpoint: text.optional(),
+        clientId: text.optional(),
+        clientSecret: text.optional(),
+        idToken: text.optional(),
+        idTokenFile: text.optional(),
+      })
+      .optional(),
   }),
 ]);
 

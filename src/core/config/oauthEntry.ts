@@ -5,7 +5,7 @@ import { signingKeyProblem } from '../base/signingKey';
 import type { ParsedEntry } from './entrySchema';
 import type { FieldResolver } from './fieldResolver';
 import type { ServerDiagnostics } from './serverDiagnostics';
-import { DEFAULT_OAUTH, type OAuthSettings } from './types';
+import { DEFAULT_OAUTH, type EnterpriseIdp, type OAuthSettings } from './types';
 
 export async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, diagnostics: ServerDiagnostics): Promise<OAuthSettings> {
   const block = entry.oauth;
@@ -26,6 +26,7 @@ export async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, di
   const assertion = block.assertion === undefined ? undefined : await resolver.string(block.assertion, ['oauth', 'assertion']);
   const assertionFile = block.assertionFile === undefined ? undefined : await resolver.string(block.assertionFile, ['oauth', 'assertionFile']);
   checkWorkloadGrant(grant, clientId, assertion, assertionFile, diagnostics);
+  const idp = await buildIdp(block.idp, grant, clientId, resolver, diagnostics);
   if (clientMetadataUrl !== undefined && !isClientMetadataUrl(clientMetadataUrl)) {
     diagnostics.error(['oauth', 'clientMetadataUrl'], 'must be an https URL with a path (a client ID metadata document)');
   }
@@ -44,7 +45,61 @@ export async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, di
     ...(block.dpop ? { dpop: true } : {}),
     ...(grant === 'jwt_bearer' && assertion !== undefined ? { assertion } : {}),
     ...(grant === 'jwt_bearer' && assertionFile !== undefined ? { assertionFile } : {}),
+    ...(idp ? { idp } : {}),
   };
+}
+
+type IdpBlock = NonNullable<Exclude<ParsedEntry['oauth'], false | undefined>['idp']>;
+
+/**
+ * `enterprise` (enterprise-managed authorization) needs the client id the server's authorization
+ * server knows, and the identity provider: where it is, Switchboard's client there, and one place
+ * for the user's ID token. Nothing else takes an `idp`.
+ */
+async function buildIdp(block: IdpBlock | undefined, grant: OAuthSettings['grant'], clientId: string | undefined, resolver: FieldResolver, diagnostics: ServerDiagnostics): Promise<EnterpriseIdp | undefined> {
+  if (grant !== 'enterprise') {
+    if (block !== undefined) diagnostics.error(['oauth', 'idp'], 'is used only with "grant": "enterprise"');
+    return undefined;
+  }
+  if (!clientId) diagnostics.error(['oauth', 'clientId'], '"enterprise" needs the "clientId" the server\'s authorization server knows Switchboard by');
+  if (block === undefined) {
+    diagnostics.error(['oauth', 'idp'], '"enterprise" needs the identity provider: "idp": { "issuer", "clientId", "idToken" or "idTokenFile" }');
+    return undefined;
+  }
+  const field = (value: string | undefined, name: string) => (value === undefined ? Promise.resolve(undefined) : resolver.string(value, ['oauth', 'idp', name]));
+  const [issuer, tokenEndpoint, idpClientId, clientSecret, idToken, idTokenFile] = await Promise.all([
+    field(block.issuer, 'issuer'),
+    field(block.tokenEndpoint, 'tokenEndpoint'),
+    field(block.clientId, 'clientId'),
+    field(block.clientSecret, 'clientSecret'),
+    field(block.idToken, 'idToken'),
+    field(block.idTokenFile, 'idTokenFile'),
+  ]);
+  for (const [name, url] of [['issuer', issuer], ['tokenEndpoint', tokenEndpoint]] as const) {
+    if (url !== undefined && !isSecureUrl(url)) diagnostics.error(['oauth', 'idp', name], 'must be an https URL (http only on this machine)');
+  }
+  if (issuer === undefined && tokenEndpoint === undefined) diagnostics.error(['oauth', 'idp'], 'needs "issuer" (its token endpoint is discovered) or "tokenEndpoint"');
+  if (!idpClientId) diagnostics.error(['oauth', 'idp', 'clientId'], 'is the client Switchboard is registered as at the identity provider, and is needed');
+  if ((idToken === undefined) === (idTokenFile === undefined)) diagnostics.error(['oauth', 'idp'], 'needs the user\'s ID token: "idToken" (in ${env:...}) or "idTokenFile", one of them');
+  if (!idpClientId) return undefined;
+  return {
+    clientId: idpClientId,
+    ...(issuer !== undefined ? { issuer } : {}),
+    ...(tokenEndpoint !== undefined ? { tokenEndpoint } : {}),
+    ...(clientSecret ? { clientSecret } : {}),
+    ...(idToken !== undefined ? { idToken } : {}),
+    ...(idTokenFile !== undefined ? { idTokenFile } : {}),
+  };
+}
+
+/** https, or http to this machine (an identity provider in a test, or behind a local agent). */
+function isSecureUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+  } catch {
+    return false;
+  }
 }
 
 /** `jwt_bearer` (workload identity) needs the client id and one place for the workload's token; nothing else takes one. */

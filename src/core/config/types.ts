@@ -120,9 +120,12 @@ export interface OAuthSettings {
   readonly enabled: boolean;
   /**
    * `authorization_code`: a person signs in in the browser; `client_credentials`: unattended, the
-   * client's own credentials; `jwt_bearer`: unattended, a workload's identity token (RFC 7523).
+   * client's own credentials; `jwt_bearer`: unattended, a workload's identity token (RFC 7523);
+   * `enterprise`: enterprise-managed authorization (SEP-990), the user's ID token from the
+   * enterprise's identity provider exchanged there for a grant (an ID-JAG) the server's
+   * authorization server takes.
    */
-  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'enterprise';
   /** Pre-registered client; without it, a client ID metadata document, then dynamic registration. */
   readonly clientId?: string;
   readonly clientSecret?: string;
@@ -140,6 +143,22 @@ export interface OAuthSettings {
   readonly assertion?: string;
   /** …or the file it is kept in, read at each token request (such tokens rotate). */
   readonly assertionFile?: string;
+  /** `enterprise`: the identity provider that exchanges the user's ID token for a grant. */
+  readonly idp?: EnterpriseIdp;
+}
+
+/** The enterprise's identity provider (`"grant": "enterprise"`). */
+export interface EnterpriseIdp {
+  /** Where its token endpoint is found (OpenID discovery), unless `tokenEndpoint` names it. */
+  readonly issuer?: string;
+  readonly tokenEndpoint?: string;
+  /** The client Switchboard is registered as at the identity provider. */
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  /** The user's ID token itself (a secret)… */
+  readonly idToken?: string;
+  /** …or the file the enterprise's sign-in keeps it in, read at each token request. */
+  readonly idTokenFile?: string;
 }
 
 export const DEFAULT_OAUTH: OAuthSettings = { enabled: true, grant: 'authorization_code' };

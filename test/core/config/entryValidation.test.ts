@@ -395,6 +395,42 @@ describe('config: oauth', () => {
       ],
     },
     {
+      title: 'enterprise: the identity provider and the user\'s ID token, kept as secrets',
+      raw: { ...remote, oauth: { grant: 'enterprise', clientId: 'mcp-client', clientSecret: 'as-secret', idp: { issuer: 'https://idp.example.com', clientId: 'idp-client', clientSecret: 'idp-secret', idToken: 'eyJ.id.token' } } },
+      check: (server) => {
+        assert.deepEqual(oauthOf(server), {
+          enabled: true,
+          grant: 'enterprise',
+          clientId: 'mcp-client',
+          clientSecret: 'as-secret',
+          idp: { clientId: 'idp-client', issuer: 'https://idp.example.com', clientSecret: 'idp-secret', idToken: 'eyJ.id.token' },
+        });
+        for (const secret of ['as-secret', 'idp-secret', 'eyJ.id.token']) assert.ok(server.secrets.includes(secret), secret);
+      },
+    },
+    {
+      title: 'enterprise needs a client id and an identity provider',
+      raw: { ...remote, oauth: { grant: 'enterprise' } },
+      expect: [
+        ['error', '.oauth.clientId', '"enterprise" needs the "clientId"'],
+        ['error', '.oauth.idp', '"enterprise" needs the identity provider'],
+      ],
+    },
+    {
+      title: 'enterprise: where the provider is, its client id, and exactly one ID token',
+      raw: { ...remote, oauth: { grant: 'enterprise', clientId: 'c', idp: { issuer: 'http://idp.example.com', idToken: 'a', idTokenFile: '/run/id_token' } } },
+      expect: [
+        ['error', '.oauth.idp.issuer', 'must be an https URL'],
+        ['error', '.oauth.idp.clientId', 'is needed'],
+        ['error', '.oauth.idp', '"idToken" (in ${env:...}) or "idTokenFile", one of them'],
+      ],
+    },
+    {
+      title: 'an identity provider is used only with enterprise',
+      raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'c', clientSecret: 's', idp: { issuer: 'https://idp.example.com', clientId: 'i', idToken: 't' } } },
+      expect: [['error', '.oauth.idp', 'only with "grant": "enterprise"']],
+    },
+    {
       title: 'an assertion is used only with jwt_bearer',
       raw: { ...remote, oauth: { assertionFile: '/var/run/token' } },
       expect: [['error', '.oauth.assertionFile', 'only with "grant": "jwt_bearer"']],
