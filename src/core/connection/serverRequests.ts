@@ -23,6 +23,13 @@ export interface RequestRelay {
   readonly listRoots?: () => Promise<ListRootsResult>;
 }
 
+/** Runs a request to an upstream server with a relay in place (ServerRequestRouter provides it). */
+export interface RelayHost {
+  withRelay<T>(server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T>;
+  /** What the host answers itself, when a client did not declare it. */
+  hostKinds(): ReadonlySet<InputKind>;
+}
+
 /** How the host answers a server itself; `server` is the configured name, for dialogs and consent. */
 export interface HostAnswers {
   readonly elicit?: (server: string, params: ElicitRequest['params']) => Promise<ElicitResult>;

@@ -3,18 +3,17 @@
 // (the editor then shows its own form or asks for its own model access). Only what the client
 // declared is relayed; the rest is answered by the host (connection/serverRequests.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import type { InputKind } from '../connection/inputRounds';
-import type { RequestRelay } from '../connection/serverRequests';
+import type { RelayHost, RequestRelay } from '../connection/serverRequests';
+import type { CallerOptions } from '../connection/connectionOptions';
+import type { CallBridge } from './callBridge';
 
-/** Runs a request to an upstream server with a relay in place (ServerRequestRouter provides it). */
-export interface RelayHost {
-  withRelay<T>(server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T>;
-  /** What the host answers itself, when a client did not declare it. */
-  hostKinds(): ReadonlySet<InputKind>;
-}
+export type { RelayHost };
 
-/** Runs `run` for a request to `upstream`, relaying to the client that sent it where it can. */
-export type Relayed = <T>(upstream: string, ctx: ServerContext, run: () => Promise<T>) => Promise<T>;
+/**
+ * Runs `run` for a request to `upstream` with `options`, relaying what the upstream asks to the
+ * client that sent it where it can.
+ */
+export type Relayed = <T>(upstream: string, ctx: ServerContext, options: CallerOptions, run: (options: CallerOptions) => Promise<T>) => Promise<T>;
 
 /** Where a relayed request goes out: a request of the client's (its own call, or a task's tasks/result). */
 export type RelayChannel = Pick<ServerContext['mcpReq'], 'elicitInput' | 'requestSampling'>;
@@ -50,10 +49,14 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
   };
 }
 
-/** The `Relayed` of one session server: with a relay host, requests relay; without, they just run. */
-export function relayedThrough(host: RelayHost | undefined, server: Server): Relayed {
-  return (upstream, ctx, run) => {
+/**
+ * The `Relayed` of one session server: a 2025 client's requests relay on its session; a 2026-07-28
+ * client's go back to it as rounds of its own request (callBridge.ts); without a host, they just run.
+ */
+export function relayedThrough(host: RelayHost | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
+  return (upstream, ctx, options, run) => {
+    if (ctx.mcpReq.envelope !== undefined) return bridge && options.rounds ? (bridge.run(upstream, options, ctx.mcpReq.signal, run) as ReturnType<typeof run>) : run(options);
     const relay = host ? clientRelay(server, ctx) : undefined;
-    return host && relay ? host.withRelay(upstream, relay, run) : run();
+    return host && relay ? host.withRelay(upstream, relay, () => run(options)) : run(options);
   };
 }

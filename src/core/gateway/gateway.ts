@@ -13,6 +13,7 @@ import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoin
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { createModernTasks, type ModernTasks } from './modernTasks';
+import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
 import { LegacySessions } from './legacySessions';
@@ -71,6 +72,8 @@ export class McpGateway {
   private readonly modern: ModernEndpoints;
   /** The tasks of 2026-07-28 clients: one store for the gateway, as they have no sessions. */
   private readonly modernTasks: ModernTasks;
+  /** 2026-07-28 clients' calls parked while they answer what a 2025 upstream asked. */
+  private readonly bridge: CallBridge;
   private boundPort: number | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
@@ -105,7 +108,8 @@ export class McpGateway {
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(() => this.relays?.hostKinds() ?? new Set(), () => clock.now());
     this.modernTasks = createModernTasks(clock);
-    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), ...(this.relays ? { relays: this.relays } : {}), rounds, modernTasks: this.modernTasks });
+    this.bridge = new CallBridge(this.relays, clock);
+    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), ...(this.relays ? { relays: this.relays } : {}), rounds, modernTasks: this.modernTasks, bridge: this.bridge });
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -291,6 +295,7 @@ export class McpGateway {
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
     // Unfinished tasks of 2026-07-28 clients end with the gateway (their calls are cancelled upstream).
     this.modernTasks.tasks.dispose();
+    this.bridge.dispose();
     const closing = [...this.legacy.closeAll(), this.modern.close()];
     for (const result of await Promise.allSettled(closing)) {
       if (result.status === 'rejected') this.logger.warn(`closing a session failed: ${errorMessage(result.reason)}`);

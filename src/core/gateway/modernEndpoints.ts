@@ -43,7 +43,7 @@ export class ModernEndpoints {
   constructor(
     private readonly source: ToolSource,
     private readonly logger: Logger,
-    private readonly extras: Pick<SessionExtras, 'offers' | 'relays' | 'rounds' | 'modernTasks'> = {},
+    private readonly extras: Pick<SessionExtras, 'offers' | 'relays' | 'rounds' | 'modernTasks' | 'bridge'> = {},
   ) {
     this.offers = extras.offers;
   }

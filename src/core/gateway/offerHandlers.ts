@@ -82,7 +82,7 @@ export function registerOfferHandlers(
       const round = extras.openRound(ctx, method, String(sent.name ?? sent.uri ?? ''));
       const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`, round);
       return forward(target, what, async () =>
-        round.reply(await relayed(target.server, ctx, (): Promise<ForwardedResult<typeof method> | ClientInputRound> => offers.forwardRequest(target.server, method, params, options))),
+        round.reply(await relayed(target.server, ctx, options, (sent): Promise<ForwardedResult<typeof method> | ClientInputRound> => offers.forwardRequest(target.server, method, params, sent))),
       );
     },
   };

@@ -15,6 +15,7 @@ import { callOrEscalate, declaresTasks, registerModernTaskHandlers, TASKS_EXTENS
 import { drivesTasks, GATEWAY_TASKS, noTaskSupport, registerTaskHandlers, startToolTask, TaskReceivingServer, type GatewayTasks } from './taskHandlers';
 import type { CallerOptions } from '../connection/connectionOptions';
 import { relayedThrough, type Relayed, type RelayHost } from './clientRelay';
+import type { CallBridge } from './callBridge';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
 import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
@@ -89,6 +90,8 @@ export interface SessionExtras {
   readonly tasks?: GatewayTasks;
   /** The gateway's tasks for 2026-07-28 clients that declare the tasks extension (modernTasks.ts). */
   readonly modernTasks?: ModernTasks;
+  /** Gives a 2026-07-28 client what a 2025 upstream asks mid-call, as rounds (callBridge.ts). */
+  readonly bridge?: CallBridge;
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -112,7 +115,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     ...(instructions ? { instructions } : {}),
     ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
   });
-  const relayed = relayedThrough(extras.relays, server);
+  const relayed = relayedThrough(extras.relays, server, extras.bridge);
   // A 2025 session's log level (logging/setLevel), for a 2026-07-28 upstream that takes it per request.
   const session: { logLevel?: string } = {};
   const key = endpointKey(endpoint);
@@ -162,8 +165,8 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     try {
       // The upstream result, from the client package, goes out through the server package: the
       // same wire type, declared twice.
-      const call = (): Promise<ClientToolResult | ClientInputRound> => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, options);
-      return (await round.reply(await relayed(target.server, ctx, call))) as CallToolResult | InputRequiredResult;
+      const call = (sent: CallerOptions): Promise<ClientToolResult | ClientInputRound> => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, sent);
+      return (await round.reply(await relayed(target.server, ctx, options, call))) as CallToolResult | InputRequiredResult;
     } catch (error) {
       throw toProtocolError(error, target, request.params.name);
     }

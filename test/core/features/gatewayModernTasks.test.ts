@@ -180,3 +180,38 @@ describe('tasks driven by a 2026-07-28 gateway client (the tasks extension)', fu
     assert.ok(client.getServerCapabilities()?.tasks, 'but 2025 tasks');
   });
 });
+
+describe('what a 2025 upstream asks during a 2026-07-28 client\'s call (no tasks): rounds of its own request', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  const call = (gateway: Gateway, id: number, capabilities: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    post(gateway, { id, method: 'tools/call', params: { name: TOOL, arguments: { topic: 'seals', ambiguous: true }, _meta: envelope(capabilities), ...extra } });
+
+  it('the upstream\'s elicitation is the client\'s round; its answer, sent with the state, reaches the server', async () => {
+    const hostAsked: string[] = [];
+    const gateway = await start(cleanup, { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
+    const first = (await call(gateway, 1, { elicitation: { form: {} } })).result as { resultType: string; inputRequests: Record<string, { method: string; params: { message: string } }>; requestState: string };
+    assert.equal(first.resultType, 'input_required');
+    const [key, request] = Object.entries(first.inputRequests)[0] ?? [];
+    assert.ok(key && request);
+    assert.equal(request.method, 'elicitation/create');
+    assert.match(request.params.message, /^The research query "seals" could have multiple interpretations/);
+    assert.equal(typeof first.requestState, 'string');
+    const answer = { [key]: { action: 'accept', content: { interpretation: 'historical' } } };
+    const second = await call(gateway, 2, { elicitation: { form: {} } }, { inputResponses: answer, requestState: first.requestState });
+    assert.match(textOf(second.result as CallToolResult), /^# Research Report: seals \(historical\)/);
+    assert.deepEqual(hostAsked, [], 'the client answered, not the host');
+    const replayed = await call(gateway, 3, { elicitation: { form: {} } }, { inputResponses: answer, requestState: first.requestState });
+    assert.equal((replayed.error as { code: number } | undefined)?.code, -32602, 'a spent state is refused');
+  });
+
+  it('a client that declared no elicitation is answered by the host, in one request', async () => {
+    const hostAsked: string[] = [];
+    const gateway = await start(cleanup, { elicit: async (server) => (hostAsked.push(server), { action: 'accept', content: { interpretation: 'current' } }) });
+    const only = await call(gateway, 1, {});
+    assert.match(textOf(only.result as CallToolResult), /^# Research Report: seals \(current/);
+    assert.deepEqual(hostAsked, ['everything']);
+  });
+});
