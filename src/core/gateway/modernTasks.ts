@@ -10,10 +10,11 @@ import { z } from 'zod';
 import type { Clock } from '../base/clock';
 import type { CallerOptions } from '../connection/connectionOptions';
 import { TASKS_EXTENSION } from '../connection/clientLink';
+import { isTaskOver } from '../connection/runningTasks';
 import { isInputRound, type ClientInputRound, type InputKind } from '../connection/inputRounds';
 import type { RequestRelay } from '../connection/serverRequests';
 import type { OpenRound } from './clientRounds';
-import { isTerminal, SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
+import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle } from './taskHandlers';
 
 export { TASKS_EXTENSION };
@@ -97,7 +98,7 @@ export function registerModernTaskHandlers(server: Server, { tasks }: ModernTask
   server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, async (params, ctx) => {
     requireTasks(ctx);
     // Idempotent: a task that already ended is acknowledged as it is.
-    if (!isTerminal(tasks.detail(params.taskId).task.status)) tasks.cancel(params.taskId);
+    if (!isTaskOver(tasks.detail(params.taskId).task.status)) tasks.cancel(params.taskId);
     return { resultType: 'complete' };
   });
 }

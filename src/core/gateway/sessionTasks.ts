@@ -18,21 +18,9 @@ import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { Emitter, type Event } from '../base/events';
 import { TaskInputs } from './taskInputs';
+import { isTaskOver } from '../connection/runningTasks';
 
 export type TaskStatus = Task['status'];
-
-/** Terminal statuses never change again. */
-export function isTerminal(status: TaskStatus): boolean {
-  switch (status) {
-    case 'completed':
-    case 'failed':
-    case 'cancelled':
-      return true;
-    case 'working':
-    case 'input_required':
-      return false;
-  }
-}
 
 export const MAX_RUNNING = 16;
 export const MAX_KEPT = 64;
@@ -192,7 +180,7 @@ export class SessionTasks<C> {
 
   cancel(taskId: string): Task {
     const entry = this.find(taskId);
-    if (isTerminal(entry.view.status)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${entry.view.status}`);
+    if (isTaskOver(entry.view.status)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${entry.view.status}`);
     this.finish(entry, 'cancelled', { error: new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} was cancelled`) }, 'Cancelled by the client');
     return entry.view;
   }

@@ -6,34 +6,17 @@
 // rules themselves are the conformance suite's tasks-* scenarios (gatewayModernUpstream.test.ts).
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
-import type { HostAnswers } from '../../../src/core/connection/serverRequests';
 import { ESCALATE_MS } from '../../../src/core/gateway/modernTasks';
-import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
-import { waitForRunning } from '../gateway/helpers';
+import { Cleanup, textOf } from '../connection/helpers';
+import { everythingBehindGateway, RESEARCH_TOOL, type EverythingGateway } from './everything';
 import { until } from '../support/poll';
 
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const TOOL = 'simulate-research-query';
+const TOOL = RESEARCH_TOOL;
 const VERSION = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-interface Gateway {
-  readonly runtime: SwitchboardRuntime;
-  readonly url: string;
-  readonly token: string;
-}
-
-async function start(cleanup: Cleanup, hostAnswers: HostAnswers = {}): Promise<Gateway> {
-  const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {}, hostAnswers });
-  cleanup.add(() => runtime.dispose());
-  await runtime.manager.start([stdioDefinition([], { name: 'everything', args: [EVERYTHING, 'stdio'] })]);
-  await waitForRunning(runtime.manager, ['everything']);
-  const gateway = runtime.gateway();
-  await gateway.start();
-  return { runtime, url: gateway.endpointUrl('everything'), token: gateway.token };
-}
+type Gateway = EverythingGateway;
+const start = everythingBehindGateway;
 
 /** One JSON-RPC request over HTTP as a 2026-07-28 client sends it; the response, from JSON or SSE. */
 async function post(gateway: Gateway, request: { id?: unknown; method: string; params?: Record<string, unknown> }, signal?: AbortSignal): Promise<{ result?: unknown; error?: unknown }> {

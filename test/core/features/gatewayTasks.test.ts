@@ -6,30 +6,18 @@
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
-import type { HostAnswers } from '../../../src/core/connection/serverRequests';
-import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
-import { waitForRunning } from '../gateway/helpers';
+import { Cleanup, textOf } from '../connection/helpers';
+import { everythingBehindGateway, RESEARCH_TOOL } from './everything';
 import { eventually, until } from '../support/poll';
 
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const TOOL = 'simulate-research-query';
+const TOOL = RESEARCH_TOOL;
 const RELATED = 'io.modelcontextprotocol/related-task';
 
 const TaskSchema = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), ttl: z.number().nullable(), pollInterval: z.number().optional(), createdAt: z.string(), lastUpdatedAt: z.string() });
 const CreateSchema = z.looseObject({ task: TaskSchema });
 const AnyResult = z.looseObject({});
 
-async function start(cleanup: Cleanup, hostAnswers: HostAnswers = {}): Promise<{ runtime: SwitchboardRuntime; url: string; token: string }> {
-  const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {}, hostAnswers });
-  cleanup.add(() => runtime.dispose());
-  await runtime.manager.start([stdioDefinition([], { name: 'everything', args: [EVERYTHING, 'stdio'] })]);
-  await waitForRunning(runtime.manager, ['everything']);
-  const gateway = runtime.gateway();
-  await gateway.start();
-  return { runtime, url: gateway.endpointUrl('everything'), token: gateway.token };
-}
+const start = everythingBehindGateway;
 
 /** A 2025 client of the gateway that declares tasks (and elicitation, as the editor does). */
 async function taskClient(cleanup: Cleanup, url: string, token: string): Promise<Client> {

@@ -4,24 +4,14 @@
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { isConnectionError } from '../../../src/core/connection';
 import { MAX_TASKS_PER_SERVER, RunningTasks } from '../../../src/core/connection/runningTasks';
-import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
-import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
-import { waitForRunning } from '../gateway/helpers';
+import { Cleanup, textOf } from '../connection/helpers';
+import { RESEARCH_TOOL, startEverything } from './everything';
 import { until } from '../support/poll';
 
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const TOOL = 'simulate-research-query';
-
-async function start(cleanup: Cleanup): Promise<SwitchboardRuntime> {
-  const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
-  cleanup.add(() => runtime.dispose());
-  await runtime.manager.start([stdioDefinition([], { name: 'everything', args: [EVERYTHING, 'stdio'] })]);
-  await waitForRunning(runtime.manager, ['everything']);
-  return runtime;
-}
+const TOOL = RESEARCH_TOOL;
+const start = (cleanup: Cleanup) => startEverything(cleanup);
 
 describe('tasks: a task-required tool answers a plain call', function () {
   this.timeout(60_000);
@@ -113,20 +103,12 @@ describe('tasks: what a task asks while it waits (input_required)', function () 
 
   it('an ambiguous query asks for a clarification: the host answers it, and the task finishes with it', async () => {
     const asked: string[] = [];
-    const runtime = createRuntime({
-      logger: new MemoryLogger(),
-      storage: new MemoryToolCacheStorage(),
-      settings: {},
-      hostAnswers: {
-        elicit: async (server, params) => {
-          asked.push(`${server}: ${params.message.slice(0, 40)}`);
-          return { action: 'accept', content: { interpretation: 'Marine biology' } };
-        },
+    const runtime = await startEverything(cleanup, {
+      elicit: async (server, params) => {
+        asked.push(`${server}: ${params.message.slice(0, 40)}`);
+        return { action: 'accept', content: { interpretation: 'Marine biology' } };
       },
     });
-    cleanup.add(() => runtime.dispose());
-    await runtime.manager.start([stdioDefinition([], { name: 'everything', args: [EVERYTHING, 'stdio'] })]);
-    await waitForRunning(runtime.manager, ['everything']);
     const statuses: string[] = [];
     const result = await runtime.catalog.callExposedTool('everything', TOOL, { topic: 'seals', ambiguous: true }, { onProgress: (update) => statuses.push(update.message ?? '') });
     assert.deepEqual(asked, ['everything: The research query "seals" could have mu']);
