@@ -55,7 +55,7 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
  */
 export function relayedThrough(host: RelayHost | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
   return (upstream, ctx, options, run) => {
-    if (ctx.mcpReq.envelope !== undefined) return process.env.NO_BRIDGE === undefined && bridge && options.rounds ? (bridge.run(upstream, options, ctx.mcpReq.signal, run) as ReturnType<typeof run>) : run(options);
+    if (ctx.mcpReq.envelope !== undefined) return bridge && options.rounds ? (bridge.run(upstream, options, ctx.mcpReq.signal, run) as ReturnType<typeof run>) : run(options);
     const relay = host ? clientRelay(server, ctx) : undefined;
     return host && relay ? host.withRelay(upstream, relay, () => run(options)) : run(options);
   };

@@ -124,6 +124,23 @@ describe('tasks driven by a gateway client (2025-11-25)', function () {
     await until(() => connection.tasks.size === 0, 10_000, 'the upstream task to be cancelled');
   });
 
+  it('a server that restarts mid-task fails the task with a message that names it (its tasks are not resumed)', async () => {
+    const { runtime, url, token } = await start(cleanup);
+    const client = await taskClient(cleanup, url, token);
+    const connection = runtime.manager.connection('everything');
+    assert.ok(connection);
+    const { task } = await request(client, 'tools/call', { name: TOOL, arguments: { topic: 'moths' }, task: {} }, CreateSchema);
+    await until(() => connection.tasks.size === 1, 10_000, 'the upstream task');
+    await runtime.manager.reconnect('everything');
+    const failed = await eventually(async () => {
+      const view = await request(client, 'tasks/get', { taskId: task.taskId }, TaskSchema);
+      return view.status === 'working' ? undefined : view;
+    }, 'the task to end');
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.statusMessage ?? '', /everything/, `the status message names the server: ${failed.statusMessage}`);
+    await assert.rejects(request(client, 'tasks/result', { taskId: task.taskId }, AnyResult), /everything/);
+  });
+
   /** A gateway with the reference server, a task-aware client that answers its elicitation, and a research task that asks. */
   async function askingTask(): Promise<{ client: Client; taskId: string; asked: unknown[]; hostAsked: string[] }> {
     const hostAsked: string[] = [];
