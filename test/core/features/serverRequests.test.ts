@@ -149,12 +149,21 @@ describe('what servers ask of their client', function () {
     assert.deepEqual(hostAsked, []);
   });
 
-  it('a 2026-07-28 client of the gateway is answered by the host (the gateway does not relay across eras)', async () => {
-    const asked: string[] = [];
-    const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (asked.push(server), { action: 'decline' }) });
+  it('a 2026-07-28 client of the gateway gets a 2025 upstream\'s request as a round of its own request (callBridge.ts)', async () => {
+    const hostAsked: string[] = [];
+    const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
     const client = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } }, 'modern');
-    client.setRequestHandler('elicitation/create', async () => assert.fail('not relayed to a modern client'));
+    // The SDK client answers the round with its handler and retries on its own.
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
+    assert.deepEqual(answerOf(await client.callTool({ name: 'ask_user', arguments: {} })), { action: 'accept', content: { name: 'Grace' } });
+    assert.deepEqual(hostAsked, [], 'the client answered, not the host');
+  });
+
+  it('a 2026-07-28 client that did not declare elicitation is answered by the host', async () => {
+    const hostAsked: string[] = [];
+    const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
+    const client = await gatewayClient(cleanup, runtime, {}, 'modern');
     assert.deepEqual(answerOf(await client.callTool({ name: 'ask_user', arguments: {} })), { action: 'decline' });
-    assert.deepEqual(asked, ['up']);
+    assert.deepEqual(hostAsked, ['up']);
   });
 });
