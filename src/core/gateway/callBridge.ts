@@ -35,7 +35,8 @@ class ParkedCall<T> {
   readonly controller = new AbortController();
   private readonly asks = new Map<string, Ask>();
   private asked = 0;
-  private wake: (() => void) | undefined;
+  /** Requests waiting for the call's next step (a duplicate retry waits too, and is woken too). */
+  private readonly waiting = new Set<() => void>();
   outcome: { value: T | ClientInputRound } | { error: unknown } | undefined;
   expiry: TimerHandle | undefined;
 
@@ -44,13 +45,19 @@ class ParkedCall<T> {
     const key = `${kind}-${this.asked}`;
     return new Promise((resolve) => {
       this.asks.set(key, { key, request: { method: METHOD_OF[kind], params }, answer: resolve, sent: false });
-      this.wake?.();
+      this.wake();
     });
   }
 
   settle(outcome: { value: T | ClientInputRound } | { error: unknown }): void {
     this.outcome = outcome;
-    this.wake?.();
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const resume of waiting) resume();
   }
 
   /** Answers the asks the client answered; an ask left unanswered is asked again. */
@@ -77,10 +84,9 @@ class ParkedCall<T> {
           for (const ask of unsent) ask.sent = true;
           return { asks: unsent };
         }
-        await new Promise<void>((resolve) => (this.wake = resolve));
+        await new Promise<void>((resolve) => this.waiting.add(resolve));
       }
     } finally {
-      this.wake = undefined;
       signal.removeEventListener('abort', fromRequest);
     }
   }
