@@ -40,3 +40,23 @@ describe('doctor: tools that require a task', function () {
     );
   });
 });
+
+describe('doctor: a 2026-07-28 server that answers a call only as a task (the tasks extension)', function () {
+  this.timeout(60_000);
+  const cleanup = cliSuite();
+
+  it('--call runs the task after the server\'s -32021, and prints its result and its stages', async () => {
+    const folder = tempDir(cleanup);
+    fs.mkdirSync(path.join(folder, '.vscode'));
+    const fixture = path.resolve(__dirname, '../../fixtures/tasks-v2-server.mjs');
+    fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': { reports: { command: process.execPath, args: [fixture] } } }));
+    const run = await runCli(['doctor', '--folder', folder, '--call', 'reports/long_report', '--args', '{"topic":"tides"}']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Report on tides \(not asked\)/);
+    const statuses = run.stderr.split('\n').filter((line) => line.startsWith('  reports/long_report: '));
+    assert.deepEqual(
+      statuses.map((line) => line.slice('  reports/long_report: '.length)),
+      ['working', 'Gathering sources...', 'Writing the report...', 'Checking the facts...'],
+    );
+  });
+});
