@@ -286,9 +286,9 @@ function connectFailure(error: unknown, kind: TransportType, transport: Transpor
 }
 
 /** Ends a streamable-HTTP session with DELETE (bounded), then closes the client. Never throws. */
-export async function closeLink(link: Pick<ClientLink, 'client' | 'transport'> & { readonly raw?: RawRequests }, logger: Logger, terminateTimeoutMs: number): Promise<void> {
+export async function closeLink(link: Pick<ClientLink, 'client' | 'transport' | 'raw'>, logger: Logger, terminateTimeoutMs: number): Promise<void> {
   const { transport } = link;
-  link.raw?.close();
+  link.raw.close();
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, terminateTimeoutMs)));

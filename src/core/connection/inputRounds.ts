@@ -10,7 +10,9 @@ import { ConnectionError } from './errors';
 
 export type InputKind = 'elicitation' | 'sampling' | 'roots';
 
-const KIND_OF: Readonly<Record<string, InputKind>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+/** The request a server makes for each kind of input it asks. */
+export const INPUT_METHOD: Readonly<Record<InputKind, string>> = { elicitation: 'elicitation/create', sampling: 'sampling/createMessage', roots: 'roots/list' };
+const KIND_OF: Readonly<Record<string, InputKind>> = Object.fromEntries(Object.entries(INPUT_METHOD).map(([kind, method]) => [method, kind as InputKind]));
 
 /** What a client's request carries for its upstream's rounds. */
 export interface ClientRounds {

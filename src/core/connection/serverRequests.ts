@@ -30,6 +30,20 @@ export interface RelayHost {
   hostKinds(): ReadonlySet<InputKind>;
 }
 
+/** A relay that asks `ask` for the kinds a client declared; the host answers the rest. */
+export function relayAsking(declared: ReadonlySet<InputKind>, ask: (kind: InputKind, params: unknown) => Promise<unknown>): RequestRelay {
+  return {
+    ...(declared.has('elicitation') ? { elicit: (params) => ask('elicitation', params) as ReturnType<NonNullable<RequestRelay['elicit']>> } : {}),
+    ...(declared.has('sampling') ? { sample: (params) => ask('sampling', params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
+    ...(declared.has('roots') ? { listRoots: () => ask('roots', {}) as ReturnType<NonNullable<RequestRelay['listRoots']>> } : {}),
+  };
+}
+
+/** Runs `run` with `relay` in place when there is a host to route through, or just runs it. */
+export function runRelayed<T>(host: RelayHost | undefined, upstream: string, relay: RequestRelay | undefined, run: () => Promise<T>): Promise<T> {
+  return host && relay ? host.withRelay(upstream, relay, run) : run();
+}
+
 /** How the host answers a server itself; `server` is the configured name, for dialogs and consent. */
 export interface HostAnswers {
   readonly elicit?: (server: string, params: ElicitRequest['params']) => Promise<ElicitResult>;

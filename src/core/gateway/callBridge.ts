@@ -12,15 +12,14 @@ import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, type InputRequiredResult } from '@modelcontextprotocol/server';
 import type { Clock, TimerHandle } from '../base/clock';
 import type { CallerOptions } from '../connection/connectionOptions';
-import type { ClientInputRound, InputKind } from '../connection/inputRounds';
-import type { RelayHost, RequestRelay } from '../connection/serverRequests';
+import { INPUT_METHOD, type ClientInputRound, type InputKind } from '../connection/inputRounds';
+import { relayAsking, runRelayed, type RelayHost } from '../connection/serverRequests';
 import { rpcError } from './callErrors';
 import { ROUND_TTL_SECONDS } from './clientRounds';
 
 export const MAX_PARKED = 256;
 /** Marks a round's state as a parked call's, not an upstream's own. */
 const PARKED = 'switchboard-parked:';
-const METHOD_OF: Readonly<Record<InputKind, string>> = { elicitation: 'elicitation/create', sampling: 'sampling/createMessage', roots: 'roots/list' };
 
 interface Ask {
   readonly key: string;
@@ -31,7 +30,8 @@ interface Ask {
 
 /** One call that waits for its client between rounds. */
 class ParkedCall<T> {
-  readonly id = randomUUID();
+  /** Given when the call is first parked: most calls never are (this runs for every call). */
+  id = '';
   readonly controller = new AbortController();
   private readonly asks = new Map<string, Ask>();
   private asked = 0;
@@ -44,7 +44,7 @@ class ParkedCall<T> {
     this.asked += 1;
     const key = `${kind}-${this.asked}`;
     return new Promise((resolve) => {
-      this.asks.set(key, { key, request: { method: METHOD_OF[kind], params }, answer: resolve, sent: false });
+      this.asks.set(key, { key, request: { method: INPUT_METHOD[kind], params }, answer: resolve, sent: false });
       this.wake();
     });
   }
@@ -140,7 +140,7 @@ export class CallBridge {
   private start<T>(upstream: string, options: CallerOptions, declared: ReadonlySet<InputKind>, call: (options: CallerOptions) => Promise<T | ClientInputRound>): ParkedCall<T> {
     const parked = new ParkedCall<T>();
     const running = { ...options, signal: parked.controller.signal };
-    const started = this.host ? this.host.withRelay(upstream, this.relayFor(parked, declared), () => call(running)) : call(running);
+    const started = runRelayed(this.host, upstream, relayAsking(declared, (kind, params) => parked.ask(kind, params)), () => call(running));
     started.then(
       (value) => parked.settle({ value }),
       (error: unknown) => parked.settle({ error }),
@@ -148,17 +148,9 @@ export class CallBridge {
     return parked;
   }
 
-  /** What the upstream asks of a kind the client declared goes to the client. */
-  private relayFor<T>(parked: ParkedCall<T>, declared: ReadonlySet<InputKind>): RequestRelay {
-    return {
-      ...(declared.has('elicitation') ? { elicit: (params) => parked.ask('elicitation', params) as ReturnType<NonNullable<RequestRelay['elicit']>> } : {}),
-      ...(declared.has('sampling') ? { sample: (params) => parked.ask('sampling', params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
-      ...(declared.has('roots') ? { listRoots: () => parked.ask('roots', {}) as ReturnType<NonNullable<RequestRelay['listRoots']>> } : {}),
-    };
-  }
-
   /** The round the client gets: the asks as input requests, the parked call's id as the state. */
   private roundOf<T>(parked: ParkedCall<T>, asks: Ask[]): ClientInputRound {
+    if (parked.id === '') parked.id = randomUUID();
     if (!this.parked.has(parked.id) && this.parked.size >= MAX_PARKED) {
       // Full: the call that has waited longest for its client makes room.
       const [oldest] = this.parked.values();

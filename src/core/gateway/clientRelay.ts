@@ -3,7 +3,7 @@
 // (the editor then shows its own form or asks for its own model access). Only what the client
 // declared is relayed; the rest is answered by the host (connection/serverRequests.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import type { RelayHost, RequestRelay } from '../connection/serverRequests';
+import { runRelayed, type RelayHost, type RequestRelay } from '../connection/serverRequests';
 import type { CallerOptions } from '../connection/connectionOptions';
 import type { CallBridge } from './callBridge';
 
@@ -56,7 +56,6 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
 export function relayedThrough(host: RelayHost | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
   return (upstream, ctx, options, run) => {
     if (ctx.mcpReq.envelope !== undefined) return bridge && options.rounds ? (bridge.run(upstream, options, ctx.mcpReq.signal, run) as ReturnType<typeof run>) : run(options);
-    const relay = host ? clientRelay(server, ctx) : undefined;
-    return host && relay ? host.withRelay(upstream, relay, () => run(options)) : run(options);
+    return runRelayed(host, upstream, host ? clientRelay(server, ctx) : undefined, () => run(options));
   };
 }

@@ -5,17 +5,16 @@
 // running becomes a task the client polls with tasks/get. The call goes on inside the task; what
 // its upstream asks in later rounds becomes the task's `inputRequests`, which the client answers
 // with tasks/update. Task ids are random; one store serves the gateway (no sessions to scope by).
-import { MissingRequiredClientCapabilityError, RELATED_TASK_META_KEY, type CallToolResult, type CreateMessageResult, type ElicitResult, type InputRequiredResult, type ListRootsResult, type Server, type ServerContext, type Task } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import { MissingRequiredClientCapabilityError, RELATED_TASK_META_KEY, type CallToolResult, type InputRequiredResult, type Server, type ServerContext, type Task } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
 import type { CallerOptions } from '../connection/connectionOptions';
 import { TASKS_EXTENSION } from '../connection/clientLink';
 import { isTaskOver } from '../connection/runningTasks';
-import { isInputRound, type ClientInputRound, type InputKind } from '../connection/inputRounds';
-import type { RequestRelay } from '../connection/serverRequests';
+import { INPUT_METHOD, isInputRound, type ClientInputRound } from '../connection/inputRounds';
+import { relayAsking, type RequestRelay } from '../connection/serverRequests';
 import type { OpenRound } from './clientRounds';
 import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
-import { asTaskHandle } from './taskHandlers';
+import { asTaskHandle, TASK_PARAMS } from './taskHandlers';
 
 export { TASKS_EXTENSION };
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
@@ -80,7 +79,6 @@ function withoutRelatedTask(result: CallToolResult): CallToolResult {
   return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }
 
-const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
 
 
 /** tasks/get, tasks/update and tasks/cancel, for clients that declared the extension (-32021 for the rest). */
@@ -108,18 +106,6 @@ type Outcome = CallToolResult | ClientInputRound;
 type Run = (options: CallerOptions, relay: RequestRelay) => Promise<Outcome>;
 
 /**
- * What a 2025 upstream asks during the call (elicitation, sampling, roots) of the kinds the client
- * declared, asked of the client as the task's input requests; the host answers the rest.
- */
-function askingRelay(declared: ReadonlySet<InputKind>, ask: (method: string, params: unknown) => Promise<unknown>): RequestRelay {
-  return {
-    ...(declared.has('elicitation') ? { elicit: (params) => ask('elicitation/create', params) as Promise<ElicitResult> } : {}),
-    ...(declared.has('sampling') ? { sample: (params) => ask('sampling/createMessage', params) as Promise<CreateMessageResult> } : {}),
-    ...(declared.has('roots') ? { listRoots: () => ask('roots/list', {}) as Promise<ListRootsResult> } : {}),
-  };
-}
-
-/**
  * Runs the call; answers it as a plain call would when it ends (or asks a round) within
  * ESCALATE_MS, and as a task otherwise, or as soon as its upstream asks the client something.
  * `run` throws the JSON-RPC error the client should see.
@@ -140,9 +126,10 @@ export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, ro
     timer = modern.clock.setTimeout(escalateNow, ESCALATE_MS);
   });
   const working = deferred<TaskWork<never>>();
-  const relay = askingRelay(round.options.rounds?.clientAnswers ?? new Set(), async (method, params) => {
+  // What a 2025 upstream asks meanwhile, of the kinds the client declared, is the task's input request.
+  const relay = relayAsking(round.options.rounds?.clientAnswers ?? new Set(), async (kind, params) => {
     escalateNow();
-    return (await working.promise).input(method.split('/')[0] ?? 'input', { method, params });
+    return (await working.promise).input(kind, { method: INPUT_METHOD[kind], params });
   });
   const first = run({ ...round.options, signal: controller.signal, onProgress }, relay).then(
     (value) => ({ value }),

@@ -2,7 +2,6 @@
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
 import { ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type CreateTaskResult, type Implementation, type InputRequiredResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
-import type { CallToolResult as ClientToolResult } from '@modelcontextprotocol/client';
 import type { ClientInputRound } from '../connection/inputRounds';
 import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog/types';
@@ -15,6 +14,7 @@ import { callOrEscalate, declaresTasks, registerModernTaskHandlers, TASKS_EXTENS
 import { drivesTasks, GATEWAY_TASKS, noTaskSupport, registerTaskHandlers, startToolTask, TaskReceivingServer, type GatewayTasks } from './taskHandlers';
 import type { CallerOptions } from '../connection/connectionOptions';
 import { relayedThrough, type Relayed, type RelayHost } from './clientRelay';
+import { runRelayed } from '../connection/serverRequests';
 import type { CallBridge } from './callBridge';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
@@ -157,19 +157,12 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     const round = openRound(ctx, 'tools/call', request.params.name);
     // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
     if (modernTasks && declaresTasks(ctx)) {
-      const { relays } = extras;
-      return callOrEscalate(modernTasks, ctx, round, (options, relay) => (relays ? relays.withRelay(target.server, relay, () => callFor(source, target, request.params, options)) : callFor(source, target, request.params, options)));
+      return callOrEscalate(modernTasks, ctx, round, (options, relay) => runRelayed(extras.relays, target.server, relay, () => callFor(source, target, request.params, options)));
     }
     const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
-    try {
-      // The upstream result, from the client package, goes out through the server package: the
-      // same wire type, declared twice.
-      const call = (sent: CallerOptions): Promise<ClientToolResult | ClientInputRound> => source.callExposedTool(target.server, target.name, request.params.arguments ?? {}, sent);
-      return (await round.reply(await relayed(target.server, ctx, options, call))) as CallToolResult | InputRequiredResult;
-    } catch (error) {
-      throw toProtocolError(error, target, request.params.name);
-    }
+    // callFor gives the client the JSON-RPC error; what the relay and the round throw already is one.
+    return (await round.reply(await relayed(target.server, ctx, options, (sent) => callFor(source, target, request.params, sent)))) as CallToolResult | InputRequiredResult;
   });
 
 }

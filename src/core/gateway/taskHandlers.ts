@@ -8,6 +8,7 @@ import type { Logger } from '../base/logging';
 import { errorMessage } from '../base/errorMessage';
 import type { CallerOptions } from '../connection/connectionOptions';
 import { relayOver, type RelayChannel, type RelayHost } from './clientRelay';
+import { runRelayed } from '../connection/serverRequests';
 import { SessionTasks, type TaskWork } from './sessionTasks';
 
 /** What the gateway receives as tasks: task-augmented tools/call, and the tasks methods. */
@@ -15,7 +16,8 @@ export const GATEWAY_TASKS: NonNullable<ServerCapabilities['tasks']> = { list: {
 
 export type GatewayTasks = SessionTasks<ServerContext>;
 
-const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
+/** The params of every tasks/* request that names a task, in both revisions. */
+export const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
 const LIST_PARAMS = z.looseObject({ cursor: z.string().max(200).optional() });
 
 /** A tools/call answer that is a task handle (either revision's CreateTaskResult), not a tool result. */
@@ -106,8 +108,7 @@ export function startToolTask(call: TaskCall, params: CallToolRequestParams): Cr
         server.notification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch((error: unknown) => logger.debug(`progress of task ${work.taskId}: ${errorMessage(error)}`));
       },
     };
-    const relay = relays ? relayOver(server, taskChannel(work)) : undefined;
-    return relays && relay ? relays.withRelay(upstream, relay, () => call.run(options)) : call.run(options);
+    return runRelayed(relays, upstream, relays ? relayOver(server, taskChannel(work)) : undefined, () => call.run(options));
   });
   return asTaskHandle({ task });
 }
