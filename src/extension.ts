@@ -12,7 +12,7 @@ import { ConfigurationSync } from './editor/configurationSync';
 import { rememberEditorUserDir } from './editor/configurationReader';
 import { SourceFileWatchers } from './editor/sourceWatchers';
 import { DevWatchers } from './editor/devWatchers';
-import { editorToolDirs } from './editor/sandboxTools';
+import { editorHostPlaces, editorToolDirs } from './editor/sandboxTools';
 import { ConsentStore } from './editor/consent';
 import { editorAnswers } from './editor/hostAnswers';
 import { registerDispatcherTools } from './editor/dispatcherTools';
@@ -130,7 +130,7 @@ function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
   const runtime = createRuntime({
     logger: logs.mainLogger,
     serverLogger: (name) => logs.serverLogger(name),
-    connection: { ...(defaultCwd ? { defaultCwd } : {}), sandbox: { toolDirs: editorToolDirs() } },
+    connection: { ...(defaultCwd ? { defaultCwd } : {}), sandbox: { toolDirs: editorToolDirs(), hostPlaces: editorHostPlaces } },
     storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
     settings: readCatalogSettings(),
     secrets: new SecretStorageStore(extension.secrets),

@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { HostPlaces } from '../core/connection';
+import { editorLocations } from './configurationReader';
 
 export function editorToolDirs(appRoot: string = vscode.env.appRoot): string[] {
   const arch = `${process.platform}-${process.arch}`;
@@ -12,4 +14,15 @@ export function editorToolDirs(appRoot: string = vscode.env.appRoot): string[] {
     path.join(appRoot, 'node_modules', '@vscode', 'ripgrep-universal', 'bin', arch),
   ];
   return candidates.filter((dir) => fs.existsSync(path.join(dir, process.platform === 'win32' ? 'rg.exe' : 'rg'))).slice(0, 1);
+}
+
+/** This window's folders, user folder and workspace file, read at each sandboxed start: read-only inside every sandbox. */
+export function editorHostPlaces(): HostPlaces {
+  const locations = editorLocations();
+  const workspaceFile = vscode.workspace.workspaceFile;
+  return {
+    workspaceFolders: locations.workspaceFolders.map((folder) => folder.path),
+    ...(locations.editorUserDir ? { editorUserDir: locations.editorUserDir } : {}),
+    ...(workspaceFile?.scheme === 'file' ? { workspaceFile: workspaceFile.fsPath } : {}),
+  };
 }

@@ -80,7 +80,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   logger.debug(`tool cache: ${cacheDir}`);
   const runtime = createRuntime({
     logger,
-    connection: { defaultCwd: options.folder, baseEnv: env },
+    connection: { defaultCwd: options.folder, baseEnv: env, sandbox: { hostPlaces: () => ({ workspaceFolders: [options.folder] }) } },
     storage: new FolderToolCacheStorage(cacheDir),
     settings: await readCatalogSettings(options.folder),
     hostAnswers: cliAnswers(options.folder, 'serve'),

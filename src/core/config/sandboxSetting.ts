@@ -64,17 +64,45 @@ async function resolveRules(block: ParsedSandboxRules, inputs: SandboxInputs, at
   const resolved: Record<string, string[]> = {};
   for (const segments of PATH_RULES) {
     const values = block[segments[0]]?.[segments[1]] ?? [];
-    resolved[segments[1]] = await resolveEach(values, segments, inputs, at, (value) => anchorPath(value, inputs));
+    resolved[segments[1]] = await resolveEach(values, segments, inputs, at, (value) => anchorPath(value, inputs), RULE_CHECKS[segments[1]]?.(inputs));
   }
   const network = block.network ?? {};
   const allowedDomains = await resolveEach(network.allowedDomains ?? [], ['network', 'allowedDomains'], inputs, at, (value) => value);
   const deniedDomains = await resolveEach(network.deniedDomains ?? [], ['network', 'deniedDomains'], inputs, at, (value) => value);
-  // The editor lets a sandboxed server write its own working folder; so do we.
-  const allowWrite = unique([...(resolved.allowWrite ?? []), ...(inputs.cwd === undefined ? [] : [inputs.cwd])]);
+  // The editor lets a sandboxed server write its own working folder; so do we, unless that folder
+  // is the home folder or above it, which would open every agent's configuration and the user's keys.
+  const cwd = inputs.cwd !== undefined && opensHome(inputs.cwd, inputs.context) ? undefined : inputs.cwd;
+  if (inputs.cwd !== undefined && cwd === undefined) {
+    inputs.diagnostics.warning(['cwd'], `the sandbox does not let the server write its working folder ${inputs.cwd}: it holds the home folder. Set "cwd" to a project folder, or list the folders it needs in sandbox.filesystem.allowWrite`);
+  }
+  const allowWrite = unique([...(resolved.allowWrite ?? []), ...(cwd === undefined ? [] : [cwd])]);
   return {
     filesystem: { allowWrite, denyRead: resolved.denyRead ?? [], denyWrite: resolved.denyWrite ?? [] },
     network: { allowedDomains, deniedDomains },
   };
+}
+
+/** A rule that is refused (`error`, the rule is not used) or kept with a `warning`; undefined: fine. */
+type RuleCheck = (resolved: string) => { readonly error: string } | { readonly warning: string } | undefined;
+
+const RULE_CHECKS: Partial<Record<RuleSegment[1], (inputs: SandboxInputs) => RuleCheck>> = {
+  allowWrite: (inputs) => (resolved) =>
+    opensHome(resolved, inputs.context)
+      ? { error: `"${resolved}" would let the server write the whole ${resolved === inputs.context.userHome ? 'home folder' : 'disk'} (shell startup files, ~/.ssh, every agent's configuration): the server is not started. List the folders it needs instead, such as "~/data"` }
+      : undefined,
+  denyRead: () => (resolved) =>
+    /[*?[]/.test(resolved)
+      ? { warning: `"${resolved}" is a pattern: on Linux it covers only the files that exist when the server starts, so a file made later is readable. Deny the folder that holds such files instead` }
+      : undefined,
+};
+
+/** The root, the home folder, or a folder above the home folder. */
+function opensHome(resolved: string, context: BuildContext): boolean {
+  const { paths, userHome } = context;
+  const folder = paths.resolve(resolved);
+  if (paths.parse(folder).root === folder) return true;
+  const relative = paths.relative(folder, userHome);
+  return relative === '' || (!relative.startsWith('..') && !paths.isAbsolute(relative));
 }
 
 async function resolveEach(
@@ -83,6 +111,7 @@ async function resolveEach(
   inputs: SandboxInputs,
   at: readonly string[] | undefined,
   finish: (value: string) => string | undefined,
+  check?: RuleCheck,
 ): Promise<string[]> {
   const out: string[] = [];
   for (const [index, value] of values.entries()) {
@@ -91,8 +120,17 @@ async function resolveEach(
     const expanded = await inputs.resolver.string(value, path);
     if (expanded === undefined || expanded.trim() === '') continue;
     const done = finish(expanded);
-    if (done === undefined) inputs.diagnostics.error(path, `"${expanded}" is a relative path, but the server has no working folder to resolve it against`);
-    else out.push(done);
+    if (done === undefined) {
+      inputs.diagnostics.error(path, `"${expanded}" is a relative path, but the server has no working folder to resolve it against`);
+      continue;
+    }
+    const verdict = check?.(done);
+    if (verdict && 'error' in verdict) {
+      inputs.diagnostics.error(path, verdict.error);
+      continue;
+    }
+    if (verdict) inputs.diagnostics.warning(path, verdict.warning);
+    out.push(done);
   }
   return unique(out);
 }

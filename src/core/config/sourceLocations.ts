@@ -148,3 +148,52 @@ export function isWorkspaceDefinedSource(source: ServerSource, folders: readonly
       return source.file !== undefined && isInsideFolders(source.file, folders, paths);
   }
 }
+
+/** What a sandboxed server may never write (and, for credentials, never read), whatever its rules say. */
+export interface ProtectedPlaces {
+  readonly denyWrite: readonly string[];
+  readonly denyRead: readonly string[];
+}
+
+/**
+ * Per folder, besides the source files: what other agents and the editor read to decide what runs
+ * (Claude Code's project settings hold hooks; git runs its hooks and config's commands).
+ */
+const FOLDER_CONTROL = ['.vscode', '.claude', '.git/hooks', '.git/config'];
+
+/** In the home folder, besides the source files: what runs at login or in a shell, and agents' own folders. */
+const HOME_CONTROL = [
+  '.claude', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
+  '.config/fish', '.gitconfig', '.config/git', '.npmrc', '.yarnrc', '.pypirc', '.local/bin', '.config/systemd/user', '.config/autostart',
+  // Where the CLI keeps the user's consent and its own secrets: a server that wrote it could approve itself.
+  '.config/mcp-switchboard',
+];
+
+/** Credentials: neither read nor written from inside a sandbox. */
+const HOME_CREDENTIALS = ['.ssh', '.gnupg', '.aws', '.azure', '.config/gcloud', '.kube', '.netrc', '.git-credentials', '.docker/config.json', '.config/gh'];
+
+/**
+ * Every file that any source reads (enabled or not: turning a source on must not trust what a
+ * sandbox wrote before), with the folder that holds it unless that folder is a workspace folder or
+ * the home folder, so that a sibling file or a link in its place is refused too; the editor's user
+ * folder and each folder's workspace files; and the rest of FOLDER_CONTROL, HOME_CONTROL and
+ * HOME_CREDENTIALS. `workspaceFolders` should include every folder the server may write: a new
+ * source in LOCATORS is protected by construction.
+ */
+export function protectedPlaces(context: LocationContext, workspaceFiles: readonly string[] = []): ProtectedPlaces {
+  const { paths, userHome } = context;
+  const roots = new Set([userHome, ...context.workspaceFolders.map((folder) => folder.path)]);
+  const denyWrite = new Set<string>();
+  for (const entry of FILE_SOURCES.flatMap((kind) => LOCATORS[kind](context))) {
+    denyWrite.add(entry.file);
+    const holder = paths.dirname(entry.file);
+    if (!roots.has(holder)) denyWrite.add(holder);
+  }
+  denyWrite.add(context.editorUserDir ?? vscodeUserDir(context));
+  for (const folder of context.workspaceFolders) for (const place of FOLDER_CONTROL) denyWrite.add(paths.join(folder.path, ...place.split('/')));
+  for (const place of HOME_CONTROL) denyWrite.add(paths.join(userHome, ...place.split('/')));
+  for (const file of workspaceFiles) denyWrite.add(file);
+  const denyRead = HOME_CREDENTIALS.map((place) => paths.join(userHome, ...place.split('/')));
+  for (const place of denyRead) denyWrite.add(place);
+  return { denyWrite: [...denyWrite], denyRead };
+}

@@ -9,3 +9,4 @@ export { ServerConnection } from './serverConnection';
 export type { ServerNotice } from './serverNotices';
 export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
 export { checkToolArguments } from './toolArguments';
+export type { HostPlaces, SandboxPlacement } from './stdioLaunch';

@@ -3,7 +3,9 @@
 // SANDBOX_UNAVAILABLE; the server never runs without it.
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { describeSandboxRules } from '../config/sandboxSetting';
+import { protectedPlaces } from '../config/sourceLocations';
 import type { SandboxRules } from '../config/types';
 import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxStderrFilter, type SandboxRuntime } from '../sandbox';
 import { errorMessage } from '../base/errorMessage';
@@ -20,6 +22,22 @@ export interface SandboxPlacement {
    * user needs to install only bubblewrap and socat.
    */
   readonly toolDirs?: readonly string[];
+  /**
+   * The host's open folders and files, read at each start: their configuration is read-only inside
+   * every sandbox (config/sourceLocations.ts, protectedPlaces), as are the server's own writable
+   * folders' and the home folder's, which need nothing from here.
+   */
+  readonly hostPlaces?: () => HostPlaces;
+}
+
+export interface HostPlaces {
+  readonly workspaceFolders: readonly string[];
+  /** The editor's `User` folder; the CLI leaves VS Code's default. */
+  readonly editorUserDir?: string;
+  /** The open `.code-workspace` file, if any. */
+  readonly workspaceFile?: string;
+  /** Defaults to os.homedir(); tests point it elsewhere. */
+  readonly userHome?: string;
 }
 
 export interface StdioSandboxOptions {
@@ -64,13 +82,47 @@ export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly
   if (!runtime || !fs.existsSync(runtime.cliPath)) throw new ConnectionError('SANDBOX_UNAVAILABLE', 'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)');
   let prepared;
   try {
-    prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env, rules: sandbox.rules, ...(placement.stateRoot ? { stateRoot: placement.stateRoot } : {}) }, runtime);
+    const rules = withProtectedPlaces(sandbox.rules, placement, process.env, request.platform);
+    prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env, rules, ...(placement.stateRoot ? { stateRoot: placement.stateRoot } : {}) }, runtime);
   } catch (error) {
     throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: cannot prepare its folder: ${errorMessage(error)}`, { cause: error });
   }
   const onLine = request.onStderrLine ?? (() => undefined);
   const onDenial = sandbox.onDenial ?? onLine;
   return { command: prepared.command, args: prepared.args, env: prepared.env, onStderrLine: sandboxStderrFilter(onLine, onDenial), note: `, sandboxed: ${describeSandboxRules(sandbox.rules)}` };
+}
+
+/**
+ * The rules with every place that decides what runs next made read-only, and credentials unreadable:
+ * the configuration of each folder the server may write and of each open folder, and the home
+ * folder's. A sandboxed server can then never plant an entry that a later start runs unsandboxed.
+ */
+export function withProtectedPlaces(rules: SandboxRules, placement: SandboxPlacement, env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): SandboxRules {
+  const host = placement.hostPlaces?.() ?? { workspaceFolders: [] };
+  const folders = [...new Set([...host.workspaceFolders, ...rules.filesystem.allowWrite])];
+  const workspaceFiles = [...(host.workspaceFile ? [host.workspaceFile] : []), ...folders.flatMap(codeWorkspaceFiles)];
+  const places = protectedPlaces(
+    { workspaceFolders: folders.map((folder) => ({ name: path.basename(folder), path: folder })), userHome: host.userHome ?? os.homedir(), platform, paths: path, env, ...(host.editorUserDir ? { editorUserDir: host.editorUserDir } : {}) },
+    workspaceFiles,
+  );
+  const unique = (values: readonly string[]) => [...new Set(values)];
+  return {
+    filesystem: {
+      allowWrite: rules.filesystem.allowWrite,
+      denyRead: unique([...rules.filesystem.denyRead, ...places.denyRead]),
+      denyWrite: unique([...rules.filesystem.denyWrite, ...places.denyWrite]),
+    },
+    network: rules.network,
+  };
+}
+
+/** The `.code-workspace` files at a folder's top: the editor reads their settings, tasks and servers. */
+function codeWorkspaceFiles(folder: string): string[] {
+  try {
+    return fs.readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.name.endsWith('.code-workspace')).slice(0, 64).map((entry) => path.join(folder, entry.name));
+  } catch {
+    return [];
+  }
 }
 
 /** The environment with `dirs` after its PATH (Windows spells the key `Path`; we never sandbox there). */

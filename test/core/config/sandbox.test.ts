@@ -98,6 +98,30 @@ describe('sandbox settings of an entry', () => {
     });
   }
 
+  for (const [what, rule] of [['the root', '/'], ['the home folder', '~'], ['the home folder, spelled out', HOME + '/'], ['a folder above the home folder', '/home']] as const) {
+    it(`refuses an allowWrite rule that opens ${what}, naming the rule and what to write instead`, async () => {
+      const server = expectInvalid((await loadOne({ ...NODE, sandbox: { filesystem: { allowWrite: ['~/data', rule] } } })).server);
+      const refusal = server.diagnostics.find((d) => d.severity === 'error');
+      assert.equal(refusal?.path, 'servers.srv.sandbox.filesystem.allowWrite[1]');
+      assert.match(refusal?.message ?? '', /would let the server write the whole (home folder|disk).*List the folders it needs instead/);
+    });
+  }
+
+  it('a working folder that is the home folder is not made writable, with a warning', async () => {
+    const { server, diagnostics } = await loadOne({ ...NODE, cwd: HOME, sandboxEnabled: true });
+    assert.deepEqual(sandboxOf(expectValid(server))?.rules.filesystem.allowWrite, []);
+    assert.ok(diagnostics.some((d) => d.severity === 'warning' && d.path === 'servers.srv.cwd' && /holds the home folder/.test(d.message)), JSON.stringify(diagnostics));
+  });
+
+  it('a denyRead pattern is kept with a warning that it covers only files present at start', async () => {
+    const { server, diagnostics } = await loadOne({ ...NODE, sandbox: { filesystem: { denyRead: ['**/.env', '~/.aws'] } } });
+    assert.deepEqual(sandboxOf(expectValid(server))?.rules.filesystem.denyRead, [`${FOLDER}/**/.env`, `${HOME}/.aws`]);
+    const warnings = diagnostics.filter((d) => d.severity === 'warning');
+    assert.equal(warnings.length, 1, JSON.stringify(diagnostics));
+    assert.equal(warnings[0]?.path, 'servers.srv.sandbox.filesystem.denyRead[0]');
+    assert.match(warnings[0]?.message ?? '', /a file made later is readable. Deny the folder/);
+  });
+
   it('`*` may be denied', async () => {
     const sandbox = sandboxOf(expectValid((await loadOne({ ...NODE, sandbox: { network: { deniedDomains: ['*'] } } })).server));
     assert.deepEqual(sandbox?.rules.network.deniedDomains, ['*']);

@@ -60,6 +60,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
   // returns; the doctor does its own waiting, by events.
   const runtime = createRuntime({
     ...environment.manager,
+    connection: { ...environment.manager?.connection, sandbox: { ...environment.manager?.connection?.sandbox, hostPlaces: () => ({ workspaceFolders: [workspace.folder] }) } },
     startupGateMs: 0,
     storage: new MemoryToolCacheStorage(),
     settings: await readCatalogSettings(workspace.folder),
