@@ -7,7 +7,9 @@
 // The `requestState` the client holds is the gateway's own: the upstream's state, what the host
 // answered of the same round, the request it belongs to and a nonce, sealed with an HMAC (the
 // SDK's codec, verified before a handler runs: a tampered or expired state is -32602). A state is
-// spent once its round reached the upstream: replaying it is refused.
+// spent the moment a retry carrying it is accepted, whatever happens to that retry afterwards (an
+// error, a timeout, a dropped connection): the upstream acts on a round once, and a replay is refused
+// for as long as the state could otherwise be valid.
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
@@ -25,7 +27,11 @@ import { rpcError } from './callErrors';
 
 const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];
 
-/** A state lives as long as the SDK codec's default; spent nonces are kept as long (bounded). */
+/**
+ * A state lives as long as the SDK codec's default. Spent nonces are kept as long, at most
+ * MAX_SPENT_ROUNDS of them; past that, the oldest is forgotten and every state minted no later than
+ * it is refused from then on (`floor`), so that a forgotten nonce can never be replayed.
+ */
 export const ROUND_TTL_SECONDS = 600;
 export const MAX_SPENT_ROUNDS = 10_000;
 /** The host's answers ride in the state the client holds; more than this is refused. */
@@ -39,6 +45,8 @@ interface SealedRound {
   /** What the host answered of this round. */
   readonly h?: Readonly<Record<string, unknown>>;
   readonly n: string;
+  /** When it was minted, on the gateway's clock. */
+  readonly t: number;
 }
 
 /** One request of a client, between its forward and its reply. */
@@ -51,8 +59,10 @@ export interface OpenRound {
 
 export class GatewayRounds {
   private readonly codec: RequestStateCodec<SealedRound> = createRequestStateCodec<SealedRound>({ key: randomBytes(32), ttlSeconds: ROUND_TTL_SECONDS });
-  /** Nonce -> when it may be forgotten (its state has expired by then), oldest first. */
-  private readonly spent = new Map<string, number>();
+  /** Nonce -> when it may be forgotten (its state has expired by then) and when it was minted, oldest first. */
+  private readonly spent = new Map<string, { readonly until: number; readonly minted: number }>();
+  /** States minted at or before this are refused: a nonce of one of them may have been forgotten. */
+  private floor = -Infinity;
 
   /** @param hostAnswers what the host answers itself when a client did not declare it. */
   constructor(
@@ -88,43 +98,47 @@ export class GatewayRounds {
         ...(sealed?.s !== undefined ? { requestState: sealed.s } : {}),
       },
     };
-    return { options, reply: (outcome) => this.reply(outcome, binding, sealed) };
+    return { options, reply: (outcome) => this.reply(outcome, binding) };
   }
 
   private unseal(ctx: ServerContext, binding: string): SealedRound | undefined {
     const sealed = ctx.mcpReq.requestState<SealedRound>();
     if (sealed === undefined) return undefined;
-    if (typeof sealed !== 'object' || sealed.b !== binding || typeof sealed.n !== 'string') {
+    if (typeof sealed !== 'object' || sealed.b !== binding || typeof sealed.n !== 'string' || typeof sealed.t !== 'number') {
       throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another request');
     }
     this.forgetExpired();
     if (this.spent.has(sealed.n)) throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState was already used: send the one of the latest round');
+    if (sealed.t <= this.floor) throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState is too old to be checked against the ones already used: send the request again without it');
+    // Spent now, before anything reaches the upstream: a retry that fails or is cut off cannot be replayed.
+    this.spend(sealed);
     return sealed;
   }
 
-  private async reply<R>(outcome: R | ClientInputRound, binding: string, sealed: SealedRound | undefined): Promise<R | InputRequiredResult> {
-    if (sealed) this.spend(sealed.n);
+  private async reply<R>(outcome: R | ClientInputRound, binding: string): Promise<R | InputRequiredResult> {
     if (!isInputRound(outcome)) return outcome;
     const { answeredByHost, requestState, inputRequests } = outcome;
     const hasHostAnswers = answeredByHost !== undefined && Object.keys(answeredByHost).length > 0;
     if (requestState === undefined && !hasHostAnswers) return { resultType: 'input_required', inputRequests };
-    const round: SealedRound = { b: binding, n: randomUUID(), ...(requestState !== undefined ? { s: requestState } : {}), ...(hasHostAnswers ? { h: answeredByHost } : {}) };
+    const round: SealedRound = { b: binding, n: randomUUID(), t: this.now(), ...(requestState !== undefined ? { s: requestState } : {}), ...(hasHostAnswers ? { h: answeredByHost } : {}) };
     if (JSON.stringify(round).length > MAX_SEALED_BYTES) {
       throw rpcError(ProtocolErrorCode.InternalError, `The answers to this round are over ${MAX_SEALED_BYTES / 1024} KiB, too large to carry in its requestState`);
     }
     return { resultType: 'input_required', inputRequests, requestState: await this.codec.mint(round) };
   }
 
-  private spend(nonce: string): void {
-    this.forgetExpired();
-    // Full of unexpired states: the oldest is forgotten (its state expires within the TTL anyway).
-    if (this.spent.size >= MAX_SPENT_ROUNDS) this.spent.delete(this.spent.keys().next().value as string);
-    this.spent.set(nonce, this.now() + ROUND_TTL_SECONDS * 1000);
+  private spend(sealed: SealedRound): void {
+    if (this.spent.size >= MAX_SPENT_ROUNDS) {
+      const [oldest, entry] = this.spent.entries().next().value as [string, { minted: number }];
+      this.spent.delete(oldest);
+      this.floor = Math.max(this.floor, entry.minted);
+    }
+    this.spent.set(sealed.n, { until: this.now() + ROUND_TTL_SECONDS * 1000, minted: sealed.t });
   }
 
   private forgetExpired(): void {
     const now = this.now();
-    for (const [nonce, until] of this.spent) {
+    for (const [nonce, { until }] of this.spent) {
       if (until > now) break;
       this.spent.delete(nonce);
     }
