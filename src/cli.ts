@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, REGISTRY_USAGE, runDoctor, runLogin, runRegistry, runShare, serveCommand, SHARE_USAGE, type ExitCode } from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
 import { guardStdio, watchParent } from './core/cli/stdio';
+import { terminalConfirm } from './core/cli/terminalQuestion';
 
 /**
  * Aborted when this process has nobody left to answer: its stdout or stderr pipe broke, or the
@@ -64,7 +65,8 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   if (argv[0] === 'share') return wantsHelp ? printed(SHARE_USAGE) : runShare(argv.slice(1), { out, err });
   if (argv[0] === 'registry') {
     if (wantsHelp) return printed(REGISTRY_USAGE);
-    return (await runRegistry(argv.slice(1), { out, err })) as ExitCode;
+    const confirm = terminalConfirm();
+    return (await runRegistry(argv.slice(1), { out, err, ...(confirm ? { confirm } : {}) })) as ExitCode;
   }
   return doctorCommand(argv);
 }

@@ -45,12 +45,12 @@ export async function addServerInteractively(): Promise<string | undefined> {
  * The steps every way of adding a server ends with: its name (said at once when taken), then where
  * to save it. `title` prefixes the steps (`Add MCP Server (2/3): name`).
  */
-export async function nameAndSave(entry: NewEntry | Record<string, unknown>, suggested: string, title: string): Promise<string | undefined> {
+export async function nameAndSave(entry: NewEntry | Record<string, unknown>, suggested: string, title: string, launch?: string): Promise<string | undefined> {
   const name = await vscode.window.showInputBox({
     title: `${title} (2/3): name`,
     value: suggested,
     ignoreFocusOut: true,
-    prompt: 'Chat shows it in every tool name (mcp_<name>_<tool>).',
+    prompt: `${launch ? `It ${launch}. ` : ''}Chat shows it in every tool name (mcp_<name>_<tool>).`,
     validateInput: (value) => {
       if (!NAME_PATTERN.test(value)) return 'Use letters, digits, "_", "-" and "." only.';
       // Said now, not after the last step; keeping the name replaces the entry (asked again then).

@@ -2,9 +2,10 @@
 // server, page by page), pick a server and how to install it, then the same name and destination
 // steps as Add Server. What the server needs from you is asked for when it first starts (masked
 // when secret) and kept in the keychain.
+import { displayText } from '../core/base/displayText';
 import * as vscode from 'vscode';
 import { RegistryClient, RegistryError, type RegistryServer } from '../core/registry/registryClient';
-import { entryFromRegistry, installOptions, registryServerName, type InstallOption } from '../core/registry/registryEntry';
+import { describeEntryLaunch, entryFromRegistry, installOptions, registryServerName, type InstallOption } from '../core/registry/registryEntry';
 import { nameAndSave } from './addServer';
 import { registryUrl } from './settings';
 
@@ -108,7 +109,12 @@ export async function addServerFromRegistry(): Promise<string | undefined> {
   const option = await pickInstall(item);
   if (!option) return undefined;
   const made = entryFromRegistry(item.server, option.choice);
-  const name = await nameAndSave(made.entry, made.name, TITLE);
+  if (made.refused.length > 0) {
+    void vscode.window.showWarningMessage(`${displayText(item.server.name)} was not added: its registry entry ${made.refused.map((problem) => displayText(problem)).join('; ')}. Add it by hand (Add Server) only if you trust what it runs.`);
+    return undefined;
+  }
+  // The exact command line and environment, read before anything is written.
+  const name = await nameAndSave(made.entry, made.name, TITLE, describeEntryLaunch(made.entry).map((line) => displayText(line)).join(', '));
   if (name === undefined) return undefined;
   const asks = made.inputs.map((input) => `${input.id}${input.secret ? ' (secret)' : ''}`);
   const inputs = asks.length > 0 ? ` It will ask for ${asks.join(', ')} when it starts, and keep ${asks.length === 1 ? 'it' : 'them'} in your keychain.` : '';

@@ -2,7 +2,7 @@
 // jsonc-parser edits in place, so comments, formatting and everything else in the file stay.
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyEdits, findNodeAtLocation, modify, parseTree, type JSONPath } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
 
 /** The file's text; empty when it does not exist (other read errors are thrown). */
 export function readConfigText(file: string): string {
@@ -20,10 +20,33 @@ export function hasJsonValue(text: string, location: JSONPath): boolean {
   return tree !== undefined && findNodeAtLocation(tree, location) !== undefined;
 }
 
-/** Sets `value` at `location` (creating the file and its folder), and says whether it replaced one. */
+/** A file that does not parse: editing it would keep its broken part, so it is left as it is. */
+export class BrokenConfigFileError extends Error {
+  constructor(readonly file: string, readonly line: number, readonly column: number, problem: string) {
+    super(`${file}:${line}:${column}: ${problem}; fix the file (or move it away), then try again. Nothing was written`);
+    this.name = 'BrokenConfigFileError';
+  }
+}
+
+/** The first parse error of `text`, at its line and column, or undefined. */
+function firstParseError(text: string): { line: number; column: number; problem: string } | undefined {
+  const errors: ParseError[] = [];
+  parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (!first) return undefined;
+  const before = text.slice(0, first.offset).split('\n');
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1, problem: printParseErrorCode(first.error) };
+}
+
+/**
+ * Sets `value` at `location` (creating the file and its folder), and says whether it replaced one.
+ * A file that does not parse is refused (BrokenConfigFileError), never edited around.
+ */
 export function writeJsonValue(file: string, location: JSONPath, value: unknown): 'added' | 'replaced' {
   const current = readConfigText(file);
   const text = current.trim() === '' ? '{}\n' : current;
+  const broken = firstParseError(text);
+  if (broken) throw new BrokenConfigFileError(file, broken.line, broken.column, broken.problem);
   const existed = hasJsonValue(text, location);
   const edits = modify(text, location, value, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
   fs.mkdirSync(path.dirname(file), { recursive: true });

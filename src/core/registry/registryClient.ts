@@ -71,6 +71,8 @@ export class RegistryClient {
     const item = body !== null && typeof body === 'object' && 'server' in body ? (body as { server: unknown; _meta?: Record<string, unknown> }) : { server: body };
     const server = serverJsonSchema.safeParse(item.server);
     if (!server.success) throw new RegistryError('BAD_RESPONSE', `the registry's server.json for ${name} is not usable: ${describeProblem(server.error)}`);
+    // A registry (or whatever stands in its place) must not answer one name with another server.
+    if (server.data.name !== name) throw new RegistryError('BAD_RESPONSE', `asked for ${name}, the registry at ${this.base} answered with ${server.data.name}: not used`);
     return { server: server.data, meta: item._meta ?? {} };
   }
 
@@ -89,7 +91,16 @@ export class RegistryClient {
     if (!response.ok) throw new RegistryError('HTTP_ERROR', `the registry at ${this.base} answered HTTP ${response.status}`);
     const declared = Number(response.headers.get('content-length') ?? '0');
     if (declared > MAX_RESPONSE_BYTES) throw new RegistryError('BAD_RESPONSE', `the registry's answer is ${declared} bytes; the limit is ${MAX_RESPONSE_BYTES}`);
-    const bytes = await readBounded(response);
+    let bytes: string;
+    try {
+      bytes = await readBounded(response);
+    } catch (error) {
+      if (error instanceof RegistryError) throw error;
+      // The deadline covers the body too: a registry that sends a byte every few seconds is as late as a silent one.
+      if (timeout.aborted) throw new RegistryError('TIMEOUT', `${this.base} did not send its answer within ${this.timeoutMs / 1000} s`);
+      if (outer?.aborted) throw error;
+      throw new RegistryError('UNREACHABLE', `the registry at ${this.base} broke off its answer: ${causeOf(error)}`);
+    }
     try {
       return JSON.parse(bytes) as unknown;
     } catch {

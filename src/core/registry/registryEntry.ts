@@ -21,6 +21,11 @@ export interface RegistryEntry {
   /** A name for the entry: the registry name's last part, without "mcp-server" words. */
   readonly name: string;
   readonly entry: Record<string, unknown>;
+  /**
+   * Why the entry must not be written, each naming the server.json field: what would turn the
+   * launcher into a shell, load code from elsewhere, or is not a URL to connect to. Empty: fine.
+   */
+  readonly refused: readonly string[];
   /** The `${input:}` ids the entry asks for, with what the registry says of each. */
   readonly inputs: readonly { readonly id: string; readonly description?: string; readonly secret: boolean }[];
 }
@@ -73,7 +78,8 @@ class Inputs {
   /** `{name}` in a value or URL: a variable, asked for unless it has a value or default. */
   fill(template: string, variables: Readonly<Record<string, RegistryInput>>): string {
     return template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
-      const variable = variables[name];
+      // Own keys only: `{constructor}` is not a variable of every template.
+      const variable = Object.hasOwn(variables, name) ? variables[name] : undefined;
       if (!variable) return whole;
       return variable.value ?? variable.default ?? this.ask(name, { ...variable, isRequired: true });
     });
@@ -140,5 +146,84 @@ function remoteEntry(remote: RegistryRemote, inputs: Inputs): Record<string, unk
 export function entryFromRegistry(server: ServerJson, choice: InstallChoice, name = registryServerName(server.name)): RegistryEntry {
   const inputs = new Inputs(name);
   const entry = choice.kind === 'package' ? packageEntry(choice.package, inputs) : remoteEntry(choice.remote, inputs);
-  return { name, entry, inputs: inputs.asked };
+  const refused = choice.kind === 'package' ? packageHazards(choice.package, `packages[${choice.index}]`) : remoteHazards(choice.remote, `remotes[${choice.index}]`);
+  return { name, entry, inputs: inputs.asked, refused };
+}
+
+/** The command line as a shell would show it, and the environment the entry sets, for the user to read before it is written. */
+export function describeEntryLaunch(entry: Record<string, unknown>): string[] {
+  if (typeof entry.url === 'string') return [`connects to ${entry.url}`];
+  const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].map((word) => shellWord(String(word)));
+  const env = typeof entry.env === 'object' && entry.env !== null ? Object.entries(entry.env as Record<string, unknown>).map(([key, value]) => `${key}=${shellWord(String(value))}`) : [];
+  return [`runs: ${words.join(' ')}`, ...(env.length > 0 ? [`with: ${env.join(' ')}`] : [])];
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./${}-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+// What a registry must not slip into an entry. Launcher flags that run a shell command or take
+// packages from another index (the user agreed to a package, not to a command or a mirror);
+// variables that load code into the launcher or its runtime; and characters a shell acts on (on
+// Windows, npx and uvx run through cmd.exe, where a quote or % inside an argument is not inert).
+const LAUNCHER_FLAGS: Readonly<Record<string, RegExp>> = {
+  npm: /^(?:-c|--call|--shell|--script-shell|--node-options|--node-arg|--registry|--userconfig|--globalconfig|--prefix)(?:=|$)/,
+  pypi: /^(?:--index-url|--extra-index-url|--default-index|--index|-i|--find-links|-f|--with-requirements|--python|-p|--directory)(?:=|$)/,
+  nuget: /^(?:--source|-s|--add-source|--configfile)(?:=|$)/,
+  oci: /^(?:--privileged|--pid|--ipc|--uts|--userns|--cgroupns|--cap-add|--security-opt|--device|--entrypoint|--volumes-from|--env-file|--network=host|--net=host)(?:=|$)/,
+};
+const RISKY_VARIABLE = /^(?:NODE_OPTIONS|NODE_PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_SSH_COMMAND|GIT_EXEC_PATH|PATH|PATHEXT|COMSPEC|npm_config_\w+|UV_\w*INDEX\w*|PIP_\w*INDEX\w*|DOCKER_HOST)$/i;
+const SHELL_CHARACTERS = /["%!^&|<>`\r\n\0]/;
+const IDENTIFIERS: Readonly<Record<string, RegExp>> = {
+  npm: /^(?:@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i,
+  pypi: /^[a-z0-9][\w.-]*(?:\[[\w.,-]+\])?$/i,
+  nuget: /^[a-z0-9][\w.-]*$/i,
+  oci: /^[a-z0-9][\w./:@-]*$/i,
+};
+const VERSION = /^[\w][\w.+-]*$/;
+/** A mount that hands the container the host: its root, the home folder, or the Docker socket. */
+const HOST_MOUNT = /(?:^|[=,\s])(?:\/|~|\$HOME|\/home|\/root|\/Users)(?::|,|$)|docker\.sock/;
+
+function packageHazards(item: RegistryPackage, at: string): string[] {
+  const problems: string[] = [];
+  const identifier = IDENTIFIERS[item.registryType];
+  if (identifier && !identifier.test(item.identifier)) problems.push(`${at}.identifier "${item.identifier}" is not a ${item.registryType} package name`);
+  if (item.version !== undefined && !VERSION.test(item.version)) problems.push(`${at}.version "${item.version}" is not a version`);
+  const flags = LAUNCHER_FLAGS[item.registryType];
+  for (const [index, argument] of (item.runtimeArguments ?? []).entries()) {
+    const where = `${at}.runtimeArguments[${index}]`;
+    for (const word of argumentWords(argument)) {
+      if (flags?.test(word)) problems.push(`${where} "${word}" would let the launcher run a command or fetch from elsewhere`);
+      if (item.registryType === 'oci' && HOST_MOUNT.test(word)) problems.push(`${where} "${word}" would hand the container the host's files`);
+    }
+  }
+  for (const [list, values] of [['runtimeArguments', item.runtimeArguments], ['packageArguments', item.packageArguments]] as const) {
+    for (const [index, argument] of (values ?? []).entries()) {
+      for (const word of argumentWords(argument)) if (SHELL_CHARACTERS.test(word)) problems.push(`${at}.${list}[${index}] ${JSON.stringify(word)} has characters a shell acts on`);
+    }
+  }
+  for (const [index, variable] of (item.environmentVariables ?? []).entries()) {
+    if (RISKY_VARIABLE.test(variable.name)) problems.push(`${at}.environmentVariables[${index}] sets ${variable.name}, which loads code into the launcher`);
+    for (const word of [variable.value, variable.default]) if (word !== undefined && SHELL_CHARACTERS.test(word)) problems.push(`${at}.environmentVariables[${index}] ${JSON.stringify(word)} has characters a shell acts on`);
+  }
+  return problems;
+}
+
+function argumentWords(argument: PackageArgument): string[] {
+  return [argument.name, argument.value, argument.default].filter((word): word is string => word !== undefined);
+}
+
+function remoteHazards(remote: RegistryRemote, at: string): string[] {
+  const undeclared = [...remote.url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1] ?? '').filter((name) => !Object.hasOwn(remote.variables ?? {}, name));
+  if (undeclared.length > 0) return [`${at}.url "${remote.url}" uses ${undeclared.map((name) => `{${name}}`).join(', ')}, which ${at}.variables does not declare`];
+  let url: URL;
+  try {
+    url = new URL(remote.url.replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/g, 'x'));
+  } catch {
+    return [`${at}.url "${remote.url}" is not a URL`];
+  }
+  if (url.protocol === 'https:') return [];
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname);
+  if (url.protocol === 'http:' && loopback) return [];
+  return [`${at}.url "${remote.url}" is not an https:// URL (http:// only on this machine)`];
 }
