@@ -9,6 +9,7 @@ const LAYERS = {
   state: ['base', 'config'],
   sandbox: ['base', 'config'],
   registry: ['base', 'config'],
+  consent: ['base', 'config', 'state'],
   share: ['base', 'config', 'auth'],
   connection: ['base', 'config', 'state', 'sandbox'],
   auth: ['base', 'config', 'state', 'connection'],
@@ -18,8 +19,8 @@ const LAYERS = {
   presentation: ['base', 'config', 'state', 'catalog'],
   runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
-  'cli/doctor': ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'presentation', 'runtime', 'cli/folder'],
-  cli: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'registry', 'share', 'cli/folder', 'cli/doctor'],
+  'cli/doctor': ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'presentation', 'runtime', 'consent', 'cli/folder'],
+  cli: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway', 'presentation', 'runtime', 'registry', 'share', 'consent', 'cli/folder', 'cli/doctor'],
 };
 
 const escapeRegExp = (text) => text.replace(/[/.]/g, '\\$&');

@@ -129,7 +129,7 @@ async function gateway(cli, tempRoot, clientOptions = {}) {
   const marker = path.join(folder, 'fixture.json');
   const servers = { fixture: { command: process.execPath, args: [STDIO_FIXTURE, '--name', 'gateway', '--marker', marker, ...FIXTURE_ARGS] } };
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': servers }));
-  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder], { XDG_CACHE_HOME: path.join(tempRoot, 'cache') }, 'serve');
+  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], { XDG_CACHE_HOME: path.join(tempRoot, 'cache') }, 'serve');
   const ready = await serve.line;
   const client = await httpClient(ready.url, { Authorization: `Bearer ${ready.token}` }, clientOptions);
   // The JSON line comes after the start-up gate; the fixture may still be connecting.

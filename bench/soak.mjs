@@ -161,7 +161,7 @@ async function main() {
   );
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': entries }));
 
-  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder], { XDG_CACHE_HOME: path.join(tempRoot, 'cache') });
+  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], { XDG_CACHE_HOME: path.join(tempRoot, 'cache') });
   const ready = await serve.line;
   const servePid = serve.child.pid;
   const client = new Client({ name: 'soak', version: '1.0.0' });

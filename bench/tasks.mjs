@@ -50,7 +50,7 @@ async function startServe(cli, tempRoot) {
   fs.mkdirSync(path.join(folder, '.vscode'));
   const servers = { research: { command: process.execPath, args: [EVERYTHING, 'stdio'], tools: { allow: [TOOL] } } };
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': servers }));
-  const child = spawn(process.execPath, [cli, 'serve', '--folder', folder], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_CACHE_HOME: path.join(tempRoot, 'cache') } });
+  const child = spawn(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_CACHE_HOME: path.join(tempRoot, 'cache') } });
   child.stderr.resume();
   const ready = await new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).once('line', (text) => resolve(JSON.parse(text)));

@@ -46,7 +46,13 @@ Doctor options:
                         (default: the longest connect timeout plus 2 s)
   --call SERVER/TOOL    after connecting, call one tool and print its result
   --args JSON           arguments for --call, as a JSON object (default: {})
+  --trust-workspace     run the folder's own stdio servers without asking (see below)
   -h, --help            show this help
+
+Servers defined by the folder's own files (.vscode/settings.json, .mcp.json, .cursor/mcp.json, ...)
+are whoever wrote the repository's commands: doctor and serve ask before running each one on a
+terminal, and remember the answer for that command line (in $XDG_CONFIG_HOME/mcp-switchboard, shared
+with the editor). Without a terminal they are not started unless --trust-workspace is given.
 
 \${input:ID} values are read from MCP_SWITCHBOARD_INPUT_<ID> (upper case, other characters as _).
 
@@ -97,6 +103,7 @@ async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {
         timeout: { type: 'string' },
         call: { type: 'string' },
         args: { type: 'string' },
+        'trust-workspace': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -111,7 +118,8 @@ async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {
   if (extra.length > 0) return usageError(`unexpected argument "${extra[0]}"`);
   const options = parseDoctorOptions(values);
   if (!options.ok) return usageError(options.message, false);
-  return runUntilSignal((signal) => runDoctor(options.value, { out, err }, { signal }));
+  const ask = terminalConfirm();
+  return runUntilSignal((signal) => runDoctor(options.value, { out, err }, { signal, ...(ask ? { ask } : {}) }));
 }
 
 /** Runs `work` with a signal that SIGINT/SIGTERM/SIGHUP abort; a second signal only says it is still stopping. */

@@ -1,44 +1,31 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { sandboxOf, workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
+import { workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
+import { consentHash, ConsentFile, type ConsentAnswer } from '../core/consent';
 import type { WorkspaceSandboxMode } from './settings';
+
+export { consentHash, type ConsentAnswer } from '../core/consent';
 
 const STORE_KEY = 'mcpSwitchboard.consent';
 const SAMPLING_KEY = 'mcpSwitchboard.samplingConsent';
 
-/** `sandboxed`: *Run Sandboxed*, with the workspace folder and temp writable and the entry's domains. */
-export type ConsentAnswer = 'granted' | 'sandboxed' | 'denied';
-
-/**
- * What a user agrees to: this command, these args, these env names, in this folder, with this
- * sandbox. An entry that loosens or drops its own sandbox asks again.
- */
-export function consentHash(definition: StdioServerDefinition): string {
-  const sandbox = sandboxOf(definition);
-  const identity = {
-    command: definition.command,
-    args: definition.args,
-    envKeys: Object.keys(definition.env).sort(),
-    cwd: definition.cwd ?? '',
-    ...(sandbox ? { sandbox: sandbox.rules } : {}),
-  };
-  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
-}
-
-
 /**
  * Remembers, per hash, whether the user allowed a workspace-defined stdio server to run. A changed
- * command, argument, env name or folder is a new hash, so it asks again.
+ * command, argument, env name or folder is a new hash, so it asks again. Answers are also kept in
+ * the consent file that `doctor` and `serve` read and write (core/consent), so a server allowed
+ * here runs from a terminal without asking again, and one answered there is not asked here.
  */
 export class ConsentStore {
   /** Dismissed prompts: not remembered across sessions, but not asked again until the user acts. */
   private readonly dismissed = new Set<string>();
 
-  constructor(private readonly memento: vscode.Memento) {}
+  constructor(
+    private readonly memento: vscode.Memento,
+    private readonly shared: ConsentFile = new ConsentFile(),
+  ) {}
 
   answer(definition: StdioServerDefinition): ConsentAnswer | 'dismissed' | undefined {
     const hash = consentHash(definition);
-    const stored = this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {})[hash];
+    const stored = this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {})[hash] ?? this.shared.answer(definition);
     return stored ?? (this.dismissed.has(hash) ? 'dismissed' : undefined);
   }
 
@@ -50,6 +37,16 @@ export class ConsentStore {
     }
     const all = { ...this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {}), [hash]: answer };
     await this.memento.update(STORE_KEY, all);
+    this.shareBestEffort(() => this.shared.record(definition, answer));
+  }
+
+  /** The shared file is a convenience for the CLI: a file that cannot be written must not fail the editor's answer. */
+  private shareBestEffort(write: () => void): void {
+    try {
+      write();
+    } catch {
+      // The editor's own store has the answer; the terminal will ask again.
+    }
   }
 
   /** Forgets a dismissal so that an explicit start or reconnect asks again. */
@@ -63,6 +60,7 @@ export class ConsentStore {
     this.dismissed.delete(hash);
     const kept = Object.entries(this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {})).filter(([key]) => key !== hash);
     await this.memento.update(STORE_KEY, Object.fromEntries(kept));
+    this.shareBestEffort(() => this.shared.forget(definition));
   }
 
   /** Whether the user chose "Always Allow" for this server's sampling requests. */
@@ -78,6 +76,7 @@ export class ConsentStore {
   async reset(): Promise<void> {
     this.dismissed.clear();
     await this.memento.update(STORE_KEY, undefined);
+    this.shareBestEffort(() => this.shared.reset());
     await this.memento.update(SAMPLING_KEY, undefined);
   }
 }

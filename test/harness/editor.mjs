@@ -74,7 +74,9 @@ export async function startCodeServer(options = {}) {
 
   const child = spawn(node24, args, {
     cwd: repoRoot,
-    env: { ...process.env, ...options.env },
+    // The consent file the extension shares with the CLI lives under XDG_CONFIG_HOME: one per run,
+    // so that an answer given in one run (or on this machine) never answers a dialog in the next.
+    env: { ...process.env, XDG_CONFIG_HOME: path.join(stateDir, 'config'), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so that stop() also ends the extension host and anything it spawned.
     detached: true,

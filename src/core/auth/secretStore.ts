@@ -1,6 +1,7 @@
 // Where OAuth tokens and client registrations are kept. The editor backs this with its
 // SecretStorage (the OS keychain); the CLI with a file only the user can read. Nothing here ever
 // goes to settings or logs.
+import { userConfigFolder } from '../config';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -80,6 +81,8 @@ export class FileSecretStore implements SecretStore {
     let text: string;
     try {
       const stat = await fs.stat(this.file);
+      // A FIFO in its place would block the read for good.
+      if (!stat.isFile()) throw new Error(`${this.file} is not a regular file; move it away to start over`);
       if (stat.size > MAX_FILE_BYTES) throw new Error(`${this.file} is larger than ${MAX_FILE_BYTES} bytes; move it away to start over`);
       text = await fs.readFile(this.file, 'utf8');
     } catch (error) {
@@ -109,11 +112,7 @@ export class FileSecretStore implements SecretStore {
 }
 
 /** The user's config folder for Switchboard: $XDG_CONFIG_HOME, ~/Library/Application Support, %APPDATA%. */
-export function userConfigFolder(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): string {
-  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'mcp-switchboard');
-  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'mcp-switchboard');
-  return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'mcp-switchboard');
-}
+export { userConfigFolder };
 
 export function defaultCredentialsFile(env: NodeJS.ProcessEnv = process.env): string {
   return env.MCP_SWITCHBOARD_CREDENTIALS || path.join(userConfigFolder(env), 'credentials.json');

@@ -13,6 +13,8 @@ import { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
 import { readOrCreateGatewayToken } from '../share/gatewayToken';
 import { parseServeArgs } from './serveArgs';
 import { errorMessage } from '../base/errorMessage';
+import { ConsentFile, defaultConsentFile, settleWorkspaceConsent } from '../consent';
+import { terminalConfirm, type Confirm } from './terminalQuestion';
 
 export interface ServeOptions {
   readonly folder: string;
@@ -35,6 +37,12 @@ export interface ServeOptions {
   readonly userHome?: string;
   /** Lowest level written to stderr. Default info. */
   readonly logLevel?: LogLevel;
+  /** Run the folder's own stdio servers without asking (and without remembering). */
+  readonly trustWorkspace?: boolean;
+  /** Asks on the terminal; absent: the folder's servers need --trust-workspace or an earlier answer. */
+  readonly ask?: Confirm;
+  /** Where consent is kept; defaults to the file the editor shares. */
+  readonly consent?: ConsentFile;
 }
 
 /** The one line printed on stdout once the gateway listens. */
@@ -74,6 +82,15 @@ export async function runServe(options: ServeOptions): Promise<number> {
   for (const diagnostic of configuration.diagnostics) {
     logger[diagnostic.severity === 'error' ? 'error' : 'warn'](formatDiagnostic(diagnostic));
   }
+  // Before anything runs: the folder's own stdio servers need the user's word (asked on a terminal).
+  const consented = await settleWorkspaceConsent(configuration.servers, {
+    folders: [options.folder],
+    store: options.consent ?? new ConsentFile(defaultConsentFile(env)),
+    trustWorkspace: options.trustWorkspace ?? false,
+    ...(options.ask ? { ask: options.ask } : {}),
+    app: 'serve',
+  });
+  for (const [name, block] of consented.blocks) logger.warn(`${name}: not started: ${block.detail}`);
   // The tool cache on disk lets a restarted serve list every server's tools at once, before the
   // slow ones have connected (the editor gets the same from its storage).
   const cacheDir = serveCacheDir(options.folder, env);
@@ -88,8 +105,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
   try {
-    await runtime.manager.start(configuration.servers);
-    if (options.wait !== false) await firstAttemptsDone(runtime.manager, configuration.servers, options.signal);
+    await runtime.manager.start(consented.servers, consented.blocks);
+    if (options.wait !== false) await firstAttemptsDone(runtime.manager, consented.servers.filter((server) => !consented.blocks.has(server.name)), options.signal);
     if (options.signal.aborted) return 0;
     const gateway = runtime.gateway({ port: options.port ?? 0, ...(token ? { token } : {}) });
     await gateway.start();
@@ -137,7 +154,8 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
   const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
   try {
-    return await runServe({ ...args, stdout, stderr, signal });
+    const ask = terminalConfirm();
+    return await runServe({ ...args, stdout, stderr, signal, ...(ask ? { ask } : {}) });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);
   }

@@ -10,9 +10,11 @@ export interface ServeArgs {
   readonly wait: boolean;
   /** A token kept across runs, for agents that have the gateway in their configs. */
   readonly tokenFile?: string;
+  /** Run the folder's own stdio servers without asking. */
+  readonly trustWorkspace: boolean;
 }
 
-export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait]';
+export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]';
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {
@@ -20,6 +22,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   let port = 0;
   let wait = true;
   let tokenFile: string | undefined;
+  let trustWorkspace = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -40,9 +43,11 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
       wait = true;
     } else if (flag === '--no-wait' && inline === undefined) {
       wait = false;
+    } else if (flag === '--trust-workspace' && inline === undefined) {
+      trustWorkspace = true;
     } else {
       throw new Error(`unknown argument "${arg}"\n${SERVE_USAGE}`);
     }
   }
-  return { folder, port, wait, ...(tokenFile ? { tokenFile } : {}) };
+  return { folder, port, wait, trustWorkspace, ...(tokenFile ? { tokenFile } : {}) };
 }

@@ -1,7 +1,19 @@
 // The only door through which configuration code touches the disk, so that tests and the doctor CLI
 // can point it at temp dirs or fakes, and so that size limits are enforced before a file is read.
 
+import { constants as fsConstants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
+
+/** O_NONBLOCK where the platform has it (not on Windows, where there are no FIFOs to open). */
+export const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
+
+export function describeKind(stat: Stats): string {
+  if (stat.isFIFO()) return 'a named pipe';
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
 
 export type ReadTextResult =
   | { readonly kind: 'ok'; readonly text: string }
@@ -17,9 +29,11 @@ export const nodeFileSystem: ConfigFileSystem = {
   async readText(file, maxBytes) {
     let handle: fs.FileHandle | undefined;
     try {
-      handle = await fs.open(file, 'r');
+      // Non-blocking, then checked: opening a FIFO (or a device) for reading would otherwise wait for
+      // a writer forever, and the read would hold a thread that no signal can free.
+      handle = await fs.open(file, fsConstants.O_RDONLY | NONBLOCK);
       const stat = await handle.stat();
-      if (!stat.isFile()) return { kind: 'error', message: `${file} is not a file` };
+      if (!stat.isFile()) return { kind: 'error', message: `${file} is not a regular file (${describeKind(stat)}); Switchboard reads configuration from files only` };
       if (stat.size > maxBytes) {
         return { kind: 'error', message: `${file} is ${stat.size} bytes; the limit is ${maxBytes}` };
       }

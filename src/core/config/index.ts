@@ -22,3 +22,4 @@ export { readSourceFile, SOURCE_NAMES, type SourceName } from './sources';
 export * from './types';
 export { loadFolderConfiguration } from './folderConfiguration';
 export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';
+export { userConfigFolder } from './paths';

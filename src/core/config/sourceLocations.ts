@@ -8,7 +8,7 @@ import type path from 'node:path';
 import { codexEntry, geminiEntry, portableEntry, sameShape, windsurfEntry, type EntryAdapter } from './clientEntries';
 import type { WorkspaceFolder } from './configurationInput';
 import { MAX_FILE_BYTES } from './limits';
-import { pathModuleFor } from './paths';
+import { pathModuleFor, userConfigFolder } from './paths';
 import { FILE_SOURCES, type FileSourceKind, type ServerSource } from './types';
 
 
@@ -165,8 +165,6 @@ const FOLDER_CONTROL = ['.vscode', '.claude', '.git/hooks', '.git/config'];
 const HOME_CONTROL = [
   '.claude', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
   '.config/fish', '.gitconfig', '.config/git', '.npmrc', '.yarnrc', '.pypirc', '.local/bin', '.config/systemd/user', '.config/autostart',
-  // Where the CLI keeps the user's consent and its own secrets: a server that wrote it could approve itself.
-  '.config/mcp-switchboard',
 ];
 
 /** Credentials: neither read nor written from inside a sandbox. */
@@ -193,7 +191,10 @@ export function protectedPlaces(context: LocationContext, workspaceFiles: readon
   for (const folder of context.workspaceFolders) for (const place of FOLDER_CONTROL) denyWrite.add(paths.join(folder.path, ...place.split('/')));
   for (const place of HOME_CONTROL) denyWrite.add(paths.join(userHome, ...place.split('/')));
   for (const file of workspaceFiles) denyWrite.add(file);
-  const denyRead = HOME_CREDENTIALS.map((place) => paths.join(userHome, ...place.split('/')));
+  // Switchboard's own folder (consent, credentials, the gateway token): a server that wrote it could
+  // approve itself, and one that read it would have the user's tokens.
+  const own = [userConfigFolder(context.env, context.platform, userHome), ...(context.env.MCP_SWITCHBOARD_CREDENTIALS ? [context.env.MCP_SWITCHBOARD_CREDENTIALS] : [])];
+  const denyRead = [...HOME_CREDENTIALS.map((place) => paths.join(userHome, ...place.split('/'))), ...own];
   for (const place of denyRead) denyWrite.add(place);
   return { denyWrite: [...denyWrite], denyRead };
 }

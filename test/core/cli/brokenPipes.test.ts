@@ -52,7 +52,7 @@ describe('CLI with its parent gone (broken pipes)', function () {
   /** serve with one server, started by a parent that is then SIGKILLed: serve's pid and its server's. */
   async function serveOrphaned(): Promise<{ child: number; server: number }> {
     const marker = path.join(tempDir(cleanup), 'alpha.json');
-    const { parent, child } = await startParent(cleanup, ['serve', '--folder', folderWithServer(cleanup, marker)]);
+    const { parent, child } = await startParent(cleanup, ['serve', '--folder', folderWithServer(cleanup, marker), '--trust-workspace']);
     cleanup.add(() => void (isAlive(child) && process.kill(child, 'SIGKILL')));
     const server = await serverPid(marker);
     process.kill(parent, 'SIGKILL');
@@ -76,7 +76,7 @@ describe('CLI with its parent gone (broken pipes)', function () {
     const scratch = tempDir(cleanup);
     const marker = path.join(scratch, 'alpha.json');
     // A slow server keeps doctor waiting past the parent's death; it then writes into the dead pipe.
-    const doctor = await startParent(cleanup, ['doctor', '--folder', folderWithServer(cleanup, marker, ['--startup-delay', '1500'])]);
+    const doctor = await startParent(cleanup, ['doctor', '--folder', folderWithServer(cleanup, marker, ['--startup-delay', '1500']), '--trust-workspace']);
     cleanup.add(() => void (isAlive(doctor.child) && process.kill(doctor.child, 'SIGKILL')));
     process.kill(doctor.parent, 'SIGKILL');
     await eventually(() => (!isAlive(doctor.child) ? true : undefined), 'doctor to exit', 20_000);

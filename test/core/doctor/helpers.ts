@@ -36,13 +36,19 @@ export interface CliOptions {
   readonly onSpawn?: (pid: number) => void;
   /** Safety net: the CLI is SIGKILLed after this long and the run reported as it ended. */
   readonly killAfterMs?: number;
+  /**
+   * Default true: doctor and serve get --trust-workspace, since the test wrote the folder itself;
+   * the consent tests set false to see what a user without the flag sees.
+   */
+  readonly trustWorkspace?: boolean;
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
   // Inputs must come only from what a test sets, never from the developer's shell.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MCP_SWITCHBOARD_INPUT_')));
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const trust = options.trustWorkspace !== false && (args[0] === 'doctor' || args[0] === 'serve') && !args.includes('--help') ? ['--trust-workspace'] : [];
+  const child = spawn(process.execPath, [CLI, ...args, ...trust], { cwd: REPO_ROOT, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -56,7 +56,7 @@ describe('gateway: serve', function () {
     const err = collect(stderr);
     const controller = new AbortController();
     cleanup.add(() => controller.abort());
-    const exit = runServe({ folder, stdout, stderr, signal: controller.signal, env: cacheEnv(cleanup) });
+    const exit = runServe({ folder, trustWorkspace: true, stdout, stderr, signal: controller.signal, env: cacheEnv(cleanup) });
 
     const line = await eventually(() => (out().includes('\n') ? out() : undefined), `the JSON line (stderr: ${err()})`);
     assert.equal(line.split('\n').length, 2, 'exactly one line');
@@ -116,7 +116,7 @@ describe('gateway: serve', function () {
       const err = collect(stderr);
       const stdout = new PassThrough();
       const out = collect(stdout);
-      const code = await runServe({ folder, stdout, stderr, signal: new AbortController().signal });
+      const code = await runServe({ folder, trustWorkspace: true, stdout, stderr, signal: new AbortController().signal });
       assert.equal(code, 2, err());
       assert.equal(out(), '');
       assert.match(err(), /\[error\]/);
@@ -131,7 +131,7 @@ describe('gateway: serve', function () {
     const folder = workspace(cleanup, {});
     const stderr = new PassThrough();
     const err = collect(stderr);
-    const code = await runServe({ folder, port, stdout: new PassThrough(), stderr, signal: new AbortController().signal });
+    const code = await runServe({ folder, trustWorkspace: true, port, stdout: new PassThrough(), stderr, signal: new AbortController().signal });
     assert.equal(code, 1);
     assert.match(err(), /serve failed: .*EADDRINUSE/);
   });

@@ -88,7 +88,7 @@ describe('share: the gateway in other agents\' configs', function () {
     stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const controller = new AbortController();
     const tokenFile = path.join(home, '.config', 'mcp-switchboard', 'gateway-token');
-    const exit = runServe({ folder, port, tokenFile, stdout, stderr: new PassThrough(), signal: controller.signal, env });
+    const exit = runServe({ folder, trustWorkspace: true, port, tokenFile, stdout, stderr: new PassThrough(), signal: controller.signal, env });
     cleanup.add(async () => {
       controller.abort();
       await exit;

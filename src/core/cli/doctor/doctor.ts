@@ -20,6 +20,8 @@ import { defaultTimeoutMs, waitUntilSettled } from './settle';
 import { describeDiagnostic, formatTableReport } from './tableReport';
 import { loadWorkspace } from '../folder/workspace';
 import { errorMessage } from '../../base/errorMessage';
+import { ConsentFile, defaultConsentFile, settleWorkspaceConsent } from '../../consent';
+import type { Confirm } from '../terminalQuestion';
 
 /** stdout carries the report (or the call result) only; everything else goes to stderr. */
 export interface DoctorIo {
@@ -34,6 +36,10 @@ export interface DoctorEnvironment {
   readonly signal?: AbortSignal;
   /** For tests; the CLI uses the extension's defaults. */
   readonly manager?: Omit<ManagerOptions, 'startupGateMs'>;
+  /** Where consent is kept; defaults to the file the editor shares (defaultConsentFile). */
+  readonly consent?: ConsentFile;
+  /** Asks on the terminal; absent: nobody to ask, and the folder's servers need --trust-workspace or an earlier answer. */
+  readonly ask?: Confirm;
 }
 
 export async function runDoctor(options: DoctorOptions, io: DoctorIo, environment: DoctorEnvironment = {}): Promise<ExitCode> {
@@ -53,6 +59,16 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     return EXIT_FAILED;
   }
 
+  const env = environment.env ?? process.env;
+  // Before anything runs: the folder's own stdio servers need the user's word (asked here, on a terminal).
+  const consented = await settleWorkspaceConsent(workspace.servers, {
+    folders: [workspace.folder],
+    store: environment.consent ?? new ConsentFile(defaultConsentFile(env)),
+    trustWorkspace: options.trustWorkspace,
+    ...(environment.ask ? { ask: environment.ask } : {}),
+    app: 'doctor',
+  });
+  if (signal?.aborted) return EXIT_FAILED;
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs(workspace.servers);
   // The same runtime as serve and the editor, so that exposed/filteredBy are exactly what chat would
   // get. Its cache is in memory: the doctor reports what the servers say now, and must neither lean
@@ -70,7 +86,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
   });
   const { manager, catalog } = runtime;
   try {
-    const connecting = workspace.servers.filter((server) => 'transport' in server && server.enabled).length;
+    const connecting = workspace.servers.filter((server) => 'transport' in server && server.enabled && !consented.blocks.has(server.name)).length;
     if (connecting > 0) {
       io.err(`Connecting ${connecting} server${connecting === 1 ? '' : 's'} in ${workspace.folder} (waiting up to ${timeoutMs} ms)\n`);
     }
@@ -78,7 +94,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
       if (!isSettled(previous) && isSettled(state)) io.err(`  ${server}: ${progressLine(state)}\n`);
     });
     // The doctor checks every server: a lazy one starts now too (its report still says lazy).
-    await manager.start(workspace.servers.map((server) => ('transport' in server ? { ...server, lifecycle: { ...server.lifecycle, start: 'eager' as const } } : server)));
+    await manager.start(consented.servers.map((server) => ('transport' in server ? { ...server, lifecycle: { ...server.lifecycle, start: 'eager' as const } } : server)), consented.blocks);
     const outcome = await waitUntilSettled(manager, timeoutMs, signal);
     if (outcome === 'aborted') return EXIT_FAILED;
     await catalog.settled();

@@ -15,6 +15,8 @@ export interface JsonDiagnostic {
 export interface JsonServer {
   readonly name: string;
   readonly source: string;
+  /** `workspace`: the folder's own files (run only with consent); `user`: the user's. */
+  readonly definedBy: ServerReport['definedBy'];
   readonly state: string;
   readonly connectMs: number | null;
   readonly protocol: ProtocolReport | null;
@@ -62,6 +64,7 @@ function jsonServer(server: ServerReport): JsonServer {
   return {
     name: server.name,
     source: server.source,
+    definedBy: server.definedBy,
     state: server.state,
     connectMs: server.connectMs,
     protocol: server.protocol,

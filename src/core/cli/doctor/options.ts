@@ -9,6 +9,7 @@ export interface DoctorFlags {
   readonly timeout?: string;
   readonly call?: string;
   readonly args?: string;
+  readonly 'trust-workspace'?: boolean;
 }
 
 export interface DoctorOptions {
@@ -18,6 +19,8 @@ export interface DoctorOptions {
   /** Undefined: derived from the servers' connect timeouts (see defaultTimeoutMs). */
   readonly timeoutMs?: number;
   readonly call?: CallRequest;
+  /** Run the folder's own servers without asking (and without remembering). */
+  readonly trustWorkspace: boolean;
 }
 
 /** Node timers overflow (and fire at once) past this. */
@@ -46,6 +49,7 @@ export function parseDoctorOptions(flags: DoctorFlags, cwd = process.cwd()): Par
     value: {
       folder: path.resolve(cwd, flags.folder ?? '.'),
       json: flags.json ?? false,
+      trustWorkspace: flags['trust-workspace'] ?? false,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(call === undefined ? {} : { call }),
     },

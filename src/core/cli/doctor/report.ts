@@ -5,7 +5,8 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describeFilterRule } from '../../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule, OfferedServer } from '../../catalog/types';
-import { describeSource, inputEnvVarName, sandboxOf, type ConfigDiagnostic, type SandboxRules, type SandboxRulesOrigin } from '../../config';
+import path from 'node:path';
+import { describeSource, inputEnvVarName, isWorkspaceDefinedSource, sandboxOf, type ConfigDiagnostic, type SandboxRules, type SandboxRulesOrigin } from '../../config';
 import { isReady, type ServerState, type ServerStateKind } from '../../state/serverState';
 import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
@@ -46,6 +47,8 @@ export interface ServerReport {
   readonly name: string;
   /** describeSource(): where the entry was read from. */
   readonly source: string;
+  /** `workspace`: a file of the folder (whoever wrote the repository), which needs consent to run; `user`: the user's own. */
+  readonly definedBy: 'workspace' | 'user';
   readonly state: ServerStateKind;
   /** From the running state; null for every other state. */
   readonly connectMs: number | null;
@@ -115,6 +118,7 @@ export function buildReport(
     return {
       name: view.name,
       source: describeSource(view.source),
+      definedBy: isWorkspaceDefinedSource(view.source, [workspace.folder], path) ? 'workspace' : 'user',
       state: view.state.kind,
       connectMs: view.state.kind === 'running' ? view.state.connectMs : null,
       protocol: view.state.kind === 'running' ? { version: view.state.protocolVersion, era: view.state.era } : null,
