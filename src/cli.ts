@@ -7,6 +7,7 @@ import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, REGI
 import { setListenerErrorSink } from './core/base/events';
 import { guardStdio, watchParent } from './core/cli/stdio';
 import { terminalConfirm } from './core/cli/terminalQuestion';
+import { displayLines } from './core/base/displayText';
 
 /**
  * Aborted when this process has nobody left to answer: its stdout or stderr pipe broke, or the
@@ -16,8 +17,10 @@ import { terminalConfirm } from './core/cli/terminalQuestion';
 const lifetime = new AbortController();
 const stdio = guardStdio([process.stdout, process.stderr], (reason) => lifetime.abort(new Error(`the output pipe broke (${reason})`)));
 if (!process.stdout.isTTY && !process.stderr.isTTY) watchParent(() => lifetime.abort(new Error('the parent process ended')));
-const out = (text: string): void => stdio.write(process.stdout, text);
-const err = (text: string): void => stdio.write(process.stderr, text);
+// Everything the CLI prints passes here: text from servers, registries and config files is shown
+// inert (escape codes and bidi overrides visible, not acted on), whatever path it took.
+const out = (text: string): void => stdio.write(process.stdout, displayLines(text));
+const err = (text: string): void => stdio.write(process.stderr, displayLines(text));
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]

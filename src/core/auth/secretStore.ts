@@ -4,7 +4,6 @@
 import { userConfigFolder } from '../config';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 export interface SecretStore {

@@ -12,9 +12,10 @@ import { cliAnswers } from './folder/cliAnswers';
 import { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
 import { readOrCreateGatewayToken } from '../share/gatewayToken';
 import { parseServeArgs } from './serveArgs';
+import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
-import { ConsentFile, defaultConsentFile, settleWorkspaceConsent } from '../consent';
-import { terminalConfirm, type Confirm } from './terminalQuestion';
+import { ConsentFile, defaultConsentFile, settleWorkspaceConsent, type Confirm, type ConsentedServers } from '../consent';
+import { terminalConfirm } from './terminalQuestion';
 
 export interface ServeOptions {
   readonly folder: string;
@@ -82,15 +83,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   for (const diagnostic of configuration.diagnostics) {
     logger[diagnostic.severity === 'error' ? 'error' : 'warn'](formatDiagnostic(diagnostic));
   }
-  // Before anything runs: the folder's own stdio servers need the user's word (asked on a terminal).
-  const consented = await settleWorkspaceConsent(configuration.servers, {
-    folders: [options.folder],
-    store: options.consent ?? new ConsentFile(defaultConsentFile(env)),
-    trustWorkspace: options.trustWorkspace ?? false,
-    ...(options.ask ? { ask: options.ask } : {}),
-    app: 'serve',
-  });
-  for (const [name, block] of consented.blocks) logger.warn(`${name}: not started: ${block.detail}`);
+  const consented = await askConsent(configuration, options, env, logger);
   // The tool cache on disk lets a restarted serve list every server's tools at once, before the
   // slow ones have connected (the editor gets the same from its storage).
   const cacheDir = serveCacheDir(options.folder, env);
@@ -115,7 +108,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       token: gateway.token,
       servers: Object.fromEntries(gateway.servers().map((name) => [name, gateway.endpointUrl(name)])),
     };
-    options.stdout.write(`${JSON.stringify(ready)}\n`);
+    options.stdout.write(`${displayLines(JSON.stringify(ready))}\n`);
     await aborted(options.signal);
     logger.info('shutting down');
     return 0;
@@ -162,6 +155,19 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
 }
 
 
+/** Before anything runs: the folder's own stdio servers need the user's word (asked on a terminal). */
+async function askConsent(configuration: LoadedConfiguration, options: ServeOptions, env: Readonly<Record<string, string | undefined>>, logger: Logger): Promise<ConsentedServers> {
+  const consented = await settleWorkspaceConsent(configuration.servers, {
+    folders: [options.folder],
+    store: options.consent ?? new ConsentFile(defaultConsentFile(env)),
+    trustWorkspace: options.trustWorkspace ?? false,
+    ...(options.ask ? { ask: options.ask } : {}),
+    app: 'serve',
+  });
+  for (const [name, block] of consented.blocks) logger.warn(`${name}: not started: ${block.detail}`);
+  return consented;
+}
+
 function formatDiagnostic(diagnostic: ConfigDiagnostic): string {
   const where = [diagnostic.source.file, diagnostic.path].filter((part) => part !== undefined && part !== '').join(' ');
   return `${where ? `${where}: ` : ''}${diagnostic.message}`;
@@ -170,7 +176,8 @@ function formatDiagnostic(diagnostic: ConfigDiagnostic): string {
 function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel): Logger {
   const threshold = LOG_LEVELS.indexOf(minimum);
   const at = (level: LogLevel) => (message: string) => {
-    if (LOG_LEVELS.indexOf(level) >= threshold) stream.write(`[${level}] ${message}\n`);
+    // Server names, errors and stderr lines are outside text: shown inert.
+    if (LOG_LEVELS.indexOf(level) >= threshold) stream.write(`[${level}] ${displayLines(message)}\n`);
   };
   return {
     enabled: (level) => LOG_LEVELS.indexOf(level) >= threshold,

@@ -2,8 +2,9 @@
 // (running a repository's servers, replacing an entry). Without a terminal there is nobody to ask:
 // callers get undefined and refuse, saying which flag says yes instead.
 import readline from 'node:readline';
+import type { Confirm } from '../consent';
 
-export type Confirm = (question: string) => Promise<boolean>;
+export type { Confirm } from '../consent';
 
 export function terminalConfirm(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Confirm | undefined {
   if (!input.isTTY) return undefined;

@@ -33,7 +33,7 @@ export const nodeFileSystem: ConfigFileSystem = {
       // a writer forever, and the read would hold a thread that no signal can free.
       handle = await fs.open(file, fsConstants.O_RDONLY | NONBLOCK);
       const stat = await handle.stat();
-      if (!stat.isFile()) return { kind: 'error', message: `${file} is not a regular file (${describeKind(stat)}); Switchboard reads configuration from files only` };
+      if (!stat.isFile()) return { kind: 'error', message: `${file} is not a file (${describeKind(stat)}); Switchboard reads configuration from files only` };
       if (stat.size > maxBytes) {
         return { kind: 'error', message: `${file} is ${stat.size} bytes; the limit is ${maxBytes}` };
       }

@@ -8,7 +8,7 @@
 // the top (a second `mcpSwitchboard.servers` block, a server named twice) are reported with both
 // places; the last one wins, as in the editor.
 
-import { createScanner, findNodeAtOffset, getNodePath, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
+import { createScanner, findNodeAtOffset, getNodePath, parseTree, printParseErrorCode, visit, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
 import { joinPath } from './jsonPath';
 import type { ConfigDiagnostic, ServerSource } from './types';
 
@@ -73,6 +73,78 @@ export function parseJsonc(text: string, source: ServerSource): JsoncResult {
     });
   }, '') : undefined;
   return { value, diagnostics };
+}
+
+/**
+ * Only the objects at `locations` of a large file, each parsed as parseJsonc would: Claude Code's
+ * ~/.claude.json keeps every project's history beside the few blocks of servers, and building a
+ * tree of all of it cost seconds and hundreds of MB. A flat pass finds the blocks without building
+ * anything. Any parse error, value nested too deep, or a location that holds something other than
+ * an object sends the whole file through parseJsonc, for its diagnostics and lines. The value holds
+ * only the blocks found, at their paths.
+ */
+export function parseJsoncBlocks(text: string, source: ServerSource, locations: readonly (readonly string[])[]): JsoncResult {
+  if (findTooDeep(text).length > 0) return parseJsonc(text, source);
+  const wanted = new Set(locations.map((location) => JSON.stringify(location)));
+  const depths = new Set(locations.map((location) => location.length));
+  const ranges = new Map<string, { start: number; line: number; end?: number }>();
+  const open: Array<string | undefined> = [];
+  let unusable = false;
+  // The path of the value now starting, when it is one of the locations (asked only at their depths).
+  const located = (pathSupplier: () => (string | number)[]): string | undefined => {
+    if (!depths.has(open.length)) return undefined;
+    const key = JSON.stringify(pathSupplier());
+    return wanted.has(key) ? key : undefined;
+  };
+  visit(
+    text,
+    {
+      onObjectBegin: (offset, _length, startLine, _startCharacter, pathSupplier) => {
+        const key = located(pathSupplier);
+        // A key given twice: the last one wins, as in parseJsonc.
+        if (key !== undefined) ranges.set(key, { start: offset, line: startLine });
+        open.push(key);
+      },
+      onObjectEnd: (offset, length) => {
+        const key = open.pop();
+        const range = key === undefined ? undefined : ranges.get(key);
+        if (range) range.end = offset + length;
+      },
+      onArrayBegin: (_offset, _length, _startLine, _startCharacter, pathSupplier) => {
+        if (located(pathSupplier) !== undefined) unusable = true;
+        open.push(undefined);
+      },
+      onArrayEnd: () => void open.pop(),
+      onLiteralValue: (_value, _offset, _length, _startLine, _startCharacter, pathSupplier) => {
+        if (located(pathSupplier) !== undefined) unusable = true;
+      },
+      onError: () => {
+        unusable = true;
+      },
+    },
+    { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true },
+  );
+  if (unusable) return parseJsonc(text, source);
+  const value: Record<string, unknown> = {};
+  const diagnostics: ConfigDiagnostic[] = [];
+  for (const [key, range] of ranges) {
+    if (range.end === undefined) return parseJsonc(text, source);
+    const block = parseJsonc(text.slice(range.start, range.end), source);
+    // The block's lines count from its first; the file's from its own.
+    diagnostics.push(...block.diagnostics.map((diagnostic) => (diagnostic.line === undefined ? diagnostic : { ...diagnostic, line: diagnostic.line + range.line })));
+    setAt(value, JSON.parse(key) as string[], block.value);
+  }
+  return { value, diagnostics };
+}
+
+function setAt(root: Record<string, unknown>, keys: readonly string[], value: unknown): void {
+  let node = root;
+  keys.forEach((key, index) => {
+    const last = index === keys.length - 1;
+    const next = last ? value : Object.hasOwn(node, key) ? node[key] : {};
+    Object.defineProperty(node, key, { value: next, enumerable: true, writable: true, configurable: true });
+    if (!last) node = next as Record<string, unknown>;
+  });
 }
 
 /** Ranges of containers that open deeper than MAX_JSON_DEPTH, found without recursion. */

@@ -11,7 +11,7 @@ import { appendPath } from './jsonPath';
 import { pathModuleFor } from './paths';
 import { resolveNameClashes } from './precedence';
 import { sourceFiles } from './sourceLocations';
-import { parseSourceList, readSourceFile } from './sources';
+import { parseSourceList, readSourceFiles } from './sources';
 import type { z } from 'zod';
 import { describeIssue, entrySchema, sandboxRulesSchema } from './entrySchema';
 
@@ -56,7 +56,7 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
   }
 
   const files = sourceFiles(sourceList.sources, { workspaceFolders: input.workspaceFolders, userHome, platform, paths, env, ...(input.editorUserDir ? { editorUserDir: input.editorUserDir } : {}) });
-  for (const read of await Promise.all(files.map((file) => readSourceFile(file, fs)))) {
+  for (const read of await readSourceFiles(files, fs)) {
     candidates.push(...read.candidates);
     diagnostics.push(...read.diagnostics);
   }

@@ -6,7 +6,7 @@ import { describeIssue, describeValue, sandboxRulesSchema, type ParsedSandboxRul
 import type { ConfigFileSystem } from './fileSystem';
 import { readInputDefinitions, type InputDefinition } from './inputs';
 import { appendPath, joinPath } from './jsonPath';
-import { parseJsonc } from './jsonc';
+import { parseJsonc, parseJsoncBlocks } from './jsonc';
 import { isPlainObject } from './objects';
 import type { SourceFile } from './sourceLocations';
 
@@ -70,23 +70,60 @@ function valueAt(root: Record<string, unknown>, keys: readonly string[]): unknow
   return value;
 }
 
-/** A missing file contributes nothing and says nothing: most users have only some of these files. */
-export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): Promise<FileEntries> {
+type ReadDocument =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'failed'; readonly diagnostics: readonly ConfigDiagnostic[] }
+  | { readonly kind: 'parsed'; readonly value: Record<string, unknown>; readonly diagnostics: readonly ConfigDiagnostic[] };
+
+/** Past this size a JSON file is scanned for the blocks it is read for, instead of parsed whole. */
+const WHOLE_PARSE_MAX_CHARS = 1024 * 1024;
+
+/**
+ * Every entry's servers, in the entries' order. A file named by several entries (Claude Code's
+ * ~/.claude.json: each open folder's block and the user's) is read and parsed once, and its
+ * problems are reported once, with its first entry. A missing file contributes nothing and says
+ * nothing: most users have only some of these files.
+ */
+export async function readSourceFiles(entries: readonly SourceFile[], fs: ConfigFileSystem): Promise<FileEntries[]> {
+  const documents = new Map<string, Promise<ReadDocument>>();
+  for (const entry of entries) {
+    if (documents.has(entry.file)) continue;
+    const sharing = entries.filter((other) => other.file === entry.file);
+    documents.set(entry.file, readDocument(entry, sharing.flatMap((other) => other.serversAt), fs));
+  }
+  const reported = new Set<string>();
+  return Promise.all(
+    entries.map(async (entry) => {
+      const document = await (documents.get(entry.file) as Promise<ReadDocument>);
+      const first = !reported.has(entry.file) && reported.add(entry.file);
+      const fileDiagnostics = first && document.kind !== 'missing' ? document.diagnostics : [];
+      if (document.kind !== 'parsed') return { candidates: [], diagnostics: fileDiagnostics };
+      const found = entriesIn(entry, document.value);
+      return { candidates: found.candidates, diagnostics: [...fileDiagnostics, ...found.diagnostics] };
+    }),
+  );
+}
+
+async function readDocument(entry: SourceFile, locations: readonly (readonly string[])[], fs: ConfigFileSystem): Promise<ReadDocument> {
   const source: ServerSource = { kind: entry.kind, file: entry.file };
   const read = await fs.readText(entry.file, entry.maxBytes);
-  if (read.kind === 'missing') return { candidates: [], diagnostics: [] };
-  if (read.kind === 'error') {
-    return { candidates: [], diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
-  }
-  const parsed = entry.syntax === 'toml' ? await parseToml(read.text, source) : parseJsonc(read.text, source);
-  if (parsed.value === undefined) return { candidates: [], diagnostics: parsed.diagnostics };
+  if (read.kind === 'missing') return { kind: 'missing' };
+  if (read.kind === 'error') return { kind: 'failed', diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
+  const blocksOnly = entry.syntax === 'jsonc' && !entry.editorFile && read.text.length > WHOLE_PARSE_MAX_CHARS && locations.every((keys) => keys.length > 0);
+  const parsed = entry.syntax === 'toml' ? await parseToml(read.text, source) : blocksOnly ? parseJsoncBlocks(read.text, source, locations) : parseJsonc(read.text, source);
+  if (parsed.value === undefined) return { kind: 'failed', diagnostics: parsed.diagnostics };
   if (!isPlainObject(parsed.value)) {
     const message = `expected ${entry.syntax === 'toml' ? 'a TOML table' : 'a JSON object'} at the top level, got ${describeValue(parsed.value)}`;
-    return { candidates: [], diagnostics: [{ severity: 'error', path: '', message, source }] };
+    return { kind: 'failed', diagnostics: [{ severity: 'error', path: '', message, source }] };
   }
-  const document = parsed.value;
+  return { kind: 'parsed', value: parsed.value, diagnostics: parsed.diagnostics };
+}
+
+/** One entry's servers in its file's document. */
+function entriesIn(entry: SourceFile, document: Record<string, unknown>): FileEntries {
+  const source: ServerSource = { kind: entry.kind, file: entry.file };
   const at = entry.serversAt.find((keys) => valueAt(document, keys) !== undefined);
-  if (at === undefined) return { candidates: [], diagnostics: parsed.diagnostics };
+  if (at === undefined) return { candidates: [], diagnostics: [] };
   const servers = valueAt(document, at);
   const serversPath = joinPath('', at);
   if (!isPlainObject(servers)) {
@@ -95,7 +132,7 @@ export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): P
   }
   const inputs: ReadonlyMap<string, InputDefinition> = entry.editorFile ? readInputDefinitions(document.inputs) : new Map();
   const fileSandbox = entry.editorFile ? readFileSandbox(document.sandbox, source) : { diagnostics: [] };
-  const diagnostics: ConfigDiagnostic[] = [...parsed.diagnostics, ...fileSandbox.diagnostics];
+  const diagnostics: ConfigDiagnostic[] = [...fileSandbox.diagnostics];
   const candidates = Object.entries(servers).map(([name, raw]): ServerCandidate => {
     const path = appendPath(serversPath, name);
     const adapted = entry.adapt(raw);
@@ -103,6 +140,12 @@ export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): P
     return { name, raw: adapted.raw, source, path, inputs, ...(fileSandbox.rules ? { fileSandbox: fileSandbox.rules } : {}) };
   });
   return { candidates, diagnostics };
+}
+
+/** One file on its own (Import Servers reads the files one by one). */
+export async function readSourceFile(entry: SourceFile, fs: ConfigFileSystem): Promise<FileEntries> {
+  const [read] = await readSourceFiles([entry], fs);
+  return read ?? { candidates: [], diagnostics: [] };
 }
 
 /**

@@ -2,4 +2,4 @@
 // file the editor and the CLI share), and how the CLI asks for it.
 export { consentHash, isConsentAnswer, type ConsentAnswer } from './consentKey';
 export { ConsentFile, defaultConsentFile, MAX_ANSWERS } from './consentFile';
-export { settleWorkspaceConsent, type ConsentedServers, type WorkspaceConsentOptions } from './workspaceServers';
+export { settleWorkspaceConsent, type Confirm, type ConsentedServers, type WorkspaceConsentOptions } from './workspaceServers';

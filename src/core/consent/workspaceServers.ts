@@ -8,6 +8,9 @@ import { displayText } from '../base/displayText';
 import type { BlockedReason } from '../state/serverState';
 import type { ConsentFile } from './consentFile';
 
+/** A yes-or-no question to the user (the CLI's terminal); resolves false for anything but yes. */
+export type Confirm = (question: string) => Promise<boolean>;
+
 export interface WorkspaceConsentOptions {
   /** The open folders: an entry from a file inside one of them is the repository's. */
   readonly folders: readonly string[];
@@ -15,7 +18,7 @@ export interface WorkspaceConsentOptions {
   /** `--trust-workspace`: run them all this time, remembering nothing. */
   readonly trustWorkspace: boolean;
   /** Asks on the terminal; absent when there is none. */
-  readonly ask?: (question: string) => Promise<boolean>;
+  readonly ask?: Confirm;
   readonly app: 'doctor' | 'serve';
 }
 

@@ -49,7 +49,7 @@ describe('auth: FileSecretStore', () => {
     assert.equal(userConfigFolder({ XDG_CONFIG_HOME: '/x' }, 'linux', '/home/u'), path.join('/x', 'mcp-switchboard'));
     assert.equal(userConfigFolder({}, 'linux', '/home/u'), path.join('/home/u', '.config', 'mcp-switchboard'));
     assert.equal(userConfigFolder({}, 'darwin', '/Users/u'), path.join('/Users/u', 'Library', 'Application Support', 'mcp-switchboard'));
-    assert.equal(userConfigFolder({ APPDATA: 'C:\\AppData' }, 'win32', 'C:\\Users\\u'), path.join('C:\\AppData', 'mcp-switchboard'));
+    assert.equal(userConfigFolder({ APPDATA: 'C:\\AppData' }, 'win32', 'C:\\Users\\u'), path.win32.join('C:\\AppData', 'mcp-switchboard'), 'a Windows path on Windows, whatever this machine is');
   });
 });
 

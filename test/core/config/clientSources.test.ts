@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { nodeFileSystem } from '../../../src/core/config/fileSystem';
 import { isWorkspaceDefinedSource, loadConfiguration, sourceFiles, vscodeUserDir, type ConfigurationInput, type HttpServerDefinition, type ServerDefinition, type StdioServerDefinition } from '../../../src/core/config';
 import { assertDiagnostics, baseInput, expectInvalid, expectValid, noInputs, TempDirs } from './helpers';
 
@@ -81,6 +82,49 @@ describe('config: other clients\' files as sources', () => {
     assert.equal(stdio(byName(loaded.servers, 'shared-name')).command, 'from-project-scope');
     assertDiagnostics(loaded.diagnostics, [{ severity: 'warning', server: 'shared-name', path: 'mcpServers.shared-name', messageIncludes: `the Claude Code config (${file}) is ignored: the Claude Code config` }]);
     assert.equal(isWorkspaceDefinedSource(byName(loaded.servers, 'postgres').source, [workspace], path), false, 'a file in the home folder is the user\'s own');
+  });
+
+  describe('a large ~/.claude.json (its history beside the servers)', () => {
+    /** About `megabytes` MB of history over many projects, with the open folder's block and the user's. */
+    function bigClaudeJson(workspace: string, megabytes: number, extra = ''): string {
+      const projects: Record<string, unknown> = {};
+      const entry = { display: 'x'.repeat(1000), pastedContents: { 1: { type: 'text', content: 'y'.repeat(200) } } };
+      for (let index = 0; index * 40 * 1300 < megabytes * 1024 * 1024; index++) projects[`/home/u/project-${index}`] = { history: Array.from({ length: 40 }, () => entry), mcpServers: { [`other-${index}`]: { command: 'never' } } };
+      projects[workspace] = { mcpServers: { local: { command: 'node', args: ['local.js'] } }, allowedTools: [] };
+      return JSON.stringify({ numStartups: 7, projects, mcpServers: { global: { command: 'node', args: ['global.js'] } }, tipsHistory: {} }).replace('"numStartups":7', `"numStartups":7${extra}`);
+    }
+
+    it('is read once, and gives the open folder\'s and the user\'s servers, not other projects\'', async () => {
+      const { home, workspace, input } = machine();
+      dirs.write(home, '.claude.json', bigClaudeJson(workspace, 12));
+      const reads: string[] = [];
+      const counting = { readText: (file: string, maxBytes: number) => (reads.push(file), nodeFileSystem.readText(file, maxBytes)) };
+      const loaded = await loadConfiguration({ ...input(['claudeCode']), fs: counting }, noInputs);
+      assert.deepEqual(loaded.servers.map((server) => server.name), ['local', 'global']);
+      assert.deepEqual(loaded.diagnostics, []);
+      assert.deepEqual(reads.filter((file) => file.endsWith('.claude.json')).length, 1);
+    });
+
+    it('one that does not parse still names the line of its error, once', async () => {
+      const { home, workspace, input } = machine();
+      dirs.write(home, '.claude.json', bigClaudeJson(workspace, 2, ',\n\n  "broken": ]'));
+      const loaded = await loadConfiguration(input(['claudeCode']), noInputs);
+      assert.deepEqual(loaded.servers, []);
+      const errors = loaded.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+      assert.equal(errors.length > 0 && errors.every((diagnostic) => diagnostic.line === 3), true, JSON.stringify(errors.slice(0, 3)));
+      assert.equal(new Set(errors.map((error) => `${error.line}:${error.column}:${error.message}`)).size, errors.length, 'reported once, not once per block');
+    });
+
+    it('servers that are not an object, or a value nested too deep in the history, are reported as for a small file', async () => {
+      const { home, workspace, input } = machine();
+      dirs.write(home, '.claude.json', bigClaudeJson(workspace, 2).replace('"mcpServers":{"global"', '"mcpServers":"nope","x":{"global"'));
+      const wrong = await loadConfiguration(input(['claudeCode']), noInputs);
+      assertDiagnostics(wrong.diagnostics, [{ severity: 'error', path: 'mcpServers', messageIncludes: 'expected an object keyed by server name' }]);
+      dirs.write(home, '.claude.json', bigClaudeJson(workspace, 2, `,"deep":${'['.repeat(100)}${']'.repeat(100)}`));
+      const deep = await loadConfiguration(input(['claudeCode']), noInputs);
+      assert.deepEqual(deep.servers.map((server) => server.name), ['local', 'global']);
+      assert.ok(deep.diagnostics.some((diagnostic) => /nested more than 64 levels deep/.test(diagnostic.message)), JSON.stringify(deep.diagnostics));
+    });
   });
 
   it('copilotCli: type local is stdio, a tools list is an allow list, ["*"] is all', async () => {

@@ -10,6 +10,7 @@ import { buildCli, fixture, REPO_ROOT, runCli, tableRow, tempWorkspace, waitForF
 interface JsonServer {
   name: string;
   source: string;
+  definedBy: string;
   state: string;
   connectMs: number | null;
   error?: string;
@@ -81,11 +82,12 @@ describe('doctor CLI', function () {
       assert.deepEqual(report.servers.map((server) => server.name), ['good', 'broken', 'off']);
 
       const good = serverIn(report, 'good');
-      assert.deepEqual(Object.keys(good), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(good), ['name', 'source', 'definedBy', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
       assert.equal(good.state, 'running');
       assert.deepEqual(good.lifecycle, { start: 'eager', idleStopMinutes: 0 });
       assert.equal(typeof good.connectMs, 'number');
       assert.equal(good.source, `workspace settings (${path.join(ws.dir, '.vscode', 'settings.json')})`);
+      assert.equal(good.definedBy, 'workspace', 'the folder\'s own settings are the repository\'s');
       assert.deepEqual(good.diagnostics, []);
       const echo = good.tools.find((tool) => tool.name === 'echo');
       const add = good.tools.find((tool) => tool.name === 'add');
@@ -95,14 +97,14 @@ describe('doctor CLI', function () {
       assert.deepEqual(good.tools.slice(0, 3).map((tool) => tool.name), ['echo', 'add', 'slow'], 'in the order the server lists them');
 
       const broken = serverIn(report, 'broken');
-      assert.deepEqual(Object.keys(broken), ['name', 'source', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(broken), ['name', 'source', 'definedBy', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
       assert.equal(broken.capabilities, null);
       assert.equal(broken.state, 'error');
       assert.equal(broken.connectMs, null);
       assert.match(broken.error ?? '', /exited with code 4/);
 
       const off = serverIn(report, 'off');
-      assert.deepEqual(Object.keys(off), ['name', 'source', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(off), ['name', 'source', 'definedBy', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
       assert.equal(off.state, 'disabled');
       assert.equal((good as unknown as { sandbox: unknown }).sandbox, null, 'an unsandboxed server says so');
     });

@@ -122,7 +122,7 @@ describe('doctor units', () => {
 
     it('takes --timeout only as a positive whole number of milliseconds', () => {
       const ok = parseDoctorOptions({ timeout: '2500', folder: 'demo' }, '/repo');
-      assert.deepEqual(ok, { ok: true, value: { folder: '/repo/demo', json: false, timeoutMs: 2500 } });
+      assert.deepEqual(ok, { ok: true, value: { folder: '/repo/demo', json: false, trustWorkspace: false, timeoutMs: 2500 } });
       for (const timeout of ['0', '-5', '1.5', 'abc', '', '99999999999']) assert.equal(parseDoctorOptions({ timeout }).ok, false, timeout);
     });
   });

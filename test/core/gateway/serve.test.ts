@@ -35,10 +35,10 @@ describe('gateway: serve', function () {
   afterEach(() => cleanup.run());
 
   it('parses [--folder DIR] [--port N]', () => {
-    assert.deepEqual(parseServeArgs([], '/work'), { folder: '/work', port: 0, wait: true });
-    assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), { folder: path.resolve('/work', 'sub'), port: 8123, wait: false });
-    assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait'], '/work'), { folder: '/abs', port: 0, wait: true });
-    assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), { folder: '/work', port: 0, wait: true, tokenFile: path.resolve('/work', 'keys/token') });
+    assert.deepEqual(parseServeArgs([], '/work'), { folder: '/work', port: 0, wait: true, trustWorkspace: false });
+    assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), { folder: path.resolve('/work', 'sub'), port: 8123, wait: false, trustWorkspace: false });
+    assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), { folder: '/abs', port: 0, wait: true, trustWorkspace: true });
+    assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), { folder: '/work', port: 0, wait: true, trustWorkspace: false, tokenFile: path.resolve('/work', 'keys/token') });
     assert.throws(() => parseServeArgs(['--token-file'], '/work'), /--token-file needs a value/);
     assert.throws(() => parseServeArgs(['--port', '70000'], '/work'), /--port must be an integer/);
     assert.throws(() => parseServeArgs(['--port', '-1'], '/work'), /--port must be an integer/);

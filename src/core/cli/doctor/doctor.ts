@@ -20,8 +20,8 @@ import { defaultTimeoutMs, waitUntilSettled } from './settle';
 import { describeDiagnostic, formatTableReport } from './tableReport';
 import { loadWorkspace } from '../folder/workspace';
 import { errorMessage } from '../../base/errorMessage';
-import { ConsentFile, defaultConsentFile, settleWorkspaceConsent } from '../../consent';
-import type { Confirm } from '../terminalQuestion';
+import { ConsentFile, defaultConsentFile, settleWorkspaceConsent, type Confirm, type ConsentedServers } from '../../consent';
+import type { LoadedWorkspace } from '../folder/workspace';
 
 /** stdout carries the report (or the call result) only; everything else goes to stderr. */
 export interface DoctorIo {
@@ -59,15 +59,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     return EXIT_FAILED;
   }
 
-  const env = environment.env ?? process.env;
-  // Before anything runs: the folder's own stdio servers need the user's word (asked here, on a terminal).
-  const consented = await settleWorkspaceConsent(workspace.servers, {
-    folders: [workspace.folder],
-    store: environment.consent ?? new ConsentFile(defaultConsentFile(env)),
-    trustWorkspace: options.trustWorkspace,
-    ...(environment.ask ? { ask: environment.ask } : {}),
-    app: 'doctor',
-  });
+  const consented = await askConsent(workspace, options, environment);
   if (signal?.aborted) return EXIT_FAILED;
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs(workspace.servers);
   // The same runtime as serve and the editor, so that exposed/filteredBy are exactly what chat would
@@ -86,10 +78,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
   });
   const { manager, catalog } = runtime;
   try {
-    const connecting = workspace.servers.filter((server) => 'transport' in server && server.enabled && !consented.blocks.has(server.name)).length;
-    if (connecting > 0) {
-      io.err(`Connecting ${connecting} server${connecting === 1 ? '' : 's'} in ${workspace.folder} (waiting up to ${timeoutMs} ms)\n`);
-    }
+    announce(consented, workspace.folder, timeoutMs, io);
     manager.onDidChangeState(({ server, state, previous }) => {
       if (!isSettled(previous) && isSettled(state)) io.err(`  ${server}: ${progressLine(state)}\n`);
     });
@@ -111,6 +100,22 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
   } finally {
     await runtime.dispose();
   }
+}
+
+function announce(consented: ConsentedServers, folder: string, timeoutMs: number, io: DoctorIo): void {
+  const connecting = consented.servers.filter((server) => 'transport' in server && server.enabled && !consented.blocks.has(server.name)).length;
+  if (connecting > 0) io.err(`Connecting ${connecting} server${connecting === 1 ? '' : 's'} in ${folder} (waiting up to ${timeoutMs} ms)\n`);
+}
+
+/** Before anything runs: the folder's own stdio servers need the user's word (asked here, on a terminal). */
+function askConsent(workspace: LoadedWorkspace, options: DoctorOptions, environment: DoctorEnvironment): Promise<ConsentedServers> {
+  return settleWorkspaceConsent(workspace.servers, {
+    folders: [workspace.folder],
+    store: environment.consent ?? new ConsentFile(defaultConsentFile(environment.env ?? process.env)),
+    trustWorkspace: options.trustWorkspace,
+    ...(environment.ask ? { ask: environment.ask } : {}),
+    app: 'doctor',
+  });
 }
 
 function progressLine(state: ServerState): string {
