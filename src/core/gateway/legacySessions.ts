@@ -15,7 +15,7 @@ import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
 import { SessionLedger, type OfferRelay, type RelaySession } from './offerRelay';
 import type { OfferFingerprint } from './offerIndex';
-import { BoundedEventStore } from './eventStore';
+import { BoundedEventStore, EventBudget } from './eventStore';
 import { createSessionServer } from './sessionServer';
 import { SessionTable, type TableSession } from './sessionTable';
 import { sessionHandler } from './sessionHttp';
@@ -68,6 +68,8 @@ export class LegacySessions {
   readonly onDidClose: Event<ClosedSession> = this.closeEmitter.event;
   /** Transports whose initialize request is still being answered; they have no session id yet. */
   private readonly opening = new Set<WebStandardStreamableHTTPServerTransport>();
+  /** What every session's stream events may hold together. */
+  private readonly eventBudget = new EventBudget();
 
   constructor(private readonly options: LegacySessionsOptions) {
     this.table = new SessionTable<LegacySession>(options.limits, options.clock, options.logger);
@@ -91,11 +93,12 @@ export class LegacySessions {
     // The session's tasks (a client that drives tasks itself): cancelled when the session closes.
     const tasks: GatewayTasks = new SessionTasks(this.options.clock);
     const server = createSessionServer(endpoint, source, logger, { ...(offers ? { offers, ledger } : {}), ...(relays ? { relays } : {}), tasks });
+    const events = new BoundedEventStore(undefined, undefined, this.eventBudget);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // Priming events with ids, and what was sent kept (bounded): a client whose stream broke
       // resumes with Last-Event-ID instead of losing the call's result.
-      eventStore: new BoundedEventStore(),
+      eventStore: events,
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
@@ -108,6 +111,7 @@ export class LegacySessions {
     const serve = sessionHandler(transport, this.options.clock, logger);
     server.onclose = () => {
       tasks.dispose();
+      events.clear();
       this.closed(transport, ledger);
     };
     this.opening.add(transport);

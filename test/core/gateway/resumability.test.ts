@@ -1,7 +1,7 @@
 // A 2025 client whose stream breaks during a call resumes it with Last-Event-ID and gets the
 // result; the store of sent events is bounded per session.
 import assert from 'node:assert/strict';
-import { BoundedEventStore } from '../../../src/core/gateway/eventStore';
+import { BoundedEventStore, EventBudget } from '../../../src/core/gateway/eventStore';
 import { Cleanup, startGateway, toolsServer } from './helpers';
 
 /** Reads SSE frames from a response until `stop` says so; returns them parsed. */
@@ -79,5 +79,36 @@ describe('gateway: resumable 2025 streams', function () {
     const small = new BoundedEventStore(100, 200);
     for (let index = 0; index < 10; index++) await small.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(50) } });
     assert.ok(small.size < 10, `bounded by bytes: ${small.size}`);
+  });
+
+  it('one budget across every session: the gateway\'s oldest events go first, whichever session holds them', async () => {
+    const budget = new EventBudget(10_000);
+    const message = (index: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: `${index}`.padEnd(900, '.') } });
+    const stores = Array.from({ length: 4 }, () => new BoundedEventStore(512, 1_000_000, budget));
+    const ids: string[][] = stores.map(() => []);
+    for (let round = 0; round < 10; round++) for (const [index, store] of stores.entries()) ids[index]?.push(await store.storeEvent('s', message(round)));
+    assert.ok(budget.bytes <= 10_000, `${budget.bytes} bytes kept across sessions`);
+    assert.ok(stores.every((store) => store.size >= 2), `every session keeps its newest: ${stores.map((store) => store.size).join(', ')}`);
+    // The first events of every session went; the last of each can still be resumed from.
+    for (const [index, store] of stores.entries()) {
+      await assert.rejects(store.replayEventsAfter(ids[index]?.[0] ?? '', { send: async () => undefined }), /no longer kept/);
+      assert.equal(await store.replayEventsAfter(ids[index]?.at(-2) ?? '', { send: async () => undefined }), 's');
+    }
+    // A closed session gives its share back.
+    for (const store of stores) store.clear();
+    assert.equal(budget.bytes, 0);
+  });
+
+  it('an event larger than a session may keep is not kept whole: a resume across it is refused, one past it works', async () => {
+    const budget = new EventBudget(1_000_000);
+    const store = new BoundedEventStore(100, 1_000, budget);
+    const before = await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+    const huge = await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(5_000) } });
+    const after = await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 3 } });
+    assert.ok(budget.bytes < 1_000, `the large event is not held: ${budget.bytes} bytes`);
+    await assert.rejects(store.replayEventsAfter(before, { send: async () => undefined }), /no longer kept|larger than/);
+    const replayed: string[] = [];
+    await store.replayEventsAfter(huge, { send: async (id) => void replayed.push(id) });
+    assert.deepEqual(replayed, [after]);
   });
 });
