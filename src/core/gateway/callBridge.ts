@@ -6,8 +6,11 @@
 //
 // The parked call's id travels as the round's upstream state, sealed in the client's
 // requestState like any other (clientRounds.ts), so a retry is bound to its request and spent
-// once. Bounded: at most MAX_PARKED calls wait at once (the oldest is cancelled to make room), each
-// at most ROUND_TTL_SECONDS for its client to come back; an abandoned one is cancelled upstream.
+// once. Bounded: at most MAX_PARKED calls wait at once, and MAX_PARKED_PER_CLIENT of one client
+// (clientKeyOf): a client over its share, or a full bridge, makes room by cancelling the oldest call
+// of that client, or of the client that has the most waiting, never of a client within its share
+// while another is over it. Each waits at most ROUND_TTL_SECONDS for its client to come back; an
+// abandoned one is cancelled upstream.
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, type InputRequiredResult } from '@modelcontextprotocol/server';
 import type { Clock, TimerHandle } from '../base/clock';
@@ -18,6 +21,7 @@ import { rpcError } from './callErrors';
 import { ROUND_TTL_SECONDS } from './clientRounds';
 
 export const MAX_PARKED = 256;
+export const MAX_PARKED_PER_CLIENT = 64;
 /** Marks a round's state as a parked call's, not an upstream's own. */
 const PARKED = 'switchboard-parked:';
 
@@ -32,6 +36,7 @@ interface Ask {
 class ParkedCall<T> {
   /** Given when the call is first parked: most calls never are (this runs for every call). */
   id = '';
+  constructor(readonly client: string) {}
   readonly controller = new AbortController();
   private readonly asks = new Map<string, Ask>();
   private asked = 0;
@@ -105,7 +110,7 @@ export class CallBridge {
    * resumes the call its retry names. `signal` is the request's: it ends the call only while this
    * request waits for it.
    */
-  async run<T>(upstream: string, options: CallerOptions, signal: AbortSignal, call: (options: CallerOptions) => Promise<T | ClientInputRound>): Promise<T | ClientInputRound> {
+  async run<T>(upstream: string, options: CallerOptions, signal: AbortSignal, call: (options: CallerOptions) => Promise<T | ClientInputRound>, client = ''): Promise<T | ClientInputRound> {
     const rounds = options.rounds;
     const state = rounds?.requestState;
     let parked: ParkedCall<T>;
@@ -115,7 +120,7 @@ export class CallBridge {
       parked = found;
       parked.answer(rounds?.inputResponses);
     } else {
-      parked = this.start(upstream, options, rounds?.clientAnswers ?? new Set(), call);
+      parked = this.start(upstream, options, rounds?.clientAnswers ?? new Set(), call, client);
     }
     this.clock.clearTimeout(parked.expiry);
     const next = await parked.next(signal);
@@ -123,6 +128,21 @@ export class CallBridge {
     this.parked.delete(parked.id);
     if ('error' in next) throw next.error;
     return next.value;
+  }
+
+  /** Room for one more call of `client`: from its own when it is at its share, else from the largest holder when full. */
+  private makeRoom(client: string): void {
+    const counts = new Map<string, number>();
+    for (const waiting of this.parked.values()) counts.set(waiting.client, (counts.get(waiting.client) ?? 0) + 1);
+    let from: string | undefined;
+    if ((counts.get(client) ?? 0) >= MAX_PARKED_PER_CLIENT) from = client;
+    else if (this.parked.size >= MAX_PARKED) for (const [holder, count] of counts) if (from === undefined || count > (counts.get(from) ?? 0)) from = holder;
+    if (from === undefined) return;
+    for (const waiting of this.parked.values()) {
+      if (waiting.client !== from) continue;
+      this.forget(waiting, from === client ? 'this client has too many calls waiting for its answers' : 'too many calls wait for their clients');
+      return;
+    }
   }
 
   /** Every parked call is cancelled (the gateway stops). */
@@ -137,8 +157,8 @@ export class CallBridge {
     parked.controller.abort(new Error(why));
   }
 
-  private start<T>(upstream: string, options: CallerOptions, declared: ReadonlySet<InputKind>, call: (options: CallerOptions) => Promise<T | ClientInputRound>): ParkedCall<T> {
-    const parked = new ParkedCall<T>();
+  private start<T>(upstream: string, options: CallerOptions, declared: ReadonlySet<InputKind>, call: (options: CallerOptions) => Promise<T | ClientInputRound>, client: string): ParkedCall<T> {
+    const parked = new ParkedCall<T>(client);
     const running = { ...options, signal: parked.controller.signal };
     const started = runRelayed(this.host, upstream, relayAsking(declared, (kind, params) => parked.ask(kind, params)), () => call(running));
     started.then(
@@ -151,11 +171,7 @@ export class CallBridge {
   /** The round the client gets: the asks as input requests, the parked call's id as the state. */
   private roundOf<T>(parked: ParkedCall<T>, asks: Ask[]): ClientInputRound {
     if (parked.id === '') parked.id = randomUUID();
-    if (!this.parked.has(parked.id) && this.parked.size >= MAX_PARKED) {
-      // Full: the call that has waited longest for its client makes room.
-      const [oldest] = this.parked.values();
-      if (oldest) this.forget(oldest, 'too many calls wait for their clients');
-    }
+    if (!this.parked.has(parked.id)) this.makeRoom(parked.client);
     this.parked.set(parked.id, parked as ParkedCall<unknown>);
     parked.expiry = this.clock.setTimeout(() => this.forget(parked as ParkedCall<unknown>, 'the client did not come back with its answer in time'), ROUND_TTL_SECONDS * 1000);
     const round: InputRequiredResult = { resultType: 'input_required', inputRequests: Object.fromEntries(asks.map((ask) => [ask.key, ask.request])) as InputRequiredResult['inputRequests'], requestState: `${PARKED}${parked.id}` };

@@ -6,6 +6,7 @@ import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import { runRelayed, type RelayHost, type RequestRelay } from '../connection/serverRequests';
 import type { CallerOptions } from '../connection/connectionOptions';
 import type { CallBridge } from './callBridge';
+import { clientKeyOf } from './clientRounds';
 
 export type { RelayHost };
 
@@ -55,7 +56,7 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
  */
 export function relayedThrough(host: RelayHost | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
   return (upstream, ctx, options, run) => {
-    if (ctx.mcpReq.envelope !== undefined) return bridge && options.rounds ? (bridge.run(upstream, options, ctx.mcpReq.signal, run) as ReturnType<typeof run>) : run(options);
+    if (ctx.mcpReq.envelope !== undefined) return bridge && options.rounds ? (bridge.run(upstream, options, ctx.mcpReq.signal, run, clientKeyOf(ctx)) as ReturnType<typeof run>) : run(options);
     return runRelayed(host, upstream, host ? clientRelay(server, ctx) : undefined, () => run(options));
   };
 }

@@ -13,6 +13,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
+  CLIENT_INFO_META_KEY as CLIENT_INFO,
   LOG_LEVEL_META_KEY as LOG_LEVEL,
   ProtocolErrorCode,
   createRequestStateCodec,
@@ -143,6 +144,19 @@ export class GatewayRounds {
       this.spent.delete(nonce);
     }
   }
+}
+
+/**
+ * Which client a 2026-07-28 request comes from, for the shares of what the gateway keeps for such
+ * clients (tasks, parked calls): they have no sessions, and with one token every client looks alike
+ * but for the name and version each says it is. A client that lies gets the share of the name it
+ * gives; the gateway's totals still bound everything.
+ */
+export function clientKeyOf(ctx: ServerContext): string {
+  const info = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
+  const name = typeof info?.name === 'string' ? info.name.slice(0, 200) : '(unnamed)';
+  const version = typeof info?.version === 'string' ? info.version.slice(0, 50) : '';
+  return `${name}@${version}`;
 }
 
 /**

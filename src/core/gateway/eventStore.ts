@@ -38,7 +38,10 @@ export class EventBudget {
       if (oldest) oldest.store.dropOldest(oldest.id);
     }
     // Compact now and then, so the queue does not grow with the gateway's lifetime.
-    if (this.head > 1024 && this.head * 2 > this.order.length) this.order.splice(0, this.head), (this.head = 0);
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order.splice(0, this.head);
+      this.head = 0;
+    }
   }
 
   /** An event left its store (dropped by its session's own bound, or the session closed). */

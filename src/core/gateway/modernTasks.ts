@@ -12,7 +12,7 @@ import { TASKS_EXTENSION } from '../connection/clientLink';
 import { isTaskOver } from '../connection/runningTasks';
 import { INPUT_METHOD, isInputRound, type ClientInputRound } from '../connection/inputRounds';
 import { relayAsking, type RequestRelay } from '../connection/serverRequests';
-import type { OpenRound } from './clientRounds';
+import { clientKeyOf, type OpenRound } from './clientRounds';
 import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle, TASK_PARAMS } from './taskHandlers';
 
@@ -22,7 +22,7 @@ const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** How long a task-supporting call runs before its client gets a task instead of waiting. */
 export const ESCALATE_MS = 400;
 
-export const MODERN_RULES: TaskRules = { toolErrorFails: false, maxRunning: 64, maxKept: 256, holder: 'The gateway' };
+export const MODERN_RULES: TaskRules = { toolErrorFails: false, maxRunning: 64, maxKept: 256, perOwner: { maxRunning: 16, maxKept: 64 }, holder: 'The gateway' };
 
 /** The gateway's tasks for 2026-07-28 clients, and the clock that times escalation. */
 export interface ModernTasks {
@@ -151,7 +151,7 @@ export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, ro
       const outcome = await first;
       if ('error' in outcome) throw outcome.error;
       return continueRounds(outcome.value, work, { ...round.options, onProgress }, (options) => run(options, relay));
-    });
+    }, clientKeyOf(ctx));
     return asTaskHandle({ resultType: 'task', ...wireTask(task) }) as unknown as CallToolResult;
   } catch (error) {
     // No room for a task: the call it would have run ends here.

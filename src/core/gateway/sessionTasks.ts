@@ -48,6 +48,8 @@ export interface TaskWork<C> {
 
 interface Entry<C> {
   view: Task;
+  /** The client it was started for, where the store has several (TaskRules.perOwner). */
+  readonly owner: string;
   outcome?: TaskOutcome;
   outcomeChars: number;
   readonly controller: AbortController;
@@ -68,6 +70,11 @@ export interface TaskRules {
   readonly toolErrorFails: boolean;
   readonly maxRunning: number;
   readonly maxKept: number;
+  /**
+   * Where one store serves several clients (the gateway's, for 2026-07-28 clients): what one of
+   * them may hold, so that one client's load neither takes every slot nor pushes out another's results.
+   */
+  readonly perOwner?: { readonly maxRunning: number; readonly maxKept: number };
   /** Who the bound is for, in the refusal: "this session", "the gateway". */
   readonly holder: string;
 }
@@ -93,18 +100,22 @@ export class SessionTasks<C> {
     private readonly rules: TaskRules = SESSION_RULES,
   ) {}
 
-  /** Creates a task running `run`; throws when the session runs its maximum. */
-  start(requestedTtl: number | undefined, run: (work: TaskWork<C>) => Promise<CallToolResult>): Task {
+  /** Creates a task running `run` for `owner`; throws when the session (or that owner) runs its maximum. */
+  start(requestedTtl: number | undefined, run: (work: TaskWork<C>) => Promise<CallToolResult>, owner = ''): Task {
     if (this.disposed) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The gateway is closing this session');
-    const { maxRunning, holder, toolErrorFails } = this.rules;
+    const { maxRunning, holder, toolErrorFails, perOwner } = this.rules;
+    if (perOwner && this.running(owner) >= perOwner.maxRunning) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `This client is running ${perOwner.maxRunning} tasks, the most the gateway runs at once for one client; try again when one ends`);
+    }
     if (this.running() >= maxRunning) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${holder} is running ${maxRunning} tasks, the most the gateway runs at once for it; try again when one ends`);
     }
-    this.makeRoom();
+    this.makeRoom(owner);
     const ttl = Math.min(MAX_TTL_MS, Math.max(1_000, Math.floor(requestedTtl ?? DEFAULT_TTL_MS)));
     const taskId = randomUUID();
     const now = new Date(this.clock.now()).toISOString();
     const entry: Entry<C> = {
+      owner,
       view: { taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttl, pollInterval: POLL_INTERVAL_MS },
       outcomeChars: 0,
       controller: new AbortController(),
@@ -192,22 +203,53 @@ export class SessionTasks<C> {
     this.changeEmitter.dispose();
   }
 
-  private running(): number {
+  /** Unfinished tasks, of `owner` or of everyone. */
+  private running(owner?: string): number {
     let count = 0;
-    for (const entry of this.entries.values()) if (!entry.outcome) count += 1;
+    for (const entry of this.entries.values()) if (!entry.outcome && (owner === undefined || entry.owner === owner)) count += 1;
     return count;
   }
 
-  /** The oldest finished tasks go while the session keeps too many, or too large results. */
-  private makeRoom(): void {
+  /**
+   * The oldest finished tasks go while the session keeps too many, or too large results. With
+   * shares: a client over its own share makes room from its own, and a full store from the client
+   * that keeps the most, never from a client within its share while another is over it.
+   */
+  private makeRoom(owner: string): void {
+    const share = this.rules.perOwner?.maxKept;
+    if (share !== undefined) this.dropFinished(share - 1, (entry) => entry.owner === owner);
     let chars = 0;
     for (const entry of this.entries.values()) chars += entry.outcomeChars;
-    for (const [taskId, entry] of this.entries) {
-      if (this.entries.size < this.rules.maxKept && chars <= MAX_KEPT_RESULT_CHARS) return;
-      if (!entry.outcome) continue;
-      chars -= entry.outcomeChars;
-      this.drop(taskId, entry, 'Deleted to make room');
+    while (this.entries.size >= this.rules.maxKept || chars > MAX_KEPT_RESULT_CHARS) {
+      const largest = share === undefined ? undefined : this.largestOwner();
+      const dropped = this.dropFinished(0, largest === undefined ? () => true : (entry) => entry.owner === largest, 1);
+      if (dropped === 0 && (largest === undefined || this.dropFinished(0, () => true, 1) === 0)) return;
+      chars = 0;
+      for (const entry of this.entries.values()) chars += entry.outcomeChars;
     }
+  }
+
+  /** Drops the oldest finished tasks matching `whose` until at most `keep` of theirs are left (or `limit` are dropped); says how many went. */
+  private dropFinished(keep: number, whose: (entry: Entry<C>) => boolean, limit = Infinity): number {
+    let theirs = 0;
+    for (const entry of this.entries.values()) if (whose(entry)) theirs += 1;
+    let dropped = 0;
+    for (const [taskId, entry] of this.entries) {
+      if (theirs <= keep || dropped >= limit) break;
+      if (!whose(entry) || !entry.outcome) continue;
+      this.drop(taskId, entry, 'Deleted to make room');
+      theirs -= 1;
+      dropped += 1;
+    }
+    return dropped;
+  }
+
+  private largestOwner(): string | undefined {
+    const counts = new Map<string, number>();
+    for (const entry of this.entries.values()) if (entry.outcome) counts.set(entry.owner, (counts.get(entry.owner) ?? 0) + 1);
+    let largest: string | undefined;
+    for (const [owner, count] of counts) if (largest === undefined || count > (counts.get(largest) ?? 0)) largest = owner;
+    return largest;
   }
 
   private find(taskId: string): Entry<C> {

@@ -5,7 +5,7 @@
 // features/gatewayModernTasks.test.ts.
 import assert from 'node:assert/strict';
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { CallBridge, MAX_PARKED } from '../../../src/core/gateway/callBridge';
+import { CallBridge, MAX_PARKED, MAX_PARKED_PER_CLIENT } from '../../../src/core/gateway/callBridge';
 import { ROUND_TTL_SECONDS } from '../../../src/core/gateway/clientRounds';
 import type { ClientInputRound, InputKind } from '../../../src/core/connection/inputRounds';
 import type { RelayHost, RequestRelay } from '../../../src/core/connection/serverRequests';
@@ -89,17 +89,38 @@ describe('parked calls of 2026-07-28 clients (gateway/callBridge)', () => {
     assert.equal(seen.signal?.aborted, true);
   });
 
-  it(`parks at most ${MAX_PARKED} calls: the one waiting longest is cancelled to make room`, async () => {
+  it(`parks at most ${MAX_PARKED} calls: when full, the oldest of the client with the most waiting makes room`, async () => {
     const host = new Host();
     const bridge = new CallBridge(host, new FakeClock());
     const signals: Array<{ signal?: AbortSignal }> = [];
+    // Clients within their share fill the bridge; one more call cancels exactly one, the oldest.
+    const clients = Math.ceil(MAX_PARKED / MAX_PARKED_PER_CLIENT);
     for (let index = 0; index <= MAX_PARKED; index += 1) {
       const seen: { signal?: AbortSignal } = {};
       signals.push(seen);
-      asRound(await bridge.run('up', declared('elicitation'), never, greeting(host, seen)));
+      asRound(await bridge.run('up', declared('elicitation'), never, greeting(host, seen), `client-${index % (clients + 1)}`));
     }
-    assert.equal(signals[0]?.signal?.aborted, true, 'the first went');
     assert.equal(signals.filter((seen) => seen.signal?.aborted).length, 1);
+    assert.equal(signals[0]?.signal?.aborted, true, 'the first went');
+  });
+
+  it(`one client over its share (${MAX_PARKED_PER_CLIENT}) loses its own oldest calls, never another client's`, async () => {
+    const host = new Host();
+    const bridge = new CallBridge(host, new FakeClock());
+    const polite: { signal?: AbortSignal } = {};
+    const round = asRound(await bridge.run('up', declared('elicitation'), never, greeting(host, polite), 'polite@1'));
+    const hog: Array<{ signal?: AbortSignal }> = [];
+    for (let index = 0; index < 300; index += 1) {
+      const seen: { signal?: AbortSignal } = {};
+      hog.push(seen);
+      asRound(await bridge.run('up', declared('elicitation'), never, greeting(host, seen), 'hog@1'));
+    }
+    assert.equal(polite.signal?.aborted, false, 'the other client\'s call still waits');
+    assert.equal(hog.filter((seen) => !seen.signal?.aborted).length, MAX_PARKED_PER_CLIENT, 'the hog keeps its share, its newest');
+    assert.equal(hog.at(-1)?.signal?.aborted, false);
+    const [key] = Object.keys(round.inputRequests ?? {});
+    const done = await bridge.run('up', { rounds: { clientAnswers: new Set(['elicitation']), inputResponses: { [key ?? '']: { action: 'accept', content: { name: 'Ada' } } }, requestState: round.requestState ?? '' } }, never, greeting(host, {}), 'polite@1');
+    assert.equal(done, 'Hello Ada');
   });
 
   it('the request\'s own cancellation ends the call only while that request waits for it', async () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { MAX_KEPT, MAX_RUNNING, POLL_INTERVAL_MS, SessionTasks, type TaskWork } from '../../../src/core/gateway/sessionTasks';
 import { FakeClock } from '../support/fakeClock';
+import { MODERN_RULES } from '../../../src/core/gateway/modernTasks';
 
 type Channel = string;
 
@@ -201,5 +202,35 @@ describe('gateway tasks of one session', () => {
     tasks.dispose();
     assert.ok(work.work().signal.aborted);
     assert.throws(() => tasks.start(undefined, controlled().run), ProtocolError);
+  });
+
+  describe('one store for many clients (the gateway\'s, for 2026-07-28 clients): each client has its share', () => {
+    const share = MODERN_RULES.perOwner ?? { maxRunning: 0, maxKept: 0 };
+
+    it(`one client runs at most ${share.maxRunning} tasks; another still gets one`, async () => {
+      const tasks = new SessionTasks<Channel>(new FakeClock(), MODERN_RULES);
+      for (let index = 0; index < share.maxRunning; index++) tasks.start(undefined, controlled().run, 'hog@1');
+      assert.throws(() => tasks.start(undefined, controlled().run, 'hog@1'), /This client is running 16 tasks, the most the gateway runs at once for one client/);
+      assert.equal(tasks.start(undefined, controlled().run, 'polite@1').status, 'working');
+    });
+
+    it('a client keeping too many finished tasks loses its own oldest results, never another client\'s', async () => {
+      const tasks = new SessionTasks<Channel>(new FakeClock(), MODERN_RULES);
+      const polite = controlled();
+      const kept = tasks.start(undefined, polite.run, 'polite@1');
+      polite.resolve(text('mine'));
+      await new Promise((resolve) => setImmediate(resolve));
+      const hogIds: string[] = [];
+      for (let index = 0; index < MODERN_RULES.maxKept + 50; index++) {
+        const work = controlled();
+        hogIds.push(tasks.start(undefined, work.run, 'hog@1').taskId);
+        work.resolve(text(`hog ${index}`));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.equal(tasks.detail(kept.taskId).task.status, 'completed', 'the polite client\'s result is still there');
+      assert.throws(() => tasks.detail(hogIds[0] ?? ''), invalidParams);
+      assert.equal(tasks.detail(hogIds.at(-1) ?? '').task.status, 'completed');
+      assert.equal(hogIds.filter((id) => { try { tasks.detail(id); return true; } catch { return false; } }).length, share.maxKept);
+    });
   });
 });
