@@ -30,4 +30,13 @@ describe('CLI with a hostile server', function () {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /quarantined: the definition of tool `deep` is nested more than 64 levels deep/);
   });
+
+  it('doctor shows names and errors from outside inert: escape codes, a bidi override and NUL are visible, not acted on', async () => {
+    const hostile = 'evil\u001b]0;pwned\u0007\u202eX\u0000';
+    const ws = tempWorkspace(cleanup, { [hostile]: { command: 'definitely-not-a-command-\u001b[2J' } });
+    const run = await runCli(['doctor', '--folder', ws.dir], { env: { XDG_CACHE_HOME: tempCacheHome(cleanup) } });
+    const all = run.stdout + run.stderr;
+    for (const raw of ['\u001b', '\u0007', '\u202e', '\u0000']) assert.ok(!all.includes(raw), `U+${raw.charCodeAt(0).toString(16).padStart(4, '0')} reached the terminal: ${JSON.stringify(all.slice(0, 400))}`);
+    assert.match(run.stdout, /evil\\x1b\]0;pwned\\x07\\u202eX\\x00/);
+  });
 });
