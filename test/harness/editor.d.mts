@@ -15,6 +15,8 @@ export interface CodeServer {
   readonly url: string;
   readonly port: number;
   readonly userDataDir: string;
+  /** The run's temp folder; the editor's XDG_CONFIG_HOME is its `config`. */
+  readonly stateDir: string;
   readonly extensionsDir: string;
   readonly output: string[];
   workbenchUrl(options?: WorkbenchUrlOptions): string;

@@ -24,6 +24,13 @@ describe('Allow… after Deny (UI)', function () {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
+  /** The answers in the consent file the editor shares with the CLI (core/consent), in order. */
+  const sharedAnswers = (): string[] => {
+    const file = path.join(workbench.configHome, 'mcp-switchboard', 'consent.json');
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as { answers: Record<string, { answer: string; server: string }> };
+    return Object.values(stored.answers).filter((entry) => entry.server.startsWith('denied in ')).map((entry) => entry.answer);
+  };
+
   const consentDialog = () => workbench.page.locator('.monaco-dialog-box', { hasText: '"denied"' });
 
   async function answer(button: string): Promise<void> {
@@ -41,6 +48,7 @@ describe('Allow… after Deny (UI)', function () {
     const hover = await rowTooltip(page, row, 'Consent');
     assert.match(await hover.innerText(), /click Allow… on the row \(or Start\) to be asked again for this server alone/);
     assert.equal(fs.existsSync(marker), false);
+    assert.deepEqual(sharedAnswers(), ['denied'], 'the editor keeps its answer where doctor and serve read it');
   });
 
   it('Allow… on the row asks again; Deny again keeps it blocked, Allow starts it', async () => {
@@ -57,6 +65,8 @@ describe('Allow… after Deny (UI)', function () {
     await answer('Allow');
     await row.locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
     assert.equal(fs.existsSync(marker), true);
+    // The same entry, the answer replaced: `serve` in this folder now runs it without asking.
+    assert.deepEqual(sharedAnswers(), ['granted']);
   });
 });
 

@@ -14,6 +14,8 @@ export interface Workbench {
   readonly workspace: string;
   /** code-server's user-data folder; the user settings are in User/settings.json. */
   readonly userDataDir: string;
+  /** The editor's XDG_CONFIG_HOME, one per run: Switchboard's consent file (shared with the CLI) is under it. */
+  readonly configHome: string;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function openWorkbench(workspaceName = 'basic', options: OpenOption
     page,
     workspace,
     userDataDir: server.userDataDir,
+    configHome: path.join(server.stateDir, 'config'),
     async close() {
       await browser.close();
       await server.stop();
