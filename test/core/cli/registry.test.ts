@@ -1,24 +1,16 @@
 // `mcp-switchboard registry search` and `registry add`, run as the built CLI against the local
 // registry; the added server is then checked with doctor, as the command suggests.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { inputEnvVarName } from '../../../src/core/config';
 import { runCli } from '../doctor/helpers';
 import { startHttpFixture } from '../connection/helpers';
-import { tempDir, type Cleanup } from '../support/cleanup';
+import { tempDir } from '../support/cleanup';
 import { cliSuite } from '../support/cliSuite';
+import { startRegistry } from '../support/registryFixture';
 
-const REGISTRY = path.resolve(__dirname, '../../fixtures/registry-server.mjs');
 
-async function startRegistry(cleanup: Cleanup, args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [REGISTRY, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
-  cleanup.add(() => void child.kill('SIGKILL'));
-  const port = await new Promise<number>((resolve) => readline.createInterface({ input: child.stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port)));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe('mcp-switchboard registry (CLI)', function () {
   this.timeout(60_000);

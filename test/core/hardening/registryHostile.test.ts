@@ -4,25 +4,17 @@
 // the field named and nothing written; an existing entry is replaced only when the user says so; a
 // settings file that does not parse is never edited; a body sent byte by byte times out cleanly.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { RegistryClient, RegistryError } from '../../../src/core/registry/registryClient';
 import { entryFromRegistry, installOptions } from '../../../src/core/registry/registryEntry';
 import { runRegistry } from '../../../src/core/cli/registry';
 import { runCli } from '../doctor/helpers';
 import { tempDir, type Cleanup } from '../support/cleanup';
 import { cliSuite } from '../support/cliSuite';
+import { startRegistry } from '../support/registryFixture';
 
-const REGISTRY = path.resolve(__dirname, '../../fixtures/registry-server.mjs');
 
-async function startRegistry(cleanup: Cleanup, args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [REGISTRY, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
-  cleanup.add(() => void child.kill('SIGKILL'));
-  const port = await new Promise<number>((resolve) => readline.createInterface({ input: child.stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port)));
-  return `http://127.0.0.1:${port}`;
-}
 
 function folderWithSettings(cleanup: Cleanup, text: string): { folder: string; file: string } {
   const folder = tempDir(cleanup);

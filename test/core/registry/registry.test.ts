@@ -1,31 +1,14 @@
 // The registry client against a local registry (test/fixtures/registry-server.mjs) serving
 // real-shaped server.json documents, and the entries made from them: each loads as a valid server.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import readline from 'node:readline';
 import { loadConfiguration, type ServerDefinition, type StdioServerDefinition } from '../../../src/core/config';
 import { RegistryClient, RegistryError } from '../../../src/core/registry/registryClient';
 import { entryFromRegistry, installOptions, registryServerName } from '../../../src/core/registry/registryEntry';
 import { Cleanup } from '../support/cleanup';
 import { baseInput, expectValid } from '../config/helpers';
+import { startRegistry } from '../support/registryFixture';
 
-const REGISTRY = path.resolve(__dirname, '../../fixtures/registry-server.mjs');
 
-async function startRegistry(cleanup: Cleanup, args: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [REGISTRY, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
-  cleanup.add(async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`registry fixture exited (${code})`)));
-  });
-  return `http://127.0.0.1:${port}`;
-}
 
 /** The entry as Switchboard loads it, with every `${input:}` answered. */
 async function load(name: string, entry: unknown): Promise<ServerDefinition> {
