@@ -11,7 +11,7 @@ import {
   type ServerSource,
   type SettingsEntry,
 } from '../core/config';
-import { DEFAULT_IDLE_STOP_KEY, DEFAULT_LIFECYCLE_KEY, inspectSetting, SANDBOX_ENABLED_KEY, SANDBOX_RULES_KEY, SERVERS_KEY, SOURCES_KEY } from './settings';
+import { DEFAULT_IDLE_STOP_KEY, DEFAULT_LIFECYCLE_KEY, inspectServerSetting, SANDBOX_ENABLED_KEY, SANDBOX_RULES_KEY, SERVERS_KEY, SOURCES_KEY } from './settings';
 
 function settingsFile(kind: 'user' | 'workspace' | 'folder', folder?: vscode.WorkspaceFolder): string | undefined {
   if (kind === 'folder' && folder) return vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath;
@@ -45,7 +45,7 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
     diagnostics.push(...result.diagnostics);
   };
 
-  const root = inspectSetting<unknown>(SERVERS_KEY);
+  const root = inspectServerSetting<unknown>(SERVERS_KEY);
   add(root?.globalValue, source('user'));
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (!vscode.workspace.isTrusted) {
@@ -63,11 +63,11 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
   }
   if (folders.length > 1 && vscode.workspace.isTrusted) {
     for (const folder of folders) {
-      add(inspectSetting<unknown>(SERVERS_KEY, folder)?.workspaceFolderValue, source('folder', folder));
+      add(inspectServerSetting<unknown>(SERVERS_KEY, folder)?.workspaceFolderValue, source('folder', folder));
     }
   }
 
-  const sources = inspectSetting<unknown>(SOURCES_KEY);
+  const sources = inspectServerSetting<unknown>(SOURCES_KEY);
   const sourcesValue = sources?.workspaceValue ?? sources?.globalValue;
   const sourcesOrigin = sources?.workspaceValue !== undefined ? source('workspace') : source('user');
 
@@ -87,8 +87,8 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
 
 /** Effective values (folder over workspace over user): they only say when servers start. */
 function readLifecycleDefaults(): ConfigurationInput['lifecycleDefaults'] {
-  const lifecycle = inspectSetting<unknown>(DEFAULT_LIFECYCLE_KEY);
-  const idleStop = inspectSetting<unknown>(DEFAULT_IDLE_STOP_KEY);
+  const lifecycle = inspectServerSetting<unknown>(DEFAULT_LIFECYCLE_KEY);
+  const idleStop = inspectServerSetting<unknown>(DEFAULT_IDLE_STOP_KEY);
   return {
     lifecycle: lifecycle?.workspaceValue ?? lifecycle?.globalValue,
     idleStopMinutes: idleStop?.workspaceValue ?? idleStop?.globalValue,
@@ -99,8 +99,8 @@ function readLifecycleDefaults(): ConfigurationInput['lifecycleDefaults'] {
 /** The user's own values only (application scope): a workspace cannot turn sandboxing off. */
 function readSandboxDefaults(): ConfigurationInput['sandboxDefaults'] {
   return {
-    enabled: inspectSetting<unknown>(SANDBOX_ENABLED_KEY)?.globalValue,
-    rules: inspectSetting<unknown>(SANDBOX_RULES_KEY)?.globalValue,
+    enabled: inspectServerSetting<unknown>(SANDBOX_ENABLED_KEY)?.globalValue,
+    rules: inspectServerSetting<unknown>(SANDBOX_RULES_KEY)?.globalValue,
     origin: source('user'),
   };
 }

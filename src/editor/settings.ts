@@ -15,6 +15,19 @@ export const SANDBOX_RULES_KEY = 'sandbox.rules';
 export const SANDBOX_WORKSPACE_KEY = 'sandbox.workspaceServers';
 export const REGISTRY_URL_KEY = 'registry.url';
 
+/**
+ * Every setting the servers are built from: the configuration reader reads them only through
+ * inspectServerSetting, which takes no other key, and a change to any of them reloads the servers
+ * (settingsChange). One list, so a setting the reader starts to read cannot be missing from it.
+ */
+export const SERVER_SETTING_KEYS = [SERVERS_KEY, SOURCES_KEY, DEFAULT_LIFECYCLE_KEY, DEFAULT_IDLE_STOP_KEY, SANDBOX_ENABLED_KEY, SANDBOX_RULES_KEY, SANDBOX_WORKSPACE_KEY] as const;
+export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
+
+/** A setting the servers are built from, as each scope has it. */
+export function inspectServerSetting<T>(key: ServerSettingKey, folder?: vscode.WorkspaceFolder) {
+  return inspectSetting<T>(key, folder);
+}
+
 /** The registry Add Server from Registry searches: the user's own setting only (application scope). */
 export function registryUrl(): string {
   const value = inspectSetting<unknown>(REGISTRY_URL_KEY)?.globalValue;
@@ -29,7 +42,7 @@ export type WorkspaceSandboxMode = 'ask' | 'sandboxed';
  * able to turn off what protects the user from it.
  */
 export function workspaceSandboxMode(): WorkspaceSandboxMode {
-  return inspectSetting<unknown>(SANDBOX_WORKSPACE_KEY)?.globalValue === 'sandboxed' ? 'sandboxed' : 'ask';
+  return inspectServerSetting<unknown>(SANDBOX_WORKSPACE_KEY)?.globalValue === 'sandboxed' ? 'sandboxed' : 'ask';
 }
 
 /** `mcpSwitchboard.<key>` as each scope has it (not merged): scope decides trust and consent. */
@@ -65,7 +78,7 @@ export async function setToolEnabled(server: string, tool: string, enabled: bool
 export interface SettingsChange {
   /** `mcpSwitchboard.tools.*`: the catalog's filters and budget. */
   readonly tools: boolean;
-  /** `mcpSwitchboard.servers` or `.sources`: the configuration is read again. */
+  /** One of SERVER_SETTING_KEYS (servers, sources, defaults, the sandbox): the configuration is read again. */
   readonly servers: boolean;
 }
 
@@ -74,7 +87,7 @@ export function settingsChange(event: vscode.ConfigurationChangeEvent): Settings
   if (!event.affectsConfiguration(SECTION)) return undefined;
   return {
     tools: event.affectsConfiguration(`${SECTION}.tools`),
-    servers: [SERVERS_KEY, SOURCES_KEY, DEFAULT_LIFECYCLE_KEY, DEFAULT_IDLE_STOP_KEY].some((key) => event.affectsConfiguration(`${SECTION}.${key}`)),
+    servers: SERVER_SETTING_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`)),
   };
 }
 

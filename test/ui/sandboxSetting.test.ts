@@ -1,0 +1,37 @@
+// Turning the sandbox on for every server (mcpSwitchboard.sandbox.enabled in the user settings)
+// restarts a running server sandboxed, in the real editor, without a reload of the window. Before,
+// the setting was read when servers loaded but a change to it reloaded nothing, and the servers
+// kept running unsandboxed until the window was reloaded.
+import fs from 'node:fs';
+import path from 'node:path';
+import { activityBarEntry, openWorkbench, treeRow, type Workbench } from './workbench';
+
+const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
+
+describe('the sandbox setting takes effect at once (UI)', function () {
+  if (process.platform !== 'linux') return;
+  this.timeout(180_000);
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('basic', { userSettings: { 'mcpSwitchboard.servers': { mine: { command: process.execPath, args: [probe] } } } });
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+  });
+
+  it('sandbox.enabled on: the running server restarts sandboxed; off: unsandboxed again', async () => {
+    const { page, userDataDir } = workbench;
+    const row = treeRow(page, 'mine');
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    const file = path.join(userDataDir, 'User', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ ...settings, 'mcpSwitchboard.sandbox.enabled': true }, null, 2));
+    await row.locator('.label-description', { hasText: /^sandboxed · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    fs.writeFileSync(file, JSON.stringify({ ...settings, 'mcpSwitchboard.sandbox.enabled': false }, null, 2));
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+  });
+});
