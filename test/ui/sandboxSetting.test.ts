@@ -4,9 +4,21 @@
 // kept running unsandboxed until the window was reloaded.
 import fs from 'node:fs';
 import path from 'node:path';
-import { activityBarEntry, openWorkbench, treeRow, type Workbench } from './workbench';
+import type { Page } from 'playwright-core';
+import { activityBarEntry, openWorkbench, runFromPalette, treeRow, type Workbench } from './workbench';
 
 const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
+
+/** As a user would: the user settings.json opened in the editor, its text replaced, and saved. */
+async function saveUserSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
+  await runFromPalette(page, 'Preferences: Open User Settings (JSON)');
+  const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+  await editor.waitFor({ timeout: 30_000 });
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(JSON.stringify(settings, null, 2));
+  await page.keyboard.press('ControlOrMeta+S');
+}
 
 describe('the sandbox setting takes effect at once (UI)', function () {
   if (process.platform !== 'linux') return;
@@ -29,9 +41,9 @@ describe('the sandbox setting takes effect at once (UI)', function () {
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
     const file = path.join(userDataDir, 'User', 'settings.json');
     const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-    fs.writeFileSync(file, JSON.stringify({ ...settings, 'mcpSwitchboard.sandbox.enabled': true }, null, 2));
+    await saveUserSettings(page, { ...settings, 'mcpSwitchboard.sandbox.enabled': true });
     await row.locator('.label-description', { hasText: /^sandboxed · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
-    fs.writeFileSync(file, JSON.stringify({ ...settings, 'mcpSwitchboard.sandbox.enabled': false }, null, 2));
+    await saveUserSettings(page, { ...settings, 'mcpSwitchboard.sandbox.enabled': false });
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
   });
 });
