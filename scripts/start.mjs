@@ -21,16 +21,19 @@ const workspace = path.join(repoRoot, 'demo');
 // fresh each time, so the demo starts from the same state.
 const extensionsDir = path.join(cacheDir, 'start', 'extensions');
 fs.mkdirSync(extensionsDir, { recursive: true });
+installFromRepository(extensionsDir);
 
 const server = await startCodeServer({
   workspace,
   extensionsDir,
   port: flags.port ? Number(flags.port) : undefined,
+  // Installed, not loaded for development: the workbench then shows toasts as it does for a user.
+  smokeTestDriver: false,
   log: (line) => {
     if (/\berror\b/i.test(line)) console.error(`[code-server] ${line}`);
   },
 });
-const url = server.workbenchUrl({ developmentPath: repoRoot });
+const url = server.workbenchUrl();
 
 // The guard cleans up however this process ends, even by SIGKILL or when npm alone is signalled
 // and this process is left behind; its own session keeps it out of the terminal's hang-up.
@@ -59,6 +62,26 @@ const ancestors = ancestorPids();
 setInterval(() => {
   if (ancestors.some((pid) => !isAlive(pid))) void stop('npm exited');
 }, 500).unref();
+
+/**
+ * The extension as an installed one, made of links to this repository's build (what the .vsix
+ * ships), so that a rebuild shows after a reload and nothing is copied. Development extensions
+ * need the smoke-test driver, which hides every toast. Without extensions.json the editor scans the
+ * folder again, so the link and whatever the user installed are both found.
+ */
+function installFromRepository(extensionsDir) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+  const prefix = `${manifest.publisher}.${manifest.name}-`;
+  for (const entry of fs.readdirSync(extensionsDir)) {
+    if (entry.startsWith(prefix)) fs.rmSync(path.join(extensionsDir, entry), { recursive: true, force: true });
+  }
+  const folder = path.join(extensionsDir, `${prefix}${manifest.version}`);
+  fs.mkdirSync(folder);
+  for (const item of ['package.json', 'dist', 'media', 'README.md', 'CHANGELOG.md', 'LICENSE']) {
+    fs.symlinkSync(path.join(repoRoot, item), path.join(folder, item));
+  }
+  fs.rmSync(path.join(extensionsDir, 'extensions.json'), { force: true });
+}
 
 /** This process's ancestors below init (Linux: from /proc; elsewhere just the parent). */
 function ancestorPids() {

@@ -34,6 +34,8 @@ export interface StartOptions {
   port?: number;
   log?: (line: string) => void;
   env?: Record<string, string>;
+  /** Default true (tests need it); false shows toasts, for the extension installed rather than loaded for development. */
+  smokeTestDriver?: boolean;
 }
 
 export function startCodeServer(options?: StartOptions): Promise<CodeServer>;

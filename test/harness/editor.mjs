@@ -43,7 +43,7 @@ const DEFAULT_USER_SETTINGS = {
 /**
  * Starts code-server on 127.0.0.1. Resolves once /healthz answers.
  * @param {{ workspace?: string, extensionsDir?: string, userDataDir?: string, trust?: boolean, userSettings?: object,
- *           host?: string, port?: number, log?: (line: string) => void, env?: object }} options
+ *           host?: string, port?: number, log?: (line: string) => void, env?: object, smokeTestDriver?: boolean }} options
  */
 export async function startCodeServer(options = {}) {
   const port = options.port ?? await freePort();
@@ -67,7 +67,10 @@ export async function startCodeServer(options = {}) {
     codeServerEntry, '--auth', 'none', '--bind-addr', `${host}:${port}`,
     '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
     '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override',
-    '--vscode-option', 'enable-smoke-test-driver',
+    // Needed to load a development extension from the URL and to run tests in the extension host;
+    // it also stops the workbench from showing toasts, so `npm start` (which installs the extension
+    // instead) leaves it off, and the user sees notifications as they pop up.
+    ...(options.smokeTestDriver === false ? [] : ['--vscode-option', 'enable-smoke-test-driver']),
   ];
   if (options.trust !== false) args.push('--disable-workspace-trust');
   if (options.workspace) args.push(options.workspace);

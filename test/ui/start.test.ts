@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { eventually } from '../core/support/poll';
+import { activityBarEntry, runFromPalette } from './workbench';
 
 const repoRoot = path.resolve(__dirname, '../..');
 
@@ -117,6 +118,32 @@ describe('npm start cleans up (UI)', function () {
       await browser.close();
     }
     process.kill(-(started.npm.pid ?? 0), 'SIGHUP');
+    await assertCleanedUp(started);
+  });
+
+  it('shows the product as a user sees it: the extension installed (not loaded for development), toasts popping up', async () => {
+    const started = (current = await npmStart());
+    // A short URL: no development payload.
+    assert.doesNotMatch(started.url, /payload=/);
+    const { launchBrowser } = await import('../harness/editor.mjs');
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(started.url);
+      await activityBarEntry(page, 'MCP Switchboard').waitFor({ timeout: 90_000 });
+      // The consent dialog of the demo's servers comes first; answered, a notification must toast.
+      await eventually(async () => {
+        const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Allow' }).first();
+        if (await allow.isVisible().catch(() => false)) await allow.click().catch(() => undefined);
+        return (await page.locator('.monaco-dialog-box').count()) === 0 ? true : undefined;
+      }, 'the consent dialog answered', 60_000);
+      await runFromPalette(page, 'MCP Switchboard: Clear Stored Inputs');
+      await page.locator('.notifications-toasts .notification-toast', { hasText: 'MCP Switchboard: cleared' }).waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: path.join(repoRoot, 'test-artifacts', 'screenshots', 'start-toast.png') });
+    } finally {
+      await browser.close();
+    }
+    started.npm.kill('SIGTERM');
     await assertCleanedUp(started);
   });
 
