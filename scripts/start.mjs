@@ -64,10 +64,12 @@ setInterval(() => {
 }, 500).unref();
 
 /**
- * The extension as an installed one, made of links to this repository's build (what the .vsix
- * ships), so that a rebuild shows after a reload and nothing is copied. Development extensions
- * need the smoke-test driver, which hides every toast. Without extensions.json the editor scans the
- * folder again, so the link and whatever the user installed are both found.
+ * The extension as an installed one: a copy of what the .vsix ships (the build, media, manifest and
+ * docs, a few MB), made at every start. Development extensions need the smoke-test driver, which
+ * hides every toast. Links to the repository would spare the copy, but the editor then does not see
+ * the manifest's contribution points (activation fails on the MCP definition provider). Without
+ * extensions.json the editor scans the folder again, so this copy and whatever the user installed
+ * are both found.
  */
 function installFromRepository(extensionsDir) {
   const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
@@ -78,7 +80,7 @@ function installFromRepository(extensionsDir) {
   const folder = path.join(extensionsDir, `${prefix}${manifest.version}`);
   fs.mkdirSync(folder);
   for (const item of ['package.json', 'dist', 'media', 'README.md', 'CHANGELOG.md', 'LICENSE']) {
-    fs.symlinkSync(path.join(repoRoot, item), path.join(folder, item));
+    fs.cpSync(path.join(repoRoot, item), path.join(folder, item), { recursive: true, dereference: true });
   }
   fs.rmSync(path.join(extensionsDir, 'extensions.json'), { force: true });
 }
