@@ -132,11 +132,10 @@ describe('npm start cleans up (UI)', function () {
       await page.goto(started.url);
       await activityBarEntry(page, 'MCP Switchboard').waitFor({ timeout: 90_000 });
       // The consent dialog of the demo's servers comes first; answered, a notification must toast.
-      await eventually(async () => {
-        const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Allow' }).first();
-        if (await allow.isVisible().catch(() => false)) await allow.click().catch(() => undefined);
-        return (await page.locator('.monaco-dialog-box').count()) === 0 ? true : undefined;
-      }, 'the consent dialog answered', 60_000);
+      const consent = page.locator('.monaco-dialog-box', { hasText: 'Allow the workspace to start' });
+      await consent.waitFor({ timeout: 60_000 });
+      await consent.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
+      await consent.waitFor({ state: 'detached', timeout: 15_000 });
       await runFromPalette(page, 'MCP Switchboard: Clear Stored Inputs');
       await page.locator('.notifications-toasts .notification-toast', { hasText: 'MCP Switchboard: cleared' }).waitFor({ timeout: 30_000 });
       await page.screenshot({ path: path.join(repoRoot, 'test-artifacts', 'screenshots', 'start-toast.png') });
