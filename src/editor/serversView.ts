@@ -47,6 +47,11 @@ export function toolRows(snapshot: CatalogSnapshot, server: string, known: reado
   }));
 }
 
+/** Whether chat is offered the tool now: no rule filters it, the switch is on, its server runs. */
+export function isOffered(row: ToolRow): boolean {
+  return row.enabled && !row.filteredBy && !row.notOffered;
+}
+
 export type TreeNode = { readonly kind: 'server'; readonly view: ServerView } | { readonly kind: 'tool'; readonly row: ToolRow } | OfferNode | TaskNode;
 
 export interface ServersTreeSource {
@@ -148,7 +153,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     // A few words that fit the default sidebar beside the name and two hover buttons; the tooltip
     // has the full message, the timing and the sandbox rules.
     const restart = this.source.devRestart?.(view.name);
-    item.description = describeRow(view.state, Date.now(), { tools: rows.length, tasks: view.tasks.length, sandboxed: sandboxOf(view.definition) !== undefined, restarted: restartedByWatch(view, restart) });
+    item.description = describeRow(view.state, Date.now(), { tools: rows.length, offered: rows.filter(isOffered).length, tasks: view.tasks.length, sandboxed: sandboxOf(view.definition) !== undefined, restarted: restartedByWatch(view, restart) });
     item.tooltip = serverTooltip(view, offer, rows.length, restart);
     // A running server shows its own icon, if it has one; any other state shows what is wrong.
     const own = view.state.kind === 'running' ? pickRowIcon(view.state.serverInfo.icons) : undefined;
@@ -185,8 +190,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     tooltip.appendMarkdown(`**${row.title ?? row.name}** (\`${row.server}/${row.name}\`)\n\n`);
     if (row.description) tooltip.appendText(row.description);
     item.tooltip = tooltip;
-    item.checkboxState = row.enabled ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
-    item.iconPath = new vscode.ThemeIcon(row.readOnly ? 'eye' : 'tools');
+    // The box is the switch (mcpSwitchboard.tools.disabled). A tool another rule keeps from chat has
+    // none: checked, it looked offered; clickable, it could not be turned on from here.
+    if (!row.filteredBy) item.checkboxState = row.enabled ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
+    item.iconPath = new vscode.ThemeIcon(row.filteredBy ? 'circle-slash' : row.readOnly ? 'eye' : 'tools');
     item.contextValue = 'tool';
     return item;
   }

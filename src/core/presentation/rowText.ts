@@ -69,21 +69,36 @@ function lastPathPart(path: string): string {
   return part.length > 11 ? `${part.slice(0, 10)}…` : part;
 }
 
+export interface RowContext {
+  /** The tools the row knows of (an idle server's cached ones). */
+  readonly tools?: number;
+  /**
+   * How many of them chat is offered, after every filter and the switch: what the row counts, so
+   * that it says what chat gets (the tool rows under it name why the others are not).
+   */
+  readonly offered?: number;
+  readonly tasks?: number;
+  readonly sandboxed?: boolean;
+  readonly restarted?: boolean;
+}
+
 /**
  * E.g. "running · 12 tools", "idle · 12 tools", "exited (1)", "command not found", "denied by you".
  * `sandboxed` replaces "running" for a server that runs in a sandbox (the tooltip has the rules),
  * and `restarted` for one dev.watch just restarted (the tooltip says which file changed). While
  * tasks run, they replace the tool count: "running · 2 tasks" (the rows under it list them).
  */
-export function describeRow(state: ServerState, now: number, context: { readonly tools?: number; readonly tasks?: number; readonly sandboxed?: boolean; readonly restarted?: boolean } = {}): string {
+export function describeRow(state: ServerState, now: number, context: RowContext = {}): string {
   switch (state.kind) {
-    case 'idle':
-      return context.tools ? `idle · ${tools(context.tools)}` : 'idle';
+    case 'idle': {
+      const count = context.offered ?? context.tools;
+      return count ? `idle · ${tools(count)}` : 'idle';
+    }
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
       const word = context.restarted ? 'restarted' : context.sandboxed ? 'sandboxed' : 'running';
       if (context.tasks) return `${word} · ${plural(context.tasks, 'task')}`;
-      return `${word} · ${tools(state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
+      return `${word} · ${tools(context.offered ?? state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
     }
     case 'starting':
       if (!state.attempt) return 'starting…';

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import type { ServerState } from '../../../src/core/state/serverState';
-import { describeRow, ROW_ERROR_CODES, ROW_TEXT_BUDGET } from '../../../src/core/presentation/rowText';
+import { describeRow, ROW_ERROR_CODES, ROW_TEXT_BUDGET, type RowContext } from '../../../src/core/presentation/rowText';
 
 describe('describeRow (the Servers view row, narrow)', () => {
   const now = 1_000_000;
   const running = (extra: Partial<Extract<ServerState, { kind: 'running' }>> = {}): ServerState => ({ kind: 'running', transport: 'stdio', serverInfo: { name: 's', version: '1' }, protocolVersion: '2025-06-18', era: 'legacy', capabilities: {}, since: 0, connectMs: 84.4, toolCount: 12, ...extra });
-  const cases: Array<[string, ServerState, string, { tools?: number; tasks?: number; sandboxed?: boolean; restarted?: boolean }?]> = [
+  const cases: Array<[string, ServerState, string, RowContext?]> = [
     ['running', running(), 'running · 12 tools'],
+    ['running, most tools filtered: what chat gets', running({ toolCount: 17 }), 'running · 1 tool', { tools: 17, offered: 1 }],
+    ['idle with cached tools, some filtered', { kind: 'idle', reason: 'lazy', since: 0 }, 'idle · 3 tools', { tools: 15, offered: 3 }],
     ['running sandboxed', running({ toolCount: 1 }), 'sandboxed · 1 tool', { sandboxed: true }],
     ['just restarted by dev.watch', running({ toolCount: 4 }), 'restarted · 4 tools', { restarted: true, sandboxed: true }],
     ['running tasks for callers', running(), 'running · 2 tasks', { tasks: 2 }],

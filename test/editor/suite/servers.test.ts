@@ -84,6 +84,25 @@ describe('servers in the real editor', function () {
     }
   });
 
+  it('a tool another rule keeps from chat has no checkbox and a slashed icon, and the row counts what chat gets', async () => {
+    const before = row(api, 'ok');
+    const total = before.children.length;
+    const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
+    await settings.update('tools.deny', ['ok/add'], vscode.ConfigurationTarget.Global);
+    try {
+      await eventually(() => (row(api, 'ok').children.find((tool) => tool.label === 'add')?.description.includes('filtered') ? true : undefined), 'the deny rule to reach the tree', 10_000);
+      const after = row(api, 'ok');
+      const add = after.children.find((tool) => tool.label === 'add');
+      assert.equal(add?.checked, undefined, 'no checkbox: it cannot be switched on here, and must not look offered');
+      assert.equal(add?.icon, 'circle-slash');
+      assert.match(add?.description ?? '', /filtered: /);
+      assert.equal(after.children.length, total, 'the row still lists every tool');
+      assert.equal(after.description, `running · ${total - 1} tools`, 'the row counts the tools chat gets');
+    } finally {
+      await settings.update('tools.deny', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('Stop Server and Start Server take a server name and change its state', async () => {
     await vscode.commands.executeCommand('mcpSwitchboard.stopServer', 'ok');
     assert.equal(stateOf(api, 'ok')?.kind, 'stopped');
