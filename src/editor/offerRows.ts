@@ -8,7 +8,7 @@ import { COMMANDS } from './commandIds';
 export type OfferGroup = 'tools' | 'resources' | 'prompts';
 
 export type OfferNode =
-  | { readonly kind: 'group'; readonly server: string; readonly group: OfferGroup; readonly count: number }
+  | { readonly kind: 'group'; readonly server: string; readonly group: OfferGroup; readonly count: number; readonly offered?: number }
   | { readonly kind: 'resource'; readonly server: string; readonly uri: string; readonly name: string; readonly title?: string; readonly description?: string; readonly mimeType?: string; readonly template: boolean }
   | { readonly kind: 'prompt'; readonly server: string; readonly name: string; readonly title?: string; readonly description?: string; readonly arguments: readonly string[] };
 
@@ -19,11 +19,12 @@ const GROUP_ICONS: Record<OfferGroup, string> = { tools: 'tools', resources: 'fi
  * The groups under a server. A server that offers only tools shows them directly, as before:
  * the groups help only when there is more than one kind.
  */
-export function offerGroups(server: string, toolCount: number, offer: OfferedServer | undefined): OfferNode[] | undefined {
+/** `offeredTools`: how many of the tools chat gets, when not all (the group then says `1 of 17 offered`). */
+export function offerGroups(server: string, toolCount: number, offer: OfferedServer | undefined, offeredTools = toolCount): OfferNode[] | undefined {
   const resources = (offer?.resources.length ?? 0) + (offer?.resourceTemplates.length ?? 0);
   const prompts = offer?.prompts.length ?? 0;
   if (resources === 0 && prompts === 0) return undefined;
-  const groups: OfferNode[] = [{ kind: 'group', server, group: 'tools', count: toolCount }];
+  const groups: OfferNode[] = [{ kind: 'group', server, group: 'tools', count: toolCount, ...(offeredTools < toolCount ? { offered: offeredTools } : {}) }];
   if (resources > 0) groups.push({ kind: 'group', server, group: 'resources', count: resources });
   if (prompts > 0) groups.push({ kind: 'group', server, group: 'prompts', count: prompts });
   return groups;
@@ -48,7 +49,7 @@ export function offerItem(node: OfferNode): vscode.TreeItem {
   if (node.kind === 'group') {
     const item = new vscode.TreeItem(GROUP_LABELS[node.group], node.count > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `group/${node.server}/${node.group}`;
-    item.description = String(node.count);
+    item.description = node.offered === undefined ? String(node.count) : `${node.offered} of ${node.count} offered`;
     item.iconPath = new vscode.ThemeIcon(GROUP_ICONS[node.group]);
     item.contextValue = `group group-${node.group}`;
     return item;

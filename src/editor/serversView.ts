@@ -136,7 +136,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   /** Its running tasks first; then tools directly, or groups when the server offers resources or prompts too. */
   private serverChildren(view: ServerView, rows = this.source.tools(view.name), offer = this.source.offer(view.name)): TreeNode[] {
     const server = view.name;
-    return [...taskNodes(server, view.tasks), ...(offerGroups(server, rows.length, offer) ?? rows.map((row): TreeNode => ({ kind: 'tool', row })))];
+    return [...taskNodes(server, view.tasks), ...(offerGroups(server, rows.length, offer, rows.filter(isOffered).length) ?? rows.map((row): TreeNode => ({ kind: 'tool', row })))];
   }
 
   private toolNodes(server: string): TreeNode[] {

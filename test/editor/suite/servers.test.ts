@@ -105,6 +105,19 @@ describe('servers in the real editor', function () {
     }
   });
 
+  it('a server\'s Tools group says how many of them chat is offered when a rule keeps some back', async () => {
+    const group = () => row(api, 'rich').children.find((child) => child.label === 'Tools');
+    const total = Number(group()?.description);
+    assert.ok(total > 1, JSON.stringify(group()));
+    const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
+    await settings.update('tools.deny', ['rich/echo'], vscode.ConfigurationTarget.Global);
+    try {
+      await eventually(() => (group()?.description === `${total - 1} of ${total} offered` ? true : undefined), () => `the Tools group to count what chat gets: ${JSON.stringify(group()?.description)}`, 10_000);
+    } finally {
+      await settings.update('tools.deny', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('Stop Server and Start Server take a server name and change its state', async () => {
     await vscode.commands.executeCommand('mcpSwitchboard.stopServer', 'ok');
     assert.equal(stateOf(api, 'ok')?.kind, 'stopped');
