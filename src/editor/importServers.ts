@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import * as vscode from 'vscode';
-import { FILE_SOURCES, nodeFileSystem, readSourceFile, SOURCE_TITLES, sourceFiles, type SourceFile } from '../core/config';
+import { FILE_SOURCES, nodeFileSystem, readSourceFiles, SOURCE_TITLES, sourceFiles, type SourceFile } from '../core/config';
 import { editorLocations } from './configurationReader';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
+import { displayText } from '../core/base/displayText';
 
 interface SourceChoice extends vscode.QuickPickItem {
   readonly files: SourceFile[];
@@ -33,7 +34,8 @@ async function availableSources(): Promise<Array<SourceChoice & { read: ReadSour
     const read = await readSources(files);
     const count = read.candidates.length;
     const what = count > 0 ? `${count} server${count === 1 ? '' : 's'}` : read.problems.length > 0 ? 'cannot be read' : 'no servers';
-    available.push({ ...choice, files, read, label: choice.label, description: `${what} · ${files.map((file) => file.file).join(', ')}` });
+    // Claude Code's one file holds several blocks (the folder's, the user's): named once.
+    available.push({ ...choice, files, read, label: choice.label, description: `${what} · ${[...new Set(files.map((file) => file.file))].join(', ')}` });
   }
   return available;
 }
@@ -51,7 +53,7 @@ export async function importServersInteractively(): Promise<string[]> {
   const { candidates, problems } = source.read;
   if (problems.length > 0) void vscode.window.showWarningMessage(`Some files could not be read: ${problems.join('; ')}`);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(`No MCP servers in ${source.files.map((file) => file.file).join(', ')}.`);
+    void vscode.window.showInformationMessage(`No MCP servers in ${[...new Set(source.files.map((file) => file.file))].join(', ')}.`);
     return [];
   }
   return chooseAndWrite(source.label, candidates);
@@ -60,25 +62,38 @@ export async function importServersInteractively(): Promise<string[]> {
 async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
   const candidates: Candidate[] = [];
   const problems: string[] = [];
-  for (const file of files) {
-    const read = await readSourceFile(file, nodeFileSystem);
+  // Each file read once, however many blocks of it the source names.
+  const reads = await readSourceFiles(files, nodeFileSystem);
+  for (const [index, read] of reads.entries()) {
+    const file = files[index]?.file ?? '';
     // A field the other client has and Switchboard does not is named on its server, not as a problem.
-    problems.push(...read.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `${file.file}: ${diagnostic.message}`));
+    problems.push(...read.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `${file}: ${diagnostic.message}`));
     for (const candidate of read.candidates) {
       if (candidates.some((existing) => existing.name === candidate.name)) continue;
-      const json = JSON.stringify(candidate.raw);
       const ignored = read.diagnostics.filter((diagnostic) => diagnostic.server === candidate.name && diagnostic.severity === 'warning').map((diagnostic) => diagnostic.path.split('.').pop() ?? diagnostic.path);
+      const taken = (['user', 'workspace'] as const).filter((scope) => (scope === 'user' || vscode.workspace.workspaceFolders?.length) && entryExists(candidate.name, scope));
       candidates.push({
         name: candidate.name,
         raw: candidate.raw,
         label: candidate.name,
-        description: `${file.file}${ignored.length > 0 ? ` · not carried over: ${ignored.join(', ')}` : ''}`,
-        detail: json.length > 160 ? `${json.slice(0, 159)}…` : json,
-        picked: true,
+        description: [file, ...(taken.length > 0 ? [`"${candidate.name}" is already in your ${taken.join(' and ')} settings: skipped there`] : []), ...(ignored.length > 0 ? [`not carried over: ${ignored.join(', ')}`] : [])].join(' · '),
+        detail: preview(candidate.raw),
+        picked: taken.length === 0,
       });
     }
   }
   return { candidates, problems };
+}
+
+/** What the entry runs, as a person reads it: the command line, or the URL. */
+function preview(raw: unknown): string {
+  const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as { command?: unknown; args?: unknown; url?: unknown; env?: unknown };
+  const env = typeof entry.env === 'object' && entry.env !== null ? Object.keys(entry.env) : [];
+  const line = typeof entry.url === 'string'
+    ? entry.url
+    : [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].filter((word) => typeof word === 'string').join(' ');
+  const text = `${line}${env.length > 0 ? `  (with ${env.join(', ')})` : ''}`;
+  return displayText(text.length > 160 ? `${text.slice(0, 159)}…` : text);
 }
 
 async function chooseAndWrite(label: string, candidates: Candidate[]): Promise<string[]> {

@@ -68,7 +68,9 @@ describe('adding and importing servers from the palette (UI)', function () {
     const preview = page.locator('.quick-input-widget', { hasText: 'these will be added' });
     await preview.waitFor({ timeout: 15_000 });
     const row = preview.locator('.monaco-list-row', { hasText: 'imported' });
-    assert.match(await row.innerText(), /"command"/, 'the preview shows the entry as JSON');
+    const shown = await row.innerText();
+    assert.match(shown, /stdio-server\.mjs --name imported/, 'the preview shows the command line a person reads');
+    assert.doesNotMatch(shown, /"command"/, 'not the entry as raw JSON');
     await screenshot(page, 'import-preview');
     await page.keyboard.press('Enter');
     await answer(page, 'save to', 'User settings');

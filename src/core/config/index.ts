@@ -18,7 +18,7 @@ export {
   settingsEntries,
 } from './settingsFile';
 export { claudeDesktopConfigPath, isInsideFolders, isWorkspaceDefinedSource, SOURCE_TITLES, sourceFiles, vscodeUserDir, type LocationContext, type SourceFile } from './sourceLocations';
-export { readSourceFile, SOURCE_NAMES, type SourceName } from './sources';
+export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from './sources';
 export * from './types';
 export { loadFolderConfiguration } from './folderConfiguration';
 export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';
