@@ -85,15 +85,16 @@ async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
   return { candidates, problems };
 }
 
-/** What the entry runs, as a person reads it: the command line, or the URL. */
+/** What the entry runs, as a person reads it: the command line or the URL, then anything else it sets. */
 function preview(raw: unknown): string {
-  const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as { command?: unknown; args?: unknown; url?: unknown; env?: unknown };
+  const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const env = typeof entry.env === 'object' && entry.env !== null ? Object.keys(entry.env) : [];
   const line = typeof entry.url === 'string'
     ? entry.url
     : [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].filter((word) => typeof word === 'string').join(' ');
-  const text = `${line}${env.length > 0 ? `  (with ${env.join(', ')})` : ''}`;
-  return displayText(text.length > 160 ? `${text.slice(0, 159)}…` : text);
+  const rest = Object.entries(entry).filter(([key]) => !['command', 'args', 'url', 'env', 'type'].includes(key)).map(([key, value]) => `${key} ${JSON.stringify(value)}`);
+  const text = [`${line}${env.length > 0 ? `  (with ${env.join(', ')})` : ''}`, ...rest].join(' · ');
+  return displayText(text.length > 200 ? `${text.slice(0, 199)}…` : text);
 }
 
 async function chooseAndWrite(label: string, candidates: Candidate[]): Promise<string[]> {
