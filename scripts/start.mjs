@@ -48,6 +48,7 @@ spawn(process.execPath, [path.join(repoRoot, 'scripts', 'start-guard.mjs'), Stri
 
 console.log(`\nMCP Switchboard is running in code-server (pid ${server.pid}) on the demo workspace.`);
 console.log(`Open: ${url}\n`);
+console.log('The demo starts fresh each time: its user settings and your answers to its consent dialogs are not kept.');
 console.log('Press Ctrl-C to stop.');
 
 let stopping = false;
