@@ -131,6 +131,8 @@ export function rowPrimaryAction(state: ServerState): RowAction | undefined {
     case 'stopped':
       return 'start';
     case 'running':
+      // Nothing to fix: Show Logs alone on hover leaves the row its words (Reconnect is in its menu).
+      return undefined;
     case 'starting':
     case 'reconnecting':
       return 'reconnect';

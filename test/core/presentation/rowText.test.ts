@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ServerState } from '../../../src/core/state/serverState';
-import { describeRow, ROW_ERROR_CODES, ROW_TEXT_BUDGET, type RowContext } from '../../../src/core/presentation/rowText';
+import { describeRow, ROW_ERROR_CODES, ROW_TEXT_BUDGET, rowPrimaryAction, type RowContext } from '../../../src/core/presentation/rowText';
 
 describe('describeRow (the Servers view row, narrow)', () => {
   const now = 1_000_000;
@@ -59,5 +59,12 @@ describe('describeRow (the Servers view row, narrow)', () => {
         assert.ok(text.length <= ROW_TEXT_BUDGET, `${state.kind}: "${text}" (${text.length})`);
       }
     }
+  });
+
+  it('a running server offers no fix on hover (only Show Logs); a failed one its fix', () => {
+    assert.equal(rowPrimaryAction(running()), undefined);
+    assert.equal(rowPrimaryAction({ kind: 'error', code: 'ENOENT', message: 'command not found', stderrTail: [], since: 0 }), 'openSettingsEntry');
+    assert.equal(rowPrimaryAction({ kind: 'error', code: 'PROCESS_EXITED', message: 'exited', stderrTail: [], since: 0 }), 'reconnect');
+    assert.equal(rowPrimaryAction({ kind: 'idle', reason: 'lazy', since: 0 }), 'start');
   });
 });
