@@ -3,6 +3,7 @@
 // palette starts it.
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { eventually } from '../core/support/poll';
 import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
@@ -38,16 +39,27 @@ describe('a lazy server (UI)', function () {
     await screenshot(page, 'editor-list-servers');
     await page.keyboard.press('Escape');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-    await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
     // Chat's Configure Tools: each server checked, with its tools under it (not only Update Tools).
+    // The picker lists what the editor has when it opens and does not update while open; on a busy
+    // machine the editor may still be fetching the servers' tools, so it is opened again until they
+    // are there (as a user would), within a bound.
     const tree = page.locator('.quick-input-widget', { hasText: 'Configure Tools' });
-    await tree.waitFor({ timeout: 30_000 });
+    const serverRow = (name: string) => tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+    await eventually(async () => {
+      await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
+      await tree.waitFor({ timeout: 30_000 });
+      const listed = await serverRow('always').waitFor({ timeout: 5_000 }).then(() => true, () => false);
+      if (listed) return true;
+      await page.keyboard.press('Escape');
+      await tree.waitFor({ state: 'hidden', timeout: 10_000 });
+      return undefined;
+    }, 'the editor\'s Configure Tools to list the servers', 90_000).catch(async (error: unknown) => {
+      await screenshot(page, 'editor-configure-tools-failed');
+      throw error;
+    });
     for (const name of ['always', 'later']) {
-      const row = tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
-      await row.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
-        await screenshot(page, 'editor-configure-tools-failed');
-        throw error;
-      });
+      const row = serverRow(name);
+      await row.waitFor({ timeout: 30_000 });
       assert.equal(await row.getAttribute('aria-checked'), 'true', `${name} is checked`);
     }
     await tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: /^always$/ }) }).first().locator('.monaco-tl-twistie').click();

@@ -63,6 +63,10 @@ describe('a tool that runs as a task (UI)', function () {
     // The call ends too: Run Tool says it was cancelled. (A headless, unfocused workbench files
     // notifications in the center instead of toasting them.)
     await runFromPalette(page, 'Notifications: Show Notifications');
-    await page.locator('.notifications-center .notification-list-item', { hasText: 'simulate-research-query task was cancelled' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.notifications-center .notification-list-item', { hasText: 'simulate-research-query task was cancelled' }).first().waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+      // Seen once under load: keep what the center held, for the next look.
+      await screenshot(page, 'task-cancel-failed');
+      throw error;
+    });
   });
 });
