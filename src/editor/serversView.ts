@@ -47,9 +47,13 @@ export function toolRows(snapshot: CatalogSnapshot, server: string, known: reado
   }));
 }
 
-/** Whether chat is offered the tool now: no rule filters it, the switch is on, its server runs. */
+/**
+ * Whether chat is offered the tool whenever its server is: no rule filters it and its switch is on.
+ * Not whether the server runs now: an idle lazy server's cached tools are offered (and start it),
+ * and a stopped server's row shows no count.
+ */
 export function isOffered(row: ToolRow): boolean {
-  return row.enabled && !row.filteredBy && !row.notOffered;
+  return row.enabled && !row.filteredBy;
 }
 
 export type TreeNode = { readonly kind: 'server'; readonly view: ServerView } | { readonly kind: 'tool'; readonly row: ToolRow } | OfferNode | TaskNode;
