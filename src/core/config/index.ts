@@ -17,7 +17,7 @@ export {
   readWorkspaceSettingsFile,
   settingsEntries,
 } from './settingsFile';
-export { claudeDesktopConfigPath, isInsideFolders, isWorkspaceDefinedSource, SOURCE_TITLES, sourceFiles, vscodeUserDir, type LocationContext, type SourceFile } from './sourceLocations';
+export { claudeDesktopConfigPath, isInsideFolders, isWorkspaceDefinedSource, protectedPlaces, SOURCE_TITLES, sourceFiles, vscodeUserDir, type LocationContext, type ProtectedPlaces, type SourceFile } from './sourceLocations';
 export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from './sources';
 export * from './types';
 export { loadFolderConfiguration } from './folderConfiguration';
