@@ -275,7 +275,13 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   signOutAll: (services) => () => services.signOutAll(),
   cancelTask: (services) => (node) => {
     const task = node as Partial<TaskNode> | undefined;
-    if (task?.kind !== 'task' || !task.server || !task.task) throw new Error('Cancel Task needs a task (use its row in the Servers view)');
+    // The row's button hands over its task; a click that lands as the task ends (its row already
+    // gone from the view) hands over nothing: by then there is nothing left to cancel.
+    if (task === undefined) {
+      void vscode.window.showInformationMessage('That task has already ended.');
+      return;
+    }
+    if (task.kind !== 'task' || !task.server || !task.task) throw new Error('Cancel Task needs a task (use its row in the Servers view)');
     if (!services.manager.cancelTask(task.server, task.task.id)) void vscode.window.showInformationMessage(`The ${task.task.tool} task of ${task.server} has already ended.`);
   },
   openResource: (services) => (server, uri) => {

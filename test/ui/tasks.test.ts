@@ -54,19 +54,24 @@ describe('a tool that runs as a task (UI)', function () {
 
   it('Cancel Task on the task row ends the task and the call', async () => {
     const { page } = workbench;
-    await startTask('owls');
-    const task = taskRow(page);
-    await task.locator('.label-name', { hasText: 'Gathering sources' }).waitFor({ timeout: 30_000 });
-    await task.hover();
-    await task.locator('.actions .action-label[aria-label^="Cancel Task"]').click();
-    await task.waitFor({ state: 'detached', timeout: 15_000 });
-    // The call ends too: Run Tool says it was cancelled. (A headless, unfocused workbench files
-    // notifications in the center instead of toasting them.)
-    await runFromPalette(page, 'Notifications: Show Notifications');
-    await page.locator('.notifications-center .notification-list-item', { hasText: 'simulate-research-query task was cancelled' }).first().waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
-      // Seen once under load: keep what the center held, for the next look.
-      await screenshot(page, 'task-cancel-failed');
-      throw error;
-    });
+    const cancelled = page.locator('.notifications-center .notification-list-item', { hasText: 'simulate-research-query task was cancelled' }).first();
+    // The task runs about 4 s; on a busy machine the click can land after it ended by itself (the
+    // row then says so), so a new task is started, at most three times.
+    for (let attempt = 1; ; attempt++) {
+      await startTask(`owls ${attempt}`);
+      const task = taskRow(page);
+      await task.locator('.label-name', { hasText: 'Gathering sources' }).waitFor({ timeout: 30_000 });
+      await task.hover();
+      await task.locator('.actions .action-label[aria-label^="Cancel Task"]').click();
+      await task.waitFor({ state: 'detached', timeout: 15_000 });
+      // The call ends too: Run Tool says it was cancelled. (A headless, unfocused workbench files
+      // notifications in the center instead of toasting them.)
+      await runFromPalette(page, 'Notifications: Show Notifications');
+      const seen = await cancelled.waitFor({ timeout: 30_000 }).then(() => true, () => false);
+      if (seen) return;
+      await screenshot(page, `task-cancel-attempt-${attempt}`);
+      assert.ok(attempt < 3, 'the cancelled call\'s notification was not seen in three attempts');
+      await page.keyboard.press('Escape');
+    }
   });
 });
