@@ -2,31 +2,15 @@
 // jsonc-parser edits in place, so comments, formatting and everything else in the file stay.
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFileSync } from './regularFile';
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
 
 /** Larger configuration files are refused rather than read into memory and rewritten. */
 const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
 
-/**
- * The file's text; empty when it does not exist. Other read errors are thrown, and so is anything
- * that is not a regular file: a FIFO is opened without waiting for a writer, and refused.
- */
+/** The file's text; empty when it does not exist. Anything that is not a regular file (a FIFO is not waited for) or is too large throws. */
 export function readConfigText(file: string): string {
-  let descriptor: number;
-  try {
-    descriptor = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw error;
-  }
-  try {
-    const stat = fs.fstatSync(descriptor);
-    if (!stat.isFile()) throw new Error(`${file} is not a regular file`);
-    if (stat.size > MAX_CONFIG_BYTES) throw new Error(`${file} is ${stat.size} bytes; the limit is ${MAX_CONFIG_BYTES}`);
-    return fs.readFileSync(descriptor, 'utf8');
-  } finally {
-    fs.closeSync(descriptor);
-  }
+  return readRegularFileSync(file, MAX_CONFIG_BYTES) ?? '';
 }
 
 /** Whether `text` has a value at `location`. */

@@ -14,7 +14,7 @@ import { readOrCreateGatewayToken } from '../share/gatewayToken';
 import { parseServeArgs } from './serveArgs';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
-import { ConsentFile, defaultConsentFile, settleWorkspaceConsent, type Confirm, type ConsentedServers } from '../consent';
+import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../consent';
 import { terminalConfirm } from './terminalQuestion';
 
 export interface ServeOptions {
@@ -159,7 +159,8 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
 async function askConsent(configuration: LoadedConfiguration, options: ServeOptions, env: Readonly<Record<string, string | undefined>>, logger: Logger): Promise<ConsentedServers> {
   const consented = await settleWorkspaceConsent(configuration.servers, {
     folders: [options.folder],
-    store: options.consent ?? new ConsentFile(defaultConsentFile(env)),
+    ...(options.consent ? { store: options.consent } : {}),
+    env,
     trustWorkspace: options.trustWorkspace ?? false,
     ...(options.ask ? { ask: options.ask } : {}),
     app: 'serve',

@@ -3,9 +3,7 @@
 
 import { constants as fsConstants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-
-/** O_NONBLOCK where the platform has it (not on Windows, where there are no FIFOs to open). */
-export const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
+import { NONBLOCK } from '../base/regularFile';
 
 export function describeKind(stat: Stats): string {
   if (stat.isFIFO()) return 'a named pipe';

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { consentHash, isConsentAnswer, type ConsentAnswer } from './consentKey';
+import { readRegularFileSync } from '../base/regularFile';
 import { userConfigFolder, type StdioServerDefinition } from '../config';
 
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -54,19 +55,13 @@ export class ConsentFile {
 
   private read(): Map<string, Stored> {
     const answers = new Map<string, Stored>();
-    let text: string;
+    let text: string | undefined;
     try {
-      const descriptor = fs.openSync(this.file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-      try {
-        const stat = fs.fstatSync(descriptor);
-        if (!stat.isFile() || stat.size > MAX_BYTES) return answers;
-        text = fs.readFileSync(descriptor, 'utf8');
-      } finally {
-        fs.closeSync(descriptor);
-      }
+      text = readRegularFileSync(this.file, MAX_BYTES);
     } catch {
       return answers;
     }
+    if (text === undefined) return answers;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describeSource, isInvalidServer, isWorkspaceDefinedSource, workspaceConsentSandbox, type InvalidServer, type ServerDefinition, type StdioServerDefinition } from '../config';
 import { displayText } from '../base/displayText';
 import type { BlockedReason } from '../state/serverState';
-import type { ConsentFile } from './consentFile';
+import { ConsentFile, defaultConsentFile } from './consentFile';
 
 /** A yes-or-no question to the user (the CLI's terminal); resolves false for anything but yes. */
 export type Confirm = (question: string) => Promise<boolean>;
@@ -14,7 +14,9 @@ export type Confirm = (question: string) => Promise<boolean>;
 export interface WorkspaceConsentOptions {
   /** The open folders: an entry from a file inside one of them is the repository's. */
   readonly folders: readonly string[];
-  readonly store: ConsentFile;
+  /** Defaults to the file the editor shares (defaultConsentFile, located by `env`). */
+  readonly store?: ConsentFile;
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** `--trust-workspace`: run them all this time, remembering nothing. */
   readonly trustWorkspace: boolean;
   /** Asks on the terminal; absent when there is none. */
@@ -36,6 +38,7 @@ export async function settleWorkspaceConsent(servers: ReadonlyArray<ServerDefini
   const blocks = new Map<string, { reason: BlockedReason; detail: string }>();
   const workspaceDefined = new Set<string>();
   const out: Array<ServerDefinition | InvalidServer> = [];
+  const store = options.store ?? new ConsentFile(defaultConsentFile(options.env ?? process.env));
   for (const server of servers) {
     if (!isWorkspaceDefinedSource(server.source, options.folders, path)) {
       out.push(server);
@@ -46,10 +49,10 @@ export async function settleWorkspaceConsent(servers: ReadonlyArray<ServerDefini
       out.push(server);
       continue;
     }
-    let answer = options.store.answer(server);
+    let answer = store.answer(server);
     if (answer === undefined && options.ask) {
       answer = (await options.ask(question(server))) ? 'granted' : 'denied';
-      options.store.record(server, answer);
+      store.record(server, answer);
     }
     switch (answer) {
       case 'granted':

@@ -20,7 +20,7 @@ import { defaultTimeoutMs, waitUntilSettled } from './settle';
 import { describeDiagnostic, formatTableReport } from './tableReport';
 import { loadWorkspace } from '../folder/workspace';
 import { errorMessage } from '../../base/errorMessage';
-import { ConsentFile, defaultConsentFile, settleWorkspaceConsent, type Confirm, type ConsentedServers } from '../../consent';
+import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../../consent';
 import type { LoadedWorkspace } from '../folder/workspace';
 
 /** stdout carries the report (or the call result) only; everything else goes to stderr. */
@@ -111,7 +111,8 @@ function announce(consented: ConsentedServers, folder: string, timeoutMs: number
 function askConsent(workspace: LoadedWorkspace, options: DoctorOptions, environment: DoctorEnvironment): Promise<ConsentedServers> {
   return settleWorkspaceConsent(workspace.servers, {
     folders: [workspace.folder],
-    store: environment.consent ?? new ConsentFile(defaultConsentFile(environment.env ?? process.env)),
+    ...(environment.consent ? { store: environment.consent } : {}),
+    ...(environment.env ? { env: environment.env } : {}),
     trustWorkspace: options.trustWorkspace,
     ...(environment.ask ? { ask: environment.ask } : {}),
     app: 'doctor',
