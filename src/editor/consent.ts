@@ -10,9 +10,11 @@ const SAMPLING_KEY = 'mcpSwitchboard.samplingConsent';
 
 /**
  * Remembers, per hash, whether the user allowed a workspace-defined stdio server to run. A changed
- * command, argument, env name or folder is a new hash, so it asks again. Answers are also kept in
- * the consent file that `doctor` and `serve` read and write (core/consent), so a server allowed
- * here runs from a terminal without asking again, and one answered there is not asked here.
+ * command, argument, env name or folder is a new hash, so it asks again. The answers are owned by
+ * the consent file that `doctor` and `serve` read and write too (core/consent): a server allowed
+ * here runs from a terminal without asking again, and one answered there is not asked here. The
+ * editor's own storage holds only answers from before that file, and answers the file could not
+ * take (an unwritable folder), so that an answer is never lost.
  */
 export class ConsentStore {
   /** Dismissed prompts: not remembered across sessions, but not asked again until the user acts. */
@@ -25,7 +27,7 @@ export class ConsentStore {
 
   answer(definition: StdioServerDefinition): ConsentAnswer | 'dismissed' | undefined {
     const hash = consentHash(definition);
-    const stored = this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {})[hash] ?? this.shared.answer(definition);
+    const stored = this.shared.answer(definition) ?? this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {})[hash];
     return stored ?? (this.dismissed.has(hash) ? 'dismissed' : undefined);
   }
 
@@ -35,18 +37,20 @@ export class ConsentStore {
       this.dismissed.add(hash);
       return;
     }
-    const all = { ...this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {}), [hash]: answer };
-    await this.memento.update(STORE_KEY, all);
-    this.shareBestEffort(() => this.shared.record(definition, answer));
+    // An older answer of the editor's own must not outlive this one.
+    await this.dropFromMemento(hash);
+    try {
+      this.shared.record(definition, answer);
+    } catch {
+      // The file cannot be written: the editor keeps the answer itself (the terminal will ask).
+      await this.memento.update(STORE_KEY, { ...this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {}), [hash]: answer });
+    }
   }
 
-  /** The shared file is a convenience for the CLI: a file that cannot be written must not fail the editor's answer. */
-  private shareBestEffort(write: () => void): void {
-    try {
-      write();
-    } catch {
-      // The editor's own store has the answer; the terminal will ask again.
-    }
+  private async dropFromMemento(hash: string): Promise<void> {
+    const stored = this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {});
+    if (!(hash in stored)) return;
+    await this.memento.update(STORE_KEY, Object.fromEntries(Object.entries(stored).filter(([key]) => key !== hash)));
   }
 
   /** Forgets a dismissal so that an explicit start or reconnect asks again. */
@@ -58,9 +62,12 @@ export class ConsentStore {
   async forget(definition: StdioServerDefinition): Promise<void> {
     const hash = consentHash(definition);
     this.dismissed.delete(hash);
-    const kept = Object.entries(this.memento.get<Record<string, ConsentAnswer>>(STORE_KEY, {})).filter(([key]) => key !== hash);
-    await this.memento.update(STORE_KEY, Object.fromEntries(kept));
-    this.shareBestEffort(() => this.shared.forget(definition));
+    await this.dropFromMemento(hash);
+    try {
+      this.shared.forget(definition);
+    } catch {
+      // Unwritable: an answer there stays, as it would for the terminal.
+    }
   }
 
   /** Whether the user chose "Always Allow" for this server's sampling requests. */
@@ -76,7 +83,11 @@ export class ConsentStore {
   async reset(): Promise<void> {
     this.dismissed.clear();
     await this.memento.update(STORE_KEY, undefined);
-    this.shareBestEffort(() => this.shared.reset());
+    try {
+      this.shared.reset();
+    } catch {
+      // Nothing more the editor can do about a file it cannot remove.
+    }
     await this.memento.update(SAMPLING_KEY, undefined);
   }
 }
