@@ -20,22 +20,26 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // Small files and short functions (the team's limits). A function that is a table (a schema,
-    // a list of cases) may say so in one comment and disable max-lines-per-function for itself.
+    // Backstops, not targets: cohesion decides where code goes, and these only catch a file or a
+    // function that has clearly grown past one idea. A function that is a table (a schema, a list
+    // of cases) may say so in one comment and disable max-lines-per-function for itself.
     files: ['src/**/*.ts'],
     rules: {
-      'max-lines': ['error', { max: 350 }],
-      'max-lines-per-function': ['error', { max: 60 }],
+      'max-lines': ['error', { max: 600 }],
+      'max-lines-per-function': ['error', { max: 100 }],
     },
   },
   {
     // The core runs in plain Node (tests, the doctor CLI). It must never reach for the editor.
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/core must not depend on vscode; put editor code in src/editor.' }],
-        patterns: [{ group: ['**/editor/**', '**/extension'], message: 'src/core must not depend on the editor adapter.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'src/core must not depend on vscode; put editor code in src/editor.' }],
+          patterns: [{ group: ['**/editor/**', '**/extension'], message: 'src/core must not depend on the editor adapter.' }],
+        },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },

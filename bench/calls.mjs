@@ -68,9 +68,17 @@ const ECHO_ARGS = { text: 'hello from the benchmark' };
 // `processes`: the other processes that work on each call, for the CPU accounting.
 async function bareSdkStdio() {
   const client = new Client({ name: 'bench-sdk', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [STDIO_FIXTURE, '--name', 'sdk', ...FIXTURE_ARGS], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [STDIO_FIXTURE, '--name', 'sdk', ...FIXTURE_ARGS],
+    stderr: 'ignore',
+  });
   await client.connect(transport);
-  return { processes: { fixture: transport.pid }, call: () => client.callTool({ name: 'echo', arguments: ECHO_ARGS }), close: () => client.close() };
+  return {
+    processes: { fixture: transport.pid },
+    call: () => client.callTool({ name: 'echo', arguments: ECHO_ARGS }),
+    close: () => client.close(),
+  };
 }
 
 async function coreConnection(core) {
@@ -91,7 +99,11 @@ async function coreConnection(core) {
   });
   const state = await connection.start();
   if (state.kind !== 'running') throw new Error(`core connection did not start: ${JSON.stringify(state)}`);
-  return { processes: { fixture: connection.pid }, call: () => connection.sendToolCall('echo', ECHO_ARGS), close: () => connection.dispose() };
+  return {
+    processes: { fixture: connection.pid },
+    call: () => connection.sendToolCall('echo', ECHO_ARGS),
+    close: () => connection.dispose(),
+  };
 }
 
 /** Spawns a process and resolves with its first stdout line, parsed as JSON. */
@@ -127,9 +139,16 @@ async function gateway(cli, tempRoot, clientOptions = {}) {
   const folder = fs.mkdtempSync(path.join(tempRoot, 'ws-'));
   fs.mkdirSync(path.join(folder, '.vscode'));
   const marker = path.join(folder, 'fixture.json');
-  const servers = { fixture: { command: process.execPath, args: [STDIO_FIXTURE, '--name', 'gateway', '--marker', marker, ...FIXTURE_ARGS] } };
+  const servers = {
+    fixture: { command: process.execPath, args: [STDIO_FIXTURE, '--name', 'gateway', '--marker', marker, ...FIXTURE_ARGS] },
+  };
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': servers }));
-  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], { XDG_CACHE_HOME: path.join(tempRoot, 'cache') }, 'serve');
+  const serve = firstJsonLine(
+    process.execPath,
+    [cli, 'serve', '--folder', folder, '--trust-workspace'],
+    { XDG_CACHE_HOME: path.join(tempRoot, 'cache') },
+    'serve',
+  );
   const ready = await serve.line;
   const client = await httpClient(ready.url, { Authorization: `Bearer ${ready.token}` }, clientOptions);
   // The JSON line comes after the start-up gate; the fixture may still be connecting.
@@ -168,9 +187,14 @@ function httpWay(fixture, client) {
 
 /** The modern fixture prints `listening <port>`, not JSON. */
 async function bareSdkModernHttp() {
-  const child = spawn(process.execPath, [MODERN_FIXTURE, '--http', '--name', 'sdk-modern'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [MODERN_FIXTURE, '--http', '--name', 'sdk-modern'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const port = await new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', (line) => resolve(Number(line.split(' ')[1]))));
+  const port = await new Promise((resolve) =>
+    readline.createInterface({ input: child.stdout }).once('line', (line) => resolve(Number(line.split(' ')[1]))),
+  );
   return httpWay({ child, exited }, await httpClient(`http://127.0.0.1:${port}/mcp`, {}, MODERN));
 }
 
@@ -230,16 +254,38 @@ async function main() {
   try {
     const { core, cli } = await loadCore(tempRoot);
     const load = loadAverage();
-    console.log(`[bench] ${rounds} rounds × (${PER_ROUND} sequential + ${PER_ROUND} concurrent, ${CONCURRENCY} at a time) per way; load average ${load}`);
+    console.log(
+      `[bench] ${rounds} rounds × (${PER_ROUND} sequential + ${PER_ROUND} concurrent, ${CONCURRENCY} at a time) per way; load average ${load}`,
+    );
     const definitions = [
       { key: 'sdk', label: 'Bare SDK client → fixture (stdio)', open: () => bareSdkStdio() },
       { key: 'core', label: 'Core ServerConnection → fixture (stdio)', open: () => coreConnection(core) },
-      { key: 'gateway', label: 'SDK client (2025) → gateway `/mcp` (HTTP, `serve` process) → fixture (stdio)', open: () => gateway(cli, tempRoot) },
+      {
+        key: 'gateway',
+        label: 'SDK client (2025) → gateway `/mcp` (HTTP, `serve` process) → fixture (stdio)',
+        open: () => gateway(cli, tempRoot),
+      },
       { key: 'http', label: 'Floor (2025): bare SDK client → HTTP server (streamable HTTP, sessions)', open: () => bareSdkHttp() },
-      { key: 'gatewayModern', label: 'SDK client (2026-07-28) → gateway `/mcp` (HTTP, `serve` process) → fixture (stdio)', open: () => gateway(cli, tempRoot, MODERN) },
-      { key: 'httpModern', label: 'Floor (2026-07-28): bare SDK client → HTTP server (streamable HTTP, sessionless)', open: () => bareSdkModernHttp() },
+      {
+        key: 'gatewayModern',
+        label: 'SDK client (2026-07-28) → gateway `/mcp` (HTTP, `serve` process) → fixture (stdio)',
+        open: () => gateway(cli, tempRoot, MODERN),
+      },
+      {
+        key: 'httpModern',
+        label: 'Floor (2026-07-28): bare SDK client → HTTP server (streamable HTTP, sessionless)',
+        open: () => bareSdkModernHttp(),
+      },
     ];
-    for (const definition of definitions) ways.push({ ...definition, ...(await definition.open()), seq: [], conc: [], batches: [], cpu: { client: 0, gateway: 0, fixture: 0 } });
+    for (const definition of definitions)
+      ways.push({
+        ...definition,
+        ...(await definition.open()),
+        seq: [],
+        conc: [],
+        batches: [],
+        cpu: { client: 0, gateway: 0, fixture: 0 },
+      });
 
     // JIT, connection pools and the fixtures' own warm-up, outside the measurement.
     for (const way of ways) {
@@ -252,9 +298,12 @@ async function main() {
       const order = ways.map((_, index) => ways[(index + round) % ways.length]);
       for (const way of order) {
         await sequential(way, PER_ROUND, way.seq);
-        for (let done = 0; done < PER_ROUND; done += CONCURRENCY) way.batches.push(await concurrent(way, Math.min(CONCURRENCY, PER_ROUND - done), way.conc));
+        for (let done = 0; done < PER_ROUND; done += CONCURRENCY)
+          way.batches.push(await concurrent(way, Math.min(CONCURRENCY, PER_ROUND - done), way.conc));
       }
-      console.log(`[bench] round ${round + 1}/${rounds}  sequential p50 ms  ${ways.map((way) => `${way.key} ${fmt(percentile(way.seq.slice(-PER_ROUND), 50))}`).join('  ')}`);
+      console.log(
+        `[bench] round ${round + 1}/${rounds}  sequential p50 ms  ${ways.map((way) => `${way.key} ${fmt(percentile(way.seq.slice(-PER_ROUND), 50))}`).join('  ')}`,
+      );
     }
 
     const sdk = ways[0];

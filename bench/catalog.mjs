@@ -81,7 +81,8 @@ function definitions(core) {
   return Array.from({ length: SERVERS }, (_, index) => {
     const name = serverName(index);
     // A few servers with their own filters, as users write them.
-    const tools = index === 4 ? { deny: ['update_*'] } : index === 9 ? { allow: ['get_*', 'list_*'] } : index === 14 ? { readOnly: true } : {};
+    const tools =
+      index === 4 ? { deny: ['update_*'] } : index === 9 ? { allow: ['get_*', 'list_*'] } : index === 14 ? { readOnly: true } : {};
     return {
       name,
       source: { kind: 'user' },
@@ -100,7 +101,9 @@ function definitions(core) {
 }
 
 function rawLists() {
-  return new Map(Array.from({ length: SERVERS }, (_, s) => [serverName(s), Array.from({ length: TOOLS_PER_SERVER }, (_, t) => toolDefinition(s, t))]));
+  return new Map(
+    Array.from({ length: SERVERS }, (_, s) => [serverName(s), Array.from({ length: TOOLS_PER_SERVER }, (_, t) => toolDefinition(s, t))]),
+  );
 }
 
 const SETTINGS = {
@@ -147,7 +150,9 @@ async function main() {
     const lists = rawLists();
     const load = loadAverage();
     const bytes = JSON.stringify([...lists.values()]).length;
-    console.log(`[bench] ${SERVERS} servers × ${TOOLS_PER_SERVER} tools (${(bytes / 2 ** 20).toFixed(1)} MiB of tool JSON), ${iterations} iterations each; load average ${load}`);
+    console.log(
+      `[bench] ${SERVERS} servers × ${TOOLS_PER_SERVER} tools (${(bytes / 2 ** 20).toFixed(1)} MiB of tool JSON), ${iterations} iterations each; load average ${load}`,
+    );
 
     const cacheDir = path.join(tempRoot, 'cache');
     const folder = new core.FolderToolCacheStorage(cacheDir);
@@ -164,7 +169,9 @@ async function main() {
     const exposed = snapshot.servers.reduce((sum, server) => sum + server.tools.filter((tool) => tool.exposed).length, 0);
     await check.dispose();
     if (total !== SERVERS * TOOLS_PER_SERVER) throw new Error(`expected ${SERVERS * TOOLS_PER_SERVER} tools from the cache, got ${total}`);
-    console.log(`[bench] from the cache: ${total} tools, ${snapshot.eligible} pass the filters, ${exposed} exposed (maxExposed ${SETTINGS.maxExposed})`);
+    console.log(
+      `[bench] from the cache: ${total} tools, ${snapshot.eligible} pass the filters, ${exposed} exposed (maxExposed ${SETTINGS.maxExposed})`,
+    );
 
     const coldLoad = (storage) => async () => {
       const catalog = new core.ToolCatalog({ manager: fakeManager(core, defs, lists, 'starting'), storage, settings: SETTINGS });
@@ -176,12 +183,17 @@ async function main() {
     // The inputs a rebuild starts from: prepared lists (the catalog prepares each list once, when
     // it arrives) and the servers' filters.
     const prepared = new Map([...lists].map(([name, tools]) => [name, core.prepareToolList(tools)]));
-    const inputs = (state = 'running') => defs.map((def) => ({ name: def.name, state, fromCache: false, tools: prepared.get(def.name), filters: def.tools }));
+    const inputs = (state = 'running') =>
+      defs.map((def) => ({ name: def.name, state, fromCache: false, tools: prepared.get(def.name), filters: def.tools }));
     const runningInputs = inputs();
     const noBudget = { ...SETTINGS, maxExposed: 1_000_000 };
     const refs = defs.flatMap((def) => prepared.get(def.name).tools.map((tool) => ({ server: def.name, tool: tool.name })));
 
-    const live = new core.ToolCatalog({ manager: fakeManager(core, defs, lists, 'running'), storage: new core.MemoryToolCacheStorage(), settings: SETTINGS });
+    const live = new core.ToolCatalog({
+      manager: fakeManager(core, defs, lists, 'running'),
+      storage: new core.MemoryToolCacheStorage(),
+      settings: SETTINGS,
+    });
     await live.settled();
     live.snapshot();
     let toggle = false;
@@ -221,7 +233,11 @@ async function main() {
         label: 'Full rebuild on lists no snapshot has seen yet',
         note: 'as above, plus the strings derived from each list once (sanitized names, `server/tool`, `server__tool`)',
         // A shallow copy is a new list to the per-list caches; the tools themselves are shared.
-        fn: () => core.buildSnapshot(runningInputs.map((input) => ({ ...input, tools: { ...input.tools } })), SETTINGS),
+        fn: () =>
+          core.buildSnapshot(
+            runningInputs.map((input) => ({ ...input, tools: { ...input.tools } })),
+            SETTINGS,
+          ),
       },
       {
         key: 'rebuildNoBudget',
@@ -243,7 +259,8 @@ async function main() {
           const global = core.compileGlobalFilters(SETTINGS);
           for (const def of defs) {
             const context = core.filterContext(def.name, def.tools, global);
-            for (const tool of prepared.get(def.name).tools) core.evaluateFilters({ server: def.name, name: tool.name, readOnly: tool.readOnly }, context);
+            for (const tool of prepared.get(def.name).tools)
+              core.evaluateFilters({ server: def.name, name: tool.name, readOnly: tool.readOnly }, context);
           }
         },
       },
@@ -283,11 +300,18 @@ async function main() {
     }
     await live.dispose();
 
-    const rows = phases.map((phase) => ({ phase, ...summarize(samples.get(phase.key).wall), cpu: percentile(samples.get(phase.key).cpu, 50) }));
+    const rows = phases.map((phase) => ({
+      phase,
+      ...summarize(samples.get(phase.key).wall),
+      cpu: percentile(samples.get(phase.key).cpu, 50),
+    }));
     const table = [
       '| Step | What it covers | Median (ms) | p95 (ms) | Min (ms) | Max (ms) | CPU median (ms) |',
       '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
-      ...rows.map((row) => `| ${row.phase.label} | ${row.phase.note} | ${fmt(row.median)} | ${fmt(row.p95)} | ${fmt(row.min)} | ${fmt(row.max)} | ${fmt(row.cpu)} |`),
+      ...rows.map(
+        (row) =>
+          `| ${row.phase.label} | ${row.phase.note} | ${fmt(row.median)} | ${fmt(row.p95)} | ${fmt(row.min)} | ${fmt(row.max)} | ${fmt(row.cpu)} |`,
+      ),
     ].join('\n');
     const byKey = Object.fromEntries(rows.map((row) => [row.phase.key, row]));
     const rebuild = byKey.rebuild;

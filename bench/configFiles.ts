@@ -25,7 +25,8 @@ const workspace = path.join(home, 'project');
 fs.mkdirSync(workspace);
 const projects: Record<string, unknown> = {};
 const entry = { display: 'x'.repeat(1000), pastedContents: { 1: { type: 'text', content: 'y'.repeat(200) } } };
-for (let index = 0; index * 40 * 1300 < megabytes * 1024 * 1024; index++) projects[`/home/u/project-${index}`] = { history: Array.from({ length: 40 }, () => entry), mcpServers: {} };
+for (let index = 0; index * 40 * 1300 < megabytes * 1024 * 1024; index++)
+  projects[`/home/u/project-${index}`] = { history: Array.from({ length: 40 }, () => entry), mcpServers: {} };
 projects[workspace] = { mcpServers: { local: { command: 'node', args: ['local.js'] } } };
 const text = JSON.stringify({ numStartups: 7, projects, mcpServers: { global: { command: 'node', args: ['global.js'] } } });
 const file = path.join(home, '.claude.json');
@@ -45,7 +46,10 @@ async function measure(work: () => Promise<void>): Promise<{ ms: number; heapMb:
 }
 
 const now = async () => {
-  const loaded = await loadConfiguration({ entries: [], sources: ['claudeCode'], workspaceFolders: [{ name: 'project', path: workspace }], userHome: home, env: {} }, { resolve: async () => undefined });
+  const loaded = await loadConfiguration(
+    { entries: [], sources: ['claudeCode'], workspaceFolders: [{ name: 'project', path: workspace }], userHome: home, env: {} },
+    { resolve: async () => undefined },
+  );
   if (loaded.servers.length !== 2) throw new Error(`expected 2 servers, got ${loaded.servers.map((server) => server.name).join(', ')}`);
 };
 const floor = async () => {
@@ -55,14 +59,19 @@ const floor = async () => {
 async function main(): Promise<void> {
   const results = { now: [] as { ms: number; heapMb: number }[], floor: [] as { ms: number; heapMb: number }[] };
   for (let round = 0; round < rounds; round++) {
-    for (const which of round % 2 === 0 ? (['now', 'floor'] as const) : (['floor', 'now'] as const)) results[which].push(await measure(which === 'now' ? now : floor));
+    for (const which of round % 2 === 0 ? (['now', 'floor'] as const) : (['floor', 'now'] as const))
+      results[which].push(await measure(which === 'now' ? now : floor));
   }
   fs.rmSync(home, { recursive: true, force: true });
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-  const row = (name: string, list: { ms: number; heapMb: number }[]) => `| ${name} | ${median(list.map((item) => item.ms)).toFixed(0)} | ${median(list.map((item) => item.heapMb)).toFixed(0)} |`;
+  const row = (name: string, list: { ms: number; heapMb: number }[]) =>
+    `| ${name} | ${median(list.map((item) => item.ms)).toFixed(0)} | ${median(list.map((item) => item.heapMb)).toFixed(0)} |`;
   const ratio = median(results.now.map((item) => item.ms)) / median(results.floor.map((item) => item.ms));
   console.log(`Command: \`npm run bench:config -- --megabytes ${megabytes} --rounds ${rounds}\`  
-Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}
+Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}, Node ${process.version}, ${os.cpus().length} cores, load ${os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}
 
 A ~/.claude.json of ${(text.length / 1024 / 1024).toFixed(1)} MiB (history of many projects, the open folder's block and the user's). Medians of ${rounds} interleaved rounds; heap is the peak growth over the run's start.
 

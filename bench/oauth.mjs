@@ -14,7 +14,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startOAuthFixture } from '../test/fixtures/oauth-server.mjs';
-import { dateLine, loadAverage, loadBundle, machineLine, median, percentile, ratio, replaceSection, roundsOption, shouldWrite } from './support.mjs';
+import {
+  dateLine,
+  loadAverage,
+  loadBundle,
+  machineLine,
+  median,
+  percentile,
+  ratio,
+  replaceSection,
+  roundsOption,
+  shouldWrite,
+} from './support.mjs';
 
 const SECTION = '## bench:oauth';
 const rounds = roundsOption(10);
@@ -36,9 +47,19 @@ const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 /** A signed-in connection, and how long the sign-in took. */
 async function signedInConnection() {
   const definition = {
-    name: 'notes', source: { kind: 'user' }, enabled: true, transport: 'http', url: fixture.mcpUrl, headers: {}, sseFallback: false,
-    oauth: core.DEFAULT_OAUTH, timeouts: core.DEFAULT_TIMEOUTS, reconnect: { maxAttempts: 0, initialDelayMs: 0, maxDelayMs: 0 },
-    tools: {}, lifecycle: { start: 'eager', idleStopMs: 0 }, secrets: [],
+    name: 'notes',
+    source: { kind: 'user' },
+    enabled: true,
+    transport: 'http',
+    url: fixture.mcpUrl,
+    headers: {},
+    sseFallback: false,
+    oauth: core.DEFAULT_OAUTH,
+    timeouts: core.DEFAULT_TIMEOUTS,
+    reconnect: { maxAttempts: 0, initialDelayMs: 0, maxDelayMs: 0 },
+    tools: {},
+    lifecycle: { start: 'eager', idleStopMs: 0 },
+    secrets: [],
   };
   const store = new core.MemorySecretStore();
   const oauth = new core.OAuthRegistry({ store, clock: core.systemClock, logger: () => silent });
@@ -49,7 +70,10 @@ async function signedInConnection() {
     open: async (url) => void router.deliver(await core.loginAtProvider(url, REDIRECT)),
     waitForCallback: (state) => router.waitFor(state),
   };
-  const signIns = new core.ServerSignIn({ server: () => ({ state: connection.state, definition }), reconnect: () => connection.reconnect() }, oauth);
+  const signIns = new core.ServerSignIn(
+    { server: () => ({ state: connection.state, definition }), reconnect: () => connection.reconnect() },
+    oauth,
+  );
   const started = performance.now();
   const first = await connection.start();
   if (first.kind !== 'needsSignIn') throw new Error(`expected needsSignIn, got ${JSON.stringify(first)}`);
@@ -90,7 +114,9 @@ for (let round = 1; round <= rounds; round += 1) {
   results.refresh.push(refreshMs);
   await floor.close();
   await connection.dispose();
-  process.stderr.write(`round ${round}/${rounds}: core ${median(results.core).toFixed(3)} ms, floor ${median(results.floor).toFixed(3)} ms\n`);
+  process.stderr.write(
+    `round ${round}/${rounds}: core ${median(results.core).toFixed(3)} ms, floor ${median(results.floor).toFixed(3)} ms\n`,
+  );
 }
 await fixture.close();
 fs.rmSync(outdir, { recursive: true, force: true });

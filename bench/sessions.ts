@@ -5,21 +5,43 @@ import { McpGateway } from '../src/core/gateway';
 import { ServerManager } from '../src/core/manager';
 import { FixtureToolSource, toolsServer } from '../test/core/gateway/helpers';
 
-const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+const BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+});
 
 function open(gateway: McpGateway): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: gateway.port, method: 'POST', path: '/mcp', agent: false, headers: {
-      'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${gateway.token}` } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: gateway.port,
+        method: 'POST',
+        path: '/mcp',
+        agent: false,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${gateway.token}`,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     req.end(BODY);
   });
 }
 
-async function measure(source: FixtureToolSource, maxSessions: number, count: number): Promise<{ perSession: number; grownMb: number; open: number }> {
+async function measure(
+  source: FixtureToolSource,
+  maxSessions: number,
+  count: number,
+): Promise<{ perSession: number; grownMb: number; open: number }> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');
   const gateway = new McpGateway({ source, maxSessions });

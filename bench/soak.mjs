@@ -71,7 +71,9 @@ function firstJsonLine(command, args, env) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const line = new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).once('line', (text) => resolve(JSON.parse(text)));
-    void exited.then(({ code, signal }) => reject(new Error(`${args[0]} exited (${code ?? signal}) before it was ready:\n${stderr.slice(-4000)}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`${args[0]} exited (${code ?? signal}) before it was ready:\n${stderr.slice(-4000)}`)),
+    );
   });
   return { child, exited, line, stderr: () => stderr };
 }
@@ -80,7 +82,11 @@ function firstJsonLine(command, args, env) {
 async function httpFixture(name, port, tempRoot) {
   const marker = path.join(tempRoot, `${name}.json`);
   const start = async () => {
-    const started = firstJsonLine(process.execPath, [HTTP_FIXTURE, '--name', name, '--port', String(port), '--marker', marker, ...LIFETIME], {});
+    const started = firstJsonLine(
+      process.execPath,
+      [HTTP_FIXTURE, '--name', name, '--port', String(port), '--marker', marker, ...LIFETIME],
+      {},
+    );
     await started.line;
     return started;
   };
@@ -157,15 +163,26 @@ async function main() {
   const folder = path.join(tempRoot, 'ws');
   fs.mkdirSync(path.join(folder, '.vscode'), { recursive: true });
   const entries = Object.fromEntries(
-    servers.map((server) => [server.name, { ...server.entry, timeouts: { connectMs: 15_000, requestMs: 15_000 }, reconnect: { maxAttempts: 50, initialDelayMs: 100, maxDelayMs: 1000 } }]),
+    servers.map((server) => [
+      server.name,
+      {
+        ...server.entry,
+        timeouts: { connectMs: 15_000, requestMs: 15_000 },
+        reconnect: { maxAttempts: 50, initialDelayMs: 100, maxDelayMs: 1000 },
+      },
+    ]),
   );
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': entries }));
 
-  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], { XDG_CACHE_HOME: path.join(tempRoot, 'cache') });
+  const serve = firstJsonLine(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], {
+    XDG_CACHE_HOME: path.join(tempRoot, 'cache'),
+  });
   const ready = await serve.line;
   const servePid = serve.child.pid;
   const client = new Client({ name: 'soak', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(ready.url), { requestInit: { headers: { Authorization: `Bearer ${ready.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(ready.url), { requestInit: { headers: { Authorization: `Bearer ${ready.token}` } } }),
+  );
   const memoryStart = rssMiB(servePid);
   const loadStart = loadAverage();
 
@@ -230,7 +247,9 @@ async function main() {
   const heal = { stdio: [], http: [] };
   for (const server of servers) {
     for (const at of kills.get(server.name)) {
-      const firstOk = calls.filter((call) => call.server === server.name && call.error === undefined && call.end !== undefined && call.start >= at).sort((a, b) => a.end - b.end)[0];
+      const firstOk = calls
+        .filter((call) => call.server === server.name && call.error === undefined && call.end !== undefined && call.start >= at)
+        .sort((a, b) => a.end - b.end)[0];
       if (firstOk) heal[server.kind].push(firstOk.end - at);
     }
   }
@@ -264,7 +283,8 @@ async function main() {
   }
   const latencies = settled.filter((call) => call.error === undefined).map((call) => call.end - call.start);
   const totalKills = [...kills.values()].reduce((sum, list) => sum + list.length, 0);
-  const fmt = (values) => (values.length === 0 ? '-' : `p50 ${percentile(values, 50)} ms, max ${Math.max(...values)} ms (${values.length})`);
+  const fmt = (values) =>
+    values.length === 0 ? '-' : `p50 ${percentile(values, 50)} ms, max ${Math.max(...values)} ms (${values.length})`;
   const result = {
     calls: calls.length,
     callingMs,
@@ -276,7 +296,9 @@ async function main() {
     p95: percentile(latencies, 95),
     kills: totalKills,
     everyServerBack: Object.values(back).every(Boolean),
-    notBack: Object.entries(back).filter(([, ok]) => !ok).map(([name]) => name),
+    notBack: Object.entries(back)
+      .filter(([, ok]) => !ok)
+      .map(([name]) => name),
     memoryStart,
     memoryEnd,
     serveExit: exit ? (exit.code ?? exit.signal) : 'did not exit within 15 s',
@@ -308,7 +330,8 @@ async function main() {
   ];
   if (reasons.size > 0) {
     lines.push('Failures by reason (numbers replaced by N):', '', '| count | in flight at a kill | reason |', '|---|---|---|');
-    for (const [reason, entry] of [...reasons].sort((a, b) => b[1].count - a[1].count)) lines.push(`| ${entry.count} | ${entry.inFlight} | ${reason.replace(/\|/g, '\\|')} |`);
+    for (const [reason, entry] of [...reasons].sort((a, b) => b[1].count - a[1].count))
+      lines.push(`| ${entry.count} | ${entry.inFlight} | ${reason.replace(/\|/g, '\\|')} |`);
     lines.push('');
   }
   const section = lines.join('\n');

@@ -56,7 +56,11 @@ async function loadCore() {
 }
 
 /** Every server sandboxed: its folder writable, no network (the built-in rules). */
-const SANDBOX = { enabled: true, origin: 'builtIn', rules: { filesystem: { allowWrite: [repoRoot], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } } };
+const SANDBOX = {
+  enabled: true,
+  origin: 'builtIn',
+  rules: { filesystem: { allowWrite: [repoRoot], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } },
+};
 
 /** The runtime as the .vsix ships it (dist/sandbox/srt.mjs, from `node scripts/build.mjs`), else the package. */
 function sandboxRuntime() {
@@ -148,7 +152,15 @@ async function measureBareSdk(count, delayMs = STARTUP_DELAY_MS) {
       // variables, and on this machine NODE_EXTRA_CA_CERTS alone makes each Node server's start
       // measurably dearer (20 servers: about 0.5 s), which is not the work being compared.
       const env = Object.fromEntries(Object.entries(process.env).filter((entry) => entry[1] !== undefined));
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [fixture, '--startup-delay', String(delayMs), '--name', `floor-${index + 1}`], cwd: repoRoot, env, stderr: 'ignore' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [fixture, '--startup-delay', String(delayMs), '--name', `floor-${index + 1}`],
+          cwd: repoRoot,
+          env,
+          stderr: 'ignore',
+        }),
+      );
       await client.listTools();
       first = Math.min(first, performance.now() - started);
     }),
@@ -164,12 +176,22 @@ async function main() {
   const core = await loadCore();
   const parallelLabel = `the manager's default concurrency (${core.DEFAULT_CONCURRENCY})`;
   const load = loadAverage();
-  console.log(`[bench] ${rounds} rounds × ${SIZES.join('/')} servers × parallel/sequential, fixture --startup-delay ${STARTUP_DELAY_MS}; load average ${load}`);
+  console.log(
+    `[bench] ${rounds} rounds × ${SIZES.join('/')} servers × parallel/sequential, fixture --startup-delay ${STARTUP_DELAY_MS}; load average ${load}`,
+  );
 
   // Warm the file cache (node, the SDK, the fixture) so the first measured run is not the slowest.
   await measure(core, 2, undefined);
 
-  const samples = new Map(SIZES.flatMap((size) => [[`p${size}`, []], [`s${size}`, []], [`cp${size}`, []], [`cpu${size}`, []], [`host${size}`, []]]));
+  const samples = new Map(
+    SIZES.flatMap((size) => [
+      [`p${size}`, []],
+      [`s${size}`, []],
+      [`cp${size}`, []],
+      [`cpu${size}`, []],
+      [`host${size}`, []],
+    ]),
+  );
   const floor = [];
   const unbounded = [];
   const bare = [];
@@ -219,7 +241,9 @@ async function main() {
       boxed.one.push((await measure(core, 1, undefined, STARTUP_DELAY_MS, true)).elapsed);
     }
     const parts = SIZES.map((size) => `${size}: ${ms(samples.get(`p${size}`).at(-1))}/${ms(samples.get(`s${size}`).at(-1))}`);
-    console.log(`[bench] round ${round + 1}/${rounds}  parallel/sequential ms  ${parts.join('  ')}  20×no-delay ${ms(floor.at(-1))}  20×concurrency-20 ${ms(unbounded.at(-1))}  20×bare-SDK ${ms(bare.at(-1))}  20×concurrency-${cores} ${ms(byCores.at(-1))}`);
+    console.log(
+      `[bench] round ${round + 1}/${rounds}  parallel/sequential ms  ${parts.join('  ')}  20×no-delay ${ms(floor.at(-1))}  20×concurrency-20 ${ms(unbounded.at(-1))}  20×bare-SDK ${ms(bare.at(-1))}  20×concurrency-${cores} ${ms(byCores.at(-1))}`,
+    );
   }
 
   const one = median(samples.get('p1'));
@@ -240,8 +264,9 @@ async function main() {
   const table = [
     `| Servers | Parallel median (ms) | Parallel range | Sequential median (ms) | Sequential range | Sequential ÷ parallel | Parallel ÷ parallel(1) | Mean connectMs per server, parallel | Servers' CPU time, parallel (ms) | CPU floor on ${os.cpus().length} cores (ms) | Switchboard's own CPU, parallel (ms) |`,
     `| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
-    ...rows.map((row) =>
-      `| ${row.size} | ${ms(row.parallel)} | ${row.parallelRange} | ${ms(row.sequential)} | ${row.sequentialRange} | ${ratio(row.sequential / row.parallel)} | ${ratio(row.parallel / one)} | ${ms(row.connect)} | ${ms(row.cpu)} | ${ms(row.cpu / os.cpus().length)} | ${ms(row.host)} |`,
+    ...rows.map(
+      (row) =>
+        `| ${row.size} | ${ms(row.parallel)} | ${row.parallelRange} | ${ms(row.sequential)} | ${row.sequentialRange} | ${ratio(row.sequential / row.parallel)} | ${ratio(row.parallel / one)} | ${ms(row.connect)} | ${ms(row.cpu)} | ${ms(row.cpu / os.cpus().length)} | ${ms(row.host)} |`,
     ),
   ].join('\n');
   const twenty = rows.find((row) => row.size === 20);
@@ -279,14 +304,20 @@ async function main() {
     END,
   ];
 
-  const sandboxSection = sandboxOk ? sandboxLines({ ...twenty, first: median(first20) }, boxed, median(bare), one) : ['Sandboxed servers: not measured on this platform.'];
+  const sandboxSection = sandboxOk
+    ? sandboxLines({ ...twenty, first: median(first20) }, boxed, median(bare), one)
+    : ['Sandboxed servers: not measured on this platform.'];
   generated.splice(generated.length - 1, 0, '', ...sandboxSection);
 
   console.log(`\n${table}\n`);
   console.log(sandboxSection.join('\n'));
-  console.log(`20 servers, no start-up delay, parallel: median ${ms(median(floor))} ms; 20 servers, concurrency 20: median ${ms(median(unbounded))} ms`);
+  console.log(
+    `20 servers, no start-up delay, parallel: median ${ms(median(floor))} ms; 20 servers, concurrency 20: median ${ms(median(unbounded))} ms`,
+  );
   console.log(`Goal ≤ ${GOAL_RATIO}× for 20 vs 1 (parallel): ${ratio(goalRatio)} → ${met ? 'met' : 'MISSED'}`);
-  console.log(`20 servers: Switchboard ${ms(twenty.parallel)} ms (first ${ms(median(first20))}), bare SDK floor ${ms(median(bare))} ms (first ${ms(median(bareFirst))}) → ${ratio(twenty.parallel / median(bare))} (goal ≤ ${FLOOR_GOAL_RATIO}×); concurrency ${cores}: ${ms(median(byCores))} ms (first ${ms(median(byCoresFirst))})`);
+  console.log(
+    `20 servers: Switchboard ${ms(twenty.parallel)} ms (first ${ms(median(first20))}), bare SDK floor ${ms(median(bare))} ms (first ${ms(median(bareFirst))}) → ${ratio(twenty.parallel / median(bare))} (goal ≤ ${FLOOR_GOAL_RATIO}×); concurrency ${cores}: ${ms(median(byCores))} ms (first ${ms(median(byCoresFirst))})`,
+  );
   if (!write) return;
   replaceBlock(BEGIN, END, generated.join('\n'), `# Startup benchmark\n\n${generated.join('\n')}\n`);
   console.log(`[bench] updated ${path.relative(repoRoot, resultsFile)}`);
@@ -301,7 +332,7 @@ function sandboxLines(twenty, boxed, floor, one) {
   return [
     `**Sandboxed** (every one of the 20 servers under the sandbox runtime: one \`srt\` and its proxy per server, bubblewrap on Linux; the built-in rules), in the same rounds:`,
     '',
-    '| 20 servers | All running (ms) | Range | First running (ms) | ÷ floor (all) | Servers\' CPU (ms) | Switchboard\'s own CPU (ms) |',
+    "| 20 servers | All running (ms) | Range | First running (ms) | ÷ floor (all) | Servers' CPU (ms) | Switchboard's own CPU (ms) |",
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| Unsandboxed, default concurrency | ${ms(twenty.parallel)} | ${twenty.parallelRange} | ${ms(twenty.first)} | ${ratio(twenty.parallel / floor)} | ${ms(twenty.cpu)} | ${ms(twenty.host)} |`,
     `| Sandboxed, default concurrency | ${ms(elapsed)} | ${ms(Math.min(...boxed.elapsed))}–${ms(Math.max(...boxed.elapsed))} | ${ms(median(boxed.first))} | ${ratio(elapsed / floor)} | ${ms(median(boxed.serverCpu))} | ${ms(median(boxed.hostCpu))} |`,

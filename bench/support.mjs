@@ -114,8 +114,12 @@ export function dateLine() {
 /** The short HEAD commit, marked when src/core has uncommitted changes. */
 export function commitLabel() {
   try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src/core'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src/core'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
     return dirty ? `${head} (src/core modified)` : head;
   } catch {
     return 'unknown';

@@ -18,7 +18,19 @@ import { spawn } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
-import { bundle, dateLine, loadAverage, machineLine, median, option, percentile, ratio, repoRoot, replaceSection, shouldWrite } from './support.mjs';
+import {
+  bundle,
+  dateLine,
+  loadAverage,
+  machineLine,
+  median,
+  option,
+  percentile,
+  ratio,
+  repoRoot,
+  replaceSection,
+  shouldWrite,
+} from './support.mjs';
 
 const EVERYTHING = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const TOOL = 'simulate-research-query';
@@ -35,7 +47,11 @@ async function direct() {
   const session = createTaskSessionFromClient(client, { endpointId: 'bench' });
   return {
     call: async (topic) => {
-      const execution = await session.callTool(TOOL, { topic }, { declaration: toolDeclarationFromMcpTool(tool), task: { preference: 'require' } });
+      const execution = await session.callTool(
+        TOOL,
+        { topic },
+        { declaration: toolDeclarationFromMcpTool(tool), task: { preference: 'require' } },
+      );
       return resultFromTaskOutcome((await execution.settle()).outcome);
     },
     close: async () => {
@@ -50,7 +66,10 @@ async function startServe(cli, tempRoot) {
   fs.mkdirSync(path.join(folder, '.vscode'));
   const servers = { research: { command: process.execPath, args: [EVERYTHING, 'stdio'], tools: { allow: [TOOL] } } };
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': servers }));
-  const child = spawn(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_CACHE_HOME: path.join(tempRoot, 'cache') } });
+  const child = spawn(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, XDG_CACHE_HOME: path.join(tempRoot, 'cache') },
+  });
   child.stderr.resume();
   const ready = await new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).once('line', (text) => resolve(JSON.parse(text)));
@@ -66,8 +85,13 @@ async function startServe(cli, tempRoot) {
 /** `drives`: the client declares tasks and drives the gateway's task with the tasks package; else a plain call. */
 async function throughGateway(cli, tempRoot, drives) {
   const { ready, stop } = await startServe(cli, tempRoot);
-  const client = new Client({ name: 'bench-gateway', version: '1.0.0' }, drives ? { capabilities: { tasks: { list: {}, cancel: {}, requests: {} } } } : {});
-  await client.connect(new StreamableHTTPClientTransport(new URL(ready.url), { requestInit: { headers: { Authorization: `Bearer ${ready.token}` } } }));
+  const client = new Client(
+    { name: 'bench-gateway', version: '1.0.0' },
+    drives ? { capabilities: { tasks: { list: {}, cancel: {}, requests: {} } } } : {},
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(ready.url), { requestInit: { headers: { Authorization: `Bearer ${ready.token}` } } }),
+  );
   const name = `research__${TOOL}`;
   const close = async () => {
     await client.close();
@@ -75,11 +99,16 @@ async function throughGateway(cli, tempRoot, drives) {
   };
   if (!drives) return { call: (topic) => client.callTool({ name, arguments: { topic } }, { timeout: 120_000 }), close };
   const tool = (await client.listTools()).tools.find((candidate) => candidate.name === name);
-  if (tool?.execution?.taskSupport !== 'required') throw new Error(`the gateway did not list ${name} as a task tool: ${JSON.stringify(tool?.execution)}`);
+  if (tool?.execution?.taskSupport !== 'required')
+    throw new Error(`the gateway did not list ${name} as a task tool: ${JSON.stringify(tool?.execution)}`);
   const session = createTaskSessionFromClient(client, { endpointId: 'bench-gateway' });
   return {
     call: async (topic) => {
-      const execution = await session.callTool(name, { topic }, { declaration: toolDeclarationFromMcpTool(tool), task: { preference: 'require' } });
+      const execution = await session.callTool(
+        name,
+        { topic },
+        { declaration: toolDeclarationFromMcpTool(tool), task: { preference: 'require' } },
+      );
       if (execution.kind !== 'task') throw new Error('the gateway did not create a task');
       return resultFromTaskOutcome((await execution.settle()).outcome);
     },
@@ -103,8 +132,16 @@ async function main() {
   await bundle(cli, { entryPoints: [path.join(repoRoot, 'src', 'cli.ts')] });
   const ways = [
     { key: 'direct', label: 'SDK client + tasks package → server (stdio): the task driven directly', open: () => direct() },
-    { key: 'gateway', label: 'SDK client (2025, plain call) → gateway (`serve`) → server (stdio): the gateway drives the task', open: () => throughGateway(cli, tempRoot, false) },
-    { key: 'driven', label: 'SDK client + tasks package → gateway (`serve`) → server (stdio): the client drives a task of the gateway\'s', open: () => throughGateway(cli, tempRoot, true) },
+    {
+      key: 'gateway',
+      label: 'SDK client (2025, plain call) → gateway (`serve`) → server (stdio): the gateway drives the task',
+      open: () => throughGateway(cli, tempRoot, false),
+    },
+    {
+      key: 'driven',
+      label: "SDK client + tasks package → gateway (`serve`) → server (stdio): the client drives a task of the gateway's",
+      open: () => throughGateway(cli, tempRoot, true),
+    },
   ];
   const samples = Object.fromEntries(ways.map((way) => [way.key, { sequential: [], concurrent: [] }]));
   const opened = {};
@@ -115,7 +152,9 @@ async function main() {
       for (const way of order) {
         const { call } = opened[way.key];
         for (let index = 0; index < SEQUENTIAL; index += 1) samples[way.key].sequential.push(await timed(call, `topic ${round}.${index}`));
-        samples[way.key].concurrent.push(...(await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => timed(call, `batch ${round}.${index}`)))));
+        samples[way.key].concurrent.push(
+          ...(await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => timed(call, `batch ${round}.${index}`)))),
+        );
       }
     }
   } finally {
@@ -127,7 +166,8 @@ async function main() {
     return `| ${way.label} | ${median(sequential).toFixed(0)} | ${percentile(sequential, 95).toFixed(0)} | ${median(concurrent).toFixed(0)} | ${percentile(concurrent, 95).toFixed(0)} |`;
   };
   const extra = (key, kind) => median(samples[key][kind]) - median(samples.direct[kind]);
-  const compare = (key) => `sequential p50 is ${ratio(median(samples[key].sequential) / median(samples.direct.sequential))} the direct one (${extra(key, 'sequential').toFixed(0)} ms more); concurrent ${ratio(median(samples[key].concurrent) / median(samples.direct.concurrent))} (${extra(key, 'concurrent').toFixed(0)} ms more)`;
+  const compare = (key) =>
+    `sequential p50 is ${ratio(median(samples[key].sequential) / median(samples.direct.sequential))} the direct one (${extra(key, 'sequential').toFixed(0)} ms more); concurrent ${ratio(median(samples[key].concurrent) / median(samples.direct.concurrent))} (${extra(key, 'concurrent').toFixed(0)} ms more)`;
   const section = [
     SECTION,
     '',

@@ -68,7 +68,8 @@ if (withTests) {
   // as a test-electron runner would. mocha stays external: the extension host resolves it from
   // node_modules.
   const suiteDir = path.join(repoRoot, 'test', 'editor');
-  const entryPoints = fs.readdirSync(suiteDir, { recursive: true })
+  const entryPoints = fs
+    .readdirSync(suiteDir, { recursive: true })
     .map(String)
     .filter((file) => file.endsWith('.ts'))
     .map((file) => path.join('test', 'editor', file));

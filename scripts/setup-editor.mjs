@@ -17,8 +17,7 @@ function lockHash() {
 
 function harnessIsCurrent() {
   try {
-    return fs.readFileSync(stampFile, 'utf8').trim() === lockHash()
-      && fs.existsSync(codeServerEntry) && fs.existsSync(node24);
+    return fs.readFileSync(stampFile, 'utf8').trim() === lockHash() && fs.existsSync(codeServerEntry) && fs.existsSync(node24);
   } catch {
     return false;
   }
@@ -59,7 +58,8 @@ function installHarness() {
 function debianPackageInstalled(name) {
   try {
     return execFileSync('dpkg-query', ['-W', '-f=${Status}', name], { stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString().includes('install ok installed');
+      .toString()
+      .includes('install ok installed');
   } catch {
     return false;
   }
@@ -70,7 +70,11 @@ function debianPackageInstalled(name) {
  * sandbox tests of the unit and editor stages run them for real. Installed before anything else,
  * since apt-get takes one lock and the harness setup runs alongside the first stages.
  */
-export const SANDBOX_PACKAGES = [['bubblewrap', 'bwrap'], ['socat', 'socat'], ['ripgrep', 'rg']];
+export const SANDBOX_PACKAGES = [
+  ['bubblewrap', 'bwrap'],
+  ['socat', 'socat'],
+  ['ripgrep', 'rg'],
+];
 
 function onPath(binary) {
   return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, binary)));

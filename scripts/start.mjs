@@ -105,4 +105,3 @@ function ancestorPids() {
   }
   return pids;
 }
-

@@ -68,14 +68,27 @@ function recordMocha(stage, statsFile, exitCode) {
 /** Mocha with our stats reporter; skipped or exclusive tests fail the stage. */
 function mocha(statsFile, timeoutMs, glob, extra = []) {
   return run('npx', [
-    'mocha', '--require', 'tsx/cjs', '--reporter', './test/support/stats-reporter.cjs',
-    '--reporter-option', `statsFile=${statsFile}`, '--forbid-pending', '--forbid-only',
-    '--timeout', String(timeoutMs), ...extra, '--exit', glob,
+    'mocha',
+    '--require',
+    'tsx/cjs',
+    '--reporter',
+    './test/support/stats-reporter.cjs',
+    '--reporter-option',
+    `statsFile=${statsFile}`,
+    '--forbid-pending',
+    '--forbid-only',
+    '--timeout',
+    String(timeoutMs),
+    ...extra,
+    '--exit',
+    glob,
   ]);
 }
 
 const stageRunners = {
   async lint() {
+    // Formatting (Prettier, .prettierrc.json): `npm run format` fixes what this finds.
+    record('prettier', ...((await run('npx', ['prettier', '--check', '.'])) === 0 ? [1, 0] : [0, 1]));
     record('eslint', ...((await run('npx', ['eslint', '.', '--max-warnings=0'])) === 0 ? [1, 0] : [0, 1]));
     // The layering of src/ (.dependency-cruiser.cjs): no cycles, no upward imports, no editor API in the core.
     record('layers', ...((await run('npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs'])) === 0 ? [1, 0] : [0, 1]));

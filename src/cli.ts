@@ -3,7 +3,20 @@
 // ends with the right code.
 // (esbuild adds the shebang; one here as well would be a syntax error in the bundle.)
 import { parseArgs } from 'node:util';
-import { EXIT_UNUSABLE, exitCodeForSignal, LOGIN_USAGE, parseDoctorOptions, REGISTRY_USAGE, runDoctor, runLogin, runRegistry, runShare, serveCommand, SHARE_USAGE, type ExitCode } from './core/cli';
+import {
+  EXIT_UNUSABLE,
+  exitCodeForSignal,
+  LOGIN_USAGE,
+  parseDoctorOptions,
+  REGISTRY_USAGE,
+  runDoctor,
+  runLogin,
+  runRegistry,
+  runShare,
+  serveCommand,
+  SHARE_USAGE,
+  type ExitCode,
+} from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
 import { guardStdio, watchParent } from './core/cli/stdio';
 import { terminalConfirm } from './core/cli/terminalQuestion';
@@ -89,7 +102,11 @@ async function loginCommand(argv: readonly string[]): Promise<ExitCode> {
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   for (const signal of HANDLED_SIGNALS) process.once(signal, onSignal);
-  const code = await runLogin(argv[0] === 'logout' ? [...argv.slice(1), '--logout'] : argv.slice(1), { out, err }, { signal: AbortSignal.any([abort.signal, lifetime.signal]) });
+  const code = await runLogin(
+    argv[0] === 'logout' ? [...argv.slice(1), '--logout'] : argv.slice(1),
+    { out, err },
+    { signal: AbortSignal.any([abort.signal, lifetime.signal]) },
+  );
   return code as ExitCode;
 }
 

@@ -60,7 +60,11 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   active = context;
   extension.subscriptions.push(context);
   const logs = context.own(new LogChannels());
-  context.own(setListenerErrorSink((error) => logs.main.error(`an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)));
+  context.own(
+    setListenerErrorSink((error) =>
+      logs.main.error(`an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    ),
+  );
   logs.main.info(`MCP Switchboard ${extension.extension.packageJSON.version} activated`);
 
   rememberEditorUserDir(extension.globalStorageUri);
@@ -69,9 +73,16 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
   const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
-  const devWatchers = context.own(new DevWatchers((name) => manager.reconnect(name), (name, message) => logs.server(name).info(message)));
+  const devWatchers = context.own(
+    new DevWatchers(
+      (name) => manager.reconnect(name),
+      (name, message) => logs.server(name).info(message),
+    ),
+  );
   const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers, (name) => devWatchers.lastRestart(name)));
-  const definitions = context.own(new GatewayDefinitionProvider(gateway, catalog, gatewayStarted, extension.extension.id, (message) => logs.main.info(message)));
+  const definitions = context.own(
+    new GatewayDefinitionProvider(gateway, catalog, gatewayStarted, extension.extension.id, (message) => logs.main.info(message)),
+  );
   context.own(vscode.lm.registerMcpServerDefinitionProvider(DEFINITION_PROVIDER_ID, definitions));
   for (const tool of registerDispatcherTools(catalog)) context.own(tool);
   const render = () => ui.render();
@@ -81,10 +92,19 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     definitions.refresh();
     render();
   });
-  registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, refreshed: () => {
-    definitions.refresh();
-    render();
-  } });
+  registerAllCommands({
+    extension,
+    context,
+    runtime,
+    logs,
+    sync,
+    inputs,
+    consent,
+    refreshed: () => {
+      definitions.refresh();
+      render();
+    },
+  });
   followTheEditor(context, runtime, sync, render);
 
   // Until the first load, the view's welcome page says it is reading the settings, not that there
@@ -112,16 +132,26 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
  * Sources are live: a change to a consulted file (.mcp.json, ~/.codex/config.toml, ...) reloads;
  * each load says which files to watch, and which servers' dev.watch patterns.
  */
-function followTheFiles(context: SwitchboardContext, sync: ConfigurationSync, logs: LogChannels, devWatchers: DevWatchers, loaded: () => void): void {
-  const watchers = context.own(new SourceFileWatchers((file) => {
-    logs.main.info(`${file} changed; reloading the servers`);
-    sync.scheduleReload();
-  }));
-  context.own(sync.onDidLoad((state) => {
-    watchers.watch(state.files);
-    devWatchers.update(state.servers);
-    loaded();
-  }));
+function followTheFiles(
+  context: SwitchboardContext,
+  sync: ConfigurationSync,
+  logs: LogChannels,
+  devWatchers: DevWatchers,
+  loaded: () => void,
+): void {
+  const watchers = context.own(
+    new SourceFileWatchers((file) => {
+      logs.main.info(`${file} changed; reloading the servers`);
+      sync.scheduleReload();
+    }),
+  );
+  context.own(
+    sync.onDidLoad((state) => {
+      watchers.watch(state.files);
+      devWatchers.update(state.servers);
+      loaded();
+    }),
+  );
 }
 
 /** The core with the editor's loggers, storage and secrets; the gateway starts listening now. */
@@ -175,28 +205,38 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
   context.own(vscode.window.registerUriHandler(signInBrowser));
   const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
   for (const command of registerCommands({
-    manager, sync, logs, inputs, consent, invalidateToolCache,
+    manager,
+    sync,
+    logs,
+    inputs,
+    consent,
+    invalidateToolCache,
     showToolCatalog: () => catalogDocument.show(),
     runTool: (name) => runToolInteractively(catalog, logs, name),
     openResource: (server, uri) => resources.open(server, uri),
     ...signIns,
-  })) context.own(command);
+  }))
+    context.own(command);
 }
 
 /** Settings, workspace trust and folders: what the editor changes under us. */
 function followTheEditor(context: SwitchboardContext, runtime: SwitchboardRuntime, sync: ConfigurationSync, render: () => void): void {
-  context.own(vscode.workspace.onDidChangeConfiguration((event) => {
-    const change = settingsChange(event);
-    if (!change) return;
-    if (change.tools) runtime.catalog.updateSettings(readCatalogSettings());
-    render();
-    if (change.servers) sync.scheduleReload();
-  }));
+  context.own(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      const change = settingsChange(event);
+      if (!change) return;
+      if (change.tools) runtime.catalog.updateSettings(readCatalogSettings());
+      render();
+      if (change.servers) sync.scheduleReload();
+    }),
+  );
   context.own(vscode.workspace.onDidGrantWorkspaceTrust(() => void sync.reload()));
-  context.own(vscode.workspace.onDidChangeWorkspaceFolders(() => {
-    sync.scheduleReload();
-    runtime.manager.notifyRootsChanged();
-  }));
+  context.own(
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      sync.scheduleReload();
+      runtime.manager.notifyRootsChanged();
+    }),
+  );
 }
 
 export async function deactivate(): Promise<void> {

@@ -10,7 +10,9 @@ const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 function existingScopes(name: string): string[] {
   const scopes: WritableScope[] = vscode.workspace.workspaceFolders?.length ? ['user', 'workspace'] : ['user'];
-  const found = scopes.filter((scope) => entryExists(name, scope)).map((scope) => (scope === 'user' ? 'your user settings' : 'the workspace settings'));
+  const found = scopes
+    .filter((scope) => entryExists(name, scope))
+    .map((scope) => (scope === 'user' ? 'your user settings' : 'the workspace settings'));
   return portableEntryExists(name) ? [...found, '.mcp.json'] : found;
 }
 
@@ -45,7 +47,12 @@ export async function addServerInteractively(): Promise<string | undefined> {
  * The steps every way of adding a server ends with: its name (said at once when taken), then where
  * to save it. `title` prefixes the steps (`Add MCP Server (2/3): name`).
  */
-export async function nameAndSave(entry: NewEntry | Record<string, unknown>, suggested: string, title: string, launch?: string): Promise<string | undefined> {
+export async function nameAndSave(
+  entry: NewEntry | Record<string, unknown>,
+  suggested: string,
+  title: string,
+  launch?: string,
+): Promise<string | undefined> {
   const name = await vscode.window.showInputBox({
     title: `${title} (2/3): name`,
     value: suggested,
@@ -55,7 +62,12 @@ export async function nameAndSave(entry: NewEntry | Record<string, unknown>, sug
       if (!NAME_PATTERN.test(value)) return 'Use letters, digits, "_", "-" and "." only.';
       // Said now, not after the last step; keeping the name replaces the entry (asked again then).
       const where = existingScopes(value);
-      return where.length > 0 ? { message: `A server named "${value}" already exists in ${where.join(' and ')}: keep the name to replace it.`, severity: vscode.InputBoxValidationSeverity.Warning } : undefined;
+      return where.length > 0
+        ? {
+            message: `A server named "${value}" already exists in ${where.join(' and ')}: keep the name to replace it.`,
+            severity: vscode.InputBoxValidationSeverity.Warning,
+          }
+        : undefined;
     },
   });
   if (name === undefined) return undefined;
@@ -72,20 +84,32 @@ async function pickDestination(title: string): Promise<DestinationItem | undefin
     scopes.push({ label: 'Workspace settings', description: 'shared with everyone who opens this workspace', scope: 'workspace' });
   }
   if (portableFile()) {
-    scopes.push({ label: '.mcp.json', description: 'this folder\'s portable file: the editor, Claude Code and Copilot CLI read it too', scope: 'portable' });
+    scopes.push({
+      label: '.mcp.json',
+      description: "this folder's portable file: the editor, Claude Code and Copilot CLI read it too",
+      scope: 'portable',
+    });
   }
-  return scopes.length === 1 ? scopes[0] : vscode.window.showQuickPick(scopes, { title: `${title} (3/3): where to save it`, ignoreFocusOut: true });
+  return scopes.length === 1
+    ? scopes[0]
+    : vscode.window.showQuickPick(scopes, { title: `${title} (3/3): where to save it`, ignoreFocusOut: true });
 }
 
 /** Writes the entry where the user chose (asking before replacing one); false when they declined. */
 async function save(name: string, entry: NewEntry | Record<string, unknown>, picked: DestinationItem): Promise<boolean> {
   if (exists(name, picked.scope)) {
-    const replace = await vscode.window.showWarningMessage(`A server named "${name}" already exists in ${picked.label}. Replace it?`, { modal: true }, 'Replace');
+    const replace = await vscode.window.showWarningMessage(
+      `A server named "${name}" already exists in ${picked.label}. Replace it?`,
+      { modal: true },
+      'Replace',
+    );
     if (replace !== 'Replace') return false;
   }
   if (picked.scope === 'portable') {
     const written = await writePortableEntry(name, entry);
-    const turnedOn = written.sourceTurnedOn ? ' Switchboard now reads that file in this workspace ("mcpJsonPortable" added to mcpSwitchboard.sources).' : '';
+    const turnedOn = written.sourceTurnedOn
+      ? ' Switchboard now reads that file in this workspace ("mcpJsonPortable" added to mcpSwitchboard.sources).'
+      : '';
     void vscode.window.showInformationMessage(`Added MCP server "${name}" to ${written.file}.${turnedOn}`);
     return true;
   }

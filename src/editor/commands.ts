@@ -18,7 +18,6 @@ import { copyForClientInteractively, entryAsWritten } from './copyForClient';
 import type { TreeNode } from './serversView';
 import { errorMessage } from '../core/base/errorMessage';
 
-
 export interface CommandServices {
   readonly manager: ServerManager;
   readonly sync: ConfigurationSync;
@@ -54,7 +53,11 @@ function nameFrom(argument: unknown): string | undefined {
   return undefined;
 }
 
-async function pickServer(manager: ServerManager, title: string, filter: (view: ServerView) => boolean = () => true): Promise<string | undefined> {
+async function pickServer(
+  manager: ServerManager,
+  title: string,
+  filter: (view: ServerView) => boolean = () => true,
+): Promise<string | undefined> {
   const servers = manager.servers().filter(filter);
   if (servers.length === 0) {
     void vscode.window.showInformationMessage('MCP Switchboard: no matching servers.');
@@ -67,7 +70,12 @@ async function pickServer(manager: ServerManager, title: string, filter: (view: 
   return picked?.label;
 }
 
-async function serverName(services: CommandServices, argument: ServerArgument, title: string, filter?: (view: ServerView) => boolean): Promise<string | undefined> {
+async function serverName(
+  services: CommandServices,
+  argument: ServerArgument,
+  title: string,
+  filter?: (view: ServerView) => boolean,
+): Promise<string | undefined> {
   const name = nameFrom(argument);
   if (name !== undefined) {
     if (!services.manager.server(name)) {
@@ -124,7 +132,12 @@ const startServer: Command = (services) => async (argument) => {
 
 /** *Allow…* on a blocked workspace server: its consent dialog again, for it alone. */
 const allowServer: Command = (services) => async (argument) => {
-  const name = await serverName(services, argument as ServerArgument, 'Allow which server?', (view) => view.state.kind === 'blocked' && view.state.reason !== 'untrusted');
+  const name = await serverName(
+    services,
+    argument as ServerArgument,
+    'Allow which server?',
+    (view) => view.state.kind === 'blocked' && view.state.reason !== 'untrusted',
+  );
   if (name) await services.sync.confirmAgain(name, { reaskDenied: true });
 };
 
@@ -138,7 +151,10 @@ const invalidateToolCache: Command = (services) => async (argument) => {
   let name = nameFrom(argument);
   if (name === undefined && manager.servers().length > 1) {
     const choice = await vscode.window.showQuickPick(
-      [{ label: 'All servers', all: true }, ...manager.servers().map((view) => ({ label: view.name, description: describeState(view.state), all: false }))],
+      [
+        { label: 'All servers', all: true },
+        ...manager.servers().map((view) => ({ label: view.name, description: describeState(view.state), all: false })),
+      ],
       { title: 'Invalidate the tool cache of' },
     );
     if (!choice) return;
@@ -151,7 +167,10 @@ const showLogs: Command = (services) => async (argument) => {
   let name = nameFrom(argument);
   if (name === undefined) {
     const choice = await vscode.window.showQuickPick(
-      [{ label: 'MCP Switchboard', description: 'main log' }, ...services.manager.servers().map((view) => ({ label: view.name, description: describeState(view.state) }))],
+      [
+        { label: 'MCP Switchboard', description: 'main log' },
+        ...services.manager.servers().map((view) => ({ label: view.name, description: describeState(view.state) })),
+      ],
       { title: 'Show logs of' },
     );
     if (!choice) return;
@@ -161,11 +180,14 @@ const showLogs: Command = (services) => async (argument) => {
   else services.logs.server(name).show(true);
 };
 
-const openSettings: Command = () => () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:switchboard-labs.mcp-switchboard');
+const openSettings: Command = () => () =>
+  vscode.commands.executeCommand('workbench.action.openSettings', '@ext:switchboard-labs.mcp-switchboard');
 
 const clearStoredInputs: Command = (services) => async () => {
   const count = await services.inputs.clear();
-  void vscode.window.showInformationMessage(`MCP Switchboard: cleared ${count} stored input value(s). Servers that use them will ask again.`);
+  void vscode.window.showInformationMessage(
+    `MCP Switchboard: cleared ${count} stored input value(s). Servers that use them will ask again.`,
+  );
   await services.sync.reload();
 };
 
@@ -234,9 +256,20 @@ const showServerActions: Command = (services) => async () => {
     { label: '$(go-to-file) Open Settings Entry', command: COMMANDS.openSettingsEntry },
     { label: '$(trash) Remove Server…', command: COMMANDS.removeServer },
     { label: '$(refresh) Invalidate Tool Cache', command: COMMANDS.invalidateToolCache },
-    ...(services.canSignIn(name) ? [{ label: '$(account) Sign In', command: COMMANDS.signIn }, { label: '$(sign-out) Sign Out', command: COMMANDS.signOut }] : []),
+    ...(services.canSignIn(name)
+      ? [
+          { label: '$(account) Sign In', command: COMMANDS.signIn },
+          { label: '$(sign-out) Sign Out', command: COMMANDS.signOut },
+        ]
+      : []),
   ];
-  if (view?.state.kind === 'needsSignIn') actions.unshift(...actions.splice(actions.findIndex((action) => action.command === COMMANDS.signIn), 1));
+  if (view?.state.kind === 'needsSignIn')
+    actions.unshift(
+      ...actions.splice(
+        actions.findIndex((action) => action.command === COMMANDS.signIn),
+        1,
+      ),
+    );
   const action = await vscode.window.showQuickPick(actions, { title: `${name}: ${view ? describeState(view.state) : ''}` });
   if (action) await vscode.commands.executeCommand(action.command, name);
 };
@@ -282,10 +315,12 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
       return;
     }
     if (task.kind !== 'task' || !task.server || !task.task) throw new Error('Cancel Task needs a task (use its row in the Servers view)');
-    if (!services.manager.cancelTask(task.server, task.task.id)) void vscode.window.showInformationMessage(`The ${task.task.tool} task of ${task.server} has already ended.`);
+    if (!services.manager.cancelTask(task.server, task.task.id))
+      void vscode.window.showInformationMessage(`The ${task.task.tool} task of ${task.server} has already ended.`);
   },
   openResource: (services) => (server, uri) => {
-    if (typeof server !== 'string' || typeof uri !== 'string') throw new Error('Open Resource needs a server and a resource URI (use the Servers view)');
+    if (typeof server !== 'string' || typeof uri !== 'string')
+      throw new Error('Open Resource needs a server and a resource URI (use the Servers view)');
     return services.openResource(server, uri);
   },
 };

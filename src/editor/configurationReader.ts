@@ -11,7 +11,15 @@ import {
   type ServerSource,
   type SettingsEntry,
 } from '../core/config';
-import { DEFAULT_IDLE_STOP_KEY, DEFAULT_LIFECYCLE_KEY, inspectServerSetting, SANDBOX_ENABLED_KEY, SANDBOX_RULES_KEY, SERVERS_KEY, SOURCES_KEY } from './settings';
+import {
+  DEFAULT_IDLE_STOP_KEY,
+  DEFAULT_LIFECYCLE_KEY,
+  inspectServerSetting,
+  SANDBOX_ENABLED_KEY,
+  SANDBOX_RULES_KEY,
+  SERVERS_KEY,
+  SOURCES_KEY,
+} from './settings';
 
 function settingsFile(kind: 'user' | 'workspace' | 'folder', folder?: vscode.WorkspaceFolder): string | undefined {
   if (kind === 'folder' && folder) return vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath;
@@ -107,7 +115,11 @@ function readSandboxDefaults(): ConfigurationInput['sandboxDefaults'] {
 
 /** Servers from these places can run commands chosen by whoever wrote the repository. */
 export function isWorkspaceDefined(from: ServerSource): boolean {
-  return isWorkspaceDefinedSource(from, (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath), path);
+  return isWorkspaceDefinedSource(
+    from,
+    (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
+    path,
+  );
 }
 
 let userDir: string | undefined;
@@ -123,7 +135,9 @@ export function rememberEditorUserDir(globalStorage: vscode.Uri): void {
 /** Where this window's source files are, for Import Servers and the file watchers. */
 export function editorLocations(): LocationContext {
   return {
-    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
+    workspaceFolders: (vscode.workspace.workspaceFolders ?? [])
+      .filter((folder) => folder.uri.scheme === 'file')
+      .map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
     userHome: os.homedir(),
     platform: process.platform,
     paths: path,

@@ -1,5 +1,11 @@
 import * as vscode from 'vscode';
-import { isInvalidServer, loadConfiguration, type ConfigDiagnostic, type ServerDefinition, type StdioServerDefinition } from '../core/config';
+import {
+  isInvalidServer,
+  loadConfiguration,
+  type ConfigDiagnostic,
+  type ServerDefinition,
+  type StdioServerDefinition,
+} from '../core/config';
 import type { ConfiguredServer, ServerBlock, ServerManager } from '../core/manager';
 import { withConsentedSandbox, type ConsentAnswer, type ConsentStore } from './consent';
 import { askConsent, askConsentForAll, type BatchAnswer } from './consentDialogs';
@@ -64,7 +70,9 @@ export class ConfigurationSync implements vscode.Disposable {
         try {
           await this.reloadOnce();
         } catch (error) {
-          this.logs.main.error(`Reloading the configuration failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+          this.logs.main.error(
+            `Reloading the configuration failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          );
         }
       } while (this.again);
     })().finally(() => {
@@ -93,7 +101,10 @@ export class ConfigurationSync implements vscode.Disposable {
     }
     this.logs.retain(new Set(loaded.servers.map((server) => server.name)));
     this.latest = { servers: loaded.servers, diagnostics, files: loaded.files };
-    await this.manager.update(loaded.servers.map((server) => this.asConsented(server)), blocks);
+    await this.manager.update(
+      loaded.servers.map((server) => this.asConsented(server)),
+      blocks,
+    );
     this.loadedEmitter.fire(this.latest);
     void this.askForConsent(needConsent);
   }
@@ -146,7 +157,11 @@ export class ConfigurationSync implements vscode.Disposable {
   }
 
   /** Records an answer and unblocks or keeps blocked; true when the server must be loaded again. */
-  private async applyAnswer(definition: StdioServerDefinition, answer: ConsentAnswer | 'dismissed', mode: WorkspaceSandboxMode): Promise<boolean> {
+  private async applyAnswer(
+    definition: StdioServerDefinition,
+    answer: ConsentAnswer | 'dismissed',
+    mode: WorkspaceSandboxMode,
+  ): Promise<boolean> {
     await this.consent.record(definition, answer);
     this.logs.main.info(`Consent for "${definition.name}": ${answer}`);
     // A sandboxed run is another definition (the restart hash covers the sandbox): load again.
@@ -162,7 +177,8 @@ export class ConfigurationSync implements vscode.Disposable {
    */
   async confirmAgain(name: string, options: { reaskDenied?: boolean } = {}): Promise<void> {
     // The definition as loaded: the one the consent was given for, not the sandboxed one that runs.
-    const definition = this.latest.servers.find((server) => server.name === name && !isInvalidServer(server)) as ServerDefinition | undefined;
+    const definition = this.latest.servers.find((server) => server.name === name && !isInvalidServer(server)) as
+      ServerDefinition | undefined;
     if (!definition || definition.transport !== 'stdio' || !isWorkspaceDefined(definition.source) || !vscode.workspace.isTrusted) return;
     const answer = this.consent.answer(definition);
     if (answer === 'granted' || answer === 'sandboxed') return;

@@ -97,7 +97,11 @@ export class ConsentStore {
  * that every workspace server runs sandboxed) replaces whatever the entry asks to write with its
  * folder and temp.
  */
-export function withConsentedSandbox(definition: StdioServerDefinition, answer: ConsentAnswer, mode: WorkspaceSandboxMode): StdioServerDefinition {
+export function withConsentedSandbox(
+  definition: StdioServerDefinition,
+  answer: ConsentAnswer,
+  mode: WorkspaceSandboxMode,
+): StdioServerDefinition {
   if (answer === 'denied' || (answer === 'granted' && mode === 'ask')) return definition;
   return { ...definition, sandbox: workspaceConsentSandbox(definition.sandbox?.rules, definition.cwd) };
 }

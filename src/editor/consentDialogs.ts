@@ -10,7 +10,8 @@ import type { WorkspaceSandboxMode } from './settings';
 /** Servers listed in one dialog before the rest are counted. */
 const MAX_LISTED = 10;
 
-const DENY_VS_CANCEL = 'Deny: it stays blocked until you click Allow… on its row. Cancel: nothing is remembered; it is asked again at its next start.';
+const DENY_VS_CANCEL =
+  'Deny: it stays blocked until you click Allow… on its row. Cancel: nothing is remembered; it is asked again at its next start.';
 
 /** An absolute path spelled with `..` or `.` (from `${workspaceFolder}/../x`) reads as the path it is. */
 function readablePath(part: string): string {
@@ -47,8 +48,16 @@ export async function askConsent(definition: StdioServerDefinition, mode: Worksp
 function consentDetail(definition: StdioServerDefinition, mode: WorkspaceSandboxMode): string {
   const own = sandboxOf(definition);
   const tight = workspaceConsentSandbox(definition.sandbox?.rules, definition.cwd);
-  const lines = [`This workspace's settings ask MCP Switchboard to run:`, '', commandLine(definition), '', `in ${folderOf(definition)}`, ''];
-  if (mode === 'ask') lines.push(own ? `Allow: as the entry says, sandboxed (${describeSandboxRules(own.rules)}).` : 'Allow: with all your rights.');
+  const lines = [
+    `This workspace's settings ask MCP Switchboard to run:`,
+    '',
+    commandLine(definition),
+    '',
+    `in ${folderOf(definition)}`,
+    '',
+  ];
+  if (mode === 'ask')
+    lines.push(own ? `Allow: as the entry says, sandboxed (${describeSandboxRules(own.rules)}).` : 'Allow: with all your rights.');
   lines.push(`Run Sandboxed: ${describeSandboxRules(tight.rules)}.`);
   if (mode === 'sandboxed') lines.push('(Your setting mcpSwitchboard.sandbox.workspaceServers runs every workspace server sandboxed.)');
   lines.push(DENY_VS_CANCEL, '', 'Only allow commands you trust. The answer is remembered until the command or its sandbox changes.');
@@ -87,7 +96,9 @@ function batchDetail(definitions: readonly StdioServerDefinition[], mode: Worksp
   if (mode === 'ask') lines.push('Allow All: each as its entry says.');
   lines.push('Run All Sandboxed: each may write only its folder and temp, and reach only the domains its entry lists.');
   lines.push('Choose Each…: one dialog per server.');
-  lines.push('Deny All: they stay blocked until you click Allow… on a row. Cancel: nothing is remembered; each is asked again at its next start.');
+  lines.push(
+    'Deny All: they stay blocked until you click Allow… on a row. Cancel: nothing is remembered; each is asked again at its next start.',
+  );
   lines.push('', 'Only allow commands you trust. Each answer is remembered until its command or sandbox changes.');
   return lines.join('\n');
 }

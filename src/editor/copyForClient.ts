@@ -20,13 +20,21 @@ export async function entryAsWritten(name: string, source: ServerSource): Promis
 export async function copyForClientInteractively(name: string, source: ServerSource): Promise<void> {
   const raw = await entryAsWritten(name, source);
   if (raw === undefined) {
-    void vscode.window.showWarningMessage(`MCP Switchboard: the entry of "${name}" was not found where it was read from; it may have changed.`);
+    void vscode.window.showWarningMessage(
+      `MCP Switchboard: the entry of "${name}" was not found where it was read from; it may have changed.`,
+    );
     return;
   }
-  const picked = await vscode.window.showQuickPick(EXPORT_FORMATS.map((format) => ({ label: EXPORT_TITLES[format], format })), { title: `Copy "${name}" for which client?` });
+  const picked = await vscode.window.showQuickPick(
+    EXPORT_FORMATS.map((format) => ({ label: EXPORT_TITLES[format], format })),
+    { title: `Copy "${name}" for which client?` },
+  );
   if (!picked) return;
   const folder = vscode.workspace.workspaceFolders?.[0];
-  const exported = exportEntry(name, raw, picked.format, { userHome: os.homedir(), ...(folder?.uri.scheme === 'file' ? { workspaceFolder: folder.uri.fsPath } : {}) });
+  const exported = exportEntry(name, raw, picked.format, {
+    userHome: os.homedir(),
+    ...(folder?.uri.scheme === 'file' ? { workspaceFolder: folder.uri.fsPath } : {}),
+  });
   await vscode.env.clipboard.writeText(exported.text);
   const notes = exported.notes.length > 0 ? ` Note: ${exported.notes.join('; ')}.` : '';
   void vscode.window.showInformationMessage(`Copied "${name}" for ${picked.label}: paste it into that file.${notes}`);

@@ -34,7 +34,11 @@ export function toToolResult(result: CallToolResult): vscode.LanguageModelToolRe
         parts.push(new vscode.LanguageModelTextPart(`[${item.type} ${item.mimeType}, ${Math.round((item.data.length * 3) / 4)} bytes]`));
         break;
       case 'resource':
-        parts.push(new vscode.LanguageModelTextPart('text' in item.resource ? `${item.resource.uri}\n${item.resource.text}` : `[resource ${item.resource.uri}]`));
+        parts.push(
+          new vscode.LanguageModelTextPart(
+            'text' in item.resource ? `${item.resource.uri}\n${item.resource.text}` : `[resource ${item.resource.uri}]`,
+          ),
+        );
         break;
       case 'resource_link':
         parts.push(new vscode.LanguageModelTextPart(`[resource link ${item.uri}${item.name ? ` (${item.name})` : ''}]`));
@@ -73,9 +77,12 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
     invoke: (options) => {
       const { server, query } = options.input ?? {};
       const needle = query?.toLowerCase();
-      const tools = catalog.snapshot().servers
-        .filter((entry) => !server || entry.name === server)
-        .flatMap((entry) => entry.tools.filter((tool) => tool.exposed && isForModel(tool.tool)).map((tool) => ({ tool, state: entry.state })))
+      const tools = catalog
+        .snapshot()
+        .servers.filter((entry) => !server || entry.name === server)
+        .flatMap((entry) =>
+          entry.tools.filter((tool) => tool.exposed && isForModel(tool.tool)).map((tool) => ({ tool, state: entry.state })),
+        )
         .filter(({ tool }) => !needle || `${tool.qualifiedName} ${tool.tool.description ?? ''}`.toLowerCase().includes(needle))
         .map(({ tool, state }) => ({
           qualifiedName: tool.qualifiedName,
@@ -99,7 +106,9 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
         invocationMessage,
         confirmationMessages: {
           title: `Run the MCP tool "${tool.name}" on server "${tool.server}"?`,
-          message: new vscode.MarkdownString(`Server **${tool.server}**, tool **${tool.name}**, with arguments:\n\n\`\`\`json\n${args}\n\`\`\``),
+          message: new vscode.MarkdownString(
+            `Server **${tool.server}**, tool **${tool.name}**, with arguments:\n\n\`\`\`json\n${args}\n\`\`\``,
+          ),
         },
       };
     },
@@ -110,7 +119,10 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
       try {
         const result = await catalog.callExposedTool(tool.server, tool.name, options.input.arguments ?? {}, { signal: abort.signal });
         if (result.isError) {
-          const text = (result.content ?? []).map((item) => (item.type === 'text' ? item.text : '')).join('\n').trim();
+          const text = (result.content ?? [])
+            .map((item) => (item.type === 'text' ? item.text : ''))
+            .join('\n')
+            .trim();
           throw new Error(`${tool.server}/${tool.name} reported an error: ${text || 'no details'}`);
         }
         return toToolResult(result);

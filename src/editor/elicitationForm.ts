@@ -15,7 +15,9 @@ export async function askElicitation(server: string, params: ElicitRequest['para
   if ((params as { mode?: string }).mode === 'url') return askToOpen(server, params as { message: string; url: string });
   const parsed = elicitFields((params as { requestedSchema?: unknown }).requestedSchema);
   if ('problem' in parsed) {
-    void vscode.window.showWarningMessage(`MCP Switchboard: server "${server}" asked for a form that cannot be shown (${parsed.problem}); it was declined.`);
+    void vscode.window.showWarningMessage(
+      `MCP Switchboard: server "${server}" asked for a form that cannot be shown (${parsed.problem}); it was declined.`,
+    );
     return { action: 'decline' };
   }
   const fill = `Fill In (${parsed.fields.length} field${parsed.fields.length === 1 ? '' : 's'})`;
@@ -41,7 +43,11 @@ function fieldTitle(server: string, field: ElicitField, step: string): string {
 }
 
 async function pick(items: readonly Item[], title: string, field: ElicitField): Promise<Outcome> {
-  const picked = await vscode.window.showQuickPick([...items, ...(field.required ? [] : [SKIP])], { title, placeHolder: field.description, ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick([...items, ...(field.required ? [] : [SKIP])], {
+    title,
+    placeHolder: field.description,
+    ignoreFocusOut: true,
+  });
   return picked ? picked.outcome : 'cancel';
 }
 
@@ -81,8 +87,18 @@ async function askChoice(field: ElicitField, title: string): Promise<Outcome> {
     picked: defaults.has(option.value),
     outcome: { value: option.value },
   }));
-  if (field.kind === 'choice') return pick([...items].sort((a, b) => Number(b.picked) - Number(a.picked)), title, field);
-  const picked = await vscode.window.showQuickPick(items, { title, placeHolder: field.description, canPickMany: true, ignoreFocusOut: true });
+  if (field.kind === 'choice')
+    return pick(
+      [...items].sort((a, b) => Number(b.picked) - Number(a.picked)),
+      title,
+      field,
+    );
+  const picked = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: field.description,
+    canPickMany: true,
+    ignoreFocusOut: true,
+  });
   if (!picked) return 'cancel';
   if (picked.length === 0 && !field.required) return 'skip';
   return { value: picked.map((item) => item.outcome.value) };
@@ -91,7 +107,9 @@ async function askChoice(field: ElicitField, title: string): Promise<Outcome> {
 async function askToOpen(server: string, params: { message: string; url: string }): Promise<ElicitResult> {
   const domain = urlDomain(params.url);
   if (!domain) {
-    void vscode.window.showWarningMessage(`MCP Switchboard: server "${server}" asked to open something that is not a web page; it was declined.`);
+    void vscode.window.showWarningMessage(
+      `MCP Switchboard: server "${server}" asked to open something that is not a web page; it was declined.`,
+    );
     return { action: 'decline' };
   }
   const open = `Open ${domain}`;

@@ -23,17 +23,21 @@ export class FailureNotices {
       // A notice cannot be taken back through the extension API, so the fix gets one of its own:
       // the failure notice still in the center is then visibly out of date. A later failure is a
       // new problem, worth a notice again.
-      void vscode.window.showInformationMessage(`MCP server "${event.server}" is running again (${event.state.toolCount} tool${event.state.toolCount === 1 ? '' : 's'}): the failure reported earlier is fixed.`);
+      void vscode.window.showInformationMessage(
+        `MCP server "${event.server}" is running again (${event.state.toolCount} tool${event.state.toolCount === 1 ? '' : 's'}): the failure reported earlier is fixed.`,
+      );
       return;
     }
     if (event.state.kind !== 'error' || this.notified.has(event.server)) return;
     this.notified.add(event.server);
     const reason = noticeReason(event.state.message);
     const actions = failureActions(event.state.code).map((action) => ACTIONS[action]);
-    void vscode.window.showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, ...actions.map((action) => action.label)).then((choice) => {
-      const picked = actions.find((action) => action.label === choice);
-      if (picked) void vscode.commands.executeCommand(picked.command, event.server);
-    });
+    void vscode.window
+      .showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, ...actions.map((action) => action.label))
+      .then((choice) => {
+        const picked = actions.find((action) => action.label === choice);
+        if (picked) void vscode.commands.executeCommand(picked.command, event.server);
+      });
   }
 
   /**
@@ -43,10 +47,11 @@ export class FailureNotices {
   private askToSignIn(server: string, moreAccess: boolean): void {
     if (this.askedToSignIn.has(server)) return;
     this.askedToSignIn.add(server);
-    const message = moreAccess ? `MCP server "${server}" asks for more access: sign in again to grant it.` : `MCP server "${server}" needs you to sign in.`;
+    const message = moreAccess
+      ? `MCP server "${server}" asks for more access: sign in again to grant it.`
+      : `MCP server "${server}" needs you to sign in.`;
     void vscode.window.showWarningMessage(message, 'Sign In').then((choice) => {
       if (choice === 'Sign In') void vscode.commands.executeCommand(COMMANDS.signIn, server);
     });
   }
 }
-

@@ -8,7 +8,9 @@ import { answerSampling } from './sampling';
 
 export function editorAnswers(consent: ConsentStore): HostAnswers {
   return {
-    listRoots: async () => ({ roots: (vscode.workspace.workspaceFolders ?? []).map((folder) => ({ uri: folder.uri.toString(), name: folder.name })) }),
+    listRoots: async () => ({
+      roots: (vscode.workspace.workspaceFolders ?? []).map((folder) => ({ uri: folder.uri.toString(), name: folder.name })),
+    }),
     elicit: (server, params) => askElicitation(server, params),
     sample: (server, params) => answerSampling(server, params, consent),
   };

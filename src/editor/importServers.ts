@@ -35,7 +35,13 @@ async function availableSources(): Promise<Array<SourceChoice & { read: ReadSour
     const count = read.candidates.length;
     const what = count > 0 ? `${count} server${count === 1 ? '' : 's'}` : read.problems.length > 0 ? 'cannot be read' : 'no servers';
     // Claude Code's one file holds several blocks (the folder's, the user's): named once.
-    available.push({ ...choice, files, read, label: choice.label, description: `${what} · ${[...new Set(files.map((file) => file.file))].join(', ')}` });
+    available.push({
+      ...choice,
+      files,
+      read,
+      label: choice.label,
+      description: `${what} · ${[...new Set(files.map((file) => file.file))].join(', ')}`,
+    });
   }
   return available;
 }
@@ -67,16 +73,26 @@ async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
   for (const [index, read] of reads.entries()) {
     const file = files[index]?.file ?? '';
     // A field the other client has and Switchboard does not is named on its server, not as a problem.
-    problems.push(...read.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `${file}: ${diagnostic.message}`));
+    problems.push(
+      ...read.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `${file}: ${diagnostic.message}`),
+    );
     for (const candidate of read.candidates) {
       if (candidates.some((existing) => existing.name === candidate.name)) continue;
-      const ignored = read.diagnostics.filter((diagnostic) => diagnostic.server === candidate.name && diagnostic.severity === 'warning').map((diagnostic) => diagnostic.path.split('.').pop() ?? diagnostic.path);
-      const taken = (['user', 'workspace'] as const).filter((scope) => (scope === 'user' || vscode.workspace.workspaceFolders?.length) && entryExists(candidate.name, scope));
+      const ignored = read.diagnostics
+        .filter((diagnostic) => diagnostic.server === candidate.name && diagnostic.severity === 'warning')
+        .map((diagnostic) => diagnostic.path.split('.').pop() ?? diagnostic.path);
+      const taken = (['user', 'workspace'] as const).filter(
+        (scope) => (scope === 'user' || vscode.workspace.workspaceFolders?.length) && entryExists(candidate.name, scope),
+      );
       candidates.push({
         name: candidate.name,
         raw: candidate.raw,
         label: candidate.name,
-        description: [file, ...(taken.length > 0 ? [`"${candidate.name}" is already in your ${taken.join(' and ')} settings: skipped there`] : []), ...(ignored.length > 0 ? [`not carried over: ${ignored.join(', ')}`] : [])].join(' · '),
+        description: [
+          file,
+          ...(taken.length > 0 ? [`"${candidate.name}" is already in your ${taken.join(' and ')} settings: skipped there`] : []),
+          ...(ignored.length > 0 ? [`not carried over: ${ignored.join(', ')}`] : []),
+        ].join(' · '),
         detail: preview(candidate.raw),
         picked: taken.length === 0,
       });
@@ -89,10 +105,13 @@ async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
 function preview(raw: unknown): string {
   const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const env = typeof entry.env === 'object' && entry.env !== null ? Object.keys(entry.env) : [];
-  const line = typeof entry.url === 'string'
-    ? entry.url
-    : [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].filter((word) => typeof word === 'string').join(' ');
-  const rest = Object.entries(entry).filter(([key]) => !['command', 'args', 'url', 'env', 'type'].includes(key)).map(([key, value]) => `${key} ${JSON.stringify(value)}`);
+  const line =
+    typeof entry.url === 'string'
+      ? entry.url
+      : [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].filter((word) => typeof word === 'string').join(' ');
+  const rest = Object.entries(entry)
+    .filter(([key]) => !['command', 'args', 'url', 'env', 'type'].includes(key))
+    .map(([key, value]) => `${key} ${JSON.stringify(value)}`);
   const text = [`${line}${env.length > 0 ? `  (with ${env.join(', ')})` : ''}`, ...rest].join(' · ');
   return displayText(text.length > 200 ? `${text.slice(0, 199)}…` : text);
 }
@@ -107,7 +126,10 @@ async function chooseAndWrite(label: string, candidates: Candidate[]): Promise<s
 
   const scopes: Array<vscode.QuickPickItem & { scope: WritableScope }> = [{ label: 'User settings', scope: 'user' }];
   if (vscode.workspace.workspaceFolders?.length) scopes.push({ label: 'Workspace settings', scope: 'workspace' });
-  const scope = scopes.length === 1 ? scopes[0] : await vscode.window.showQuickPick(scopes, { title: 'Import MCP Servers (3/3): save to', ignoreFocusOut: true });
+  const scope =
+    scopes.length === 1
+      ? scopes[0]
+      : await vscode.window.showQuickPick(scopes, { title: 'Import MCP Servers (3/3): save to', ignoreFocusOut: true });
   if (!scope) return [];
 
   const added: string[] = [];

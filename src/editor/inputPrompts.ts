@@ -12,7 +12,10 @@ export class SecretInputResolver implements InputResolver {
   /** Prompts already shown during one load, so one id is asked for once even if many servers use it. */
   private readonly pending = new Map<string, Promise<string | undefined>>();
 
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly state: vscode.Memento) {}
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly state: vscode.Memento,
+  ) {}
 
   async resolve(request: InputRequest): Promise<string | undefined> {
     const stored = await this.secrets.get(KEY_PREFIX + request.id);

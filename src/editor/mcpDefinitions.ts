@@ -53,8 +53,18 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
    * "Running · 0 tools". Starting and reconnecting servers stay, since calls to them wait.
    */
   private current(): Map<string, string> {
-    const failed = new Set(this.catalog.snapshot().servers.filter((server) => server.state === 'error' || server.state === 'stopped').map((server) => server.name));
-    return new Map(this.gateway.servers().filter((name) => !failed.has(name)).map((name) => [name, this.catalog.catalogVersion(name) ?? 'empty']));
+    const failed = new Set(
+      this.catalog
+        .snapshot()
+        .servers.filter((server) => server.state === 'error' || server.state === 'stopped')
+        .map((server) => server.name),
+    );
+    return new Map(
+      this.gateway
+        .servers()
+        .filter((name) => !failed.has(name))
+        .map((name) => [name, this.catalog.catalogVersion(name) ?? 'empty']),
+    );
   }
 
   private definitions(): vscode.McpHttpServerDefinition[] {

@@ -70,7 +70,8 @@ export class EditorSignInBrowser implements vscode.UriHandler, vscode.Disposable
       return;
     }
     // The query carries the authorization code: it is never logged.
-    if (!this.router.deliver(new URLSearchParams(uri.query))) this.logs.main.warn('a sign-in redirect arrived that no sign-in was waiting for (expired, or already finished); ignored');
+    if (!this.router.deliver(new URLSearchParams(uri.query)))
+      this.logs.main.warn('a sign-in redirect arrived that no sign-in was waiting for (expired, or already finished); ignored');
   }
 
   /** A browser for one sign-in: its redirect URI is resolved for wherever this editor runs. */
@@ -105,7 +106,12 @@ export interface SignInActions {
 }
 
 /** What the Sign In / Sign Out commands do, with the progress and the messages around it. */
-export function signInActions(signIns: ServerSignIn, browser: EditorSignInBrowser, servers: () => readonly string[], logs: LogChannels): SignInActions {
+export function signInActions(
+  signIns: ServerSignIn,
+  browser: EditorSignInBrowser,
+  servers: () => readonly string[],
+  logs: LogChannels,
+): SignInActions {
   return {
     canSignIn: (server) => signIns.remoteDefinition(server) !== undefined,
     async signIn(server) {
@@ -113,7 +119,11 @@ export function signInActions(signIns: ServerSignIn, browser: EditorSignInBrowse
         { location: vscode.ProgressLocation.Notification, title: `Signing in to "${server}": finish in your browser…` },
         async () => signIns.signIn(server, await browser.forSignIn(server)),
       );
-      logs.server(server).info(`sign-in: ${result.signedIn === 'refreshed' ? 'the saved sign-in was refreshed' : 'signed in'}; the server is ${result.state.kind}`);
+      logs
+        .server(server)
+        .info(
+          `sign-in: ${result.signedIn === 'refreshed' ? 'the saved sign-in was refreshed' : 'signed in'}; the server is ${result.state.kind}`,
+        );
       if (result.state.kind === 'running') void vscode.window.showInformationMessage(`MCP Switchboard: signed in to "${server}".`);
       else void vscode.window.showWarningMessage(`MCP Switchboard: signed in to "${server}", but it is ${describeState(result.state)}.`);
     },
@@ -123,7 +133,11 @@ export function signInActions(signIns: ServerSignIn, browser: EditorSignInBrowse
       void vscode.window.showInformationMessage(`MCP Switchboard: signed out of "${server}".`);
     },
     async signOutAll() {
-      const answer = await vscode.window.showWarningMessage('Forget every saved sign-in? Remote servers that need one will ask you to sign in again.', { modal: true }, 'Sign Out of All');
+      const answer = await vscode.window.showWarningMessage(
+        'Forget every saved sign-in? Remote servers that need one will ask you to sign in again.',
+        { modal: true },
+        'Sign Out of All',
+      );
       if (answer !== 'Sign Out of All') return;
       const count = await signIns.signOutAll(servers());
       logs.main.info(`signed out of every server (${count} saved sign-in(s) forgotten)`);

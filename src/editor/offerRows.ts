@@ -9,8 +9,24 @@ export type OfferGroup = 'tools' | 'resources' | 'prompts';
 
 export type OfferNode =
   | { readonly kind: 'group'; readonly server: string; readonly group: OfferGroup; readonly count: number; readonly offered?: number }
-  | { readonly kind: 'resource'; readonly server: string; readonly uri: string; readonly name: string; readonly title?: string; readonly description?: string; readonly mimeType?: string; readonly template: boolean }
-  | { readonly kind: 'prompt'; readonly server: string; readonly name: string; readonly title?: string; readonly description?: string; readonly arguments: readonly string[] };
+  | {
+      readonly kind: 'resource';
+      readonly server: string;
+      readonly uri: string;
+      readonly name: string;
+      readonly title?: string;
+      readonly description?: string;
+      readonly mimeType?: string;
+      readonly template: boolean;
+    }
+  | {
+      readonly kind: 'prompt';
+      readonly server: string;
+      readonly name: string;
+      readonly title?: string;
+      readonly description?: string;
+      readonly arguments: readonly string[];
+    };
 
 const GROUP_LABELS: Record<OfferGroup, string> = { tools: 'Tools', resources: 'Resources', prompts: 'Prompts' };
 const GROUP_ICONS: Record<OfferGroup, string> = { tools: 'tools', resources: 'files', prompts: 'comment-discussion' };
@@ -20,11 +36,18 @@ const GROUP_ICONS: Record<OfferGroup, string> = { tools: 'tools', resources: 'fi
  * the groups help only when there is more than one kind.
  */
 /** `offeredTools`: how many of the tools chat gets, when not all (the group then says `1 of 17 offered`). */
-export function offerGroups(server: string, toolCount: number, offer: OfferedServer | undefined, offeredTools = toolCount): OfferNode[] | undefined {
+export function offerGroups(
+  server: string,
+  toolCount: number,
+  offer: OfferedServer | undefined,
+  offeredTools = toolCount,
+): OfferNode[] | undefined {
   const resources = (offer?.resources.length ?? 0) + (offer?.resourceTemplates.length ?? 0);
   const prompts = offer?.prompts.length ?? 0;
   if (resources === 0 && prompts === 0) return undefined;
-  const groups: OfferNode[] = [{ kind: 'group', server, group: 'tools', count: toolCount, ...(offeredTools < toolCount ? { offered: offeredTools } : {}) }];
+  const groups: OfferNode[] = [
+    { kind: 'group', server, group: 'tools', count: toolCount, ...(offeredTools < toolCount ? { offered: offeredTools } : {}) },
+  ];
   if (resources > 0) groups.push({ kind: 'group', server, group: 'resources', count: resources });
   if (prompts > 0) groups.push({ kind: 'group', server, group: 'prompts', count: prompts });
   return groups;
@@ -35,19 +58,47 @@ export function offerChildren(node: Extract<OfferNode, { kind: 'group' }>, offer
   if (!offer) return [];
   if (node.group === 'resources') {
     return [
-      ...offer.resources.map((resource) => ({ kind: 'resource' as const, server, uri: resource.uri, name: resource.name, title: resource.title, description: resource.description, mimeType: resource.mimeType, template: false })),
-      ...offer.resourceTemplates.map((template) => ({ kind: 'resource' as const, server, uri: template.uriTemplate, name: template.name, title: template.title, description: template.description, mimeType: template.mimeType, template: true })),
+      ...offer.resources.map((resource) => ({
+        kind: 'resource' as const,
+        server,
+        uri: resource.uri,
+        name: resource.name,
+        title: resource.title,
+        description: resource.description,
+        mimeType: resource.mimeType,
+        template: false,
+      })),
+      ...offer.resourceTemplates.map((template) => ({
+        kind: 'resource' as const,
+        server,
+        uri: template.uriTemplate,
+        name: template.name,
+        title: template.title,
+        description: template.description,
+        mimeType: template.mimeType,
+        template: true,
+      })),
     ];
   }
   if (node.group === 'prompts') {
-    return offer.prompts.map((prompt) => ({ kind: 'prompt' as const, server, name: prompt.name, title: prompt.title, description: prompt.description, arguments: (prompt.arguments ?? []).map((argument) => `${argument.name}${argument.required ? '' : '?'}`) }));
+    return offer.prompts.map((prompt) => ({
+      kind: 'prompt' as const,
+      server,
+      name: prompt.name,
+      title: prompt.title,
+      description: prompt.description,
+      arguments: (prompt.arguments ?? []).map((argument) => `${argument.name}${argument.required ? '' : '?'}`),
+    }));
   }
   return [];
 }
 
 export function offerItem(node: OfferNode): vscode.TreeItem {
   if (node.kind === 'group') {
-    const item = new vscode.TreeItem(GROUP_LABELS[node.group], node.count > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      GROUP_LABELS[node.group],
+      node.count > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `group/${node.server}/${node.group}`;
     item.description = node.offered === undefined ? String(node.count) : `${node.offered} of ${node.count} offered`;
     item.iconPath = new vscode.ThemeIcon(GROUP_ICONS[node.group]);
@@ -61,19 +112,27 @@ export function offerItem(node: OfferNode): vscode.TreeItem {
     const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
     item.id = `prompt/${node.server}/${node.name}`;
     item.description = node.arguments.join(', ');
-    tooltip.appendMarkdown(`In chat: \`/mcp.${node.server}.${node.name}\` (through the editor's MCP client). Click to put it in the chat input.`);
+    tooltip.appendMarkdown(
+      `In chat: \`/mcp.${node.server}.${node.name}\` (through the editor's MCP client). Click to put it in the chat input.`,
+    );
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon('comment');
     item.contextValue = 'prompt';
     // The prompt is the editor's slash command: clicking puts it in chat, where Enter asks for its
     // arguments (with completions) and inserts what the server returns.
-    item.command = { command: 'workbench.action.chat.open', title: 'Use in Chat', arguments: [{ query: `/mcp.${node.server}.${node.name} `, isPartialQuery: true }] };
+    item.command = {
+      command: 'workbench.action.chat.open',
+      title: 'Use in Chat',
+      arguments: [{ query: `/mcp.${node.server}.${node.name} `, isPartialQuery: true }],
+    };
     return item;
   }
   const item = new vscode.TreeItem(node.title ?? node.name, vscode.TreeItemCollapsibleState.None);
   item.id = `resource/${node.server}/${node.uri}`;
   item.description = node.uri;
-  tooltip.appendMarkdown(`\`${node.uri.replace(/`/g, "'")}\`${node.mimeType ? ` · ${node.mimeType}` : ''}${node.template ? ' · template' : ''}`);
+  tooltip.appendMarkdown(
+    `\`${node.uri.replace(/`/g, "'")}\`${node.mimeType ? ` · ${node.mimeType}` : ''}${node.template ? ' · template' : ''}`,
+  );
   item.tooltip = tooltip;
   item.iconPath = new vscode.ThemeIcon(node.template ? 'symbol-variable' : node.mimeType?.startsWith('image/') ? 'file-media' : 'file');
   item.contextValue = node.template ? 'resourceTemplate' : 'resource';

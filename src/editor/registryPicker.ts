@@ -5,7 +5,13 @@
 import { displayText } from '../core/base/displayText';
 import * as vscode from 'vscode';
 import { RegistryClient, RegistryError, type RegistryServer } from '../core/registry/registryClient';
-import { describeEntryLaunch, entryFromRegistry, installOptions, registryServerName, type InstallOption } from '../core/registry/registryEntry';
+import {
+  describeEntryLaunch,
+  entryFromRegistry,
+  installOptions,
+  registryServerName,
+  type InstallOption,
+} from '../core/registry/registryEntry';
 import { nameAndSave } from './addServer';
 import { registryUrl } from './settings';
 
@@ -21,7 +27,12 @@ function installKinds(item: RegistryServer): string {
 
 function serverItem(item: RegistryServer): ServerItem {
   const { server } = item;
-  return { label: server.title ?? registryServerName(server.name), description: `${server.version} · ${installKinds(item)}`, detail: `${server.description} — ${server.name}`, server: item };
+  return {
+    label: server.title ?? registryServerName(server.name),
+    description: `${server.version} · ${installKinds(item)}`,
+    detail: `${server.description} — ${server.name}`,
+    server: item,
+  };
 }
 
 /** Searches while the user types; resolves with the server picked, or undefined. */
@@ -55,7 +66,13 @@ function pickServer(client: RegistryClient): Promise<RegistryServer | undefined>
       (error: unknown) => {
         if (controller.signal.aborted) return;
         pick.busy = false;
-        pick.items = [{ label: '$(error) The registry cannot be searched', detail: error instanceof RegistryError ? error.message : String(error), alwaysShow: true }];
+        pick.items = [
+          {
+            label: '$(error) The registry cannot be searched',
+            detail: error instanceof RegistryError ? error.message : String(error),
+            alwaysShow: true,
+          },
+        ];
       },
     );
   };
@@ -87,12 +104,18 @@ async function pickInstall(item: RegistryServer): Promise<InstallOption | undefi
   const options = installOptions(item.server);
   const usable = options.filter((option) => !option.unsupported);
   if (usable.length === 0) {
-    void vscode.window.showWarningMessage(`${item.server.name} cannot be added: ${options.map((option) => `${option.label}: ${option.unsupported ?? ''}`).join('; ') || 'it has no package or remote'}.`);
+    void vscode.window.showWarningMessage(
+      `${item.server.name} cannot be added: ${options.map((option) => `${option.label}: ${option.unsupported ?? ''}`).join('; ') || 'it has no package or remote'}.`,
+    );
     return undefined;
   }
   if (options.length === 1) return usable[0];
   const picked = await vscode.window.showQuickPick(
-    options.map((option) => ({ label: option.label, description: option.unsupported ? `cannot run here: ${option.unsupported}` : undefined, option })),
+    options.map((option) => ({
+      label: option.label,
+      description: option.unsupported ? `cannot run here: ${option.unsupported}` : undefined,
+      option,
+    })),
     { title: `${TITLE}: how to run ${item.server.name}?`, ignoreFocusOut: true },
   );
   if (picked?.option.unsupported) {
@@ -110,17 +133,34 @@ export async function addServerFromRegistry(): Promise<string | undefined> {
   if (!option) return undefined;
   const made = entryFromRegistry(item.server, option.choice);
   if (made.refused.length > 0) {
-    void vscode.window.showWarningMessage(`${displayText(item.server.name)} was not added: its registry entry ${made.refused.map((problem) => displayText(problem)).join('; ')}. Add it by hand (Add Server) only if you trust what it runs.`);
+    void vscode.window.showWarningMessage(
+      `${displayText(item.server.name)} was not added: its registry entry ${made.refused.map((problem) => displayText(problem)).join('; ')}. Add it by hand (Add Server) only if you trust what it runs.`,
+    );
     return undefined;
   }
   // The exact command line and environment, read before anything is written.
-  const name = await nameAndSave(made.entry, made.name, TITLE, describeEntryLaunch(made.entry).map((line) => displayText(line)).join(', '));
+  const name = await nameAndSave(
+    made.entry,
+    made.name,
+    TITLE,
+    describeEntryLaunch(made.entry)
+      .map((line) => displayText(line))
+      .join(', '),
+  );
   if (name === undefined) return undefined;
   const asks = made.inputs.map((input) => `${input.id}${input.secret ? ' (secret)' : ''}`);
-  const inputs = asks.length > 0 ? ` It will ask for ${asks.join(', ')} when it starts, and keep ${asks.length === 1 ? 'it' : 'them'} in your keychain.` : '';
+  const inputs =
+    asks.length > 0
+      ? ` It will ask for ${asks.join(', ')} when it starts, and keep ${asks.length === 1 ? 'it' : 'them'} in your keychain.`
+      : '';
   const logs = 'Show Logs';
-  void vscode.window.showInformationMessage(`Added "${name}": ${item.server.name} ${item.server.version} (${option.label}).${inputs} Its row shows whether it runs.`, logs).then((choice) => {
-    if (choice === logs) void vscode.commands.executeCommand('mcpSwitchboard.showLogs', name);
-  });
+  void vscode.window
+    .showInformationMessage(
+      `Added "${name}": ${item.server.name} ${item.server.version} (${option.label}).${inputs} Its row shows whether it runs.`,
+      logs,
+    )
+    .then((choice) => {
+      if (choice === logs) void vscode.commands.executeCommand('mcpSwitchboard.showLogs', name);
+    });
   return name;
 }

@@ -10,7 +10,9 @@ export async function removeServerInteractively(name: string, source: ServerSour
   if (source.file?.endsWith('.toml')) {
     // No TOML editor here keeps a hand-written file's comments and layout: the user removes it.
     await revealEntry(name, source);
-    void vscode.window.showInformationMessage(`MCP Switchboard does not edit ${describeSource(source)}: remove the [mcp_servers.${name}] table there, and the server goes away.`);
+    void vscode.window.showInformationMessage(
+      `MCP Switchboard does not edit ${describeSource(source)}: remove the [mcp_servers.${name}] table there, and the server goes away.`,
+    );
     return false;
   }
   const remove = 'Remove';
@@ -21,7 +23,10 @@ export async function removeServerInteractively(name: string, source: ServerSour
   );
   if (choice !== remove) return false;
   const removed = await removeEntry(name, source);
-  if (!removed) void vscode.window.showWarningMessage(`MCP Switchboard: "${name}" was not found in ${describeSource(source)}; it may have been removed already.`);
+  if (!removed)
+    void vscode.window.showWarningMessage(
+      `MCP Switchboard: "${name}" was not found in ${describeSource(source)}; it may have been removed already.`,
+    );
   return removed;
 }
 

@@ -23,7 +23,14 @@ const LANGUAGES: Record<string, string> = {
   'text/yaml': 'yaml',
 };
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'application/pdf': 'pdf' };
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'application/pdf': 'pdf',
+};
 
 type Contents = { uri: string; mimeType?: string; text?: string; blob?: string };
 
@@ -47,11 +54,17 @@ export class ResourceViewer implements vscode.TextDocumentContentProvider, vscod
     const first = result.contents[0] as Contents | undefined;
     if (!first) throw new Error(`server "${server}" returned no content for ${uri}`);
     if (typeof first.blob === 'string') return this.openBinary(server, uri, first);
-    const document = vscode.Uri.from({ scheme: RESOURCE_SCHEME, path: `/${server}/${uri.replace(/^[a-z][a-z0-9+.-]*:\/*/i, '')}`, query: new URLSearchParams({ uri }).toString() });
+    const document = vscode.Uri.from({
+      scheme: RESOURCE_SCHEME,
+      path: `/${server}/${uri.replace(/^[a-z][a-z0-9+.-]*:\/*/i, '')}`,
+      query: new URLSearchParams({ uri }).toString(),
+    });
     this.keep(document.toString(), result.contents.map((part) => (part as Contents).text ?? '').join('\n'));
     const opened = await vscode.workspace.openTextDocument(document);
     const language = first.mimeType ? LANGUAGES[first.mimeType] : undefined;
-    await vscode.window.showTextDocument(language ? await vscode.languages.setTextDocumentLanguage(opened, language) : opened, { preview: true });
+    await vscode.window.showTextDocument(language ? await vscode.languages.setTextDocumentLanguage(opened, language) : opened, {
+      preview: true,
+    });
     return document;
   }
 

@@ -31,7 +31,10 @@ export async function runToolInteractively(catalog: ToolCatalog, logs: LogChanne
     validateInput: check,
   });
   if (text === undefined) return undefined;
-  const result = await vscode.lm.invokeTool(CALL_TOOL, { input: { tool: tool.qualifiedName, arguments: JSON.parse(text) as object }, toolInvocationToken: undefined });
+  const result = await vscode.lm.invokeTool(CALL_TOOL, {
+    input: { tool: tool.qualifiedName, arguments: JSON.parse(text) as object },
+    toolInvocationToken: undefined,
+  });
   const output = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');
   logs.main.info(`${tool.server}/${tool.name} returned: ${output}`);
   logs.main.show(true);

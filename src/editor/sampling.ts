@@ -40,7 +40,10 @@ async function consentFor(server: string, params: Params, consent: ConsentStore)
   const deny = 'Deny';
   const choice = await vscode.window.showWarningMessage(
     `MCP server "${server}" asks to use a language model`,
-    { modal: true, detail: `It would send:\n\n${samplingPreview(params)}\n\n(at most ${params.maxTokens} tokens back). Nothing is sent unless you allow it.` },
+    {
+      modal: true,
+      detail: `It would send:\n\n${samplingPreview(params)}\n\n(at most ${params.maxTokens} tokens back). Nothing is sent unless you allow it.`,
+    },
     once,
     always,
     deny,
@@ -51,8 +54,12 @@ async function consentFor(server: string, params: Params, consent: ConsentStore)
 
 async function pickModel(params: Params): Promise<vscode.LanguageModelChat> {
   const models = await vscode.lm.selectChatModels();
-  const hints = (params.modelPreferences?.hints ?? []).map((hint) => hint.name?.toLowerCase()).filter((name): name is string => Boolean(name));
-  const preferred = hints.map((hint) => models.find((model) => [model.id, model.name, model.family].some((field) => field.toLowerCase().includes(hint)))).find(Boolean);
+  const hints = (params.modelPreferences?.hints ?? [])
+    .map((hint) => hint.name?.toLowerCase())
+    .filter((name): name is string => Boolean(name));
+  const preferred = hints
+    .map((hint) => models.find((model) => [model.id, model.name, model.family].some((field) => field.toLowerCase().includes(hint))))
+    .find(Boolean);
   const model = preferred ?? models[0];
   if (!model) throw new SamplingRefused('no language model is available in the editor');
   return model;
@@ -60,7 +67,9 @@ async function pickModel(params: Params): Promise<vscode.LanguageModelChat> {
 
 function toMessages(params: Params): vscode.LanguageModelChatMessage[] {
   const messages = params.messages.map((message) =>
-    message.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(contentText(message.content)) : vscode.LanguageModelChatMessage.User(contentText(message.content)),
+    message.role === 'assistant'
+      ? vscode.LanguageModelChatMessage.Assistant(contentText(message.content))
+      : vscode.LanguageModelChatMessage.User(contentText(message.content)),
   );
   // The language model API has no system role: the instructions go first, as the user's.
   return params.systemPrompt ? [vscode.LanguageModelChatMessage.User(params.systemPrompt), ...messages] : messages;
@@ -73,7 +82,11 @@ export async function answerSampling(server: string, params: Params, consent: Co
     const model = await pickModel(params);
     const cancel = new vscode.CancellationTokenSource();
     try {
-      const response = await model.sendRequest(toMessages(params), { justification: `MCP server "${server}" asked for a completion (sampling).` }, cancel.token);
+      const response = await model.sendRequest(
+        toMessages(params),
+        { justification: `MCP server "${server}" asked for a completion (sampling).` },
+        cancel.token,
+      );
       let text = '';
       for await (const chunk of response.text) text += chunk;
       return { role: 'assistant', content: { type: 'text', text }, model: model.id, stopReason: 'endTurn' };

@@ -48,7 +48,12 @@ export function offerSummary(toolCount: number, offer: OfferedServer | undefined
 }
 
 /** `toolCount`: the tools chat has of the server (for an idle one, from the cache). */
-export function serverTooltip(view: ServerView, offer: OfferedServer | undefined, toolCount: number, restart?: DevRestart): vscode.MarkdownString {
+export function serverTooltip(
+  view: ServerView,
+  offer: OfferedServer | undefined,
+  toolCount: number,
+  restart?: DevRestart,
+): vscode.MarkdownString {
   const markdown = new vscode.MarkdownString('', true);
   markdown.supportHtml = false;
   const state = view.state;
@@ -56,7 +61,14 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   const rows: Array<[string, string]> = [];
   const definition = view.definition;
   if (definition) {
-    rows.push(['Transport', definition.transport === 'stdio' ? 'stdio' : definition.transport === 'http' ? `streamable HTTP${definition.sseFallback ? ' (SSE fallback)' : ''}` : 'SSE']);
+    rows.push([
+      'Transport',
+      definition.transport === 'stdio'
+        ? 'stdio'
+        : definition.transport === 'http'
+          ? `streamable HTTP${definition.sseFallback ? ' (SSE fallback)' : ''}`
+          : 'SSE',
+    ]);
     rows.push([definition.transport === 'stdio' ? 'Command' : 'URL', `\`${connectionSummary(view).replace(/`/g, "'")}\``]);
     if (definition.transport === 'stdio' && definition.cwd) rows.push(['Folder', `\`${definition.cwd}\``]);
     const sandbox = sandboxOf(definition);
@@ -64,7 +76,10 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   }
   if (state.kind === 'running') {
     rows.push(['Server', `${escape(state.serverInfo.name)} ${escape(state.serverInfo.version)}`]);
-    rows.push(['Protocol', `${state.protocolVersion} · ${state.era === 'modern' ? 'modern era (sessionless)' : 'legacy era (initialize and sessions)'}`]);
+    rows.push([
+      'Protocol',
+      `${state.protocolVersion} · ${state.era === 'modern' ? 'modern era (sessionless)' : 'legacy era (initialize and sessions)'}`,
+    ]);
     rows.push(['Capabilities', Object.keys(state.capabilities).join(', ') || 'none']);
     rows.push(['Offers', offerSummary(view.tools.length, offer)]);
     rows.push(['Connected since', new Date(state.since).toLocaleString()]);
@@ -76,12 +91,17 @@ export function serverTooltip(view: ServerView, offer: OfferedServer | undefined
   const instructions = state.kind === 'running' ? state.instructions : offer?.instructions;
   if (instructions) rows.push(['Instructions', `${escape(firstLines(instructions))} (chat gets them in full)`]);
   rows.push(['Source', escape(describeSource(view.source))]);
-  if (definition?.devWatch?.length) rows.push(['Restarts on changes to', definition.devWatch.map((pattern) => `\`${pattern.replace(/`/g, "'")}\``).join(', ')]);
+  if (definition?.devWatch?.length)
+    rows.push(['Restarts on changes to', definition.devWatch.map((pattern) => `\`${pattern.replace(/`/g, "'")}\``).join(', ')]);
   if (restart) rows.push(['Restarted by dev.watch', `${escape(restart.file)} changed (${new Date(restart.at).toLocaleTimeString()})`]);
-  if (view.tasks.length > 0) rows.push(['Tasks running', view.tasks.map((task) => `${escape(task.tool)}: ${escape(task.message ?? task.status)}`).join('; ')]);
+  if (view.tasks.length > 0)
+    rows.push(['Tasks running', view.tasks.map((task) => `${escape(task.tool)}: ${escape(task.message ?? task.status)}`).join('; ')]);
   if (state.kind === 'reconnecting') rows.push(['Last error', escape(state.lastError)]);
   if (state.kind === 'blocked' && state.reason === 'consentDenied') {
-    rows.push(['Consent', 'you denied it, or closed the dialog — click **Allow…** on the row (or **Start**) to be asked again for this server alone']);
+    rows.push([
+      'Consent',
+      'you denied it, or closed the dialog — click **Allow…** on the row (or **Start**) to be asked again for this server alone',
+    ]);
   }
   if (state.kind === 'needsSignIn') {
     rows.push(['Sign-in', `${escape(state.detail)} — click **Sign In** on the row`]);
@@ -124,7 +144,10 @@ function appendErrorDetails(markdown: vscode.MarkdownString, message: string): v
 
 /** The first three lines, at most 300 characters: enough to recognise them. */
 function firstLines(text: string): string {
-  const lines = text.trim().split(/\r?\n/).filter((line) => line.trim() !== '');
+  const lines = text
+    .trim()
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
   const head = lines.slice(0, 3).join(' / ');
   const cut = head.length > 300 ? `${head.slice(0, 299)}…` : head;
   return lines.length > 3 && !cut.endsWith('…') ? `${cut} …` : cut;

@@ -30,8 +30,21 @@ export class ServersUi implements vscode.Disposable {
     offers: OfferCatalog,
     devRestart: (server: string) => DevRestart | undefined = () => undefined,
   ) {
-    this.tree = this.own(new ServersTreeProvider({ servers: () => manager.servers(), tools: (server) => toolRows(catalog.snapshot(), server, catalog.knownTools(server)), offer: (server) => offers.offer(server), devRestart }));
-    const view = this.own(vscode.window.createTreeView(SERVERS_VIEW_ID, { treeDataProvider: this.tree, showCollapseAll: true, manageCheckboxStateManually: true }));
+    this.tree = this.own(
+      new ServersTreeProvider({
+        servers: () => manager.servers(),
+        tools: (server) => toolRows(catalog.snapshot(), server, catalog.knownTools(server)),
+        offer: (server) => offers.offer(server),
+        devRestart,
+      }),
+    );
+    const view = this.own(
+      vscode.window.createTreeView(SERVERS_VIEW_ID, {
+        treeDataProvider: this.tree,
+        showCollapseAll: true,
+        manageCheckboxStateManually: true,
+      }),
+    );
     this.own(view.onDidChangeCheckboxState((event) => this.switchTools(event)));
     this.statusBar = this.own(new HealthStatusBar());
     this.own(this.stateEvents);
@@ -39,16 +52,22 @@ export class ServersUi implements vscode.Disposable {
     this.own(manager.onDidChangeTools(() => this.render()));
     this.own(manager.onDidChangeTasks(() => this.tree.refresh()));
     this.own(offers.onDidChange(() => this.render()));
-    this.own(catalog.onDidChange((snapshot) => {
-      this.render();
-      this.warnOverBudget(snapshot.warnings);
-    }));
+    this.own(
+      catalog.onDidChange((snapshot) => {
+        this.render();
+        this.warnOverBudget(snapshot.warnings);
+      }),
+    );
   }
 
   render(): void {
     this.tree.refresh();
     const snapshot = this.catalog.snapshot();
-    this.statusBar.update(this.manager.health(), this.manager.servers(), (name) => snapshot.servers.find((server) => server.name === name)?.tools.length ?? 0);
+    this.statusBar.update(
+      this.manager.health(),
+      this.manager.servers(),
+      (name) => snapshot.servers.find((server) => server.name === name)?.tools.length ?? 0,
+    );
   }
 
   /** The tree as rendered, for tests and other extensions. */

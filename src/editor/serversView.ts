@@ -34,7 +34,15 @@ export function toolRows(snapshot: CatalogSnapshot, server: string, known: reado
   if (!entry?.tools?.length && known.length > 0) {
     // Chat is not offered them while the server cannot run; the tree still shows what it has.
     const notOffered = `server ${entry?.state ?? 'not running'}`;
-    return known.map((tool) => ({ server, name: tool.name, title: tool.tool.title ?? tool.tool.annotations?.title, description: tool.tool.description, readOnly: tool.readOnly, enabled: true, notOffered }));
+    return known.map((tool) => ({
+      server,
+      name: tool.name,
+      title: tool.tool.title ?? tool.tool.annotations?.title,
+      description: tool.tool.description,
+      readOnly: tool.readOnly,
+      enabled: true,
+      notOffered,
+    }));
   }
   return (entry?.tools ?? []).map((tool) => ({
     server,
@@ -56,7 +64,8 @@ export function isOffered(row: ToolRow): boolean {
   return row.enabled && !row.filteredBy;
 }
 
-export type TreeNode = { readonly kind: 'server'; readonly view: ServerView } | { readonly kind: 'tool'; readonly row: ToolRow } | OfferNode | TaskNode;
+export type TreeNode =
+  { readonly kind: 'server'; readonly view: ServerView } | { readonly kind: 'tool'; readonly row: ToolRow } | OfferNode | TaskNode;
 
 export interface ServersTreeSource {
   servers(): readonly ServerView[];
@@ -72,7 +81,12 @@ const RESTART_NOTE_MS = 60_000;
 
 /** Whether the server runs because dev.watch restarted it (the row says so for a minute). */
 function restartedByWatch(view: ServerView, restart: DevRestart | undefined): boolean {
-  return restart !== undefined && view.state.kind === 'running' && restart.at <= view.state.since && view.state.since - restart.at < RESTART_NOTE_MS;
+  return (
+    restart !== undefined &&
+    view.state.kind === 'running' &&
+    restart.at <= view.state.since &&
+    view.state.since - restart.at < RESTART_NOTE_MS
+  );
 }
 
 const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
@@ -140,7 +154,10 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   /** Its running tasks first; then tools directly, or groups when the server offers resources or prompts too. */
   private serverChildren(view: ServerView, rows = this.source.tools(view.name), offer = this.source.offer(view.name)): TreeNode[] {
     const server = view.name;
-    return [...taskNodes(server, view.tasks), ...(offerGroups(server, rows.length, offer, rows.filter(isOffered).length) ?? rows.map((row): TreeNode => ({ kind: 'tool', row })))];
+    return [
+      ...taskNodes(server, view.tasks),
+      ...(offerGroups(server, rows.length, offer, rows.filter(isOffered).length) ?? rows.map((row): TreeNode => ({ kind: 'tool', row }))),
+    ];
   }
 
   private toolNodes(server: string): TreeNode[] {
@@ -152,12 +169,21 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const rows = this.source.tools(view.name);
     const offer = this.source.offer(view.name);
     const hasChildren = this.serverChildren(view, rows, offer).length > 0;
-    const item = new vscode.TreeItem(view.name, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      view.name,
+      hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `server/${view.name}`;
     // A few words that fit the default sidebar beside the name and two hover buttons; the tooltip
     // has the full message, the timing and the sandbox rules.
     const restart = this.source.devRestart?.(view.name);
-    item.description = describeRow(view.state, Date.now(), { tools: rows.length, offered: rows.filter(isOffered).length, tasks: view.tasks.length, sandboxed: sandboxOf(view.definition) !== undefined, restarted: restartedByWatch(view, restart) });
+    item.description = describeRow(view.state, Date.now(), {
+      tools: rows.length,
+      offered: rows.filter(isOffered).length,
+      tasks: view.tasks.length,
+      sandboxed: sandboxOf(view.definition) !== undefined,
+      restarted: restartedByWatch(view, restart),
+    });
     item.tooltip = serverTooltip(view, offer, rows.length, restart);
     // A running server shows its own icon, if it has one; any other state shows what is wrong.
     const own = view.state.kind === 'running' ? pickRowIcon(view.state.serverInfo.icons) : undefined;
@@ -221,9 +247,9 @@ export interface TreeSnapshot {
 export function snapshotTree(provider: ServersTreeProvider, parent?: TreeNode): TreeSnapshot[] {
   return provider.getChildren(parent).map((node) => {
     const item = provider.getTreeItem(node);
-    const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : item.tooltip ?? '';
+    const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : (item.tooltip ?? '');
     return {
-      label: typeof item.label === 'string' ? item.label : item.label?.label ?? '',
+      label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
       description: typeof item.description === 'string' ? item.description : '',
       icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : iconUri(item.iconPath),
       contextValue: item.contextValue,

@@ -20,7 +20,15 @@ export const REGISTRY_URL_KEY = 'registry.url';
  * inspectServerSetting, which takes no other key, and a change to any of them reloads the servers
  * (settingsChange). One list, so a setting the reader starts to read cannot be missing from it.
  */
-export const SERVER_SETTING_KEYS = [SERVERS_KEY, SOURCES_KEY, DEFAULT_LIFECYCLE_KEY, DEFAULT_IDLE_STOP_KEY, SANDBOX_ENABLED_KEY, SANDBOX_RULES_KEY, SANDBOX_WORKSPACE_KEY] as const;
+export const SERVER_SETTING_KEYS = [
+  SERVERS_KEY,
+  SOURCES_KEY,
+  DEFAULT_LIFECYCLE_KEY,
+  DEFAULT_IDLE_STOP_KEY,
+  SANDBOX_ENABLED_KEY,
+  SANDBOX_RULES_KEY,
+  SANDBOX_WORKSPACE_KEY,
+] as const;
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
 
 /** A setting the servers are built from, as each scope has it. */
@@ -50,7 +58,12 @@ export function inspectSetting<T>(key: string, folder?: vscode.WorkspaceFolder) 
   return vscode.workspace.getConfiguration(SECTION, folder?.uri).inspect<T>(key);
 }
 
-export async function updateSetting(key: string, value: unknown, target: vscode.ConfigurationTarget, folder?: vscode.WorkspaceFolder): Promise<void> {
+export async function updateSetting(
+  key: string,
+  value: unknown,
+  target: vscode.ConfigurationTarget,
+  folder?: vscode.WorkspaceFolder,
+): Promise<void> {
   await vscode.workspace.getConfiguration(SECTION, folder?.uri).update(key, value, target);
 }
 

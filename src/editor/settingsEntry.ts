@@ -10,7 +10,10 @@ export type WritableScope = 'user' | 'workspace';
 function targetFor(source: ServerSource): vscode.ConfigurationTarget | undefined {
   if (source.kind === 'user') return vscode.ConfigurationTarget.Global;
   if (source.kind === 'workspace') return vscode.ConfigurationTarget.Workspace;
-  if (source.kind === 'folder') return vscode.workspace.workspaceFolders?.length === 1 ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.WorkspaceFolder;
+  if (source.kind === 'folder')
+    return vscode.workspace.workspaceFolders?.length === 1
+      ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.WorkspaceFolder;
   return undefined;
 }
 
@@ -21,8 +24,12 @@ function folderFor(source: ServerSource): vscode.WorkspaceFolder | undefined {
 
 function serversAt(target: vscode.ConfigurationTarget, folder?: vscode.WorkspaceFolder): Record<string, unknown> {
   const inspected = inspectSetting<Record<string, unknown>>(SERVERS_KEY, folder);
-  const value = target === vscode.ConfigurationTarget.Global ? inspected?.globalValue
-    : target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.workspaceFolderValue;
+  const value =
+    target === vscode.ConfigurationTarget.Global
+      ? inspected?.globalValue
+      : target === vscode.ConfigurationTarget.Workspace
+        ? inspected?.workspaceValue
+        : inspected?.workspaceFolderValue;
   return value && typeof value === 'object' ? { ...value } : {};
 }
 
@@ -114,6 +121,11 @@ export function entryPath(text: string, name: string, source: ServerSource): JSO
   if (!tree) return undefined;
   if (source.kind === 'user' || source.kind === 'workspace' || source.kind === 'folder') return [`${SECTION}.${SERVERS_KEY}`, name];
   const projects = findNodeAtLocation(tree, ['projects'])?.children ?? [];
-  const paths: JSONPath[] = [['servers', name], ['mcpServers', name], ...projects.map((project) => ['projects', String(project.children?.[0]?.value ?? ''), 'mcpServers', name]), [name]];
+  const paths: JSONPath[] = [
+    ['servers', name],
+    ['mcpServers', name],
+    ...projects.map((project) => ['projects', String(project.children?.[0]?.value ?? ''), 'mcpServers', name]),
+    [name],
+  ];
   return paths.find((path) => findNodeAtLocation(tree, path) !== undefined);
 }

@@ -8,11 +8,14 @@ import { DEFAULT_SHARE_PORT, SHARE_TARGETS, SHARE_TITLES, shareGateway } from '.
 export async function shareWithAgentsInteractively(): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.find((candidate) => candidate.uri.scheme === 'file')?.uri.fsPath;
   const targets = SHARE_TARGETS.filter((target) => folder !== undefined || target !== 'mcpJsonPortable');
-  const picked = await vscode.window.showQuickPick(targets.map((target) => ({ label: SHARE_TITLES[target], target })), {
-    title: 'Share with Other Agents (1/2): whose config gets the gateway?',
-    placeHolder: 'One entry, "switchboard", for `mcp-switchboard serve`; the token stays out of the file',
-    ignoreFocusOut: true,
-  });
+  const picked = await vscode.window.showQuickPick(
+    targets.map((target) => ({ label: SHARE_TITLES[target], target })),
+    {
+      title: 'Share with Other Agents (1/2): whose config gets the gateway?',
+      placeHolder: 'One entry, "switchboard", for `mcp-switchboard serve`; the token stays out of the file',
+      ignoreFocusOut: true,
+    },
+  );
   if (!picked) return;
   const port = await vscode.window.showInputBox({
     title: 'Share with Other Agents (2/2): the port serve listens on (127.0.0.1)',
@@ -21,12 +24,21 @@ export async function shareWithAgentsInteractively(): Promise<void> {
     validateInput: (value) => (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 65535 ? undefined : 'A port from 1 to 65535'),
   });
   if (port === undefined) return;
-  const result = shareGateway({ target: picked.target, port: Number(port), folder: folder ?? os.homedir(), userHome: os.homedir(), env: process.env });
+  const result = shareGateway({
+    target: picked.target,
+    port: Number(port),
+    folder: folder ?? os.homedir(),
+    userHome: os.homedir(),
+    env: process.env,
+  });
   const copy = 'Copy Commands';
   const done = result.outcome === 'present' ? 'was already in' : result.outcome === 'replaced' ? 'replaced in' : 'added to';
   const choice = await vscode.window.showInformationMessage(
     `"switchboard" ${done} ${result.file}.`,
-    { modal: true, detail: `Then:\n${result.steps.map((step, index) => `${index + 1}. ${step}`).join('\n')}\n\nThe file names the token only as MCP_SWITCHBOARD_TOKEN, so it is safe to commit.` },
+    {
+      modal: true,
+      detail: `Then:\n${result.steps.map((step, index) => `${index + 1}. ${step}`).join('\n')}\n\nThe file names the token only as MCP_SWITCHBOARD_TOKEN, so it is safe to commit.`,
+    },
     copy,
   );
   if (choice === copy) await vscode.env.clipboard.writeText(result.steps.map((step) => step.replace(/^[^:]+: /, '')).join('\n'));

@@ -26,7 +26,9 @@ export class SourceFileWatchers implements vscode.Disposable {
   }
 
   private watchOne(file: string): vscode.Disposable {
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)));
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)),
+    );
     const notify = () => this.changed(file);
     return vscode.Disposable.from(watcher, watcher.onDidChange(notify), watcher.onDidCreate(notify), watcher.onDidDelete(notify));
   }

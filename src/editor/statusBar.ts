@@ -31,10 +31,14 @@ export class HealthStatusBar implements vscode.Disposable {
     const allFailed = couldRun > 0 && failed === couldRun;
     this.item.backgroundColor = allFailed
       ? new vscode.ThemeColor('statusBarItem.errorBackground')
-      : failing > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+      : failing > 0
+        ? new vscode.ThemeColor('statusBarItem.warningBackground')
+        : undefined;
     const tooltip = new vscode.MarkdownString('**MCP Switchboard**\n\n| Server | State |\n|---|---|\n');
     for (const server of servers) {
-      tooltip.appendMarkdown(`| ${server.name.replace(/\|/g, '\\|')} | ${describeState(server.state, Date.now(), { tools: toolCount(server.name) }).replace(/\|/g, '\\|')} |\n`);
+      tooltip.appendMarkdown(
+        `| ${server.name.replace(/\|/g, '\\|')} | ${describeState(server.state, Date.now(), { tools: toolCount(server.name) }).replace(/\|/g, '\\|')} |\n`,
+      );
     }
     tooltip.appendMarkdown('\nClick for server actions.');
     this.item.tooltip = tooltip;

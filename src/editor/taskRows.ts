@@ -24,9 +24,13 @@ export function taskItem(node: TaskNode, now: number): vscode.TreeItem {
   item.description = task.tool;
   item.iconPath = new vscode.ThemeIcon(waiting ? 'question' : 'loading~spin');
   const tooltip = new vscode.MarkdownString();
-  tooltip.appendMarkdown(`**Task of \`${task.tool.replace(/`/g, "'")}\`** — ${task.status}, for ${Math.max(0, Math.round((now - task.since) / 1000))} s\n\n`);
+  tooltip.appendMarkdown(
+    `**Task of \`${task.tool.replace(/`/g, "'")}\`** — ${task.status}, for ${Math.max(0, Math.round((now - task.since) / 1000))} s\n\n`,
+  );
   if (task.message) tooltip.appendText(`${task.message}\n\n`);
-  tooltip.appendMarkdown(`Task id \`${task.id.replace(/`/g, "'")}\`. A chat or gateway call is waiting for its result; **Cancel Task** ends both.`);
+  tooltip.appendMarkdown(
+    `Task id \`${task.id.replace(/`/g, "'")}\`. A chat or gateway call is waiting for its result; **Cancel Task** ends both.`,
+  );
   item.tooltip = tooltip;
   item.contextValue = 'task';
   item.accessibilityInformation = { label: `task of ${task.tool}, ${task.status}${task.message ? `, ${task.message}` : ''}` };

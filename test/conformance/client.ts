@@ -6,7 +6,13 @@
 //   node --import tsx test/conformance/client.ts <server-url>
 import type { CallToolResult, FetchLike } from '@modelcontextprotocol/client';
 import { CallbackRouter, MemorySecretStore, OAuthRegistry, ServerSignIn, type SignInBrowser } from '../../src/core/auth';
-import { DEFAULT_OAUTH, DEFAULT_RECONNECT, DEFAULT_TIMEOUTS, type HttpServerDefinition, type OAuthSettings } from '../../src/core/config/types';
+import {
+  DEFAULT_OAUTH,
+  DEFAULT_RECONNECT,
+  DEFAULT_TIMEOUTS,
+  type HttpServerDefinition,
+  type OAuthSettings,
+} from '../../src/core/config/types';
 import { isConnectionError, ServerConnection } from '../../src/core/connection';
 import { systemClock } from '../../src/core/base/clock';
 import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
@@ -73,7 +79,13 @@ function oauthFor(scenario: string): OAuthSettings {
     // DPoP, as an entry asks for it with `"dpop": true`.
     ...(scenario.startsWith('auth/dpop') ? { dpop: true } : {}),
     // private_key_jwt: the key signs the client's assertion (in settings: `${env:...}` or `${input:...}`).
-    ...(context.private_key_pem ? { tokenEndpointAuthMethod: 'private_key_jwt', privateKey: context.private_key_pem, ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}) } : {}),
+    ...(context.private_key_pem
+      ? {
+          tokenEndpointAuthMethod: 'private_key_jwt',
+          privateKey: context.private_key_pem,
+          ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}),
+        }
+      : {}),
   };
 }
 
@@ -177,7 +189,8 @@ const scenarios: Record<string, Scenario> = {
 
   // input_required rounds (elicitation) answered, the request state echoed by the SDK's driver.
   async 'sep-2322-client-request-state'(connection) {
-    for (const name of ['test_mrtr_echo_state', 'test_mrtr_unrelated', 'test_mrtr_no_state']) expectSuccess(name, await connection.sendToolCall(name, {}));
+    for (const name of ['test_mrtr_echo_state', 'test_mrtr_unrelated', 'test_mrtr_no_state'])
+      expectSuccess(name, await connection.sendToolCall(name, {}));
     // The graded point is that the client does not retry a result without `resultType`; it does
     // not. The v2 SDK then refuses that result ("servers implementing 2026-07-28 MUST include
     // it"), where the suite expects it taken as complete: a disagreement between the two, logged.
@@ -194,7 +207,8 @@ const scenarios: Record<string, Scenario> = {
 
   // Tools with invalid header declarations are left out; the valid one is still called.
   async 'http-invalid-tool-headers'(connection) {
-    for (const tool of connection.tools) await connection.sendToolCall(tool.name, { region: 'us-west1' }).catch((error: unknown) => console.error(String(error)));
+    for (const tool of connection.tools)
+      await connection.sendToolCall(tool.name, { region: 'us-west1' }).catch((error: unknown) => console.error(String(error)));
   },
 
   // A network `$ref` in a schema is never fetched: listing is the test.
@@ -263,7 +277,10 @@ async function main(): Promise<number> {
     serverRequests: router.handlersFor(definition.name),
     ...(MOCKS_WITHOUT_DISCOVER.has(scenarioName) ? { fetch: answeringDiscover() } : {}),
   });
-  const signIns = new ServerSignIn({ server: () => ({ state: connection.state, definition }), reconnect: () => connection.reconnect() }, oauth);
+  const signIns = new ServerSignIn(
+    { server: () => ({ state: connection.state, definition }), reconnect: () => connection.reconnect() },
+    oauth,
+  );
   const browser = new RedirectFollowingBrowser(new CallbackRouter(systemClock));
   // Each sign-in answers the server asking for one, as a person clicking Sign In on the row would;
   // a server that asks again at once (it moved to another authorization server) gets one more.
@@ -286,7 +303,9 @@ async function main(): Promise<number> {
       console.error(`connection did not start: ${JSON.stringify(state)}`);
       return 1;
     }
-    console.log(`running: ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion}, ${state.toolCount} tools`);
+    console.log(
+      `running: ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion}, ${state.toolCount} tools`,
+    );
     await scenario(connection, signIn);
     return 0;
   } catch (error) {

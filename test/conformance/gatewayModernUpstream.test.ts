@@ -24,7 +24,15 @@ const BOTH = [...OFFER_SCENARIOS, 'json-schema-2020-12'];
 // grades them); and what a 2025 server asks of its client mid-call (sampling, elicitation), which
 // needs a session too and is graded there against the fixture over stdio.
 const SCENARIOS_2025: Expected = Object.fromEntries(
-  [...BOTH, 'server-initialize', 'ping', 'logging-set-level', 'tools-call-with-logging', 'resources-subscribe', 'resources-unsubscribe'].map((name) => [`${name}@2025-11-25`, {}]),
+  [
+    ...BOTH,
+    'server-initialize',
+    'ping',
+    'logging-set-level',
+    'tools-call-with-logging',
+    'resources-subscribe',
+    'resources-unsubscribe',
+  ].map((name) => [`${name}@2025-11-25`, {}]),
 );
 
 const SCENARIOS_2026: Expected = Object.fromEntries(
@@ -63,7 +71,16 @@ const SCENARIOS_2026: Expected = Object.fromEntries(
  */
 const TASK_SCENARIOS: Expected = {
   ...Object.fromEntries(
-    ['tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields', 'tasks-request-state-removal', 'tasks-mrtr-input', 'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-mrtr-composition'].map((name) => [name, {}]),
+    [
+      'tasks-lifecycle',
+      'tasks-capability-negotiation',
+      'tasks-wire-fields',
+      'tasks-request-state-removal',
+      'tasks-mrtr-input',
+      'tasks-request-headers',
+      'tasks-dispatch-and-envelope',
+      'tasks-mrtr-composition',
+    ].map((name) => [name, {}]),
   ),
   'tasks-required-task-error': {
     // The gateway answers a plain call of every tool, and can: a 2026-07-28 upstream's tools do not
@@ -81,12 +98,23 @@ const EXPECTED: Expected = { ...SCENARIOS_2025, ...SCENARIOS_2026, ...TASK_SCENA
  * Scenarios that change what the upstream shares with every client (its log level, its
  * subscriptions, its lists) run one at a time; the rest a few at a time, to keep CI short.
  */
-const SERIAL = new Set(['logging-set-level', 'tools-call-with-logging', 'resources-subscribe', 'resources-unsubscribe', 'server-stateless']);
+const SERIAL = new Set([
+  'logging-set-level',
+  'tools-call-with-logging',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'server-stateless',
+]);
 const PARALLEL_RUNS = 3;
 
 async function runAll(cleanup: Cleanup, url: string, scenarios: readonly string[]): Promise<Map<string, ScenarioRun>> {
   const serial = scenarios.filter((scenario) => SERIAL.has(scenario.split('@')[0] ?? ''));
-  const runs = await runScenarios(cleanup, url, scenarios.filter((scenario) => !serial.includes(scenario)), PARALLEL_RUNS);
+  const runs = await runScenarios(
+    cleanup,
+    url,
+    scenarios.filter((scenario) => !serial.includes(scenario)),
+    PARALLEL_RUNS,
+  );
   for (const [scenario, run] of await runScenarios(cleanup, url, serial, 1)) runs.set(scenario, run);
   return runs;
 }
@@ -127,7 +155,10 @@ describe('gateway: conformance server scenarios, both revisions, with a 2026-07-
     await gateway.start();
     const gatewayUrl = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp/upstream`;
     const directly = scenarios.filter((scenario) => !(scenario in TASK_SCENARIOS));
-    [direct, through] = await Promise.all([runAll(cleanup, await startHttpUpstream(cleanup), directly), runAll(cleanup, gatewayUrl, scenarios)]);
+    [direct, through] = await Promise.all([
+      runAll(cleanup, await startHttpUpstream(cleanup), directly),
+      runAll(cleanup, gatewayUrl, scenarios),
+    ]);
   });
   after(() => cleanup.run());
 

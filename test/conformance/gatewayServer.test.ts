@@ -52,7 +52,8 @@ describe('gateway: conformance server scenarios, both revisions', function () {
   });
   after(() => cleanup.run());
 
-  for (const [scenario, expected] of Object.entries(SCENARIOS)) it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
+  for (const [scenario, expected] of Object.entries(SCENARIOS))
+    it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
 });
 
 /**
@@ -116,5 +117,6 @@ describe('gateway: conformance server scenarios for resources, prompts, completi
       grade(run, {});
     });
   }
-  for (const [scenario, expected] of Object.entries(SHARED_STATE_SCENARIOS)) it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
+  for (const [scenario, expected] of Object.entries(SHARED_STATE_SCENARIOS))
+    it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
 });

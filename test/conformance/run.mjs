@@ -32,13 +32,35 @@ export const SCENARIOS = [
   // MCP authorization (OAuth 2.1): every client scenario, in the newest revision it applies to,
   // and the 2025-11-25 revision (the one the editor speaks) for discovery, scopes and client auth.
   ...[
-    'metadata-default', 'metadata-var1', 'metadata-var2', 'metadata-var3', 'basic-cimd',
-    'scope-from-www-authenticate', 'scope-from-scopes-supported', 'scope-omitted-when-undefined', 'scope-step-up', 'scope-retry-limit',
-    'token-endpoint-auth-basic', 'token-endpoint-auth-post', 'token-endpoint-auth-none', 'pre-registration',
-    'resource-mismatch', 'offline-access-scope', 'offline-access-not-supported', 'authorization-server-migration',
-    'iss-supported', 'iss-not-advertised', 'iss-supported-missing', 'iss-wrong-issuer', 'iss-unexpected', 'iss-normalized', 'metadata-issuer-mismatch',
+    'metadata-default',
+    'metadata-var1',
+    'metadata-var2',
+    'metadata-var3',
+    'basic-cimd',
+    'scope-from-www-authenticate',
+    'scope-from-scopes-supported',
+    'scope-omitted-when-undefined',
+    'scope-step-up',
+    'scope-retry-limit',
+    'token-endpoint-auth-basic',
+    'token-endpoint-auth-post',
+    'token-endpoint-auth-none',
+    'pre-registration',
+    'resource-mismatch',
+    'offline-access-scope',
+    'offline-access-not-supported',
+    'authorization-server-migration',
+    'iss-supported',
+    'iss-not-advertised',
+    'iss-supported-missing',
+    'iss-wrong-issuer',
+    'iss-unexpected',
+    'iss-normalized',
+    'metadata-issuer-mismatch',
   ].map((name) => `auth/${name}@2026-07-28`),
-  ...['metadata-default', 'basic-cimd', 'scope-step-up', 'token-endpoint-auth-basic', 'pre-registration'].map((name) => `auth/${name}@2025-11-25`),
+  ...['metadata-default', 'basic-cimd', 'scope-step-up', 'token-endpoint-auth-basic', 'pre-registration'].map(
+    (name) => `auth/${name}@2025-11-25`,
+  ),
   'auth/2025-03-26-oauth-metadata-backcompat@2025-03-26',
   'auth/2025-03-26-oauth-endpoint-fallback@2025-03-26',
   // The client-credentials extension (SEP-1046), with a client secret and with private_key_jwt.
@@ -87,9 +109,17 @@ function runScenario(run, outDir) {
   const [scenario, revision] = run.split('@');
   return new Promise((resolve) => {
     const args = [
-      conformanceBin, 'client', '--command', clientCommand, '--scenario', scenario,
+      conformanceBin,
+      'client',
+      '--command',
+      clientCommand,
+      '--scenario',
+      scenario,
       ...(revision ? ['--spec-version', revision] : []),
-      '--timeout', String(CLIENT_TIMEOUT_MS), '--output-dir', outDir,
+      '--timeout',
+      String(CLIENT_TIMEOUT_MS),
+      '--output-dir',
+      outDir,
     ];
     // DEP0190: the harness's own use of `shell: true`, not ours; it would only add noise.
     const child = spawn(node24, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
@@ -161,7 +191,8 @@ export async function runConformance(scenarios = SCENARIOS) {
   };
 
   for (const entry of baseline) {
-    if (!SCENARIOS.includes(entry.scenario)) fail(`baseline names scenario "${entry.scenario}", which this stage does not run; remove the entry`);
+    if (!SCENARIOS.includes(entry.scenario))
+      fail(`baseline names scenario "${entry.scenario}", which this stage does not run; remove the entry`);
   }
   if (!fs.existsSync(node24) || !fs.existsSync(conformanceBin)) {
     fail(`the harness is not installed (${path.relative(repoRoot, conformanceBin)}); run: node scripts/setup-editor.mjs --no-browser`);

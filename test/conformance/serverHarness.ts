@@ -74,10 +74,14 @@ export async function runScenario(cleanup: Cleanup, url: string, run: string): P
   const cli = conformanceCli();
   const outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-conformance-'));
   cleanup.add(() => fs.rmSync(outputDir, { recursive: true, force: true }));
-  const child = spawn(NODE24, [cli, 'server', '--url', url, '--scenario', scenario, ...(revision ? ['--spec-version', revision] : []), '--output-dir', outputDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const child = spawn(
+    NODE24,
+    [cli, 'server', '--url', url, '--scenario', scenario, ...(revision ? ['--spec-version', revision] : []), '--output-dir', outputDir],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -115,10 +119,13 @@ export async function startTokenProxy(cleanup: Cleanup, gatewayPort: number, tok
     if (typeof headers.host === 'string' && headers.host.endsWith(`:${proxyPort}`)) {
       headers.host = `${headers.host.slice(0, -String(proxyPort).length)}${gatewayPort}`;
     }
-    const upstream = http.request({ host: '127.0.0.1', port: gatewayPort, method: req.method, path: req.url, headers, setHost: false }, (response) => {
-      res.writeHead(response.statusCode ?? 502, response.headers);
-      response.pipe(res);
-    });
+    const upstream = http.request(
+      { host: '127.0.0.1', port: gatewayPort, method: req.method, path: req.url, headers, setHost: false },
+      (response) => {
+        res.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -137,7 +144,10 @@ export async function startTokenProxy(cleanup: Cleanup, gatewayPort: number, tok
 /** Every graded check passes except the expected ones, and every expected one still fails. */
 export function grade(run: ScenarioRun, expected: Record<string, string>): void {
   const graded = [...run.checks.values()].filter((check) => check.status !== 'INFO');
-  assert.ok(graded.some((check) => check.status === 'SUCCESS'), `no check passed:\n${run.output}`);
+  assert.ok(
+    graded.some((check) => check.status === 'SUCCESS'),
+    `no check passed:\n${run.output}`,
+  );
   const unexpected = graded.filter((check) => check.status !== 'SUCCESS' && expected[check.id] === undefined);
   assert.deepEqual(
     unexpected.map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? ''}`),
@@ -149,11 +159,17 @@ export function grade(run: ScenarioRun, expected: Record<string, string>): void 
 }
 
 /** Runs scenarios against `url`, `parallel` at a time, and returns each one's run. */
-export async function runScenarios(cleanup: Cleanup, url: string, scenarios: readonly string[], parallel: number): Promise<Map<string, ScenarioRun>> {
+export async function runScenarios(
+  cleanup: Cleanup,
+  url: string,
+  scenarios: readonly string[],
+  parallel: number,
+): Promise<Map<string, ScenarioRun>> {
   const runs = new Map<string, ScenarioRun>();
   const queue = [...scenarios];
   const worker = async () => {
-    for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) runs.set(scenario, await runScenario(cleanup, url, scenario));
+    for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift())
+      runs.set(scenario, await runScenario(cleanup, url, scenario));
   };
   await Promise.all(Array.from({ length: parallel }, worker));
   return runs;

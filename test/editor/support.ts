@@ -38,11 +38,20 @@ export function stateOf(api: SwitchboardApi, name: string): ServerState | undefi
 }
 
 /** Resolves with the server's state once `predicate` holds, driven by the extension's state events. */
-export function waitForServer(api: SwitchboardApi, name: string, predicate: (state: ServerState) => boolean, timeoutMs = 20_000): Promise<ServerState> {
-  return waitFor(() => {
-    const state = stateOf(api, name);
-    return state && predicate(state) ? state : undefined;
-  }, api.onDidChangeState as vscode.Event<unknown>, timeoutMs).catch((error: unknown) => {
+export function waitForServer(
+  api: SwitchboardApi,
+  name: string,
+  predicate: (state: ServerState) => boolean,
+  timeoutMs = 20_000,
+): Promise<ServerState> {
+  return waitFor(
+    () => {
+      const state = stateOf(api, name);
+      return state && predicate(state) ? state : undefined;
+    },
+    api.onDidChangeState as vscode.Event<unknown>,
+    timeoutMs,
+  ).catch((error: unknown) => {
     throw new Error(`${name}: ${String(error)}; last state ${JSON.stringify(stateOf(api, name))}`);
   });
 }

@@ -46,7 +46,7 @@ const DEFAULT_USER_SETTINGS = {
  *           host?: string, port?: number, log?: (line: string) => void, env?: object, smokeTestDriver?: boolean }} options
  */
 export async function startCodeServer(options = {}) {
-  const port = options.port ?? await freePort();
+  const port = options.port ?? (await freePort());
   const host = options.host ?? '127.0.0.1';
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cs-'));
   // A given user-data folder outlives the run (bench:editor starts the editor again on a warm cache).
@@ -60,13 +60,24 @@ export async function startCodeServer(options = {}) {
     const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
     fs.cpSync(folder, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
   }
-  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'),
-    JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...options.userSettings }, null, 2));
+  fs.writeFileSync(
+    path.join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...options.userSettings }, null, 2),
+  );
 
   const args = [
-    codeServerEntry, '--auth', 'none', '--bind-addr', `${host}:${port}`,
-    '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
-    '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override',
+    codeServerEntry,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `${host}:${port}`,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-getting-started-override',
     // Needed to load a development extension from the URL and to run tests in the extension host;
     // it also stops the workbench from showing toasts, so `npm start` (which installs the extension
     // instead) leaves it off, and the user sees notifications as they pop up.
@@ -152,11 +163,18 @@ export async function installVsix(vsixPath, extensionsDir) {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-install-'));
   try {
     await new Promise((resolve, reject) => {
-      const child = spawn(node24, [codeServerEntry, '--user-data-dir', stateDir, '--extensions-dir', extensionsDir,
-        '--install-extension', vsixPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        node24,
+        [codeServerEntry, '--user-data-dir', stateDir, '--extensions-dir', extensionsDir, '--install-extension', vsixPath],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let output = '';
-      child.stdout.on('data', (chunk) => { output += chunk; });
-      child.stderr.on('data', (chunk) => { output += chunk; });
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+      });
+      child.stderr.on('data', (chunk) => {
+        output += chunk;
+      });
       child.once('error', reject);
       child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`install failed (${code}): ${output}`))));
     });
@@ -174,8 +192,16 @@ export async function launchBrowser(options = {}) {
     executablePath: chromiumPath,
     headless: true,
     viewport: { width: 1400, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   return {
     context,

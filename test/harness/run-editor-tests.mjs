@@ -40,7 +40,8 @@ const modernFixture = path.join(repoRoot, 'test', 'fixtures', 'modern-server.mjs
 const everything = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
 /** A server's own icon (a blue ring), which its row shows while it runs. */
-const ROW_ICON = 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIxNiIgaGVpZ2h0PSIxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciIGZpbGw9IiMzYjgyZjYiLz48Y2lyY2xlIGN4PSI4IiBjeT0iOCIgcj0iMyIgZmlsbD0iI2ZmZiIvPjwvc3ZnPg==';
+const ROW_ICON =
+  'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIxNiIgaGVpZ2h0PSIxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciIGZpbGw9IiMzYjgyZjYiLz48Y2lyY2xlIGN4PSI4IiBjeT0iOCIgcj0iMyIgZmlsbD0iI2ZmZiIvPjwvc3ZnPg==';
 
 /** What each suite starts with. User-scope servers need no consent, so the host tests can use them. */
 const SUITES = {
@@ -51,7 +52,10 @@ const SUITES = {
       'mcpSwitchboard.servers': {
         ok: { ...stdio('--name', 'ok-server', '--marker', path.join(scratch, 'ok.json')), tools: { deny: ['fail'] } },
         modern: { command: process.execPath, args: [modernFixture, '--name', 'modern-only'] },
-        failing: { ...stdio('--fail-if-exists', path.join(scratch, 'failing.flag'), '--exit-message', 'fixture refused to start'), reconnect: { maxAttempts: 0 } },
+        failing: {
+          ...stdio('--fail-if-exists', path.join(scratch, 'failing.flag'), '--exit-message', 'fixture refused to start'),
+          reconnect: { maxAttempts: 0 },
+        },
         hanging: { ...stdio('--hang-initialize'), timeouts: { connectMs: 1500, requestMs: 5000 }, reconnect: { maxAttempts: 0 } },
         off: { ...stdio(), enabled: false },
         broken: { command: '' },
@@ -87,10 +91,17 @@ const SUITES = {
     trust: true,
     userSettings: () => ({
       'mcpSwitchboard.servers': Object.fromEntries(
-        Array.from({ length: BENCH_SERVERS }, (_, index) => [`bench-${index + 1}`, { ...stdio('--name', `bench-${index + 1}`), lifecycle: flags.lifecycle, tools: { allow: ['echo', 'add', 'count'] } }]),
+        Array.from({ length: BENCH_SERVERS }, (_, index) => [
+          `bench-${index + 1}`,
+          { ...stdio('--name', `bench-${index + 1}`), lifecycle: flags.lifecycle, tools: { allow: ['echo', 'add', 'count'] } },
+        ]),
       ),
     }),
-    environment: { SWITCHBOARD_BENCH_SERVERS: String(BENCH_SERVERS), SWITCHBOARD_BENCH_OUT: flags['bench-out'] ?? '', SWITCHBOARD_BENCH_WARM: flags.warm ? '1' : '' },
+    environment: {
+      SWITCHBOARD_BENCH_SERVERS: String(BENCH_SERVERS),
+      SWITCHBOARD_BENCH_OUT: flags['bench-out'] ?? '',
+      SWITCHBOARD_BENCH_WARM: flags.warm ? '1' : '',
+    },
   },
 };
 const suiteName = flags.vsix ? 'vsix' : flags.suite;
@@ -109,7 +120,10 @@ async function main() {
   fs.mkdirSync(artifactsDir, { recursive: true });
   const log = fs.createWriteStream(logFile);
   const keptRoot = flags['workspace-root'];
-  const workspace = keptRoot && fs.existsSync(path.join(keptRoot, suite.workspace)) ? path.join(keptRoot, suite.workspace) : copyWorkspace(suite.workspace, keptRoot);
+  const workspace =
+    keptRoot && fs.existsSync(path.join(keptRoot, suite.workspace))
+      ? path.join(keptRoot, suite.workspace)
+      : copyWorkspace(suite.workspace, keptRoot);
   // Files the fixtures and tests share (flags, markers), next to the workspace copy.
   const scratch = fs.mkdtempSync(path.join(path.dirname(workspace), 'scratch-'));
   suite.prepare?.(scratch);
@@ -147,22 +161,24 @@ async function main() {
     page.on('pageerror', (error) => log.write(`[pageerror] ${error.message}\n`));
     // The moment the window opens, on the clock the extension host shares (bench:editor).
     const windowOpenedAt = Date.now();
-    await page.goto(server.workbenchUrl({
-      developmentPath,
-      testsPath,
-      environment: {
-        ...suite.environment,
-        SWITCHBOARD_SUITE: suiteName,
-        SWITCHBOARD_WINDOW_OPENED_AT: String(windowOpenedAt),
-        SWITCHBOARD_TEST_WORKSPACE: workspace,
-        SWITCHBOARD_TEST_SCRATCH: scratch,
-        SWITCHBOARD_NODE: process.execPath,
-        SWITCHBOARD_FIXTURE: fixture,
-        SWITCHBOARD_EXPECTED_EXTENSIONS_DIR: extensionsDir ?? '',
-        SWITCHBOARD_VSIX_BYTES: suiteName === 'vsix' ? String(fs.statSync(vsixPath).size) : '',
-        ...(flags.stats ? { MOCHA_STATS_FILE: flags.stats } : {}),
-      },
-    }));
+    await page.goto(
+      server.workbenchUrl({
+        developmentPath,
+        testsPath,
+        environment: {
+          ...suite.environment,
+          SWITCHBOARD_SUITE: suiteName,
+          SWITCHBOARD_WINDOW_OPENED_AT: String(windowOpenedAt),
+          SWITCHBOARD_TEST_WORKSPACE: workspace,
+          SWITCHBOARD_TEST_SCRATCH: scratch,
+          SWITCHBOARD_NODE: process.execPath,
+          SWITCHBOARD_FIXTURE: fixture,
+          SWITCHBOARD_EXPECTED_EXTENSIONS_DIR: extensionsDir ?? '',
+          SWITCHBOARD_VSIX_BYTES: suiteName === 'vsix' ? String(fs.statSync(vsixPath).size) : '',
+          ...(flags.stats ? { MOCHA_STATS_FILE: flags.stats } : {}),
+        },
+      }),
+    );
     // Fail fast when the workbench never renders (code-server error page, missing modules).
     const workbench = await page.waitForSelector('.monaco-workbench', { timeout: 60_000 }).catch(() => undefined);
     if (!workbench) {

@@ -21,9 +21,16 @@ describe('adding and importing servers from the palette (UI)', function () {
     this.timeout(120_000);
     workbench = await openWorkbench('basic', {
       prepareWorkspace: (dir) => {
-        fs.writeFileSync(path.join(dir, '.vscode', 'mcp.json'), JSON.stringify({
-          servers: { imported: { type: 'stdio', command: process.execPath, args: [fixture, '--name', 'imported'] } },
-        }, null, 2));
+        fs.writeFileSync(
+          path.join(dir, '.vscode', 'mcp.json'),
+          JSON.stringify(
+            {
+              servers: { imported: { type: 'stdio', command: process.execPath, args: [fixture, '--name', 'imported'] } },
+            },
+            null,
+            2,
+          ),
+        );
       },
     });
     await activityBarEntry(workbench.page, 'MCP Switchboard').click();
@@ -39,7 +46,9 @@ describe('adding and importing servers from the palette (UI)', function () {
     await answer(page, 'command line or URL', `"${process.execPath}" "${fixture}" --name added`);
     await answer(page, 'name', 'added-server');
     await answer(page, 'where to save it', 'User settings');
-    await treeRow(page, 'added-server').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'added-server')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
   });
 
   it('Add Server… suggests the name a package serves, and says at once that a name is taken', async () => {
@@ -50,7 +59,9 @@ describe('adding and importing servers from the palette (UI)', function () {
     await nameBox.waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'memory');
     await page.locator('.quick-input-widget input').fill('added-server');
-    await page.locator('.quick-input-widget', { hasText: 'A server named "added-server" already exists in your user settings' }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('.quick-input-widget', { hasText: 'A server named "added-server" already exists in your user settings' })
+      .waitFor({ timeout: 15_000 });
     await screenshot(page, 'add-server-name-taken');
     await page.keyboard.press('Escape');
   });
@@ -74,7 +85,9 @@ describe('adding and importing servers from the palette (UI)', function () {
     await screenshot(page, 'import-preview');
     await page.keyboard.press('Enter');
     await answer(page, 'save to', 'User settings');
-    await treeRow(page, 'imported').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'imported')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
   });
 
   it('Remove Server… deletes the entry where it is defined, after saying where, and the row goes', async () => {

@@ -28,14 +28,18 @@ describe('Allow… after Deny (UI)', function () {
   const sharedAnswers = (): string[] => {
     const file = path.join(workbench.configHome, 'mcp-switchboard', 'consent.json');
     const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as { answers: Record<string, { answer: string; server: string }> };
-    return Object.values(stored.answers).filter((entry) => entry.server.startsWith('denied in ')).map((entry) => entry.answer);
+    return Object.values(stored.answers)
+      .filter((entry) => entry.server.startsWith('denied in '))
+      .map((entry) => entry.answer);
   };
 
   const consentDialog = () => workbench.page.locator('.monaco-dialog-box', { hasText: '"denied"' });
 
   async function answer(button: string): Promise<void> {
     await consentDialog().waitFor({ timeout: 60_000 });
-    await consentDialog().locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).click();
+    await consentDialog()
+      .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
+      .click();
     await consentDialog().waitFor({ state: 'detached', timeout: 15_000 });
   }
 
@@ -70,7 +74,7 @@ describe('Allow… after Deny (UI)', function () {
   });
 });
 
-describe('one consent dialog for the workspace\'s servers (UI)', function () {
+describe("one consent dialog for the workspace's servers (UI)", function () {
   this.timeout(180_000);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-batch-'));
   const markers = ['one', 'two', 'three'].map((name) => path.join(scratch, `${name}.json`));
@@ -83,7 +87,12 @@ describe('one consent dialog for the workspace\'s servers (UI)', function () {
       workspace = dir;
       // Spelled with `..`, as `${workspaceFolder}/../x` expands: the dialog shows the real path.
       const roundabout = (file: string) => `${dir}/../${path.relative(path.dirname(dir), file)}`;
-      return Object.fromEntries(['one', 'two', 'three'].map((name, index) => [name, { command: process.execPath, args: [fixture, '--marker', roundabout(markers[index] as string)] }]));
+      return Object.fromEntries(
+        ['one', 'two', 'three'].map((name, index) => [
+          name,
+          { command: process.execPath, args: [fixture, '--marker', roundabout(markers[index] as string)] },
+        ]),
+      );
     });
   });
 
@@ -98,7 +107,10 @@ describe('one consent dialog for the workspace\'s servers (UI)', function () {
     await activityBarEntry(page, 'MCP Switchboard').click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 3 MCP servers' });
     await dialog.waitFor({ timeout: 60_000 });
-    for (const name of ['one', 'two', 'three']) await treeRow(page, name).locator('.label-description', { hasText: /^waiting for consent$/ }).waitFor({ timeout: 10_000 });
+    for (const name of ['one', 'two', 'three'])
+      await treeRow(page, name)
+        .locator('.label-description', { hasText: /^waiting for consent$/ })
+        .waitFor({ timeout: 10_000 });
     assert.equal(await page.locator('.welcome-view-content', { hasText: 'No MCP servers are configured yet' }).isVisible(), false);
     const text = await dialog.innerText();
     for (const name of ['one', 'two', 'three']) assert.match(text, new RegExp(`• ${name}: `));
@@ -107,7 +119,10 @@ describe('one consent dialog for the workspace\'s servers (UI)', function () {
     assert.match(text, /Deny All: they stay blocked until you click Allow… on a row\. Cancel: nothing is remembered/);
     await screenshot(page, 'consent-all');
     await dialog.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
-    for (const name of ['one', 'two', 'three']) await treeRow(page, name).locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
+    for (const name of ['one', 'two', 'three'])
+      await treeRow(page, name)
+        .locator('.label-description', { hasText: /^running/ })
+        .waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'no second dialog');
     for (const marker of markers) assert.equal(fs.existsSync(marker), true);
   });

@@ -12,7 +12,8 @@ import { activityBarEntry, openWorkbench, runFromPalette, runToolFromPalette, sc
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const fakeModel = path.resolve(__dirname, '../harness/fake-model-extension');
 /** The server's own icon (a blue ring): its row shows it while it runs. */
-const ROW_ICON = 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIxNiIgaGVpZ2h0PSIxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciIGZpbGw9IiMzYjgyZjYiLz48Y2lyY2xlIGN4PSI4IiBjeT0iOCIgcj0iMyIgZmlsbD0iI2ZmZiIvPjwvc3ZnPg==';
+const ROW_ICON =
+  'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIxNiIgaGVpZ2h0PSIxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciIGZpbGw9IiMzYjgyZjYiLz48Y2lyY2xlIGN4PSI4IiBjeT0iOCIgcj0iMyIgZmlsbD0iI2ZmZiIvPjwvc3ZnPg==';
 
 /** Runs a tool from the palette; one that is not read-only is confirmed first, as the editor asks. */
 async function runTool(page: Page, name: string, args: string, readOnly = false): Promise<void> {
@@ -20,7 +21,11 @@ async function runTool(page: Page, name: string, args: string, readOnly = false)
   if (readOnly) return;
   const confirmation = page.locator('.monaco-dialog-box', { hasText: name.split('__')[1] ?? name });
   await confirmation.waitFor({ timeout: 30_000 });
-  await confirmation.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
+  await confirmation
+    .locator('.monaco-button')
+    .filter({ hasText: /^(Yes|Allow|Continue|Run)/ })
+    .first()
+    .click();
 }
 
 /** Answers the quick input titled `title` by typing `text` and pressing Enter. */
@@ -47,7 +52,11 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     this.timeout(120_000);
     workbench = await openWorkbench('basic', {
       extraExtensions: [fakeModel],
-      userSettings: { 'mcpSwitchboard.servers': { rich: { command: process.execPath, args: [fixture, '--features', '--asking-prompt', '--icon', ROW_ICON] } } },
+      userSettings: {
+        'mcpSwitchboard.servers': {
+          rich: { command: process.execPath, args: [fixture, '--features', '--asking-prompt', '--icon', ROW_ICON] },
+        },
+      },
     });
   });
 
@@ -55,7 +64,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await workbench?.close();
   });
 
-  it('groups the server\'s tools, resources and prompts with counts, and opens a resource read-only', async () => {
+  it("groups the server's tools, resources and prompts with counts, and opens a resource read-only", async () => {
     const { page } = workbench;
     await page.locator('.statusbar-item', { hasText: '1/1' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
@@ -63,12 +72,25 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     // A running server shows its own icon (a data: SVG here), as the browser draws it. The tree
     // draws the row again when its server's state arrives, so this waits for the drawing it expects.
     const icon = await treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon').elementHandle({ timeout: 30_000 });
-    const drawn = await page.waitForFunction((element) => {
-      const image = element?.ownerDocument.defaultView?.getComputedStyle(element).backgroundImage ?? '';
-      return image.startsWith('url("data:image/svg+xml') ? image : undefined;
-    }, icon, { timeout: 30_000 }).then((handle) => handle.jsonValue(), () => 'none');
+    const drawn = await page
+      .waitForFunction(
+        (element) => {
+          const image = element?.ownerDocument.defaultView?.getComputedStyle(element).backgroundImage ?? '';
+          return image.startsWith('url("data:image/svg+xml') ? image : undefined;
+        },
+        icon,
+        { timeout: 30_000 },
+      )
+      .then(
+        (handle) => handle.jsonValue(),
+        () => 'none',
+      );
     assert.match(drawn ?? '', /^url\("data:image\/svg\+xml/);
-    for (const [group, count] of [['Tools', '20'], ['Resources', '4'], ['Prompts', '3']] as const) {
+    for (const [group, count] of [
+      ['Tools', '20'],
+      ['Resources', '4'],
+      ['Prompts', '3'],
+    ] as const) {
       const row = treeRow(page, group);
       await row.waitFor({ timeout: 30_000 });
       assert.equal((await row.locator('.label-description').innerText()).trim(), count, group);
@@ -98,7 +120,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await page.keyboard.press('Backspace');
   });
 
-  it('the editor\'s own MCP client browses the server\'s resources and uses its prompts, with completions, through Switchboard', async () => {
+  it("the editor's own MCP client browses the server's resources and uses its prompts, with completions, through Switchboard", async () => {
     const { page } = workbench;
     // The editor offers its MCP commands once it has loaded its server collections, which it does
     // when chat opens (the test before this one opened it). The resource the first test opened is
@@ -108,11 +130,15 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     const browse = page.locator('.quick-input-widget', { hasText: 'fixture://readme' });
     await browse.waitFor({ timeout: 30_000 });
     const listed = await browse.innerText();
-    for (const expected of ['rich', 'Read me', 'fixture://logo.png', 'fixture://counter', 'fixture://notes/{topic}']) assert.ok(listed.includes(expected), `${expected} in:\n${listed}`);
+    for (const expected of ['rich', 'Read me', 'fixture://logo.png', 'fixture://counter', 'fixture://notes/{topic}'])
+      assert.ok(listed.includes(expected), `${expected} in:\n${listed}`);
     // Typing would replace the picker's prefix (and search files instead): the user clicks the row.
     await browse.locator('.monaco-list-row', { hasText: 'Read me' }).first().click();
     await page.locator('.tab', { hasText: /^readme/ }).waitFor({ timeout: 30_000 });
-    await page.locator('.editor-instance .view-lines', { hasText: 'A resource served by the fixture.' }).last().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.editor-instance .view-lines', { hasText: 'A resource served by the fixture.' })
+      .last()
+      .waitFor({ timeout: 30_000 });
 
     // Prompts are the editor's slash commands: /mcp.<server>.<prompt>.
     await page.locator('.interactive-input-part .monaco-editor').first().click();
@@ -134,7 +160,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await page.locator('.interactive-input-part', { hasText: 'Good day, Grace!' }).waitFor({ timeout: 30_000 });
   });
 
-  it('relays what a server asks during the editor\'s own request to the editor, which asks in its own UI; the answer reaches the server', async () => {
+  it("relays what a server asks during the editor's own request to the editor, which asks in its own UI; the answer reaches the server", async () => {
     const { page } = workbench;
     const chat = page.locator('.interactive-input-part .monaco-editor').first();
     await chat.click();
@@ -187,11 +213,15 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     assert.match(text, /server "rich"/);
     assert.match(text, /"a": 2/);
     await screenshot(page, 'tool-confirmation');
-    await dialog.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
+    await dialog
+      .locator('.monaco-button')
+      .filter({ hasText: /^(Yes|Allow|Continue|Run)/ })
+      .first()
+      .click();
     assert.match(await outputLine(page, 'rich/add returned'), /rich\/add returned: 5/);
   });
 
-  it('shows Switchboard\'s form when a tool asks for input, naming the server; the answer reaches the server', async () => {
+  it("shows Switchboard's form when a tool asks for input, naming the server; the answer reaches the server", async () => {
     const { page } = workbench;
     await runTool(page, 'rich__ask_user', '{}');
     const start = page.locator('.quick-input-widget', { hasText: 'MCP server "rich" asks' });
@@ -209,7 +239,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await answer(page, '(3/4): Subscribe (optional)', 'Yes');
     await answer(page, '(4/4): Colour (optional)', 'green');
     const line = await outputLine(page, 'rich/ask_user returned');
-    assert.match(line.replace(/\s/g, ""), /"action":"accept","content":\{"name":"Grace","age":36,"subscribe":true,"color":"green"\}/);
+    assert.match(line.replace(/\s/g, ''), /"action":"accept","content":\{"name":"Grace","age":36,"subscribe":true,"color":"green"\}/);
   });
 
   it('Decline in the form answers decline', async () => {
@@ -250,10 +280,24 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     // The editor asks once whether Switchboard may use the test model's language models.
     const access = page.locator('.monaco-dialog-box', { hasText: /language model/i });
     const allowed = await Promise.race([
-      access.waitFor({ timeout: 15_000 }).then(() => true, () => false),
-      page.locator('.part.panel .view-lines', { hasText: 'fake model says' }).waitFor({ timeout: 15_000 }).then(() => false, () => false),
+      access.waitFor({ timeout: 15_000 }).then(
+        () => true,
+        () => false,
+      ),
+      page
+        .locator('.part.panel .view-lines', { hasText: 'fake model says' })
+        .waitFor({ timeout: 15_000 })
+        .then(
+          () => false,
+          () => false,
+        ),
     ]);
-    if (allowed) await access.locator('.monaco-button').filter({ hasText: /^Allow/ }).first().click();
+    if (allowed)
+      await access
+        .locator('.monaco-button')
+        .filter({ hasText: /^Allow/ })
+        .first()
+        .click();
     const line = await outputLine(page, 'fake model says');
     assert.match(line, /fake model says: Say hi/);
     assert.match(line, /"model":"switchboard-fake-model"/);

@@ -17,7 +17,11 @@ describe('${input:} values (UI)', function () {
     workbench = await openWorkbench('basic', {
       userSettings: {
         'mcpSwitchboard.servers': {
-          keyed: { command: process.execPath, args: [fixture, '--name', 'keyed', '--marker', path.join(scratch, 'keyed.json')], env: { API_TOKEN: '${input:api-token}' } },
+          keyed: {
+            command: process.execPath,
+            args: [fixture, '--name', 'keyed', '--marker', path.join(scratch, 'keyed.json')],
+            env: { API_TOKEN: '${input:api-token}' },
+          },
         },
       },
     });
@@ -36,7 +40,9 @@ describe('${input:} values (UI)', function () {
     assert.equal(await box.locator('input').getAttribute('type'), 'password');
     await box.locator('input').fill(secret);
     await page.keyboard.press('Enter');
-    await treeRow(page, 'keyed').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'keyed')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
     const userSettings = path.join(workbench.userDataDir, 'User', 'settings.json');
     const workspaceSettings = path.join(workbench.workspace, '.vscode', 'settings.json');
     for (const file of [userSettings, workspaceSettings]) {
@@ -48,12 +54,16 @@ describe('${input:} values (UI)', function () {
   it('uses the stored value on the next reconnect without asking, and asks again after Clear Stored Inputs', async () => {
     const { page } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Reconnect All Servers');
-    await treeRow(page, 'keyed').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'keyed')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('.quick-input-widget', { hasText: 'api-token' }).isVisible(), false);
     // Clearing reloads the configuration, which asks again at once: the palette is replaced by the prompt.
     await runFromPalette(page, 'MCP Switchboard: Clear Stored Inputs', { opensQuickInput: true });
     await page.locator('.quick-input-widget', { hasText: 'api-token' }).waitFor({ timeout: 30_000 });
     await page.keyboard.press('Escape');
-    await treeRow(page, 'keyed').locator('.label-description', { hasText: /^needs input$/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'keyed')
+      .locator('.label-description', { hasText: /^needs input$/ })
+      .waitFor({ timeout: 30_000 });
   });
 });

@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import {
+  activityBarEntry,
+  openWorkbench,
+  rowTooltip,
+  runFromPalette,
+  runToolFromPalette,
+  screenshot,
+  treeRow,
+  type Workbench,
+} from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -34,7 +43,10 @@ describe('a lazy server (UI)', function () {
     await runFromPalette(page, 'MCP: List Servers', { opensQuickInput: true });
     const picker = page.locator('.quick-input-widget');
     for (const name of ['always', 'later']) {
-      await picker.locator('.monaco-list-row', { hasText: name }).filter({ hasText: /Running/i }).waitFor({ timeout: 30_000 });
+      await picker
+        .locator('.monaco-list-row', { hasText: name })
+        .filter({ hasText: /Running/i })
+        .waitFor({ timeout: 30_000 });
     }
     await screenshot(page, 'editor-list-servers');
     await page.keyboard.press('Escape');
@@ -44,16 +56,26 @@ describe('a lazy server (UI)', function () {
     // machine the editor may still be fetching the servers' tools, so it is opened again until they
     // are there (as a user would), within a bound.
     const tree = page.locator('.quick-input-widget', { hasText: 'Configure Tools' });
-    const serverRow = (name: string) => tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
-    await eventually(async () => {
-      await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
-      await tree.waitFor({ timeout: 30_000 });
-      const listed = await serverRow('always').waitFor({ timeout: 5_000 }).then(() => true, () => false);
-      if (listed) return true;
-      await page.keyboard.press('Escape');
-      await tree.waitFor({ state: 'hidden', timeout: 10_000 });
-      return undefined;
-    }, 'the editor\'s Configure Tools to list the servers', 90_000).catch(async (error: unknown) => {
+    const serverRow = (name: string) =>
+      tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+    await eventually(
+      async () => {
+        await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
+        await tree.waitFor({ timeout: 30_000 });
+        const listed = await serverRow('always')
+          .waitFor({ timeout: 5_000 })
+          .then(
+            () => true,
+            () => false,
+          );
+        if (listed) return true;
+        await page.keyboard.press('Escape');
+        await tree.waitFor({ state: 'hidden', timeout: 10_000 });
+        return undefined;
+      },
+      "the editor's Configure Tools to list the servers",
+      90_000,
+    ).catch(async (error: unknown) => {
       await screenshot(page, 'editor-configure-tools-failed');
       throw error;
     });
@@ -62,7 +84,11 @@ describe('a lazy server (UI)', function () {
       await row.waitFor({ timeout: 30_000 });
       assert.equal(await row.getAttribute('aria-checked'), 'true', `${name} is checked`);
     }
-    await tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: /^always$/ }) }).first().locator('.monaco-tl-twistie').click();
+    await tree
+      .locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: /^always$/ }) })
+      .first()
+      .locator('.monaco-tl-twistie')
+      .click();
     await tree.locator('.monaco-list-row', { hasText: 'echo' }).first().waitFor({ timeout: 15_000 });
     assert.equal(await tree.locator('.monaco-list-row', { hasText: 'Update Tools' }).count(), 0);
     await screenshot(page, 'editor-configure-tools');

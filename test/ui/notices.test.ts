@@ -31,7 +31,10 @@ describe('the failure notice of a missing command (UI)', function () {
     await notice.waitFor({ timeout: 30_000 });
     assert.match(await notice.innerText(), /command `npx-typo-switchboard` not found on PATH/);
     const buttons = await notice.locator('.monaco-button').allInnerTexts();
-    assert.deepEqual(buttons.map((text) => text.trim()), ['Open Settings Entry', 'Show Logs']);
+    assert.deepEqual(
+      buttons.map((text) => text.trim()),
+      ['Open Settings Entry', 'Show Logs'],
+    );
     await notice.locator('.monaco-button', { hasText: 'Open Settings Entry' }).click();
     await page.locator('.tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 30_000 });
   });
@@ -58,13 +61,22 @@ describe('the failure notice of a missing command (UI)', function () {
     const settings = path.join(workbench.userDataDir, 'User', 'settings.json');
     const current = JSON.parse(fs.readFileSync(settings, 'utf8')) as Record<string, unknown>;
     const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
-    const fixed = JSON.stringify({ ...current, 'mcpSwitchboard.servers': { typo: { command: process.execPath, args: [fixture, '--name', 'typo'] } } }, null, 2);
+    const fixed = JSON.stringify(
+      { ...current, 'mcpSwitchboard.servers': { typo: { command: process.execPath, args: [fixture, '--name', 'typo'] } } },
+      null,
+      2,
+    );
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.insertText(fixed);
     await page.keyboard.press('ControlOrMeta+S');
-    await treeRow(page, 'typo').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
+    await treeRow(page, 'typo')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 60_000 });
     await runFromPalette(page, 'Notifications: Show Notifications');
-    await page.locator('.notifications-center .notification-list-item', { hasText: 'MCP server "typo" is running again' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.notifications-center .notification-list-item', { hasText: 'MCP server "typo" is running again' })
+      .first()
+      .waitFor({ timeout: 30_000 });
   });
 });

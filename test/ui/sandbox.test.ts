@@ -6,7 +6,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { activityBarEntry, openWithWorkspaceServers, rowTooltip, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import {
+  activityBarEntry,
+  openWithWorkspaceServers,
+  rowTooltip,
+  runToolFromPalette,
+  screenshot,
+  treeRow,
+  type Workbench,
+} from './workbench';
 
 const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
 
@@ -14,7 +22,11 @@ async function writeFile(page: Page, target: string): Promise<void> {
   await runToolFromPalette(page, 'boxed__write_file', JSON.stringify({ path: target, text: 'from the sandbox' }));
   const confirmation = page.locator('.monaco-dialog-box', { hasText: 'write_file' });
   await confirmation.waitFor({ timeout: 30_000 });
-  await confirmation.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
+  await confirmation
+    .locator('.monaco-button')
+    .filter({ hasText: /^(Yes|Allow|Continue|Run)/ })
+    .first()
+    .click();
 }
 
 describe('Run Sandboxed from the consent dialog (UI)', function () {
@@ -46,8 +58,15 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
     const row = treeRow(page, 'boxed');
     await row.locator('.label-description', { hasText: /^sandboxed · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
     const hover = await rowTooltip(page, row, 'Sandboxed');
-    assert.ok((await hover.innerText()).includes(`Sandboxed: writes ${workspace} and temp; no network (rules: Run Sandboxed)`), await hover.innerText());
-    assert.doesNotMatch(await hover.innerText(), /allowedHosts|SandboxDebug/, 'the sandbox runtime\'s own output is not the server\'s stderr');
+    assert.ok(
+      (await hover.innerText()).includes(`Sandboxed: writes ${workspace} and temp; no network (rules: Run Sandboxed)`),
+      await hover.innerText(),
+    );
+    assert.doesNotMatch(
+      await hover.innerText(),
+      /allowedHosts|SandboxDebug/,
+      "the sandbox runtime's own output is not the server's stderr",
+    );
     await screenshot(page, 'sandboxed-row');
   });
 

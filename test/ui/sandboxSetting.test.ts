@@ -27,7 +27,9 @@ describe('the sandbox setting takes effect at once (UI)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    workbench = await openWorkbench('basic', { userSettings: { 'mcpSwitchboard.servers': { mine: { command: process.execPath, args: [probe] } } } });
+    workbench = await openWorkbench('basic', {
+      userSettings: { 'mcpSwitchboard.servers': { mine: { command: process.execPath, args: [probe] } } },
+    });
     await activityBarEntry(workbench.page, 'MCP Switchboard').click();
   });
 

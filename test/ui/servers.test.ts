@@ -19,21 +19,29 @@ function readPid(file: string): number | undefined {
 
 /** The fixture rewrites its marker when a new process starts (another process: no event to wait for). */
 function waitForNewPid(file: string, previous: number | undefined, timeoutMs = 20_000): Promise<number> {
-  return eventually(() => {
-    const pid = readPid(file);
-    return pid !== undefined && pid !== previous ? pid : undefined;
-  }, `a new pid in ${file} (it names ${previous})`, timeoutMs);
+  return eventually(
+    () => {
+      const pid = readPid(file);
+      return pid !== undefined && pid !== previous ? pid : undefined;
+    },
+    `a new pid in ${file} (it names ${previous})`,
+    timeoutMs,
+  );
 }
 
 /** The first match of `find` in any frame (webviews are nested iframes, which appear when they load). */
 function eventuallyInFrames(page: Page, find: (frame: Frame) => Locator, timeoutMs = 20_000): Promise<Locator> {
-  return eventually(async () => {
-    for (const frame of page.frames()) {
-      const locator = find(frame).first();
-      if ((await locator.count().catch(() => 0)) > 0) return locator;
-    }
-    return undefined;
-  }, 'the element in a frame', timeoutMs);
+  return eventually(
+    async () => {
+      for (const frame of page.frames()) {
+        const locator = find(frame).first();
+        if ((await locator.count().catch(() => 0)) > 0) return locator;
+      }
+      return undefined;
+    },
+    'the element in a frame',
+    timeoutMs,
+  );
 }
 
 async function description(page: Page, label: string): Promise<string> {
@@ -67,7 +75,11 @@ describe('the Servers view, clicked as a user would (UI)', function () {
       userSettings: {
         'mcpSwitchboard.servers': {
           alpha: { command: node, args: [fixture, '--name', 'alpha', '--marker', alphaMarker] },
-          flaky: { command: node, args: [fixture, '--fail-if-exists', flakyFlag, '--exit-message', 'flaky needs its flag removed'], reconnect: { maxAttempts: 0 } },
+          flaky: {
+            command: node,
+            args: [fixture, '--fail-if-exists', flakyFlag, '--exit-message', 'flaky needs its flag removed'],
+            reconnect: { maxAttempts: 0 },
+          },
         },
       },
       prepareWorkspace: (dir) => {
@@ -170,7 +182,7 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     await waitForDescription(page, 'alpha', /^running/);
   });
 
-  it('runs Invalidate Tool Cache from the palette, which refetches every server\'s tools', async () => {
+  it("runs Invalidate Tool Cache from the palette, which refetches every server's tools", async () => {
     await runFromPalette(page, 'MCP Switchboard: Invalidate Tool Cache', { opensQuickInput: true });
     await page.locator('.quick-input-widget', { hasText: 'Invalidate the tool cache of' }).waitFor();
     await page.locator('.quick-input-widget input').fill('All servers');
@@ -180,7 +192,10 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'tool cache invalidated' });
     await notice.first().waitFor({ timeout: 15_000 });
     // flaky was fixed and reconnected above; guarded is still blocked (consent denied).
-    assert.match(await notice.first().innerText(), /refetched alpha \(\d+ tools\), flaky \(\d+ tools\); cleared, not running: guarded \(blocked\)/);
+    assert.match(
+      await notice.first().innerText(),
+      /refetched alpha \(\d+ tools\), flaky \(\d+ tools\); cleared, not running: guarded \(blocked\)/,
+    );
     await runFromPalette(page, 'Notifications: Hide Notifications');
     await runFromPalette(page, 'MCP Switchboard: Show Server Logs…', { opensQuickInput: true });
     await page.locator('.quick-input-widget', { hasText: 'Show logs of' }).waitFor();
@@ -209,7 +224,10 @@ describe('the Servers view, clicked as a user would (UI)', function () {
   });
 
   it('asks again when the command changes, and Allow starts it', async () => {
-    fs.writeFileSync(workspaceSettings, JSON.stringify({ ...JSON.parse(fs.readFileSync(workspaceSettings, 'utf8')), ...guardedEntry('--stderr-lines', '2') }, null, 2));
+    fs.writeFileSync(
+      workspaceSettings,
+      JSON.stringify({ ...JSON.parse(fs.readFileSync(workspaceSettings, 'utf8')), ...guardedEntry('--stderr-lines', '2') }, null, 2),
+    );
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'guarded' });
     await dialog.waitFor({ timeout: 30_000 });
     assert.match(await dialog.innerText(), /--stderr-lines/);
@@ -226,13 +244,19 @@ describe('the Servers view, clicked as a user would (UI)', function () {
     const title = page.locator('.sidebar .composite.title .title-label h2').first();
     await title.waitFor();
     assert.match(await title.innerText(), /MCP Switchboard/i);
-    const { scrollWidth, clientWidth } = await title.evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
+    const { scrollWidth, clientWidth } = await title.evaluate((element) => ({
+      scrollWidth: element.scrollWidth,
+      clientWidth: element.clientWidth,
+    }));
     assert.ok(scrollWidth <= clientWidth, `the title is cut: ${scrollWidth} px of text in ${clientWidth} px`);
     await screenshot(page.locator('.sidebar').first(), 'view-title');
   });
 
   it('opens a quick pick of servers and then their actions from the status bar', async () => {
-    await page.locator('.statusbar-item', { hasText: /\d+\/3/ }).first().click();
+    await page
+      .locator('.statusbar-item', { hasText: /\d+\/3/ })
+      .first()
+      .click();
     const picker = page.locator('.quick-input-widget', { hasText: 'MCP Switchboard servers' });
     await picker.waitFor({ timeout: 15_000 });
     await picker.locator('.monaco-list-row', { hasText: 'alpha' }).first().click();

@@ -28,7 +28,10 @@ async function startOAuthServer(): Promise<{ child: ChildProcess; mcpUrl: string
 }
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 describe('signing in to a remote server (UI)', function () {
@@ -64,7 +67,10 @@ describe('signing in to a remote server (UI)', function () {
     await row.hover();
     const hover = page.locator('.monaco-hover', { hasText: 'Sign-in' }).first();
     await hover.waitFor({ timeout: 15_000 });
-    assert.match(await hover.innerText(), /notes — needs sign-in[\s\S]*Sign-in: the server asks you to sign in \(OAuth\)[\s\S]*click Sign In on the row/);
+    assert.match(
+      await hover.innerText(),
+      /notes — needs sign-in[\s\S]*Sign-in: the server asks you to sign in \(OAuth\)[\s\S]*click Sign In on the row/,
+    );
     await screenshot(page, 'needs-sign-in');
     await page.mouse.move(700, 600);
 
@@ -94,7 +100,9 @@ describe('signing in to a remote server (UI)', function () {
     // The tokens are in SecretStorage: not in settings, logs, or anything else the editor wrote.
     const issued = (await (await fetch(new URL('/control/issued-tokens', server.mcpUrl))).json()) as string[];
     assert.ok(issued.length >= 2, 'an access and a refresh token were issued');
-    const leaks = filesUnder(workbench.userDataDir).filter((file) => issued.some((token) => fs.readFileSync(file, 'latin1').includes(token)));
+    const leaks = filesUnder(workbench.userDataDir).filter((file) =>
+      issued.some((token) => fs.readFileSync(file, 'latin1').includes(token)),
+    );
     assert.deepEqual(leaks, [], 'a token was written to disk');
   });
 
@@ -102,6 +110,8 @@ describe('signing in to a remote server (UI)', function () {
     const { page } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Sign Out', { opensQuickInput: true });
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'notes' }).first().click();
-    await treeRow(page, 'notes').locator('.label-description', { hasText: /^needs sign-in$/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'notes')
+      .locator('.label-description', { hasText: /^needs sign-in$/ })
+      .waitFor({ timeout: 30_000 });
   });
 });

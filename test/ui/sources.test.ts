@@ -30,11 +30,21 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    fs.writeFileSync(path.join(codexHome, 'config.toml'), `model = "gpt-5-codex"\n\n${codexTable('from-codex', 'startup_timeout_sec = 20\noauth_resource = "https://x.example/"')}`);
+    fs.writeFileSync(
+      path.join(codexHome, 'config.toml'),
+      `model = "gpt-5-codex"\n\n${codexTable('from-codex', 'startup_timeout_sec = 20\noauth_resource = "https://x.example/"')}`,
+    );
     workbench = await openWorkbench('basic', {
       env: { CODEX_HOME: codexHome },
       prepareWorkspace: (dir) => {
-        fs.writeFileSync(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { 'from-portable': { type: 'stdio', command: node, args: [fixture, '--name', 'from-portable'] } } }, null, 2));
+        fs.writeFileSync(
+          path.join(dir, '.mcp.json'),
+          JSON.stringify(
+            { mcpServers: { 'from-portable': { type: 'stdio', command: node, args: [fixture, '--name', 'from-portable'] } } },
+            null,
+            2,
+          ),
+        );
       },
     });
     await activityBarEntry(workbench.page, 'MCP Switchboard').click();
@@ -55,10 +65,12 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     await answer(page, 'from where', 'portable');
     await answer(page, 'these will be added');
     await answer(page, 'save to', 'User settings');
-    await treeRow(page, 'from-portable').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'from-portable')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
   });
 
-  it('imports from Codex\'s config.toml, naming the field that is not carried over', async () => {
+  it("imports from Codex's config.toml, naming the field that is not carried over", async () => {
     const { page, userDataDir } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Import Servers…', { opensQuickInput: true });
     await answer(page, 'from where', 'Codex');
@@ -70,7 +82,9 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     await screenshot(page, 'import-codex');
     await page.keyboard.press('Enter');
     await answer(page, 'save to', 'User settings');
-    await treeRow(page, 'from-codex').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'from-codex')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
     const settings = fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8');
     assert.match(settings, /"from-codex"/);
     assert.doesNotMatch(settings, /oauth_resource/);
@@ -86,7 +100,9 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'added-portable' });
     await dialog.waitFor({ timeout: 30_000 });
     await dialog.locator('.monaco-button', { hasText: /^Allow$/ }).click();
-    await treeRow(page, 'added-portable').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'added-portable')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
     const written = JSON.parse(fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
     assert.deepEqual(Object.keys(written.mcpServers), ['from-portable', 'added-portable']);
     assert.match(fs.readFileSync(path.join(workspace, '.vscode', 'settings.json'), 'utf8'), /"mcpJsonPortable"/);
@@ -98,7 +114,10 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     await answer(page, 'for another client', 'from-codex');
     await answer(page, 'for which client', 'Gemini');
     await runFromPalette(page, 'Notifications: Show Notifications');
-    await page.locator('.notifications-center .notification-list-item', { hasText: 'Copied "from-codex" for Gemini CLI' }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.notifications-center .notification-list-item', { hasText: 'Copied "from-codex" for Gemini CLI' })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await runFromPalette(page, 'Notifications: Hide Notifications');
   });
 });
@@ -112,7 +131,10 @@ describe('a Codex config.toml as a live source (UI)', function () {
   before(async function () {
     this.timeout(120_000);
     fs.writeFileSync(config, codexTable('first'));
-    workbench = await openWorkbench('basic', { env: { CODEX_HOME: codexHome }, userSettings: { 'mcpSwitchboard.sources': ['settings', 'codex'] } });
+    workbench = await openWorkbench('basic', {
+      env: { CODEX_HOME: codexHome },
+      userSettings: { 'mcpSwitchboard.sources': ['settings', 'codex'] },
+    });
     await activityBarEntry(workbench.page, 'MCP Switchboard').click();
   });
 
@@ -121,15 +143,21 @@ describe('a Codex config.toml as a live source (UI)', function () {
     fs.rmSync(codexHome, { recursive: true, force: true });
   });
 
-  it('runs its servers without consent (a file of the user\'s own), and follows edits to the file', async () => {
+  it("runs its servers without consent (a file of the user's own), and follows edits to the file", async () => {
     const { page } = workbench;
-    await treeRow(page, 'first').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
+    await treeRow(page, 'first')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 60_000 });
     fs.writeFileSync(config, `${codexTable('first', 'enabled = false')}\n${codexTable('second')}`);
-    await treeRow(page, 'second').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
-    await treeRow(page, 'first').locator('.label-description', { hasText: /^disabled$/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'second')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
+    await treeRow(page, 'first')
+      .locator('.label-description', { hasText: /^disabled$/ })
+      .waitFor({ timeout: 30_000 });
     fs.writeFileSync(config, codexTable('second'));
     await treeRow(page, 'first').waitFor({ state: 'detached', timeout: 30_000 });
-    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'no consent dialog for a file in the user\'s home');
+    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, "no consent dialog for a file in the user's home");
   });
 });
 
@@ -140,7 +168,13 @@ function logLines(userDataDir: string, pattern: RegExp): string {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(file);
-      else if (entry.name.endsWith('.log')) found.push(...fs.readFileSync(file, 'utf8').split('\n').filter((line) => pattern.test(line)));
+      else if (entry.name.endsWith('.log'))
+        found.push(
+          ...fs
+            .readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((line) => pattern.test(line)),
+        );
     }
   };
   walk(path.join(userDataDir, 'logs'));
@@ -167,7 +201,9 @@ describe('dev.watch (UI)', function () {
     // The server's folder is the workspace, as for an author working on their server.
     workbench = await openWorkbench('basic', {
       userSettings: {
-        'mcpSwitchboard.servers': { watched: { command: node, args: [fixture, '--name', 'watched', '--marker', marker], dev: { watch: 'src/**/*.js' } } },
+        'mcpSwitchboard.servers': {
+          watched: { command: node, args: [fixture, '--name', 'watched', '--marker', marker], dev: { watch: 'src/**/*.js' } },
+        },
       },
     });
     serverFolder = workbench.workspace;
@@ -193,8 +229,17 @@ describe('dev.watch (UI)', function () {
     const restarted = row.locator('.label-description', { hasText: /^restarted · \d+ tools$/ });
     for (let attempt = 0; ; attempt++) {
       fs.writeFileSync(path.join(serverFolder, 'src', 'lib', 'tool.js'), `export const version = ${attempt};`);
-      if (await restarted.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
-      if (attempt >= 8) throw new Error(`no restart after 9 changes to src/lib/tool.js; the log says: ${logLines(workbench.userDataDir, /dev\.watch|watched\] (starting|running)/)}`);
+      if (
+        await restarted.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+      if (attempt >= 8)
+        throw new Error(
+          `no restart after 9 changes to src/lib/tool.js; the log says: ${logLines(workbench.userDataDir, /dev\.watch|watched\] (starting|running)/)}`,
+        );
     }
     assert.notEqual(pid(), before, 'a new process');
     const tooltip = await rowTooltip(page, row, 'Restarted by dev.watch');
@@ -214,7 +259,9 @@ describe('Add Server from Registry (UI)', function () {
     children.push(child);
     const stdout = child.stdout;
     if (!stdout) throw new Error(`${script} has no stdout`);
-    return new Promise<number>((resolve) => readline.createInterface({ input: stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port)));
+    return new Promise<number>((resolve) =>
+      readline.createInterface({ input: stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port)),
+    );
   }
 
   before(async function () {
@@ -250,7 +297,9 @@ describe('Add Server from Registry (UI)', function () {
     assert.equal(await page.locator('.quick-input-widget input').getAttribute('type'), 'password');
     await page.locator('.quick-input-widget input').fill('key-123');
     await page.keyboard.press('Enter');
-    await treeRow(page, 'weather').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'weather')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
     const settings = fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8');
     assert.match(settings, /"X-Api-Key": "\$\{input:weather-x-api-key\}"/);
     assert.doesNotMatch(settings, /key-123/);

@@ -94,7 +94,10 @@ describe('npm start cleans up (UI)', function () {
       () => runningMembers(started.codeServer).length === 0,
       () => `code-server's process group (${started.codeServer}) to end: ${JSON.stringify(groupProcesses(started.codeServer))}`,
     );
-    await until(() => [...stateDirs()].every((name) => before.has(name)), () => 'the temp folder to be removed');
+    await until(
+      () => [...stateDirs()].every((name) => before.has(name)),
+      () => 'the temp folder to be removed',
+    );
   }
 
   it('when the terminal closes (SIGHUP to the job), with the demo servers running', async () => {
@@ -106,14 +109,21 @@ describe('npm start cleans up (UI)', function () {
       const page = await browser.context.newPage();
       // The URL npm start printed: the demo folder, with the extension loaded from this repository.
       await page.goto(started.url);
-      const demoServersRunning = () => ['demo-tools', 'demo-slow'].every((name) => groupProcesses(started.codeServer).some((entry) => entry.args.includes(`--name ${name}`)));
+      const demoServersRunning = () =>
+        ['demo-tools', 'demo-slow'].every((name) =>
+          groupProcesses(started.codeServer).some((entry) => entry.args.includes(`--name ${name}`)),
+        );
       // The demo servers are defined by the workspace: each asks for consent first, as it would a user.
-      await eventually(async () => {
-        if (demoServersRunning()) return true;
-        const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Allow' }).first();
-        if (await allow.isVisible().catch(() => false)) await allow.click().catch(() => undefined);
-        return undefined;
-      }, 'the demo servers running', 90_000);
+      await eventually(
+        async () => {
+          if (demoServersRunning()) return true;
+          const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Allow' }).first();
+          if (await allow.isVisible().catch(() => false)) await allow.click().catch(() => undefined);
+          return undefined;
+        },
+        'the demo servers running',
+        90_000,
+      );
     } finally {
       await browser.close();
     }

@@ -20,7 +20,11 @@ describe('a tool that runs as a task (UI)', function () {
   before(async function () {
     this.timeout(120_000);
     workbench = await openWorkbench('basic', {
-      userSettings: { 'mcpSwitchboard.servers': { research: { command: process.execPath, args: [everything, 'stdio'], tools: { allow: ['simulate-research-query'] } } } },
+      userSettings: {
+        'mcpSwitchboard.servers': {
+          research: { command: process.execPath, args: [everything, 'stdio'], tools: { allow: ['simulate-research-query'] } },
+        },
+      },
     });
   });
 
@@ -33,7 +37,11 @@ describe('a tool that runs as a task (UI)', function () {
     await runToolFromPalette(page, TOOL, JSON.stringify({ topic }));
     const confirmation = page.locator('.monaco-dialog-box', { hasText: 'simulate-research-query' });
     await confirmation.waitFor({ timeout: 30_000 });
-    await confirmation.locator('.monaco-button').filter({ hasText: /^(Yes|Allow|Continue|Run)/ }).first().click();
+    await confirmation
+      .locator('.monaco-button')
+      .filter({ hasText: /^(Yes|Allow|Continue|Run)/ })
+      .first()
+      .click();
   }
 
   it('shows the running task under its server with its latest status, and the row says so', async () => {
@@ -48,13 +56,17 @@ describe('a tool that runs as a task (UI)', function () {
     await screenshot(page, 'task-running');
     // It ends by itself; the row goes with it and the result is in the log.
     await task.waitFor({ state: 'detached', timeout: 30_000 });
-    await page.locator('.part.panel .view-lines', { hasText: 'simulated research report from the Everything MCP Server' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.part.panel .view-lines', { hasText: 'simulated research report from the Everything MCP Server' })
+      .waitFor({ timeout: 30_000 });
     assert.match((await treeRow(page, 'research').locator('.label-description').innerText()).trim(), /^running · \d+ tools?$/);
   });
 
   it('Cancel Task on the task row ends the task and the call', async () => {
     const { page } = workbench;
-    const cancelled = page.locator('.notifications-center .notification-list-item', { hasText: 'simulate-research-query task was cancelled' }).first();
+    const cancelled = page
+      .locator('.notifications-center .notification-list-item', { hasText: 'simulate-research-query task was cancelled' })
+      .first();
     // The task runs about 4 s; on a busy machine the click can land after it ended by itself (the
     // row then says so), so a new task is started, at most three times.
     for (let attempt = 1; ; attempt++) {
@@ -67,10 +79,13 @@ describe('a tool that runs as a task (UI)', function () {
       // The call ends too: Run Tool says it was cancelled. (A headless, unfocused workbench files
       // notifications in the center instead of toasting them.)
       await runFromPalette(page, 'Notifications: Show Notifications');
-      const seen = await cancelled.waitFor({ timeout: 30_000 }).then(() => true, () => false);
+      const seen = await cancelled.waitFor({ timeout: 30_000 }).then(
+        () => true,
+        () => false,
+      );
       if (seen) return;
       await screenshot(page, `task-cancel-attempt-${attempt}`);
-      assert.ok(attempt < 3, 'the cancelled call\'s notification was not seen in three attempts');
+      assert.ok(attempt < 3, "the cancelled call's notification was not seen in three attempts");
       await page.keyboard.press('Escape');
     }
   });

@@ -17,9 +17,16 @@ describe('Restricted Mode, then trust granted (UI)', function () {
     workbench = await openWorkbench('consent', {
       trust: false,
       prepareWorkspace: (dir) => {
-        fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
-          'mcpSwitchboard.servers': { 'workspace-server': { command: process.execPath, args: [fixture, '--marker', marker] } },
-        }, null, 2));
+        fs.writeFileSync(
+          path.join(dir, '.vscode', 'settings.json'),
+          JSON.stringify(
+            {
+              'mcpSwitchboard.servers': { 'workspace-server': { command: process.execPath, args: [fixture, '--marker', marker] } },
+            },
+            null,
+            2,
+          ),
+        );
       },
     });
   });
@@ -48,7 +55,9 @@ describe('Restricted Mode, then trust granted (UI)', function () {
     await consent.waitFor({ timeout: 30_000 });
     await consent.locator('.monaco-button', { hasText: 'Allow' }).click();
     await page.keyboard.press('Escape');
-    await treeRow(page, 'workspace-server').locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 30_000 });
+    await treeRow(page, 'workspace-server')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 30_000 });
     assert.equal(fs.existsSync(marker), true);
   });
 });

@@ -57,7 +57,11 @@ export async function runFromPalette(page: Page, title: string, options: { opens
   await page.keyboard.press('Enter');
   if (options.opensQuickInput) {
     // The command's own picker replaces the palette; wait until the palette's text is gone.
-    await page.locator('.quick-input-widget input').and(page.locator(`[aria-label*="${title}"]`)).waitFor({ state: 'detached' }).catch(() => undefined);
+    await page
+      .locator('.quick-input-widget input')
+      .and(page.locator(`[aria-label*="${title}"]`))
+      .waitFor({ state: 'detached' })
+      .catch(() => undefined);
     return;
   }
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
@@ -89,7 +93,10 @@ export function treeRow(page: Page, label: string): Locator {
  * container clips with an ellipsis, so what overflows it is what the user cannot read.
  */
 export async function rowOverflow(row: Locator): Promise<{ text: string; hiddenPx: number }> {
-  return row.locator('.monaco-icon-label-container').first().evaluate((element) => ({ text: element.textContent ?? '', hiddenPx: element.scrollWidth - element.clientWidth }));
+  return row
+    .locator('.monaco-icon-label-container')
+    .first()
+    .evaluate((element) => ({ text: element.textContent ?? '', hiddenPx: element.scrollWidth - element.clientWidth }));
 }
 
 export function activityBarEntry(page: Page, title: string): Locator {
@@ -113,7 +120,13 @@ export async function rowTooltip(page: Page, row: Locator, text: string, timeout
   for (;;) {
     await page.mouse.move(700, 700);
     await row.hover();
-    if (await hover.waitFor({ timeout: 3_000 }).then(() => true, () => false)) return hover;
+    if (
+      await hover.waitFor({ timeout: 3_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return hover;
     if (Date.now() > deadline) throw new Error(`no tooltip with "${text}" within ${timeoutMs} ms`);
   }
 }

@@ -65,7 +65,8 @@ function parseRecord(text: string | undefined): CredentialRecord {
       if (typeof saved?.client?.client_id === 'string') record.clients[issuer] = saved;
     }
     const dpop = parsed.dpop;
-    if (dpop?.alg === 'ES256' && typeof dpop.jwk?.d === 'string' && typeof dpop.jwk.x === 'string' && typeof dpop.jwk.y === 'string') record.dpop = dpop;
+    if (dpop?.alg === 'ES256' && typeof dpop.jwk?.d === 'string' && typeof dpop.jwk.x === 'string' && typeof dpop.jwk.y === 'string')
+      record.dpop = dpop;
     return record;
   } catch {
     return emptyRecord();
@@ -153,7 +154,8 @@ export class ServerCredentials {
 
   private async persist(): Promise<void> {
     const { record } = this;
-    if (Object.keys(record.tokens).length === 0 && Object.keys(record.clients).length === 0 && !record.dpop) await this.store.delete(this.key);
+    if (Object.keys(record.tokens).length === 0 && Object.keys(record.clients).length === 0 && !record.dpop)
+      await this.store.delete(this.key);
     else await this.store.set(this.key, JSON.stringify(record));
   }
 }

@@ -9,7 +9,9 @@ const ES256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
 /** RFC 7638: the SHA-256 of the required members, in order, base64url. */
 function thumbprint(jwk: JsonWebKey): string {
-  return createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+    .digest('base64url');
 }
 
 async function importKey(saved: SavedDpopKey): Promise<DpopKeyPair> {

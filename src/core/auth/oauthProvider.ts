@@ -131,7 +131,12 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
   get addClientAuthentication(): OAuthClientProvider['addClientAuthentication'] {
     const { tokenEndpointAuthMethod, privateKey, clientId, signingAlgorithm: algorithm } = this.settings;
     if (tokenEndpointAuthMethod !== 'private_key_jwt' || !privateKey || !clientId) return undefined;
-    this.keyAuth ??= createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg: signingAlgorithm(privateKey, algorithm) });
+    this.keyAuth ??= createPrivateKeyJwtAuth({
+      issuer: clientId,
+      subject: clientId,
+      privateKey,
+      alg: signingAlgorithm(privateKey, algorithm),
+    });
     return this.keyAuth;
   }
 
@@ -173,9 +178,14 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     const saved = ctx ? await this.options.credentials.client(ctx.issuer) : undefined;
     // A registration carries its redirect URI; a sign-in from elsewhere (another port, another
     // host name) needs a registration of its own. A metadata-document client has none to match.
-    const usable = saved && (saved.redirectUrl === undefined || !this.interactive || (saved.redirectUrl === this.interactive.redirectUrl && covers(registeredScope(saved.client), this.interactive.scope)));
+    const usable =
+      saved &&
+      (saved.redirectUrl === undefined ||
+        !this.interactive ||
+        (saved.redirectUrl === this.interactive.redirectUrl && covers(registeredScope(saved.client), this.interactive.scope)));
     if (usable) return saved.client;
-    if (!this.interactive) throw new SignInRequiredError('signInRequired', 'the server asks you to sign in (OAuth), and there is no saved sign-in for it yet');
+    if (!this.interactive)
+      throw new SignInRequiredError('signInRequired', 'the server asks you to sign in (OAuth), and there is no saved sign-in for it yet');
     return undefined;
   }
 
@@ -221,7 +231,11 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     const discovery = this.discovery;
     const audience = discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl;
     const resource = discovery?.resourceMetadata?.resource ?? this.options.serverUrl.toString();
-    return unattendedTokenRequest(this.settings, scope, { audience, resource, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) });
+    return unattendedTokenRequest(this.settings, scope, {
+      audience,
+      resource,
+      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+    });
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -280,11 +294,15 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
 
   /** A failed refresh leaves the old tokens; the 401 that follows decides. */
   private refreshBeforeExpiry(): Promise<void> {
-    return this.renew(() => auth(this, { serverUrl: this.options.serverUrl, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) })).then(
+    return this.renew(() =>
+      auth(this, { serverUrl: this.options.serverUrl, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) }),
+    ).then(
       () => this.options.logger.info('oauth: refreshed the access token before it expired'),
       (error: unknown) => {
         this.refreshPausedUntil = this.options.clock.now() + REFRESH_RETRY_MS;
-        this.options.logger.warn(`oauth: refresh before expiry failed (next try in ${REFRESH_RETRY_MS / 1000} s, or at the server's 401): ${errorMessage(error)}`);
+        this.options.logger.warn(
+          `oauth: refresh before expiry failed (next try in ${REFRESH_RETRY_MS / 1000} s, or at the server's 401): ${errorMessage(error)}`,
+        );
       },
     );
   }
@@ -303,7 +321,12 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
         const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
         this.challenge = { ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) };
         await this.renew(async () => {
-          const result = await auth(this, { serverUrl, fetchFn, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) });
+          const result = await auth(this, {
+            serverUrl,
+            fetchFn,
+            ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+            ...(scope ? { scope } : {}),
+          });
           if (result !== 'AUTHORIZED') throw new UnauthorizedError();
         });
       },

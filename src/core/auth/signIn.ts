@@ -76,7 +76,10 @@ export const SIGN_IN_TIMEOUT_MS = 10 * 60_000;
  * dropped: it cannot complete or disturb anyone's sign-in.
  */
 export class CallbackRouter {
-  private readonly pending = new Map<string, { resolve: (params: URLSearchParams) => void; reject: (error: Error) => void; timer: TimerHandle }>();
+  private readonly pending = new Map<
+    string,
+    { resolve: (params: URLSearchParams) => void; reject: (error: Error) => void; timer: TimerHandle }
+  >();
 
   constructor(
     private readonly clock: Clock,
@@ -84,7 +87,8 @@ export class CallbackRouter {
   ) {}
 
   waitFor(state: string): Promise<URLSearchParams> {
-    if (this.pending.size >= MAX_PENDING) return Promise.reject(new SignInFailedError(`more than ${MAX_PENDING} sign-ins are waiting; finish or cancel one first`));
+    if (this.pending.size >= MAX_PENDING)
+      return Promise.reject(new SignInFailedError(`more than ${MAX_PENDING} sign-ins are waiting; finish or cancel one first`));
     return new Promise((resolve, reject) => {
       const timer = this.clock.setTimeout(() => {
         this.pending.delete(state);

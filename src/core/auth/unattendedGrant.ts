@@ -40,13 +40,21 @@ export interface GrantTarget {
 }
 
 /** The token request of an unattended sign-in; undefined for a person's (authorization code). */
-export async function unattendedTokenRequest(settings: OAuthSettings, scope: string | undefined, target: GrantTarget): Promise<URLSearchParams | undefined> {
+export async function unattendedTokenRequest(
+  settings: OAuthSettings,
+  scope: string | undefined,
+  target: GrantTarget,
+): Promise<URLSearchParams | undefined> {
   const scoped: Record<string, string> = scope ? { scope } : {};
   switch (settings.grant) {
     case 'client_credentials':
       return new URLSearchParams({ grant_type: 'client_credentials', ...scoped });
     case 'jwt_bearer':
-      return new URLSearchParams({ grant_type: JWT_BEARER, assertion: await tokenOf(settings.assertion, settings.assertionFile, 'the workload identity token'), ...scoped });
+      return new URLSearchParams({
+        grant_type: JWT_BEARER,
+        assertion: await tokenOf(settings.assertion, settings.assertionFile, 'the workload identity token'),
+        ...scoped,
+      });
     case 'enterprise':
       return new URLSearchParams({ grant_type: JWT_BEARER, assertion: await idJagFor(settings.idp, scope, target), ...scoped });
     case 'authorization_code':
@@ -58,7 +66,11 @@ export async function unattendedTokenRequest(settings: OAuthSettings, scope: str
 async function idJagFor(idp: EnterpriseIdp | undefined, scope: string | undefined, target: GrantTarget): Promise<string> {
   if (!idp) throw new SignInRequiredError('refused', 'the "enterprise" grant needs its "idp"');
   const { audience, resource } = target;
-  if (audience === undefined || resource === undefined) throw new SignInRequiredError('refused', 'the server did not say which authorization server and resource it is (protected resource metadata)');
+  if (audience === undefined || resource === undefined)
+    throw new SignInRequiredError(
+      'refused',
+      'the server did not say which authorization server and resource it is (protected resource metadata)',
+    );
   const idToken = await tokenOf(idp.idToken, idp.idTokenFile, 'the ID token from the identity provider');
   const request = {
     audience,
@@ -70,7 +82,10 @@ async function idJagFor(idp: EnterpriseIdp | undefined, scope: string | undefine
     ...(target.fetchFn ? { fetchFn: target.fetchFn } : {}),
   };
   try {
-    const granted = idp.tokenEndpoint !== undefined ? await requestJwtAuthorizationGrant({ ...request, tokenEndpoint: idp.tokenEndpoint }) : await discoverAndRequestJwtAuthGrant({ ...request, idpUrl: idp.issuer ?? '' });
+    const granted =
+      idp.tokenEndpoint !== undefined
+        ? await requestJwtAuthorizationGrant({ ...request, tokenEndpoint: idp.tokenEndpoint })
+        : await discoverAndRequestJwtAuthGrant({ ...request, idpUrl: idp.issuer ?? '' });
     return granted.jwtAuthGrant;
   } catch (error) {
     throw new SignInRequiredError('refused', `the identity provider did not exchange the ID token for a grant: ${errorMessage(error)}`);
@@ -83,7 +98,11 @@ async function tokenOf(value: string | undefined, file: string | undefined, what
   const path = file ?? '';
   // Bounded before it is read, as every file the configuration names.
   const read = await nodeFileSystem.readText(path, MAX_ASSERTION_BYTES);
-  if (read.kind !== 'ok') throw new SignInRequiredError('refused', `${what} in ${path} cannot be read: ${read.kind === 'missing' ? 'no such file' : read.message}`);
+  if (read.kind !== 'ok')
+    throw new SignInRequiredError(
+      'refused',
+      `${what} in ${path} cannot be read: ${read.kind === 'missing' ? 'no such file' : read.message}`,
+    );
   const text = read.text.trim();
   if (text === '') throw new SignInRequiredError('refused', `${what} file ${path} is empty`);
   return text;

@@ -10,8 +10,10 @@
 /** C0 and C1 controls, DEL, and the Unicode format characters that reorder or hide text. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/gu;
-// eslint-disable-next-line no-control-regex -- the same, but line breaks and tabs are the text's own.
-const UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/gu;
+// The same, but line breaks and tabs are the text's own.
+const UNSAFE_IN_LINES =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point.
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/gu;
 
 export const DISPLAY_TEXT_LIMIT = 1_000;
 

@@ -32,7 +32,11 @@ export class GlobWatcher {
   private readonly watches: Watch[];
   private disposed = false;
 
-  constructor(private readonly folder: string, patterns: readonly string[], private readonly options: GlobWatcherOptions) {
+  constructor(
+    private readonly folder: string,
+    patterns: readonly string[],
+    private readonly options: GlobWatcherOptions,
+  ) {
     this.watches = patterns.map((pattern) => {
       const absolute = path.isAbsolute(pattern);
       const normalized = (absolute ? path.relative(folder, pattern) : pattern).split(path.sep).join('/');

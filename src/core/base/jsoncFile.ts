@@ -21,7 +21,12 @@ export function hasJsonValue(text: string, location: JSONPath): boolean {
 
 /** A file that does not parse: editing it would keep its broken part, so it is left as it is. */
 export class BrokenConfigFileError extends Error {
-  constructor(readonly file: string, readonly line: number, readonly column: number, problem: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    problem: string,
+  ) {
     super(`${file}:${line}:${column}: ${problem}; fix the file (or move it away), then try again. Nothing was written`);
     this.name = 'BrokenConfigFileError';
   }

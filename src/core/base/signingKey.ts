@@ -34,7 +34,8 @@ export function signingKeyProblem(pem: string, algorithm?: string): string | und
     return 'is not a private key in PEM (or DER) form that this machine can read';
   }
   const own = algorithmOf(key);
-  if (own === undefined) return `is a ${key.asymmetricKeyType ?? 'unknown'} key, which signs with none of RS256, PS256, ES256/384/512 or EdDSA`;
+  if (own === undefined)
+    return `is a ${key.asymmetricKeyType ?? 'unknown'} key, which signs with none of RS256, PS256, ES256/384/512 or EdDSA`;
   if (algorithm !== undefined && familyOf(algorithm) !== (key.asymmetricKeyType === 'rsa-pss' ? 'rsa' : key.asymmetricKeyType)) {
     return `is a ${key.asymmetricKeyType} key, which cannot sign with "${algorithm}" (it signs with ${own})`;
   }

@@ -86,7 +86,9 @@ function parseOffer(value: unknown): CachedOffer | string {
   const list = (key: string, fields: readonly string[]): unknown[] | string => {
     const items = value[key];
     if (!Array.isArray(items)) return `offer.${key} is not an array`;
-    return items.every((item) => isPlainObject(item) && fields.every((field) => typeof item[field] === 'string')) ? items : `an item of offer.${key} lacks ${fields.join(' or ')}`;
+    return items.every((item) => isPlainObject(item) && fields.every((field) => typeof item[field] === 'string'))
+      ? items
+      : `an item of offer.${key} lacks ${fields.join(' or ')}`;
   };
   const resources = list('resources', ['uri', 'name']);
   const resourceTemplates = list('resourceTemplates', ['uriTemplate', 'name']);
@@ -94,11 +96,13 @@ function parseOffer(value: unknown): CachedOffer | string {
   for (const checked of [resources, resourceTemplates, prompts]) if (typeof checked === 'string') return checked;
   const capabilities = value.capabilities;
   if (capabilities !== undefined && !isPlainObject(capabilities)) return 'offer.capabilities is not an object';
-  const serverInfo = isPlainObject(value.serverInfo) && typeof value.serverInfo.name === 'string' && typeof value.serverInfo.version === 'string'
-    ? identityOf(value.serverInfo as { name: string; version: string })
-    : undefined;
+  const serverInfo =
+    isPlainObject(value.serverInfo) && typeof value.serverInfo.name === 'string' && typeof value.serverInfo.version === 'string'
+      ? identityOf(value.serverInfo as { name: string; version: string })
+      : undefined;
   const instructions = value.instructions;
-  if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) return 'offer.instructions is not a string of at most 64 KiB';
+  if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS))
+    return 'offer.instructions is not a string of at most 64 KiB';
   return {
     resources: resources as Resource[],
     resourceTemplates: resourceTemplates as ResourceTemplateType[],

@@ -19,7 +19,12 @@ export interface ToolCallGateOptions {
 export class ToolCallGate {
   constructor(private readonly options: ToolCallGateOptions) {}
 
-  async call<O extends CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options: O): Promise<CallOutcome<O, CallToolResult>> {
+  async call<O extends CallerOptions>(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: O,
+  ): Promise<CallOutcome<O, CallToolResult>> {
     const { waits, manager } = this.options;
     let target: CatalogServer;
     try {
@@ -64,7 +69,8 @@ export class ToolCallGate {
     const { waits } = this.options;
     if (!waits.isStartingWithoutTools(server)) throw refusal;
     await waits.whenListed(server, signal);
-    if (waits.isStartingWithoutTools(server)) throw new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is still starting; try again shortly`);
+    if (waits.isStartingWithoutTools(server))
+      throw new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is still starting; try again shortly`);
     return this.resolve(server, tool);
   }
 }

@@ -27,7 +27,12 @@ export interface CatalogManager {
   servers(): readonly CatalogServerInfo[];
   server(name: string): CatalogServerInfo | undefined;
   connection(name: string): CatalogConnection | undefined;
-  forwardToolCall<O extends CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options: O): Promise<CallOutcome<O, CallToolResult>>;
+  forwardToolCall<O extends CallerOptions>(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: O,
+  ): Promise<CallOutcome<O, CallToolResult>>;
   /** Starts an idle server: a call needs it. */
   wake(server: string): void;
   /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */

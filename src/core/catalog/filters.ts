@@ -158,7 +158,13 @@ function stepError(step: FilterStep, error: unknown): FilterRule {
  * errors, without a subject object or a `server/tool` string per step (`qualified` is that string,
  * when the caller has it). Rules are shared and frozen, except filterError ones.
  */
-export function evaluateDefaultFilters(server: string, name: string, readOnly: boolean, context: FilterContext, qualified = `${server}/${name}`): FilterRule | undefined {
+export function evaluateDefaultFilters(
+  server: string,
+  name: string,
+  readOnly: boolean,
+  context: FilterContext,
+  qualified = `${server}/${name}`,
+): FilterRule | undefined {
   try {
     for (const glob of context.deny) if (glob.test(name)) return denyRule(serverDenyRules, 'serverDeny', glob);
     if (context.allow && !context.allow.some((glob) => glob.test(name))) return SERVER_ALLOW;
@@ -180,7 +186,11 @@ export function evaluateDefaultFilters(server: string, name: string, readOnly: b
  * hides the tool with a `filterError` naming the step: failing closed never exposes a tool the
  * user meant to hide.
  */
-export function evaluateFilters(subject: FilterSubject, context: FilterContext, steps: readonly FilterStep[] = FILTER_STEPS): FilterRule | undefined {
+export function evaluateFilters(
+  subject: FilterSubject,
+  context: FilterContext,
+  steps: readonly FilterStep[] = FILTER_STEPS,
+): FilterRule | undefined {
   if (steps === FILTER_STEPS) return evaluateDefaultFilters(subject.server, subject.name, subject.readOnly, context);
   for (const step of steps) {
     let rule: FilterRule | undefined;

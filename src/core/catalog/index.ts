@@ -1,12 +1,7 @@
 export { DEFAULT_MAX_EXPOSED } from './budget';
-export {
-  MemoryToolCacheStorage,
-  type ToolCacheStorage,
-} from './cache';
+export { MemoryToolCacheStorage, type ToolCacheStorage } from './cache';
 export { isCatalogError } from './errors';
-export {
-  describeFilterRule,
-} from './filters';
+export { describeFilterRule } from './filters';
 export { FolderToolCacheStorage } from './folderStorage';
 export { OfferCatalog } from './offerCatalog';
 export { buildSnapshot } from './snapshot';

@@ -23,7 +23,12 @@ export interface OfferManager {
   servers(): readonly { readonly name: string; readonly state: ServerState; readonly definition?: ServerDefinition }[];
   server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
   connection(name: string): { readonly offer: ServerOffer; refreshOffer(): Promise<void> } | undefined;
-  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options?: O): Promise<CallOutcome<O, ForwardedResult<M>>>;
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
+    server: string,
+    method: M,
+    params: Record<string, unknown>,
+    options?: O,
+  ): Promise<CallOutcome<O, ForwardedResult<M>>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
 }
@@ -45,7 +50,10 @@ function featureOf(method: ForwardedMethod, params: Record<string, unknown>): 'r
 
 /** The part of a server's capabilities the gateway can pass on. */
 function offerCapabilities(capabilities: Readonly<Record<string, unknown>>, definition: ServerDefinition | undefined): OfferCapabilities {
-  const pick = (key: string) => (typeof capabilities[key] === 'object' && capabilities[key] !== null ? structuredClone(capabilities[key] as Record<string, unknown>) : undefined);
+  const pick = (key: string) =>
+    typeof capabilities[key] === 'object' && capabilities[key] !== null
+      ? structuredClone(capabilities[key] as Record<string, unknown>)
+      : undefined;
   const resources = definition?.resources === false ? undefined : pick('resources');
   const prompts = definition?.prompts === false ? undefined : pick('prompts');
   const completions = pick('completions');
@@ -66,7 +74,10 @@ export class OfferCatalog implements OfferSource, Disposable {
   /** Updates of subscribed resources (of shown resources only) and log messages. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
   /** What each server said of itself when it last ran, for while it reconnects: capabilities, instructions, identity. */
-  private readonly lastRunning = new Map<string, { readonly capabilities: Readonly<Record<string, unknown>>; readonly instructions?: string; readonly serverInfo?: ServerInfo }>();
+  private readonly lastRunning = new Map<
+    string,
+    { readonly capabilities: Readonly<Record<string, unknown>>; readonly instructions?: string; readonly serverInfo?: ServerInfo }
+  >();
   private readonly subscriptions: Disposable[];
 
   constructor(
@@ -76,8 +87,12 @@ export class OfferCatalog implements OfferSource, Disposable {
   ) {
     this.subscriptions = [
       manager.onDidChangeState((event) => containFailure(this.logger, 'offer catalog: handling a state change', () => this.onState(event))),
-      manager.onDidChangeOffer((event) => containFailure(this.logger, 'offer catalog: handling an offer change', () => this.onOffer(event.server))),
-      manager.onNotice((notice) => containFailure(this.logger, 'offer catalog: handling a server notice', () => this.onServerNotice(notice))),
+      manager.onDidChangeOffer((event) =>
+        containFailure(this.logger, 'offer catalog: handling an offer change', () => this.onOffer(event.server)),
+      ),
+      manager.onNotice((notice) =>
+        containFailure(this.logger, 'offer catalog: handling a server notice', () => this.onServerNotice(notice)),
+      ),
     ];
   }
 
@@ -121,7 +136,12 @@ export class OfferCatalog implements OfferSource, Disposable {
   }
 
   /** The gate for requests about a server's resources and prompts. */
-  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, ForwardedResult<M>>> {
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
+    server: string,
+    method: M,
+    params: Record<string, unknown>,
+    options: O = {} as O,
+  ): Promise<CallOutcome<O, ForwardedResult<M>>> {
     return Promise.resolve().then(() => {
       this.assertShown(server, featureOf(method, params));
       return this.manager.forwardRequest(server, method, params, options);
@@ -150,7 +170,10 @@ export class OfferCatalog implements OfferSource, Disposable {
     if (!view) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
     if (!isServed(view.state.kind)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${view.state.kind}`);
     if (feature !== 'logging' && view.definition?.[feature] === false) {
-      throw new CatalogError('TOOL_FILTERED', `the ${feature} of server "${server}" are hidden from chat ("${feature}": false in its entry)`);
+      throw new CatalogError(
+        'TOOL_FILTERED',
+        `the ${feature} of server "${server}" are hidden from chat ("${feature}": false in its entry)`,
+      );
     }
   }
 
@@ -158,9 +181,18 @@ export class OfferCatalog implements OfferSource, Disposable {
    * The live offer while the server runs, or once it has listed one; until then (a server still
    * starting in a new window) the cached one, so chat has it before a slow server is up.
    */
-  private currentOffer(server: string, state: ServerState): { offer: ServerOffer | CachedOffer | undefined; capabilities: Readonly<Record<string, unknown>> | undefined; instructions: string | undefined; serverInfo: ServerInfo | undefined } {
+  private currentOffer(
+    server: string,
+    state: ServerState,
+  ): {
+    offer: ServerOffer | CachedOffer | undefined;
+    capabilities: Readonly<Record<string, unknown>> | undefined;
+    instructions: string | undefined;
+    serverInfo: ServerInfo | undefined;
+  } {
     const live = this.manager.connection(server)?.offer;
-    if (state.kind === 'running') return { offer: live, capabilities: state.capabilities, instructions: state.instructions, serverInfo: state.serverInfo };
+    if (state.kind === 'running')
+      return { offer: live, capabilities: state.capabilities, instructions: state.instructions, serverInfo: state.serverInfo };
     const cached = this.store?.cachedOffer(server);
     const liveHasSomething = live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length > 0;
     const last = this.lastRunning.get(server);
@@ -174,10 +206,15 @@ export class OfferCatalog implements OfferSource, Disposable {
 
   private onState(event: ServerStateChangeEvent): void {
     if (event.state.kind === 'running') {
-      this.lastRunning.set(event.server, { capabilities: event.state.capabilities, serverInfo: event.state.serverInfo, ...(event.state.instructions ? { instructions: event.state.instructions } : {}) });
+      this.lastRunning.set(event.server, {
+        capabilities: event.state.capabilities,
+        serverInfo: event.state.serverInfo,
+        ...(event.state.instructions ? { instructions: event.state.instructions } : {}),
+      });
       this.remember(event.server);
     }
-    if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running') this.changeEmitter.fire(event.server);
+    if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running')
+      this.changeEmitter.fire(event.server);
   }
 
   private onOffer(server: string): void {
@@ -191,13 +228,18 @@ export class OfferCatalog implements OfferSource, Disposable {
     const offer = this.manager.connection(server)?.offer;
     if (!this.store || view?.state.kind !== 'running' || !offer) return;
     const { instructions } = view.state;
-    this.store.rememberOffer(server, { resources: offer.resources, resourceTemplates: offer.resourceTemplates, prompts: offer.prompts, capabilities: view.state.capabilities, serverInfo: view.state.serverInfo, ...(instructions ? { instructions } : {}) });
+    this.store.rememberOffer(server, {
+      resources: offer.resources,
+      resourceTemplates: offer.resourceTemplates,
+      prompts: offer.prompts,
+      capabilities: view.state.capabilities,
+      serverInfo: view.state.serverInfo,
+      ...(instructions ? { instructions } : {}),
+    });
   }
 
   private onServerNotice(notice: ServerNotice): void {
     if (notice.kind === 'resourceUpdated' && this.manager.server(notice.server)?.definition?.resources === false) return;
     this.noticeEmitter.fire(notice);
   }
-
 }
-

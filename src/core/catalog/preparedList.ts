@@ -34,7 +34,11 @@ export function fingerprintTools(tools: readonly unknown[]): string {
  * `shareFrozen`, tools that are deeply frozen already are used as they are instead of copied (see
  * normalizeTool).
  */
-export function prepareToolList(raw: readonly unknown[], fingerprint = fingerprintTools(raw), options: NormalizeOptions = {}): PreparedToolList {
+export function prepareToolList(
+  raw: readonly unknown[],
+  fingerprint = fingerprintTools(raw),
+  options: NormalizeOptions = {},
+): PreparedToolList {
   const byName = new Map<string, PreparedTool>();
   const duplicates: string[] = [];
   let unnamed = 0;

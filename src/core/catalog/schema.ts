@@ -5,9 +5,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { deepFreeze, isDeepFrozenData } from '../base/freeze';
 import { errorMessage } from '../base/errorMessage';
 
-export type NormalizedTool =
-  | { readonly ok: true; readonly tool: Tool }
-  | { readonly ok: false; readonly problem: string };
+export type NormalizedTool = { readonly ok: true; readonly tool: Tool } | { readonly ok: false; readonly problem: string };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -22,13 +20,15 @@ function describe(value: unknown): string {
 /** Why `schema` is not an object schema, or undefined when it is one. */
 export function objectSchemaProblem(schema: unknown, label: string): string | undefined {
   if (!isPlainObject(schema)) return `${label} must be an object, got ${describe(schema)}`;
-  if (schema.type !== 'object') return `${label}.type must be "object", got ${schema.type === undefined ? 'nothing' : describe(schema.type)}`;
+  if (schema.type !== 'object')
+    return `${label}.type must be "object", got ${schema.type === undefined ? 'nothing' : describe(schema.type)}`;
   const properties = schema.properties;
   if (properties !== undefined) {
     if (!isPlainObject(properties)) return `${label}.properties must be an object, got ${describe(properties)}`;
     for (const [name, property] of Object.entries(properties)) {
       // JSON Schema allows `true`/`false` as schemas.
-      if (!isPlainObject(property) && typeof property !== 'boolean') return `${label}.properties.${name} must be a schema, got ${describe(property)}`;
+      if (!isPlainObject(property) && typeof property !== 'boolean')
+        return `${label}.properties.${name} must be a schema, got ${describe(property)}`;
     }
   }
   const required = schema.required;

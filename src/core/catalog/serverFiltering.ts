@@ -3,7 +3,16 @@
 // patterns that match nothing). The outcome is kept between builds while list and filters stay.
 import { deepFreeze } from '../base/freeze';
 import type { ToolFilterSettings } from '../config/types';
-import { evaluateDefaultFilters, evaluateFilters, FILTER_STEPS, filterContext, SERVERS_SETTING, unmatchedAllowPatterns, type CompiledGlobalFilters, type FilterStep } from './filters';
+import {
+  evaluateDefaultFilters,
+  evaluateFilters,
+  FILTER_STEPS,
+  filterContext,
+  SERVERS_SETTING,
+  unmatchedAllowPatterns,
+  type CompiledGlobalFilters,
+  type FilterStep,
+} from './filters';
 import type { PreparedTool, PreparedToolList } from './preparedList';
 import { serverNamesOf } from './snapshotNames';
 import type { CatalogWarning, FilterRule } from './types';
@@ -20,7 +29,13 @@ export interface ServerRows {
   readonly warnings: readonly CatalogWarning[];
 }
 
-export function filterServer(server: { readonly name: string; readonly filters?: ToolFilterSettings }, list: PreparedToolList, global: CompiledGlobalFilters, steps: readonly FilterStep[], key: string): ServerRows {
+export function filterServer(
+  server: { readonly name: string; readonly filters?: ToolFilterSettings },
+  list: PreparedToolList,
+  global: CompiledGlobalFilters,
+  steps: readonly FilterStep[],
+  key: string,
+): ServerRows {
   const context = filterContext(server.name, server.filters, global);
   const warnings: CatalogWarning[] = [];
   const filterErrors = new Map<string, number>();
@@ -42,16 +57,33 @@ export function filterServer(server: { readonly name: string; readonly filters?:
     return { prepared, rule: rule && deepFreeze(rule) };
   });
   for (const name of list.duplicates) {
-    warnings.push({ kind: 'duplicateTool', server: server.name, tool: name, message: `Server "${server.name}" lists the tool "${name}" more than once; the first definition is used.` });
+    warnings.push({
+      kind: 'duplicateTool',
+      server: server.name,
+      tool: name,
+      message: `Server "${server.name}" lists the tool "${name}" more than once; the first definition is used.`,
+    });
   }
   if (list.unnamed > 0) {
-    warnings.push({ kind: 'malformedSchema', server: server.name, message: `Server "${server.name}" listed ${list.unnamed} tool(s) without a name; they are ignored.` });
+    warnings.push({
+      kind: 'malformedSchema',
+      server: server.name,
+      message: `Server "${server.name}" listed ${list.unnamed} tool(s) without a name; they are ignored.`,
+    });
   }
   for (const [reason, count] of filterErrors) {
     const setting = reason.startsWith('mcpSwitchboard.') ? reason.slice(0, reason.indexOf(':')) : SERVERS_SETTING;
-    warnings.push({ kind: 'filterError', server: server.name, setting, message: `${count} tool(s) of server "${server.name}" are hidden because a filter failed: ${reason}` });
+    warnings.push({
+      kind: 'filterError',
+      server: server.name,
+      setting,
+      message: `${count} tool(s) of server "${server.name}" are hidden because a filter failed: ${reason}`,
+    });
   }
-  for (const pattern of unmatchedAllowPatterns(context, list.tools.map((tool) => tool.name))) {
+  for (const pattern of unmatchedAllowPatterns(
+    context,
+    list.tools.map((tool) => tool.name),
+  )) {
     warnings.push({
       kind: 'allowUnmatched',
       server: server.name,

@@ -86,7 +86,9 @@ export class ServerRecords {
   }
 
   /** Takes the manager's servers as they are: adds, updates, reorders and removes records. */
-  sync(views: readonly { readonly name: string; readonly definition?: ServerDefinition; readonly state: { readonly kind: ServerStateKind } }[]): void {
+  sync(
+    views: readonly { readonly name: string; readonly definition?: ServerDefinition; readonly state: { readonly kind: ServerStateKind } }[],
+  ): void {
     const names = new Set<string>();
     for (const view of views) {
       names.add(view.name);
@@ -118,7 +120,8 @@ export class ServerRecords {
 
   /** After the stored cache has been read: records without a cached list get theirs. */
   loadCached(): void {
-    for (const record of this.records.values()) if (record.hash !== undefined && !record.cached) record.cached = this.cachedList(record.name, record.hash);
+    for (const record of this.records.values())
+      if (record.hash !== undefined && !record.cached) record.cached = this.cachedList(record.name, record.hash);
     this.inputsEmitter.fire();
   }
 

@@ -83,7 +83,8 @@ export class ServerWaits {
         const record = this.source.record(server);
         if (!record) finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" was removed while a call was waiting for it`));
         else if (record.state === 'running') finish();
-        else if (!isConnecting(record.state)) finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`));
+        else if (!isConnecting(record.state))
+          finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`));
       };
       const subscription = this.source.onDidChangeServer((name) => {
         if (name === server) check();
@@ -92,7 +93,13 @@ export class ServerWaits {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (requestMs > 0) {
         timer = this.clock.setTimeout(
-          () => finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" did not start within ${requestMs} ms (timeouts.requestMs); the call was not sent`)),
+          () =>
+            finish(
+              new CatalogError(
+                'SERVER_UNAVAILABLE',
+                `server "${server}" did not start within ${requestMs} ms (timeouts.requestMs); the call was not sent`,
+              ),
+            ),
           requestMs,
         );
       }

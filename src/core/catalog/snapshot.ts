@@ -72,13 +72,23 @@ export function buildSnapshot(
   const { warnings, eligible } = filtered;
   const budget = budgetWarning(eligible, settings.maxExposed);
   if (budget) warnings.push(budget);
-  const names = qualifiedNamesFor(servers, filtered.perServer.map((outcome) => outcome !== undefined), filtered.namesKey, memo);
+  const names = qualifiedNamesFor(
+    servers,
+    filtered.perServer.map((outcome) => outcome !== undefined),
+    filtered.namesKey,
+    memo,
+  );
   const { catalogServers, byQualifiedName } = catalogServersOf(servers, filtered, names, settings.maxExposed);
   const snapshot: CatalogSnapshot = deepFreeze({ servers: catalogServers, warnings, eligible, maxExposed: settings.maxExposed });
   return { snapshot, signature: filtered.signature.join('\n'), byQualifiedName };
 }
 
-function filterServers(servers: readonly SnapshotServerInput[], settings: SnapshotSettings, steps: readonly FilterStep[], memo: SnapshotMemo): Filtered {
+function filterServers(
+  servers: readonly SnapshotServerInput[],
+  settings: SnapshotSettings,
+  steps: readonly FilterStep[],
+  memo: SnapshotMemo,
+): Filtered {
   const globalKey = JSON.stringify([settings.globalDeny, settings.disabled]);
   const compiledGlobal = (): CompiledGlobalFilters => {
     if (memo.global?.key !== globalKey) memo.global = { key: globalKey, compiled: compileGlobalFilters(settings) };
@@ -120,7 +130,12 @@ function filterServers(servers: readonly SnapshotServerInput[], settings: Snapsh
   return { perServer, warnings, eligible, inOrder, signature, namesKey: namesKey.join('\n') };
 }
 
-function catalogServersOf(servers: readonly SnapshotServerInput[], filtered: Filtered, names: NameLookup, maxExposed: number): { catalogServers: CatalogServer[]; byQualifiedName: Map<string, CatalogTool> } {
+function catalogServersOf(
+  servers: readonly SnapshotServerInput[],
+  filtered: Filtered,
+  names: NameLookup,
+  maxExposed: number,
+): { catalogServers: CatalogServer[]; byQualifiedName: Map<string, CatalogTool> } {
   // Only the first maxExposed are exposed: remembering those is cheaper than the (many) others,
   // and when everything fits there is nothing to remember.
   const withinBudget = filtered.eligible <= maxExposed || filtered.inOrder ? undefined : exposedRows(filtered.perServer, maxExposed);
@@ -164,4 +179,3 @@ function exposedRows(perServer: readonly (ServerRows | undefined)[], maxExposed:
   });
   return new Set(applyBudget(candidates, maxExposed).exposed.map((candidate) => candidate.row));
 }
-

@@ -57,7 +57,12 @@ export function serverNamesOf(list: PreparedToolList, server: string): ServerLis
 }
 
 /** Names for every server with a filtered list (`filtered[i]`); `memo` keeps the last result by `key`. */
-export function qualifiedNamesFor(servers: readonly NamedServer[], filtered: readonly boolean[], key: string, memo: { names: { readonly key: string; readonly names: NameLookup } | undefined }): NameLookup {
+export function qualifiedNamesFor(
+  servers: readonly NamedServer[],
+  filtered: readonly boolean[],
+  key: string,
+  memo: { names: { readonly key: string; readonly names: NameLookup } | undefined },
+): NameLookup {
   if (memo.names?.key === key) return memo.names.names;
   // One group per server with a list; the rows are the list's tools, in its (sorted, unique) order.
   const groups = new Map<string, NameGroup>();

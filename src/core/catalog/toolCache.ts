@@ -4,7 +4,15 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
-import { isExpired, parseToolCacheEntry, toolCacheKey, TOOL_CACHE_FORMAT, type CachedOffer, type ToolCacheEntry, type ToolCacheStorage } from './cache';
+import {
+  isExpired,
+  parseToolCacheEntry,
+  toolCacheKey,
+  TOOL_CACHE_FORMAT,
+  type CachedOffer,
+  type ToolCacheEntry,
+  type ToolCacheStorage,
+} from './cache';
 import { deepFreeze } from '../base/freeze';
 import { errorMessage } from '../base/errorMessage';
 
@@ -70,7 +78,9 @@ export class ToolCache {
       const problem = 'problem' in parsed ? parsed.problem : isExpired(parsed.entry, this.clock.now(), this.ttlMs) ? 'expired' : undefined;
       if (problem !== undefined || !('entry' in parsed)) {
         if (problem !== 'expired') this.logger.warn(`tool cache: ignoring entry ${key}: ${problem}`);
-        await this.storage.delete(key).catch((error: unknown) => this.logger.warn(`tool cache: could not delete entry ${key}: ${message(error)}`));
+        await this.storage
+          .delete(key)
+          .catch((error: unknown) => this.logger.warn(`tool cache: could not delete entry ${key}: ${message(error)}`));
         continue;
       }
       const entry = parsed.entry;
@@ -129,7 +139,8 @@ export class ToolCache {
 
   /** Drops one connection's entry, or every entry of the server, from memory and storage. */
   drop(server: string, connectionHash?: string): void {
-    const matches = (key: string, owner: string) => owner === server && (connectionHash === undefined || key === toolCacheKey(server, connectionHash));
+    const matches = (key: string, owner: string) =>
+      owner === server && (connectionHash === undefined || key === toolCacheKey(server, connectionHash));
     for (const [key, entry] of this.entries) if (matches(key, entry.server)) this.entries.delete(key);
     if (!this.loaded) {
       if (connectionHash === undefined) this.droppedServers.add(server);

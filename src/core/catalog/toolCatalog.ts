@@ -44,7 +44,6 @@ export interface CatalogDiagnostics {
   readonly builds: number;
 }
 
-
 export class ToolCatalog implements ToolSource, Disposable {
   /** Fires when what chat sees changed: at most once per burst of events. */
   readonly onDidChange: Event<CatalogSnapshot>;
@@ -90,8 +89,12 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager });
     this.subscriptions.push(records.onDidChangeInputs(() => publisher.markDirty()));
     this.subscriptions.push(
-      this.manager.onDidChangeState((event) => containFailure(this.logger, 'tool catalog: handling a state change', () => this.onState(event))),
-      this.manager.onDidChangeTools((event) => containFailure(this.logger, 'tool catalog: handling a tool list change', () => this.onTools(event))),
+      this.manager.onDidChangeState((event) =>
+        containFailure(this.logger, 'tool catalog: handling a state change', () => this.onState(event)),
+      ),
+      this.manager.onDidChangeTools((event) =>
+        containFailure(this.logger, 'tool catalog: handling a tool list change', () => this.onTools(event)),
+      ),
     );
     this.records.sync(this.manager.servers());
     this.publisher.settle();
@@ -115,7 +118,12 @@ export class ToolCatalog implements ToolSource, Disposable {
    * The one gate for a call (callGate.ts): the tool must be in the snapshot and exposed; a server
    * that is still starting is waited for (within its requestMs), then checked again.
    */
-  callExposedTool<O extends CallerOptions = CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, CallToolResult>> {
+  callExposedTool<O extends CallerOptions = CallerOptions>(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: O = {} as O,
+  ): Promise<CallOutcome<O, CallToolResult>> {
     return this.calls.call(server, tool, args, options);
   }
 
@@ -179,7 +187,12 @@ export class ToolCatalog implements ToolSource, Disposable {
   }
 
   diagnostics(): CatalogDiagnostics {
-    return { refresh: { ...this.records.refresh.counters }, cacheEntries: this.cache.size, waitingCalls: this.waits.size, builds: this.publisher.builds };
+    return {
+      refresh: { ...this.records.refresh.counters },
+      cacheEntries: this.cache.size,
+      waitingCalls: this.waits.size,
+      builds: this.publisher.builds,
+    };
   }
 
   // ── Control ──
@@ -266,10 +279,18 @@ export class ToolCatalog implements ToolSource, Disposable {
    */
   /** Starts a server that starts on demand and knows no tools, to list them; true when it will. */
   private learnIfUnknown(record: ServerRecord): boolean {
-    const unknown = () => this.loaded && !this.disposed && startsOnDemand(record.state) && !record.live && !record.cached && this.records.record(record.name) === record;
+    const unknown = () =>
+      this.loaded &&
+      !this.disposed &&
+      startsOnDemand(record.state) &&
+      !record.live &&
+      !record.cached &&
+      this.records.record(record.name) === record;
     if (!unknown()) return false;
     // Not from inside the state event being delivered: its other listeners must see idle before starting.
-    queueMicrotask(() => containFailure(this.logger, 'tool catalog: handling a learning a server', () => unknown() && this.manager.learn(record.name)));
+    queueMicrotask(() =>
+      containFailure(this.logger, 'tool catalog: handling a learning a server', () => unknown() && this.manager.learn(record.name)),
+    );
     return true;
   }
 
@@ -290,6 +311,4 @@ export class ToolCatalog implements ToolSource, Disposable {
   private current(): BuiltSnapshot {
     return this.publisher.current();
   }
-
-
 }

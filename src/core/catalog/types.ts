@@ -83,7 +83,12 @@ export interface ToolSource {
    * Calls an exposed tool by server and upstream name. Rejects with a clear error for a tool that is
    * unknown, filtered or disabled; waits (within requestMs) for a server that is still connecting.
    */
-  callExposedTool<O extends CallerOptions = CallerOptions>(server: string, tool: string, args: Record<string, unknown>, options?: O): Promise<CallOutcome<O, CallToolResult>>;
+  callExposedTool<O extends CallerOptions = CallerOptions>(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: O,
+  ): Promise<CallOutcome<O, CallToolResult>>;
   /**
    * Resolves once none of `servers` (all when omitted) is still starting with no tool list known,
    * each bounded by its connect timeout. Optional: a source without it has nothing to wait for.
@@ -122,7 +127,12 @@ export interface OfferSource {
   /** The server whose offer changed. */
   readonly onDidChange: Event<string>;
   readonly onNotice: Event<ServerNotice>;
-  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options?: O): Promise<CallOutcome<O, ForwardedResult<M>>>;
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
+    server: string,
+    method: M,
+    params: Record<string, unknown>,
+    options?: O,
+  ): Promise<CallOutcome<O, ForwardedResult<M>>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
 }

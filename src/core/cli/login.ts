@@ -38,7 +38,8 @@ export interface LoginEnvironment {
 }
 
 /** The page the browser lands on; nothing from the query is echoed into it. */
-const DONE_PAGE = '<!doctype html><meta charset="utf-8"><title>MCP Switchboard</title><p>Sign-in received. You can close this tab and return to the terminal.</p>';
+const DONE_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>MCP Switchboard</title><p>Sign-in received. You can close this tab and return to the terminal.</p>';
 
 /** A loopback server that hands `/callback` to the router and answers everything else 404. */
 async function listenForRedirect(router: CallbackRouter, port: number): Promise<http.Server & { url: string }> {
@@ -46,7 +47,9 @@ async function listenForRedirect(router: CallbackRouter, port: number): Promise<
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== '/callback') return void res.writeHead(404).end();
     const delivered = router.deliver(url.searchParams);
-    res.writeHead(delivered ? 200 : 400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(delivered ? DONE_PAGE : '<p>No sign-in is waiting for this redirect.</p>');
+    res
+      .writeHead(delivered ? 200 : 400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+      .end(delivered ? DONE_PAGE : '<p>No sign-in is waiting for this redirect.</p>');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -63,7 +66,12 @@ type LoginTarget = { readonly name: string; readonly port: number; readonly logo
 function parseLoginArgs(argv: readonly string[], io: LoginIo): LoginTarget | number {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { folder: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' }, logout: { type: 'boolean' } } });
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { folder: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' }, logout: { type: 'boolean' } },
+    });
   } catch (error) {
     io.err(`mcp-switchboard login: ${errorMessage(error)}\n\n${LOGIN_USAGE}`);
     return 2;
@@ -76,27 +84,40 @@ function parseLoginArgs(argv: readonly string[], io: LoginIo): LoginTarget | num
   const [name, ...extra] = positionals;
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!name || extra.length > 0 || !Number.isInteger(port) || port < 0 || port > 65_535) {
-    io.err(`mcp-switchboard login: ${!name ? 'name the server to sign in to' : extra.length > 0 ? `unexpected argument "${extra[0]}"` : `--port must be a port number, got "${values.port}"`}\n\n${LOGIN_USAGE}`);
+    io.err(
+      `mcp-switchboard login: ${!name ? 'name the server to sign in to' : extra.length > 0 ? `unexpected argument "${extra[0]}"` : `--port must be a port number, got "${values.port}"`}\n\n${LOGIN_USAGE}`,
+    );
     return 2;
   }
   return { name, port, logout: values.logout === true, folder: values.folder };
 }
 
 /** The named remote server of the folder, or the exit code after saying why it cannot sign in. */
-async function findRemoteServer(target: LoginTarget, folder: string, env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>, io: LoginIo): Promise<HttpServerDefinition | number> {
+async function findRemoteServer(
+  target: LoginTarget,
+  folder: string,
+  env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>,
+  io: LoginIo,
+): Promise<HttpServerDefinition | number> {
   const { name } = target;
   const workspace = await loadWorkspace(folder, env);
   if (workspace.kind === 'unreadable') {
-    io.err(`mcp-switchboard login: cannot read the settings of ${folder}\n${workspace.problems.map((problem) => `  ${problem}\n`).join('')}`);
+    io.err(
+      `mcp-switchboard login: cannot read the settings of ${folder}\n${workspace.problems.map((problem) => `  ${problem}\n`).join('')}`,
+    );
     return 2;
   }
   const definition = workspace.servers.find((server) => server.name === name);
   if (!definition || !('transport' in definition)) {
-    io.err(`mcp-switchboard login: ${definition ? `"${name}" is not valid: ${definition.diagnostics[0]?.message ?? 'see doctor'}` : `no server named "${name}" is configured in ${folder}`}\n`);
+    io.err(
+      `mcp-switchboard login: ${definition ? `"${name}" is not valid: ${definition.diagnostics[0]?.message ?? 'see doctor'}` : `no server named "${name}" is configured in ${folder}`}\n`,
+    );
     return 1;
   }
   if (definition.transport === 'stdio' || !definition.oauth.enabled) {
-    io.err(`mcp-switchboard login: "${name}" ${definition.transport === 'stdio' ? 'is a stdio server; only remote servers sign in' : 'has "oauth": false'}\n`);
+    io.err(
+      `mcp-switchboard login: "${name}" ${definition.transport === 'stdio' ? 'is a stdio server; only remote servers sign in' : 'has "oauth": false'}\n`,
+    );
     return 1;
   }
   return definition;
@@ -110,7 +131,12 @@ export async function runLogin(argv: readonly string[], io: LoginIo, environment
   const definition = await findRemoteServer(target, folder, env, io);
   if (typeof definition === 'number') return definition;
   const file = defaultCredentialsFile(env as NodeJS.ProcessEnv);
-  const runtime = createRuntime({ storage: new MemoryToolCacheStorage(), settings: {}, secrets: new FileSecretStore(file), startupGateMs: 0 });
+  const runtime = createRuntime({
+    storage: new MemoryToolCacheStorage(),
+    settings: {},
+    secrets: new FileSecretStore(file),
+    startupGateMs: 0,
+  });
   const router = new CallbackRouter(systemClock);
   const abort = () => router.cancelAll('cancelled');
   environment.signal?.addEventListener('abort', abort, { once: true });
@@ -135,7 +161,15 @@ export async function runLogin(argv: readonly string[], io: LoginIo, environment
 }
 
 /** Starts the server, signs in through the printed URL and the loopback redirect, and says how it went. */
-async function signInAt(runtime: SwitchboardRuntime, definition: HttpServerDefinition, redirectUrl: string, router: CallbackRouter, io: LoginIo, environment: LoginEnvironment, file: string): Promise<number> {
+async function signInAt(
+  runtime: SwitchboardRuntime,
+  definition: HttpServerDefinition,
+  redirectUrl: string,
+  router: CallbackRouter,
+  io: LoginIo,
+  environment: LoginEnvironment,
+  file: string,
+): Promise<number> {
   const name = definition.name;
   const browser: SignInBrowser = {
     redirectUrl,
@@ -152,6 +186,8 @@ async function signInAt(runtime: SwitchboardRuntime, definition: HttpServerDefin
     io.err(`Signed in, but "${name}" is ${describeState(state)}.\n`);
     return 1;
   }
-  io.err(`${result.signedIn === 'refreshed' ? 'The saved sign-in was refreshed' : 'Signed in'}: "${name}" is running (${state.toolCount} tools). Tokens are saved in ${file}.\n`);
+  io.err(
+    `${result.signedIn === 'refreshed' ? 'The saved sign-in was refreshed' : 'Signed in'}: "${name}" is running (${state.toolCount} tools). Tokens are saved in ${file}.\n`,
+  );
   return 0;
 }

@@ -73,7 +73,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
     logger.error(`--token-file: ${errorMessage(error)}`);
     return 2;
   }
-  const loaded = await loadFolderConfiguration(options.folder, { env, ...(options.userHome === undefined ? {} : { userHome: options.userHome }) });
+  const loaded = await loadFolderConfiguration(options.folder, {
+    env,
+    ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
+  });
   if (loaded.kind === 'unreadable') {
     // Serving without the file's filters could expose tools the user denied: refuse instead.
     for (const diagnostic of loaded.diagnostics) logger.error(formatDiagnostic(diagnostic));
@@ -99,7 +102,12 @@ export async function runServe(options: ServeOptions): Promise<number> {
   });
   try {
     await runtime.manager.start(consented.servers, consented.blocks);
-    if (options.wait !== false) await firstAttemptsDone(runtime.manager, consented.servers.filter((server) => !consented.blocks.has(server.name)), options.signal);
+    if (options.wait !== false)
+      await firstAttemptsDone(
+        runtime.manager,
+        consented.servers.filter((server) => !consented.blocks.has(server.name)),
+        options.signal,
+      );
     if (options.signal.aborted) return 0;
     const gateway = runtime.gateway({ port: options.port ?? 0, ...(token ? { token } : {}) });
     await gateway.start();
@@ -154,9 +162,13 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   }
 }
 
-
 /** Before anything runs: the folder's own stdio servers need the user's word (asked on a terminal). */
-async function askConsent(configuration: LoadedConfiguration, options: ServeOptions, env: Readonly<Record<string, string | undefined>>, logger: Logger): Promise<ConsentedServers> {
+async function askConsent(
+  configuration: LoadedConfiguration,
+  options: ServeOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+): Promise<ConsentedServers> {
   const consented = await settleWorkspaceConsent(configuration.servers, {
     folders: [options.folder],
     ...(options.consent ? { store: options.consent } : {}),

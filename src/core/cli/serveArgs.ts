@@ -14,7 +14,8 @@ export interface ServeArgs {
   readonly trustWorkspace: boolean;
 }
 
-export const SERVE_USAGE = 'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]';
+export const SERVE_USAGE =
+  'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]';
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {

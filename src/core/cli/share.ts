@@ -5,7 +5,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SHARE_PORT, shareGateway, type ShareTarget } from '../share/shareGateway';
 
-const TARGETS: Readonly<Record<string, ShareTarget>> = { portable: 'mcpJsonPortable', 'claude-code': 'claudeCode', codex: 'codex', gemini: 'gemini' };
+const TARGETS: Readonly<Record<string, ShareTarget>> = {
+  portable: 'mcpJsonPortable',
+  'claude-code': 'claudeCode',
+  codex: 'codex',
+  gemini: 'gemini',
+};
 
 export const SHARE_USAGE = `Usage: mcp-switchboard share <portable|claude-code|codex|gemini> [--folder DIR] [--port N]
 
@@ -15,7 +20,11 @@ or ~/.gemini/settings.json. The entry names the token as the variable MCP_SWITCH
 the token itself, so the file is safe to commit. Then run serve with --token-file, as printed.
 `;
 
-export function runShare(argv: readonly string[], io: { out(text: string): void; err(text: string): void }, environment: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): number {
+export function runShare(
+  argv: readonly string[],
+  io: { out(text: string): void; err(text: string): void },
+  environment: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): number {
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { folder: { type: 'string' }, port: { type: 'string' } } });
@@ -32,6 +41,8 @@ export function runShare(argv: readonly string[], io: { out(text: string): void;
   const env = environment.env ?? process.env;
   const folder = path.resolve(environment.cwd ?? process.cwd(), parsed.values.folder ?? '.');
   const result = shareGateway({ target, port, folder, userHome: env.HOME ?? os.homedir(), env });
-  io.out(`${result.outcome === 'present' ? 'Already there' : result.outcome === 'replaced' ? 'Replaced' : 'Added'}: "switchboard" in ${result.file}.\nThen:\n${result.steps.map((step, index) => `  ${index + 1}. ${step}\n`).join('')}`);
+  io.out(
+    `${result.outcome === 'present' ? 'Already there' : result.outcome === 'replaced' ? 'Replaced' : 'Added'}: "switchboard" in ${result.file}.\nThen:\n${result.steps.map((step, index) => `  ${index + 1}. ${step}\n`).join('')}`,
+  );
   return 0;
 }

@@ -20,7 +20,9 @@ export function guardStdio(streams: readonly Stream[], onBroken: (reason: string
     dead.add(stream);
     if (told) return;
     told = true;
-    onBroken(`${stream === process.stdout ? 'stdout' : stream === process.stderr ? 'stderr' : 'a stream'}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    onBroken(
+      `${stream === process.stdout ? 'stdout' : stream === process.stderr ? 'stderr' : 'a stream'}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   };
   for (const stream of streams) stream.on('error', (error) => fail(stream, error));
   return {

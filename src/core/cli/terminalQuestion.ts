@@ -6,7 +6,10 @@ import type { Confirm } from '../consent';
 
 export type { Confirm } from '../consent';
 
-export function terminalConfirm(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Confirm | undefined {
+export function terminalConfirm(
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stderr,
+): Confirm | undefined {
   if (!input.isTTY) return undefined;
   return (question) =>
     new Promise((resolve) => {

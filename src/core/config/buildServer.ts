@@ -64,10 +64,19 @@ async function buildDefinition(
   return buildRemote(entry, transport, resolver, diagnostics, common);
 }
 
-type CommonFields = Omit<ServerDefinition, 'transport' | 'secrets' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'sseFallback' | 'oauth'>;
+type CommonFields = Omit<
+  ServerDefinition,
+  'transport' | 'secrets' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'sseFallback' | 'oauth'
+>;
 
 /** The fields every transport has: timeouts, reconnect, tool filters, what is shown, lifecycle. */
-function commonFields(candidate: ServerCandidate, entry: ParsedEntry, context: BuildContext, diagnostics: ServerDiagnostics, enabled: boolean): CommonFields {
+function commonFields(
+  candidate: ServerCandidate,
+  entry: ParsedEntry,
+  context: BuildContext,
+  diagnostics: ServerDiagnostics,
+  enabled: boolean,
+): CommonFields {
   const timeouts: TimeoutSettings = { ...DEFAULT_TIMEOUTS, ...pickDefined(entry.timeouts, ['connectMs', 'requestMs']) };
   const shown = { ...(entry.resources === false ? { resources: false } : {}), ...(entry.prompts === false ? { prompts: false } : {}) };
   const lifecycle: LifecycleSettings = {
@@ -75,10 +84,27 @@ function commonFields(candidate: ServerCandidate, entry: ParsedEntry, context: B
     idleStopMs: entry.idleStopMinutes === undefined ? context.lifecycleDefaults.idleStopMs : Math.round(entry.idleStopMinutes * 60_000),
   };
   const devWatch = (entry.dev?.watch ?? []).filter((pattern) => pattern.trim() !== '');
-  return { name: candidate.name, source: candidate.source, enabled, timeouts, reconnect: buildReconnect(entry, diagnostics), tools: buildTools(entry), lifecycle, ...shown, ...(devWatch.length > 0 ? { devWatch } : {}) };
+  return {
+    name: candidate.name,
+    source: candidate.source,
+    enabled,
+    timeouts,
+    reconnect: buildReconnect(entry, diagnostics),
+    tools: buildTools(entry),
+    lifecycle,
+    ...shown,
+    ...(devWatch.length > 0 ? { devWatch } : {}),
+  };
 }
 
-async function buildStdio(candidate: ServerCandidate, entry: ParsedEntry, context: BuildContext, resolver: FieldResolver, diagnostics: ServerDiagnostics, common: CommonFields): Promise<ServerDefinition | undefined> {
+async function buildStdio(
+  candidate: ServerCandidate,
+  entry: ParsedEntry,
+  context: BuildContext,
+  resolver: FieldResolver,
+  diagnostics: ServerDiagnostics,
+  common: CommonFields,
+): Promise<ServerDefinition | undefined> {
   const command = await resolver.string(entry.command ?? '', ['command']);
   if (command !== undefined && command.trim() === '') diagnostics.error(['command'], 'must not be empty');
   const args: string[] = [];
@@ -89,10 +115,25 @@ async function buildStdio(candidate: ServerCandidate, entry: ParsedEntry, contex
   if (diagnostics.hasErrors || command === undefined) return undefined;
   resolver.collectSecrets(env);
   resolver.collectValues(secretsInArgs([command, ...args]));
-  return { ...common, secrets: resolver.secrets(), transport: 'stdio', command, args, env, ...(cwd === undefined ? {} : { cwd }), ...(sandbox ? { sandbox } : {}) };
+  return {
+    ...common,
+    secrets: resolver.secrets(),
+    transport: 'stdio',
+    command,
+    args,
+    env,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(sandbox ? { sandbox } : {}),
+  };
 }
 
-async function buildRemote(entry: ParsedEntry, transport: 'http' | 'sse', resolver: FieldResolver, diagnostics: ServerDiagnostics, common: CommonFields): Promise<ServerDefinition | undefined> {
+async function buildRemote(
+  entry: ParsedEntry,
+  transport: 'http' | 'sse',
+  resolver: FieldResolver,
+  diagnostics: ServerDiagnostics,
+  common: CommonFields,
+): Promise<ServerDefinition | undefined> {
   const url = await resolver.string(entry.url ?? '', ['url']);
   if (url !== undefined) checkUrl(url, diagnostics);
   const headers = await resolveMap(entry.headers, 'headers', resolver);
@@ -107,7 +148,9 @@ async function buildRemote(entry: ParsedEntry, transport: 'http' | 'sse', resolv
   if (oauth.privateKey) resolver.collectValues([oauth.privateKey]);
   if (oauth.assertion) resolver.collectValues([oauth.assertion]);
   // The identity provider's client secret and the user's ID token: never in a log.
-  resolver.collectValues([oauth.idp?.clientSecret, oauth.idp?.idToken].filter((value): value is string => value !== undefined && value !== ''));
+  resolver.collectValues(
+    [oauth.idp?.clientSecret, oauth.idp?.idToken].filter((value): value is string => value !== undefined && value !== ''),
+  );
   return { ...common, secrets: resolver.secrets(), transport, url, headers, sseFallback: entry.type === undefined, oauth };
 }
 
@@ -142,10 +185,18 @@ function checkName(name: string, diagnostics: ServerDiagnostics): void {
 function flattenUnions(issues: readonly z.core.$ZodIssue[], raw: unknown): z.core.$ZodIssue[] {
   return issues.flatMap((issue) => {
     if (issue.code !== 'invalid_union') return [issue];
-    const value = issue.path.reduce<unknown>((current, key) => (typeof current === 'object' && current !== null ? (current as Record<PropertyKey, unknown>)[key] : undefined), raw);
-    const branch = typeof value === 'object' && value !== null ? issue.errors.find((branchIssues) => branchIssues.every((inner) => inner.path.length > 0)) : undefined;
+    const value = issue.path.reduce<unknown>(
+      (current, key) => (typeof current === 'object' && current !== null ? (current as Record<PropertyKey, unknown>)[key] : undefined),
+      raw,
+    );
+    const branch =
+      typeof value === 'object' && value !== null
+        ? issue.errors.find((branchIssues) => branchIssues.every((inner) => inner.path.length > 0))
+        : undefined;
     const expected = issue.path.at(-1) === 'sandbox' ? 'true, false or an object' : 'false or an object';
-    return branch ? branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })) : [{ ...issue, message: `expected ${expected}` }];
+    return branch
+      ? branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }))
+      : [{ ...issue, message: `expected ${expected}` }];
   });
 }
 
@@ -224,7 +275,10 @@ function buildTools(entry: ParsedEntry): ToolFilterSettings {
 }
 
 /** Copies the named keys that are set; loose zod objects also carry unknown keys we must drop. */
-function pickDefined<T extends object, K extends keyof T>(value: T | undefined, keys: readonly K[]): { [P in K]?: Exclude<T[P], undefined> } {
+function pickDefined<T extends object, K extends keyof T>(
+  value: T | undefined,
+  keys: readonly K[],
+): { [P in K]?: Exclude<T[P], undefined> } {
   const picked: { [P in K]?: Exclude<T[P], undefined> } = {};
   if (!value) return picked;
   for (const key of keys) {

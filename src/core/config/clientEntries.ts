@@ -31,11 +31,14 @@ const VARIABLES = new Set(['workspaceFolder', 'workspaceFolderBasename', 'userHo
  */
 export function envVariablesToOurs(value: unknown, bareDollar = false): unknown {
   if (typeof value === 'string') {
-    const braced = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g, (whole, name: string, fallback: string | undefined) => (VARIABLES.has(name) ? whole : `\${env:${name}${fallback ?? ''}}`));
+    const braced = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g, (whole, name: string, fallback: string | undefined) =>
+      VARIABLES.has(name) ? whole : `\${env:${name}${fallback ?? ''}}`,
+    );
     return bareDollar ? braced.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, (_whole, name: string) => `\${env:${name}}`) : braced;
   }
   if (Array.isArray(value)) return value.map((item) => envVariablesToOurs(item, bareDollar));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, envVariablesToOurs(item, bareDollar)]));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, envVariablesToOurs(item, bareDollar)]));
   return value;
 }
 
@@ -49,7 +52,22 @@ function toolList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
 }
 
-const PORTABLE_FIELDS = new Set(['type', 'transport', 'command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'oauth', 'oauthClientId', 'dev', 'tools', 'disabled']);
+const PORTABLE_FIELDS = new Set([
+  'type',
+  'transport',
+  'command',
+  'args',
+  'env',
+  'envFile',
+  'cwd',
+  'url',
+  'headers',
+  'oauth',
+  'oauthClientId',
+  'dev',
+  'tools',
+  'disabled',
+]);
 const PORTABLE_SILENT = new Set(['description', 'gallery', 'version', 'alwaysLoad']);
 
 /**
@@ -62,24 +80,54 @@ export function portableEntry(client: string): EntryAdapter {
     if (!isPlainObject(entry)) return { raw: entry, notes: [] };
     const source = envVariablesToOurs(entry) as Entry;
     const out: Entry = {};
-    for (const field of ['command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'dev'] as const) if (source[field] !== undefined) out[field] = source[field];
+    for (const field of ['command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'dev'] as const)
+      if (source[field] !== undefined) out[field] = source[field];
     const type = typeof source.type === 'string' ? source.type : undefined;
     if (type === 'sse' || source.transport === 'sse') out.type = 'sse';
     else if (type === 'http' || type === 'streamable-http') out.type = 'http';
     else if (type === 'stdio' || type === 'local') out.type = 'stdio';
     else if (type !== undefined) out.type = type;
-    const clientId = isPlainObject(source.oauth) && typeof source.oauth.clientId === 'string' ? source.oauth.clientId : typeof source.oauthClientId === 'string' ? source.oauthClientId : undefined;
+    const clientId =
+      isPlainObject(source.oauth) && typeof source.oauth.clientId === 'string'
+        ? source.oauth.clientId
+        : typeof source.oauthClientId === 'string'
+          ? source.oauthClientId
+          : undefined;
     if (clientId) out.oauth = { clientId };
     const tools = toolList(source.tools);
     if (tools && !tools.includes('*')) out.tools = { allow: tools };
     if (source.disabled === true) out.enabled = false;
     const notes = unmapped(source, PORTABLE_FIELDS, PORTABLE_SILENT, client);
-    if (isPlainObject(source.oauth)) notes.push(...Object.keys(source.oauth).filter((key) => key !== 'clientId').map((key) => ({ field: `oauth.${key}`, message: `${client}'s "oauth.${key}" is not carried over; set it in the entry's oauth block here if it is needed` })));
+    if (isPlainObject(source.oauth))
+      notes.push(
+        ...Object.keys(source.oauth)
+          .filter((key) => key !== 'clientId')
+          .map((key) => ({
+            field: `oauth.${key}`,
+            message: `${client}'s "oauth.${key}" is not carried over; set it in the entry's oauth block here if it is needed`,
+          })),
+      );
     return { raw: out, notes };
   };
 }
 
-const CODEX_FIELDS = new Set(['command', 'args', 'env', 'env_vars', 'cwd', 'url', 'bearer_token_env_var', 'http_headers', 'env_http_headers', 'enabled', 'enabled_tools', 'disabled_tools', 'startup_timeout_sec', 'startup_timeout_ms', 'tool_timeout_sec']);
+const CODEX_FIELDS = new Set([
+  'command',
+  'args',
+  'env',
+  'env_vars',
+  'cwd',
+  'url',
+  'bearer_token_env_var',
+  'http_headers',
+  'env_http_headers',
+  'enabled',
+  'enabled_tools',
+  'disabled_tools',
+  'startup_timeout_sec',
+  'startup_timeout_ms',
+  'tool_timeout_sec',
+]);
 const CODEX_SILENT = new Set(['required']);
 
 function seconds(value: unknown): number | unknown {
@@ -97,7 +145,8 @@ export const codexEntry: EntryAdapter = (entry) => {
   for (const field of ['command', 'args', 'env', 'cwd', 'url'] as const) if (entry[field] !== undefined) out[field] = entry[field];
   const headers: Entry = isPlainObject(entry.http_headers) ? { ...entry.http_headers } : {};
   if (isPlainObject(entry.env_http_headers)) {
-    for (const [header, variable] of Object.entries(entry.env_http_headers)) headers[header] = typeof variable === 'string' ? `\${env:${variable}}` : variable;
+    for (const [header, variable] of Object.entries(entry.env_http_headers))
+      headers[header] = typeof variable === 'string' ? `\${env:${variable}}` : variable;
   }
   if (typeof entry.bearer_token_env_var === 'string') headers.Authorization = `Bearer \${env:${entry.bearer_token_env_var}}`;
   if (Object.keys(headers).length > 0) out.headers = headers;
@@ -107,11 +156,25 @@ export const codexEntry: EntryAdapter = (entry) => {
   if (allow || deny) out.tools = { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) };
   const connect = entry.startup_timeout_ms ?? seconds(entry.startup_timeout_sec);
   const request = seconds(entry.tool_timeout_sec);
-  if (connect !== undefined || request !== undefined) out.timeouts = { ...(connect !== undefined ? { connectMs: connect } : {}), ...(request !== undefined ? { requestMs: request } : {}) };
+  if (connect !== undefined || request !== undefined)
+    out.timeouts = { ...(connect !== undefined ? { connectMs: connect } : {}), ...(request !== undefined ? { requestMs: request } : {}) };
   return { raw: out, notes: unmapped(entry, CODEX_FIELDS, CODEX_SILENT, 'Codex') };
 };
 
-const GEMINI_FIELDS = new Set(['command', 'args', 'env', 'cwd', 'url', 'httpUrl', 'headers', 'timeout', 'includeTools', 'excludeTools', 'trust', 'oauth']);
+const GEMINI_FIELDS = new Set([
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'httpUrl',
+  'headers',
+  'timeout',
+  'includeTools',
+  'excludeTools',
+  'trust',
+  'oauth',
+]);
 const GEMINI_SILENT = new Set(['description']);
 
 /**
@@ -136,8 +199,18 @@ export const geminiEntry: EntryAdapter = (entry) => {
   const deny = toolList(source.excludeTools);
   if (allow || deny) out.tools = { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) };
   const notes = unmapped(source, GEMINI_FIELDS, GEMINI_SILENT, 'Gemini CLI');
-  if (source.trust === true) notes.push({ field: 'trust', message: 'Gemini CLI\'s "trust": true (no confirmations) is not carried over: the editor still asks before tools that are not read-only' });
-  if (source.oauth !== undefined) notes.push({ field: 'oauth', message: 'Gemini CLI\'s "oauth" block is not carried over: Switchboard discovers the server\'s authorization itself (Sign In on its row)' });
+  if (source.trust === true)
+    notes.push({
+      field: 'trust',
+      message:
+        'Gemini CLI\'s "trust": true (no confirmations) is not carried over: the editor still asks before tools that are not read-only',
+    });
+  if (source.oauth !== undefined)
+    notes.push({
+      field: 'oauth',
+      message:
+        'Gemini CLI\'s "oauth" block is not carried over: Switchboard discovers the server\'s authorization itself (Sign In on its row)',
+    });
   return { raw: out, notes };
 };
 

@@ -59,13 +59,33 @@ export function suggestServerName(entry: NewEntry): string {
   if ('url' in entry) {
     base = new URL(entry.url).hostname;
   } else {
-    const launchers = new Set(['npx', 'uvx', 'pnpm', 'bunx', 'pipx', 'docker', 'node', 'python', 'python3', 'uv', 'deno', 'bun', 'dlx', 'run', 'exec', 'tool']);
+    const launchers = new Set([
+      'npx',
+      'uvx',
+      'pnpm',
+      'bunx',
+      'pipx',
+      'docker',
+      'node',
+      'python',
+      'python3',
+      'uv',
+      'deno',
+      'bun',
+      'dlx',
+      'run',
+      'exec',
+      'tool',
+    ]);
     const words = [entry.command, ...(entry.args ?? [])].filter((word) => !word.startsWith('-') && !launchers.has(word.toLowerCase()));
     base = words[0] ?? entry.command;
     base = base.split(/[\\/]/).pop() ?? base;
     base = base.replace(/@[^@/]*$/, '').replace(/\.(m?js|py|exe|cmd)$/i, '');
   }
-  const name = base.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   const core = withoutMcpAffixes(name);
   return (core === 'server' || core === 'mcp' || core === '' ? name : core) || 'server';
 }

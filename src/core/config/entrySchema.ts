@@ -3,19 +3,11 @@
 // a reason to reject a server that would otherwise run.
 
 import { z } from 'zod';
-import {
-  MAX_ARGS,
-  MAX_IDLE_STOP_MINUTES,
-  MAX_MAP_ENTRIES,
-  MAX_RECONNECT_ATTEMPTS,
-  MAX_STRING_LENGTH,
-  MAX_TIMER_MS,
-} from './limits';
+import { MAX_ARGS, MAX_IDLE_STOP_MINUTES, MAX_MAP_ENTRIES, MAX_RECONNECT_ATTEMPTS, MAX_STRING_LENGTH, MAX_TIMER_MS } from './limits';
 
 const text = z.string().max(MAX_STRING_LENGTH, { error: `is longer than ${MAX_STRING_LENGTH} characters` });
 
-const stringList = (limit: number, what: string) =>
-  z.array(text).max(limit, { error: `has more than ${limit} ${what}` });
+const stringList = (limit: number, what: string) => z.array(text).max(limit, { error: `has more than ${limit} ${what}` });
 
 const stringMap = (key: z.ZodString, what: string) =>
   z.record(key, text).refine((value) => Object.keys(value).length <= MAX_MAP_ENTRIES, {
@@ -100,7 +92,11 @@ const DOMAIN = /^(?:\*\.)?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*(?::\d{1,5})?$|^\[[
 const DENIED_DOMAIN = /^\*(?::\d{1,5})?$/;
 const domainList = (denied: boolean) =>
   z
-    .array(text.refine((value) => DOMAIN.test(value) || (denied && DENIED_DOMAIN.test(value)), { error: 'is not a host name (example.com, *.example.com, host:port)' }))
+    .array(
+      text.refine((value) => DOMAIN.test(value) || (denied && DENIED_DOMAIN.test(value)), {
+        error: 'is not a host name (example.com, *.example.com, host:port)',
+      }),
+    )
     .max(MAX_MAP_ENTRIES, { error: `has more than ${MAX_MAP_ENTRIES} domains` });
 const pathList = stringList(MAX_MAP_ENTRIES, 'paths');
 

@@ -5,7 +5,11 @@ import type { ConfigFileSystem } from './fileSystem';
 import { MAX_FILE_BYTES, MAX_MAP_ENTRIES, MAX_STRING_LENGTH } from './limits';
 import type { ServerDiagnostics } from './serverDiagnostics';
 
-export async function readEnvFile(file: string, fs: ConfigFileSystem, diagnostics: ServerDiagnostics): Promise<ReadonlyMap<string, string>> {
+export async function readEnvFile(
+  file: string,
+  fs: ConfigFileSystem,
+  diagnostics: ServerDiagnostics,
+): Promise<ReadonlyMap<string, string>> {
   const read = await fs.readText(file, MAX_FILE_BYTES);
   if (read.kind === 'missing') {
     diagnostics.error(['envFile'], `envFile not found: ${file}`);

@@ -34,7 +34,12 @@ type Entry = Record<string, unknown>;
 const CARRIED = new Set(['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'tools', 'timeouts', 'enabled']);
 
 /** Rewrites our variables for a client that reads `${NAME}` environment variables. */
-function variables(value: unknown, context: ExportContext, notes: Set<string>, envSpelling: (name: string, fallback?: string) => string): unknown {
+function variables(
+  value: unknown,
+  context: ExportContext,
+  notes: Set<string>,
+  envSpelling: (name: string, fallback?: string) => string,
+): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([^}]+)\}/g, (whole, body: string) => {
       if (body === 'workspaceFolder' && context.workspaceFolder) return context.workspaceFolder;
@@ -52,7 +57,8 @@ function variables(value: unknown, context: ExportContext, notes: Set<string>, e
     });
   }
   if (Array.isArray(value)) return value.map((item) => variables(item, context, notes, envSpelling));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, variables(item, context, notes, envSpelling)]));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, variables(item, context, notes, envSpelling)]));
   return value;
 }
 
@@ -65,7 +71,9 @@ function transportOf(entry: Entry): 'stdio' | 'http' | 'sse' {
 }
 
 function leftOut(entry: Entry, client: string, alsoCarried: readonly string[] = []): string[] {
-  return Object.keys(entry).filter((key) => !CARRIED.has(key) && !alsoCarried.includes(key)).map((key) => `"${key}" has no place in ${client}'s format and is left out`);
+  return Object.keys(entry)
+    .filter((key) => !CARRIED.has(key) && !alsoCarried.includes(key))
+    .map((key) => `"${key}" has no place in ${client}'s format and is left out`);
 }
 
 function portable(name: string, entry: Entry, context: ExportContext, copilot: boolean): ExportedEntry {
@@ -73,10 +81,12 @@ function portable(name: string, entry: Entry, context: ExportContext, copilot: b
   const source = variables(entry, context, notes, braced) as Entry;
   const transport = transportOf(source);
   const out: Entry = { type: transport === 'stdio' ? (copilot ? 'local' : 'stdio') : transport };
-  for (const field of ['command', 'args', 'env', 'cwd', 'url', 'headers'] as const) if (source[field] !== undefined) out[field] = source[field];
+  for (const field of ['command', 'args', 'env', 'cwd', 'url', 'headers'] as const)
+    if (source[field] !== undefined) out[field] = source[field];
   const tools = isPlainObject(source.tools) ? source.tools : {};
   if (copilot) out.tools = Array.isArray(tools.allow) ? tools.allow : ['*'];
-  else if (tools.allow || tools.deny) notes.add('tools.allow/tools.deny have no place in Claude Code\'s format; use its permission settings');
+  else if (tools.allow || tools.deny)
+    notes.add("tools.allow/tools.deny have no place in Claude Code's format; use its permission settings");
   if (source.enabled === false) notes.add('the server is disabled here; the other client will run it');
   for (const note of leftOut(source, copilot ? 'Copilot CLI' : 'Claude Code')) notes.add(note);
   return { text: JSON.stringify({ mcpServers: { [name]: out } }, null, 2), notes: [...notes] };
@@ -89,7 +99,10 @@ function tomlKey(key: string): string {
 
 function tomlValue(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
-  if (isPlainObject(value)) return `{ ${Object.entries(value).map(([key, item]) => `${tomlKey(key)} = ${tomlValue(item)}`).join(', ')} }`;
+  if (isPlainObject(value))
+    return `{ ${Object.entries(value)
+      .map(([key, item]) => `${tomlKey(key)} = ${tomlValue(item)}`)
+      .join(', ')} }`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(String(value));
 }
@@ -111,7 +124,8 @@ function codex(name: string, entry: Entry, context: ExportContext): ExportedEntr
     const passed: string[] = [];
     for (const [key, value] of Object.entries(source.env)) {
       if (wholeEnv(value) === key) passed.push(key);
-      else if (typeof value === 'string' && value.includes('${env:')) notes.add(`env ${key}: Codex does not expand variables; set ${key} yourself and list it in env_vars`);
+      else if (typeof value === 'string' && value.includes('${env:'))
+        notes.add(`env ${key}: Codex does not expand variables; set ${key} yourself and list it in env_vars`);
       else literal[key] = value;
     }
     if (Object.keys(literal).length > 0) put('env', literal);
@@ -124,7 +138,8 @@ function codex(name: string, entry: Entry, context: ExportContext): ExportedEntr
       const bearer = typeof value === 'string' ? /^Bearer \$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(value)?.[1] : undefined;
       if (header.toLowerCase() === 'authorization' && bearer) put('bearer_token_env_var', bearer);
       else if (wholeEnv(value)) fromEnv[header] = wholeEnv(value);
-      else if (typeof value === 'string' && value.includes('${env:')) notes.add(`header ${header}: Codex reads a header from a variable only whole; write its whole value to a variable`);
+      else if (typeof value === 'string' && value.includes('${env:'))
+        notes.add(`header ${header}: Codex reads a header from a variable only whole; write its whole value to a variable`);
       else literal[header] = value;
     }
     if (Object.keys(literal).length > 0) put('http_headers', literal);

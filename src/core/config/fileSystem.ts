@@ -14,9 +14,7 @@ export function describeKind(stat: Stats): string {
 }
 
 export type ReadTextResult =
-  | { readonly kind: 'ok'; readonly text: string }
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'error'; readonly message: string };
+  { readonly kind: 'ok'; readonly text: string } | { readonly kind: 'missing' } | { readonly kind: 'error'; readonly message: string };
 
 export interface ConfigFileSystem {
   /** Reads a UTF-8 file. Never throws: absence and every other failure come back as values. */
@@ -31,7 +29,8 @@ export const nodeFileSystem: ConfigFileSystem = {
       // a writer forever, and the read would hold a thread that no signal can free.
       handle = await fs.open(file, fsConstants.O_RDONLY | NONBLOCK);
       const stat = await handle.stat();
-      if (!stat.isFile()) return { kind: 'error', message: `${file} is not a file (${describeKind(stat)}); Switchboard reads configuration from files only` };
+      if (!stat.isFile())
+        return { kind: 'error', message: `${file} is not a file (${describeKind(stat)}); Switchboard reads configuration from files only` };
       if (stat.size > maxBytes) {
         return { kind: 'error', message: `${file} is ${stat.size} bytes; the limit is ${maxBytes}` };
       }
@@ -56,7 +55,8 @@ export function unsupportedEncoding(bytes: Uint8Array): string | undefined {
   if (a === 0xfe && b === 0xff) return 'UTF-16 (big-endian)';
   if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'UTF-32 (big-endian)';
   const head = bytes.subarray(0, 64);
-  if (head.length >= 2 && head.includes(0)) return head[0] === 0 ? 'UTF-16 (big-endian, no byte-order mark)' : 'UTF-16 (little-endian, no byte-order mark)';
+  if (head.length >= 2 && head.includes(0))
+    return head[0] === 0 ? 'UTF-16 (big-endian, no byte-order mark)' : 'UTF-16 (little-endian, no byte-order mark)';
   return undefined;
 }
 

@@ -9,18 +9,18 @@ import { readWorkspaceSettingsFile, settingsEntries } from './settingsFile';
 import type { ConfigDiagnostic } from './types';
 
 export type FolderConfiguration =
+  | ({
+      readonly kind: 'loaded';
+      readonly settingsFile: string;
+      /** False when the settings file does not exist: a valid folder with no servers. */
+      readonly settingsFound: boolean;
+    } & LoadedConfiguration)
   | {
-    readonly kind: 'loaded';
-    readonly settingsFile: string;
-    /** False when the settings file does not exist: a valid folder with no servers. */
-    readonly settingsFound: boolean;
-  } & LoadedConfiguration
-  | {
-    /** The settings file exists but cannot be read or parsed; nothing was loaded. */
-    readonly kind: 'unreadable';
-    readonly settingsFile: string;
-    readonly diagnostics: readonly ConfigDiagnostic[];
-  };
+      /** The settings file exists but cannot be read or parsed; nothing was loaded. */
+      readonly kind: 'unreadable';
+      readonly settingsFile: string;
+      readonly diagnostics: readonly ConfigDiagnostic[];
+    };
 
 export interface FolderConfigurationOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;

@@ -14,8 +14,23 @@ export function hashServerConnection(definition: ServerDefinition): string {
   const common = { v: HASH_VERSION, timeouts: definition.timeouts, reconnect: definition.reconnect };
   const relevant =
     definition.transport === 'stdio'
-      ? { ...common, transport: 'stdio', command: definition.command, args: definition.args, env: definition.env, cwd: definition.cwd ?? null, sandbox: definition.sandbox?.enabled ? definition.sandbox : undefined }
-      : { ...common, transport: definition.transport, url: definition.url, headers: definition.headers, sseFallback: definition.sseFallback, oauth: definition.oauth };
+      ? {
+          ...common,
+          transport: 'stdio',
+          command: definition.command,
+          args: definition.args,
+          env: definition.env,
+          cwd: definition.cwd ?? null,
+          sandbox: definition.sandbox?.enabled ? definition.sandbox : undefined,
+        }
+      : {
+          ...common,
+          transport: definition.transport,
+          url: definition.url,
+          headers: definition.headers,
+          sseFallback: definition.sseFallback,
+          oauth: definition.oauth,
+        };
   return createHash('sha256').update(canonicalJson(relevant)).digest('hex');
 }
 

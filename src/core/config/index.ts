@@ -4,20 +4,23 @@ export { isInvalidServer } from './buildServer';
 export type { ConfigurationInput, SettingsEntry } from './configurationInput';
 export { nodeFileSystem, type ConfigFileSystem } from './fileSystem';
 export { hashServerConnection } from './hash';
-export {
-  createEnvInputResolver,
-  inputEnvVarName,
-  type InputRequest,
-  type InputResolver,
-} from './inputs';
+export { createEnvInputResolver, inputEnvVarName, type InputRequest, type InputResolver } from './inputs';
 export * as limits from './limits';
 export { loadConfiguration, type LoadedConfiguration } from './load';
 export { describeSource } from './precedence';
+export { readWorkspaceSettingsFile, settingsEntries } from './settingsFile';
 export {
-  readWorkspaceSettingsFile,
-  settingsEntries,
-} from './settingsFile';
-export { claudeDesktopConfigPath, isInsideFolders, isWorkspaceDefinedSource, protectedPlaces, SOURCE_TITLES, sourceFiles, vscodeUserDir, type LocationContext, type ProtectedPlaces, type SourceFile } from './sourceLocations';
+  claudeDesktopConfigPath,
+  isInsideFolders,
+  isWorkspaceDefinedSource,
+  protectedPlaces,
+  SOURCE_TITLES,
+  sourceFiles,
+  vscodeUserDir,
+  type LocationContext,
+  type ProtectedPlaces,
+  type SourceFile,
+} from './sourceLocations';
 export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from './sources';
 export * from './types';
 export { loadFolderConfiguration } from './folderConfiguration';

@@ -8,7 +8,17 @@
 // the top (a second `mcpSwitchboard.servers` block, a server named twice) are reported with both
 // places; the last one wins, as in the editor.
 
-import { createScanner, findNodeAtOffset, getNodePath, parseTree, printParseErrorCode, visit, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
+import {
+  createScanner,
+  findNodeAtOffset,
+  getNodePath,
+  parseTree,
+  printParseErrorCode,
+  visit,
+  type Node,
+  type ParseError,
+  type SyntaxKind,
+} from 'jsonc-parser';
 import { joinPath } from './jsonPath';
 import type { ConfigDiagnostic, ServerSource } from './types';
 
@@ -50,7 +60,14 @@ export function parseJsonc(text: string, source: ServerSource): JsoncResult {
       value: undefined,
       diagnostics: errors.map((error): ConfigDiagnostic => {
         const { line, column } = at(error.offset);
-        return { severity: 'error', path: '', message: `JSON parse error at line ${line}, column ${column}: ${humanize(printParseErrorCode(error.error))}`, source, line, column };
+        return {
+          severity: 'error',
+          path: '',
+          message: `JSON parse error at line ${line}, column ${column}: ${humanize(printParseErrorCode(error.error))}`,
+          source,
+          line,
+          column,
+        };
       }),
     };
   }
@@ -58,20 +75,34 @@ export function parseJsonc(text: string, source: ServerSource): JsoncResult {
     const node = root ? findNodeAtOffset(root, cut.start, true) : undefined;
     const path = node ? joinPath('', getNodePath(node)) : '';
     const { line, column } = at(cut.start);
-    return { severity: 'error', path, message: `the value at line ${line}, column ${column} is nested more than ${MAX_JSON_DEPTH} levels deep; it was ignored`, source, line, column };
-  });
-  const value = root ? toValue(root, 0, (key, keyPath, first, second) => {
-    const a = at(first);
-    const b = at(second);
-    diagnostics.push({
-      severity: 'warning',
-      path: keyPath,
-      message: `"${key}" is defined twice (line ${a.line} and line ${b.line}); the one at line ${b.line} is used`,
+    return {
+      severity: 'error',
+      path,
+      message: `the value at line ${line}, column ${column} is nested more than ${MAX_JSON_DEPTH} levels deep; it was ignored`,
       source,
-      line: b.line,
-      column: b.column,
-    });
-  }, '') : undefined;
+      line,
+      column,
+    };
+  });
+  const value = root
+    ? toValue(
+        root,
+        0,
+        (key, keyPath, first, second) => {
+          const a = at(first);
+          const b = at(second);
+          diagnostics.push({
+            severity: 'warning',
+            path: keyPath,
+            message: `"${key}" is defined twice (line ${a.line} and line ${b.line}); the one at line ${b.line} is used`,
+            source,
+            line: b.line,
+            column: b.column,
+          });
+        },
+        '',
+      )
+    : undefined;
   return { value, diagnostics };
 }
 
@@ -131,7 +162,11 @@ export function parseJsoncBlocks(text: string, source: ServerSource, locations: 
     if (range.end === undefined) return parseJsonc(text, source);
     const block = parseJsonc(text.slice(range.start, range.end), source);
     // The block's lines count from its first; the file's from its own.
-    diagnostics.push(...block.diagnostics.map((diagnostic) => (diagnostic.line === undefined ? diagnostic : { ...diagnostic, line: diagnostic.line + range.line })));
+    diagnostics.push(
+      ...block.diagnostics.map((diagnostic) =>
+        diagnostic.line === undefined ? diagnostic : { ...diagnostic, line: diagnostic.line + range.line },
+      ),
+    );
     setAt(value, JSON.parse(key) as string[], block.value);
   }
   return { value, diagnostics };

@@ -55,7 +55,14 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
     });
   }
 
-  const files = sourceFiles(sourceList.sources, { workspaceFolders: input.workspaceFolders, userHome, platform, paths, env, ...(input.editorUserDir ? { editorUserDir: input.editorUserDir } : {}) });
+  const files = sourceFiles(sourceList.sources, {
+    workspaceFolders: input.workspaceFolders,
+    userHome,
+    platform,
+    paths,
+    env,
+    ...(input.editorUserDir ? { editorUserDir: input.editorUserDir } : {}),
+  });
   for (const read of await readSourceFiles(files, fs)) {
     candidates.push(...read.candidates);
     diagnostics.push(...read.diagnostics);
@@ -106,10 +113,15 @@ function cachedInputs(resolver: InputResolver): (request: InputRequest) => Promi
     let pending = cache.get(request.id);
     if (!pending) {
       // Promise.resolve().then also turns a resolver that throws synchronously into a rejection.
-      pending = Promise.resolve().then(() => resolver.resolve(request)).then(
-        (value): InputLookup => (value === undefined ? { kind: 'missing' } : { kind: 'value', value }),
-        (error: unknown): InputLookup => ({ kind: 'error', message: `the input resolver failed: ${String(error instanceof Error ? error.message : error)}` }),
-      );
+      pending = Promise.resolve()
+        .then(() => resolver.resolve(request))
+        .then(
+          (value): InputLookup => (value === undefined ? { kind: 'missing' } : { kind: 'value', value }),
+          (error: unknown): InputLookup => ({
+            kind: 'error',
+            message: `the input resolver failed: ${String(error instanceof Error ? error.message : error)}`,
+          }),
+        );
       cache.set(request.id, pending);
     }
     return pending;
@@ -124,7 +136,12 @@ function settingChecker(diagnostics: ConfigDiagnostic[], source: ConfigDiagnosti
     if (value === undefined || value === null) return undefined;
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
-    diagnostics.push({ severity: 'warning', path: setting, message: `${describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, value)}; using the default`, source });
+    diagnostics.push({
+      severity: 'warning',
+      path: setting,
+      message: `${describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, value)}; using the default`,
+      source,
+    });
     return undefined;
   };
 }
@@ -145,13 +162,19 @@ function parseSandboxDefaults(raw: ConfigurationInput['sandboxDefaults']): { def
  * The settings-wide lifecycle defaults, checked with the entry fields' own rules. A bad value is a
  * warning naming the setting, and the built-in default applies: no server is lost over it.
  */
-function parseLifecycleDefaults(raw: ConfigurationInput['lifecycleDefaults']): { lifecycle: LifecycleSettings; diagnostics: ConfigDiagnostic[] } {
+function parseLifecycleDefaults(raw: ConfigurationInput['lifecycleDefaults']): {
+  lifecycle: LifecycleSettings;
+  diagnostics: ConfigDiagnostic[];
+} {
   const diagnostics: ConfigDiagnostic[] = [];
   const check = settingChecker(diagnostics, raw?.origin ?? { kind: 'user' });
   const start = check(raw?.lifecycle, entrySchema.shape.lifecycle.unwrap(), 'mcpSwitchboard.defaultLifecycle');
   const minutes = check(raw?.idleStopMinutes, entrySchema.shape.idleStopMinutes.unwrap(), 'mcpSwitchboard.defaultIdleStopMinutes');
   return {
-    lifecycle: { start: start ?? DEFAULT_LIFECYCLE.start, idleStopMs: minutes === undefined ? DEFAULT_LIFECYCLE.idleStopMs : Math.round(minutes * 60_000) },
+    lifecycle: {
+      start: start ?? DEFAULT_LIFECYCLE.start,
+      idleStopMs: minutes === undefined ? DEFAULT_LIFECYCLE.idleStopMs : Math.round(minutes * 60_000),
+    },
     diagnostics,
   };
 }

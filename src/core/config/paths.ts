@@ -11,7 +11,11 @@ import type { ServerSource } from './types';
  * editor and the CLI. `$XDG_CONFIG_HOME/mcp-switchboard` (default ~/.config), Application Support
  * on macOS, %APPDATA% on Windows.
  */
-export function userConfigFolder(env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): string {
+export function userConfigFolder(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = os.homedir(),
+): string {
   const paths = pathModuleFor(platform);
   if (platform === 'win32') return paths.join(env.APPDATA ?? paths.join(home, 'AppData', 'Roaming'), 'mcp-switchboard');
   if (platform === 'darwin') return paths.join(home, 'Library', 'Application Support', 'mcp-switchboard');
@@ -22,11 +26,7 @@ export function pathModuleFor(platform: NodeJS.Platform): path.PlatformPath {
   return platform === 'win32' ? path.win32 : path.posix;
 }
 
-export function baseFolderFor(
-  source: ServerSource,
-  folders: readonly WorkspaceFolder[],
-  paths: path.PlatformPath,
-): string | undefined {
+export function baseFolderFor(source: ServerSource, folders: readonly WorkspaceFolder[], paths: path.PlatformPath): string | undefined {
   const file = source.file;
   if (file !== undefined) {
     const owners = folders.filter((folder) => isInside(folder.path, file, paths));

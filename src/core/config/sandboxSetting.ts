@@ -25,8 +25,13 @@ const RUNNER_DOMAINS: Readonly<Record<string, readonly string[]>> = {
   dnx: ['api.nuget.org'],
 };
 
-type RuleSegment = readonly ['filesystem', 'allowWrite' | 'denyRead' | 'denyWrite'] | readonly ['network', 'allowedDomains' | 'deniedDomains'];
-const PATH_RULES = [['filesystem', 'allowWrite'], ['filesystem', 'denyRead'], ['filesystem', 'denyWrite']] as const;
+type RuleSegment =
+  readonly ['filesystem', 'allowWrite' | 'denyRead' | 'denyWrite'] | readonly ['network', 'allowedDomains' | 'deniedDomains'];
+const PATH_RULES = [
+  ['filesystem', 'allowWrite'],
+  ['filesystem', 'denyRead'],
+  ['filesystem', 'denyWrite'],
+] as const;
 
 interface SandboxInputs {
   readonly candidate: ServerCandidate;
@@ -52,7 +57,11 @@ export async function buildSandboxSetting(inputs: SandboxInputs): Promise<Sandbo
   return { enabled, rules, origin };
 }
 
-function chooseRules(own: ParsedSandboxRules | undefined, file: ParsedSandboxRules | undefined, user: ParsedSandboxRules | undefined): [ParsedSandboxRules, SandboxRulesOrigin] {
+function chooseRules(
+  own: ParsedSandboxRules | undefined,
+  file: ParsedSandboxRules | undefined,
+  user: ParsedSandboxRules | undefined,
+): [ParsedSandboxRules, SandboxRulesOrigin] {
   if (own) return [own, 'entry'];
   if (file) return [file, 'file'];
   if (user) return [user, 'userDefault'];
@@ -64,7 +73,14 @@ async function resolveRules(block: ParsedSandboxRules, inputs: SandboxInputs, at
   const resolved: Record<string, string[]> = {};
   for (const segments of PATH_RULES) {
     const values = block[segments[0]]?.[segments[1]] ?? [];
-    resolved[segments[1]] = await resolveEach(values, segments, inputs, at, (value) => anchorPath(value, inputs), RULE_CHECKS[segments[1]]?.(inputs));
+    resolved[segments[1]] = await resolveEach(
+      values,
+      segments,
+      inputs,
+      at,
+      (value) => anchorPath(value, inputs),
+      RULE_CHECKS[segments[1]]?.(inputs),
+    );
   }
   const network = block.network ?? {};
   const allowedDomains = await resolveEach(network.allowedDomains ?? [], ['network', 'allowedDomains'], inputs, at, (value) => value);
@@ -73,7 +89,10 @@ async function resolveRules(block: ParsedSandboxRules, inputs: SandboxInputs, at
   // is the home folder or above it, which would open every agent's configuration and the user's keys.
   const cwd = inputs.cwd !== undefined && opensHome(inputs.cwd, inputs.context) ? undefined : inputs.cwd;
   if (inputs.cwd !== undefined && cwd === undefined) {
-    inputs.diagnostics.warning(['cwd'], `the sandbox does not let the server write its working folder ${inputs.cwd}: it holds the home folder. Set "cwd" to a project folder, or list the folders it needs in sandbox.filesystem.allowWrite`);
+    inputs.diagnostics.warning(
+      ['cwd'],
+      `the sandbox does not let the server write its working folder ${inputs.cwd}: it holds the home folder. Set "cwd" to a project folder, or list the folders it needs in sandbox.filesystem.allowWrite`,
+    );
   }
   const allowWrite = unique([...(resolved.allowWrite ?? []), ...(cwd === undefined ? [] : [cwd])]);
   return {
@@ -88,11 +107,15 @@ type RuleCheck = (resolved: string) => { readonly error: string } | { readonly w
 const RULE_CHECKS: Partial<Record<RuleSegment[1], (inputs: SandboxInputs) => RuleCheck>> = {
   allowWrite: (inputs) => (resolved) =>
     opensHome(resolved, inputs.context)
-      ? { error: `"${resolved}" would let the server write the whole ${resolved === inputs.context.userHome ? 'home folder' : 'disk'} (shell startup files, ~/.ssh, every agent's configuration): the server is not started. List the folders it needs instead, such as "~/data"` }
+      ? {
+          error: `"${resolved}" would let the server write the whole ${resolved === inputs.context.userHome ? 'home folder' : 'disk'} (shell startup files, ~/.ssh, every agent's configuration): the server is not started. List the folders it needs instead, such as "~/data"`,
+        }
       : undefined,
   denyRead: () => (resolved) =>
     /[*?[]/.test(resolved)
-      ? { warning: `"${resolved}" is a pattern: on Linux it covers only the files that exist when the server starts, so a file made later is readable. Deny the folder that holds such files instead` }
+      ? {
+          warning: `"${resolved}" is a pattern: on Linux it covers only the files that exist when the server starts, so a file made later is readable. Deny the folder that holds such files instead`,
+        }
       : undefined,
 };
 
@@ -145,7 +168,12 @@ function anchorPath(value: string, inputs: SandboxInputs): string | undefined {
 }
 
 function warnAboutRunner(command: string, rules: SandboxRules, diagnostics: ServerDiagnostics): void {
-  const runner = command.replace(/\\/g, '/').split('/').pop()?.replace(/\.(cmd|exe|bat)$/i, '') ?? '';
+  const runner =
+    command
+      .replace(/\\/g, '/')
+      .split('/')
+      .pop()
+      ?.replace(/\.(cmd|exe|bat)$/i, '') ?? '';
   const needed = RUNNER_DOMAINS[runner];
   if (!needed) return;
   const missing = needed.filter((domain) => !rules.network.allowedDomains.some((allowed) => domainCovers(allowed, domain)));
@@ -180,7 +208,11 @@ export function workspaceConsentSandbox(rules: SandboxRules | undefined, cwd: st
     enabled: true,
     origin: 'workspaceConsent',
     rules: {
-      filesystem: { allowWrite: cwd === undefined ? [] : [cwd], denyRead: listed.filesystem.denyRead, denyWrite: listed.filesystem.denyWrite },
+      filesystem: {
+        allowWrite: cwd === undefined ? [] : [cwd],
+        denyRead: listed.filesystem.denyRead,
+        denyWrite: listed.filesystem.denyWrite,
+      },
       network: listed.network,
     },
   };

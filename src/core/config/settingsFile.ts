@@ -38,7 +38,8 @@ export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSyste
   const empty = { file, source, servers: undefined, sources: undefined };
   const read = await fs.readText(file, MAX_FILE_BYTES);
   if (read.kind === 'missing') return { ...empty, diagnostics: [], unreadable: false };
-  if (read.kind === 'error') return { ...empty, diagnostics: [{ severity: 'error', path: '', message: read.message, source }], unreadable: true };
+  if (read.kind === 'error')
+    return { ...empty, diagnostics: [{ severity: 'error', path: '', message: read.message, source }], unreadable: true };
   const parsed = parseJsonc(read.text, source);
   if (parsed.value === undefined) return { ...empty, diagnostics: parsed.diagnostics, unreadable: parsed.diagnostics.length > 0 };
   if (!isPlainObject(parsed.value)) {
@@ -47,9 +48,21 @@ export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSyste
   }
   // Diagnostics of a file that parsed (a value cut for depth, a duplicate key) concern only the
   // entries they name; the rest of the file is used.
-  const lifecycleDefaults = { lifecycle: parsed.value[DEFAULT_LIFECYCLE_SETTING], idleStopMinutes: parsed.value[DEFAULT_IDLE_STOP_SETTING] };
+  const lifecycleDefaults = {
+    lifecycle: parsed.value[DEFAULT_LIFECYCLE_SETTING],
+    idleStopMinutes: parsed.value[DEFAULT_IDLE_STOP_SETTING],
+  };
   const sandboxDefaults = { enabled: parsed.value[SANDBOX_ENABLED_SETTING], rules: parsed.value[SANDBOX_RULES_SETTING] };
-  return { file, source, servers: parsed.value[SERVERS_SETTING], sources: parsed.value[SOURCES_SETTING], lifecycleDefaults, sandboxDefaults, diagnostics: parsed.diagnostics, unreadable: false };
+  return {
+    file,
+    source,
+    servers: parsed.value[SERVERS_SETTING],
+    sources: parsed.value[SOURCES_SETTING],
+    lifecycleDefaults,
+    sandboxDefaults,
+    diagnostics: parsed.diagnostics,
+    unreadable: false,
+  };
 }
 
 export interface SettingsEntries {
@@ -63,12 +76,14 @@ export function settingsEntries(value: unknown, source: ServerSource): SettingsE
   if (!isPlainObject(value)) {
     return {
       entries: [],
-      diagnostics: [{
-        severity: 'error',
-        path: SERVERS_SETTING,
-        message: `expected an object keyed by server name, got ${describeValue(value)}`,
-        source,
-      }],
+      diagnostics: [
+        {
+          severity: 'error',
+          path: SERVERS_SETTING,
+          message: `expected an object keyed by server name, got ${describeValue(value)}`,
+          source,
+        },
+      ],
     };
   }
   return { entries: Object.entries(value).map(([name, raw]) => ({ name, raw, source })), diagnostics: [] };

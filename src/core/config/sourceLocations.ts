@@ -11,7 +11,6 @@ import { MAX_FILE_BYTES } from './limits';
 import { pathModuleFor, userConfigFolder } from './paths';
 import { FILE_SOURCES, type FileSourceKind, type ServerSource } from './types';
 
-
 export interface SourceFile {
   readonly kind: FileSourceKind;
   readonly file: string;
@@ -40,16 +39,32 @@ export interface LocationContext {
 /** Claude Code's ~/.claude.json also holds history; it may grow past the usual 4 MiB. */
 const CLAUDE_CODE_MAX_BYTES = 32 * 1024 * 1024;
 
-function file(kind: FileSourceKind, location: string, serversAt: readonly (readonly string[])[], adapt: EntryAdapter, extra: Partial<SourceFile> = {}): SourceFile {
+function file(
+  kind: FileSourceKind,
+  location: string,
+  serversAt: readonly (readonly string[])[],
+  adapt: EntryAdapter,
+  extra: Partial<SourceFile> = {},
+): SourceFile {
   return { kind, file: location, syntax: 'jsonc', serversAt, adapt, editorFile: false, maxBytes: MAX_FILE_BYTES, ...extra };
 }
 
 type Locator = (context: LocationContext) => SourceFile[];
 
 const LOCATORS: Readonly<Record<FileSourceKind, Locator>> = {
-  mcpJson: ({ workspaceFolders, paths }) => workspaceFolders.map((folder) => file('mcpJson', paths.join(folder.path, '.vscode', 'mcp.json'), [['servers']], sameShape, { editorFile: true })),
-  mcpJsonPortable: ({ workspaceFolders, paths }) => workspaceFolders.map((folder) => file('mcpJsonPortable', paths.join(folder.path, '.mcp.json'), [['mcpServers'], []], portableEntry('.mcp.json'))),
-  vscodeUserMcpJson: (context) => [file('vscodeUserMcpJson', context.paths.join(context.editorUserDir ?? vscodeUserDir(context), 'mcp.json'), [['servers']], sameShape, { editorFile: true })],
+  mcpJson: ({ workspaceFolders, paths }) =>
+    workspaceFolders.map((folder) =>
+      file('mcpJson', paths.join(folder.path, '.vscode', 'mcp.json'), [['servers']], sameShape, { editorFile: true }),
+    ),
+  mcpJsonPortable: ({ workspaceFolders, paths }) =>
+    workspaceFolders.map((folder) =>
+      file('mcpJsonPortable', paths.join(folder.path, '.mcp.json'), [['mcpServers'], []], portableEntry('.mcp.json')),
+    ),
+  vscodeUserMcpJson: (context) => [
+    file('vscodeUserMcpJson', context.paths.join(context.editorUserDir ?? vscodeUserDir(context), 'mcp.json'), [['servers']], sameShape, {
+      editorFile: true,
+    }),
+  ],
   cursor: ({ workspaceFolders, paths, userHome }) => [
     ...workspaceFolders.map((folder) => file('cursor', paths.join(folder.path, '.cursor', 'mcp.json'), [['mcpServers']], sameShape)),
     file('cursor', paths.join(userHome, '.cursor', 'mcp.json'), [['mcpServers']], sameShape),
@@ -59,17 +74,32 @@ const LOCATORS: Readonly<Record<FileSourceKind, Locator>> = {
     const location = paths.join(env.CLAUDE_CONFIG_DIR ?? userHome, '.claude.json');
     const adapt = portableEntry('Claude Code');
     return [
-      ...workspaceFolders.map((folder) => file('claudeCode', location, [['projects', folder.path, 'mcpServers']], adapt, { maxBytes: CLAUDE_CODE_MAX_BYTES })),
+      ...workspaceFolders.map((folder) =>
+        file('claudeCode', location, [['projects', folder.path, 'mcpServers']], adapt, { maxBytes: CLAUDE_CODE_MAX_BYTES }),
+      ),
       file('claudeCode', location, [['mcpServers']], adapt, { maxBytes: CLAUDE_CODE_MAX_BYTES }),
     ];
   },
-  copilotCli: ({ paths, userHome, env }) => [file('copilotCli', paths.join(env.COPILOT_HOME ?? paths.join(userHome, '.copilot'), 'mcp-config.json'), [['mcpServers']], portableEntry('Copilot CLI'))],
-  codex: ({ paths, userHome, env }) => [file('codex', paths.join(env.CODEX_HOME ?? paths.join(userHome, '.codex'), 'config.toml'), [['mcp_servers']], codexEntry, { syntax: 'toml' })],
+  copilotCli: ({ paths, userHome, env }) => [
+    file(
+      'copilotCli',
+      paths.join(env.COPILOT_HOME ?? paths.join(userHome, '.copilot'), 'mcp-config.json'),
+      [['mcpServers']],
+      portableEntry('Copilot CLI'),
+    ),
+  ],
+  codex: ({ paths, userHome, env }) => [
+    file('codex', paths.join(env.CODEX_HOME ?? paths.join(userHome, '.codex'), 'config.toml'), [['mcp_servers']], codexEntry, {
+      syntax: 'toml',
+    }),
+  ],
   gemini: ({ workspaceFolders, paths, userHome }) => [
     ...workspaceFolders.map((folder) => file('gemini', paths.join(folder.path, '.gemini', 'settings.json'), [['mcpServers']], geminiEntry)),
     file('gemini', paths.join(userHome, '.gemini', 'settings.json'), [['mcpServers']], geminiEntry),
   ],
-  windsurf: ({ paths, userHome }) => [file('windsurf', paths.join(userHome, '.codeium', 'windsurf', 'mcp_config.json'), [['mcpServers']], windsurfEntry)],
+  windsurf: ({ paths, userHome }) => [
+    file('windsurf', paths.join(userHome, '.codeium', 'windsurf', 'mcp_config.json'), [['mcpServers']], windsurfEntry),
+  ],
   claudeDesktop: (context) => [file('claudeDesktop', claudeDesktopConfigPath(context), [['mcpServers']], sameShape)],
 };
 
@@ -102,7 +132,8 @@ export function sourceFiles(sources: ReadonlySet<string>, context: LocationConte
 export function vscodeUserDir(context: Pick<LocationContext, 'platform' | 'userHome' | 'env'>): string {
   const paths = pathModuleFor(context.platform);
   if (context.platform === 'darwin') return paths.join(context.userHome, 'Library', 'Application Support', 'Code', 'User');
-  if (context.platform === 'win32') return paths.join(context.env.APPDATA ?? paths.join(context.userHome, 'AppData', 'Roaming'), 'Code', 'User');
+  if (context.platform === 'win32')
+    return paths.join(context.env.APPDATA ?? paths.join(context.userHome, 'AppData', 'Roaming'), 'Code', 'User');
   return paths.join(context.env.XDG_CONFIG_HOME ?? paths.join(context.userHome, '.config'), 'Code', 'User');
 }
 
@@ -163,12 +194,40 @@ const FOLDER_CONTROL = ['.vscode', '.claude', '.git/hooks', '.git/config'];
 
 /** In the home folder, besides the source files: what runs at login or in a shell, and agents' own folders. */
 const HOME_CONTROL = [
-  '.claude', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
-  '.config/fish', '.gitconfig', '.config/git', '.npmrc', '.yarnrc', '.pypirc', '.local/bin', '.config/systemd/user', '.config/autostart',
+  '.claude',
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.zlogin',
+  '.config/fish',
+  '.gitconfig',
+  '.config/git',
+  '.npmrc',
+  '.yarnrc',
+  '.pypirc',
+  '.local/bin',
+  '.config/systemd/user',
+  '.config/autostart',
 ];
 
 /** Credentials: neither read nor written from inside a sandbox. */
-const HOME_CREDENTIALS = ['.ssh', '.gnupg', '.aws', '.azure', '.config/gcloud', '.kube', '.netrc', '.git-credentials', '.docker/config.json', '.config/gh'];
+const HOME_CREDENTIALS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.netrc',
+  '.git-credentials',
+  '.docker/config.json',
+  '.config/gh',
+];
 
 /**
  * Every file that any source reads (enabled or not: turning a source on must not trust what a
@@ -188,12 +247,16 @@ export function protectedPlaces(context: LocationContext, workspaceFiles: readon
     if (!roots.has(holder)) denyWrite.add(holder);
   }
   denyWrite.add(context.editorUserDir ?? vscodeUserDir(context));
-  for (const folder of context.workspaceFolders) for (const place of FOLDER_CONTROL) denyWrite.add(paths.join(folder.path, ...place.split('/')));
+  for (const folder of context.workspaceFolders)
+    for (const place of FOLDER_CONTROL) denyWrite.add(paths.join(folder.path, ...place.split('/')));
   for (const place of HOME_CONTROL) denyWrite.add(paths.join(userHome, ...place.split('/')));
   for (const file of workspaceFiles) denyWrite.add(file);
   // Switchboard's own folder (consent, credentials, the gateway token): a server that wrote it could
   // approve itself, and one that read it would have the user's tokens.
-  const own = [userConfigFolder(context.env, context.platform, userHome), ...(context.env.MCP_SWITCHBOARD_CREDENTIALS ? [context.env.MCP_SWITCHBOARD_CREDENTIALS] : [])];
+  const own = [
+    userConfigFolder(context.env, context.platform, userHome),
+    ...(context.env.MCP_SWITCHBOARD_CREDENTIALS ? [context.env.MCP_SWITCHBOARD_CREDENTIALS] : []),
+  ];
   const denyRead = [...HOME_CREDENTIALS.map((place) => paths.join(userHome, ...place.split('/'))), ...own];
   for (const place of denyRead) denyWrite.add(place);
   return { denyWrite: [...denyWrite], denyRead };

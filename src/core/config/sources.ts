@@ -30,12 +30,14 @@ export function parseSourceList(value: unknown, origin: ServerSource): SourceLis
   if (!Array.isArray(value)) {
     return {
       sources: new Set(DEFAULT_SOURCES),
-      diagnostics: [{
-        severity: 'error',
-        path,
-        message: `expected an array such as ["settings", "mcpJsonPortable"], got ${describeValue(value)}; using ["settings"]`,
-        source: origin,
-      }],
+      diagnostics: [
+        {
+          severity: 'error',
+          path,
+          message: `expected an array such as ["settings", "mcpJsonPortable"], got ${describeValue(value)}; using ["settings"]`,
+          source: origin,
+        },
+      ],
     };
   }
   const sources = new Set<SourceName>();
@@ -89,7 +91,14 @@ export async function readSourceFiles(entries: readonly SourceFile[], fs: Config
   for (const entry of entries) {
     if (documents.has(entry.file)) continue;
     const sharing = entries.filter((other) => other.file === entry.file);
-    documents.set(entry.file, readDocument(entry, sharing.flatMap((other) => other.serversAt), fs));
+    documents.set(
+      entry.file,
+      readDocument(
+        entry,
+        sharing.flatMap((other) => other.serversAt),
+        fs,
+      ),
+    );
   }
   const reported = new Set<string>();
   return Promise.all(
@@ -109,8 +118,14 @@ async function readDocument(entry: SourceFile, locations: readonly (readonly str
   const read = await fs.readText(entry.file, entry.maxBytes);
   if (read.kind === 'missing') return { kind: 'missing' };
   if (read.kind === 'error') return { kind: 'failed', diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
-  const blocksOnly = entry.syntax === 'jsonc' && !entry.editorFile && read.text.length > WHOLE_PARSE_MAX_CHARS && locations.every((keys) => keys.length > 0);
-  const parsed = entry.syntax === 'toml' ? await parseToml(read.text, source) : blocksOnly ? parseJsoncBlocks(read.text, source, locations) : parseJsonc(read.text, source);
+  const blocksOnly =
+    entry.syntax === 'jsonc' && !entry.editorFile && read.text.length > WHOLE_PARSE_MAX_CHARS && locations.every((keys) => keys.length > 0);
+  const parsed =
+    entry.syntax === 'toml'
+      ? await parseToml(read.text, source)
+      : blocksOnly
+        ? parseJsoncBlocks(read.text, source, locations)
+        : parseJsonc(read.text, source);
   if (parsed.value === undefined) return { kind: 'failed', diagnostics: parsed.diagnostics };
   if (!isPlainObject(parsed.value)) {
     const message = `expected ${entry.syntax === 'toml' ? 'a TOML table' : 'a JSON object'} at the top level, got ${describeValue(parsed.value)}`;
@@ -136,7 +151,8 @@ function entriesIn(entry: SourceFile, document: Record<string, unknown>): FileEn
   const candidates = Object.entries(servers).map(([name, raw]): ServerCandidate => {
     const path = appendPath(serversPath, name);
     const adapted = entry.adapt(raw);
-    for (const note of adapted.notes) diagnostics.push({ severity: 'warning', server: name, path: appendPath(path, note.field), message: note.message, source });
+    for (const note of adapted.notes)
+      diagnostics.push({ severity: 'warning', server: name, path: appendPath(path, note.field), message: note.message, source });
     return { name, raw: adapted.raw, source, path, inputs, ...(fileSandbox.rules ? { fileSandbox: fileSandbox.rules } : {}) };
   });
   return { candidates, diagnostics };
@@ -158,7 +174,10 @@ function readFileSandbox(value: unknown, source: ServerSource): { rules?: Parsed
   const parsed = sandboxRulesSchema.safeParse(value);
   if (parsed.success) return { rules: parsed.data, diagnostics: [] };
   const issue = parsed.error.issues[0];
-  const where = joinPath('sandbox', (issue?.path ?? []).map((key) => (typeof key === 'symbol' ? String(key) : key)));
+  const where = joinPath(
+    'sandbox',
+    (issue?.path ?? []).map((key) => (typeof key === 'symbol' ? String(key) : key)),
+  );
   const message = `${issue ? describeIssue(issue, value) : 'is not valid'}; the sandboxed servers of this file use the built-in rules (their folder, no network)`;
   return { diagnostics: [{ severity: 'error', path: where, message, source }] };
 }

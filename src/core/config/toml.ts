@@ -10,7 +10,19 @@ export async function parseToml(text: string, source: ServerSource): Promise<Jso
   // builds (and we copy) one nested table per part: a key of 200,000 parts overflows the stack.
   const deep = deepKeyLine(text);
   if (deep !== undefined) {
-    return { value: undefined, diagnostics: [{ severity: 'error', path: '', message: `TOML error at line ${deep}, column 1: a key of more than ${MAX_JSON_DEPTH} parts`, source, line: deep, column: 1 }] };
+    return {
+      value: undefined,
+      diagnostics: [
+        {
+          severity: 'error',
+          path: '',
+          message: `TOML error at line ${deep}, column 1: a key of more than ${MAX_JSON_DEPTH} parts`,
+          source,
+          line: deep,
+          column: 1,
+        },
+      ],
+    };
   }
   // An ES module; this layer is CommonJS (the bundle inlines it either way).
   const { parse, TomlError } = await import('smol-toml');
@@ -21,9 +33,26 @@ export async function parseToml(text: string, source: ServerSource): Promise<Jso
   } catch (error) {
     if (error instanceof TomlError) {
       const reason = error.message.split('\n', 1)[0]?.replace(/^Invalid TOML document: /, '') ?? 'invalid TOML';
-      return { value: undefined, diagnostics: [{ severity: 'error', path: '', message: `TOML error at line ${error.line}, column ${error.column}: ${reason}`, source, line: error.line, column: error.column }] };
+      return {
+        value: undefined,
+        diagnostics: [
+          {
+            severity: 'error',
+            path: '',
+            message: `TOML error at line ${error.line}, column ${error.column}: ${reason}`,
+            source,
+            line: error.line,
+            column: error.column,
+          },
+        ],
+      };
     }
-    return { value: undefined, diagnostics: [{ severity: 'error', path: '', message: `TOML error: ${error instanceof Error ? error.message : String(error)}`, source }] };
+    return {
+      value: undefined,
+      diagnostics: [
+        { severity: 'error', path: '', message: `TOML error: ${error instanceof Error ? error.message : String(error)}`, source },
+      ],
+    };
   }
 }
 

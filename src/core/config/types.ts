@@ -5,7 +5,18 @@
  * Every source that is a file, in precedence order (settings come before all of them); where each
  * keeps its servers is in sourceLocations.ts.
  */
-export const FILE_SOURCES = ['mcpJson', 'mcpJsonPortable', 'vscodeUserMcpJson', 'cursor', 'claudeCode', 'copilotCli', 'codex', 'gemini', 'windsurf', 'claudeDesktop'] as const;
+export const FILE_SOURCES = [
+  'mcpJson',
+  'mcpJsonPortable',
+  'vscodeUserMcpJson',
+  'cursor',
+  'claudeCode',
+  'copilotCli',
+  'codex',
+  'gemini',
+  'windsurf',
+  'claudeDesktop',
+] as const;
 export type FileSourceKind = (typeof FILE_SOURCES)[number];
 
 /** Where a server entry was read from. `user`, `workspace` and `folder` are settings scopes. */

@@ -8,9 +8,7 @@ import { MAX_STRING_LENGTH } from './limits';
 import { isSecretName } from './secrets';
 
 export type InputLookup =
-  | { readonly kind: 'value'; readonly value: string }
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'error'; readonly message: string };
+  { readonly kind: 'value'; readonly value: string } | { readonly kind: 'missing' } | { readonly kind: 'error'; readonly message: string };
 
 export interface VariableScope {
   readonly workspaceFolders: readonly WorkspaceFolder[];

@@ -89,7 +89,11 @@ export class AttemptRunner {
     const attempt: Attempt = { generation: this.generation, abort: new AbortController(), mode, done: Promise.resolve() };
     this.attempt = attempt;
     const { maxAttempts } = this.connection.definition.reconnect;
-    this.connection.setState({ kind: 'starting', since: this.connection.clock.now(), ...(mode.kind === 'auto' ? { attempt: mode.attempt, maxAttempts } : {}) });
+    this.connection.setState({
+      kind: 'starting',
+      since: this.connection.clock.now(),
+      ...(mode.kind === 'auto' ? { attempt: mode.attempt, maxAttempts } : {}),
+    });
     // A superseded attempt is still ending its process; the new one must not overlap with it
     // (servers holding a port or a lock file would fail). Without anything to wait for, the
     // attempt starts synchronously: the process exists (and `pid` is known) when start() returns.
@@ -164,15 +168,19 @@ export class AttemptRunner {
     const { connectMs } = definition.timeouts;
     let phase: ConnectPhase = 'spawn';
     const signal = attempt.abort.signal;
-    const deadline = connectMs > 0
-      ? clock.setTimeout(() => {
-          const waitingFor = phase === 'spawn' || phase === 'connect' ? 'the connection' : phase;
-          attempt.abort.abort(new ConnectionError('CONNECT_TIMEOUT', `timed out after ${connectMs} ms waiting for ${waitingFor}`));
-        }, connectMs)
-      : undefined;
+    const deadline =
+      connectMs > 0
+        ? clock.setTimeout(() => {
+            const waitingFor = phase === 'spawn' || phase === 'connect' ? 'the connection' : phase;
+            attempt.abort.abort(new ConnectionError('CONNECT_TIMEOUT', `timed out after ${connectMs} ms waiting for ${waitingFor}`));
+          }, connectMs)
+        : undefined;
     try {
       const session = await McpSession.open({
-        definition, logger, clock, signal,
+        definition,
+        logger,
+        clock,
+        signal,
         clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
         ...(this.options.serverRequests ? { serverRequests: this.options.serverRequests } : {}),
         // initialize includes the server's own start-up (npx may download for a minute), so while
@@ -226,7 +234,9 @@ export class AttemptRunner {
       },
       now,
     );
-    logger.info(`running: ${session.serverInfo.name} ${session.serverInfo.version}, protocol ${session.protocolVersion} (${session.era} era), ${toolCount} tools, ${now - startedAt} ms`);
+    logger.info(
+      `running: ${session.serverInfo.name} ${session.serverInfo.version}, protocol ${session.protocolVersion} (${session.era} era), ${toolCount} tools, ${now - startedAt} ms`,
+    );
     if (toolsChanged) this.keeper.publishTools();
   }
 
@@ -255,7 +265,9 @@ export class AttemptRunner {
 
   /** The sandbox runtime's own start failed in a way a second try heals (its bridges were slow). */
   private isSandboxHiccup(failure: ConnectionError): boolean {
-    return failure.code === 'PROCESS_EXITED' && sandboxOf(this.connection.definition) !== undefined && isTransientSandboxStart(failure.message);
+    return (
+      failure.code === 'PROCESS_EXITED' && sandboxOf(this.connection.definition) !== undefined && isTransientSandboxStart(failure.message)
+    );
   }
 
   private isRemoteTransient(failure: ConnectionError): boolean {
@@ -280,7 +292,16 @@ export class AttemptRunner {
       return;
     }
     const { attempt, maxAttempts, delayMs } = decision;
-    this.connection.setState({ kind: 'reconnecting', attempt, maxAttempts, nextTryAt: now + delayMs, lastError: redactSecrets(lastError.message, definition.secrets) }, now);
+    this.connection.setState(
+      {
+        kind: 'reconnecting',
+        attempt,
+        maxAttempts,
+        nextTryAt: now + delayMs,
+        lastError: redactSecrets(lastError.message, definition.secrets),
+      },
+      now,
+    );
     this.scheduleAttempt(delayMs, attempt);
   }
 
@@ -325,12 +346,24 @@ export class AttemptRunner {
     this.failures = 0;
     const need = failure.signIn ?? { reason: 'signInRequired' as const };
     const detail = redactSecrets(failure.message, this.connection.definition.secrets);
-    this.connection.setState({ kind: 'needsSignIn', reason: need.reason, detail, ...(need.scope ? { scope: need.scope } : {}), since: this.connection.clock.now() });
+    this.connection.setState({
+      kind: 'needsSignIn',
+      reason: need.reason,
+      detail,
+      ...(need.scope ? { scope: need.scope } : {}),
+      since: this.connection.clock.now(),
+    });
   }
 
   private setError(code: ConnectionErrorCode, message: string, nextTryAt?: number): void {
     const { definition, clock } = this.connection;
-    const state = { kind: 'error' as const, code, message: redactSecrets(message, definition.secrets), stderrTail: this.launches.errorTail(), since: clock.now() };
+    const state = {
+      kind: 'error' as const,
+      code,
+      message: redactSecrets(message, definition.secrets),
+      stderrTail: this.launches.errorTail(),
+      since: clock.now(),
+    };
     this.connection.setState(nextTryAt === undefined ? state : { ...state, nextTryAt });
   }
 }

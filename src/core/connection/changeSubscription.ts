@@ -54,7 +54,8 @@ export class ChangeSubscription {
       .catch((error: unknown) => {
         if (stale()) return;
         this.failures += 1;
-        if (this.failures >= MAX_LISTEN_TRIES) return void this.logger.warn(`cannot subscribe to tool list changes: ${errorMessage(error)}`);
+        if (this.failures >= MAX_LISTEN_TRIES)
+          return void this.logger.warn(`cannot subscribe to tool list changes: ${errorMessage(error)}`);
         this.listen();
       });
   }

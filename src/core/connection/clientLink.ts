@@ -178,7 +178,8 @@ export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTime
   const client = new Client(options.clientInfo, {
     capabilities: clientCapabilities(handlers),
     // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
-    versionNegotiation: kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },
+    versionNegotiation:
+      kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },
     // input_required rounds are answered by the same handlers as 2025-era server requests.
     inputRequired: { autoFulfill: true },
   });
@@ -208,14 +209,22 @@ const MAX_PROBE_MS = 5_000;
  */
 export function closedDuringProbe(error: unknown): boolean {
   const cause = error instanceof ConnectionError ? error.cause : error;
-  return cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(cause.message);
+  return (
+    cause instanceof SdkError &&
+    cause.code === SdkErrorCode.EraNegotiationFailed &&
+    /closed during the server\/discover probe/.test(cause.message)
+  );
 }
 
 /**
  * Connects a new client: spawn or reach the server, negotiate the era, and (legacy) initialize.
  * On failure the transport is closed (the process tree is gone) before it rejects.
  */
-export async function linkClient(kind: TransportType, options: LinkOptions, wire: (client: Client, transport: Transport) => void): Promise<ClientLink> {
+export async function linkClient(
+  kind: TransportType,
+  options: LinkOptions,
+  wire: (client: Client, transport: Transport) => void,
+): Promise<ClientLink> {
   const { signal } = options;
   const transport = createTransport(kind, options);
   const client = newClient(options, kind);
@@ -234,7 +243,11 @@ export async function linkClient(kind: TransportType, options: LinkOptions, wire
     const { prior } = options;
     const reissue = kind === 'http' ? reissueOnBrokenStream(transport, options.logger) : undefined;
     const raw = new RawRequests(transport);
-    const connecting = client.connect(traceTraffic(transport, options.logger, reissue?.noteInbound, raw.take), { signal, timeout, ...(prior ? { prior } : {}) });
+    const connecting = client.connect(traceTraffic(transport, options.logger, reissue?.noteInbound, raw.take), {
+      signal,
+      timeout,
+      ...(prior ? { prior } : {}),
+    });
     if (kind !== 'sse') enter('initialize');
     await abortable(connecting, signal);
     if (transport instanceof StdioProcessTransport) transport.markEstablished();
@@ -257,11 +270,21 @@ export async function linkClient(kind: TransportType, options: LinkOptions, wire
   }
 }
 
-function connectFailure(error: unknown, kind: TransportType, transport: Transport, phase: ConnectPhase, options: LinkOptions): ConnectionError {
+function connectFailure(
+  error: unknown,
+  kind: TransportType,
+  transport: Transport,
+  phase: ConnectPhase,
+  options: LinkOptions,
+): ConnectionError {
   const { definition } = options;
   if (transport instanceof StdioProcessTransport && transport.exitStatus) {
     const { code, signal } = transport.exitStatus;
-    return new ConnectionError('PROCESS_EXITED', `server process exited with ${signal ? `signal ${signal}` : `code ${code}`} during ${phase}`, { cause: error });
+    return new ConnectionError(
+      'PROCESS_EXITED',
+      `server process exited with ${signal ? `signal ${signal}` : `code ${code}`} during ${phase}`,
+      { cause: error },
+    );
   }
   if (error instanceof ConnectionError) return error;
   // The state says it is the connect that needs the sign-in.
@@ -270,15 +293,20 @@ function connectFailure(error: unknown, kind: TransportType, transport: Transpor
   const where = definition.transport === 'stdio' ? definition.command : definition.url;
   const status = httpStatus(error);
   if (status !== undefined) {
-    return new ConnectionError('HTTP_ERROR', `${kind === 'sse' ? 'SSE' : 'streamable HTTP'} ${phase} at ${where} failed with HTTP ${status}: ${errorMessage(error)}`, {
-      cause: error,
-      status,
-    });
+    return new ConnectionError(
+      'HTTP_ERROR',
+      `${kind === 'sse' ? 'SSE' : 'streamable HTTP'} ${phase} at ${where} failed with HTTP ${status}: ${errorMessage(error)}`,
+      {
+        cause: error,
+        status,
+      },
+    );
   }
   if (isUnreachable(error) || (error instanceof TypeError && error.message === 'fetch failed')) {
     return new ConnectionError('CONNECT_FAILED', `cannot reach ${where}: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
   }
-  if (error instanceof SseError) return new ConnectionError('CONNECT_FAILED', `cannot open SSE stream at ${where}: ${error.message}`, { cause: error });
+  if (error instanceof SseError)
+    return new ConnectionError('CONNECT_FAILED', `cannot open SSE stream at ${where}: ${error.message}`, { cause: error });
   if (error instanceof Error && /protocol version is not supported|negotiation failed/i.test(error.message)) {
     return new ConnectionError('PROTOCOL_ERROR', error.message, { cause: error });
   }
@@ -286,13 +314,20 @@ function connectFailure(error: unknown, kind: TransportType, transport: Transpor
 }
 
 /** Ends a streamable-HTTP session with DELETE (bounded), then closes the client. Never throws. */
-export async function closeLink(link: Pick<ClientLink, 'client' | 'transport' | 'raw'>, logger: Logger, terminateTimeoutMs: number): Promise<void> {
+export async function closeLink(
+  link: Pick<ClientLink, 'client' | 'transport' | 'raw'>,
+  logger: Logger,
+  terminateTimeoutMs: number,
+): Promise<void> {
   const { transport } = link;
   link.raw.close();
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, terminateTimeoutMs)));
-    await Promise.race([transport.terminateSession().catch((error: unknown) => logger.debug(`terminate session: ${errorMessage(error)}`)), timedOut]);
+    await Promise.race([
+      transport.terminateSession().catch((error: unknown) => logger.debug(`terminate session: ${errorMessage(error)}`)),
+      timedOut,
+    ]);
     clearTimeout(timer);
   }
   await link.client.close().catch((error: unknown) => logger.debug(`close: ${errorMessage(error)}`));

@@ -1,5 +1,12 @@
 // Creating the SDK's HTTP transports, and reading the errors they throw.
-import { SdkHttpError, SSEClientTransport, SseError, StreamableHTTPClientTransport, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
+import {
+  SdkHttpError,
+  SSEClientTransport,
+  SseError,
+  StreamableHTTPClientTransport,
+  type AuthProvider,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
 import { errorMessage } from '../base/errorMessage';
 
 export interface HttpTransportOptions {

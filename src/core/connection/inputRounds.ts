@@ -11,8 +11,14 @@ import { ConnectionError } from './errors';
 export type InputKind = 'elicitation' | 'sampling' | 'roots';
 
 /** The request a server makes for each kind of input it asks. */
-export const INPUT_METHOD: Readonly<Record<InputKind, string>> = { elicitation: 'elicitation/create', sampling: 'sampling/createMessage', roots: 'roots/list' };
-const KIND_OF: Readonly<Record<string, InputKind>> = Object.fromEntries(Object.entries(INPUT_METHOD).map(([kind, method]) => [method, kind as InputKind]));
+export const INPUT_METHOD: Readonly<Record<InputKind, string>> = {
+  elicitation: 'elicitation/create',
+  sampling: 'sampling/createMessage',
+  roots: 'roots/list',
+};
+const KIND_OF: Readonly<Record<string, InputKind>> = Object.fromEntries(
+  Object.entries(INPUT_METHOD).map(([kind, method]) => [method, kind as InputKind]),
+);
 
 /** What a client's request carries for its upstream's rounds. */
 export interface ClientRounds {
@@ -36,7 +42,10 @@ export interface UpstreamExtras {
 }
 
 /** What a 2026-07-28 upstream gets besides the request; a 2025 one has no `_meta` envelope or rounds. */
-export function extrasFor(era: ProtocolEra, upstream: UpstreamExtras): { meta?: { _meta: Readonly<Record<string, unknown>> }; rounds?: ClientRounds } {
+export function extrasFor(
+  era: ProtocolEra,
+  upstream: UpstreamExtras,
+): { meta?: { _meta: Readonly<Record<string, unknown>> }; rounds?: ClientRounds } {
   if (era !== 'modern') return {};
   return { ...(upstream.meta ? { meta: { _meta: upstream.meta } } : {}), ...(upstream.rounds ? { rounds: upstream.rounds } : {}) };
 }
@@ -66,7 +75,12 @@ function retryParams(responses: Readonly<Record<string, unknown>> | undefined, r
  * Sends the request, and again with the host's answers while the upstream asks only what the host
  * answers. Returns the complete result, or the first round that has something for the client.
  */
-export async function runClientRounds<R>(what: string, rounds: ClientRounds, host: ServerRequestHandlers, send: (params: RoundParams) => Promise<R | InputRequiredResult>): Promise<R | ClientInputRound> {
+export async function runClientRounds<R>(
+  what: string,
+  rounds: ClientRounds,
+  host: ServerRequestHandlers,
+  send: (params: RoundParams) => Promise<R | InputRequiredResult>,
+): Promise<R | ClientInputRound> {
   let params = retryParams(rounds.inputResponses, rounds.requestState);
   for (let round = 1; round <= MAX_HOST_ROUNDS; round += 1) {
     const result = await send(params);
@@ -78,7 +92,9 @@ export async function runClientRounds<R>(what: string, rounds: ClientRounds, hos
       if (kind !== undefined && rounds.clientAnswers.has(kind)) forClient[key] = request;
       else forHost.push([key, request]);
     }
-    const answered = Object.fromEntries(await Promise.all(forHost.map(async ([key, request]) => [key, await answerForHost(host, key, request)] as const)));
+    const answered = Object.fromEntries(
+      await Promise.all(forHost.map(async ([key, request]) => [key, await answerForHost(host, key, request)] as const)),
+    );
     if (Object.keys(forClient).length > 0 || forHost.length === 0) {
       return {
         resultType: 'input_required',
@@ -104,7 +120,8 @@ async function answerForHost(host: ServerRequestHandlers, key: string, request: 
     }
     case 'sampling/createMessage': {
       const parsed = CreateMessageRequestParamsSchema.safeParse(params);
-      if (!parsed.success || !host.sample) throw invalid(parsed.success ? 'nobody can answer a sampling request here' : parsed.error.message);
+      if (!parsed.success || !host.sample)
+        throw invalid(parsed.success ? 'nobody can answer a sampling request here' : parsed.error.message);
       return host.sample(parsed.data);
     }
     case 'roots/list':

@@ -94,7 +94,9 @@ export class LaunchDiagnostics {
   /** Why a running session ended: the process's exit, or the connection closing. */
   describeClose(session: McpSession): ConnectionError {
     const exit = session.exitStatus;
-    const how = exit ? `the server process exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}` : 'the connection closed';
+    const how = exit
+      ? `the server process exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}`
+      : 'the connection closed';
     return this.withStderrHint(new ConnectionError('CONNECTION_LOST', how));
   }
 
@@ -102,7 +104,11 @@ export class LaunchDiagnostics {
   private withStderrHint(error: ConnectionError): ConnectionError {
     const last = this.definition.transport === 'stdio' ? this.stderr.tail(1)[0] : undefined;
     if (last === undefined || !HINTED_BY_STDERR.includes(error.code) || error.message.includes(last)) return error;
-    return new ConnectionError(error.code, `${error.message}. Last stderr line: ${last}`, { cause: error.cause, status: error.status, notSent: error.notSent });
+    return new ConnectionError(error.code, `${error.message}. Last stderr line: ${last}`, {
+      cause: error.cause,
+      status: error.status,
+      notSent: error.notSent,
+    });
   }
 }
 

@@ -7,7 +7,12 @@ import { ConnectionError } from './errors';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 
 /** Each list method and the field of its result that holds the items. */
-const ITEMS_KEY = { 'tools/list': 'tools', 'resources/list': 'resources', 'resources/templates/list': 'resourceTemplates', 'prompts/list': 'prompts' } as const;
+const ITEMS_KEY = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+} as const;
 
 export type ListMethod = keyof typeof ITEMS_KEY;
 
@@ -21,7 +26,13 @@ export function pageSchema(method: ListMethod) {
 
 /** What paging needs of a session (McpSession provides it). */
 export interface PagingSession {
-  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: z.ZodType, policy: RequestPolicy, budget: RetryBudget): Promise<T>;
+  requestRaw<T>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: z.ZodType,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+  ): Promise<T>;
 }
 
 /** Pages of a session's lists with `policy`; `budget`, when given, is shared by all of them (else one per page). */
@@ -45,7 +56,12 @@ const MAX_PAGES = 1_000;
  * Requests pages of `method` and hands each to `take`, until the list ends or `wantMore` says
  * enough. A cursor seen twice, or more than 1,000 pages, is a protocol error.
  */
-export async function readPages(method: ListMethod, requestPage: PageRequester, take: (page: Record<string, unknown>) => void, wantMore: () => boolean): Promise<PagingResult> {
+export async function readPages(
+  method: ListMethod,
+  requestPage: PageRequester,
+  take: (page: Record<string, unknown>) => void,
+  wantMore: () => boolean,
+): Promise<PagingResult> {
   const seen = new Set<string>();
   let cursor: string | undefined;
   let pages = 0;

@@ -92,10 +92,12 @@ export class OfferKeeper {
     const server = this.options.server;
     const tool = this.toolList.tools.find((candidate) => candidate.name === name);
     const quarantined = tool ? undefined : this.toolList.quarantined.find((candidate) => candidate.name === name);
-    if (quarantined) throw new ConnectionError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${server}\` is quarantined: ${quarantined.problem}`);
+    if (quarantined)
+      throw new ConnectionError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${server}\` is quarantined: ${quarantined.problem}`);
     if (!tool) throw new ConnectionError('UNKNOWN_TOOL', `server \`${server}\` has no tool \`${name}\``);
     const problems = checkToolArguments(tool, args);
-    if (problems.length > 0) throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
     return tool;
   }
 
@@ -110,7 +112,8 @@ export class OfferKeeper {
       onToolListChanged: (session) => void this.refresh(session, 'tools'),
       onOfferChanged: (session, list) => void this.refresh(session, list),
       onResourceUpdated: (session, uri) => {
-        if (session === this.options.activeSession() && this.subscriptions.has(uri)) this.noticeEmitter.fire({ kind: 'resourceUpdated', server: this.options.server, uri });
+        if (session === this.options.activeSession() && this.subscriptions.has(uri))
+          this.noticeEmitter.fire({ kind: 'resourceUpdated', server: this.options.server, uri });
       },
       onLogMessage: (session, params: LoggingMessageNotification['params']) => {
         if (session !== this.options.activeSession()) return;
@@ -122,7 +125,10 @@ export class OfferKeeper {
 
   /** Everything a newly opened session offers, listed at once: a connect waits for the slower list, not their sum. */
   async listAll(session: McpSession, policy: RequestPolicy): Promise<ListedOffer> {
-    const [tools, offer] = await Promise.all([listAllTools(sessionPages(session, policy, { retried: true }), session.era), listOffer(session, policy, this.current)]);
+    const [tools, offer] = await Promise.all([
+      listAllTools(sessionPages(session, policy, { retried: true }), session.era),
+      listOffer(session, policy, this.current),
+    ]);
     return { tools, offer };
   }
 

@@ -9,8 +9,24 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
 /** Subschemas outside the chain of `properties` that a header may sit on. */
 const UNREACHABLE = [
-  'items', 'prefixItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames',
-  'patternProperties', 'dependentSchemas', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions',
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'patternProperties',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
 ];
 /** Keywords whose value maps names to subschemas. */
 const NAMED = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
@@ -67,20 +83,30 @@ function scanParamHeaders(inputSchema: unknown): { readonly problem: string } | 
     for (const keyword of UNREACHABLE) {
       const sub = schema[keyword];
       if (sub === undefined) continue;
-      const branches = Array.isArray(sub) ? sub : NAMED.has(keyword) && sub !== null && typeof sub === 'object' ? Object.values(sub) : [sub];
+      const branches = Array.isArray(sub)
+        ? sub
+        : NAMED.has(keyword) && sub !== null && typeof sub === 'object'
+          ? Object.values(sub)
+          : [sub];
       for (const branch of branches) stack.push({ node: branch, path: [...path, `<${keyword}>`], reachable: false });
     }
   }
   return { declarations };
 }
 
-function declarationProblem(schema: Record<string, unknown>, path: readonly string[], reachable: boolean, seen: Map<string, string>): string | undefined {
+function declarationProblem(
+  schema: Record<string, unknown>,
+  path: readonly string[],
+  reachable: boolean,
+  seen: Map<string, string>,
+): string | undefined {
   if (!reachable || path.length === 0) return `${where(path)}: x-mcp-header is only allowed on a property reached through \`properties\``;
   const header = schema[X_MCP_HEADER];
   if (typeof header !== 'string' || header === '') return `${where(path)}: x-mcp-header must be a non-empty string`;
   if (!TOKEN.test(header)) return `${where(path)}: x-mcp-header "${header.slice(0, 80)}" is not a valid HTTP header token`;
   const type = typeof schema.type === 'string' ? schema.type : undefined;
-  if (type === undefined || !HEADER_TYPES.has(type)) return `${where(path)}: x-mcp-header needs a string, integer or boolean property, not ${type ?? 'an untyped one'}`;
+  if (type === undefined || !HEADER_TYPES.has(type))
+    return `${where(path)}: x-mcp-header needs a string, integer or boolean property, not ${type ?? 'an untyped one'}`;
   const earlier = seen.get(header.toLowerCase());
   if (earlier !== undefined) return `x-mcp-header "${header}" is declared twice (also as "${earlier}")`;
   seen.set(header.toLowerCase(), header);

@@ -5,7 +5,9 @@
 // ids of their own, and their responses are taken off the transport before the client sees them.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 
-export type RawResponse = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'error'; readonly error: { code: number; message: string; data?: unknown } };
+export type RawResponse =
+  | { readonly kind: 'result'; readonly result: unknown }
+  | { readonly kind: 'error'; readonly error: { code: number; message: string; data?: unknown } };
 
 /** More raw requests in flight on one link than the tasks it runs need (32 tasks, a few requests each). */
 const MAX_PENDING = 256;
@@ -47,7 +49,12 @@ export class RawRequests {
       });
     });
     try {
-      await this.transport.send({ jsonrpc: '2.0', id, method: request.method, ...(request.params === undefined ? {} : { params: request.params }) } as JSONRPCMessage);
+      await this.transport.send({
+        jsonrpc: '2.0',
+        id,
+        method: request.method,
+        ...(request.params === undefined ? {} : { params: request.params }),
+      } as JSONRPCMessage);
     } catch (error) {
       this.pending.delete(id);
       throw error;

@@ -47,7 +47,10 @@ export function decideRetry(input: RetryInput): RetryDecision {
     const attempt = failures + 1;
     return { kind: 'retry', attempt, maxAttempts, delayMs: backoffDelay(attempt, settings, input.random) };
   }
-  const message = maxAttempts === 0 || failures === 0 ? input.lastError : `gave up after ${failures} reconnect attempt${failures > 1 ? 's' : ''}: ${input.lastError}`;
+  const message =
+    maxAttempts === 0 || failures === 0
+      ? input.lastError
+      : `gave up after ${failures} reconnect attempt${failures > 1 ? 's' : ''}: ${input.lastError}`;
   if (!input.transientRemote) return { kind: 'giveUp', message };
   return { kind: 'giveUp', message, slowRetry: { attempt: failures + 1, delayMs: input.slowRetryMs ?? DEFAULT_SLOW_RETRY_MS } };
 }

@@ -21,7 +21,13 @@ export class RequestDeadlines {
   ) {
     policy.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
     this.armQuietTimer();
-    this.totalTimer = policy.maxTotalMs > 0 ? clock.setTimeout(() => this.end('maxTotal', new Error(`maximum total time of ${policy.maxTotalMs} ms exceeded`)), policy.maxTotalMs) : undefined;
+    this.totalTimer =
+      policy.maxTotalMs > 0
+        ? clock.setTimeout(
+            () => this.end('maxTotal', new Error(`maximum total time of ${policy.maxTotalMs} ms exceeded`)),
+            policy.maxTotalMs,
+          )
+        : undefined;
   }
 
   get signal(): AbortSignal {
@@ -42,7 +48,10 @@ export class RequestDeadlines {
   private armQuietTimer(): void {
     if (this.quietTimer !== undefined) this.clock.clearTimeout(this.quietTimer);
     const { timeoutMs } = this.policy;
-    this.quietTimer = timeoutMs > 0 ? this.clock.setTimeout(() => this.end('timeout', new Error(`request timed out: no response within ${timeoutMs} ms`)), timeoutMs) : undefined;
+    this.quietTimer =
+      timeoutMs > 0
+        ? this.clock.setTimeout(() => this.end('timeout', new Error(`request timed out: no response within ${timeoutMs} ms`)), timeoutMs)
+        : undefined;
   }
 
   private end(why: RequestEnd, reason: unknown): void {

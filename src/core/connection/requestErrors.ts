@@ -20,7 +20,8 @@ export interface RequestErrorContext {
 export function translateRequestError(error: unknown, context: RequestErrorContext): ConnectionError {
   const { what } = context;
   if (context.ended === 'caller') return new ConnectionError('CANCELLED', `${what} was cancelled`, { cause: error });
-  if (context.ended === 'timeout') return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
+  if (context.ended === 'timeout')
+    return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
   if (context.ended === 'maxTotal') {
     return new ConnectionError(
       'REQUEST_TIMEOUT',
@@ -38,10 +39,17 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
   } else if (error instanceof ProtocolError) {
     // The upstream's own text, without the SDK's "MCP error <code>: " prefix: the code travels in
     // rpcCode, and every hop that wraps the message would add the prefix once more.
-    return new ConnectionError('SERVER_ERROR', `${what} failed: ${stripRpcPrefix(error.message)}`, { cause: error, rpcCode: error.code, data: error.data });
+    return new ConnectionError('SERVER_ERROR', `${what} failed: ${stripRpcPrefix(error.message)}`, {
+      cause: error,
+      rpcCode: error.code,
+      data: error.data,
+    });
   }
   if (isUnreachable(error)) {
-    return new ConnectionError('CONNECTION_LOST', `${what} failed: server unreachable: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
+    return new ConnectionError('CONNECTION_LOST', `${what} failed: server unreachable: ${describeFetchFailure(error)}`, {
+      cause: error,
+      notSent: true,
+    });
   }
   const status = httpStatus(error);
   if (status !== undefined) {
@@ -68,7 +76,11 @@ function translateSdkError(error: SdkError, context: RequestErrorContext): Conne
     case SdkErrorCode.CapabilityNotSupported:
     case SdkErrorCode.InputRequiredRoundsExceeded:
       // An input_required round (2026-07-28) asking for something no handler answers yet.
-      return new ConnectionError('PROTOCOL_ERROR', `${what} failed: the server asked for input Switchboard cannot give here: ${error.message}`, { cause: error });
+      return new ConnectionError(
+        'PROTOCOL_ERROR',
+        `${what} failed: the server asked for input Switchboard cannot give here: ${error.message}`,
+        { cause: error },
+      );
     default:
       return undefined;
   }
@@ -85,7 +97,10 @@ export function signInFailure(error: unknown, what?: string): ConnectionError | 
   if (required) return need(required.message, { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) });
   if (InsufficientScopeError.isInstance(error)) {
     const scope = error.requiredScope;
-    return need(`the server asks for more access${scope ? ` (scope "${scope}")` : ''}; sign in again to grant it`, { reason: 'scope', ...(scope ? { scope } : {}) });
+    return need(`the server asks for more access${scope ? ` (scope "${scope}")` : ''}; sign in again to grant it`, {
+      reason: 'scope',
+      ...(scope ? { scope } : {}),
+    });
   }
   if (UnauthorizedError.isInstance(error)) return need('sign-in required', { reason: 'signInRequired' });
   if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication) {

@@ -65,13 +65,18 @@ export class RequestGate {
   notRunning(what: string): ConnectionError {
     const { connection } = this;
     const state = connection.currentState;
-    if (state.kind === 'stopped' && connection.disposed) return new ConnectionError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
+    if (state.kind === 'stopped' && connection.disposed)
+      return new ConnectionError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
     if (state.kind === 'needsSignIn') {
       // Said so that a person reading it (in chat, in a terminal) knows what to do.
-      return new ConnectionError('NEEDS_SIGN_IN', `${what}: server \`${connection.name}\` needs a sign-in (${state.detail}): use Sign In on its row in the editor, or run \`mcp-switchboard login ${connection.name}\``, {
-        notSent: true,
-        signIn: { reason: state.reason, ...(state.scope ? { scope: state.scope } : {}) },
-      });
+      return new ConnectionError(
+        'NEEDS_SIGN_IN',
+        `${what}: server \`${connection.name}\` needs a sign-in (${state.detail}): use Sign In on its row in the editor, or run \`mcp-switchboard login ${connection.name}\``,
+        {
+          notSent: true,
+          signIn: { reason: state.reason, ...(state.scope ? { scope: state.scope } : {}) },
+        },
+      );
     }
     const detail = state.kind === 'error' ? `: ${state.message}` : '';
     return new ConnectionError('NOT_RUNNING', `${what}: server \`${connection.name}\` is ${state.kind}${detail}`);
@@ -112,7 +117,13 @@ export class RequestGate {
       signal?.addEventListener('abort', onAbort, { once: true });
       const budgetMs = connection.requestMs;
       if (budgetMs > 0) {
-        timer = connection.clock.setTimeout(() => finish(new ConnectionError('REQUEST_TIMEOUT', `${what}: server \`${connection.name}\` did not become ready within ${budgetMs} ms`)), budgetMs);
+        timer = connection.clock.setTimeout(
+          () =>
+            finish(
+              new ConnectionError('REQUEST_TIMEOUT', `${what}: server \`${connection.name}\` did not become ready within ${budgetMs} ms`),
+            ),
+          budgetMs,
+        );
       }
     });
   }

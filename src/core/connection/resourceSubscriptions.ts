@@ -35,7 +35,8 @@ export class ResourceSubscriptions {
   async subscribe(uri: string): Promise<void> {
     if (uri.length > MAX_URI_LENGTH) throw new Error(`resource URI longer than ${MAX_URI_LENGTH} characters`);
     const count = this.counts.get(uri) ?? 0;
-    if (count === 0 && this.counts.size >= MAX_RESOURCE_SUBSCRIPTIONS) throw new Error(`more than ${MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions on server "${this.server}"`);
+    if (count === 0 && this.counts.size >= MAX_RESOURCE_SUBSCRIPTIONS)
+      throw new Error(`more than ${MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions on server "${this.server}"`);
     this.counts.set(uri, count + 1);
     if (count > 0) return;
     const session = this.activeSession();
@@ -53,7 +54,10 @@ export class ResourceSubscriptions {
     if (count > 1) return void this.counts.set(uri, count - 1);
     this.counts.delete(uri);
     const session = this.activeSession();
-    if (session) await this.send(session, 'resources/unsubscribe', uri).catch((error: unknown) => this.logger.debug(`resources/unsubscribe failed: ${errorMessage(error)}`));
+    if (session)
+      await this.send(session, 'resources/unsubscribe', uri).catch((error: unknown) =>
+        this.logger.debug(`resources/unsubscribe failed: ${errorMessage(error)}`),
+      );
   }
 
   /** A new session: every subscription is made on it. */
@@ -61,7 +65,9 @@ export class ResourceSubscriptions {
     if (this.counts.size === 0) return;
     if (session.era === 'modern') return session.setResourceSubscriptions([...this.counts.keys()]);
     for (const uri of this.counts.keys()) {
-      await this.send(session, 'resources/subscribe', uri).catch((error: unknown) => this.logger.warn(`resources/subscribe ${uri.slice(0, 200)} failed: ${errorMessage(error)}`));
+      await this.send(session, 'resources/subscribe', uri).catch((error: unknown) =>
+        this.logger.warn(`resources/subscribe ${uri.slice(0, 200)} failed: ${errorMessage(error)}`),
+      );
     }
   }
 

@@ -70,7 +70,11 @@ export class RunningTasks {
   /** Holds a place for a task-run call of `tool`; throws when the server has its maximum. */
   reserve(tool: string): TaskSlot {
     if (this.reserved >= MAX_TASKS_PER_SERVER) {
-      throw new ConnectionError('BUSY', `server \`${this.server}\` is running ${MAX_TASKS_PER_SERVER} tasks, the most Switchboard runs at once on one server; try again when one ends`, { notSent: true });
+      throw new ConnectionError(
+        'BUSY',
+        `server \`${this.server}\` is running ${MAX_TASKS_PER_SERVER} tasks, the most Switchboard runs at once on one server; try again when one ends`,
+        { notSent: true },
+      );
     }
     this.reserved += 1;
     let id: string | undefined;

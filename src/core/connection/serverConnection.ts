@@ -221,7 +221,9 @@ export class ServerConnection {
 
   /** Fetches every page of tools/list again and updates `tools`. */
   async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
-    const tools = await this.gate.withSession('tools/list', options.signal, (session, policy, budget) => this.keeper.listTools(session, policy, budget));
+    const tools = await this.gate.withSession('tools/list', options.signal, (session, policy, budget) =>
+      this.keeper.listTools(session, policy, budget),
+    );
     return structuredClone([...tools]);
   }
 
@@ -231,18 +233,26 @@ export class ServerConnection {
    * A result with `isError` is returned, not thrown. Only a request that provably never reached
    * the server, or hit an expired HTTP session, is sent again, once.
    */
-  sendToolCall<O extends CallerOptions = CallerOptions>(name: string, args: Record<string, unknown> = {}, options: O = {} as O): Promise<CallOutcome<O, CallToolResult>> {
-    return this.lifecycle.inUse(() => this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
-      const tool = this.keeper.toolToCall(name, args);
-      const callerPolicy = { ...policy, onProgress: options.onProgress };
-      // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
-      if (requiresTask(tool) && session.era === 'legacy') return session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks);
-      const plain = session.requestToolCall(name, args, callerPolicy, budget, tool, options);
-      // A 2026-07-28 server may answer a plain call only as a task (-32021 naming the tasks
-      // extension): then it is made again with the extension declared, and run as a task.
-      if (session.era !== 'modern' || tool === undefined) return plain;
-      return plain.catch((error: unknown) => (needsTasks(error) ? session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks) : Promise.reject(error)));
-    })) as Promise<CallOutcome<O, CallToolResult>>;
+  sendToolCall<O extends CallerOptions = CallerOptions>(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: O = {} as O,
+  ): Promise<CallOutcome<O, CallToolResult>> {
+    return this.lifecycle.inUse(() =>
+      this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
+        const tool = this.keeper.toolToCall(name, args);
+        const callerPolicy = { ...policy, onProgress: options.onProgress };
+        // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
+        if (requiresTask(tool) && session.era === 'legacy') return session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks);
+        const plain = session.requestToolCall(name, args, callerPolicy, budget, tool, options);
+        // A 2026-07-28 server may answer a plain call only as a task (-32021 naming the tasks
+        // extension): then it is made again with the extension declared, and run as a task.
+        if (session.era !== 'modern' || tool === undefined) return plain;
+        return plain.catch((error: unknown) =>
+          needsTasks(error) ? session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks) : Promise.reject(error),
+        );
+      }),
+    ) as Promise<CallOutcome<O, CallToolResult>>;
   }
 
   /**
@@ -250,14 +260,27 @@ export class ServerConnection {
    * argument, set the log level), with the same waiting, limits and retry as a tool call. The
    * result is passed on as the server sent it.
    */
-  async forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(method: M, params: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, ForwardedResult<M>>> {
-    const result = await this.lifecycle.inUse(() => this.gate.withSession(method, options.signal, (session, policy, budget) =>
-      // 2026-07-28 has no logging/setLevel: a client's level travels with each of its requests
-      // (`meta`, set by the gateway for the client that asked), so there is nothing to send.
-      method === 'logging/setLevel' && session.era === 'modern'
-        ? Promise.resolve({} as ForwardedResult<M>)
-        : session.requestRaw<ForwardedResult<M>>(method, params, FORWARDED_RESULTS[method], { ...policy, onProgress: options.onProgress }, budget, options),
-    ));
+  async forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
+    method: M,
+    params: Record<string, unknown>,
+    options: O = {} as O,
+  ): Promise<CallOutcome<O, ForwardedResult<M>>> {
+    const result = await this.lifecycle.inUse(() =>
+      this.gate.withSession(method, options.signal, (session, policy, budget) =>
+        // 2026-07-28 has no logging/setLevel: a client's level travels with each of its requests
+        // (`meta`, set by the gateway for the client that asked), so there is nothing to send.
+        method === 'logging/setLevel' && session.era === 'modern'
+          ? Promise.resolve({} as ForwardedResult<M>)
+          : session.requestRaw<ForwardedResult<M>>(
+              method,
+              params,
+              FORWARDED_RESULTS[method],
+              { ...policy, onProgress: options.onProgress },
+              budget,
+              options,
+            ),
+      ),
+    );
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
     if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
     return result as CallOutcome<O, ForwardedResult<M>>;
@@ -318,4 +341,3 @@ export class ServerConnection {
     });
   }
 }
-

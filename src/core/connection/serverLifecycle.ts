@@ -49,7 +49,8 @@ export class ServerLifecycle {
     if (host.disposed() || kind === 'disabled') return Promise.resolve();
     // Already idle: resolves when the last process or session has ended, as stop() does.
     if (startsOnDemand(kind)) return host.attempts.closed();
-    if (reason === 'unused') host.logger.info(`stopping: unused for ${describeIdleTime(this.settings.idleStopMs)}; the next request starts it again`);
+    if (reason === 'unused')
+      host.logger.info(`stopping: unused for ${describeIdleTime(this.settings.idleStopMs)}; the next request starts it again`);
     return host.attempts.halt({ kind: 'idle', reason, since: host.clock.now() });
   }
 

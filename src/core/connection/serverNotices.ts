@@ -18,7 +18,7 @@ function logLine(logger: Logger, level: LoggingLevel, text: string): void {
 }
 
 function describeLogData(data: unknown): string {
-  const text = typeof data === 'string' ? data : JSON.stringify(data) ?? String(data);
+  const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data));
   return text.length > MAX_LOG_TEXT ? `${text.slice(0, MAX_LOG_TEXT)}…` : text;
 }
 

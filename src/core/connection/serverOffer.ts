@@ -68,7 +68,13 @@ const labelOf =
     return typeof value === 'string' ? value.slice(0, MAX_NAME_IN_MESSAGE) : '(unnamed)';
   };
 
-const RESOURCES: ListSpec<Resource> = { method: 'resources/list', key: 'resources', what: 'resource', schema: ResourceSchema, label: labelOf('uri') };
+const RESOURCES: ListSpec<Resource> = {
+  method: 'resources/list',
+  key: 'resources',
+  what: 'resource',
+  schema: ResourceSchema,
+  label: labelOf('uri'),
+};
 const RESOURCE_TEMPLATES: ListSpec<ResourceTemplate> = {
   method: 'resources/templates/list',
   key: 'resourceTemplates',
@@ -79,7 +85,12 @@ const RESOURCE_TEMPLATES: ListSpec<ResourceTemplate> = {
 const PROMPTS: ListSpec<Prompt> = { method: 'prompts/list', key: 'prompts', what: 'prompt', schema: PromptSchema, label: labelOf('name') };
 
 /** Every page of one list, bounded in pages and items, with invalid items held back. */
-async function listEverything<T>(spec: ListSpec<T>, requestPage: PageRequester, problems: string[], hints: { ttlMs?: number }): Promise<T[]> {
+async function listEverything<T>(
+  spec: ListSpec<T>,
+  requestPage: PageRequester,
+  problems: string[],
+  hints: { ttlMs?: number },
+): Promise<T[]> {
   const items: T[] = [];
   const paging = await readPages(
     spec.method,
@@ -94,7 +105,8 @@ async function listEverything<T>(spec: ListSpec<T>, requestPage: PageRequester, 
     () => items.length < MAX_OFFER_ITEMS,
   );
   if (paging.ttlMs !== undefined) hints.ttlMs = Math.min(hints.ttlMs ?? paging.ttlMs, paging.ttlMs);
-  if (items.length >= MAX_OFFER_ITEMS && paging.cursorLeft !== undefined) problems.push(`the server offers more than ${MAX_OFFER_ITEMS} ${spec.what}s; the rest are ignored`);
+  if (items.length >= MAX_OFFER_ITEMS && paging.cursorLeft !== undefined)
+    problems.push(`the server offers more than ${MAX_OFFER_ITEMS} ${spec.what}s; the rest are ignored`);
   return items;
 }
 
@@ -108,13 +120,18 @@ function screenItem<T>(spec: ListSpec<T>, raw: unknown, problems: string[]): T |
   const parsed = spec.schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  problems.push(`${spec.what} \`${label}\` is not valid MCP: ${issue ? `${issue.path.join('.') || 'the item'}: ${issue.message}` : 'invalid'}`);
+  problems.push(
+    `${spec.what} \`${label}\` is not valid MCP: ${issue ? `${issue.path.join('.') || 'the item'}: ${issue.message}` : 'invalid'}`,
+  );
   return undefined;
 }
 
 /** Which lists a server's capabilities promise. */
 export function offeredLists(capabilities: Readonly<Record<string, unknown>>): { resources: boolean; prompts: boolean } {
-  return { resources: typeof capabilities.resources === 'object' && capabilities.resources !== null, prompts: typeof capabilities.prompts === 'object' && capabilities.prompts !== null };
+  return {
+    resources: typeof capabilities.resources === 'object' && capabilities.resources !== null,
+    prompts: typeof capabilities.prompts === 'object' && capabilities.prompts !== null,
+  };
 }
 
 /** Whether a capability (`resources`, `prompts`) promises list change notifications. */
@@ -133,7 +150,12 @@ export function offersSubscriptions(capabilities: Readonly<Record<string, unknow
  * list that fails keeps its previous items and adds a problem: a server whose prompts/list is
  * broken still serves its tools and resources. Cancellation is rethrown.
  */
-export async function listOffer(session: PagingSession & { readonly capabilities: Readonly<Record<string, unknown>> }, policy: RequestPolicy, previous: ServerOffer = EMPTY_OFFER, which: readonly OfferList[] = ['resources', 'prompts']): Promise<ServerOffer> {
+export async function listOffer(
+  session: PagingSession & { readonly capabilities: Readonly<Record<string, unknown>> },
+  policy: RequestPolicy,
+  previous: ServerOffer = EMPTY_OFFER,
+  which: readonly OfferList[] = ['resources', 'prompts'],
+): Promise<ServerOffer> {
   const offered = offeredLists(session.capabilities);
   const problems: string[] = [];
   const requestPage = sessionPages(session, policy);
@@ -157,8 +179,16 @@ export async function listOffer(session: PagingSession & { readonly capabilities
     list(PROMPTS, offered.prompts && which.includes('prompts'), offered.prompts ? previous.prompts : [], hints.prompts),
   ]);
   const ttlMs = {
-    ...(hints.resources.ttlMs === undefined ? (previous.ttlMs?.resources === undefined ? {} : { resources: previous.ttlMs.resources }) : { resources: hints.resources.ttlMs }),
-    ...(hints.prompts.ttlMs === undefined ? (previous.ttlMs?.prompts === undefined ? {} : { prompts: previous.ttlMs.prompts }) : { prompts: hints.prompts.ttlMs }),
+    ...(hints.resources.ttlMs === undefined
+      ? previous.ttlMs?.resources === undefined
+        ? {}
+        : { resources: previous.ttlMs.resources }
+      : { resources: hints.resources.ttlMs }),
+    ...(hints.prompts.ttlMs === undefined
+      ? previous.ttlMs?.prompts === undefined
+        ? {}
+        : { prompts: previous.ttlMs.prompts }
+      : { prompts: hints.prompts.ttlMs }),
   };
   return { resources, resourceTemplates, prompts, problems, ...(Object.keys(ttlMs).length > 0 ? { ttlMs } : {}) };
 }

@@ -11,7 +11,15 @@
 // the one relayed call in flight to that server, and when several are in flight nobody can tell
 // which, so the host answers it.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ProtocolError, ProtocolErrorCode, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult, type ListRootsResult } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type ListRootsResult,
+} from '@modelcontextprotocol/client';
 import type { ServerRequestHandlers } from './clientLink';
 import type { InputKind } from './inputRounds';
 
@@ -33,14 +41,21 @@ export interface RelayHost {
 /** A relay that asks `ask` for the kinds a client declared; the host answers the rest. */
 export function relayAsking(declared: ReadonlySet<InputKind>, ask: (kind: InputKind, params: unknown) => Promise<unknown>): RequestRelay {
   return {
-    ...(declared.has('elicitation') ? { elicit: (params) => ask('elicitation', params) as ReturnType<NonNullable<RequestRelay['elicit']>> } : {}),
+    ...(declared.has('elicitation')
+      ? { elicit: (params) => ask('elicitation', params) as ReturnType<NonNullable<RequestRelay['elicit']>> }
+      : {}),
     ...(declared.has('sampling') ? { sample: (params) => ask('sampling', params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
     ...(declared.has('roots') ? { listRoots: () => ask('roots', {}) as ReturnType<NonNullable<RequestRelay['listRoots']>> } : {}),
   };
 }
 
 /** Runs `run` with `relay` in place when there is a host to route through, or just runs it. */
-export function runRelayed<T>(host: RelayHost | undefined, upstream: string, relay: RequestRelay | undefined, run: () => Promise<T>): Promise<T> {
+export function runRelayed<T>(
+  host: RelayHost | undefined,
+  upstream: string,
+  relay: RequestRelay | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
   return host && relay ? host.withRelay(upstream, relay, run) : run();
 }
 
@@ -71,7 +86,11 @@ export class ServerRequestRouter {
   /** What the host answers itself (a gateway client's upstream is told so, for what the client did not declare). */
   hostKinds(): ReadonlySet<InputKind> {
     const { elicit, sample, listRoots } = this.host;
-    return new Set<InputKind>([...(elicit ? ['elicitation' as const] : []), ...(sample ? ['sampling' as const] : []), ...(listRoots ? ['roots' as const] : [])]);
+    return new Set<InputKind>([
+      ...(elicit ? ['elicitation' as const] : []),
+      ...(sample ? ['sampling' as const] : []),
+      ...(listRoots ? ['roots' as const] : []),
+    ]);
   }
 
   /** The editor sets its dialogs once its UI exists. */

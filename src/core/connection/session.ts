@@ -1,12 +1,31 @@
 // One established MCP session: an SDK Client on one transport, from the handshake to close. It
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
-import { withInputRequired, type CallToolResult, type Client, type Implementation, type InputRequiredResult, type Progress, type RequestOptions, type Tool, type Transport } from '@modelcontextprotocol/client';
+import {
+  withInputRequired,
+  type CallToolResult,
+  type Client,
+  type Implementation,
+  type InputRequiredResult,
+  type Progress,
+  type RequestOptions,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import type { TransportType } from '../config/types';
 import { ChangeSubscription } from './changeSubscription';
-import { closedDuringProbe, closeLink, linkClient, NO_TIMEOUT, type ClientLink, type EraVerdict, type LinkOptions, type ProtocolEra } from './clientLink';
+import {
+  closedDuringProbe,
+  closeLink,
+  linkClient,
+  NO_TIMEOUT,
+  type ClientLink,
+  type EraVerdict,
+  type LinkOptions,
+  type ProtocolEra,
+} from './clientLink';
 import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
 import { extrasFor, runClientRounds, type ClientInputRound, type RoundParams, type UpstreamExtras } from './inputRounds';
@@ -35,7 +54,6 @@ export interface OpenSessionOptions extends LinkOptions, SessionHooks<McpSession
   readonly clock: Clock;
 }
 
-
 const TERMINATE_SESSION_TIMEOUT_MS = 2000;
 /** How long requests in flight on a lost HTTP session may take to settle before it is closed. */
 const LOST_SESSION_GRACE_MS = 1000;
@@ -60,10 +78,24 @@ export class McpSession {
   }
 
   /** A tool that requires a task, for a plain call: run as one, its status reported as progress (taskCalls.ts). */
-  requestTaskCall(tool: Tool, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, registry: RunningTasks): Promise<CallToolResult> {
+  requestTaskCall(
+    tool: Tool,
+    args: Record<string, unknown>,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+    registry: RunningTasks,
+  ): Promise<CallToolResult> {
     // No quiet-time limit: each poll shows the server alive; the maximum total time still applies.
     return this.request(`tools/call \`${tool.name}\` (a task)`, { ...policy, timeoutMs: 0 }, budget, (options, onprogress) =>
-      this.tasks.run(this.client, tool, args, registry, options.signal as AbortSignal, onprogress, this.era === 'modern' ? modernTaskPath(this.link, this.options) : undefined),
+      this.tasks.run(
+        this.client,
+        tool,
+        args,
+        registry,
+        options.signal as AbortSignal,
+        onprogress,
+        this.era === 'modern' ? modernTaskPath(this.link, this.options) : undefined,
+      ),
     );
   }
 
@@ -143,7 +175,9 @@ export class McpSession {
     const holder: { session?: McpSession } = {};
     options.counters.transportsCreated += 1;
     options.counters.clientsCreated += 1;
-    const link = await linkClient(kind, options, (client, transport) => wireClient(client, transport, kind, options, options.logger, holder));
+    const link = await linkClient(kind, options, (client, transport) =>
+      wireClient(client, transport, kind, options, options.logger, holder),
+    );
     const created = new McpSession(link, options);
     holder.session = created;
     if (created.era === 'modern') created.changes.listen();
@@ -186,43 +220,84 @@ export class McpSession {
    * For requests whose result is passed on as it came (serverOffer.ts). With `upstream.rounds`, an
    * `input_required` round for the client can be the outcome (prompts/get, resources/read).
    */
-  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget): Promise<T>;
-  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget, upstream: UpstreamExtras): Promise<T | ClientInputRound>;
-  requestRaw<T>(method: string, params: Record<string, unknown> | undefined, schema: RawSchema, policy: RequestPolicy, budget: RetryBudget, upstream: UpstreamExtras = {}): Promise<T | ClientInputRound> {
+  requestRaw<T>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: RawSchema,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+  ): Promise<T>;
+  requestRaw<T>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: RawSchema,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+    upstream: UpstreamExtras,
+  ): Promise<T | ClientInputRound>;
+  requestRaw<T>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: RawSchema,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+    upstream: UpstreamExtras = {},
+  ): Promise<T | ClientInputRound> {
     const extras = extrasFor(this.era, upstream);
     const send = (round: RoundParams, allowInputRequired: boolean) =>
-      this.request(method, policy, budget, (options, onprogress) =>
-        this.client.request({ method, params: { ...params, ...extras.meta, ...round } } as Parameters<Client['request']>[0], allowInputRequired ? withInputRequired(schema) : schema, {
-          ...options,
-          ...(policy.onProgress ? { onprogress } : {}),
-          ...(allowInputRequired ? { allowInputRequired } : {}),
-        }) as Promise<T | InputRequiredResult>,
+      this.request(
+        method,
+        policy,
+        budget,
+        (options, onprogress) =>
+          this.client.request(
+            { method, params: { ...params, ...extras.meta, ...round } } as Parameters<Client['request']>[0],
+            allowInputRequired ? withInputRequired(schema) : schema,
+            {
+              ...options,
+              ...(policy.onProgress ? { onprogress } : {}),
+              ...(allowInputRequired ? { allowInputRequired } : {}),
+            },
+          ) as Promise<T | InputRequiredResult>,
       );
     if (!extras.rounds) return send({}, false) as Promise<T>;
     return runClientRounds(method, extras.rounds, this.options.serverRequests ?? {}, (round) => send(round, true));
   }
 
   /** `definition`: the tool as listed, so that the SDK can mirror `x-mcp-header` parameters into headers. */
-  async requestToolCall(name: string, args: Record<string, unknown>, policy: RequestPolicy, budget: RetryBudget, definition?: Tool, upstream: UpstreamExtras = {}): Promise<CallToolResult | ClientInputRound> {
+  async requestToolCall(
+    name: string,
+    args: Record<string, unknown>,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+    definition?: Tool,
+    upstream: UpstreamExtras = {},
+  ): Promise<CallToolResult | ClientInputRound> {
     const what = `tools/call \`${name}\``;
     const extras = extrasFor(this.era, upstream);
     const send = (round: RoundParams, allowInputRequired: boolean) =>
-      this.request(what, policy, budget, (options, onprogress) =>
-        this.client.callTool(
-          { name, arguments: args, ...extras.meta, ...round },
-          {
-            ...options,
-            // Always ask for progress: it is what lets a long call outlive timeoutMs.
-            onprogress,
-            // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
-            // over HTTP). Without its output schema: a host passes results on unvalidated, as the
-            // model reads them, rather than fail a call the server answered.
-            ...(definition ? { toolDefinition: { ...definition, outputSchema: undefined } } : {}),
-            ...(allowInputRequired ? { allowInputRequired } : {}),
-          },
-        ) as Promise<CallToolResult | InputRequiredResult>,
+      this.request(
+        what,
+        policy,
+        budget,
+        (options, onprogress) =>
+          this.client.callTool(
+            { name, arguments: args, ...extras.meta, ...round },
+            {
+              ...options,
+              // Always ask for progress: it is what lets a long call outlive timeoutMs.
+              onprogress,
+              // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
+              // over HTTP). Without its output schema: a host passes results on unvalidated, as the
+              // model reads them, rather than fail a call the server answered.
+              ...(definition ? { toolDefinition: { ...definition, outputSchema: undefined } } : {}),
+              ...(allowInputRequired ? { allowInputRequired } : {}),
+            },
+          ) as Promise<CallToolResult | InputRequiredResult>,
       );
-    const result = extras.rounds ? await runClientRounds(what, extras.rounds, this.options.serverRequests ?? {}, (round) => send(round, true)) : await send({}, false);
+    const result = extras.rounds
+      ? await runClientRounds(what, extras.rounds, this.options.serverRequests ?? {}, (round) => send(round, true))
+      : await send({}, false);
     // A result is passed on (cloned, serialized) by everything downstream: refuse one that would
     // overflow the stack there, naming what was wrong, rather than let it crash the host later.
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${name}\``);
@@ -236,7 +311,12 @@ export class McpSession {
    * notifications/cancelled for each of them (it gives up on its maxTotalTimeout without telling
    * the server), and tests drive them without waiting. `onprogress` restarts the quiet time.
    */
-  private async request<T>(what: string, policy: RequestPolicy, budget: RetryBudget, send: (options: RequestOptions, onprogress: (progress: Progress) => void) => Promise<T>): Promise<T> {
+  private async request<T>(
+    what: string,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+    send: (options: RequestOptions, onprogress: (progress: Progress) => void) => Promise<T>,
+  ): Promise<T> {
     for (;;) {
       if (policy.signal?.aborted) throw new ConnectionError('CANCELLED', `${what} was cancelled`);
       const sentWithSession = this.transport.sessionId;
@@ -254,16 +334,28 @@ export class McpSession {
         const rejected = deadlines.ended === undefined && !this.closeRequested && sentWithSession !== undefined && isSessionRejected(error);
         if (rejected && !budget.retried) {
           budget.retried = true;
-          this.options.logger.info(`session ${sentWithSession} is unknown to the server (HTTP ${httpStatus(error) ?? '?'}); initializing a new session`);
+          this.options.logger.info(
+            `session ${sentWithSession} is unknown to the server (HTTP ${httpStatus(error) ?? '?'}); initializing a new session`,
+          );
           await this.renewSession(sentWithSession, policy);
           continue;
         }
         if (rejected) {
           // A fresh session was rejected as well: this connection is no use. The request was
           // refused before the server acted on it; the connection reconnects with backoff.
-          throw new ConnectionError('CONNECTION_LOST', `${what} failed: the server rejected the session again after a new one was initialized`, { cause: error, notSent: true });
+          throw new ConnectionError(
+            'CONNECTION_LOST',
+            `${what} failed: the server rejected the session again after a new one was initialized`,
+            { cause: error, notSent: true },
+          );
         }
-        throw translateRequestError(error, { what, timeoutMs: policy.timeoutMs, maxTotalMs: policy.maxTotalMs, ended: deadlines.ended, closing: this.closeRequested });
+        throw translateRequestError(error, {
+          what,
+          timeoutMs: policy.timeoutMs,
+          maxTotalMs: policy.maxTotalMs,
+          ended: deadlines.ended,
+          closing: this.closeRequested,
+        });
       } finally {
         this.retired.settled(client);
         this.inFlight -= 1;
@@ -304,12 +396,20 @@ export class McpSession {
       this.retired.retire(old.client);
       options.logger.info(`new session ${this.transport.sessionId ?? '?'} initialized`);
     } catch (error) {
-      const failure = translateRequestError(error, { what: 'initialize (new session)', timeoutMs: policy.timeoutMs, maxTotalMs: 0, closing: this.closeRequested });
+      const failure = translateRequestError(error, {
+        what: 'initialize (new session)',
+        timeoutMs: policy.timeoutMs,
+        maxTotalMs: 0,
+        closing: this.closeRequested,
+      });
       if (failure.code === 'CLOSED' || failure.code === 'CANCELLED') throw failure;
       // Without a session nothing works: report the connection lost so that it reconnects with
       // backoff, rather than stay "running" while every call fails. The request that found the
       // session gone was refused, so it was never carried out.
-      throw new ConnectionError('CONNECTION_LOST', `the session expired and a new one could not be initialized: ${failure.message}`, { cause: failure, notSent: true });
+      throw new ConnectionError('CONNECTION_LOST', `the session expired and a new one could not be initialized: ${failure.message}`, {
+        cause: failure,
+        notSent: true,
+      });
     }
   }
 

@@ -27,7 +27,14 @@ export interface WiredSession {
 }
 
 /** Sets the client's handlers; `holder.session` is filled in once the session is opened. */
-export function wireClient<S extends WiredSession>(client: Client, transport: Transport, kind: TransportType, hooks: SessionHooks<S>, logger: Logger, holder: { session?: S }): void {
+export function wireClient<S extends WiredSession>(
+  client: Client,
+  transport: Transport,
+  kind: TransportType,
+  hooks: SessionHooks<S>,
+  logger: Logger,
+  holder: { session?: S },
+): void {
   client.onerror = (error) => {
     const session = holder.session;
     if (session?.isClosing) return;
@@ -50,9 +57,22 @@ export function wireClient<S extends WiredSession>(client: Client, transport: Tr
     const session = current();
     if (session) report(session);
   };
-  client.setNotificationHandler('notifications/tools/list_changed', forward((session) => hooks.onToolListChanged(session)));
-  client.setNotificationHandler('notifications/resources/list_changed', forward((session) => hooks.onOfferChanged?.(session, 'resources')));
-  client.setNotificationHandler('notifications/prompts/list_changed', forward((session) => hooks.onOfferChanged?.(session, 'prompts')));
-  client.setNotificationHandler('notifications/resources/updated', (notification) => forward((session) => hooks.onResourceUpdated?.(session, notification.params.uri))());
-  client.setNotificationHandler('notifications/message', (notification) => forward((session) => hooks.onLogMessage?.(session, notification.params))());
+  client.setNotificationHandler(
+    'notifications/tools/list_changed',
+    forward((session) => hooks.onToolListChanged(session)),
+  );
+  client.setNotificationHandler(
+    'notifications/resources/list_changed',
+    forward((session) => hooks.onOfferChanged?.(session, 'resources')),
+  );
+  client.setNotificationHandler(
+    'notifications/prompts/list_changed',
+    forward((session) => hooks.onOfferChanged?.(session, 'prompts')),
+  );
+  client.setNotificationHandler('notifications/resources/updated', (notification) =>
+    forward((session) => hooks.onResourceUpdated?.(session, notification.params.uri))(),
+  );
+  client.setNotificationHandler('notifications/message', (notification) =>
+    forward((session) => hooks.onLogMessage?.(session, notification.params))(),
+  );
 }

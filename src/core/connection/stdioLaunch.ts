@@ -69,7 +69,13 @@ export interface ResolvedLaunch {
 
 /** The command as configured: no await, so that an unsandboxed server is spawned synchronously with start(). */
 export function plainLaunch(request: Omit<LaunchRequest, 'platform' | 'sandbox'>): ResolvedLaunch {
-  return { command: request.command, args: request.args, env: request.env, ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}), note: '' };
+  return {
+    command: request.command,
+    args: request.args,
+    env: request.env,
+    ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}),
+    note: '',
+  };
 }
 
 export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly sandbox: StdioSandboxOptions }): Promise<ResolvedLaunch> {
@@ -79,17 +85,39 @@ export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly
   const check = await checkSandbox({ platform: request.platform, searchPath: searchPath(env) });
   if (!check.ok) throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: ${check.reason}. ${check.fix}`);
   const runtime = placement.runtime ?? defaultSandboxRuntime();
-  if (!runtime || !fs.existsSync(runtime.cliPath)) throw new ConnectionError('SANDBOX_UNAVAILABLE', 'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)');
+  if (!runtime || !fs.existsSync(runtime.cliPath))
+    throw new ConnectionError(
+      'SANDBOX_UNAVAILABLE',
+      'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)',
+    );
   let prepared;
   try {
     const rules = withProtectedPlaces(sandbox.rules, placement, process.env, request.platform);
-    prepared = prepareSandboxedCommand({ server: sandbox.server, command: request.command, args: request.args, env, rules, ...(placement.stateRoot ? { stateRoot: placement.stateRoot } : {}) }, runtime);
+    prepared = prepareSandboxedCommand(
+      {
+        server: sandbox.server,
+        command: request.command,
+        args: request.args,
+        env,
+        rules,
+        ...(placement.stateRoot ? { stateRoot: placement.stateRoot } : {}),
+      },
+      runtime,
+    );
   } catch (error) {
-    throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: cannot prepare its folder: ${errorMessage(error)}`, { cause: error });
+    throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: cannot prepare its folder: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   const onLine = request.onStderrLine ?? (() => undefined);
   const onDenial = sandbox.onDenial ?? onLine;
-  return { command: prepared.command, args: prepared.args, env: prepared.env, onStderrLine: sandboxStderrFilter(onLine, onDenial), note: `, sandboxed: ${describeSandboxRules(sandbox.rules)}` };
+  return {
+    command: prepared.command,
+    args: prepared.args,
+    env: prepared.env,
+    onStderrLine: sandboxStderrFilter(onLine, onDenial),
+    note: `, sandboxed: ${describeSandboxRules(sandbox.rules)}`,
+  };
 }
 
 /**
@@ -97,12 +125,24 @@ export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly
  * the configuration of each folder the server may write and of each open folder, and the home
  * folder's. A sandboxed server can then never plant an entry that a later start runs unsandboxed.
  */
-export function withProtectedPlaces(rules: SandboxRules, placement: SandboxPlacement, env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): SandboxRules {
+export function withProtectedPlaces(
+  rules: SandboxRules,
+  placement: SandboxPlacement,
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform,
+): SandboxRules {
   const host = placement.hostPlaces?.() ?? { workspaceFolders: [] };
   const folders = [...new Set([...host.workspaceFolders, ...rules.filesystem.allowWrite])];
   const workspaceFiles = [...(host.workspaceFile ? [host.workspaceFile] : []), ...folders.flatMap(codeWorkspaceFiles)];
   const places = protectedPlaces(
-    { workspaceFolders: folders.map((folder) => ({ name: path.basename(folder), path: folder })), userHome: host.userHome ?? os.homedir(), platform, paths: path, env, ...(host.editorUserDir ? { editorUserDir: host.editorUserDir } : {}) },
+    {
+      workspaceFolders: folders.map((folder) => ({ name: path.basename(folder), path: folder })),
+      userHome: host.userHome ?? os.homedir(),
+      platform,
+      paths: path,
+      env,
+      ...(host.editorUserDir ? { editorUserDir: host.editorUserDir } : {}),
+    },
     workspaceFiles,
   );
   const unique = (values: readonly string[]) => [...new Set(values)];
@@ -119,14 +159,21 @@ export function withProtectedPlaces(rules: SandboxRules, placement: SandboxPlace
 /** The `.code-workspace` files at a folder's top: the editor reads their settings, tasks and servers. */
 function codeWorkspaceFiles(folder: string): string[] {
   try {
-    return fs.readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.name.endsWith('.code-workspace')).slice(0, 64).map((entry) => path.join(folder, entry.name));
+    return fs
+      .readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.name.endsWith('.code-workspace'))
+      .slice(0, 64)
+      .map((entry) => path.join(folder, entry.name));
   } catch {
     return [];
   }
 }
 
 /** The environment with `dirs` after its PATH (Windows spells the key `Path`; we never sandbox there). */
-function withToolDirs(env: Readonly<Record<string, string | undefined>>, dirs: readonly string[]): Readonly<Record<string, string | undefined>> {
+function withToolDirs(
+  env: Readonly<Record<string, string | undefined>>,
+  dirs: readonly string[],
+): Readonly<Record<string, string | undefined>> {
   if (dirs.length === 0) return env;
   const current = env.PATH ?? '';
   return { ...env, PATH: [current, ...dirs].filter((part) => part !== '').join(path.delimiter) };

@@ -55,7 +55,6 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -118,7 +117,9 @@ export class StdioProcessTransport implements Transport {
     const sandbox = this.options.sandbox;
     const launch = sandbox ? await resolveSandboxedLaunch({ ...this.options, sandbox, platform }) : plainLaunch(this.options);
     const spawnCommand = buildSpawnCommand(launch.command, launch.args, platform);
-    this.logger.info(`starting ${[command, ...args].join(' ')} (cwd ${cwd}${spawnCommand.command !== command && !launch.note ? `, via ${spawnCommand.command}` : ''}${launch.note})`);
+    this.logger.info(
+      `starting ${[command, ...args].join(' ')} (cwd ${cwd}${spawnCommand.command !== command && !launch.note ? `, via ${spawnCommand.command}` : ''}${launch.note})`,
+    );
     const child = spawn(spawnCommand.command, [...spawnCommand.args], {
       cwd,
       env: launch.env,
@@ -137,7 +138,10 @@ export class StdioProcessTransport implements Transport {
       streamsOpen -= 1;
       if (streamsOpen === 0) drained();
     };
-    readline.createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => this.onStdoutLine(line)).on('close', streamEnded);
+    readline
+      .createInterface({ input: child.stdout, crlfDelay: Infinity })
+      .on('line', (line) => this.onStdoutLine(line))
+      .on('close', streamEnded);
     readline
       .createInterface({ input: child.stderr, crlfDelay: Infinity })
       .on('line', (line) => launch.onStderrLine?.(line))
@@ -170,11 +174,15 @@ export class StdioProcessTransport implements Transport {
       return new ConnectionError('SPAWN_FAILED', `could not start \`${command}\`: ${error.message}`, { cause: error });
     }
     if (command.includes('/') || command.includes('\\')) {
-      return new ConnectionError('ENOENT', `command \`${command}\` not found (resolved against ${path.resolve(cwd, command)})`, { cause: error });
+      return new ConnectionError('ENOENT', `command \`${command}\` not found (resolved against ${path.resolve(cwd, command)})`, {
+        cause: error,
+      });
     }
     // One folder per line, in search order: the first line says what is wrong, and the tooltip and
     // the log show every folder instead of a colon-joined line cut off mid-path.
-    const folders = searchPath(env).split(path.delimiter).filter((folder) => folder !== '');
+    const folders = searchPath(env)
+      .split(path.delimiter)
+      .filter((folder) => folder !== '');
     const searched = folders.length === 0 ? '\nPATH is empty' : `\nSearched (PATH, in order):\n${folders.join('\n')}`;
     return new ConnectionError('ENOENT', `command \`${command}\` not found on PATH${searched}`, { cause: error });
   }
@@ -283,7 +291,10 @@ export class StdioProcessTransport implements Transport {
     if (!this.established) await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
     const detail = this.exit ? `: ${this.describeExit()}` : '';
     // A failed write (EPIPE: the process closed its stdin) was not read by anyone.
-    throw new ConnectionError('CONNECTION_LOST', `cannot write to the server's stdin (${failure.message})${detail}`, { cause: failure, notSent: true });
+    throw new ConnectionError('CONNECTION_LOST', `cannot write to the server's stdin (${failure.message})${detail}`, {
+      cause: failure,
+      notSent: true,
+    });
   }
 
   /** Ends the process tree (SIGTERM, SIGKILL after the grace period). Idempotent. */

@@ -11,7 +11,14 @@ import { z } from 'zod';
 import { errorMessage } from '../base/errorMessage';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
-import { clientCapabilities, NO_TIMEOUT, TASKS_EXTENSION, type ClientLink, type LinkOptions, type ServerRequestHandlers } from './clientLink';
+import {
+  clientCapabilities,
+  NO_TIMEOUT,
+  TASKS_EXTENSION,
+  type ClientLink,
+  type LinkOptions,
+  type ServerRequestHandlers,
+} from './clientLink';
 import type { RawRequests } from './rawRequests';
 import { ConnectionError, isConnectionError } from './errors';
 import type { RunningTasks } from './runningTasks';
@@ -33,7 +40,9 @@ type EsmClient = typeof import('@modelcontextprotocol/client', { with: { 'resolu
 /** The tasks package is ESM only: loaded once, when a first task runs (esbuild bundles it). */
 let modules: Promise<{ readonly tasks: ExtTasks; readonly esm: EsmClient }> | undefined;
 function loadModules(): Promise<{ readonly tasks: ExtTasks; readonly esm: EsmClient }> {
-  modules ??= Promise.all([import('@modelcontextprotocol/ext-tasks/client'), import('@modelcontextprotocol/client')]).then(([tasks, esm]) => ({ tasks, esm }));
+  modules ??= Promise.all([import('@modelcontextprotocol/ext-tasks/client'), import('@modelcontextprotocol/client')]).then(
+    ([tasks, esm]) => ({ tasks, esm }),
+  );
   return modules;
 }
 
@@ -48,7 +57,8 @@ function asSeenByTasks(client: Client, esm: EsmClient): Client {
     try {
       return await client.request(...args);
     } catch (error) {
-      if (error instanceof ProtocolError && !(error instanceof esm.ProtocolError)) throw new esm.ProtocolError(error.code, error.message, error.data);
+      if (error instanceof ProtocolError && !(error instanceof esm.ProtocolError))
+        throw new esm.ProtocolError(error.code, error.message, error.data);
       throw error;
     }
   }) as Client['request'];
@@ -62,12 +72,19 @@ function asSeenByTasks(client: Client, esm: EsmClient): Client {
  */
 export interface ModernTaskPath {
   readonly raw: RawRequests;
-  readonly framing: { readonly protocolVersion: string; readonly clientInfo: Readonly<Record<string, unknown>>; readonly clientCapabilities: Readonly<Record<string, unknown>> };
+  readonly framing: {
+    readonly protocolVersion: string;
+    readonly clientInfo: Readonly<Record<string, unknown>>;
+    readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  };
   readonly handlers: ServerRequestHandlers;
 }
 
 /** How a 2026-07-28 server's tasks travel on `link`: raw, framed as its client frames its requests. */
-export function modernTaskPath(link: Pick<ClientLink, 'raw' | 'protocolVersion'>, options: Pick<LinkOptions, 'serverRequests' | 'clientInfo'>): ModernTaskPath {
+export function modernTaskPath(
+  link: Pick<ClientLink, 'raw' | 'protocolVersion'>,
+  options: Pick<LinkOptions, 'serverRequests' | 'clientInfo'>,
+): ModernTaskPath {
   const handlers = options.serverRequests ?? {};
   const declared = clientCapabilities(handlers);
   return {
@@ -102,7 +119,15 @@ export class TaskCalls {
    * upstream); each status the server reports goes to `onProgress`, which also keeps the request's
    * quiet-time limit from ending a task that is still working.
    */
-  async run(client: Client, tool: Tool, args: Record<string, unknown>, registry: RunningTasks, signal: AbortSignal, onProgress: (progress: Progress) => void, modern?: ModernTaskPath): Promise<CallToolResult> {
+  async run(
+    client: Client,
+    tool: Tool,
+    args: Record<string, unknown>,
+    registry: RunningTasks,
+    signal: AbortSignal,
+    onProgress: (progress: Progress) => void,
+    modern?: ModernTaskPath,
+  ): Promise<CallToolResult> {
     const { tasks: ext, esm } = await loadModules();
     const slot = registry.reserve(tool.name);
     const cancelled = new AbortController();
@@ -114,18 +139,28 @@ export class TaskCalls {
       // Arguments were checked against the tool's schema (offerKeeper): JSON from here on.
       // A 2026-07-28 server decides itself whether a call becomes a task; 2025 ones are asked for one.
       const preference = modern ? 'allow' : 'require';
-      const execution = await this.sessionFor(client, ext, esm, modern).callTool(tool.name, args as Parameters<TaskEnabledSession['callTool']>[1], { declaration, signal: cancelled.signal, task: { preference } });
+      const execution = await this.sessionFor(client, ext, esm, modern).callTool(
+        tool.name,
+        args as Parameters<TaskEnabledSession['callTool']>[1],
+        { declaration, signal: cancelled.signal, task: { preference } },
+      );
       // When the call ends by cancellation, it ends once the server was told (or gave no answer in time).
       const cancelUpstream = () => {
-        told = this.bounded(execution.cancel.bind(execution)).catch((error: unknown) => this.logger.debug(`tasks/cancel of a ${tool.name} task failed: ${errorMessage(error)}`));
+        told = this.bounded(execution.cancel.bind(execution)).catch((error: unknown) =>
+          this.logger.debug(`tasks/cancel of a ${tool.name} task failed: ${errorMessage(error)}`),
+        );
       };
-      if (execution.kind === 'task') slot.started(execution.handle.taskId, () => cancelled.abort(new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`)));
+      if (execution.kind === 'task')
+        slot.started(execution.handle.taskId, () =>
+          cancelled.abort(new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`)),
+        );
       if (cancelled.signal.aborted) cancelUpstream();
       else cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
       let step = 0;
       let last: string | undefined;
       // 2025-11-25 only: a 2026-07-28 task's input requests come with tasks/get, answered through onInputRequest.
-      const askedFor = execution.kind === 'task' && !modern ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal) : undefined;
+      const askedFor =
+        execution.kind === 'task' && !modern ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal) : undefined;
       const { outcome } = await execution.settle({
         signal: cancelled.signal,
         onEvent: (event) => {
@@ -151,8 +186,11 @@ export class TaskCalls {
       }
     } catch (error) {
       await told;
-      if (cancelled.signal.aborted && !signal.aborted) throw new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error });
-      throw error instanceof ext.TaskCancelledError ? new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error }) : error;
+      if (cancelled.signal.aborted && !signal.aborted)
+        throw new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error });
+      throw error instanceof ext.TaskCancelledError
+        ? new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error })
+        : error;
     } finally {
       signal.removeEventListener('abort', stop);
       slot.release();
@@ -172,7 +210,10 @@ export class TaskCalls {
       if (open || signal.aborted) return;
       open = true;
       client
-        .request({ method: 'tasks/result', params: { taskId } } as Parameters<Client['request']>[0], ANY_RESULT, { signal, timeout: NO_TIMEOUT })
+        .request({ method: 'tasks/result', params: { taskId } } as Parameters<Client['request']>[0], ANY_RESULT, {
+          signal,
+          timeout: NO_TIMEOUT,
+        })
         .catch((error: unknown) => this.logger.debug(`tasks/result while a task waits for input: ${errorMessage(error)}`))
         .finally(() => (open = false));
     };
@@ -206,7 +247,8 @@ export class TaskCalls {
       ? ext.createTaskSessionFromClient(seen, {
           endpointId: this.server,
           onError,
-          rawDispatch: (request, options) => modern.raw.dispatch(request as { method: string; params?: unknown }, options?.signal) as ReturnType<RawDispatch>,
+          rawDispatch: (request, options) =>
+            modern.raw.dispatch(request as { method: string; params?: unknown }, options?.signal) as ReturnType<RawDispatch>,
           v2RequestFraming: modern.framing as Parameters<ExtTasks['createTaskSessionFromClient']>[1]['v2RequestFraming'] & object,
           onInputRequest: (request) => answerInput(modern.handlers, request) as never,
         })
@@ -219,7 +261,10 @@ export class TaskCalls {
 type RawDispatch = Extract<Parameters<ExtTasks['createTaskSessionFromClient']>[1], { rawDispatch: unknown }>['rawDispatch'];
 
 /** What a 2026-07-28 task asks, answered as the same request from the server would be (serverRequests.ts). */
-async function answerInput(handlers: ServerRequestHandlers, request: { readonly kind: string; readonly params?: Readonly<Record<string, unknown>> }): Promise<unknown> {
+async function answerInput(
+  handlers: ServerRequestHandlers,
+  request: { readonly kind: string; readonly params?: Readonly<Record<string, unknown>> },
+): Promise<unknown> {
   const { elicit, sample, listRoots } = handlers;
   switch (request.kind) {
     case 'elicitation':
@@ -232,7 +277,10 @@ async function answerInput(handlers: ServerRequestHandlers, request: { readonly 
       if (listRoots) return listRoots();
       break;
   }
-  throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Switchboard cannot answer a task's ${String(request.kind).slice(0, 40)} request`);
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidRequest,
+    `Switchboard cannot answer a task's ${String(request.kind).slice(0, 40)} request`,
+  );
 }
 
 /** A failed task, as the caller sees a failed request: the server's code and data when it gave them. */

@@ -10,5 +10,7 @@ export function checkToolArguments(tool: Pick<Tool, 'inputSchema'>, args: unknow
   }
   const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required.filter((name) => typeof name === 'string') : [];
   const missing = required.filter((name) => (args as Record<string, unknown>)[name] === undefined);
-  return missing.length === 0 ? [] : [`missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((name) => `\`${name}\``).join(', ')}`];
+  return missing.length === 0
+    ? []
+    : [`missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((name) => `\`${name}\``).join(', ')}`];
 }

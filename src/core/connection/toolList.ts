@@ -78,7 +78,10 @@ export async function listAllTools(requestPage: PageRequester, era: ProtocolEra)
   );
   if (tools.length > MAX_TOOLS_PER_SERVER) {
     const cut = tools.splice(MAX_TOOLS_PER_SERVER);
-    quarantined.push({ name: `${cut.length}${paging.cursorLeft === undefined ? '' : '+'} more`, problem: `the server offers more than ${MAX_TOOLS_PER_SERVER} tools; the rest are ignored` });
+    quarantined.push({
+      name: `${cut.length}${paging.cursorLeft === undefined ? '' : '+'} more`,
+      problem: `the server offers more than ${MAX_TOOLS_PER_SERVER} tools; the rest are ignored`,
+    });
   }
   return { tools, quarantined, ...(paging.ttlMs === undefined ? {} : { ttlMs: paging.ttlMs }) };
 }

@@ -24,7 +24,12 @@ function render(message: unknown): string {
  * (rawRequests.ts). Wraps the transport before the client connects, so
  * the handshake is included. The logger redacts secrets; long messages are cut.
  */
-export function traceTraffic<T extends Transport>(transport: T, logger: Logger, onInbound?: (message: JSONRPCMessage) => void, take?: (message: JSONRPCMessage) => boolean): T {
+export function traceTraffic<T extends Transport>(
+  transport: T,
+  logger: Logger,
+  onInbound?: (message: JSONRPCMessage) => void,
+  take?: (message: JSONRPCMessage) => boolean,
+): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     // Rendered only when someone reads it: this runs for every message, on the hot path.
@@ -37,13 +42,15 @@ export function traceTraffic<T extends Transport>(transport: T, logger: Logger, 
     enumerable: true,
     get: () => handler,
     set: (next: Transport['onmessage']) => {
-      handler = next && ((message, extra) => {
-        if (isEnabled(logger, 'trace')) logger.trace(`← ${render(message)}`);
-        onInbound?.(message);
-        // A response to a request the client did not send (rawRequests.ts) is not the client's.
-        if (take?.(message)) return;
-        next(message, extra);
-      });
+      handler =
+        next &&
+        ((message, extra) => {
+          if (isEnabled(logger, 'trace')) logger.trace(`← ${render(message)}`);
+          onInbound?.(message);
+          // A response to a request the client did not send (rawRequests.ts) is not the client's.
+          if (take?.(message)) return;
+          next(message, extra);
+        });
     },
   });
   return transport;

@@ -17,7 +17,11 @@ const MAX_BYTES = 4 * 1024 * 1024;
 /** The oldest answers go first past this many. */
 export const MAX_ANSWERS = 10_000;
 
-export function defaultConsentFile(env: Readonly<Record<string, string | undefined>> = process.env, home: string = os.homedir(), platform: NodeJS.Platform = process.platform): string {
+export function defaultConsentFile(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = os.homedir(),
+  platform: NodeJS.Platform = process.platform,
+): string {
   return path.join(userConfigFolder(env, platform, home), 'consent.json');
 }
 
@@ -68,12 +72,14 @@ export class ConsentFile {
     } catch {
       return answers;
     }
-    const entries = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as { answers?: unknown }).answers : undefined;
+    const entries =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as { answers?: unknown }).answers : undefined;
     if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) return answers;
     for (const [key, value] of Object.entries(entries).slice(-MAX_ANSWERS)) {
       if (!/^[0-9a-f]{64}$/.test(key) || typeof value !== 'object' || value === null) continue;
       const { answer, server, at } = value as Record<string, unknown>;
-      if (isConsentAnswer(answer)) answers.set(key, { answer, server: typeof server === 'string' ? server : '', at: typeof at === 'string' ? at : '' });
+      if (isConsentAnswer(answer))
+        answers.set(key, { answer, server: typeof server === 'string' ? server : '', at: typeof at === 'string' ? at : '' });
     }
     return answers;
   }

@@ -3,7 +3,15 @@
 // editor shares. Without a terminal nobody can answer, so a workspace-defined stdio server that
 // has no answer stays blocked, saying how to give one, unless `--trust-workspace` says yes for all.
 import path from 'node:path';
-import { describeSource, isInvalidServer, isWorkspaceDefinedSource, workspaceConsentSandbox, type InvalidServer, type ServerDefinition, type StdioServerDefinition } from '../config';
+import {
+  describeSource,
+  isInvalidServer,
+  isWorkspaceDefinedSource,
+  workspaceConsentSandbox,
+  type InvalidServer,
+  type ServerDefinition,
+  type StdioServerDefinition,
+} from '../config';
 import { displayText } from '../base/displayText';
 import type { BlockedReason } from '../state/serverState';
 import { ConsentFile, defaultConsentFile } from './consentFile';
@@ -34,7 +42,10 @@ export interface ConsentedServers {
 }
 
 /** One question at a time, in configuration order. */
-export async function settleWorkspaceConsent(servers: ReadonlyArray<ServerDefinition | InvalidServer>, options: WorkspaceConsentOptions): Promise<ConsentedServers> {
+export async function settleWorkspaceConsent(
+  servers: ReadonlyArray<ServerDefinition | InvalidServer>,
+  options: WorkspaceConsentOptions,
+): Promise<ConsentedServers> {
   const blocks = new Map<string, { reason: BlockedReason; detail: string }>();
   const workspaceDefined = new Set<string>();
   const out: Array<ServerDefinition | InvalidServer> = [];
@@ -63,11 +74,17 @@ export async function settleWorkspaceConsent(servers: ReadonlyArray<ServerDefini
         break;
       case 'denied':
         out.push(server);
-        blocks.set(server.name, { reason: 'consentDenied', detail: `denied by you; to allow it, run \`mcp-switchboard ${options.app}\` with --trust-workspace, or Allow… in the editor` });
+        blocks.set(server.name, {
+          reason: 'consentDenied',
+          detail: `denied by you; to allow it, run \`mcp-switchboard ${options.app}\` with --trust-workspace, or Allow… in the editor`,
+        });
         break;
       case undefined:
         out.push(server);
-        blocks.set(server.name, { reason: 'consentPending', detail: `defined by the workspace (${displayText(describeSource(server.source))}) and not allowed yet: run \`mcp-switchboard ${options.app}\` on a terminal to be asked, or pass --trust-workspace` });
+        blocks.set(server.name, {
+          reason: 'consentPending',
+          detail: `defined by the workspace (${displayText(describeSource(server.source))}) and not allowed yet: run \`mcp-switchboard ${options.app}\` on a terminal to be asked, or pass --trust-workspace`,
+        });
         break;
     }
   }

@@ -110,13 +110,23 @@ export class CallBridge {
    * resumes the call its retry names. `signal` is the request's: it ends the call only while this
    * request waits for it.
    */
-  async run<T>(upstream: string, options: CallerOptions, signal: AbortSignal, call: (options: CallerOptions) => Promise<T | ClientInputRound>, client = ''): Promise<T | ClientInputRound> {
+  async run<T>(
+    upstream: string,
+    options: CallerOptions,
+    signal: AbortSignal,
+    call: (options: CallerOptions) => Promise<T | ClientInputRound>,
+    client = '',
+  ): Promise<T | ClientInputRound> {
     const rounds = options.rounds;
     const state = rounds?.requestState;
     let parked: ParkedCall<T>;
     if (state?.startsWith(PARKED)) {
       const found = this.parked.get(state.slice(PARKED.length)) as ParkedCall<T> | undefined;
-      if (!found) throw rpcError(ProtocolErrorCode.InvalidParams, 'The call this requestState belongs to is over (answered, cancelled, or left too long)');
+      if (!found)
+        throw rpcError(
+          ProtocolErrorCode.InvalidParams,
+          'The call this requestState belongs to is over (answered, cancelled, or left too long)',
+        );
       parked = found;
       parked.answer(rounds?.inputResponses);
     } else {
@@ -136,11 +146,15 @@ export class CallBridge {
     for (const waiting of this.parked.values()) counts.set(waiting.client, (counts.get(waiting.client) ?? 0) + 1);
     let from: string | undefined;
     if ((counts.get(client) ?? 0) >= MAX_PARKED_PER_CLIENT) from = client;
-    else if (this.parked.size >= MAX_PARKED) for (const [holder, count] of counts) if (from === undefined || count > (counts.get(from) ?? 0)) from = holder;
+    else if (this.parked.size >= MAX_PARKED)
+      for (const [holder, count] of counts) if (from === undefined || count > (counts.get(from) ?? 0)) from = holder;
     if (from === undefined) return;
     for (const waiting of this.parked.values()) {
       if (waiting.client !== from) continue;
-      this.forget(waiting, from === client ? 'this client has too many calls waiting for its answers' : 'too many calls wait for their clients');
+      this.forget(
+        waiting,
+        from === client ? 'this client has too many calls waiting for its answers' : 'too many calls wait for their clients',
+      );
       return;
     }
   }
@@ -157,10 +171,21 @@ export class CallBridge {
     parked.controller.abort(new Error(why));
   }
 
-  private start<T>(upstream: string, options: CallerOptions, declared: ReadonlySet<InputKind>, call: (options: CallerOptions) => Promise<T | ClientInputRound>, client: string): ParkedCall<T> {
+  private start<T>(
+    upstream: string,
+    options: CallerOptions,
+    declared: ReadonlySet<InputKind>,
+    call: (options: CallerOptions) => Promise<T | ClientInputRound>,
+    client: string,
+  ): ParkedCall<T> {
     const parked = new ParkedCall<T>(client);
     const running = { ...options, signal: parked.controller.signal };
-    const started = runRelayed(this.host, upstream, relayAsking(declared, (kind, params) => parked.ask(kind, params)), () => call(running));
+    const started = runRelayed(
+      this.host,
+      upstream,
+      relayAsking(declared, (kind, params) => parked.ask(kind, params)),
+      () => call(running),
+    );
     started.then(
       (value) => parked.settle({ value }),
       (error: unknown) => parked.settle({ error }),
@@ -173,9 +198,15 @@ export class CallBridge {
     if (parked.id === '') parked.id = randomUUID();
     if (!this.parked.has(parked.id)) this.makeRoom(parked.client);
     this.parked.set(parked.id, parked as ParkedCall<unknown>);
-    parked.expiry = this.clock.setTimeout(() => this.forget(parked as ParkedCall<unknown>, 'the client did not come back with its answer in time'), ROUND_TTL_SECONDS * 1000);
-    const round: InputRequiredResult = { resultType: 'input_required', inputRequests: Object.fromEntries(asks.map((ask) => [ask.key, ask.request])) as InputRequiredResult['inputRequests'], requestState: `${PARKED}${parked.id}` };
+    parked.expiry = this.clock.setTimeout(
+      () => this.forget(parked as ParkedCall<unknown>, 'the client did not come back with its answer in time'),
+      ROUND_TTL_SECONDS * 1000,
+    );
+    const round: InputRequiredResult = {
+      resultType: 'input_required',
+      inputRequests: Object.fromEntries(asks.map((ask) => [ask.key, ask.request])) as InputRequiredResult['inputRequests'],
+      requestState: `${PARKED}${parked.id}`,
+    };
     return round as ClientInputRound;
   }
 }
-

@@ -25,7 +25,8 @@ export function rpcError(code: number, message: string, data?: unknown): Protoco
 export function toProtocolError(error: unknown, target: CallTarget, requested: string = target.name): ProtocolError {
   if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
   const message = errorMessage(error);
-  const unavailable = (): ProtocolError => rpcError(ProtocolErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
+  const unavailable = (): ProtocolError =>
+    rpcError(ProtocolErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
   if (isCatalogError(error)) return catalogRefusal(error, target, requested) ?? unavailable();
   if (!isConnectionError(error)) {
     return rpcError(ProtocolErrorCode.InternalError, `Calling tool "${target.name}" of server "${target.server}" failed: ${message}`);

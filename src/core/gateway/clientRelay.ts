@@ -14,7 +14,12 @@ export type { RelayHost };
  * Runs `run` for a request to `upstream` with `options`, relaying what the upstream asks to the
  * client that sent it where it can.
  */
-export type Relayed = <T>(upstream: string, ctx: ServerContext, options: CallerOptions, run: (options: CallerOptions) => Promise<T>) => Promise<T>;
+export type Relayed = <T>(
+  upstream: string,
+  ctx: ServerContext,
+  options: CallerOptions,
+  run: (options: CallerOptions) => Promise<T>,
+) => Promise<T>;
 
 /** Where a relayed request goes out: a request of the client's (its own call, or a task's tasks/result). */
 export type RelayChannel = Pick<ServerContext['mcpReq'], 'elicitInput' | 'requestSampling'>;
@@ -39,13 +44,16 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
           elicit: (params) => {
             // A client that declared form mode only (or nothing, which means form) cannot show a URL.
             const mode = (params as { mode?: string }).mode ?? 'form';
-            const supports = mode === 'url' ? elicitation.url !== undefined : elicitation.form !== undefined || elicitation.url === undefined;
+            const supports =
+              mode === 'url' ? elicitation.url !== undefined : elicitation.form !== undefined || elicitation.url === undefined;
             if (!supports) return undefined;
             return channel.elicitInput(params as Parameters<RelayChannel['elicitInput']>[0]);
           },
         }
       : {}),
-    ...(capabilities.sampling ? { sample: (params) => channel.requestSampling(params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
+    ...(capabilities.sampling
+      ? { sample: (params) => channel.requestSampling(params) as ReturnType<NonNullable<RequestRelay['sample']>> }
+      : {}),
     ...(capabilities.roots ? { listRoots: () => server.listRoots() } : {}),
   };
 }
@@ -56,7 +64,10 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
  */
 export function relayedThrough(host: RelayHost | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
   return (upstream, ctx, options, run) => {
-    if (ctx.mcpReq.envelope !== undefined) return bridge && options.rounds ? (bridge.run(upstream, options, ctx.mcpReq.signal, run, clientKeyOf(ctx)) as ReturnType<typeof run>) : run(options);
+    if (ctx.mcpReq.envelope !== undefined)
+      return bridge && options.rounds
+        ? (bridge.run(upstream, options, ctx.mcpReq.signal, run, clientKeyOf(ctx)) as ReturnType<typeof run>)
+        : run(options);
     return runRelayed(host, upstream, host ? clientRelay(server, ctx) : undefined, () => run(options));
   };
 }

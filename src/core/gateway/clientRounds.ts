@@ -59,7 +59,10 @@ export interface OpenRound {
 }
 
 export class GatewayRounds {
-  private readonly codec: RequestStateCodec<SealedRound> = createRequestStateCodec<SealedRound>({ key: randomBytes(32), ttlSeconds: ROUND_TTL_SECONDS });
+  private readonly codec: RequestStateCodec<SealedRound> = createRequestStateCodec<SealedRound>({
+    key: randomBytes(32),
+    ttlSeconds: ROUND_TTL_SECONDS,
+  });
   /** Nonce -> when it may be forgotten (its state has expired by then) and when it was minted, oldest first. */
   private readonly spent = new Map<string, { readonly until: number; readonly minted: number }>();
   /** States minted at or before this are refused: a nonce of one of them may have been forgotten. */
@@ -109,8 +112,13 @@ export class GatewayRounds {
       throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another request');
     }
     this.forgetExpired();
-    if (this.spent.has(sealed.n)) throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState was already used: send the one of the latest round');
-    if (sealed.t <= this.floor) throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState is too old to be checked against the ones already used: send the request again without it');
+    if (this.spent.has(sealed.n))
+      throw rpcError(ProtocolErrorCode.InvalidParams, 'This requestState was already used: send the one of the latest round');
+    if (sealed.t <= this.floor)
+      throw rpcError(
+        ProtocolErrorCode.InvalidParams,
+        'This requestState is too old to be checked against the ones already used: send the request again without it',
+      );
     // Spent now, before anything reaches the upstream: a retry that fails or is cut off cannot be replayed.
     this.spend(sealed);
     return sealed;
@@ -121,9 +129,18 @@ export class GatewayRounds {
     const { answeredByHost, requestState, inputRequests } = outcome;
     const hasHostAnswers = answeredByHost !== undefined && Object.keys(answeredByHost).length > 0;
     if (requestState === undefined && !hasHostAnswers) return { resultType: 'input_required', inputRequests };
-    const round: SealedRound = { b: binding, n: randomUUID(), t: this.now(), ...(requestState !== undefined ? { s: requestState } : {}), ...(hasHostAnswers ? { h: answeredByHost } : {}) };
+    const round: SealedRound = {
+      b: binding,
+      n: randomUUID(),
+      t: this.now(),
+      ...(requestState !== undefined ? { s: requestState } : {}),
+      ...(hasHostAnswers ? { h: answeredByHost } : {}),
+    };
     if (JSON.stringify(round).length > MAX_SEALED_BYTES) {
-      throw rpcError(ProtocolErrorCode.InternalError, `The answers to this round are over ${MAX_SEALED_BYTES / 1024} KiB, too large to carry in its requestState`);
+      throw rpcError(
+        ProtocolErrorCode.InternalError,
+        `The answers to this round are over ${MAX_SEALED_BYTES / 1024} KiB, too large to carry in its requestState`,
+      );
     }
     return { resultType: 'input_required', inputRequests, requestState: await this.codec.mint(round) };
   }
@@ -153,7 +170,8 @@ export class GatewayRounds {
  * gives; the gateway's totals still bound everything.
  */
 export function clientKeyOf(ctx: ServerContext): string {
-  const info = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
+  const info = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO] as
+    { name?: unknown; version?: unknown } | undefined;
   const name = typeof info?.name === 'string' ? info.name.slice(0, 200) : '(unnamed)';
   const version = typeof info?.version === 'string' ? info.version.slice(0, 50) : '';
   return `${name}@${version}`;

@@ -102,11 +102,15 @@ export class BoundedEventStore implements EventStore {
 
   async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: Message) => Promise<void> }): Promise<string> {
     const index = this.events.findIndex((event) => event.id === lastEventId);
-    if (index < 0) throw new Error(`event ${lastEventId} is no longer kept (at most ${this.maxEvents} events and ${this.maxBytes / 1024 / 1024} MiB per session)`);
+    if (index < 0)
+      throw new Error(
+        `event ${lastEventId} is no longer kept (at most ${this.maxEvents} events and ${this.maxBytes / 1024 / 1024} MiB per session)`,
+      );
     const streamId = this.events[index]?.streamId ?? '';
     const missed = this.events.slice(index + 1).filter((event) => event.streamId === streamId);
     const tooLarge = missed.find((event) => event.message === undefined);
-    if (tooLarge) throw new Error(`event ${tooLarge.id} was larger than ${this.maxBytes / 1024 / 1024} MiB and was not kept: it cannot be sent again`);
+    if (tooLarge)
+      throw new Error(`event ${tooLarge.id} was larger than ${this.maxBytes / 1024 / 1024} MiB and was not kept: it cannot be sent again`);
     for (const event of missed) await send(event.id, event.message as Message);
     return streamId;
   }

@@ -44,7 +44,9 @@ function listing(tool: CatalogTool, name: string, options: ListingOptions): Tool
 export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId, options: ListingOptions = {}): Tool[] {
   const servers = snapshot.servers.filter(isServedServer);
   if (endpoint.kind === 'aggregated') {
-    return servers.flatMap((server) => server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.qualifiedName, options)));
+    return servers.flatMap((server) =>
+      server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.qualifiedName, options)),
+    );
   }
   const server = servers.find((candidate) => candidate.name === endpoint.server);
   return server ? server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.name, options)) : [];

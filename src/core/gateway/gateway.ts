@@ -85,8 +85,10 @@ export class McpGateway {
       throw new Error(`The MCP gateway only listens on ${LOOPBACK_HOST}; refusing to bind to "${host}"`);
     }
     const port = options.port ?? 0;
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
-    if (options.token !== undefined && !GATEWAY_TOKEN_PATTERN.test(options.token)) throw new Error('A gateway token must be 32 to 512 URL-safe characters');
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
+    if (options.token !== undefined && !GATEWAY_TOKEN_PATTERN.test(options.token))
+      throw new Error('A gateway token must be 32 to 512 URL-safe characters');
     this.token = options.token ?? createToken();
     this.requestedPort = port;
 
@@ -94,7 +96,10 @@ export class McpGateway {
     this.offers = options.offers;
     this.relays = options.relays;
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
-    const limits = { idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS), maxSessions: Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS) };
+    const limits = {
+      idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS),
+      maxSessions: Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS),
+    };
     this.legacy = new LegacySessions({
       source: this.source,
       offers: this.offers,
@@ -106,10 +111,19 @@ export class McpGateway {
       closing: () => this.disposing !== undefined,
     });
     const clock = options.clock ?? systemClock;
-    const rounds = new GatewayRounds(() => this.relays?.hostKinds() ?? new Set(), () => clock.now());
+    const rounds = new GatewayRounds(
+      () => this.relays?.hostKinds() ?? new Set(),
+      () => clock.now(),
+    );
     this.modernTasks = createModernTasks(clock);
     this.bridge = new CallBridge(this.relays, clock);
-    this.modern = new ModernEndpoints(this.source, this.logger, { ...(this.offers ? { offers: this.offers } : {}), ...(this.relays ? { relays: this.relays } : {}), rounds, modernTasks: this.modernTasks, bridge: this.bridge });
+    this.modern = new ModernEndpoints(this.source, this.logger, {
+      ...(this.offers ? { offers: this.offers } : {}),
+      ...(this.relays ? { relays: this.relays } : {}),
+      rounds,
+      modernTasks: this.modernTasks,
+      bridge: this.bridge,
+    });
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -162,7 +176,8 @@ export class McpGateway {
 
   /** Open 2025 sessions on a server's endpoint: whether the editor is connected to it, for one. */
   serverSessionCount(server: string): number {
-    return this.legacy.table.entries().filter(([, session]) => session.endpoint.kind === 'server' && session.endpoint.server === server).length;
+    return this.legacy.table.entries().filter(([, session]) => session.endpoint.kind === 'server' && session.endpoint.server === server)
+      .length;
   }
 
   /** Open client sessions over all endpoints. */
@@ -193,7 +208,14 @@ export class McpGateway {
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.offers) {
-      this.relay = new OfferRelay(this.offers, { sessions: () => this.legacy.table.entries(), notifyModern: (affects, what, printOf) => this.modern.notifyOffer(affects, what, printOf) }, this.logger);
+      this.relay = new OfferRelay(
+        this.offers,
+        {
+          sessions: () => this.legacy.table.entries(),
+          notifyModern: (affects, what, printOf) => this.modern.notifyOffer(affects, what, printOf),
+        },
+        this.logger,
+      );
     }
     if (this.disposing) {
       // dispose() ran while listen() was pending.

@@ -92,7 +92,11 @@ export class LegacySessions {
     const ledger = new SessionLedger();
     // The session's tasks (a client that drives tasks itself): cancelled when the session closes.
     const tasks: GatewayTasks = new SessionTasks(this.options.clock);
-    const server = createSessionServer(endpoint, source, logger, { ...(offers ? { offers, ledger } : {}), ...(relays ? { relays } : {}), tasks });
+    const server = createSessionServer(endpoint, source, logger, {
+      ...(offers ? { offers, ledger } : {}),
+      ...(relays ? { relays } : {}),
+      tasks,
+    });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -104,7 +108,20 @@ export class LegacySessions {
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
         const offerPrint = this.options.relay()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
-        this.table.add(id, { endpoint, key: endpointKey(endpoint), transport, serve, server, fingerprint, ledger, offerPrint, tag: tagOf(req), lastUsed: 0, where, close: () => server.close() });
+        this.table.add(id, {
+          endpoint,
+          key: endpointKey(endpoint),
+          transport,
+          serve,
+          server,
+          fingerprint,
+          ledger,
+          offerPrint,
+          tag: tagOf(req),
+          lastUsed: 0,
+          where,
+          close: () => server.close(),
+        });
         logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
       },
     });
@@ -131,7 +148,9 @@ export class LegacySessions {
       const fingerprint = fingerprintOf(session.endpoint);
       if (fingerprint === session.fingerprint) continue;
       session.fingerprint = fingerprint;
-      session.server.sendToolListChanged().catch((error: unknown) => this.options.logger.debug(`tools/list_changed not delivered to session ${id}: ${errorMessage(error)}`));
+      session.server
+        .sendToolListChanged()
+        .catch((error: unknown) => this.options.logger.debug(`tools/list_changed not delivered to session ${id}: ${errorMessage(error)}`));
     }
   }
 
@@ -146,7 +165,9 @@ export class LegacySessions {
     const { offers, logger } = this.options;
     // Whatever the session subscribed to upstream ends with it.
     for (const { server: name, uri } of ledger.drain()) {
-      offers?.unsubscribeResource(name, uri).catch((error: unknown) => logger.debug(`unsubscribing ${uri.slice(0, 200)}: ${errorMessage(error)}`));
+      offers
+        ?.unsubscribeResource(name, uri)
+        .catch((error: unknown) => logger.debug(`unsubscribing ${uri.slice(0, 200)}: ${errorMessage(error)}`));
     }
     const id = transport.sessionId;
     const session = id === undefined ? undefined : this.table.get(id);
@@ -168,7 +189,8 @@ function tagOf(req: http.IncomingMessage): string | undefined {
 
 /** Who opened a 2025-era session, from its initialize request: for the log. */
 function describeClient(body: unknown): string {
-  const params = (body as { params?: { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } } } | undefined)?.params;
+  const params = (body as { params?: { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } } } | undefined)
+    ?.params;
   const info = params?.clientInfo;
   const name = typeof info?.name === 'string' ? info.name.slice(0, 80) : '?';
   const version = typeof info?.version === 'string' ? info.version.slice(0, 40) : '?';

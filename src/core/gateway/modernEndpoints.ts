@@ -31,7 +31,9 @@ interface ModernEndpoint {
 
 /** Whether a POST body (already read and parsed) is a 2025-era message. */
 export async function isLegacyPost(req: http.IncomingMessage, body: unknown): Promise<boolean> {
-  return isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize: MAX_REQUEST_BYTES }), body, { maxRequestBodySize: MAX_REQUEST_BYTES });
+  return isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize: MAX_REQUEST_BYTES }), body, {
+    maxRequestBodySize: MAX_REQUEST_BYTES,
+  });
 }
 
 export class ModernEndpoints {
@@ -58,7 +60,8 @@ export class ModernEndpoints {
   /** SEP-2243: a tools/call whose `Mcp-Param-*` headers disagree with its arguments gets 400 (paramHeaderCheck.ts). */
   private refusedParamHeaders(entry: ModernEndpoint, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): boolean {
     const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
-    if (message === null || typeof message !== 'object' || message.method !== 'tools/call' || typeof message.params?.name !== 'string') return false;
+    if (message === null || typeof message !== 'object' || message.method !== 'tools/call' || typeof message.params?.name !== 'string')
+      return false;
     entry.paramHeaders ??= new Map(
       listedTools(this.source.snapshot(), entry.endpoint).flatMap((tool) => {
         const declared = paramHeaders(tool.inputSchema);
@@ -69,7 +72,9 @@ export class ModernEndpoints {
     const refusal = declarations && paramHeaderMismatch(declarations, message.params.arguments, req.headers);
     if (!refusal) return false;
     const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, ...refusal } }));
+    res
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, ...refusal } }));
     return true;
   }
 
@@ -88,7 +93,11 @@ export class ModernEndpoints {
    * Tells listeners of the endpoints `affects` selects: of a resource update, or of the lists
    * (resources, prompts) that changed on each endpoint.
    */
-  notifyOffer(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }, printOf?: (endpoint: EndpointId) => OfferFingerprint): void {
+  notifyOffer(
+    affects: (endpoint: EndpointId) => boolean,
+    what: 'lists' | { readonly updated: string },
+    printOf?: (endpoint: EndpointId) => OfferFingerprint,
+  ): void {
     const offers = this.offers;
     if (!offers) return;
     const fingerprint = printOf ?? ((endpoint: EndpointId) => offerFingerprint(offers, endpoint));

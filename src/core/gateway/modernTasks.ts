@@ -5,7 +5,15 @@
 // running becomes a task the client polls with tasks/get. The call goes on inside the task; what
 // its upstream asks in later rounds becomes the task's `inputRequests`, which the client answers
 // with tasks/update. Task ids are random; one store serves the gateway (no sessions to scope by).
-import { MissingRequiredClientCapabilityError, RELATED_TASK_META_KEY, type CallToolResult, type InputRequiredResult, type Server, type ServerContext, type Task } from '@modelcontextprotocol/server';
+import {
+  MissingRequiredClientCapabilityError,
+  RELATED_TASK_META_KEY,
+  type CallToolResult,
+  type InputRequiredResult,
+  type Server,
+  type ServerContext,
+  type Task,
+} from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
 import type { CallerOptions } from '../connection/connectionOptions';
 import { TASKS_EXTENSION } from '../connection/clientLink';
@@ -22,7 +30,13 @@ const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** How long a task-supporting call runs before its client gets a task instead of waiting. */
 export const ESCALATE_MS = 400;
 
-export const MODERN_RULES: TaskRules = { toolErrorFails: false, maxRunning: 64, maxKept: 256, perOwner: { maxRunning: 16, maxKept: 64 }, holder: 'The gateway' };
+export const MODERN_RULES: TaskRules = {
+  toolErrorFails: false,
+  maxRunning: 64,
+  maxKept: 256,
+  perOwner: { maxRunning: 16, maxKept: 64 },
+  holder: 'The gateway',
+};
 
 /** The gateway's tasks for 2026-07-28 clients, and the clock that times escalation. */
 export interface ModernTasks {
@@ -42,7 +56,8 @@ export function declaresTasks(ctx: ServerContext): boolean {
 }
 
 function requireTasks(ctx: ServerContext): void {
-  if (!declaresTasks(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+  if (!declaresTasks(ctx))
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
 }
 
 /** The task in the extension's field names (`ttlMs`, `pollIntervalMs`). */
@@ -59,7 +74,16 @@ function detailed({ task, outcome, inputRequests }: TaskDetail): Record<string, 
       // A 2026-07-28 tool result, as it would have come back from the call itself.
       return outcome && 'result' in outcome ? { ...base, result: { ...withoutRelatedTask(outcome.result), resultType: 'complete' } } : base;
     case 'failed':
-      return outcome && 'error' in outcome ? { ...base, error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.data === undefined ? {} : { data: outcome.error.data }) } } : base;
+      return outcome && 'error' in outcome
+        ? {
+            ...base,
+            error: {
+              code: outcome.error.code,
+              message: outcome.error.message,
+              ...(outcome.error.data === undefined ? {} : { data: outcome.error.data }),
+            },
+          }
+        : base;
     case 'input_required':
       return { ...base, inputRequests };
     case 'working':
@@ -78,8 +102,6 @@ function withoutRelatedTask(result: CallToolResult): CallToolResult {
   const { _meta: _all, ...rest } = result;
   return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }
-
-
 
 /** tasks/get, tasks/update and tasks/cancel, for clients that declared the extension (-32021 for the rest). */
 export function registerModernTaskHandlers(server: Server, { tasks }: ModernTasks): void {
@@ -110,7 +132,12 @@ type Run = (options: CallerOptions, relay: RequestRelay) => Promise<Outcome>;
  * ESCALATE_MS, and as a task otherwise, or as soon as its upstream asks the client something.
  * `run` throws the JSON-RPC error the client should see.
  */
-export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, round: OpenRound, run: Run): Promise<CallToolResult | InputRequiredResult> {
+export async function callOrEscalate(
+  modern: ModernTasks,
+  ctx: ServerContext,
+  round: OpenRound,
+  run: Run,
+): Promise<CallToolResult | InputRequiredResult> {
   const controller = new AbortController();
   const fromRequest = () => controller.abort(ctx.mcpReq.signal.reason);
   ctx.mcpReq.signal.addEventListener('abort', fromRequest, { once: true });
@@ -144,14 +171,18 @@ export async function callOrEscalate(modern: ModernTasks, ctx: ServerContext, ro
   }
   // From here the call belongs to the task: the request that started it is answered now.
   try {
-    const task = modern.tasks.start(undefined, async (work) => {
-      work.signal.addEventListener('abort', () => controller.abort(work.signal.reason), { once: true });
-      report = (message) => work.report(message);
-      working.resolve(work);
-      const outcome = await first;
-      if ('error' in outcome) throw outcome.error;
-      return continueRounds(outcome.value, work, { ...round.options, onProgress }, (options) => run(options, relay));
-    }, clientKeyOf(ctx));
+    const task = modern.tasks.start(
+      undefined,
+      async (work) => {
+        work.signal.addEventListener('abort', () => controller.abort(work.signal.reason), { once: true });
+        report = (message) => work.report(message);
+        working.resolve(work);
+        const outcome = await first;
+        if ('error' in outcome) throw outcome.error;
+        return continueRounds(outcome.value, work, { ...round.options, onProgress }, (options) => run(options, relay));
+      },
+      clientKeyOf(ctx),
+    );
     return asTaskHandle({ resultType: 'task', ...wireTask(task) }) as unknown as CallToolResult;
   } catch (error) {
     // No room for a task: the call it would have run ends here.
@@ -174,16 +205,27 @@ function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(e
 }
 
 /** The upstream's later rounds, asked of the client as the task's input requests, until it ends. */
-async function continueRounds(outcome: Outcome, work: TaskWork<never>, options: CallerOptions, run: (options: CallerOptions) => Promise<Outcome>): Promise<CallToolResult> {
+async function continueRounds(
+  outcome: Outcome,
+  work: TaskWork<never>,
+  options: CallerOptions,
+  run: (options: CallerOptions) => Promise<Outcome>,
+): Promise<CallToolResult> {
   let current = outcome;
   while (isInputRound(current)) {
     const asked = Object.entries(current.inputRequests ?? {});
-    const answers = await Promise.all(asked.map(async ([key, request]) => [key, await work.input(key, request as Record<string, unknown>)] as const));
+    const answers = await Promise.all(
+      asked.map(async ([key, request]) => [key, await work.input(key, request as Record<string, unknown>)] as const),
+    );
     const clientAnswers = options.rounds?.clientAnswers ?? new Set();
     current = await run({
       ...options,
       signal: work.signal,
-      rounds: { clientAnswers, inputResponses: { ...current.answeredByHost, ...Object.fromEntries(answers) }, ...(current.requestState === undefined ? {} : { requestState: current.requestState }) },
+      rounds: {
+        clientAnswers,
+        inputResponses: { ...current.answeredByHost, ...Object.fromEntries(answers) },
+        ...(current.requestState === undefined ? {} : { requestState: current.requestState }),
+      },
     });
   }
   return current;

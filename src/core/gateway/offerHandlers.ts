@@ -56,7 +56,14 @@ interface HandlerContext {
    * A read or a get: through the gate, with the client's options, relaying what the server asks
    * (a 2025 client) or giving its rounds back (a 2026-07-28 client that declared what they ask).
    */
-  forwardRelayed<M extends 'resources/read' | 'prompts/get'>(target: Routed, what: string, method: M, params: Record<string, unknown>, ctx: ServerContext, sent: Record<string, unknown>): Promise<ForwardedResult<M> | InputRequiredResult>;
+  forwardRelayed<M extends 'resources/read' | 'prompts/get'>(
+    target: Routed,
+    what: string,
+    method: M,
+    params: Record<string, unknown>,
+    ctx: ServerContext,
+    sent: Record<string, unknown>,
+  ): Promise<ForwardedResult<M> | InputRequiredResult>;
 }
 
 export function registerOfferHandlers(
@@ -77,12 +84,21 @@ export function registerOfferHandlers(
     }
   };
   const context: HandlerContext = {
-    server, endpoint, offers, logger, ledger, forward,
+    server,
+    endpoint,
+    offers,
+    logger,
+    ledger,
+    forward,
     forwardRelayed: (target, what, method, params, ctx, sent) => {
       const round = extras.openRound(ctx, method, String(sent.name ?? sent.uri ?? ''));
       const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`, round);
       return forward(target, what, async () =>
-        round.reply(await relayed(target.server, ctx, options, (sent): Promise<ForwardedResult<typeof method> | ClientInputRound> => offers.forwardRequest(target.server, method, params, sent))),
+        round.reply(
+          await relayed(target.server, ctx, options, (sent): Promise<ForwardedResult<typeof method> | ClientInputRound> =>
+            offers.forwardRequest(target.server, method, params, sent),
+          ),
+        ),
       );
     },
   };
@@ -97,14 +113,23 @@ function registerResourceHandlers({ server, endpoint, offers, ledger, forward, f
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: listedTemplates(offers, endpoint) }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const target = routeResource(offers, endpoint, request.params.uri);
-    return forwardRelayed(target, `Reading "${request.params.uri.slice(0, 200)}"`, 'resources/read', { ...upstreamParams(request.params), uri: target.upstream }, ctx, request.params);
+    return forwardRelayed(
+      target,
+      `Reading "${request.params.uri.slice(0, 200)}"`,
+      'resources/read',
+      { ...upstreamParams(request.params), uri: target.upstream },
+      ctx,
+      request.params,
+    );
   });
   if (!subscribe) return;
   server.setRequestHandler('resources/subscribe', async (request) => {
     const target = routeResource(offers, endpoint, request.params.uri);
     // A session subscribes once per URI, however often it asks.
     if (ledger && !ledger.add(target.server, target.upstream)) return {};
-    await forward(target, `Subscribing to "${request.params.uri.slice(0, 200)}"`, () => offers.subscribeResource(target.server, target.upstream)).catch((error: unknown) => {
+    await forward(target, `Subscribing to "${request.params.uri.slice(0, 200)}"`, () =>
+      offers.subscribeResource(target.server, target.upstream),
+    ).catch((error: unknown) => {
       ledger?.remove(target.server, target.upstream);
       throw error;
     });
@@ -121,17 +146,33 @@ function registerPromptHandlers({ server, endpoint, offers, forwardRelayed }: Ha
   server.setRequestHandler('prompts/list', async () => ({ prompts: listedPrompts(offers, endpoint) }));
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const target = routePrompt(offers, endpoint, request.params.name);
-    return forwardRelayed(target, `Prompt "${request.params.name.slice(0, 200)}"`, 'prompts/get', { ...upstreamParams(request.params), name: target.upstream }, ctx, request.params);
+    return forwardRelayed(
+      target,
+      `Prompt "${request.params.name.slice(0, 200)}"`,
+      'prompts/get',
+      { ...upstreamParams(request.params), name: target.upstream },
+      ctx,
+      request.params,
+    );
   });
 }
 
-function registerCompletionHandler({ server, endpoint, offers, logger, forward }: HandlerContext, openRound: HandlerExtras['openRound']): void {
+function registerCompletionHandler(
+  { server, endpoint, offers, logger, forward }: HandlerContext,
+  openRound: HandlerExtras['openRound'],
+): void {
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref } = request.params;
     const target = ref.type === 'ref/prompt' ? routePrompt(offers, endpoint, ref.name) : routeTemplate(offers, endpoint, ref.uri);
     const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name: target.upstream } : { ...ref, uri: target.upstream };
     const params = { ...upstreamParams(request.params), ref: upstreamRef };
-    const options = clientRequestOptions(ctx, request.params, logger, target.server, openRound(ctx, 'completion/complete', target.upstream));
+    const options = clientRequestOptions(
+      ctx,
+      request.params,
+      logger,
+      target.server,
+      openRound(ctx, 'completion/complete', target.upstream),
+    );
     return forward(target, 'Completion', () => offers.forwardRequest(target.server, 'completion/complete', params, options));
   });
 }
@@ -139,12 +180,25 @@ function registerCompletionHandler({ server, endpoint, offers, logger, forward }
 function registerLoggingHandler({ server, endpoint, offers, logger, forward }: HandlerContext, session: { logLevel?: string }): void {
   server.setRequestHandler('logging/setLevel', async (request, ctx) => {
     session.logLevel = request.params.level;
-    const servers = endpoint.kind === 'server' ? [endpoint.server] : offers.offers().filter((offer) => offer.capabilities?.logging).map((offer) => offer.name);
+    const servers =
+      endpoint.kind === 'server'
+        ? [endpoint.server]
+        : offers
+            .offers()
+            .filter((offer) => offer.capabilities?.logging)
+            .map((offer) => offer.name);
     // The SDK's own handler would also record the level for this session, which filters what
     // the gateway relays; the upstream servers filter at the source.
     await Promise.all(
       servers.map((name) =>
-        forward({ server: name, upstream: '' }, 'logging/setLevel', () => offers.forwardRequest(name, 'logging/setLevel', upstreamParams(request.params), clientRequestOptions(ctx, request.params, logger, name))),
+        forward({ server: name, upstream: '' }, 'logging/setLevel', () =>
+          offers.forwardRequest(
+            name,
+            'logging/setLevel',
+            upstreamParams(request.params),
+            clientRequestOptions(ctx, request.params, logger, name),
+          ),
+        ),
       ),
     ).catch((error: unknown) => {
       if (endpoint.kind === 'server') throw error;

@@ -42,7 +42,8 @@ export function endpointCapabilities(served: readonly OfferedServer[]): OfferCap
   if (served.some((offer) => offer.capabilities === undefined)) return ALL_OFFER_CAPABILITIES;
   const merged: Record<string, Record<string, unknown>> = {};
   for (const offer of served) {
-    for (const [key, value] of Object.entries(offer.capabilities ?? {})) merged[key] = { ...(merged[key] ?? {}), ...(value as Record<string, unknown>) };
+    for (const [key, value] of Object.entries(offer.capabilities ?? {}))
+      merged[key] = { ...(merged[key] ?? {}), ...(value as Record<string, unknown>) };
   }
   return merged as OfferCapabilities;
 }
@@ -59,7 +60,9 @@ export function endpointInstructions(served: readonly OfferedServer[], endpoint:
   const saying = served.filter((offer) => offer.instructions);
   if (saying.length === 0) return undefined;
   if (endpoint.kind === 'server') return saying[0]?.instructions;
-  const composed = saying.map((offer) => `## ${offer.name} (tools named ${sanitizeNamePart(offer.name)}__…)\n\n${offer.instructions}`).join('\n\n');
+  const composed = saying
+    .map((offer) => `## ${offer.name} (tools named ${sanitizeNamePart(offer.name)}__…)\n\n${offer.instructions}`)
+    .join('\n\n');
   return composed.length > MAX_COMPOSED_INSTRUCTIONS ? `${composed.slice(0, MAX_COMPOSED_INSTRUCTIONS)}\n[…cut at 128 KiB]` : composed;
 }
 
@@ -80,16 +83,24 @@ function firstOfEach<T>(lists: readonly (readonly T[])[], key: (item: T) => stri
 }
 
 export function listedResources(offers: OfferSource, endpoint: EndpointId): Resource[] {
-  return firstOfEach(servedOffers(offers, endpoint).map((offer) => offer.resources as Resource[]), (resource) => resource.uri);
+  return firstOfEach(
+    servedOffers(offers, endpoint).map((offer) => offer.resources as Resource[]),
+    (resource) => resource.uri,
+  );
 }
 
 export function listedTemplates(offers: OfferSource, endpoint: EndpointId): ResourceTemplateType[] {
-  return firstOfEach(servedOffers(offers, endpoint).map((offer) => offer.resourceTemplates as ResourceTemplateType[]), (template) => template.uriTemplate);
+  return firstOfEach(
+    servedOffers(offers, endpoint).map((offer) => offer.resourceTemplates as ResourceTemplateType[]),
+    (template) => template.uriTemplate,
+  );
 }
 
 export function listedPrompts(offers: OfferSource, endpoint: EndpointId): Prompt[] {
   if (endpoint.kind === 'server') return firstOfEach([(offers.offer(endpoint.server)?.prompts ?? []) as Prompt[]], (prompt) => prompt.name);
-  const named = offers.offers().map((offer) => offer.prompts.map((prompt) => ({ ...(prompt as Prompt), name: qualifiedPromptName(offer.name, prompt.name) })));
+  const named = offers
+    .offers()
+    .map((offer) => offer.prompts.map((prompt) => ({ ...(prompt as Prompt), name: qualifiedPromptName(offer.name, prompt.name) })));
   return firstOfEach(named, (prompt) => prompt.name);
 }
 
@@ -100,7 +111,10 @@ export function routePrompt(offers: OfferSource, endpoint: EndpointId, name: str
     const prompt = offer.prompts.find((candidate) => qualifiedPromptName(offer.name, candidate.name) === name);
     if (prompt) return { server: offer.name, upstream: prompt.name };
   }
-  throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name.slice(0, 200)}": no server offers a prompt with this qualified name`);
+  throw rpcError(
+    ProtocolErrorCode.InvalidParams,
+    `Unknown prompt "${name.slice(0, 200)}": no server offers a prompt with this qualified name`,
+  );
 }
 
 function matchesTemplate(template: string, uri: string): boolean {
@@ -121,7 +135,9 @@ export function routeResource(offers: OfferSource, endpoint: EndpointId, uri: st
   const listing = served.find((offer) => offer.resources.some((resource) => resource.uri === uri));
   const owner = listing ?? served.find((offer) => offer.resourceTemplates.some((template) => matchesTemplate(template.uriTemplate, uri)));
   if (owner) return { server: owner.name, upstream: uri };
-  throw rpcError(RESOURCE_NOT_FOUND, `Resource not found: no server offers "${uri.slice(0, MAX_URI_IN_MESSAGE)}"`, { uri: uri.slice(0, MAX_URI_IN_MESSAGE) });
+  throw rpcError(RESOURCE_NOT_FOUND, `Resource not found: no server offers "${uri.slice(0, MAX_URI_IN_MESSAGE)}"`, {
+    uri: uri.slice(0, MAX_URI_IN_MESSAGE),
+  });
 }
 
 /** The server a URI template (a completion reference) belongs to. */
@@ -140,5 +156,8 @@ export interface OfferFingerprint {
 
 export function offerFingerprint(offers: OfferSource, endpoint: EndpointId): OfferFingerprint {
   const hash = (value: unknown) => fingerprint(value, 64);
-  return { resources: hash([listedResources(offers, endpoint), listedTemplates(offers, endpoint)]), prompts: hash(listedPrompts(offers, endpoint)) };
+  return {
+    resources: hash([listedResources(offers, endpoint), listedTemplates(offers, endpoint)]),
+    prompts: hash(listedPrompts(offers, endpoint)),
+  };
 }

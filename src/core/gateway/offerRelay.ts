@@ -23,7 +23,8 @@ export class SessionLedger implements SubscriptionLedger {
   add(server: string, uri: string): boolean {
     const key = JSON.stringify([server, uri]);
     if (this.entries.has(key)) return false;
-    if (this.entries.size >= MAX_SESSION_SUBSCRIPTIONS) throw new Error(`a session may hold at most ${MAX_SESSION_SUBSCRIPTIONS} resource subscriptions`);
+    if (this.entries.size >= MAX_SESSION_SUBSCRIPTIONS)
+      throw new Error(`a session may hold at most ${MAX_SESSION_SUBSCRIPTIONS} resource subscriptions`);
     this.entries.set(key, { server, uri });
     return true;
   }
@@ -55,7 +56,11 @@ export interface RelayTargets {
   sessions(): Iterable<[string, RelaySession]>;
   /** 2026-07-28 endpoints: their handlers notify listeners. */
   /** `printOf` gives each endpoint's lists, hashed once per change for sessions and listeners alike. */
-  notifyModern(affects: (endpoint: EndpointId) => boolean, what: 'lists' | { readonly updated: string }, printOf?: (endpoint: EndpointId) => OfferFingerprint): void;
+  notifyModern(
+    affects: (endpoint: EndpointId) => boolean,
+    what: 'lists' | { readonly updated: string },
+    printOf?: (endpoint: EndpointId) => OfferFingerprint,
+  ): void;
 }
 
 function affects(endpoint: EndpointId, server: string): boolean {
@@ -70,7 +75,10 @@ export class OfferRelay implements Disposable {
     private readonly targets: RelayTargets,
     private readonly logger: Logger,
   ) {
-    this.subscriptions = [offers.onDidChange((server) => containFailure(this.logger, "relaying a server's offer change", () => this.offerChanged(server))), offers.onNotice((notice) => containFailure(this.logger, "relaying a server's notice", () => this.relayNotice(notice)))];
+    this.subscriptions = [
+      offers.onDidChange((server) => containFailure(this.logger, "relaying a server's offer change", () => this.offerChanged(server))),
+      offers.onNotice((notice) => containFailure(this.logger, "relaying a server's notice", () => this.relayNotice(notice))),
+    ];
   }
 
   fingerprint(endpoint: EndpointId): OfferFingerprint {
@@ -94,7 +102,8 @@ export class OfferRelay implements Disposable {
       const print = printOf(session.endpoint);
       const before = session.offerPrint;
       session.offerPrint = print;
-      const deliver = (what: string, send: () => Promise<void>) => send().catch((error: unknown) => this.logger.debug(`${what} not delivered to session ${id}: ${errorMessage(error)}`));
+      const deliver = (what: string, send: () => Promise<void>) =>
+        send().catch((error: unknown) => this.logger.debug(`${what} not delivered to session ${id}: ${errorMessage(error)}`));
       if (print.resources !== before.resources) void deliver('resources/list_changed', () => session.server.sendResourceListChanged());
       if (print.prompts !== before.prompts) void deliver('prompts/list_changed', () => session.server.sendPromptListChanged());
     }
@@ -111,7 +120,7 @@ export class OfferRelay implements Disposable {
         session.server.sendLoggingMessage(notice.params).catch(failed);
       }
     }
-    if (notice.kind === 'resourceUpdated') this.targets.notifyModern((endpoint) => affects(endpoint, notice.server), { updated: notice.uri });
+    if (notice.kind === 'resourceUpdated')
+      this.targets.notifyModern((endpoint) => affects(endpoint, notice.server), { updated: notice.uri });
   }
-
 }

@@ -23,7 +23,8 @@ export interface HeaderMismatch {
 function asHeaderText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number' && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value))) return String(value);
+  if (typeof value === 'number' && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value)))
+    return String(value);
   return undefined;
 }
 
@@ -50,7 +51,11 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
 }
 
 /** The first disagreement between a call's headers and its arguments, or undefined. */
-export function paramHeaderMismatch(declarations: readonly ParamHeader[], args: unknown, headers: http.IncomingHttpHeaders): HeaderMismatch | undefined {
+export function paramHeaderMismatch(
+  declarations: readonly ParamHeader[],
+  args: unknown,
+  headers: http.IncomingHttpHeaders,
+): HeaderMismatch | undefined {
   for (const declaration of declarations) {
     const name = `Mcp-Param-${declaration.header}`;
     const fromBody = valueAt(args, declaration.path);

@@ -8,9 +8,7 @@ import { errorMessage } from '../base/errorMessage';
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 export type BodyRead =
-  | { readonly kind: 'ok'; readonly body: unknown }
-  | { readonly kind: 'tooLarge' }
-  | { readonly kind: 'notJson'; readonly message: string };
+  { readonly kind: 'ok'; readonly body: unknown } | { readonly kind: 'tooLarge' } | { readonly kind: 'notJson'; readonly message: string };
 
 export function readJsonBody(req: http.IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<BodyRead> {
   return new Promise((resolve, reject) => {
@@ -61,7 +59,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function toolCallProblem(params: unknown): string | undefined {
   if (!isPlainObject(params)) return `params: expected an object, got ${describe(params)}`;
   if (typeof params.name !== 'string') return `name: expected a string, got ${describe(params.name)}`;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return `arguments: expected an object, got ${describe(params.arguments)}`;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments))
+    return `arguments: expected an object, got ${describe(params.arguments)}`;
   if (params._meta !== undefined && !isPlainObject(params._meta)) return `_meta: expected an object, got ${describe(params._meta)}`;
   return undefined;
 }

@@ -6,9 +6,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
-export type GuardVerdict =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly status: 401 | 403; readonly message: string };
+export type GuardVerdict = { readonly ok: true } | { readonly ok: false; readonly status: 401 | 403; readonly message: string };
 
 const LOOPBACK_ORIGIN_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -11,7 +11,13 @@ import { errorMessage } from '../base/errorMessage';
  * `what` names the request in the debug line of a progress notification that was not delivered;
  * `round`, for a 2026-07-28 client, what its upstream request carries for it (clientRounds.ts).
  */
-export function clientRequestOptions(ctx: ServerContext, params: { _meta?: { progressToken?: string | number } } | undefined, logger: Logger, what: string, round?: OpenRound): CallerOptions {
+export function clientRequestOptions(
+  ctx: ServerContext,
+  params: { _meta?: { progressToken?: string | number } } | undefined,
+  logger: Logger,
+  what: string,
+  round?: OpenRound,
+): CallerOptions {
   const progressToken = params?._meta?.progressToken;
   const base = { signal: ctx.mcpReq.signal, ...round?.options };
   if (progressToken === undefined) return base;

@@ -22,16 +22,23 @@ export function sessionHandler(transport: WebStandardStreamableHTTPServerTranspo
       fetch: async (request, options) => {
         const response = await transport.handleRequest(request, options);
         if (request.method !== 'POST' || !response.body || !isEventStream(response.headers.get('content-type'))) return response;
-        return new Response(withPrimingHeld(response.body, clock), { status: response.status, statusText: response.statusText, headers: response.headers });
+        return new Response(withPrimingHeld(response.body, clock), {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
       },
     },
     { maxRequestBodySize: MAX_REQUEST_BYTES, onerror: (error) => logger.debug(`a session request failed: ${errorMessage(error)}`) },
   );
-  return (req, res, body) => handler(req, (req as http.IncomingMessage).method === 'GET' ? flushingEventStreamHeaders(res as http.ServerResponse) : res, body);
+  return (req, res, body) =>
+    handler(req, (req as http.IncomingMessage).method === 'GET' ? flushingEventStreamHeaders(res as http.ServerResponse) : res, body);
 }
 
 function isEventStream(contentType: string | null | undefined): boolean {
-  return String(contentType ?? '').toLowerCase().startsWith('text/event-stream');
+  return String(contentType ?? '')
+    .toLowerCase()
+    .startsWith('text/event-stream');
 }
 
 /** The stream's first chunk (the priming event) joined with the next one if it comes within PRIMING_HOLD_MS. */
@@ -52,7 +59,10 @@ function withPrimingHeld(body: ReadableStream<Uint8Array>, clock: Clock): Readab
       first = false;
       const next = reader.read();
       let timer: unknown;
-      const held = await Promise.race([next, new Promise<undefined>((resolve) => (timer = clock.setTimeout(() => resolve(undefined), PRIMING_HOLD_MS)))]);
+      const held = await Promise.race([
+        next,
+        new Promise<undefined>((resolve) => (timer = clock.setTimeout(() => resolve(undefined), PRIMING_HOLD_MS))),
+      ]);
       clock.clearTimeout(timer);
       if (held === undefined) {
         // A call that takes longer: the priming event goes now, the message when it comes.
@@ -82,7 +92,8 @@ function flushingEventStreamHeaders(res: http.ServerResponse): http.ServerRespon
   (res as { writeHead: (...args: unknown[]) => http.ServerResponse }).writeHead = (...args: unknown[]) => {
     const written = writeHead(...args);
     const headers = (args.find((arg) => typeof arg === 'object' && arg !== null) ?? {}) as Record<string, unknown>;
-    if (Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'content-type' && isEventStream(String(value)))) res.flushHeaders();
+    if (Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'content-type' && isEventStream(String(value))))
+      res.flushHeaders();
     return written;
   };
   return res;

@@ -1,7 +1,17 @@
 // The MCP server behind one client session of one endpoint (2025 era), or behind one request
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
-import { ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type CreateTaskResult, type Implementation, type InputRequiredResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolErrorCode,
+  Server,
+  type CallToolRequestParams,
+  type CallToolResult,
+  type CreateTaskResult,
+  type Implementation,
+  type InputRequiredResult,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { ClientInputRound } from '../connection/inputRounds';
 import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog/types';
@@ -11,7 +21,15 @@ import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import type { CallTarget } from './endpoint';
 import { listedTools, mapToolName, taskSupportOf } from './exposure';
 import { callOrEscalate, declaresTasks, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
-import { drivesTasks, GATEWAY_TASKS, noTaskSupport, registerTaskHandlers, startToolTask, TaskReceivingServer, type GatewayTasks } from './taskHandlers';
+import {
+  drivesTasks,
+  GATEWAY_TASKS,
+  noTaskSupport,
+  registerTaskHandlers,
+  startToolTask,
+  TaskReceivingServer,
+  type GatewayTasks,
+} from './taskHandlers';
 import type { CallerOptions } from '../connection/connectionOptions';
 import { relayedThrough, type Relayed, type RelayHost } from './clientRelay';
 import { runRelayed } from '../connection/serverRequests';
@@ -39,7 +57,9 @@ export function endpointInfo(endpoint: EndpointId, served: readonly OfferedServe
     title: endpoint.server,
     ...(upstream ? { version: upstream.version } : {}),
     ...(upstream?.websiteUrl ? { websiteUrl: upstream.websiteUrl } : {}),
-    ...(upstream?.icons ? { icons: upstream.icons.map(({ sizes, ...icon }) => ({ ...icon, ...(sizes ? { sizes: [...sizes] } : {}) })) } : {}),
+    ...(upstream?.icons
+      ? { icons: upstream.icons.map(({ sizes, ...icon }) => ({ ...icon, ...(sizes ? { sizes: [...sizes] } : {}) })) }
+      : {}),
   };
 }
 
@@ -71,7 +91,10 @@ async function mapWhenKnown(source: ToolSource, endpoint: EndpointId, name: stri
     } catch (again) {
       const still = startingServers(source);
       if (still.length === 0) throw again;
-      throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`);
+      throw rpcError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`,
+      );
     }
   }
 }
@@ -119,10 +142,16 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   // A 2025 session's log level (logging/setLevel), for a 2026-07-28 upstream that takes it per request.
   const session: { logLevel?: string } = {};
   const key = endpointKey(endpoint);
-  const openRound = (ctx: ServerContext, method: string, target: string): OpenRound => extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
+  const openRound = (ctx: ServerContext, method: string, target: string): OpenRound =>
+    extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
   if (tasks) registerTaskHandlers(server, tasks, logger);
   if (modernTasks) registerModernTaskHandlers(server, modernTasks);
-  if (offers) registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, { openRound, session, ...(extras.ledger ? { ledger: extras.ledger } : {}) });
+  if (offers)
+    registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, {
+      openRound,
+      session,
+      ...(extras.ledger ? { ledger: extras.ledger } : {}),
+    });
 
   registerToolHandlers({ server, endpoint, source, logger, extras, openRound, relayed });
   return server;
@@ -157,18 +186,25 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     const round = openRound(ctx, 'tools/call', request.params.name);
     // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
     if (modernTasks && declaresTasks(ctx)) {
-      return callOrEscalate(modernTasks, ctx, round, (options, relay) => runRelayed(extras.relays, target.server, relay, () => callFor(source, target, request.params, options)));
+      return callOrEscalate(modernTasks, ctx, round, (options, relay) =>
+        runRelayed(extras.relays, target.server, relay, () => callFor(source, target, request.params, options)),
+      );
     }
     const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
     logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
     // callFor gives the client the JSON-RPC error; what the relay and the round throw already is one.
-    return (await round.reply(await relayed(target.server, ctx, options, (sent) => callFor(source, target, request.params, sent)))) as CallToolResult | InputRequiredResult;
+    return (await round.reply(await relayed(target.server, ctx, options, (sent) => callFor(source, target, request.params, sent)))) as
+      CallToolResult | InputRequiredResult;
   });
-
 }
 
 /** The call a task runs: as a plain request makes it, failing with the JSON-RPC error its client should see. */
-async function callFor(source: ToolSource, target: CallTarget, params: CallToolRequestParams, options: CallerOptions): Promise<CallToolResult | ClientInputRound> {
+async function callFor(
+  source: ToolSource,
+  target: CallTarget,
+  params: CallToolRequestParams,
+  options: CallerOptions,
+): Promise<CallToolResult | ClientInputRound> {
   try {
     return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, options)) as CallToolResult | ClientInputRound;
   } catch (error) {
@@ -177,7 +213,15 @@ async function callFor(source: ToolSource, target: CallTarget, params: CallToolR
 }
 
 /** A task-augmented call (2025-11-25): the task is created and returned, the call runs in it. */
-function taskCall(server: Server, tasks: GatewayTasks, relays: RelayHost | undefined, source: ToolSource, logger: Logger, target: CallTarget, params: CallToolRequestParams): CreateTaskResult {
+function taskCall(
+  server: Server,
+  tasks: GatewayTasks,
+  relays: RelayHost | undefined,
+  source: ToolSource,
+  logger: Logger,
+  target: CallTarget,
+  params: CallToolRequestParams,
+): CreateTaskResult {
   if (taskSupportOf(source.snapshot(), target) === 'forbidden') throw noTaskSupport(params.name);
   const run = (options: CallerOptions) => callFor(source, target, params, options) as Promise<CallToolResult>;
   const created = startToolTask({ server, tasks, relays, logger, upstream: target.server, run }, params);

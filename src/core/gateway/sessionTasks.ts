@@ -105,10 +105,16 @@ export class SessionTasks<C> {
     if (this.disposed) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The gateway is closing this session');
     const { maxRunning, holder, toolErrorFails, perOwner } = this.rules;
     if (perOwner && this.running(owner) >= perOwner.maxRunning) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `This client is running ${perOwner.maxRunning} tasks, the most the gateway runs at once for one client; try again when one ends`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `This client is running ${perOwner.maxRunning} tasks, the most the gateway runs at once for one client; try again when one ends`,
+      );
     }
     if (this.running() >= maxRunning) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${holder} is running ${maxRunning} tasks, the most the gateway runs at once for it; try again when one ends`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `${holder} is running ${maxRunning} tasks, the most the gateway runs at once for it; try again when one ends`,
+      );
     }
     this.makeRoom(owner);
     const ttl = Math.min(MAX_TTL_MS, Math.max(1_000, Math.floor(requestedTtl ?? DEFAULT_TTL_MS)));
@@ -191,8 +197,14 @@ export class SessionTasks<C> {
 
   cancel(taskId: string): Task {
     const entry = this.find(taskId);
-    if (isTaskOver(entry.view.status)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${entry.view.status}`);
-    this.finish(entry, 'cancelled', { error: new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} was cancelled`) }, 'Cancelled by the client');
+    if (isTaskOver(entry.view.status))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${entry.view.status}`);
+    this.finish(
+      entry,
+      'cancelled',
+      { error: new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} was cancelled`) },
+      'Cancelled by the client',
+    );
     return entry.view;
   }
 
@@ -254,7 +266,11 @@ export class SessionTasks<C> {
 
   private find(taskId: string): Entry<C> {
     const entry = this.entries.get(taskId);
-    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task ${taskId.slice(0, 100)}: it never existed in this session, or its ttl ran out`);
+    if (!entry)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown task ${taskId.slice(0, 100)}: it never existed in this session, or its ttl ran out`,
+      );
     return entry;
   }
 
@@ -299,7 +315,12 @@ export class SessionTasks<C> {
     const statusMessage = message?.slice(0, MAX_MESSAGE_CHARS);
     if (status === entry.view.status && statusMessage === entry.view.statusMessage) return;
     const { statusMessage: _previous, ...rest } = entry.view;
-    entry.view = { ...rest, status, ...(statusMessage === undefined ? {} : { statusMessage }), lastUpdatedAt: new Date(this.clock.now()).toISOString() };
+    entry.view = {
+      ...rest,
+      status,
+      ...(statusMessage === undefined ? {} : { statusMessage }),
+      lastUpdatedAt: new Date(this.clock.now()).toISOString(),
+    };
     this.changeEmitter.fire(entry.view);
   }
 
@@ -320,7 +341,12 @@ export class SessionTasks<C> {
 
   private drop(taskId: string, entry: Entry<C>, why: string): void {
     this.clock.clearTimeout(entry.expiry);
-    this.finish(entry, 'cancelled', { error: new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} was cancelled: ${why}`) }, why);
+    this.finish(
+      entry,
+      'cancelled',
+      { error: new ProtocolError(ProtocolErrorCode.InternalError, `Task ${taskId} was cancelled: ${why}`) },
+      why,
+    );
     this.entries.delete(taskId);
     entry.pulse.dispose();
   }

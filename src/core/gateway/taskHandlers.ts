@@ -2,7 +2,19 @@
 // tool's `execution.taskSupport` and may call a tool that supports tasks with `task`; the gateway
 // answers with a task of its own (sessionTasks.ts) that runs the same call a plain request would.
 // The client polls it with tasks/get, waits for its result with tasks/result, lists and cancels it.
-import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, Server, type CallToolRequestParams, type CallToolResult, type CreateTaskResult, type JSONRPCRequest, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
+  Server,
+  type CallToolRequestParams,
+  type CallToolResult,
+  type CreateTaskResult,
+  type JSONRPCRequest,
+  type Result,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Logger } from '../base/logging';
 import { errorMessage } from '../base/errorMessage';
@@ -41,7 +53,10 @@ class TaskHandleAnswer extends Error {
  * asTaskHandle. Requests are still validated, and every other result is still checked.
  */
 export class TaskReceivingServer extends Server {
-  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     if (method !== 'tools/call') return super._wrapHandler(method, handler);
     const wrapped = super._wrapHandler(method, async (request, ctx) => {
       const result = await handler(request, ctx);
@@ -75,7 +90,9 @@ export function registerTaskHandlers(server: Server, tasks: GatewayTasks, logger
   server.setRequestHandler('tasks/list', { params: LIST_PARAMS }, async (params) => tasks.list(params.cursor));
   server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, async (params) => tasks.cancel(params.taskId));
   tasks.onDidChange((task) => {
-    server.notification({ method: 'notifications/tasks/status', params: task }).catch((error: unknown) => logger.debug(`notifications/tasks/status for task ${task.taskId}: ${errorMessage(error)}`));
+    server
+      .notification({ method: 'notifications/tasks/status', params: task })
+      .catch((error: unknown) => logger.debug(`notifications/tasks/status for task ${task.taskId}: ${errorMessage(error)}`));
   });
 }
 
@@ -105,7 +122,9 @@ export function startToolTask(call: TaskCall, params: CallToolRequestParams): Cr
       onProgress: (progress) => {
         if (progress.message) work.report(progress.message);
         if (progressToken === undefined) return;
-        server.notification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch((error: unknown) => logger.debug(`progress of task ${work.taskId}: ${errorMessage(error)}`));
+        server
+          .notification({ method: 'notifications/progress', params: { ...progress, progressToken } })
+          .catch((error: unknown) => logger.debug(`progress of task ${work.taskId}: ${errorMessage(error)}`));
       },
     };
     return runRelayed(relays, upstream, relays ? relayOver(server, taskChannel(work)) : undefined, () => call.run(options));
@@ -115,7 +134,10 @@ export function startToolTask(call: TaskCall, params: CallToolRequestParams): Cr
 
 /** A task's requests to the client go out on the client's next request about the task. */
 function taskChannel(work: TaskWork<ServerContext>): RelayChannel {
-  const related = <P extends { _meta?: Record<string, unknown> }>(params: P): P => ({ ...params, _meta: { ...params._meta, [RELATED_TASK_META_KEY]: { taskId: work.taskId } } });
+  const related = <P extends { _meta?: Record<string, unknown> }>(params: P): P => ({
+    ...params,
+    _meta: { ...params._meta, [RELATED_TASK_META_KEY]: { taskId: work.taskId } },
+  });
   return {
     elicitInput: (params, options) => work.ask((ctx) => ctx.mcpReq.elicitInput(related(params), options)),
     requestSampling: (params, options) => work.ask((ctx) => ctx.mcpReq.requestSampling(related(params), options)),
@@ -124,5 +146,8 @@ function taskChannel(work: TaskWork<ServerContext>): RelayChannel {
 
 /** A task-augmented call of a tool that does not support tasks (2025-11-25: SHOULD be -32601). */
 export function noTaskSupport(name: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool "${name}" does not run as a task (its execution.taskSupport is "forbidden"); call it without "task"`);
+  return new ProtocolError(
+    ProtocolErrorCode.MethodNotFound,
+    `Tool "${name}" does not run as a task (its execution.taskSupport is "forbidden"); call it without "task"`,
+  );
 }

@@ -33,7 +33,12 @@ export class TaskInputs {
   ask(preferred: string, request: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<unknown> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.outstanding.size >= MAX_OUTSTANDING || this.used.size >= MAX_ASKED) {
-      return Promise.reject(new ProtocolError(ProtocolErrorCode.InternalError, `The task asks more than ${MAX_OUTSTANDING} things at once, or ${MAX_ASKED} in all`));
+      return Promise.reject(
+        new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `The task asks more than ${MAX_OUTSTANDING} things at once, or ${MAX_ASKED} in all`,
+        ),
+      );
     }
     const key = this.freshKey(preferred.slice(0, 100) || 'input');
     return new Promise((resolve, reject) => {

@@ -19,7 +19,18 @@ export interface HealthSummary extends Readonly<Record<ServerStateKind, number>>
 
 export function summarizeHealth(states: readonly ServerState[]): HealthSummary {
   // A Record over every kind: a new state does not compile until it is counted.
-  const counts: Record<ServerStateKind, number> = { running: 0, idle: 0, starting: 0, reconnecting: 0, error: 0, needsSignIn: 0, blocked: 0, disabled: 0, invalid: 0, stopped: 0 };
+  const counts: Record<ServerStateKind, number> = {
+    running: 0,
+    idle: 0,
+    starting: 0,
+    reconnecting: 0,
+    error: 0,
+    needsSignIn: 0,
+    blocked: 0,
+    disabled: 0,
+    invalid: 0,
+    stopped: 0,
+  };
   for (const state of states) counts[state.kind] += 1;
   return { total: states.length, ...counts };
 }

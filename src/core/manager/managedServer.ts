@@ -31,7 +31,8 @@ export function isLazy(server: ConfiguredServer): boolean {
 
 /** The block an entry starts with: a missing input blocks it whatever the editor says. */
 export function initialBlock(configured: ConfiguredServer, block: ServerBlock | undefined): ServerBlock | undefined {
-  if (isInvalid(configured) && configured.needsInput && configured.needsInput.length > 0) return { reason: 'needsInput', detail: `needs input: ${configured.needsInput.join(', ')}` };
+  if (isInvalid(configured) && configured.needsInput && configured.needsInput.length > 0)
+    return { reason: 'needsInput', detail: `needs input: ${configured.needsInput.join(', ')}` };
   return block;
 }
 
@@ -50,7 +51,6 @@ export interface ServerView {
   /** Tasks the server runs for callers that made plain calls (connection/taskCalls.ts). */
   readonly tasks: readonly RunningTask[];
 }
-
 
 export class ManagedServer {
   /** Set by the editor (trust, consent, inputs); wins over everything but invalid. */

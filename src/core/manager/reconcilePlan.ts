@@ -45,7 +45,11 @@ export interface ReconcilePlan {
  * is the complete set of servers held back (a name not in it is unblocked); when omitted, earlier
  * blocks stay. A repeated name is taken once (the config layer already warned).
  */
-export function planReconcile(held: ReadonlyMap<string, HeldServer>, servers: readonly ConfiguredServer[], blocks: ReadonlyMap<string, ServerBlock> | undefined): ReconcilePlan {
+export function planReconcile(
+  held: ReadonlyMap<string, HeldServer>,
+  servers: readonly ConfiguredServer[],
+  blocks: ReadonlyMap<string, ServerBlock> | undefined,
+): ReconcilePlan {
   const keep: KeptServer[] = [];
   const create: CreatedServer[] = [];
   const stop: string[] = [];
@@ -61,7 +65,8 @@ export function planReconcile(held: ReadonlyMap<string, HeldServer>, servers: re
       keep.push({
         name,
         configured,
-        lifecycleChanged: !isInvalid(configured) && JSON.stringify(lifecycleOf(previous.configured)) !== JSON.stringify(configured.lifecycle),
+        lifecycleChanged:
+          !isInvalid(configured) && JSON.stringify(lifecycleOf(previous.configured)) !== JSON.stringify(configured.lifecycle),
         ...(JSON.stringify(previous.blocked) === JSON.stringify(block) ? {} : { blockChange: { block } }),
       });
       continue;
@@ -74,7 +79,14 @@ export function planReconcile(held: ReadonlyMap<string, HeldServer>, servers: re
 }
 
 function sameConnection(previous: HeldServer, configured: ConfiguredServer, hash: string | undefined): boolean {
-  return previous.hash !== undefined && previous.hash === hash && previous.hasConnection && !isInvalid(configured) && !isInvalid(previous.configured) && previous.configured.enabled === configured.enabled;
+  return (
+    previous.hash !== undefined &&
+    previous.hash === hash &&
+    previous.hasConnection &&
+    !isInvalid(configured) &&
+    !isInvalid(previous.configured) &&
+    previous.configured.enabled === configured.enabled
+  );
 }
 
 function lifecycleOf(server: ConfiguredServer): unknown {

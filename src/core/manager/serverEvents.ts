@@ -32,7 +32,8 @@ export class ServerEvents {
   relay(entry: ManagedServer, connection: ServerConnection, current: () => boolean): void {
     entry.subscriptions.push(
       connection.onDidChangeState((event) => {
-        if (current() && entry.passesConnectionEvent(event.state)) this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
+        if (current() && entry.passesConnectionEvent(event.state))
+          this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
       }),
       connection.onDidChangeTools((event) => {
         if (current()) this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });

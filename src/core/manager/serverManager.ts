@@ -103,7 +103,12 @@ export class ServerManager {
 
   private async reconcile(servers: readonly ConfiguredServer[], blocks: ReadonlyMap<string, ServerBlock> | undefined): Promise<void> {
     if (this.disposed) return;
-    const held = new Map([...this.entries].map(([name, entry]) => [name, { configured: entry.configured, hash: entry.hash, hasConnection: entry.connection !== undefined, blocked: entry.blocked }]));
+    const held = new Map(
+      [...this.entries].map(([name, entry]) => [
+        name,
+        { configured: entry.configured, hash: entry.hash, hasConnection: entry.connection !== undefined, blocked: entry.blocked },
+      ]),
+    );
     await this.apply(planReconcile(held, servers, blocks));
   }
 
@@ -116,14 +121,19 @@ export class ServerManager {
       const entry = this.entries.get(kept.name);
       if (entry) next.set(kept.name, Object.assign(entry, { configured: kept.configured }));
     }
-    const toStart = plan.create.map((created) => {
-      const entry = this.createEntry(created.configured, created.hash, created.block);
-      next.set(created.name, entry);
-      return entry;
-    }).filter((entry) => this.queueOrIdle(entry));
-    this.entries = new Map(plan.order.map((name) => [name, next.get(name)]).filter((pair): pair is [string, ManagedServer] => pair[1] !== undefined));
+    const toStart = plan.create
+      .map((created) => {
+        const entry = this.createEntry(created.configured, created.hash, created.block);
+        next.set(created.name, entry);
+        return entry;
+      })
+      .filter((entry) => this.queueOrIdle(entry));
+    this.entries = new Map(
+      plan.order.map((name) => [name, next.get(name)]).filter((pair): pair is [string, ManagedServer] => pair[1] !== undefined),
+    );
     this.order = [...plan.order];
-    for (const entry of retiring) this.logger.info(`${entry.name}: ${next.has(entry.name) ? 'configuration changed, restarting' : 'removed, stopping'}`);
+    for (const entry of retiring)
+      this.logger.info(`${entry.name}: ${next.has(entry.name) ? 'configuration changed, restarting' : 'removed, stopping'}`);
     await Promise.all(retiring.map((entry) => this.retire(entry)));
     const blockChanges = plan.keep.filter((kept) => kept.blockChange !== undefined);
     const changedBlocks = new Set(blockChanges.map((kept) => kept.name));
@@ -256,12 +266,22 @@ export class ServerManager {
   }
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */
-  async forwardToolCall<O extends CallerOptions = CallerOptions>(server: string, tool: string, args: Record<string, unknown> = {}, options: O = {} as O): Promise<CallOutcome<O, CallToolResult>> {
+  async forwardToolCall<O extends CallerOptions = CallerOptions>(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> = {},
+    options: O = {} as O,
+  ): Promise<CallOutcome<O, CallToolResult>> {
     return this.usableConnection(server).sendToolCall(tool, args, options);
   }
 
   /** Forwards a request about what a server offers (read, get, complete, setLevel). */
-  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(server: string, method: M, params: Record<string, unknown>, options: O = {} as O): Promise<CallOutcome<O, ForwardedResult<M>>> {
+  forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
+    server: string,
+    method: M,
+    params: Record<string, unknown>,
+    options: O = {} as O,
+  ): Promise<CallOutcome<O, ForwardedResult<M>>> {
     return Promise.resolve().then(() => this.usableConnection(server).forwardRequest(method, params, options));
   }
 
@@ -291,7 +311,10 @@ export class ServerManager {
     if (this.disposed) return this.updating.then(() => undefined);
     this.disposed = true;
     await this.updating.catch(() => undefined);
-    const entries = this.order.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined).reverse();
+    const entries = this.order
+      .map((name) => this.entries.get(name))
+      .filter((entry): entry is ManagedServer => entry !== undefined)
+      .reverse();
     await Promise.all(entries.map((entry) => this.retire(entry)));
     this.events.dispose();
   }
@@ -304,7 +327,10 @@ export class ServerManager {
   }
 
   servers(): ServerView[] {
-    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined).map((entry) => entry.view());
+    return this.order
+      .map((name) => this.entries.get(name))
+      .filter((entry): entry is ManagedServer => entry !== undefined)
+      .map((entry) => entry.view());
   }
 
   server(name: string): ServerView | undefined {
@@ -322,7 +348,9 @@ export class ServerManager {
   }
 
   private liveEntries(): ManagedServer[] {
-    return this.order.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined && entry.connection !== undefined);
+    return this.order
+      .map((name) => this.entries.get(name))
+      .filter((entry): entry is ManagedServer => entry !== undefined && entry.connection !== undefined);
   }
 
   private require(name: string): ManagedServer {

@@ -19,7 +19,11 @@ export interface WaitOptions {
   readonly signal?: AbortSignal;
 }
 
-export function waitForState(source: StateSource, predicate: (servers: readonly ServerView[]) => boolean, options: WaitOptions): Promise<WaitOutcome> {
+export function waitForState(
+  source: StateSource,
+  predicate: (servers: readonly ServerView[]) => boolean,
+  options: WaitOptions,
+): Promise<WaitOutcome> {
   const { clock, signal } = options;
   if (signal?.aborted) return Promise.resolve('aborted');
   if (predicate(source.servers())) return Promise.resolve('met');

@@ -37,7 +37,9 @@ export function catalogReport(snapshot: CatalogSnapshot): string {
     for (const tool of server.tools) {
       const why = tool.filteredBy ? describeFilterRule(tool.filteredBy, server.name) : '';
       const chat = tool.exposed ? `\`${editorToolName(prefix, tool.name)}\`` : '–';
-      lines.push(`| ${cell(tool.name)} | ${chat} | \`${tool.qualifiedName}\` | ${tool.readOnly ? 'yes' : ''} | ${tool.exposed ? 'yes' : 'no'} | ${cell(why)} |`);
+      lines.push(
+        `| ${cell(tool.name)} | ${chat} | \`${tool.qualifiedName}\` | ${tool.readOnly ? 'yes' : ''} | ${tool.exposed ? 'yes' : 'no'} | ${cell(why)} |`,
+      );
     }
     lines.push('');
   }

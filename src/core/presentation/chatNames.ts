@@ -13,7 +13,10 @@ export function editorToolPrefixes(servers: readonly string[]): Map<string, stri
   const taken = new Map<string, number>();
   const prefixes = new Map<string, string>();
   for (const server of servers) {
-    const safe = server.toLowerCase().replace(/[^a-z0-9_.-]+/g, '_').slice(0, MAX_PREFIX - PREFIX.length - 1);
+    const safe = server
+      .toLowerCase()
+      .replace(/[^a-z0-9_.-]+/g, '_')
+      .slice(0, MAX_PREFIX - PREFIX.length - 1);
     const index = (taken.get(safe) ?? 0) + 1;
     taken.set(safe, index);
     const suffix = `${index === 1 ? '' : String(index)}_`;

@@ -56,14 +56,26 @@ function optionsOf(schema: Json): FieldOption[] | undefined {
 }
 
 function fieldOf(key: string, schema: Json, required: boolean): ElicitField | string {
-  const base = { key, title: short(schema.title) ?? key, ...(short(schema.description) ? { description: short(schema.description) } : {}), required };
+  const base = {
+    key,
+    title: short(schema.title) ?? key,
+    ...(short(schema.description) ? { description: short(schema.description) } : {}),
+    required,
+  };
   const type = schema.type;
   if (type === 'array') {
     const items = isObject(schema.items) ? schema.items : {};
     const options = optionsOf(items);
     if (!options) return `field "${key}" is a list without a set of options`;
     const defaults = Array.isArray(schema.default) ? schema.default.filter((item): item is string => typeof item === 'string') : undefined;
-    return { ...base, kind: 'choices', options, ...(defaults ? { default: defaults } : {}), ...(finite(schema.minItems) !== undefined ? { minItems: finite(schema.minItems) } : {}), ...(finite(schema.maxItems) !== undefined ? { maxItems: finite(schema.maxItems) } : {}) };
+    return {
+      ...base,
+      kind: 'choices',
+      options,
+      ...(defaults ? { default: defaults } : {}),
+      ...(finite(schema.minItems) !== undefined ? { minItems: finite(schema.minItems) } : {}),
+      ...(finite(schema.maxItems) !== undefined ? { maxItems: finite(schema.maxItems) } : {}),
+    };
   }
   const options = optionsOf(schema);
   if (options) return { ...base, kind: 'choice', options, ...(typeof schema.default === 'string' ? { default: schema.default } : {}) };
@@ -95,7 +107,9 @@ export function elicitFields(schema: unknown): { fields: ElicitField[] } | { pro
   if (!isObject(schema) || !isObject(schema.properties)) return { problem: 'the requested schema has no properties' };
   const keys = Object.keys(schema.properties);
   if (keys.length > MAX_FIELDS) return { problem: `the form has ${keys.length} fields; at most ${MAX_FIELDS} are shown` };
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((item): item is string => typeof item === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((item): item is string => typeof item === 'string') : [],
+  );
   const fields: ElicitField[] = [];
   for (const key of keys) {
     const property = schema.properties[key];
@@ -143,7 +157,8 @@ export function urlDomain(url: string): string | undefined {
 export function acceptedDefaults(fields: readonly ElicitField[]): Record<string, string | number | boolean | string[]> {
   const content: Record<string, string | number | boolean | string[]> = {};
   for (const field of fields) {
-    if (field.default !== undefined) content[field.key] = Array.isArray(field.default) ? [...field.default] : (field.default as string | number | boolean);
+    if (field.default !== undefined)
+      content[field.key] = Array.isArray(field.default) ? [...field.default] : (field.default as string | number | boolean);
   }
   return content;
 }

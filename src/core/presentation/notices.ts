@@ -53,14 +53,17 @@ export function noticeReason(message: string): string {
 export function describeRefetch(snapshot: CatalogSnapshot, names: readonly string[], since = Number.POSITIVE_INFINITY): string {
   const servers = snapshot.servers.filter((server) => names.includes(server.name));
   // A lazy server that started once to list its tools again, and is idle again, was refetched too.
-  const fetchedAgain = (server: (typeof servers)[number]) => server.state !== 'running' && server.fetchedAt !== undefined && server.fetchedAt >= since;
+  const fetchedAgain = (server: (typeof servers)[number]) =>
+    server.state !== 'running' && server.fetchedAt !== undefined && server.fetchedAt >= since;
   const refetched = servers.filter((server) => server.state === 'running' || fetchedAgain(server));
   const notRunning = servers.filter((server) => !refetched.includes(server));
   const parts: string[] = [];
   if (refetched.length > 0) {
-    const count = (server: (typeof servers)[number]) => `${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}${fetchedAgain(server) ? ', started once to list them' : ''}`;
+    const count = (server: (typeof servers)[number]) =>
+      `${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}${fetchedAgain(server) ? ', started once to list them' : ''}`;
     parts.push(`refetched ${refetched.map((server) => `${server.name} (${count(server)})`).join(', ')}`);
   }
-  if (notRunning.length > 0) parts.push(`cleared, not running: ${notRunning.map((server) => `${server.name} (${server.state})`).join(', ')}`);
+  if (notRunning.length > 0)
+    parts.push(`cleared, not running: ${notRunning.map((server) => `${server.name} (${server.state})`).join(', ')}`);
   return `MCP Switchboard: tool cache invalidated; ${parts.length > 0 ? parts.join('; ') : 'no servers'}.`;
 }

@@ -102,7 +102,9 @@ export function describeRow(state: ServerState, now: number, context: RowContext
     }
     case 'starting':
       if (!state.attempt) return 'starting…';
-      return state.maxAttempts !== undefined && state.attempt > state.maxAttempts ? 'starting (slow retry)' : `starting (${state.attempt}/${state.maxAttempts ?? '?'})`;
+      return state.maxAttempts !== undefined && state.attempt > state.maxAttempts
+        ? 'starting (slow retry)'
+        : `starting (${state.attempt}/${state.maxAttempts ?? '?'})`;
     case 'reconnecting':
       return `retry in ${Math.max(0, Math.ceil((state.nextTryAt - now) / 1000))} s (${state.attempt}/${state.maxAttempts})`;
     case 'error':

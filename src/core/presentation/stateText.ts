@@ -44,7 +44,9 @@ export function describeState(state: ServerState, now: number = Date.now(), cont
     }
     case 'starting':
       if (!state.attempt) return 'starting…';
-      return state.maxAttempts !== undefined && state.attempt > state.maxAttempts ? 'starting (slow retry)' : `starting (attempt ${state.attempt}/${state.maxAttempts ?? '?'})`;
+      return state.maxAttempts !== undefined && state.attempt > state.maxAttempts
+        ? 'starting (slow retry)'
+        : `starting (attempt ${state.attempt}/${state.maxAttempts ?? '?'})`;
     case 'reconnecting': {
       const seconds = Math.max(0, Math.ceil((state.nextTryAt - now) / 1000));
       return `reconnecting in ${seconds} s (attempt ${state.attempt}/${state.maxAttempts})`;
@@ -62,6 +64,10 @@ export function describeState(state: ServerState, now: number = Date.now(), cont
     case 'blocked':
       return `blocked: ${firstLine(state.detail)}`;
     case 'needsSignIn':
-      return state.reason === 'scope' ? `needs sign-in · more access asked (${firstLine(state.scope ?? '')})` : state.reason === 'refused' ? 'needs sign-in · the token was refused' : 'needs sign-in';
+      return state.reason === 'scope'
+        ? `needs sign-in · more access asked (${firstLine(state.scope ?? '')})`
+        : state.reason === 'refused'
+          ? 'needs sign-in · the token was refused'
+          : 'needs sign-in';
   }
 }

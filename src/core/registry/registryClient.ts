@@ -38,7 +38,11 @@ export type Fetch = (url: string, init: { signal: AbortSignal; headers: Record<s
 export class RegistryClient {
   private readonly base: string;
 
-  constructor(baseUrl: string = DEFAULT_REGISTRY_URL, private readonly fetchImpl: Fetch = fetch, private readonly timeoutMs = REGISTRY_TIMEOUT_MS) {
+  constructor(
+    baseUrl: string = DEFAULT_REGISTRY_URL,
+    private readonly fetchImpl: Fetch = fetch,
+    private readonly timeoutMs = REGISTRY_TIMEOUT_MS,
+  ) {
     this.base = baseUrl.replace(/\/+$/, '');
   }
 
@@ -53,7 +57,8 @@ export class RegistryClient {
     if (cursor) query.set('cursor', cursor);
     const body = await this.get(`/v0.1/servers?${query}`, signal);
     const parsed = serverListSchema.safeParse(body);
-    if (!parsed.success) throw new RegistryError('BAD_RESPONSE', `${this.base} did not answer with a server list (${describeProblem(parsed.error)})`);
+    if (!parsed.success)
+      throw new RegistryError('BAD_RESPONSE', `${this.base} did not answer with a server list (${describeProblem(parsed.error)})`);
     const servers: RegistryServer[] = [];
     const skipped: string[] = [];
     for (const item of parsed.data.servers) {
@@ -68,11 +73,19 @@ export class RegistryClient {
   /** The latest version of one server, by its registry name (`io.github.user/weather`). */
   async latest(name: string, signal?: AbortSignal): Promise<RegistryServer> {
     const body = await this.get(`/v0.1/servers/${encodeURIComponent(name)}/versions/latest`, signal);
-    const item = body !== null && typeof body === 'object' && 'server' in body ? (body as { server: unknown; _meta?: Record<string, unknown> }) : { server: body };
+    const item =
+      body !== null && typeof body === 'object' && 'server' in body
+        ? (body as { server: unknown; _meta?: Record<string, unknown> })
+        : { server: body };
     const server = serverJsonSchema.safeParse(item.server);
-    if (!server.success) throw new RegistryError('BAD_RESPONSE', `the registry's server.json for ${name} is not usable: ${describeProblem(server.error)}`);
+    if (!server.success)
+      throw new RegistryError('BAD_RESPONSE', `the registry's server.json for ${name} is not usable: ${describeProblem(server.error)}`);
     // A registry (or whatever stands in its place) must not answer one name with another server.
-    if (server.data.name !== name) throw new RegistryError('BAD_RESPONSE', `asked for ${name}, the registry at ${this.base} answered with ${server.data.name}: not used`);
+    if (server.data.name !== name)
+      throw new RegistryError(
+        'BAD_RESPONSE',
+        `asked for ${name}, the registry at ${this.base} answered with ${server.data.name}: not used`,
+      );
     return { server: server.data, meta: item._meta ?? {} };
   }
 
@@ -90,7 +103,8 @@ export class RegistryClient {
     if (response.status === 404) throw new RegistryError('NOT_FOUND', `${url} is not in the registry (404)`);
     if (!response.ok) throw new RegistryError('HTTP_ERROR', `the registry at ${this.base} answered HTTP ${response.status}`);
     const declared = Number(response.headers.get('content-length') ?? '0');
-    if (declared > MAX_RESPONSE_BYTES) throw new RegistryError('BAD_RESPONSE', `the registry's answer is ${declared} bytes; the limit is ${MAX_RESPONSE_BYTES}`);
+    if (declared > MAX_RESPONSE_BYTES)
+      throw new RegistryError('BAD_RESPONSE', `the registry's answer is ${declared} bytes; the limit is ${MAX_RESPONSE_BYTES}`);
     let bytes: string;
     try {
       bytes = await readBounded(response);
@@ -128,7 +142,9 @@ async function readBounded(response: Response): Promise<string> {
 }
 
 function nameOf(server: unknown): string {
-  return server !== null && typeof server === 'object' && typeof (server as { name?: unknown }).name === 'string' ? (server as { name: string }).name : '(no name)';
+  return server !== null && typeof server === 'object' && typeof (server as { name?: unknown }).name === 'string'
+    ? (server as { name: string }).name
+    : '(no name)';
 }
 
 function causeOf(error: unknown): string {

@@ -37,14 +37,25 @@ export function installOptions(server: ServerJson): InstallOption[] {
   const packages = (server.packages ?? []).map((item, index): InstallOption => {
     const label = `${item.registryType} ${item.identifier}${item.version ? ` ${item.version}` : ''}`;
     if (!RUNNERS[item.registryType]) {
-      return { choice: { kind: 'package', index, package: item }, label, unsupported: `a ${item.registryType} package, which Switchboard cannot run: install it yourself, then Add Server with its command` };
+      return {
+        choice: { kind: 'package', index, package: item },
+        label,
+        unsupported: `a ${item.registryType} package, which Switchboard cannot run: install it yourself, then Add Server with its command`,
+      };
     }
     if (item.transport.type !== 'stdio') {
-      return { choice: { kind: 'package', index, package: item }, label, unsupported: `it serves ${item.transport.type} on a local port: start it yourself, then Add Server with its URL` };
+      return {
+        choice: { kind: 'package', index, package: item },
+        label,
+        unsupported: `it serves ${item.transport.type} on a local port: start it yourself, then Add Server with its URL`,
+      };
     }
     return { choice: { kind: 'package', index, package: item }, label };
   });
-  const remotes = (server.remotes ?? []).map((remote, index): InstallOption => ({ choice: { kind: 'remote', index, remote }, label: `remote ${remote.type} ${remote.url}` }));
+  const remotes = (server.remotes ?? []).map((remote, index): InstallOption => ({
+    choice: { kind: 'remote', index, remote },
+    label: `remote ${remote.type} ${remote.url}`,
+  }));
   return [...packages, ...remotes];
 }
 
@@ -61,10 +72,14 @@ class Inputs {
 
   /** `${input:server-name}`, masked when the registry says it is secret. */
   ask(label: string, input: RegistryInput): string {
-    const base = `${this.server}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+    const base = `${this.server}-${label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')}`;
     const secret = input.isSecret === true;
     const id = secret && !isSecretName(base) ? `${base}-secret` : base;
-    if (!this.asked.some((item) => item.id === id)) this.asked.push({ id, secret, ...(input.description ? { description: input.description } : {}) });
+    if (!this.asked.some((item) => item.id === id))
+      this.asked.push({ id, secret, ...(input.description ? { description: input.description } : {}) });
     return `\${input:${id}}`;
   }
 
@@ -125,7 +140,10 @@ function packageEntry(item: RegistryPackage, inputs: Inputs): Record<string, unk
     case 'oci': {
       // `-e NAME` takes the value from docker's own environment, which the entry's env sets.
       const image = item.version && !/:[^/]+$/.test(item.identifier) ? `${item.identifier}:${item.version}` : item.identifier;
-      return withEnv({ command: 'docker', args: ['run', '-i', '--rm', ...runtime, ...Object.keys(env).flatMap((name) => ['-e', name]), image, ...args] });
+      return withEnv({
+        command: 'docker',
+        args: ['run', '-i', '--rm', ...runtime, ...Object.keys(env).flatMap((name) => ['-e', name]), image, ...args],
+      });
     }
     default:
       throw new Error(`a ${item.registryType} package cannot be run by Switchboard`);
@@ -146,7 +164,10 @@ function remoteEntry(remote: RegistryRemote, inputs: Inputs): Record<string, unk
 export function entryFromRegistry(server: ServerJson, choice: InstallChoice, name = registryServerName(server.name)): RegistryEntry {
   const inputs = new Inputs(name);
   const entry = choice.kind === 'package' ? packageEntry(choice.package, inputs) : remoteEntry(choice.remote, inputs);
-  const refused = choice.kind === 'package' ? packageHazards(choice.package, `packages[${choice.index}]`) : remoteHazards(choice.remote, `remotes[${choice.index}]`);
+  const refused =
+    choice.kind === 'package'
+      ? packageHazards(choice.package, `packages[${choice.index}]`)
+      : remoteHazards(choice.remote, `remotes[${choice.index}]`);
   return { name, entry, inputs: inputs.asked, refused };
 }
 
@@ -154,7 +175,10 @@ export function entryFromRegistry(server: ServerJson, choice: InstallChoice, nam
 export function describeEntryLaunch(entry: Record<string, unknown>): string[] {
   if (typeof entry.url === 'string') return [`connects to ${entry.url}`];
   const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].map((word) => shellWord(String(word)));
-  const env = typeof entry.env === 'object' && entry.env !== null ? Object.entries(entry.env as Record<string, unknown>).map(([key, value]) => `${key}=${shellWord(String(value))}`) : [];
+  const env =
+    typeof entry.env === 'object' && entry.env !== null
+      ? Object.entries(entry.env as Record<string, unknown>).map(([key, value]) => `${key}=${shellWord(String(value))}`)
+      : [];
   return [`runs: ${words.join(' ')}`, ...(env.length > 0 ? [`with: ${env.join(' ')}`] : [])];
 }
 
@@ -172,7 +196,8 @@ const LAUNCHER_FLAGS: Readonly<Record<string, RegExp>> = {
   nuget: /^(?:--source|-s|--add-source|--configfile)(?:=|$)/,
   oci: /^(?:--privileged|--pid|--ipc|--uts|--userns|--cgroupns|--cap-add|--security-opt|--device|--entrypoint|--volumes-from|--env-file|--network=host|--net=host)(?:=|$)/,
 };
-const RISKY_VARIABLE = /^(?:NODE_OPTIONS|NODE_PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_SSH_COMMAND|GIT_EXEC_PATH|PATH|PATHEXT|COMSPEC|npm_config_\w+|UV_\w*INDEX\w*|PIP_\w*INDEX\w*|DOCKER_HOST)$/i;
+const RISKY_VARIABLE =
+  /^(?:NODE_OPTIONS|NODE_PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_SSH_COMMAND|GIT_EXEC_PATH|PATH|PATHEXT|COMSPEC|npm_config_\w+|UV_\w*INDEX\w*|PIP_\w*INDEX\w*|DOCKER_HOST)$/i;
 const SHELL_CHARACTERS = /["%!^&|<>`\r\n\0]/;
 const IDENTIFIERS: Readonly<Record<string, RegExp>> = {
   npm: /^(?:@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i,
@@ -187,24 +212,33 @@ const HOST_MOUNT = /(?:^|[=,\s])(?:\/|~|\$HOME|\/home|\/root|\/Users)(?::|,|$)|d
 function packageHazards(item: RegistryPackage, at: string): string[] {
   const problems: string[] = [];
   const identifier = IDENTIFIERS[item.registryType];
-  if (identifier && !identifier.test(item.identifier)) problems.push(`${at}.identifier "${item.identifier}" is not a ${item.registryType} package name`);
+  if (identifier && !identifier.test(item.identifier))
+    problems.push(`${at}.identifier "${item.identifier}" is not a ${item.registryType} package name`);
   if (item.version !== undefined && !VERSION.test(item.version)) problems.push(`${at}.version "${item.version}" is not a version`);
   const flags = LAUNCHER_FLAGS[item.registryType];
   for (const [index, argument] of (item.runtimeArguments ?? []).entries()) {
     const where = `${at}.runtimeArguments[${index}]`;
     for (const word of argumentWords(argument)) {
       if (flags?.test(word)) problems.push(`${where} "${word}" would let the launcher run a command or fetch from elsewhere`);
-      if (item.registryType === 'oci' && HOST_MOUNT.test(word)) problems.push(`${where} "${word}" would hand the container the host's files`);
+      if (item.registryType === 'oci' && HOST_MOUNT.test(word))
+        problems.push(`${where} "${word}" would hand the container the host's files`);
     }
   }
-  for (const [list, values] of [['runtimeArguments', item.runtimeArguments], ['packageArguments', item.packageArguments]] as const) {
+  for (const [list, values] of [
+    ['runtimeArguments', item.runtimeArguments],
+    ['packageArguments', item.packageArguments],
+  ] as const) {
     for (const [index, argument] of (values ?? []).entries()) {
-      for (const word of argumentWords(argument)) if (SHELL_CHARACTERS.test(word)) problems.push(`${at}.${list}[${index}] ${JSON.stringify(word)} has characters a shell acts on`);
+      for (const word of argumentWords(argument))
+        if (SHELL_CHARACTERS.test(word)) problems.push(`${at}.${list}[${index}] ${JSON.stringify(word)} has characters a shell acts on`);
     }
   }
   for (const [index, variable] of (item.environmentVariables ?? []).entries()) {
-    if (RISKY_VARIABLE.test(variable.name)) problems.push(`${at}.environmentVariables[${index}] sets ${variable.name}, which loads code into the launcher`);
-    for (const word of [variable.value, variable.default]) if (word !== undefined && SHELL_CHARACTERS.test(word)) problems.push(`${at}.environmentVariables[${index}] ${JSON.stringify(word)} has characters a shell acts on`);
+    if (RISKY_VARIABLE.test(variable.name))
+      problems.push(`${at}.environmentVariables[${index}] sets ${variable.name}, which loads code into the launcher`);
+    for (const word of [variable.value, variable.default])
+      if (word !== undefined && SHELL_CHARACTERS.test(word))
+        problems.push(`${at}.environmentVariables[${index}] ${JSON.stringify(word)} has characters a shell acts on`);
   }
   return problems;
 }
@@ -214,8 +248,11 @@ function argumentWords(argument: PackageArgument): string[] {
 }
 
 function remoteHazards(remote: RegistryRemote, at: string): string[] {
-  const undeclared = [...remote.url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1] ?? '').filter((name) => !Object.hasOwn(remote.variables ?? {}, name));
-  if (undeclared.length > 0) return [`${at}.url "${remote.url}" uses ${undeclared.map((name) => `{${name}}`).join(', ')}, which ${at}.variables does not declare`];
+  const undeclared = [...remote.url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)]
+    .map((match) => match[1] ?? '')
+    .filter((name) => !Object.hasOwn(remote.variables ?? {}, name));
+  if (undeclared.length > 0)
+    return [`${at}.url "${remote.url}" uses ${undeclared.map((name) => `{${name}}`).join(', ')}, which ${at}.variables does not declare`];
   let url: URL;
   try {
     url = new URL(remote.url.replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/g, 'x'));

@@ -61,7 +61,11 @@ export const remoteSchema = z.looseObject({
 });
 
 export const serverJsonSchema = z.looseObject({
-  name: z.string().min(3).max(200).regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/, { error: 'is not a registry name (namespace/name)' }),
+  name: z
+    .string()
+    .min(3)
+    .max(200)
+    .regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/, { error: 'is not a registry name (namespace/name)' }),
   description: text,
   title: text.optional(),
   version: text,

@@ -76,7 +76,13 @@ export class SwitchboardRuntime {
   /** The gateway over the catalog, created on first use; start() makes it listen. */
   gateway(options: RuntimeGatewayOptions = {}): McpGateway {
     if (this.disposing) throw new Error('the runtime was disposed');
-    this.gatewayInstance ??= new McpGateway({ ...options, source: this.catalog, offers: this.offers, relays: this.serverRequests, logger: this.logger });
+    this.gatewayInstance ??= new McpGateway({
+      ...options,
+      source: this.catalog,
+      offers: this.offers,
+      relays: this.serverRequests,
+      logger: this.logger,
+    });
     return this.gatewayInstance;
   }
 
@@ -98,10 +104,13 @@ export class SwitchboardRuntime {
   private async shutDown(): Promise<void> {
     const steps: Array<[string, () => Promise<void>]> = [
       ['the gateway', async () => this.gatewayInstance?.dispose()],
-      ['the catalog', async () => {
-        this.offers.dispose();
-        await this.catalog.dispose();
-      }],
+      [
+        'the catalog',
+        async () => {
+          this.offers.dispose();
+          await this.catalog.dispose();
+        },
+      ],
       ['the servers', async () => this.manager.dispose()],
     ];
     for (const [what, step] of steps) {

@@ -5,9 +5,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type SandboxCheck =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: string; readonly fix: string };
+export type SandboxCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly fix: string };
 
 export interface AvailabilityInput {
   readonly platform: NodeJS.Platform;
@@ -66,7 +64,11 @@ async function checkMac(searchPath: string): Promise<SandboxCheck> {
     return { ok: false, reason: 'macOS Seatbelt (`/usr/bin/sandbox-exec`) is missing', fix: `Use a macOS with sandbox-exec, ${TURN_OFF}` };
   }
   if (findOnPath('rg', searchPath) === undefined) {
-    return { ok: false, reason: 'the sandbox needs ripgrep (`rg`), not found on PATH', fix: `Install it (\`brew install ripgrep\`), ${TURN_OFF}` };
+    return {
+      ok: false,
+      reason: 'the sandbox needs ripgrep (`rg`), not found on PATH',
+      fix: `Install it (\`brew install ripgrep\`), ${TURN_OFF}`,
+    };
   }
   return { ok: true };
 }
@@ -82,7 +84,20 @@ const LINUX_TOOLS = [
  * a kernel that forbids them to unprivileged users, fails here with bubblewrap's own message.
  */
 function probeBubblewrap(bwrap: string): Promise<string | undefined> {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-net', '--unshare-pid', '--die-with-parent', '--', 'true'];
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--unshare-net',
+    '--unshare-pid',
+    '--die-with-parent',
+    '--',
+    'true',
+  ];
   return new Promise((resolve) => {
     execFile(bwrap, args, { timeout: PROBE_TIMEOUT_MS }, (error, _stdout, stderr) => {
       if (!error) return resolve(undefined);

@@ -94,7 +94,8 @@ export function prepareSandboxedCommand(input: LaunchInput, runtime: SandboxRunt
  * later runs unsandboxed).
  */
 function serverVariables(env: Readonly<Record<string, string | undefined>>, privateTemp: string): Record<string, string> {
-  const unlessSet = (name: string, value: string) => (env[name] === undefined && env[name.toUpperCase()] === undefined ? { [name]: value } : {});
+  const unlessSet = (name: string, value: string) =>
+    env[name] === undefined && env[name.toUpperCase()] === undefined ? { [name]: value } : {};
   return {
     TMPDIR: privateTemp,
     TMP: privateTemp,
@@ -116,7 +117,9 @@ function serverFolder(root: string, server: string): string {
   fs.mkdirSync(base, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(base);
   if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0) {
-    throw new Error(`${base} is not a private folder of this user (owner ${stat.uid}, mode ${(stat.mode & 0o777).toString(8)}); remove it and try again`);
+    throw new Error(
+      `${base} is not a private folder of this user (owner ${stat.uid}, mode ${(stat.mode & 0o777).toString(8)}); remove it and try again`,
+    );
   }
   const id = createHash('sha256').update(server).digest('hex').slice(0, 16);
   const folder = path.join(base, id);

@@ -23,7 +23,10 @@ export function classifySandboxStderr(line: string): SandboxStderrLine {
   const blocked = BLOCKED.exec(line.slice(start));
   if (!blocked?.[1]) return { kind: 'runtime' };
   const target = blocked[1].slice(0, MAX_HOST);
-  return { kind: 'denial', text: `sandbox: denied network access to ${target} (not in sandbox.network.allowedDomains, or in deniedDomains)` };
+  return {
+    kind: 'denial',
+    text: `sandbox: denied network access to ${target} (not in sandbox.network.allowedDomains, or in deniedDomains)`,
+  };
 }
 
 /** A debug message that is a pretty-printed JSON value spans lines; only its first has the prefix. */
@@ -69,7 +72,8 @@ export function sandboxStderrFilter(onLine: (line: string) => void, onDenial: (t
  * (socat) may not have made their sockets within the runtime's own short wait. Matched on the
  * runtime's messages (@anthropic-ai/sandbox-runtime 0.0.x), which reach us as the last stderr line.
  */
-const TRANSIENT_START = /Failed to create bridge sockets after \d+ attempts|Linux bridge process died unexpectedly|Failed to start (?:HTTP|SOCKS) bridge process/;
+const TRANSIENT_START =
+  /Failed to create bridge sockets after \d+ attempts|Linux bridge process died unexpectedly|Failed to start (?:HTTP|SOCKS) bridge process/;
 
 export function isTransientSandboxStart(message: string): boolean {
   return TRANSIENT_START.test(message);

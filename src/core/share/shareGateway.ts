@@ -39,7 +39,12 @@ export interface ShareResult {
   readonly steps: readonly string[];
 }
 
-const FORMATS: Readonly<Record<ShareTarget, ExportFormat>> = { mcpJsonPortable: 'claudeCode', claudeCode: 'claudeCode', codex: 'codex', gemini: 'gemini' };
+const FORMATS: Readonly<Record<ShareTarget, ExportFormat>> = {
+  mcpJsonPortable: 'claudeCode',
+  claudeCode: 'claudeCode',
+  codex: 'codex',
+  gemini: 'gemini',
+};
 
 export function shareFile(request: Pick<ShareRequest, 'target' | 'folder' | 'userHome' | 'env'>): string {
   switch (request.target) {
@@ -64,13 +69,22 @@ function writeToml(file: string, table: string): 'added' | 'present' {
 }
 
 export function shareGateway(request: ShareRequest): ShareResult {
-  const entry = { type: 'http', url: `http://127.0.0.1:${request.port}/mcp`, headers: { Authorization: `Bearer \${env:${TOKEN_ENV_VAR}}` } };
+  const entry = {
+    type: 'http',
+    url: `http://127.0.0.1:${request.port}/mcp`,
+    headers: { Authorization: `Bearer \${env:${TOKEN_ENV_VAR}}` },
+  };
   const exported = exportEntry(SHARED_ENTRY_NAME, entry, FORMATS[request.target], { userHome: request.userHome });
   const file = shareFile(request);
-  const outcome = request.target === 'codex'
-    ? writeToml(file, exported.text)
-    // JSON files keep their comments and everything else; the entry is added or replaced.
-    : writeJsonValue(file, ['mcpServers', SHARED_ENTRY_NAME], (JSON.parse(exported.text) as { mcpServers: Record<string, unknown> }).mcpServers[SHARED_ENTRY_NAME]);
+  const outcome =
+    request.target === 'codex'
+      ? writeToml(file, exported.text)
+      : // JSON files keep their comments and everything else; the entry is added or replaced.
+        writeJsonValue(
+          file,
+          ['mcpServers', SHARED_ENTRY_NAME],
+          (JSON.parse(exported.text) as { mcpServers: Record<string, unknown> }).mcpServers[SHARED_ENTRY_NAME],
+        );
   const tokenFile = defaultGatewayTokenFile(request.env as NodeJS.ProcessEnv);
   return {
     file,

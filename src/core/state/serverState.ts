@@ -42,12 +42,21 @@ const MAX_ICON_SRC = 64 * 1024;
  * The identity a server reports, kept within bounds: a title and website of sane length (the
  * website https only), and up to 8 icons whose `src` is `data:` or https and at most 64 KiB.
  */
-export function identityOf(info: { readonly name: string; readonly version: string; readonly title?: unknown; readonly websiteUrl?: unknown; readonly icons?: unknown }): ServerInfo {
+export function identityOf(info: {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: unknown;
+  readonly websiteUrl?: unknown;
+  readonly icons?: unknown;
+}): ServerInfo {
   const text = (value: unknown, max: number) => (typeof value === 'string' && value.length <= max ? value : undefined);
   const title = text(info.title, 200);
   const website = text(info.websiteUrl, 2048);
   const icons = (Array.isArray(info.icons) ? info.icons : [])
-    .filter((icon): icon is Record<string, unknown> => typeof icon === 'object' && icon !== null && typeof (icon as { src?: unknown }).src === 'string')
+    .filter(
+      (icon): icon is Record<string, unknown> =>
+        typeof icon === 'object' && icon !== null && typeof (icon as { src?: unknown }).src === 'string',
+    )
     .filter((icon) => (icon.src as string).length <= MAX_ICON_SRC && /^(data:image\/|https:\/\/)/.test(icon.src as string))
     .slice(0, MAX_ICONS)
     .map((icon): ServerIcon => ({
@@ -184,7 +193,18 @@ export type ServerState =
 export type ServerStateKind = ServerState['kind'];
 
 /** Every kind, once: a Record over the kinds, so a new state does not compile until it is listed. */
-const KINDS: Record<ServerStateKind, true> = { stopped: true, idle: true, starting: true, running: true, reconnecting: true, error: true, needsSignIn: true, disabled: true, invalid: true, blocked: true };
+const KINDS: Record<ServerStateKind, true> = {
+  stopped: true,
+  idle: true,
+  starting: true,
+  running: true,
+  reconnecting: true,
+  error: true,
+  needsSignIn: true,
+  disabled: true,
+  invalid: true,
+  blocked: true,
+};
 export const STATE_KINDS = Object.keys(KINDS) as readonly ServerStateKind[];
 
 export interface ServerStateChangeEvent {

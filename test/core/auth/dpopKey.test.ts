@@ -25,7 +25,15 @@ describe('DPoP key (auth/dpopKey)', () => {
 
   it('a damaged key is replaced by a new one', async () => {
     const store = new MemorySecretStore();
-    await store.set(credentialKey(SERVER), JSON.stringify({ v: 1, tokens: {}, clients: {}, dpop: { alg: 'ES256', jwk: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA', d: 'AA' } } }));
+    await store.set(
+      credentialKey(SERVER),
+      JSON.stringify({
+        v: 1,
+        tokens: {},
+        clients: {},
+        dpop: { alg: 'ES256', jwk: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA', d: 'AA' } },
+      }),
+    );
     const session = await dpopSessionFor(new ServerCredentials(store, credentialKey(SERVER)));
     const saved = JSON.parse((await store.get(credentialKey(SERVER))) ?? '{}') as { dpop?: { jwk?: { x?: string } } };
     assert.notEqual(saved.dpop?.jwk?.x, 'AA');

@@ -20,7 +20,13 @@ import { startOAuthFixture } from '../../fixtures/oauth-server.mjs';
 interface OAuthFixture {
   readonly issuer: string;
   readonly mcpUrl: string;
-  stats(): { registrations: number; unauthorized: number; insufficientScope: number; refusedWhileDown: number; grants: Record<string, number> };
+  stats(): {
+    registrations: number;
+    unauthorized: number;
+    insufficientScope: number;
+    refusedWhileDown: number;
+    grants: Record<string, number>;
+  };
   close(): Promise<void>;
 }
 
@@ -77,8 +83,10 @@ describe('OAuth sign-in against oidc-provider', function () {
   }
 
   const state = (name = 'notes') => runtime.manager.server(name)?.state;
-  const whoami = async (name = 'notes') => JSON.parse(textOf(await runtime.manager.forwardToolCall(name, 'whoami', {}))) as { subject: string; scope: string };
-  const saved = async () => Object.fromEntries(await Promise.all((await store.keys()).map(async (key) => [key, JSON.parse((await store.get(key)) ?? '{}')])));
+  const whoami = async (name = 'notes') =>
+    JSON.parse(textOf(await runtime.manager.forwardToolCall(name, 'whoami', {}))) as { subject: string; scope: string };
+  const saved = async () =>
+    Object.fromEntries(await Promise.all((await store.keys()).map(async (key) => [key, JSON.parse((await store.get(key)) ?? '{}')])));
 
   it('waits for a sign-in without opening a browser or registering a client, then signs in and calls', async () => {
     const before = fixture.stats().registrations;
@@ -111,7 +119,8 @@ describe('OAuth sign-in against oidc-provider', function () {
     // Every level, the traffic trace included.
     const log = logger.entries.map((entry) => entry.message).join('\n');
     assert.ok(log.includes('tools/call'), 'the trace was logged at all');
-    for (const secret of [tokens.access_token, tokens.refresh_token, ...browser.codes]) assert.ok(secret && !log.includes(secret), 'a token or code reached the log');
+    for (const secret of [tokens.access_token, tokens.refresh_token, ...browser.codes])
+      assert.ok(secret && !log.includes(secret), 'a token or code reached the log');
   });
 
   it('refreshes an access token the server no longer accepts, once, without the user', async () => {
@@ -168,7 +177,11 @@ describe('OAuth sign-in against oidc-provider', function () {
     assert.deepEqual(Object.keys(record?.tokens ?? {}), [], 'the refused tokens are forgotten');
     // A later call does not loop into the provider either: the server waits for Sign In, and says so.
     const unauthorized = fixture.stats().unauthorized;
-    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN') && /needs a sign-in .* run `mcp-switchboard login notes`/.test(error.message));
+    await assert.rejects(
+      whoami(),
+      (error: unknown) =>
+        isConnectionError(error, 'NEEDS_SIGN_IN') && /needs a sign-in .* run `mcp-switchboard login notes`/.test(error.message),
+    );
     assert.equal(fixture.stats().unauthorized, unauthorized, 'the call went nowhere near the server');
     const again = await runtime.signIns.signIn('notes', browser);
     assert.equal(again.state.kind, 'running');
@@ -191,7 +204,9 @@ describe('OAuth sign-in against oidc-provider', function () {
   it('steps up: a tool that needs more scope asks for a sign-in with the wider scope', async () => {
     await startWith(remote());
     await runtime.signIns.signIn('notes', browser);
-    await assert.rejects(runtime.manager.forwardToolCall('notes', 'write_note', { text: 'hi' }), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
+    await assert.rejects(runtime.manager.forwardToolCall('notes', 'write_note', { text: 'hi' }), (error: unknown) =>
+      isConnectionError(error, 'NEEDS_SIGN_IN'),
+    );
     const waiting = state();
     assert.equal(waiting?.kind, 'needsSignIn');
     assert.equal(waiting?.kind === 'needsSignIn' && waiting.reason, 'scope');
@@ -216,7 +231,14 @@ describe('OAuth sign-in against oidc-provider', function () {
     clock = new FakeClock(Date.now());
     store = new MemorySecretStore();
     logger = new MemoryLogger();
-    runtime = createRuntime({ logger, storage: new MemoryToolCacheStorage(), settings: {}, secrets: store, connection: { clock }, startupGateMs: 0 });
+    runtime = createRuntime({
+      logger,
+      storage: new MemoryToolCacheStorage(),
+      settings: {},
+      secrets: store,
+      connection: { clock },
+      startupGateMs: 0,
+    });
     cleanup.add(() => runtime.dispose());
     browser = new ScriptedBrowser(new CallbackRouter(clock));
     const registrations = fixture.stats().registrations;
@@ -261,7 +283,10 @@ describe('OAuth sign-in against oidc-provider', function () {
     await startWith(remote());
     await runtime.signIns.signIn('notes', browser);
     // A sign-in kept for a server of another window or folder goes too.
-    await store.set('oauth:https://elsewhere.example/mcp', JSON.stringify({ v: 1, tokens: {}, clients: { i: { client: { client_id: 'x' } } } }));
+    await store.set(
+      'oauth:https://elsewhere.example/mcp',
+      JSON.stringify({ v: 1, tokens: {}, clients: { i: { client: { client_id: 'x' } } } }),
+    );
     await store.set('unrelated', 'kept');
     assert.equal(await runtime.signIns.signOutAll(['notes']), 2);
     assert.deepEqual(await store.keys(), ['unrelated']);
@@ -270,7 +295,9 @@ describe('OAuth sign-in against oidc-provider', function () {
 
   it('client_credentials: a pre-registered client signs in unattended', async () => {
     const before = fixture.stats().grants.client_credentials ?? 0;
-    const first = await startWith(remote({ grant: 'client_credentials', clientId: 'switchboard-ci', clientSecret: 'ci-secret', scopes: ['mcp:read'] }));
+    const first = await startWith(
+      remote({ grant: 'client_credentials', clientId: 'switchboard-ci', clientSecret: 'ci-secret', scopes: ['mcp:read'] }),
+    );
     assert.equal(first.kind, 'running', JSON.stringify(first));
     assert.equal(browser.opened.length, 0);
     assert.equal(fixture.stats().grants.client_credentials, before + 1);
@@ -278,7 +305,9 @@ describe('OAuth sign-in against oidc-provider', function () {
   });
 
   it('a wrong client secret is an error naming the client, not a sign-in prompt loop', async () => {
-    const first = await startWith(remote({ grant: 'client_credentials', clientId: 'switchboard-ci', clientSecret: 'wrong', scopes: ['mcp:read'] }));
+    const first = await startWith(
+      remote({ grant: 'client_credentials', clientId: 'switchboard-ci', clientSecret: 'wrong', scopes: ['mcp:read'] }),
+    );
     assert.notEqual(first.kind, 'running');
     assert.equal(browser.opened.length, 0);
   });

@@ -23,11 +23,18 @@ async function identityProvider(): Promise<{ url: string; requests: URLSearchPar
       const form = new URLSearchParams(body);
       requests.push(form);
       if (form.get('subject_token') === 'revoked') {
-        res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'invalid_grant', error_description: 'the ID token was revoked' }));
+        res
+          .writeHead(400, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: 'invalid_grant', error_description: 'the ID token was revoked' }));
         return;
       }
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-        JSON.stringify({ access_token: `jag-for-${form.get('subject_token')}`, issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag', token_type: 'N_A', expires_in: 300 }),
+        JSON.stringify({
+          access_token: `jag-for-${form.get('subject_token')}`,
+          issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+          token_type: 'N_A',
+          expires_in: 300,
+        }),
       );
     });
   });
@@ -38,7 +45,10 @@ async function identityProvider(): Promise<{ url: string; requests: URLSearchPar
 
 describe('unattended token requests (auth/unattendedGrant)', () => {
   it('client_credentials asks with the scope; an authorization code sign-in has none of its own', async () => {
-    assert.equal(String(await unattendedTokenRequest({ enabled: true, grant: 'client_credentials' }, 'read', NO_TARGET)), 'grant_type=client_credentials&scope=read');
+    assert.equal(
+      String(await unattendedTokenRequest({ enabled: true, grant: 'client_credentials' }, 'read', NO_TARGET)),
+      'grant_type=client_credentials&scope=read',
+    );
     assert.equal(await unattendedTokenRequest({ enabled: true, grant: 'authorization_code' }, undefined, NO_TARGET), undefined);
   });
 
@@ -54,7 +64,10 @@ describe('unattended token requests (auth/unattendedGrant)', () => {
       fs.writeFileSync(file, 'second.jwt');
       assert.equal((await unattendedTokenRequest(settings, undefined, NO_TARGET))?.get('assertion'), 'second.jwt');
       fs.rmSync(file);
-      await assert.rejects(unattendedTokenRequest(settings, undefined, NO_TARGET), (error: unknown) => error instanceof SignInRequiredError && /cannot be read/.test((error as Error).message));
+      await assert.rejects(
+        unattendedTokenRequest(settings, undefined, NO_TARGET),
+        (error: unknown) => error instanceof SignInRequiredError && /cannot be read/.test((error as Error).message),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -65,7 +78,12 @@ describe('unattended token requests (auth/unattendedGrant)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idp-'));
     try {
       const file = path.join(dir, 'id_token');
-      const settings = { enabled: true, grant: 'enterprise' as const, clientId: 'mcp-client', idp: { tokenEndpoint: idp.url, clientId: 'idp-client', clientSecret: 'idp-secret', idTokenFile: file } };
+      const settings = {
+        enabled: true,
+        grant: 'enterprise' as const,
+        clientId: 'mcp-client',
+        idp: { tokenEndpoint: idp.url, clientId: 'idp-client', clientSecret: 'idp-secret', idTokenFile: file },
+      };
       const target = { audience: 'https://as.example.com', resource: 'https://mcp.example.com/mcp' };
       fs.writeFileSync(file, 'first.id.token\n');
       const first = await unattendedTokenRequest(settings, 'read', target);
@@ -79,10 +97,22 @@ describe('unattended token requests (auth/unattendedGrant)', () => {
       assert.equal(exchange?.get('audience'), target.audience);
       assert.equal(exchange?.get('resource'), target.resource);
       fs.writeFileSync(file, 'second.id.token');
-      assert.equal((await unattendedTokenRequest(settings, undefined, target))?.get('assertion'), 'jag-for-second.id.token', 'a rotated ID token is the one exchanged');
+      assert.equal(
+        (await unattendedTokenRequest(settings, undefined, target))?.get('assertion'),
+        'jag-for-second.id.token',
+        'a rotated ID token is the one exchanged',
+      );
       fs.writeFileSync(file, 'revoked');
-      await assert.rejects(unattendedTokenRequest(settings, undefined, target), (error: unknown) => error instanceof SignInRequiredError && /identity provider did not exchange the ID token/.test((error as Error).message));
-      await assert.rejects(unattendedTokenRequest(settings, undefined, NO_TARGET), (error: unknown) => error instanceof SignInRequiredError && /which authorization server and resource/.test((error as Error).message));
+      await assert.rejects(
+        unattendedTokenRequest(settings, undefined, target),
+        (error: unknown) =>
+          error instanceof SignInRequiredError && /identity provider did not exchange the ID token/.test((error as Error).message),
+      );
+      await assert.rejects(
+        unattendedTokenRequest(settings, undefined, NO_TARGET),
+        (error: unknown) =>
+          error instanceof SignInRequiredError && /which authorization server and resource/.test((error as Error).message),
+      );
     } finally {
       await idp.close();
       fs.rmSync(dir, { recursive: true, force: true });

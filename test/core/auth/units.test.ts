@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CallbackRouter, credentialKey, FileSecretStore, MemorySecretStore, ServerCredentials, SignInFailedError, userConfigFolder } from '../../../src/core/auth';
+import {
+  CallbackRouter,
+  credentialKey,
+  FileSecretStore,
+  MemorySecretStore,
+  ServerCredentials,
+  SignInFailedError,
+  userConfigFolder,
+} from '../../../src/core/auth';
 import { FakeClock } from '../support/fakeClock';
 
 describe('auth: FileSecretStore', () => {
@@ -49,7 +57,11 @@ describe('auth: FileSecretStore', () => {
     assert.equal(userConfigFolder({ XDG_CONFIG_HOME: '/x' }, 'linux', '/home/u'), path.join('/x', 'mcp-switchboard'));
     assert.equal(userConfigFolder({}, 'linux', '/home/u'), path.join('/home/u', '.config', 'mcp-switchboard'));
     assert.equal(userConfigFolder({}, 'darwin', '/Users/u'), path.join('/Users/u', 'Library', 'Application Support', 'mcp-switchboard'));
-    assert.equal(userConfigFolder({ APPDATA: 'C:\\AppData' }, 'win32', 'C:\\Users\\u'), path.win32.join('C:\\AppData', 'mcp-switchboard'), 'a Windows path on Windows, whatever this machine is');
+    assert.equal(
+      userConfigFolder({ APPDATA: 'C:\\AppData' }, 'win32', 'C:\\Users\\u'),
+      path.win32.join('C:\\AppData', 'mcp-switchboard'),
+      'a Windows path on Windows, whatever this machine is',
+    );
   });
 });
 

@@ -25,7 +25,11 @@ function recorder() {
       if (already) return Promise.resolve(already);
       return new Promise((resolve, reject) => {
         let pokes = 0;
-        const timer = setInterval(() => (++pokes > 40 ? (clearInterval(timer), reject(new Error(`no change matching ${pattern} (saw: ${seen.join(', ')})`))) : poke()), 100);
+        const timer = setInterval(
+          () =>
+            ++pokes > 40 ? (clearInterval(timer), reject(new Error(`no change matching ${pattern} (saw: ${seen.join(', ')})`))) : poke(),
+          100,
+        );
         waiting.push({ pattern, resolve: (file) => (clearInterval(timer), resolve(file)) });
         poke();
       });
@@ -47,9 +51,17 @@ describe('GlobWatcher (dev.watch)', function () {
     fs.writeFileSync(path.join(folder, 'notes.txt'), 'not watched');
     fs.writeFileSync(path.join(folder, 'src', 'readme.md'), 'not matching');
     let n = 0;
-    assert.equal(await changes.next(/^src\/index\.js$/, () => fs.writeFileSync(path.join(folder, 'src', 'index.js'), `${n++}`)), 'src/index.js');
+    assert.equal(
+      await changes.next(/^src\/index\.js$/, () => fs.writeFileSync(path.join(folder, 'src', 'index.js'), `${n++}`)),
+      'src/index.js',
+    );
     fs.mkdirSync(path.join(folder, 'src', 'lib', 'deep'), { recursive: true });
-    assert.equal(await changes.next(/^src\/lib\/deep\/tool\.js$/, () => fs.writeFileSync(path.join(folder, 'src', 'lib', 'deep', 'tool.js'), `${n++}`)), 'src/lib/deep/tool.js');
+    assert.equal(
+      await changes.next(/^src\/lib\/deep\/tool\.js$/, () =>
+        fs.writeFileSync(path.join(folder, 'src', 'lib', 'deep', 'tool.js'), `${n++}`),
+      ),
+      'src/lib/deep/tool.js',
+    );
     assert.ok(!changes.seen.some((file) => /notes\.txt|readme\.md/.test(file)), changes.seen.join(', '));
   });
 

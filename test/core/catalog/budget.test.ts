@@ -22,9 +22,18 @@ describe('catalog budget', () => {
     ];
     const expected = ['0/Beta', '0/alpha', '0/zeta'];
     for (const order of [items, [...items].reverse(), [items[3], items[0], items[4], items[1], items[2]]]) {
-      const { exposed, hidden } = applyBudget(order.filter((item) => item !== undefined), 3);
-      assert.deepEqual(exposed.map((item) => `${item.serverIndex}/${item.name}`), expected);
-      assert.deepEqual(hidden.map((item) => `${item.serverIndex}/${item.name}`), ['1/a', '2/a']);
+      const { exposed, hidden } = applyBudget(
+        order.filter((item) => item !== undefined),
+        3,
+      );
+      assert.deepEqual(
+        exposed.map((item) => `${item.serverIndex}/${item.name}`),
+        expected,
+      );
+      assert.deepEqual(
+        hidden.map((item) => `${item.serverIndex}/${item.name}`),
+        ['1/a', '2/a'],
+      );
     }
   });
 
@@ -40,30 +49,49 @@ describe('catalog budget', () => {
     const servers = [
       { name: 'second-in-name-order', list: tools('c', 'a', 'b') },
       { name: 'alpha', list: tools('z', 'y') },
-    ].map((server) => ({ name: server.name, state: 'running' as const, fromCache: false, tools: prepareToolList(server.list), filters: { deny: ['b'] } }));
+    ].map((server) => ({
+      name: server.name,
+      state: 'running' as const,
+      fromCache: false,
+      tools: prepareToolList(server.list),
+      filters: { deny: ['b'] },
+    }));
     const { snapshot } = buildSnapshot(servers, { globalDeny: [], disabled: [], maxExposed: 3 });
-    const exposed = snapshot.servers.flatMap((server) => server.tools.filter((item) => item.exposed).map((item) => `${server.name}/${item.name}`));
+    const exposed = snapshot.servers.flatMap((server) =>
+      server.tools.filter((item) => item.exposed).map((item) => `${server.name}/${item.name}`),
+    );
     assert.deepEqual(exposed, ['second-in-name-order/a', 'second-in-name-order/c', 'alpha/y']);
     const cut = snapshot.servers[1]?.tools.find((item) => item.name === 'z');
     assert.deepEqual(cut?.filteredBy, { kind: 'budget', maxExposed: 3 });
     assert.equal(snapshot.eligible, 4);
     assert.equal(snapshot.maxExposed, 3);
-    assert.deepEqual(snapshot.warnings.map((warning) => warning.kind), ['budgetExceeded']);
+    assert.deepEqual(
+      snapshot.warnings.map((warning) => warning.kind),
+      ['budgetExceeded'],
+    );
   });
 
   it('cuts in budget order even for a list that is not sorted by name', () => {
     const sorted = prepareToolList(tools('a', 'b', 'c', 'd'));
     const unsorted = { ...sorted, tools: [...sorted.tools].reverse() };
     const build = (list: typeof sorted) =>
-      buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: list }], { globalDeny: [], disabled: [], maxExposed: 2 }).snapshot;
-    const exposed = (list: typeof sorted) => build(list).servers[0]?.tools.filter((item) => item.exposed).map((item) => item.name);
+      buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: list }], { globalDeny: [], disabled: [], maxExposed: 2 })
+        .snapshot;
+    const exposed = (list: typeof sorted) =>
+      build(list)
+        .servers[0]?.tools.filter((item) => item.exposed)
+        .map((item) => item.name);
     assert.deepEqual(exposed(sorted), ['a', 'b']);
     assert.deepEqual(exposed(unsorted)?.sort(), ['a', 'b']);
     assert.equal(build(unsorted).eligible, 4);
   });
 
   it('exposes nothing with a budget of 0', () => {
-    const { snapshot } = buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: prepareToolList(tools('a')) }], { globalDeny: [], disabled: [], maxExposed: 0 });
+    const { snapshot } = buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: prepareToolList(tools('a')) }], {
+      globalDeny: [],
+      disabled: [],
+      maxExposed: 0,
+    });
     assert.equal(snapshot.servers[0]?.tools[0]?.exposed, false);
   });
 });

@@ -39,7 +39,10 @@ describe('catalog tool cache', () => {
     const { cache } = createCache(storage, clock);
     await cache.load();
     cache.store('git', 'hash-1', tools('log', 'status'), clock.now());
-    assert.deepEqual(cache.lookup('git', 'hash-1')?.tools.map((item) => item.name), ['log', 'status']);
+    assert.deepEqual(
+      cache.lookup('git', 'hash-1')?.tools.map((item) => item.name),
+      ['log', 'status'],
+    );
     assert.equal(cache.lookup('git', 'hash-2'), undefined);
     assert.equal(cache.lookup('other', 'hash-1'), undefined);
     await cache.idle();
@@ -87,7 +90,8 @@ describe('catalog tool cache', () => {
     assert.equal(cache.size, 1);
     assert.ok(cache.lookup('fresh', 'h'));
     assert.deepEqual(await storage.keys(), [toolCacheKey('fresh', 'h')]);
-    for (const key of ['garbage', 'old-format', 'empty', 'nameless', 'wrong-key']) assert.match(logger.text(), new RegExp(`ignoring entry .*${key}`));
+    for (const key of ['garbage', 'old-format', 'empty', 'nameless', 'wrong-key'])
+      assert.match(logger.text(), new RegExp(`ignoring entry .*${key}`));
     assert.doesNotMatch(logger.text(), /h:(old|future)\b(?!-)/, 'expiry is normal, not worth a warning');
   });
 
@@ -101,7 +105,10 @@ describe('catalog tool cache', () => {
     cache.store('s', 'h', tools('a'), clock.now());
     cache.store('s', 'h', [], clock.now());
     await cache.idle();
-    assert.deepEqual((await storage.get(toolCacheKey('s', 'h')) as ToolCacheEntry).tools.map((item) => item.name), ['a']);
+    assert.deepEqual(
+      ((await storage.get(toolCacheKey('s', 'h'))) as ToolCacheEntry).tools.map((item) => item.name),
+      ['a'],
+    );
   });
 
   it('never changes the list it is given, and hands out frozen entries', async () => {
@@ -147,7 +154,10 @@ describe('catalog tool cache', () => {
     cache.drop('dropped');
     await loading;
     await cache.idle();
-    assert.deepEqual(cache.lookup('kept', 'h')?.tools.map((item) => item.name), ['new']);
+    assert.deepEqual(
+      cache.lookup('kept', 'h')?.tools.map((item) => item.name),
+      ['new'],
+    );
     assert.equal(cache.lookup('dropped', 'h'), undefined);
     assert.deepEqual(await storage.keys(), [toolCacheKey('kept', 'h')]);
   });
@@ -180,8 +190,12 @@ describe('catalog tool cache', () => {
       assert.deepEqual(await storage.get(key), value);
       assert.deepEqual(await storage.keys(), [key]);
       await storage.set(key, { ...value, fetchedAt: 456 });
-      assert.equal((await storage.get(key) as ToolCacheEntry).fetchedAt, 456);
-      assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'no temporary files left behind');
+      assert.equal(((await storage.get(key)) as ToolCacheEntry).fetchedAt, 456);
+      assert.deepEqual(
+        fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+        [],
+        'no temporary files left behind',
+      );
       await storage.delete(key);
       await storage.delete(key);
       assert.equal(await storage.get(key), undefined);
@@ -233,11 +247,21 @@ describe('catalog tool cache', () => {
     it('writes atomically: concurrent writers of one key leave one complete entry', async () => {
       const dir = tempDir(cleanup);
       const storage = new FolderToolCacheStorage(dir);
-      const many = Array.from({ length: 20 }, (_, index) => entry('s', 'h', index, Array.from({ length: 50 }, (__, n) => `tool_${index}_${n}`)));
+      const many = Array.from({ length: 20 }, (_, index) =>
+        entry(
+          's',
+          'h',
+          index,
+          Array.from({ length: 50 }, (__, n) => `tool_${index}_${n}`),
+        ),
+      );
       await Promise.all(many.map((value) => storage.set('k', value)));
       const stored = (await storage.get('k')) as ToolCacheEntry;
       assert.equal(stored.tools.length, 50);
-      assert.ok(stored.tools.every((item) => item.name.startsWith(`tool_${stored.fetchedAt}_`)), 'not a mix of two writes');
+      assert.ok(
+        stored.tools.every((item) => item.name.startsWith(`tool_${stored.fetchedAt}_`)),
+        'not a mix of two writes',
+      );
       assert.deepEqual(fs.readdirSync(dir).length, 1);
     });
 
@@ -251,7 +275,10 @@ describe('catalog tool cache', () => {
       await damaged.set(toolCacheKey('bad', 'h'), { ...entry('bad', 'h', clock.now()), tools: 'oops' } as unknown as ToolCacheEntry);
       const { cache, logger } = createCache(new FolderToolCacheStorage(dir), clock);
       await cache.load();
-      assert.deepEqual(cache.lookup('git', 'h')?.tools.map((item) => item.name), ['log']);
+      assert.deepEqual(
+        cache.lookup('git', 'h')?.tools.map((item) => item.name),
+        ['log'],
+      );
       assert.equal(cache.lookup('bad', 'h'), undefined);
       assert.match(logger.text(), /ignoring entry .*bad/);
     });

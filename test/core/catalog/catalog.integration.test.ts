@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Tool } from '@modelcontextprotocol/client';
-import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry, type ToolCacheStorage } from '../../../src/core/catalog/cache';
+import {
+  MemoryToolCacheStorage,
+  toolCacheKey,
+  TOOL_CACHE_FORMAT,
+  type ToolCacheEntry,
+  type ToolCacheStorage,
+} from '../../../src/core/catalog/cache';
 import { isCatalogError } from '../../../src/core/catalog/errors';
 import { FolderToolCacheStorage } from '../../../src/core/catalog/folderStorage';
 import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
@@ -33,16 +39,30 @@ function server(name: string, args: string[] = [], overrides: Partial<StdioServe
 
 function entryFor(def: StdioServerDefinition, list: Tool[]): [string, ToolCacheEntry] {
   const connectionHash = hashServerConnection(def);
-  return [toolCacheKey(def.name, connectionHash), { format: TOOL_CACHE_FORMAT, server: def.name, connectionHash, fetchedAt: Date.now() - 60_000, tools: list }];
+  return [
+    toolCacheKey(def.name, connectionHash),
+    { format: TOOL_CACHE_FORMAT, server: def.name, connectionHash, fetchedAt: Date.now() - 60_000, tools: list },
+  ];
 }
 
 /** Resolves with the first announced (or current) snapshot matching `predicate`. */
-function waitForSnapshot(catalog: ToolCatalog, predicate: (snapshot: CatalogSnapshot) => boolean, timeoutMs = 20_000): Promise<CatalogSnapshot> {
+function waitForSnapshot(
+  catalog: ToolCatalog,
+  predicate: (snapshot: CatalogSnapshot) => boolean,
+  timeoutMs = 20_000,
+): Promise<CatalogSnapshot> {
   const now = () => (predicate(catalog.snapshot()) ? catalog.snapshot() : undefined);
-  return waitFor({ now, event: catalog.onDidChange, describe: () => `snapshot; last ${JSON.stringify(catalog.snapshot().servers.map((item) => [item.name, item.state, item.tools.length]))}`, timeoutMs });
+  return waitFor({
+    now,
+    event: catalog.onDidChange,
+    describe: () =>
+      `snapshot; last ${JSON.stringify(catalog.snapshot().servers.map((item) => [item.name, item.state, item.tools.length]))}`,
+    timeoutMs,
+  });
 }
 
-const toolNames = (snapshot: CatalogSnapshot, name: string) => snapshot.servers.find((item) => item.name === name)?.tools.map((item) => item.name) ?? [];
+const toolNames = (snapshot: CatalogSnapshot, name: string) =>
+  snapshot.servers.find((item) => item.name === name)?.tools.map((item) => item.name) ?? [];
 
 describe('ToolCatalog with the ServerManager', function () {
   this.timeout(30_000);
@@ -73,7 +93,10 @@ describe('ToolCatalog with the ServerManager', function () {
     const entry = snapshot.servers[0];
     assert.equal(entry?.state, 'starting');
     assert.equal(entry?.fromCache, true);
-    assert.deepEqual(entry?.tools.map((item) => [item.qualifiedName, item.exposed]), [['slow__echo', true]]);
+    assert.deepEqual(
+      entry?.tools.map((item) => [item.qualifiedName, item.exposed]),
+      [['slow__echo', true]],
+    );
 
     const calling = catalog.callExposedTool('slow', 'echo', { text: 'hello' });
     await until(() => catalog.diagnostics().waitingCalls === 1, 10_000, 'the call waiting for its server');
@@ -82,7 +105,10 @@ describe('ToolCatalog with the ServerManager', function () {
     const live = catalog.snapshot().servers[0];
     assert.equal(live?.state, 'running');
     assert.equal(live?.fromCache, false);
-    assert.deepEqual(live?.tools.map((item) => item.name), FIXTURE_TOOLS);
+    assert.deepEqual(
+      live?.tools.map((item) => item.name),
+      FIXTURE_TOOLS,
+    );
   });
 
   it('fails a waiting call cleanly when the server does not come up within requestMs', async () => {

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolFilterSettings } from '../../../src/core/config/types';
-import { compileGlob, compileGlobalFilters, describeFilterRule, evaluateDefaultFilters, evaluateFilters, FILTER_STEPS, filterContext, type FilterStep } from '../../../src/core/catalog/filters';
+import {
+  compileGlob,
+  compileGlobalFilters,
+  describeFilterRule,
+  evaluateDefaultFilters,
+  evaluateFilters,
+  FILTER_STEPS,
+  filterContext,
+  type FilterStep,
+} from '../../../src/core/catalog/filters';
 import { buildSnapshot, type SnapshotSettings } from '../../../src/core/catalog/snapshot';
 import { prepareToolList } from '../../../src/core/catalog/preparedList';
 import type { CatalogSnapshot, FilterRule } from '../../../src/core/catalog/types';
@@ -15,7 +24,13 @@ function build(
   steps?: readonly FilterStep[],
 ): CatalogSnapshot {
   return buildSnapshot(
-    servers.map((server) => ({ name: server.name, state: 'running', fromCache: false, tools: prepareToolList(server.tools), filters: server.filters })),
+    servers.map((server) => ({
+      name: server.name,
+      state: 'running',
+      fromCache: false,
+      tools: prepareToolList(server.tools),
+      filters: server.filters,
+    })),
     { ...NO_SETTINGS, ...settings },
     steps ? { steps } : {},
   ).snapshot;
@@ -24,7 +39,8 @@ function build(
 /** `server/tool` → the rule that hid it, or 'exposed'. */
 function outcome(snapshot: CatalogSnapshot): Record<string, FilterRule | 'exposed'> {
   const result: Record<string, FilterRule | 'exposed'> = {};
-  for (const server of snapshot.servers) for (const item of server.tools) result[`${server.name}/${item.name}`] = item.filteredBy ?? 'exposed';
+  for (const server of snapshot.servers)
+    for (const item of server.tools) result[`${server.name}/${item.name}`] = item.filteredBy ?? 'exposed';
   return result;
 }
 
@@ -65,23 +81,46 @@ describe('catalog filters', () => {
       'git/delete_branch': { kind: 'globalDeny', pattern: '*/delete_*' },
       'git/status': 'exposed',
     });
-    assert.deepEqual(outcome(build([{ name: 'fs', tools: [tool('a/b')] }], { globalDeny: ['fs/**'] }))['fs/a/b'], { kind: 'globalDeny', pattern: 'fs/**' });
+    assert.deepEqual(outcome(build([{ name: 'fs', tools: [tool('a/b')] }], { globalDeny: ['fs/**'] }))['fs/a/b'], {
+      kind: 'globalDeny',
+      pattern: 'fs/**',
+    });
   });
 
   it('the disabled setting hides exactly the listed server/tool entries', () => {
-    const snapshot = build([{ name: 'a', tools: [tool('x'), tool('y')] }, { name: 'b', tools: [tool('x')] }], { disabled: ['a/x', 'b/nope', 'a/*'] });
+    const snapshot = build(
+      [
+        { name: 'a', tools: [tool('x'), tool('y')] },
+        { name: 'b', tools: [tool('x')] },
+      ],
+      { disabled: ['a/x', 'b/nope', 'a/*'] },
+    );
     assert.deepEqual(outcome(snapshot), { 'a/x': { kind: 'disabledSetting' }, 'a/y': 'exposed', 'b/x': 'exposed' });
   });
 
   it('readOnly keeps only tools with readOnlyHint', () => {
-    const snapshot = build([{ name: 'db', tools: [readOnly('query'), tool('drop'), tool('vague', { annotations: { readOnlyHint: false } })], filters: { readOnly: true } }]);
-    assert.deepEqual(outcome(snapshot), { 'db/drop': { kind: 'readOnlyOnly' }, 'db/query': 'exposed', 'db/vague': { kind: 'readOnlyOnly' } });
+    const snapshot = build([
+      {
+        name: 'db',
+        tools: [readOnly('query'), tool('drop'), tool('vague', { annotations: { readOnlyHint: false } })],
+        filters: { readOnly: true },
+      },
+    ]);
+    assert.deepEqual(outcome(snapshot), {
+      'db/drop': { kind: 'readOnlyOnly' },
+      'db/query': 'exposed',
+      'db/vague': { kind: 'readOnlyOnly' },
+    });
     assert.equal(snapshot.servers[0]?.tools.find((item) => item.name === 'query')?.readOnly, true);
   });
 
   it('applies the rules in order: the first failed rule is the reason', () => {
     const cases: [Partial<ToolFilterSettings>, Partial<SnapshotSettings>, FilterRule | 'exposed'][] = [
-      [{ deny: ['t'], readOnly: true }, { globalDeny: ['s/t'], disabled: ['s/t'] }, { kind: 'serverDeny', pattern: 't' }],
+      [
+        { deny: ['t'], readOnly: true },
+        { globalDeny: ['s/t'], disabled: ['s/t'] },
+        { kind: 'serverDeny', pattern: 't' },
+      ],
       [{ allow: ['other'], readOnly: true }, { globalDeny: ['s/t'], disabled: ['s/t'] }, { kind: 'serverAllow' }],
       [{ readOnly: true }, { globalDeny: ['s/t'], disabled: ['s/t'] }, { kind: 'globalDeny', pattern: 's/t' }],
       [{ readOnly: true }, { disabled: ['s/t'] }, { kind: 'disabledSetting' }],
@@ -133,7 +172,10 @@ describe('catalog filters', () => {
       assert.ok(rule !== 'exposed' && rule.kind === 'filterError');
       assert.match(rule.reason, /^mcpSwitchboard\.tools\.deny: pattern "" is not usable/);
     }
-    assert.deepEqual(snapshot.warnings.map((warning) => [warning.kind, warning.setting]), [['filterError', 'mcpSwitchboard.tools.deny']]);
+    assert.deepEqual(
+      snapshot.warnings.map((warning) => [warning.kind, warning.setting]),
+      [['filterError', 'mcpSwitchboard.tools.deny']],
+    );
   });
 
   it('a non-string pattern from a hand-edited setting fails closed too', () => {
@@ -160,7 +202,11 @@ describe('catalog filters', () => {
       for (const name of names) {
         for (const readOnly of [true, false]) {
           const expected = evaluateFilters({ server: context.server, name, readOnly }, context, oneByOne);
-          assert.deepEqual(evaluateDefaultFilters(context.server, name, readOnly, context), expected, `${context.server}/${name} ${readOnly}`);
+          assert.deepEqual(
+            evaluateDefaultFilters(context.server, name, readOnly, context),
+            expected,
+            `${context.server}/${name} ${readOnly}`,
+          );
           assert.deepEqual(evaluateFilters({ server: context.server, name, readOnly }, context), expected);
         }
       }
@@ -185,7 +231,15 @@ describe('catalog filters', () => {
 
   it('a built snapshot is frozen throughout: servers, tools, rules and warnings', () => {
     const { snapshot } = buildSnapshot(
-      [{ name: 's', state: 'running', fromCache: false, tools: prepareToolList([tool('a'), tool('b'), tool('c'), tool('d.e')]), filters: { deny: ['a'], allow: ['a', 'b', 'c', 'zz'] } }],
+      [
+        {
+          name: 's',
+          state: 'running',
+          fromCache: false,
+          tools: prepareToolList([tool('a'), tool('b'), tool('c'), tool('d.e')]),
+          filters: { deny: ['a'], allow: ['a', 'b', 'c', 'zz'] },
+        },
+      ],
       { globalDeny: ['s/c'], disabled: [], maxExposed: 0 },
     );
     assert.ok(Object.isFrozen(snapshot) && Object.isFrozen(snapshot.servers) && Object.isFrozen(snapshot.warnings));
@@ -206,7 +260,10 @@ describe('catalog filters', () => {
   it('filters work on the prepared list without changing it', () => {
     const list = prepareToolList([tool('a'), tool('b')]);
     const before = JSON.stringify(list);
-    buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: list, filters: { deny: ['a'], readOnly: true } }], { ...NO_SETTINGS, disabled: ['s/b'] });
+    buildSnapshot([{ name: 's', state: 'running', fromCache: false, tools: list, filters: { deny: ['a'], readOnly: true } }], {
+      ...NO_SETTINGS,
+      disabled: ['s/b'],
+    });
     assert.equal(JSON.stringify(list), before);
     assert.ok(Object.isFrozen(list.tools[0]?.tool));
   });

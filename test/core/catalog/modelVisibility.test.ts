@@ -8,6 +8,6 @@ describe('isForModel (MCP Apps tool visibility)', () => {
     assert.equal(isForModel({ _meta: { ui: { visibility: ['model', 'app'] } } }), true);
     assert.equal(isForModel({ _meta: { ui: { visibility: ['app'] } } }), false);
     assert.equal(isForModel({ _meta: { ui: { visibility: [] } } }), false);
-    assert.equal(isForModel({ _meta: { ui: { visibility: 'app' } } }), true, 'not a list: not the spec\'s field, so nothing is hidden');
+    assert.equal(isForModel({ _meta: { ui: { visibility: 'app' } } }), true, "not a list: not the spec's field, so nothing is hidden");
   });
 });

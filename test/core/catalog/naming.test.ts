@@ -52,46 +52,85 @@ const CASES: readonly Case[] = [
   { title: 'long after sanitizing unicode', refs: [[x(70, 'ü'), 'x']], names: [`${x(52, 'u')}__x_${h(x(70, 'ü'), 'x')}`] },
   {
     title: 'collision after sanitizing: the unchanged name keeps the plain form',
-    refs: [['fs', 'read.file'], ['fs', 'read_file']],
+    refs: [
+      ['fs', 'read.file'],
+      ['fs', 'read_file'],
+    ],
     names: [`fs__read_file_${h('fs', 'read.file')}`, 'fs__read_file'],
   },
   {
     title: 'collision across servers: space vs underscore',
-    refs: [['my server', 'x'], ['my_server', 'x']],
+    refs: [
+      ['my server', 'x'],
+      ['my_server', 'x'],
+    ],
     names: [`my_server__x_${h('my server', 'x')}`, 'my_server__x'],
   },
   {
     title: 'collision of two changed names: first in code-unit order keeps the plain form',
-    refs: [['a.b', 't'], ['a b', 't']],
+    refs: [
+      ['a.b', 't'],
+      ['a b', 't'],
+    ],
     names: [`a_b__t_${h('a.b', 't')}`, 'a_b__t'],
   },
   {
     title: 'collision of two unchanged names through the separator',
-    refs: [['a__b', 'c'], ['a', 'b__c']],
+    refs: [
+      ['a__b', 'c'],
+      ['a', 'b__c'],
+    ],
     names: [`a__b__c_${h('a__b', 'c')}`, 'a__b__c'],
   },
   {
     title: 'three-way collision',
-    refs: [['x', 'a.b'], ['x', 'a b'], ['x', 'a_b']],
+    refs: [
+      ['x', 'a.b'],
+      ['x', 'a b'],
+      ['x', 'a_b'],
+    ],
     names: [`x__a_b_${h('x', 'a.b')}`, `x__a_b_${h('x', 'a b')}`, 'x__a_b'],
   },
   {
     title: 'names equal after truncation stay apart by hash',
-    refs: [['git', `${x(60)}1`], ['git', `${x(60)}2`]],
+    refs: [
+      ['git', `${x(60)}1`],
+      ['git', `${x(60)}2`],
+    ],
     names: [`git__${x(50)}_${h('git', `${x(60)}1`)}`, `git__${x(50)}_${h('git', `${x(60)}2`)}`],
   },
-  { title: 'empty and underscore do not collide', refs: [['s', ''], ['s', '_']], names: ['s__', 's___'] },
+  {
+    title: 'empty and underscore do not collide',
+    refs: [
+      ['s', ''],
+      ['s', '_'],
+    ],
+    names: ['s__', 's___'],
+  },
   {
     title: 'space collides with underscore',
-    refs: [['s', ' '], ['s', '_']],
+    refs: [
+      ['s', ' '],
+      ['s', '_'],
+    ],
     names: [`s____${h('s', ' ')}`, 's___'],
   },
   {
     title: 'a collided name near the limit is truncated before the suffix',
-    refs: [['srv', `${x(50)}.y`], ['srv', `${x(50)}_y`]],
+    refs: [
+      ['srv', `${x(50)}.y`],
+      ['srv', `${x(50)}_y`],
+    ],
     names: [`srv__${x(50)}_${h('srv', `${x(50)}.y`)}`, `srv__${x(50)}_y`],
   },
-  { title: 'the same pair twice is one name', refs: [['git', 'status'], ['git', 'status']], names: ['git__status', 'git__status'] },
+  {
+    title: 'the same pair twice is one name',
+    refs: [
+      ['git', 'status'],
+      ['git', 'status'],
+    ],
+    names: ['git__status', 'git__status'],
+  },
 ];
 
 describe('catalog naming', () => {
@@ -123,7 +162,7 @@ describe('catalog naming', () => {
     }
     const reference = qualifyToolNames(refs);
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 20; round++) {
       const shuffled = [...refs];
       for (let i = shuffled.length - 1; i > 0; i--) {
@@ -131,11 +170,12 @@ describe('catalog naming', () => {
         [shuffled[i], shuffled[j]] = [shuffled[j] as ToolRef, shuffled[i] as ToolRef];
       }
       const names = qualifyToolNames(shuffled);
-      for (const ref of refs) assert.equal(names.get(ref.server, ref.tool), reference.get(ref.server, ref.tool), `${ref.server}/${ref.tool}`);
+      for (const ref of refs)
+        assert.equal(names.get(ref.server, ref.tool), reference.get(ref.server, ref.tool), `${ref.server}/${ref.tool}`);
     }
   });
 
-  it('names grouped input (the snapshot builder\'s fast path) exactly as pairs, aligned with each group', () => {
+  it("names grouped input (the snapshot builder's fast path) exactly as pairs, aligned with each group", () => {
     const servers = ['git', 'my server', 'my_server', 'fs', 'ünï', x(70, 's'), 'a.b', 'a_b'];
     const toolNames = ['read.file', 'read_file', 'read file', 'status', x(80), `${x(80)}2`, '', 'a', 'ä', '🚀'];
     const byPairs = qualifyToolNames(servers.flatMap((server) => toolNames.map((tool) => ({ server, tool }))));
@@ -166,7 +206,10 @@ describe('catalog naming', () => {
 
   it('does not rename an existing tool when a colliding server is added', () => {
     const before = qualifyToolNames([{ server: 'my_server', tool: 'x' }]);
-    const after = qualifyToolNames([{ server: 'my server', tool: 'x' }, { server: 'my_server', tool: 'x' }]);
+    const after = qualifyToolNames([
+      { server: 'my server', tool: 'x' },
+      { server: 'my_server', tool: 'x' },
+    ]);
     assert.equal(after.get('my_server', 'x'), before.get('my_server', 'x'));
     assert.notEqual(after.get('my server', 'x'), after.get('my_server', 'x'));
   });

@@ -51,10 +51,22 @@ describe('catalog schemas', () => {
     ['inputSchema is null', { name: 't', inputSchema: null }, /inputSchema must be an object, got null/],
     ['inputSchema is an array', { name: 't', inputSchema: [] }, /inputSchema must be an object, got an array/],
     ['inputSchema without type', { name: 't', inputSchema: { properties: {} } }, /inputSchema.type must be "object", got nothing/],
-    ['inputSchema of another type', { name: 't', inputSchema: { type: 'string' } }, /inputSchema.type must be "object", got string "string"/],
+    [
+      'inputSchema of another type',
+      { name: 't', inputSchema: { type: 'string' } },
+      /inputSchema.type must be "object", got string "string"/,
+    ],
     ['properties is an array', { name: 't', inputSchema: { type: 'object', properties: [] } }, /inputSchema.properties must be an object/],
-    ['a property is a number', { name: 't', inputSchema: { type: 'object', properties: { a: 1 } } }, /inputSchema.properties.a must be a schema/],
-    ['required is not a list of strings', { name: 't', inputSchema: { type: 'object', required: [1] } }, /inputSchema.required must be an array of strings/],
+    [
+      'a property is a number',
+      { name: 't', inputSchema: { type: 'object', properties: { a: 1 } } },
+      /inputSchema.properties.a must be a schema/,
+    ],
+    [
+      'required is not a list of strings',
+      { name: 't', inputSchema: { type: 'object', required: [1] } },
+      /inputSchema.required must be an array of strings/,
+    ],
     ['outputSchema of another type', { name: 't', outputSchema: { type: 'array' } }, /outputSchema.type must be "object"/],
     ['definition is not an object', 'tool', /must be an object, got string/],
     ['definition without name', { inputSchema: { type: 'object' } }, /has no name/],
@@ -95,7 +107,10 @@ describe('catalog schemas', () => {
   it('survives list entries that are not tools at all', () => {
     const list = prepareToolList([null, 42, 'x', { name: 7 }, { name: 'ok' }, { name: 'ok', description: 'again' }]);
     const { snapshot } = buildSnapshot([{ name: 'srv', state: 'running', fromCache: false, tools: list }], settings);
-    assert.deepEqual(snapshot.servers[0]?.tools.map((tool) => tool.name), ['ok']);
+    assert.deepEqual(
+      snapshot.servers[0]?.tools.map((tool) => tool.name),
+      ['ok'],
+    );
     assert.deepEqual(snapshot.warnings.map((warning) => warning.kind).sort(), ['duplicateTool', 'malformedSchema']);
   });
 });

@@ -29,7 +29,9 @@ describe('ToolCatalog', () => {
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
-  function setup(options: { settings?: Partial<CatalogSettings>; storage?: MemoryToolCacheStorage; definitions?: StdioServerDefinition[] } = {}) {
+  function setup(
+    options: { settings?: Partial<CatalogSettings>; storage?: MemoryToolCacheStorage; definitions?: StdioServerDefinition[] } = {},
+  ) {
     const manager = new FakeManager();
     manager.configure(options.definitions ?? [definition('git'), definition('fs')]);
     const clock = new FakeClock();
@@ -48,14 +50,23 @@ describe('ToolCatalog', () => {
     manager.setState(name, 'running');
   }
 
-  it('exposes a running server\'s tools in configuration order with qualified names', async () => {
+  it("exposes a running server's tools in configuration order with qualified names", async () => {
     const { manager, catalog } = setup();
     await catalog.ready;
     run(manager, 'fs', tools('read.file', 'write'));
     run(manager, 'git', tools('status'));
     const snapshot = catalog.snapshot();
-    assert.deepEqual(snapshot.servers.map((server) => [server.name, server.state, server.fromCache]), [['git', 'running', false], ['fs', 'running', false]]);
-    assert.deepEqual(snapshot.servers[1]?.tools.map((item) => item.qualifiedName), ['fs__read_file', 'fs__write']);
+    assert.deepEqual(
+      snapshot.servers.map((server) => [server.name, server.state, server.fromCache]),
+      [
+        ['git', 'running', false],
+        ['fs', 'running', false],
+      ],
+    );
+    assert.deepEqual(
+      snapshot.servers[1]?.tools.map((item) => item.qualifiedName),
+      ['fs__read_file', 'fs__write'],
+    );
     assert.equal(catalog.toolByQualifiedName('fs__read_file')?.name, 'read.file');
     assert.equal(catalog.toolByQualifiedName('nope'), undefined);
   });
@@ -145,7 +156,11 @@ describe('ToolCatalog', () => {
     const [key, value] = storedEntry(definition('git', { tools: { deny: ['b'], readOnly: true } }), list, new FakeClock().now());
     await storage.set(key, value);
     const before = JSON.stringify(await storage.get(key));
-    const { manager, catalog } = setup({ storage, definitions: [definition('git', { tools: { deny: ['b'], readOnly: true } })], settings: { disabled: ['git/a'] } });
+    const { manager, catalog } = setup({
+      storage,
+      definitions: [definition('git', { tools: { deny: ['b'], readOnly: true } })],
+      settings: { disabled: ['git/a'] },
+    });
     await catalog.ready;
     manager.setState('git', 'starting');
     const snapshot = catalog.snapshot();
@@ -201,12 +216,17 @@ describe('ToolCatalog', () => {
     run(manager, 'git', tools('a', 'b'));
     await microtasks();
     assert.deepEqual(names(catalog.snapshot(), 'git'), []);
-    const logged = logger.entries.filter((entry) => entry.level === 'warn' && /filter failed: mcpSwitchboard\.tools\.deny: pattern "" is not usable/.test(entry.message));
+    const logged = logger.entries.filter(
+      (entry) => entry.level === 'warn' && /filter failed: mcpSwitchboard\.tools\.deny: pattern "" is not usable/.test(entry.message),
+    );
     assert.equal(logged.length, 1);
   });
 
   it('rejects calls it cannot make with a code naming the reason', async () => {
-    const { manager, catalog } = setup({ definitions: [definition('git', { tools: { deny: ['push'] } }), definition('fs')], settings: { disabled: ['git/log'] } });
+    const { manager, catalog } = setup({
+      definitions: [definition('git', { tools: { deny: ['push'] } }), definition('fs')],
+      settings: { disabled: ['git/log'] },
+    });
     await catalog.ready;
     run(manager, 'git', tools('push', 'log', 'status'));
     manager.setState('fs', 'error');
@@ -289,7 +309,10 @@ describe('ToolCatalog', () => {
     await microtasks();
     manager.setState('git', 'blocked');
     await microtasks();
-    assert.throws(() => catalog.assertCallable('git', 'status'), (error) => isCatalogError(error, 'SERVER_HELD_BACK') && /is blocked/.test(error.message));
+    assert.throws(
+      () => catalog.assertCallable('git', 'status'),
+      (error) => isCatalogError(error, 'SERVER_HELD_BACK') && /is blocked/.test(error.message),
+    );
     await assert.rejects(catalog.callExposedTool('git', 'status', {}), (error) => isCatalogError(error, 'SERVER_HELD_BACK'));
 
     const fresh = setup();
@@ -407,9 +430,16 @@ describe('ToolCatalog', () => {
     run(manager, 'git', tools('a', 'b'));
     run(manager, 'fs', tools('c'));
     manager.configure([definition('git', { tools: { allow: ['a'] } })]);
-    assert.deepEqual(catalog.snapshot().servers.map((server) => server.name), ['git', 'fs'], 'the manager announced nothing');
+    assert.deepEqual(
+      catalog.snapshot().servers.map((server) => server.name),
+      ['git', 'fs'],
+      'the manager announced nothing',
+    );
     catalog.reconcile();
-    assert.deepEqual(catalog.snapshot().servers.map((server) => server.name), ['git']);
+    assert.deepEqual(
+      catalog.snapshot().servers.map((server) => server.name),
+      ['git'],
+    );
     assert.deepEqual(names(catalog.snapshot(), 'git'), ['a']);
   });
 

@@ -27,23 +27,37 @@ function startParent(cleanup: Cleanup, args: string[]): Promise<{ parent: number
   `;
   const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   cleanup.add(() => void parent.kill('SIGKILL'));
-  return new Promise((resolve) => readline.createInterface({ input: parent.stdout }).once('line', (line) => resolve(JSON.parse(line) as { parent: number; child: number })));
+  return new Promise((resolve) =>
+    readline
+      .createInterface({ input: parent.stdout })
+      .once('line', (line) => resolve(JSON.parse(line) as { parent: number; child: number })),
+  );
 }
 
 function folderWithServer(cleanup: Cleanup, marker: string, extra: string[] = []): string {
   const folder = tempDir(cleanup);
   fs.mkdirSync(path.join(folder, '.vscode'));
-  fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER, '--marker', marker, ...extra] } } }));
+  fs.writeFileSync(
+    path.join(folder, '.vscode', 'settings.json'),
+    JSON.stringify({
+      'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER, '--marker', marker, ...extra] } },
+    }),
+  );
   return folder;
 }
 
-const serverPid = (marker: string) => eventually(() => {
-  try {
-    return (JSON.parse(fs.readFileSync(marker, 'utf8')) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
-}, 'the server wrote its marker', 20_000);
+const serverPid = (marker: string) =>
+  eventually(
+    () => {
+      try {
+        return (JSON.parse(fs.readFileSync(marker, 'utf8')) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    },
+    'the server wrote its marker',
+    20_000,
+  );
 
 describe('CLI with its parent gone (broken pipes)', function () {
   this.timeout(60_000);
@@ -76,7 +90,12 @@ describe('CLI with its parent gone (broken pipes)', function () {
     const scratch = tempDir(cleanup);
     const marker = path.join(scratch, 'alpha.json');
     // A slow server keeps doctor waiting past the parent's death; it then writes into the dead pipe.
-    const doctor = await startParent(cleanup, ['doctor', '--folder', folderWithServer(cleanup, marker, ['--startup-delay', '1500']), '--trust-workspace']);
+    const doctor = await startParent(cleanup, [
+      'doctor',
+      '--folder',
+      folderWithServer(cleanup, marker, ['--startup-delay', '1500']),
+      '--trust-workspace',
+    ]);
     cleanup.add(() => void (isAlive(doctor.child) && process.kill(doctor.child, 'SIGKILL')));
     process.kill(doctor.parent, 'SIGKILL');
     await eventually(() => (!isAlive(doctor.child) ? true : undefined), 'doctor to exit', 20_000);

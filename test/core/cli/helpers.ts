@@ -32,11 +32,20 @@ export function tempCacheHome(cleanup: Cleanup): string {
  * Starts `node dist/cli.js serve ARGS --trust-workspace` and resolves once it printed its JSON line. The process is
  * SIGKILLed after the test if it is still running, so a failed assertion cannot leak it.
  */
-export async function startServe(cleanup: Cleanup, args: readonly string[], env: Record<string, string>, timeoutMs = 20_000): Promise<ServeProcess> {
+export async function startServe(
+  cleanup: Cleanup,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<ServeProcess> {
   // Inputs must come only from what a test sets, never from the developer's shell.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MCP_SWITCHBOARD_INPUT_')));
   // The test wrote the folder: its servers run without the question a user would be asked.
-  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--trust-workspace'], { cwd: REPO_ROOT, env: { ...inherited, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--trust-workspace'], {
+    cwd: REPO_ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );

@@ -20,7 +20,11 @@ interface OAuthFixture {
 
 /** Runs `login`, opening the URL it prints like a browser would; resolves with its exit and output. */
 function loginLikeAPerson(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'login', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'login', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let browsed = false;
   const safety = setTimeout(() => child.kill('SIGKILL'), 45_000);
@@ -30,10 +34,12 @@ function loginLikeAPerson(args: string[], env: Record<string, string>): Promise<
     const redirect = /Waiting for the redirect to (\S+) \.\.\./.exec(stderr)?.[1];
     if (browsed || !url || !redirect) return;
     browsed = true;
-    void loginAtProvider(new URL(url), redirect).then((params) => fetch(`${redirect}?${params}`)).catch((error: unknown) => {
-      stderr += `\n[test browser] ${String(error)}`;
-      child.kill('SIGTERM');
-    });
+    void loginAtProvider(new URL(url), redirect)
+      .then((params) => fetch(`${redirect}?${params}`))
+      .catch((error: unknown) => {
+        stderr += `\n[test browser] ${String(error)}`;
+        child.kill('SIGTERM');
+      });
   });
   return new Promise((resolve) => {
     child.once('close', (code) => {
@@ -69,7 +75,9 @@ describe('mcp-switchboard login', function () {
     assert.equal(fs.statSync(credentials).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.dirname(credentials)).mode & 0o777, 0o700);
     const saved = JSON.parse(fs.readFileSync(credentials, 'utf8')) as Record<string, string>;
-    const record = JSON.parse(saved[`oauth:${fixture.mcpUrl}`] ?? '{}') as { tokens?: Record<string, { tokens: { access_token: string } }> };
+    const record = JSON.parse(saved[`oauth:${fixture.mcpUrl}`] ?? '{}') as {
+      tokens?: Record<string, { tokens: { access_token: string } }>;
+    };
     const token = record.tokens?.[fixture.issuer]?.tokens.access_token;
     assert.ok(token, 'the tokens are kept under the issuer');
     assert.ok(!login.stderr.includes(token), 'the token was printed');

@@ -10,13 +10,11 @@ import { tempDir } from '../support/cleanup';
 import { cliSuite } from '../support/cliSuite';
 import { startRegistry } from '../support/registryFixture';
 
-
-
 describe('mcp-switchboard registry (CLI)', function () {
   this.timeout(60_000);
   const cleanup = cliSuite();
 
-  it('searches, adds a server to the folder\'s settings with its input, and doctor then runs it', async () => {
+  it("searches, adds a server to the folder's settings with its input, and doctor then runs it", async () => {
     const mcp = await startHttpFixture(cleanup);
     const registry = await startRegistry(cleanup, ['--local-remote', mcp.url('/mcp')]);
     const searched = await runCli(['registry', 'search', 'weather', '--registry', registry]);
@@ -30,7 +28,10 @@ describe('mcp-switchboard registry (CLI)', function () {
     const added = await runCli(['registry', 'add', 'io.switchboard.test/weather', '--folder', folder, '--registry', registry]);
     assert.equal(added.code, 0, added.stderr);
     const id = 'weather-x-api-key';
-    assert.match(added.stdout, new RegExp(`asks for \\$\\{input:${id}\\} \\(secret\\): Any value; for doctor and serve set ${inputEnvVarName(id)}`));
+    assert.match(
+      added.stdout,
+      new RegExp(`asks for \\$\\{input:${id}\\} \\(secret\\): Any value; for doctor and serve set ${inputEnvVarName(id)}`),
+    );
     const settings = fs.readFileSync(path.join(folder, '.vscode', 'settings.json'), 'utf8');
     assert.match(settings, /\/\/ kept/);
     assert.match(settings, /"X-Api-Key": "\$\{input:weather-x-api-key\}"/);

@@ -17,7 +17,11 @@ const INITIALIZE = JSON.stringify({
 });
 
 function rawPost(url: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: INITIALIZE });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: INITIALIZE,
+  });
 }
 
 /** The pid a fixture wrote with `--marker`, once it has written it. */
@@ -66,7 +70,10 @@ describe('CLI: serve', function () {
     }, 'both servers listed on /mcp');
     assert.ok(names.includes('beta__echo'), names.join(', '));
     assert.ok(!names.includes('alpha__add'), 'tools.deny ["add"] of alpha hides alpha__add');
-    assert.ok(names.every((name) => /^(alpha|beta)__[A-Za-z0-9_-]+$/.test(name)), names.join(', '));
+    assert.ok(
+      names.every((name) => /^(alpha|beta)__[A-Za-z0-9_-]+$/.test(name)),
+      names.join(', '),
+    );
     const viaAggregate = (await aggregated.callTool({ name: 'beta__add', arguments: { a: 2, b: 40 } })) as CallToolResult;
     assert.equal(textOf(viaAggregate), '42');
 
@@ -74,8 +81,14 @@ describe('CLI: serve', function () {
     const alpha = await bareClient(cleanup, servers.alpha ?? '', token);
     const alphaNames = (await alpha.listTools()).tools.map((tool) => tool.name);
     assert.ok(alphaNames.includes('echo') && !alphaNames.includes('add'), alphaNames.join(', '));
-    assert.ok(alphaNames.every((name) => !name.includes('__')), alphaNames.join(', '));
-    assert.equal(textOf((await alpha.callTool({ name: 'echo', arguments: { text: 'from a terminal agent' } })) as CallToolResult), 'from a terminal agent');
+    assert.ok(
+      alphaNames.every((name) => !name.includes('__')),
+      alphaNames.join(', '),
+    );
+    assert.equal(
+      textOf((await alpha.callTool({ name: 'echo', arguments: { text: 'from a terminal agent' } })) as CallToolResult),
+      'from a terminal agent',
+    );
     const denied = (await alpha.callTool({ name: 'add', arguments: { a: 1, b: 1 } }).catch((error: unknown) => error)) as Error;
     assert.match(String(denied), /tools\.deny/, 'a hidden tool cannot be called either');
 
@@ -92,11 +105,18 @@ describe('CLI: serve', function () {
     const exit = await serve.exited;
     assert.deepEqual(exit, { code: 0, signal: null }, serve.stderr());
     assert.deepEqual(pids.filter(isAlive), [], 'server processes outlived serve');
-    assert.equal(serve.stdout().split('\n').filter((line) => line !== '').length, 1, 'stdout carries exactly one line');
+    assert.equal(
+      serve
+        .stdout()
+        .split('\n')
+        .filter((line) => line !== '').length,
+      1,
+      'stdout carries exactly one line',
+    );
     assert.match(serve.stderr(), /shutting down/);
   });
 
-  it('keeps the tool cache in the user cache folder, so a restart lists a slow server\'s tools before it connects', async () => {
+  it("keeps the tool cache in the user cache folder, so a restart lists a slow server's tools before it connects", async () => {
     const cacheHome = tempCacheHome(cleanup);
     const ws = tempWorkspace(cleanup, { slow: fixture('--startup-delay', '3000') });
     const dir = serveCacheDir(ws.dir, { XDG_CACHE_HOME: cacheHome });
@@ -104,7 +124,10 @@ describe('CLI: serve', function () {
 
     const first = await startServe(cleanup, ['--folder', ws.dir], { XDG_CACHE_HOME: cacheHome });
     const firstClient = await bareClient(cleanup, first.ready.url, first.ready.token);
-    await eventually(async () => ((await firstClient.listTools()).tools.some((tool) => tool.name === 'slow__echo') ? true : undefined), 'slow listed');
+    await eventually(
+      async () => ((await firstClient.listTools()).tools.some((tool) => tool.name === 'slow__echo') ? true : undefined),
+      'slow listed',
+    );
     first.child.kill('SIGTERM');
     assert.equal((await first.exited).code, 0, first.stderr());
     assert.equal(fs.readdirSync(dir).filter((name) => name.endsWith('.json')).length, 1, 'one cache entry, written before exit');
@@ -127,7 +150,10 @@ describe('CLI: serve', function () {
   it('serve --help prints the usage (exit 0); a bad serve command line exits 2', async () => {
     const help = await runCli(['serve', '--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /mcp-switchboard serve \[--folder DIR\] \[--port N\] \[--token-file FILE\] \[--no-wait\]\s+run the gateway headless; prints \{"url","token","servers"\}/);
+    assert.match(
+      help.stdout,
+      /mcp-switchboard serve \[--folder DIR\] \[--port N\] \[--token-file FILE\] \[--no-wait\]\s+run the gateway headless; prints \{"url","token","servers"\}/,
+    );
     const bad = await runCli(['serve', '--port', 'x']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--port must be an integer/);

@@ -20,7 +20,11 @@ describe('CLI stdio guard', () => {
   it('says once that the parent ended, when this process gets another parent', async () => {
     let ppid = 100;
     let gone = 0;
-    const stop = watchParent(() => gone++, 5, () => ppid);
+    const stop = watchParent(
+      () => gone++,
+      5,
+      () => ppid,
+    );
     ppid = 1;
     await eventually(() => (gone === 1 ? true : undefined), 'the parent reported gone');
     stop();

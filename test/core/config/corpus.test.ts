@@ -72,7 +72,11 @@ describe('config: corpus of broken configurations', () => {
   afterEach(() => dirs.cleanup());
 
   it('every corpus case produces exactly its expected diagnostics', async () => {
-    const cases = fs.readdirSync(corpusDir).filter((file) => file.endsWith('.jsonc')).map((file) => file.slice(0, -'.jsonc'.length)).sort();
+    const cases = fs
+      .readdirSync(corpusDir)
+      .filter((file) => file.endsWith('.jsonc'))
+      .map((file) => file.slice(0, -'.jsonc'.length))
+      .sort();
     assert.ok(cases.length >= 25, `only ${cases.length} corpus cases`);
     const failures: string[] = [];
     for (const name of cases) {

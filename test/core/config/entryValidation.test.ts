@@ -77,13 +77,29 @@ describe('config: transport selection', () => {
     { title: 'explicit type "stdio"', raw: { type: 'stdio', command: 'node' }, check: (server) => assert.equal(server.transport, 'stdio') },
     { title: 'command and url together', raw: { command: 'node', url: 'https://x.test' }, expect: [['error', '', 'both "command"']] },
     { title: 'neither command nor url', raw: { args: ['x'] }, expect: [['error', '', 'needs a "command"']] },
-    { title: 'type "stdio" with only a url', raw: { type: 'stdio', url: 'https://x.test' }, expect: [['error', '.type', 'type "stdio" needs a "command"']] },
-    { title: 'type "http" with only a command', raw: { type: 'http', command: 'node' }, expect: [['error', '.type', 'type "http" needs a "url"']] },
-    { title: 'type "websocket"', raw: { type: 'websocket', url: 'ws://x.test' }, expect: [['error', '.type', 'expected one of "stdio", "http", "sse", got "websocket"']] },
+    {
+      title: 'type "stdio" with only a url',
+      raw: { type: 'stdio', url: 'https://x.test' },
+      expect: [['error', '.type', 'type "stdio" needs a "command"']],
+    },
+    {
+      title: 'type "http" with only a command',
+      raw: { type: 'http', command: 'node' },
+      expect: [['error', '.type', 'type "http" needs a "url"']],
+    },
+    {
+      title: 'type "websocket"',
+      raw: { type: 'websocket', url: 'ws://x.test' },
+      expect: [['error', '.type', 'expected one of "stdio", "http", "sse", got "websocket"']],
+    },
     { title: 'empty command', raw: { command: '' }, expect: [['error', '.command', 'must not be empty']] },
     { title: 'whitespace command', raw: { command: '   ' }, expect: [['error', '.command', 'must not be empty']] },
     { title: 'command that expands to nothing', raw: { command: '${env:EMPTY}' }, expect: [['error', '.command', 'must not be empty']] },
-    { title: 'headers on a stdio server are ignored with a warning', raw: { command: 'node', headers: { A: 'b' } }, expect: [['warning', '.headers', 'only applies to http/sse']] },
+    {
+      title: 'headers on a stdio server are ignored with a warning',
+      raw: { command: 'node', headers: { A: 'b' } },
+      expect: [['warning', '.headers', 'only applies to http/sse']],
+    },
     {
       title: 'stdio-only fields on an http server are ignored with a warning',
       raw: { url: 'https://x.test', args: [], env: {}, cwd: '/tmp' },
@@ -99,32 +115,84 @@ describe('config: transport selection', () => {
 describe('config: field types', () => {
   runCases([
     { title: 'args not an array', raw: { command: 'x', args: '--flag' }, expect: [['error', '.args', 'expected an array, got "--flag"']] },
-    { title: 'an argument that is a number', raw: { command: 'x', args: ['a', 'b', 3] }, expect: [['error', '.args[2]', 'expected a string, got 3']] },
-    { title: 'env value that is a number', raw: { command: 'x', env: { PORT: 8080 } }, expect: [['error', '.env.PORT', 'expected a string, got 8080']] },
+    {
+      title: 'an argument that is a number',
+      raw: { command: 'x', args: ['a', 'b', 3] },
+      expect: [['error', '.args[2]', 'expected a string, got 3']],
+    },
+    {
+      title: 'env value that is a number',
+      raw: { command: 'x', env: { PORT: 8080 } },
+      expect: [['error', '.env.PORT', 'expected a string, got 8080']],
+    },
     { title: 'env value null', raw: { command: 'x', env: { A: null } }, expect: [['error', '.env.A', 'expected a string, got null']] },
-    { title: 'env name with "="', raw: { command: 'x', env: { 'A=B': 'c' } }, expect: [['error', '.env["A=B"]', 'not a valid environment variable name']] },
+    {
+      title: 'env name with "="',
+      raw: { command: 'x', env: { 'A=B': 'c' } },
+      expect: [['error', '.env["A=B"]', 'not a valid environment variable name']],
+    },
     { title: 'env not an object', raw: { command: 'x', env: ['A=B'] }, expect: [['error', '.env', 'expected an object, got an array']] },
-    { title: 'enabled as a string', raw: { command: 'x', enabled: 'yes' }, expect: [['error', '.enabled', 'expected true or false, got "yes"']] },
+    {
+      title: 'enabled as a string',
+      raw: { command: 'x', enabled: 'yes' },
+      expect: [['error', '.enabled', 'expected true or false, got "yes"']],
+    },
     { title: 'cwd as a number', raw: { command: 'x', cwd: 1 }, expect: [['error', '.cwd', 'expected a string, got 1']] },
     { title: 'envFile as a boolean', raw: { command: 'x', envFile: true }, expect: [['error', '.envFile', 'expected a string, got true']] },
     { title: 'url as a number', raw: { url: 42 }, expect: [['error', '.url', 'expected a string, got 42']] },
-    { title: 'headers not an object', raw: { url: 'https://x.test', headers: 'Authorization: x' }, expect: [['error', '.headers', 'expected an object']] },
-    { title: 'header value not a string', raw: { url: 'https://x.test', headers: { 'X-Retry': 3 } }, expect: [['error', '.headers.X-Retry', 'expected a string, got 3']] },
-    { title: 'header name with a space', raw: { url: 'https://x.test', headers: { 'X Api': 'v' } }, expect: [['error', '.headers["X Api"]', 'not a valid HTTP header name']] },
-    { title: 'header value with a line break', raw: { url: 'https://x.test', headers: { 'X-A': 'a\r\nX-B: b' } }, expect: [['error', '.headers.X-A', 'line breaks']] },
-    { title: 'several problems are all reported', raw: { command: 5, args: {}, enabled: 1 }, expect: [['error', '.command', 'expected a string'], ['error', '.args', 'expected an array'], ['error', '.enabled', 'expected true or false']] },
+    {
+      title: 'headers not an object',
+      raw: { url: 'https://x.test', headers: 'Authorization: x' },
+      expect: [['error', '.headers', 'expected an object']],
+    },
+    {
+      title: 'header value not a string',
+      raw: { url: 'https://x.test', headers: { 'X-Retry': 3 } },
+      expect: [['error', '.headers.X-Retry', 'expected a string, got 3']],
+    },
+    {
+      title: 'header name with a space',
+      raw: { url: 'https://x.test', headers: { 'X Api': 'v' } },
+      expect: [['error', '.headers["X Api"]', 'not a valid HTTP header name']],
+    },
+    {
+      title: 'header value with a line break',
+      raw: { url: 'https://x.test', headers: { 'X-A': 'a\r\nX-B: b' } },
+      expect: [['error', '.headers.X-A', 'line breaks']],
+    },
+    {
+      title: 'several problems are all reported',
+      raw: { command: 5, args: {}, enabled: 1 },
+      expect: [
+        ['error', '.command', 'expected a string'],
+        ['error', '.args', 'expected an array'],
+        ['error', '.enabled', 'expected true or false'],
+      ],
+    },
   ]);
 });
 
 describe('config: url rules', () => {
   runCases([
-    { title: 'https url', raw: { url: 'https://example.com:8443/mcp?x=1' }, check: (server) => assert.equal(server.transport !== 'stdio' && server.url, 'https://example.com:8443/mcp?x=1') },
+    {
+      title: 'https url',
+      raw: { url: 'https://example.com:8443/mcp?x=1' },
+      check: (server) => assert.equal(server.transport !== 'stdio' && server.url, 'https://example.com:8443/mcp?x=1'),
+    },
     { title: 'http url', raw: { url: 'http://127.0.0.1:3000/mcp' }, check: (server) => assert.equal(server.transport, 'http') },
-    { title: 'ftp scheme', raw: { url: 'ftp://example.com' }, expect: [['error', '.url', 'must be an http:// or https:// URL, got "ftp:"']] },
+    {
+      title: 'ftp scheme',
+      raw: { url: 'ftp://example.com' },
+      expect: [['error', '.url', 'must be an http:// or https:// URL, got "ftp:"']],
+    },
     { title: 'websocket scheme', raw: { url: 'ws://example.com' }, expect: [['error', '.url', 'got "ws:"']] },
     { title: 'unparsable url', raw: { url: 'not a url' }, expect: [['error', '.url', 'is not a valid URL']] },
     { title: 'empty url', raw: { url: '' }, expect: [['error', '.url', 'is not a valid URL']] },
-    { title: 'url built from a variable is checked after expansion', raw: { url: '${env:EMPTY}' }, expect: [['error', '.url', 'is not a valid URL']] },
+    {
+      title: 'url built from a variable is checked after expansion',
+      raw: { url: '${env:EMPTY}' },
+      expect: [['error', '.url', 'is not a valid URL']],
+    },
   ]);
 });
 
@@ -140,25 +208,61 @@ describe('config: timeouts, reconnect, tools, enabled', () => {
       raw: { command: 'x', timeouts: { requestMs: 5 } },
       check: (server) => assert.deepEqual(server.timeouts, { connectMs: 30_000, requestMs: 5 }),
     },
-    { title: 'negative timeout', raw: { command: 'x', timeouts: { connectMs: -1 } }, expect: [['error', '.timeouts.connectMs', 'must not be negative']] },
-    { title: 'fractional timeout', raw: { command: 'x', timeouts: { requestMs: 1.5 } }, expect: [['error', '.timeouts.requestMs', 'expected a whole number, got 1.5']] },
-    { title: 'timeout as a string', raw: { command: 'x', timeouts: { requestMs: '10s' } }, expect: [['error', '.timeouts.requestMs', 'expected a number, got "10s"']] },
-    { title: 'timeout beyond what Node timers can hold', raw: { command: 'x', timeouts: { connectMs: 2 ** 31 } }, expect: [['error', '.timeouts.connectMs', 'at most 2147483647']] },
-    { title: 'timeouts not an object', raw: { command: 'x', timeouts: 5000 }, expect: [['error', '.timeouts', 'expected an object, got 5000']] },
+    {
+      title: 'negative timeout',
+      raw: { command: 'x', timeouts: { connectMs: -1 } },
+      expect: [['error', '.timeouts.connectMs', 'must not be negative']],
+    },
+    {
+      title: 'fractional timeout',
+      raw: { command: 'x', timeouts: { requestMs: 1.5 } },
+      expect: [['error', '.timeouts.requestMs', 'expected a whole number, got 1.5']],
+    },
+    {
+      title: 'timeout as a string',
+      raw: { command: 'x', timeouts: { requestMs: '10s' } },
+      expect: [['error', '.timeouts.requestMs', 'expected a number, got "10s"']],
+    },
+    {
+      title: 'timeout beyond what Node timers can hold',
+      raw: { command: 'x', timeouts: { connectMs: 2 ** 31 } },
+      expect: [['error', '.timeouts.connectMs', 'at most 2147483647']],
+    },
+    {
+      title: 'timeouts not an object',
+      raw: { command: 'x', timeouts: 5000 },
+      expect: [['error', '.timeouts', 'expected an object, got 5000']],
+    },
     {
       title: 'custom reconnect',
       raw: { command: 'x', reconnect: { maxAttempts: 0, initialDelayMs: 10, maxDelayMs: 20 } },
       check: (server) => assert.deepEqual(server.reconnect, { maxAttempts: 0, initialDelayMs: 10, maxDelayMs: 20 }),
     },
-    { title: 'negative reconnect attempts', raw: { command: 'x', reconnect: { maxAttempts: -2 } }, expect: [['error', '.reconnect.maxAttempts', 'must not be negative']] },
-    { title: 'initial delay above the maximum', raw: { command: 'x', reconnect: { initialDelayMs: 60_000 } }, expect: [['error', '.reconnect.initialDelayMs', 'must not exceed reconnect.maxDelayMs (30000)']] },
+    {
+      title: 'negative reconnect attempts',
+      raw: { command: 'x', reconnect: { maxAttempts: -2 } },
+      expect: [['error', '.reconnect.maxAttempts', 'must not be negative']],
+    },
+    {
+      title: 'initial delay above the maximum',
+      raw: { command: 'x', reconnect: { initialDelayMs: 60_000 } },
+      expect: [['error', '.reconnect.initialDelayMs', 'must not exceed reconnect.maxDelayMs (30000)']],
+    },
     {
       title: 'tool filters pass through',
       raw: { command: 'x', tools: { allow: ['git_*'], deny: ['git_push'], readOnly: true } },
       check: (server) => assert.deepEqual(server.tools, { allow: ['git_*'], deny: ['git_push'], readOnly: true }),
     },
-    { title: 'tools.allow not an array', raw: { command: 'x', tools: { allow: 'git_*' } }, expect: [['error', '.tools.allow', 'expected an array']] },
-    { title: 'tools.readOnly as a string', raw: { command: 'x', tools: { readOnly: 'true' } }, expect: [['error', '.tools.readOnly', 'expected true or false']] },
+    {
+      title: 'tools.allow not an array',
+      raw: { command: 'x', tools: { allow: 'git_*' } },
+      expect: [['error', '.tools.allow', 'expected an array']],
+    },
+    {
+      title: 'tools.readOnly as a string',
+      raw: { command: 'x', tools: { readOnly: 'true' } },
+      expect: [['error', '.tools.readOnly', 'expected true or false']],
+    },
     { title: 'enabled: false is kept', raw: { command: 'x', enabled: false }, check: (server) => assert.equal(server.enabled, false) },
   ]);
 });
@@ -198,7 +302,9 @@ describe('config: entry shape and names', () => {
   ] as const) {
     it(`${title} is an error`, async () => {
       const { server, diagnostics } = await loadOne(raw);
-      assertDiagnostics(diagnostics, [{ severity: 'error', server: 'srv', path: 'servers.srv', messageIncludes: `must be an object, got ${got}` }]);
+      assertDiagnostics(diagnostics, [
+        { severity: 'error', server: 'srv', path: 'servers.srv', messageIncludes: `must be an object, got ${got}` },
+      ]);
       expectInvalid(server);
     });
   }
@@ -223,7 +329,14 @@ describe('config: entry shape and names', () => {
 
   it('one invalid entry leaves the others valid, in configuration order', async () => {
     const loaded = await loadServers({ first: { command: 'a' }, broken: { command: 1 }, last: { url: 'https://x.test' } });
-    assert.deepEqual(loaded.servers.map((server) => [server.name, 'transport' in server]), [['first', true], ['broken', false], ['last', true]]);
+    assert.deepEqual(
+      loaded.servers.map((server) => [server.name, 'transport' in server]),
+      [
+        ['first', true],
+        ['broken', false],
+        ['last', true],
+      ],
+    );
   });
 });
 
@@ -295,9 +408,13 @@ describe('config: lifecycle and idleStopMinutes', () => {
 });
 
 describe('config: mcpSwitchboard.defaultLifecycle and defaultIdleStopMinutes', () => {
-  it('apply to entries that set neither field, and an entry\'s own fields win', async () => {
+  it("apply to entries that set neither field, and an entry's own fields win", async () => {
     const loaded = await loadServers(
-      { plain: { command: 'npx' }, eager: { command: 'npx', lifecycle: 'eager', idleStopMinutes: 0 }, short: { command: 'npx', idleStopMinutes: 1 } },
+      {
+        plain: { command: 'npx' },
+        eager: { command: 'npx', lifecycle: 'eager', idleStopMinutes: 0 },
+        short: { command: 'npx', idleStopMinutes: 1 },
+      },
       { lifecycleDefaults: { lifecycle: 'lazy', idleStopMinutes: 15 } },
     );
     assert.deepEqual(loaded.diagnostics, []);
@@ -308,9 +425,16 @@ describe('config: mcpSwitchboard.defaultLifecycle and defaultIdleStopMinutes', (
   });
 
   it('a bad default is a warning naming the setting, and the built-in default applies', async () => {
-    const { server, diagnostics } = await loadOne({ command: 'npx' }, { lifecycleDefaults: { lifecycle: 'sometimes', idleStopMinutes: -5 } });
+    const { server, diagnostics } = await loadOne(
+      { command: 'npx' },
+      { lifecycleDefaults: { lifecycle: 'sometimes', idleStopMinutes: -5 } },
+    );
     assertDiagnostics(diagnostics, [
-      { severity: 'warning', path: 'mcpSwitchboard.defaultLifecycle', messageIncludes: 'expected one of "eager", "lazy", got "sometimes"; using the default' },
+      {
+        severity: 'warning',
+        path: 'mcpSwitchboard.defaultLifecycle',
+        messageIncludes: 'expected one of "eager", "lazy", got "sometimes"; using the default',
+      },
       { severity: 'warning', path: 'mcpSwitchboard.defaultIdleStopMinutes', messageIncludes: 'must not be negative' },
     ]);
     assert.deepEqual(expectValid(server).lifecycle, { start: 'eager', idleStopMs: 0 });
@@ -336,9 +460,19 @@ describe('config: oauth', () => {
     },
     {
       title: 'a pre-registered client with its scopes and token endpoint authentication',
-      raw: { ...remote, oauth: { clientId: 'abc', clientSecret: 's3', scopes: ['repo', 'read:org'], tokenEndpointAuthMethod: 'client_secret_post' } },
+      raw: {
+        ...remote,
+        oauth: { clientId: 'abc', clientSecret: 's3', scopes: ['repo', 'read:org'], tokenEndpointAuthMethod: 'client_secret_post' },
+      },
       check: (server) => {
-        assert.deepEqual(oauthOf(server), { enabled: true, grant: 'authorization_code', clientId: 'abc', clientSecret: 's3', scopes: ['repo', 'read:org'], tokenEndpointAuthMethod: 'client_secret_post' });
+        assert.deepEqual(oauthOf(server), {
+          enabled: true,
+          grant: 'authorization_code',
+          clientId: 'abc',
+          clientSecret: 's3',
+          scopes: ['repo', 'read:org'],
+          tokenEndpointAuthMethod: 'client_secret_post',
+        });
         assert.ok(server.secrets.includes('s3'), 'the client secret is redacted wherever the server is logged');
       },
     },
@@ -348,21 +482,36 @@ describe('config: oauth', () => {
       expect: [['error', '.oauth.grant', 'needs a pre-registered "clientId", and a "clientSecret" or a "privateKey"']],
     },
     {
-      title: 'private_key_jwt: a client id and a private key, kept as a secret; the algorithm is the key\'s own unless given',
-      raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY } },
+      title: "private_key_jwt: a client id and a private key, kept as a secret; the algorithm is the key's own unless given",
+      raw: {
+        ...remote,
+        oauth: { grant: 'client_credentials', clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY },
+      },
       check: (server) => {
-        assert.deepEqual(oauthOf(server), { enabled: true, grant: 'client_credentials', clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY });
+        assert.deepEqual(oauthOf(server), {
+          enabled: true,
+          grant: 'client_credentials',
+          clientId: 'abc',
+          tokenEndpointAuthMethod: 'private_key_jwt',
+          privateKey: EC_KEY,
+        });
         assert.ok(server.secrets.includes(EC_KEY), 'the private key is redacted wherever the server is logged');
       },
     },
     {
       title: 'private_key_jwt: a key that is not one, or that cannot sign with the algorithm given, is refused without quoting it',
-      raw: { ...remote, oauth: { clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: 'not a key', signingAlgorithm: 'ES256' } },
+      raw: {
+        ...remote,
+        oauth: { clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: 'not a key', signingAlgorithm: 'ES256' },
+      },
       expect: [['error', '.oauth.privateKey', 'is not a private key in PEM']],
     },
     {
       title: 'private_key_jwt: an EC key cannot sign RS256',
-      raw: { ...remote, oauth: { clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY, signingAlgorithm: 'RS256' } },
+      raw: {
+        ...remote,
+        oauth: { clientId: 'abc', tokenEndpointAuthMethod: 'private_key_jwt', privateKey: EC_KEY, signingAlgorithm: 'RS256' },
+      },
       expect: [['error', '.oauth.privateKey', 'is a ec key, which cannot sign with "RS256" (it signs with ES256)']],
     },
     {
@@ -379,7 +528,7 @@ describe('config: oauth', () => {
       check: (server) => assert.deepEqual(oauthOf(server), { enabled: true, grant: 'authorization_code', dpop: true }),
     },
     {
-      title: 'jwt_bearer: a workload\'s token as the grant, kept as a secret',
+      title: "jwt_bearer: a workload's token as the grant, kept as a secret",
       raw: { ...remote, oauth: { grant: 'jwt_bearer', clientId: 'workload', assertion: 'eyJ.workload.jwt' } },
       check: (server) => {
         assert.deepEqual(oauthOf(server), { enabled: true, grant: 'jwt_bearer', clientId: 'workload', assertion: 'eyJ.workload.jwt' });
@@ -395,8 +544,16 @@ describe('config: oauth', () => {
       ],
     },
     {
-      title: 'enterprise: the identity provider and the user\'s ID token, kept as secrets',
-      raw: { ...remote, oauth: { grant: 'enterprise', clientId: 'mcp-client', clientSecret: 'as-secret', idp: { issuer: 'https://idp.example.com', clientId: 'idp-client', clientSecret: 'idp-secret', idToken: 'eyJ.id.token' } } },
+      title: "enterprise: the identity provider and the user's ID token, kept as secrets",
+      raw: {
+        ...remote,
+        oauth: {
+          grant: 'enterprise',
+          clientId: 'mcp-client',
+          clientSecret: 'as-secret',
+          idp: { issuer: 'https://idp.example.com', clientId: 'idp-client', clientSecret: 'idp-secret', idToken: 'eyJ.id.token' },
+        },
+      },
       check: (server) => {
         assert.deepEqual(oauthOf(server), {
           enabled: true,
@@ -418,7 +575,14 @@ describe('config: oauth', () => {
     },
     {
       title: 'enterprise: where the provider is, its client id, and exactly one ID token',
-      raw: { ...remote, oauth: { grant: 'enterprise', clientId: 'c', idp: { issuer: 'http://idp.example.com', idToken: 'a', idTokenFile: '/run/id_token' } } },
+      raw: {
+        ...remote,
+        oauth: {
+          grant: 'enterprise',
+          clientId: 'c',
+          idp: { issuer: 'http://idp.example.com', idToken: 'a', idTokenFile: '/run/id_token' },
+        },
+      },
       expect: [
         ['error', '.oauth.idp.issuer', 'must be an https URL'],
         ['error', '.oauth.idp.clientId', 'is needed'],
@@ -427,7 +591,15 @@ describe('config: oauth', () => {
     },
     {
       title: 'an identity provider is used only with enterprise',
-      raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'c', clientSecret: 's', idp: { issuer: 'https://idp.example.com', clientId: 'i', idToken: 't' } } },
+      raw: {
+        ...remote,
+        oauth: {
+          grant: 'client_credentials',
+          clientId: 'c',
+          clientSecret: 's',
+          idp: { issuer: 'https://idp.example.com', clientId: 'i', idToken: 't' },
+        },
+      },
       expect: [['error', '.oauth.idp', 'only with "grant": "enterprise"']],
     },
     {

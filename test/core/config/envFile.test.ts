@@ -37,10 +37,14 @@ describe('config: envFile', () => {
   it('merges envFile values first and env second, with variables in the envFile path', async () => {
     const workspace = dirs.make();
     dirs.write(workspace, 'conf/.env', 'SHARED=from-file\nONLY_FILE=1\nAPI_TOKEN=file-secret\n');
-    const server = expectValid((await loadOne(
-      { command: 'x', envFile: '${workspaceFolder}/conf/.env', env: { SHARED: 'from-env', ONLY_ENV: '2' } },
-      { workspaceFolders: [{ name: 'w', path: workspace }] },
-    )).server);
+    const server = expectValid(
+      (
+        await loadOne(
+          { command: 'x', envFile: '${workspaceFolder}/conf/.env', env: { SHARED: 'from-env', ONLY_ENV: '2' } },
+          { workspaceFolders: [{ name: 'w', path: workspace }] },
+        )
+      ).server,
+    );
     assert.deepEqual(server.transport === 'stdio' && server.env, {
       SHARED: 'from-env',
       ONLY_FILE: '1',
@@ -55,10 +59,16 @@ describe('config: envFile', () => {
     const second = dirs.make();
     dirs.write(second, '.env', 'WHERE=second');
     dirs.write(second, '.vscode/mcp.json', JSON.stringify({ servers: { s: { command: 'x', envFile: '.env' } } }));
-    const loaded = await loadConfiguration(baseInput({
-      sources: ['mcpJson'],
-      workspaceFolders: [{ name: 'a', path: first }, { name: 'b', path: second }],
-    }), noInputs);
+    const loaded = await loadConfiguration(
+      baseInput({
+        sources: ['mcpJson'],
+        workspaceFolders: [
+          { name: 'a', path: first },
+          { name: 'b', path: second },
+        ],
+      }),
+      noInputs,
+    );
     const server = expectValid(loaded.servers[0] ?? assert.fail('no server'));
     assert.deepEqual(server.transport === 'stdio' && server.env, { WHERE: 'second' });
     assert.equal(server.transport === 'stdio' && server.cwd, second);
@@ -66,19 +76,24 @@ describe('config: envFile', () => {
 
   it('a missing envFile is an error for that server only', async () => {
     const workspace = dirs.make();
-    const loaded = await loadConfiguration(baseInput({
-      workspaceFolders: [{ name: 'w', path: workspace }],
-      entries: [
-        { name: 'bad', raw: { command: 'x', envFile: 'missing.env' }, source: { kind: 'user' } },
-        { name: 'good', raw: { command: 'y' }, source: { kind: 'user' } },
-      ],
-    }), noInputs);
-    assertDiagnostics(loaded.diagnostics, [{
-      severity: 'error',
-      server: 'bad',
-      path: 'servers.bad.envFile',
-      messageIncludes: `envFile not found: ${path.join(workspace, 'missing.env')}`,
-    }]);
+    const loaded = await loadConfiguration(
+      baseInput({
+        workspaceFolders: [{ name: 'w', path: workspace }],
+        entries: [
+          { name: 'bad', raw: { command: 'x', envFile: 'missing.env' }, source: { kind: 'user' } },
+          { name: 'good', raw: { command: 'y' }, source: { kind: 'user' } },
+        ],
+      }),
+      noInputs,
+    );
+    assertDiagnostics(loaded.diagnostics, [
+      {
+        severity: 'error',
+        server: 'bad',
+        path: 'servers.bad.envFile',
+        messageIncludes: `envFile not found: ${path.join(workspace, 'missing.env')}`,
+      },
+    ]);
     expectInvalid(loaded.servers[0] ?? assert.fail());
     expectValid(loaded.servers[1] ?? assert.fail());
   });
@@ -91,7 +106,9 @@ describe('config: envFile', () => {
     const directory = await loadOne({ command: 'x', envFile: 'sub' }, input);
     assertDiagnostics(directory.diagnostics, [{ severity: 'error', path: 'servers.srv.envFile', messageIncludes: 'is not a file' }]);
     const odd = await loadOne({ command: 'x', envFile: 'odd.env' }, input);
-    assertDiagnostics(odd.diagnostics, [{ severity: 'warning', path: 'servers.srv.envFile', messageIncludes: 'line 2: expected KEY=VALUE' }]);
+    assertDiagnostics(odd.diagnostics, [
+      { severity: 'warning', path: 'servers.srv.envFile', messageIncludes: 'line 2: expected KEY=VALUE' },
+    ]);
     expectValid(odd.server);
   });
 

@@ -16,7 +16,8 @@ const WHERE: Record<ExportFormat, { source: string; file: string }> = {
 /** What a server does, without where it came from. */
 function essence(server: ServerDefinition) {
   const common = { name: server.name, enabled: server.enabled, tools: server.tools };
-  if (server.transport === 'stdio') return { ...common, transport: server.transport, command: server.command, args: server.args, env: server.env };
+  if (server.transport === 'stdio')
+    return { ...common, transport: server.transport, command: server.command, args: server.args, env: server.env };
   return { ...common, transport: server.transport, url: server.url, headers: server.headers };
 }
 
@@ -26,7 +27,12 @@ describe('config: a server copied for another client', () => {
   const secret = 'ghp-secret-value';
 
   const entries: Record<string, Record<string, unknown>> = {
-    local: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '${workspaceFolder}'], env: { API_TOKEN: '${env:API_TOKEN}' }, tools: { allow: ['read_file'] } },
+    local: {
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '${workspaceFolder}'],
+      env: { API_TOKEN: '${env:API_TOKEN}' },
+      tools: { allow: ['read_file'] },
+    },
     remote: { url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ${input:gh-token}' } },
   };
 
@@ -36,8 +42,11 @@ describe('config: a server copied for another client', () => {
         const home = dirs.make('export-home-');
         const workspace = dirs.make('export-ws-');
         const env = { HOME: home, API_TOKEN: 'tok', [inputEnvVarName('gh-token')]: secret };
-        const input = (extra: Partial<ConfigurationInput>) => baseInput({ userHome: home, env, workspaceFolders: [{ name: 'ws', path: workspace }], ...extra });
-        const original = await loadConfiguration(input({ entries: [{ name, raw, source: { kind: 'user' } }] }), { resolve: async () => secret });
+        const input = (extra: Partial<ConfigurationInput>) =>
+          baseInput({ userHome: home, env, workspaceFolders: [{ name: 'ws', path: workspace }], ...extra });
+        const original = await loadConfiguration(input({ entries: [{ name, raw, source: { kind: 'user' } }] }), {
+          resolve: async () => secret,
+        });
         const exported = exportEntry(name, raw, format, { workspaceFolder: workspace, userHome: home });
         assert.ok(!exported.text.includes(secret), exported.text);
         const file = WHERE[format].file.replace('<ws>', workspace).replace('<home>', home);
@@ -55,18 +64,28 @@ describe('config: a server copied for another client', () => {
         } else if (format === 'claudeCode' && name === 'local') {
           // Claude Code has no tool filter: the note says so, and the rest is the same.
           assert.deepEqual({ ...actual, tools: expected.tools }, expected);
-          assert.ok(exported.notes.some((note) => note.includes('tools.allow')), exported.notes.join('\n'));
+          assert.ok(
+            exported.notes.some((note) => note.includes('tools.allow')),
+            exported.notes.join('\n'),
+          );
         } else {
           assert.deepEqual(actual, expected);
         }
-        if (name === 'remote') assert.ok(exported.notes.some((note) => note.includes(inputEnvVarName('gh-token'))), exported.notes.join('\n'));
+        if (name === 'remote')
+          assert.ok(
+            exported.notes.some((note) => note.includes(inputEnvVarName('gh-token'))),
+            exported.notes.join('\n'),
+          );
       });
     }
   }
 
   it('names what another client has no place for', () => {
     const exported = exportEntry('x', { command: 'x', lifecycle: 'lazy', sandboxEnabled: true }, 'codex', { userHome: '/h' });
-    assert.deepEqual(exported.notes, ['"lifecycle" has no place in Codex\'s format and is left out', '"sandboxEnabled" has no place in Codex\'s format and is left out']);
+    assert.deepEqual(exported.notes, [
+      '"lifecycle" has no place in Codex\'s format and is left out',
+      '"sandboxEnabled" has no place in Codex\'s format and is left out',
+    ]);
     assert.equal(exported.text, '[mcp_servers.x]\ncommand = "x"\n');
   });
 });

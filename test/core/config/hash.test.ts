@@ -78,13 +78,44 @@ describe('config: hashServerConnection', () => {
 describe('connection hash and sandboxes', () => {
   it('an unsandboxed server keeps the hash it had before sandboxes existed (its cached tools stay valid)', () => {
     const definition = {
-      name: 'x', source: { kind: 'user' as const }, enabled: true, transport: 'stdio' as const, command: 'node', args: ['s.js'], env: {}, cwd: '/w',
-      timeouts: { connectMs: 1, requestMs: 2 }, reconnect: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 2 }, tools: {}, lifecycle: { start: 'eager' as const, idleStopMs: 0 }, secrets: [],
+      name: 'x',
+      source: { kind: 'user' as const },
+      enabled: true,
+      transport: 'stdio' as const,
+      command: 'node',
+      args: ['s.js'],
+      env: {},
+      cwd: '/w',
+      timeouts: { connectMs: 1, requestMs: 2 },
+      reconnect: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 2 },
+      tools: {},
+      lifecycle: { start: 'eager' as const, idleStopMs: 0 },
+      secrets: [],
     };
     // The version-2 layout, written out: what earlier releases stored their caches under.
-    const before = createHash('sha256').update(canonicalJson({ v: 2, timeouts: definition.timeouts, reconnect: definition.reconnect, transport: 'stdio', command: 'node', args: ['s.js'], env: {}, cwd: '/w' })).digest('hex');
+    const before = createHash('sha256')
+      .update(
+        canonicalJson({
+          v: 2,
+          timeouts: definition.timeouts,
+          reconnect: definition.reconnect,
+          transport: 'stdio',
+          command: 'node',
+          args: ['s.js'],
+          env: {},
+          cwd: '/w',
+        }),
+      )
+      .digest('hex');
     assert.equal(hashServerConnection(definition), before);
-    const off = { ...definition, sandbox: { enabled: false, origin: 'entry' as const, rules: { filesystem: { allowWrite: ['/'], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } } } };
+    const off = {
+      ...definition,
+      sandbox: {
+        enabled: false,
+        origin: 'entry' as const,
+        rules: { filesystem: { allowWrite: ['/'], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } },
+      },
+    };
     assert.equal(hashServerConnection(off), before);
     assert.notEqual(hashServerConnection({ ...off, sandbox: { ...off.sandbox, enabled: true } }), before);
   });

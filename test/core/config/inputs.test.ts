@@ -44,7 +44,9 @@ describe('config: inputs and secrets', () => {
 
   it('a missing input blocks the server with needsInput and no other error', async () => {
     const { server, diagnostics } = await loadOne({ url: 'https://x.test', headers: { Authorization: 'Bearer ${input:api-token}' } });
-    assertDiagnostics(diagnostics, [{ severity: 'error', path: 'servers.srv.headers.Authorization', messageIncludes: 'needs a value for ${input:api-token}' }]);
+    assertDiagnostics(diagnostics, [
+      { severity: 'error', path: 'servers.srv.headers.Authorization', messageIncludes: 'needs a value for ${input:api-token}' },
+    ]);
     assert.deepEqual(expectInvalid(server).needsInput, ['api-token']);
   });
 
@@ -66,31 +68,52 @@ describe('config: inputs and secrets', () => {
   });
 
   it('treats env and header values with secret-looking keys as secrets, and nothing else', async () => {
-    const stdio = expectValid((await loadOne({
-      command: 'x',
-      env: { GITHUB_TOKEN: 't1', API_KEY: 'k1', CLIENT_SECRET: 's1', DB_PASSWORD: 'p1', AUTH_MODE: 'a1', LOG_LEVEL: 'debug', EMPTY_TOKEN: '' },
-    })).server);
+    const stdio = expectValid(
+      (
+        await loadOne({
+          command: 'x',
+          env: {
+            GITHUB_TOKEN: 't1',
+            API_KEY: 'k1',
+            CLIENT_SECRET: 's1',
+            DB_PASSWORD: 'p1',
+            AUTH_MODE: 'a1',
+            LOG_LEVEL: 'debug',
+            EMPTY_TOKEN: '',
+          },
+        })
+      ).server,
+    );
     assert.deepEqual([...stdio.secrets].sort(), ['a1', 'k1', 'p1', 's1', 't1']);
-    const http = expectValid((await loadOne({ url: 'https://x.test', headers: { Authorization: 'Bearer z', 'X-Api-Key': 'k2', Accept: 'json' } })).server);
+    const http = expectValid(
+      (await loadOne({ url: 'https://x.test', headers: { Authorization: 'Bearer z', 'X-Api-Key': 'k2', Accept: 'json' } })).server,
+    );
     assert.deepEqual([...http.secrets].sort(), ['Bearer z', 'k2']);
   });
 
   it('treats a secret-looking ${env:NAME} as a secret wherever it is used', async () => {
-    const server = expectValid((await loadOne(
-      { command: 'x', args: ['--token', '${env:GH_TOKEN}', '${env:REGION}'] },
-      { env: { GH_TOKEN: 'ghp_x', REGION: 'eu' } },
-    )).server);
+    const server = expectValid(
+      (await loadOne({ command: 'x', args: ['--token', '${env:GH_TOKEN}', '${env:REGION}'] }, { env: { GH_TOKEN: 'ghp_x', REGION: 'eu' } }))
+        .server,
+    );
     assert.deepEqual(server.secrets, ['ghp_x']);
   });
 
   it('asks once per input id, passes the mcp.json definition, and tells the resolver when a server is disabled', async () => {
     const workspace = dirs.make();
-    dirs.write(workspace, '.vscode/mcp.json', JSON.stringify({
-      inputs: [{ type: 'promptString', id: 'tok', description: 'Your API token', password: true }],
-      servers: { one: { command: 'a', env: { T: '${input:tok}' } }, two: { command: 'b', args: ['${input:tok}'], enabled: false } },
-    }));
+    dirs.write(
+      workspace,
+      '.vscode/mcp.json',
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'tok', description: 'Your API token', password: true }],
+        servers: { one: { command: 'a', env: { T: '${input:tok}' } }, two: { command: 'b', args: ['${input:tok}'], enabled: false } },
+      }),
+    );
     const resolver = recordingResolver({ tok: 'secret-1' });
-    const loaded = await loadConfiguration(baseInput({ sources: ['mcpJson'], workspaceFolders: [{ name: 'w', path: workspace }] }), resolver);
+    const loaded = await loadConfiguration(
+      baseInput({ sources: ['mcpJson'], workspaceFolders: [{ name: 'w', path: workspace }] }),
+      resolver,
+    );
     assert.equal(resolver.requests.length, 1);
     assert.deepEqual(resolver.requests[0], {
       id: 'tok',
@@ -119,7 +142,11 @@ describe('config: inputs and secrets', () => {
   it('a resolver that throws becomes an error diagnostic, not an exception', async () => {
     for (const resolver of [
       { resolve: async () => Promise.reject(new Error('user cancelled')) },
-      { resolve: () => { throw new Error('sync boom'); } },
+      {
+        resolve: () => {
+          throw new Error('sync boom');
+        },
+      },
     ] as InputResolver[]) {
       const { server, diagnostics } = await loadOne({ command: 'x', args: ['${input:tok}'] }, {}, resolver);
       assert.equal(expectInvalid(server).needsInput, undefined);

@@ -39,7 +39,11 @@ describe('sandbox settings of an entry', () => {
           await loadOne({
             ...NODE,
             sandbox: {
-              filesystem: { allowWrite: ['${workspaceFolder}/out', '~/cache', 'build'], denyRead: ['~/.ssh', '/etc/**/*.pem'], denyWrite: ['.env'] },
+              filesystem: {
+                allowWrite: ['${workspaceFolder}/out', '~/cache', 'build'],
+                denyRead: ['~/.ssh', '/etc/**/*.pem'],
+                denyWrite: ['.env'],
+              },
               network: { allowedDomains: ['api.github.com', '*.npmjs.org'], deniedDomains: ['evil.example.com:443'] },
             },
           })
@@ -66,7 +70,10 @@ describe('sandbox settings of an entry', () => {
   it('`sandboxEnabled: false` with rules warns that the rules are not used', async () => {
     const { server, diagnostics } = await loadOne({ ...NODE, sandboxEnabled: false, sandbox: { network: { allowedDomains: ['a.com'] } } });
     assert.equal(sandboxOf(expectValid(server)), undefined);
-    assert.ok(diagnostics.some((d) => d.severity === 'warning' && d.path === 'servers.srv.sandbox' && /not used/.test(d.message)), JSON.stringify(diagnostics));
+    assert.ok(
+      diagnostics.some((d) => d.severity === 'warning' && d.path === 'servers.srv.sandbox' && /not used/.test(d.message)),
+      JSON.stringify(diagnostics),
+    );
   });
 
   it('user rules (`mcpSwitchboard.sandbox.rules`) apply to sandboxed servers without their own', async () => {
@@ -79,7 +86,10 @@ describe('sandbox settings of an entry', () => {
   });
 
   it('a broken user default is a warning and gives nothing more than the built-in rules', async () => {
-    const loaded = await loadServers({ srv: NODE }, { sandboxDefaults: { enabled: 'yes', rules: { network: { allowedDomains: 'everything' } } } });
+    const loaded = await loadServers(
+      { srv: NODE },
+      { sandboxDefaults: { enabled: 'yes', rules: { network: { allowedDomains: 'everything' } } } },
+    );
     assert.equal(sandboxOf(expectValid(loaded.servers[0] as ServerDefinition)), undefined);
     assert.ok(loaded.diagnostics.some((d) => d.path === 'mcpSwitchboard.sandbox.enabled'));
     assert.ok(loaded.diagnostics.some((d) => d.path === 'mcpSwitchboard.sandbox.rules'));
@@ -94,11 +104,19 @@ describe('sandbox settings of an entry', () => {
   for (const [what, fields, message] of invalid) {
     it(`refuses ${what}`, async () => {
       const server = expectInvalid((await loadOne({ ...NODE, ...fields })).server);
-      assert.ok(server.diagnostics.some((d) => d.severity === 'error' && message.test(d.message)), JSON.stringify(server.diagnostics));
+      assert.ok(
+        server.diagnostics.some((d) => d.severity === 'error' && message.test(d.message)),
+        JSON.stringify(server.diagnostics),
+      );
     });
   }
 
-  for (const [what, rule] of [['the root', '/'], ['the home folder', '~'], ['the home folder, spelled out', HOME + '/'], ['a folder above the home folder', '/home']] as const) {
+  for (const [what, rule] of [
+    ['the root', '/'],
+    ['the home folder', '~'],
+    ['the home folder, spelled out', HOME + '/'],
+    ['a folder above the home folder', '/home'],
+  ] as const) {
     it(`refuses an allowWrite rule that opens ${what}, naming the rule and what to write instead`, async () => {
       const server = expectInvalid((await loadOne({ ...NODE, sandbox: { filesystem: { allowWrite: ['~/data', rule] } } })).server);
       const refusal = server.diagnostics.find((d) => d.severity === 'error');
@@ -110,7 +128,10 @@ describe('sandbox settings of an entry', () => {
   it('a working folder that is the home folder is not made writable, with a warning', async () => {
     const { server, diagnostics } = await loadOne({ ...NODE, cwd: HOME, sandboxEnabled: true });
     assert.deepEqual(sandboxOf(expectValid(server))?.rules.filesystem.allowWrite, []);
-    assert.ok(diagnostics.some((d) => d.severity === 'warning' && d.path === 'servers.srv.cwd' && /holds the home folder/.test(d.message)), JSON.stringify(diagnostics));
+    assert.ok(
+      diagnostics.some((d) => d.severity === 'warning' && d.path === 'servers.srv.cwd' && /holds the home folder/.test(d.message)),
+      JSON.stringify(diagnostics),
+    );
   });
 
   it('a denyRead pattern is kept with a warning that it covers only files present at start', async () => {
@@ -129,7 +150,10 @@ describe('sandbox settings of an entry', () => {
 
   it('unknown keys in the block are warnings', async () => {
     const { diagnostics } = await loadOne({ ...NODE, sandbox: { filesystem: { allowWrite: [] }, proxy: 'x' } });
-    assert.ok(diagnostics.some((d) => d.severity === 'warning' && /sandbox\.proxy/.test(d.message)), JSON.stringify(diagnostics));
+    assert.ok(
+      diagnostics.some((d) => d.severity === 'warning' && /sandbox\.proxy/.test(d.message)),
+      JSON.stringify(diagnostics),
+    );
   });
 
   it('on an http server it is a warning and ignored', async () => {
@@ -140,11 +164,17 @@ describe('sandbox settings of an entry', () => {
 
   it('npx without the npm registry allowed: a warning naming the domain to add', async () => {
     const { diagnostics } = await loadOne({ command: 'npx', args: ['-y', 'pkg'], sandboxEnabled: true });
-    assert.ok(diagnostics.some((d) => d.severity === 'warning' && /add "registry\.npmjs\.org" to sandbox\.network\.allowedDomains/.test(d.message)), JSON.stringify(diagnostics));
+    assert.ok(
+      diagnostics.some((d) => d.severity === 'warning' && /add "registry\.npmjs\.org" to sandbox\.network\.allowedDomains/.test(d.message)),
+      JSON.stringify(diagnostics),
+    );
     const allowed = await loadOne({ command: 'npx', args: ['-y', 'pkg'], sandbox: { network: { allowedDomains: ['*.npmjs.org'] } } });
     assert.ok(!allowed.diagnostics.some((d) => /registry\.npmjs\.org/.test(d.message)));
     const uvx = await loadOne({ command: 'uvx', args: ['pkg'], sandboxEnabled: true });
-    assert.ok(uvx.diagnostics.some((d) => /"pypi\.org", "files\.pythonhosted\.org"/.test(d.message)), JSON.stringify(uvx.diagnostics));
+    assert.ok(
+      uvx.diagnostics.some((d) => /"pypi\.org", "files\.pythonhosted\.org"/.test(d.message)),
+      JSON.stringify(uvx.diagnostics),
+    );
   });
 
   it('a sandbox that turns on, off, or changes its rules restarts the server; rules of an unsandboxed one do not', async () => {
@@ -157,12 +187,18 @@ describe('sandbox settings of an entry', () => {
     assert.equal(plain, await hash({ ...NODE, sandboxEnabled: false, sandbox: { network: { allowedDomains: ['a.com'] } } }));
   });
 
-  it('Run Sandboxed: the folder only, the entry\'s domains and denials, whatever it asks to write', () => {
-    const listed = { filesystem: { allowWrite: ['/', '/home'], denyRead: ['/secret'], denyWrite: ['/x'] }, network: { allowedDomains: ['a.com'], deniedDomains: ['b.com'] } };
+  it("Run Sandboxed: the folder only, the entry's domains and denials, whatever it asks to write", () => {
+    const listed = {
+      filesystem: { allowWrite: ['/', '/home'], denyRead: ['/secret'], denyWrite: ['/x'] },
+      network: { allowedDomains: ['a.com'], deniedDomains: ['b.com'] },
+    };
     assert.deepEqual(workspaceConsentSandbox(listed, FOLDER), {
       enabled: true,
       origin: 'workspaceConsent',
-      rules: { filesystem: { allowWrite: [FOLDER], denyRead: ['/secret'], denyWrite: ['/x'] }, network: { allowedDomains: ['a.com'], deniedDomains: ['b.com'] } },
+      rules: {
+        filesystem: { allowWrite: [FOLDER], denyRead: ['/secret'], denyWrite: ['/x'] },
+        network: { allowedDomains: ['a.com'], deniedDomains: ['b.com'] },
+      },
     });
   });
 });
@@ -178,7 +214,7 @@ describe('the sandbox block of an mcp.json', () => {
     return loadConfiguration(baseInput({ sources: ['mcpJson'], workspaceFolders: [{ name: 'p', path: folder }] }), noInputs);
   }
 
-  it('is the rules of the file\'s sandboxed servers; an unsandboxed one stays unsandboxed', async () => {
+  it("is the rules of the file's sandboxed servers; an unsandboxed one stays unsandboxed", async () => {
     const loaded = await loadMcpJson({
       servers: { boxed: { ...NODE, sandboxEnabled: true }, open: NODE },
       sandbox: { network: { allowedDomains: ['api.example.com'] }, filesystem: { denyRead: ['/etc/secret'] } },
@@ -192,8 +228,14 @@ describe('the sandbox block of an mcp.json', () => {
   });
 
   it('a broken block is an error naming its path, and its servers get the built-in rules', async () => {
-    const loaded = await loadMcpJson({ servers: { boxed: { ...NODE, sandboxEnabled: true } }, sandbox: { network: { allowedDomains: [42] } } });
-    assert.ok(loaded.diagnostics.some((d) => d.severity === 'error' && d.path === 'sandbox.network.allowedDomains[0]'), JSON.stringify(loaded.diagnostics));
+    const loaded = await loadMcpJson({
+      servers: { boxed: { ...NODE, sandboxEnabled: true } },
+      sandbox: { network: { allowedDomains: [42] } },
+    });
+    assert.ok(
+      loaded.diagnostics.some((d) => d.severity === 'error' && d.path === 'sandbox.network.allowedDomains[0]'),
+      JSON.stringify(loaded.diagnostics),
+    );
     const sandbox = sandboxOf(expectValid(loaded.servers[0] as ServerDefinition));
     assert.equal(sandbox?.origin, 'builtIn');
     assert.deepEqual(sandbox?.rules.network.allowedDomains, []);

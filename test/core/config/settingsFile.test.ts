@@ -9,7 +9,10 @@ describe('config: readWorkspaceSettingsFile', () => {
 
   it('returns the settings it reads from a JSONC file', async () => {
     const dir = dirs.make();
-    const file = dirs.write(dir, '.vscode/settings.json', `{
+    const file = dirs.write(
+      dir,
+      '.vscode/settings.json',
+      `{
       // comment
       "editor.tabSize": 2,
       "mcpSwitchboard.servers": { "git": { "command": "git-mcp", }, },
@@ -18,7 +21,8 @@ describe('config: readWorkspaceSettingsFile', () => {
       "mcpSwitchboard.defaultIdleStopMinutes": 30,
       "mcpSwitchboard.sandbox.enabled": true,
       "mcpSwitchboard.sandbox.rules": { "network": { "allowedDomains": ["a.com"] } },
-    }`);
+    }`,
+    );
     const settings = await readWorkspaceSettingsFile(dir);
     assert.deepEqual(settings, {
       file,
@@ -73,7 +77,10 @@ describe('config: settingsEntries', () => {
   it('keeps key order and the source', () => {
     const result = settingsEntries({ b: { command: 'b' }, a: 1 }, source);
     assert.deepEqual(result, {
-      entries: [{ name: 'b', raw: { command: 'b' }, source }, { name: 'a', raw: 1, source }],
+      entries: [
+        { name: 'b', raw: { command: 'b' }, source },
+        { name: 'a', raw: 1, source },
+      ],
       diagnostics: [],
     });
   });

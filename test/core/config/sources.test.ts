@@ -57,20 +57,31 @@ describe('config: file sources', () => {
 
   it('reads every source with its kind and file, in precedence order', async () => {
     const { home, workspace, input } = machine();
-    const mcpJson = dirs.write(workspace, '.vscode/mcp.json', '// editor format\n{ "servers": { "a": { "command": "a" }, }, "inputs": [] }');
+    const mcpJson = dirs.write(
+      workspace,
+      '.vscode/mcp.json',
+      '// editor format\n{ "servers": { "a": { "command": "a" }, }, "inputs": [] }',
+    );
     const cursorWs = dirs.write(workspace, '.cursor/mcp.json', '{ "mcpServers": { "b": { "url": "https://b.test" } } }');
     const cursorHome = dirs.write(home, '.cursor/mcp.json', '{ "mcpServers": { "c": { "command": "c" } } }');
-    const claude = dirs.write(home, '.config/Claude/claude_desktop_config.json', '{ "globalShortcut": "", "mcpServers": { "d": { "command": "d", "args": [] } } }');
+    const claude = dirs.write(
+      home,
+      '.config/Claude/claude_desktop_config.json',
+      '{ "globalShortcut": "", "mcpServers": { "d": { "command": "d", "args": [] } } }',
+    );
     const entries: SettingsEntry[] = [{ name: 's', raw: { command: 's' }, source: { kind: 'workspace', file: '/x/settings.json' } }];
     const loaded = await loadConfiguration(input({ entries, sources: ['claudeDesktop', 'cursor', 'mcpJson', 'settings'] }), noInputs);
     assert.deepEqual(loaded.diagnostics, []);
-    assert.deepEqual(loaded.servers.map((server) => [server.name, server.source]), [
-      ['s', { kind: 'workspace', file: '/x/settings.json' }],
-      ['a', { kind: 'mcpJson', file: mcpJson }],
-      ['b', { kind: 'cursor', file: cursorWs }],
-      ['c', { kind: 'cursor', file: cursorHome }],
-      ['d', { kind: 'claudeDesktop', file: claude }],
-    ]);
+    assert.deepEqual(
+      loaded.servers.map((server) => [server.name, server.source]),
+      [
+        ['s', { kind: 'workspace', file: '/x/settings.json' }],
+        ['a', { kind: 'mcpJson', file: mcpJson }],
+        ['b', { kind: 'cursor', file: cursorWs }],
+        ['c', { kind: 'cursor', file: cursorHome }],
+        ['d', { kind: 'claudeDesktop', file: claude }],
+      ],
+    );
     loaded.servers.forEach(expectValid);
   });
 
@@ -87,25 +98,70 @@ describe('config: file sources', () => {
 
   it('warns when settings servers exist but "settings" is not a source', async () => {
     const { input } = machine();
-    const loaded = await loadConfiguration(input({ sources: ['mcpJson'], entries: [{ name: 's', raw: { command: 's' }, source: USER }] }), noInputs);
+    const loaded = await loadConfiguration(
+      input({ sources: ['mcpJson'], entries: [{ name: 's', raw: { command: 's' }, source: USER }] }),
+      noInputs,
+    );
     assert.deepEqual(loaded.servers, []);
-    assertDiagnostics(loaded.diagnostics, [{ severity: 'warning', path: 'mcpSwitchboard.sources', messageIncludes: '"settings" is not listed' }]);
+    assertDiagnostics(loaded.diagnostics, [
+      { severity: 'warning', path: 'mcpSwitchboard.sources', messageIncludes: '"settings" is not listed' },
+    ]);
   });
 
   it('settles name clashes deterministically and names both places', async () => {
     const { home, workspace, input } = machine();
-    const mcpJson = dirs.write(workspace, '.vscode/mcp.json', '{ "servers": { "git": { "command": "from-mcp-json" }, "db": { "command": "db-mcp" } } }');
-    const cursor = dirs.write(home, '.cursor/mcp.json', '{ "mcpServers": { "db": { "command": "db-cursor" }, "web": { "url": "https://cursor.test" } } }');
-    const claude = dirs.write(home, '.config/Claude/claude_desktop_config.json', '{ "mcpServers": { "web": { "command": "web-claude" }, "git": { "command": "git-claude" } } }');
-    const entries: SettingsEntry[] = [{ name: 'git', raw: { command: 'from-settings' }, source: { kind: 'user', file: '/u/settings.json' } }];
+    const mcpJson = dirs.write(
+      workspace,
+      '.vscode/mcp.json',
+      '{ "servers": { "git": { "command": "from-mcp-json" }, "db": { "command": "db-mcp" } } }',
+    );
+    const cursor = dirs.write(
+      home,
+      '.cursor/mcp.json',
+      '{ "mcpServers": { "db": { "command": "db-cursor" }, "web": { "url": "https://cursor.test" } } }',
+    );
+    const claude = dirs.write(
+      home,
+      '.config/Claude/claude_desktop_config.json',
+      '{ "mcpServers": { "web": { "command": "web-claude" }, "git": { "command": "git-claude" } } }',
+    );
+    const entries: SettingsEntry[] = [
+      { name: 'git', raw: { command: 'from-settings' }, source: { kind: 'user', file: '/u/settings.json' } },
+    ];
     const loaded = await loadConfiguration(input({ entries, sources: ['settings', 'mcpJson', 'cursor', 'claudeDesktop'] }), noInputs);
-    const winners = loaded.servers.map(expectValid).map((server) => [server.name, server.transport === 'stdio' ? server.command : server.url]);
-    assert.deepEqual(winners, [['git', 'from-settings'], ['db', 'db-mcp'], ['web', 'https://cursor.test']]);
+    const winners = loaded.servers
+      .map(expectValid)
+      .map((server) => [server.name, server.transport === 'stdio' ? server.command : server.url]);
+    assert.deepEqual(winners, [
+      ['git', 'from-settings'],
+      ['db', 'db-mcp'],
+      ['web', 'https://cursor.test'],
+    ]);
     assertDiagnostics(loaded.diagnostics, [
-      { severity: 'warning', server: 'git', path: 'servers.git', messageIncludes: `.vscode/mcp.json (${mcpJson}) is ignored: user settings (/u/settings.json)` },
-      { severity: 'warning', server: 'db', path: 'mcpServers.db', messageIncludes: `the Cursor config (${cursor}) is ignored: .vscode/mcp.json (${mcpJson})` },
-      { severity: 'warning', server: 'web', path: 'mcpServers.web', messageIncludes: `the Claude Desktop config (${claude}) is ignored: the Cursor config (${cursor})` },
-      { severity: 'warning', server: 'git', path: 'mcpServers.git', messageIncludes: `the Claude Desktop config (${claude}) is ignored: user settings` },
+      {
+        severity: 'warning',
+        server: 'git',
+        path: 'servers.git',
+        messageIncludes: `.vscode/mcp.json (${mcpJson}) is ignored: user settings (/u/settings.json)`,
+      },
+      {
+        severity: 'warning',
+        server: 'db',
+        path: 'mcpServers.db',
+        messageIncludes: `the Cursor config (${cursor}) is ignored: .vscode/mcp.json (${mcpJson})`,
+      },
+      {
+        severity: 'warning',
+        server: 'web',
+        path: 'mcpServers.web',
+        messageIncludes: `the Claude Desktop config (${claude}) is ignored: the Cursor config (${cursor})`,
+      },
+      {
+        severity: 'warning',
+        server: 'git',
+        path: 'mcpServers.git',
+        messageIncludes: `the Claude Desktop config (${claude}) is ignored: user settings`,
+      },
     ]);
     const clash = loaded.diagnostics.find((item) => item.path === 'mcpServers.db');
     assert.deepEqual(clash?.source, { kind: 'cursor', file: cursor });
@@ -116,10 +172,16 @@ describe('config: file sources', () => {
     const second = dirs.make();
     dirs.write(first, '.vscode/mcp.json', '{ "servers": { "x": { "command": "first" } } }');
     dirs.write(second, '.vscode/mcp.json', '{ "servers": { "x": { "command": "second" } } }');
-    const loaded = await loadConfiguration(baseInput({
-      sources: ['mcpJson'],
-      workspaceFolders: [{ name: 'one', path: first }, { name: 'two', path: second }],
-    }), noInputs);
+    const loaded = await loadConfiguration(
+      baseInput({
+        sources: ['mcpJson'],
+        workspaceFolders: [
+          { name: 'one', path: first },
+          { name: 'two', path: second },
+        ],
+      }),
+      noInputs,
+    );
     assert.equal(loaded.servers.length, 1);
     const server = expectValid(loaded.servers[0] ?? assert.fail());
     assert.equal(server.transport === 'stdio' && server.command, 'first');
@@ -144,7 +206,10 @@ describe('config: file sources', () => {
     const mcpJson = dirs.write(workspace, '.vscode/mcp.json', '{\n  "servers": {\n    "a": { "command": "a" \n  }\n');
     dirs.write(home, '.cursor/mcp.json', '{ "mcpServers": { "b": { "command": "b" } } }');
     const loaded = await loadConfiguration(input({ sources: ['mcpJson', 'cursor'] }), noInputs);
-    assert.deepEqual(loaded.servers.map((server) => server.name), ['b']);
+    assert.deepEqual(
+      loaded.servers.map((server) => server.name),
+      ['b'],
+    );
     assert.ok(loaded.diagnostics.length > 0);
     for (const diagnostic of loaded.diagnostics) {
       assert.equal(diagnostic.severity, 'error');
@@ -168,9 +233,15 @@ describe('config: file sources', () => {
 
   it('invalid entries in a file point at the file path and key', async () => {
     const { home, input } = machine();
-    const claude = dirs.write(home, '.config/Claude/claude_desktop_config.json', '{ "mcpServers": { "bad": { "command": "x", "args": "y" } } }');
+    const claude = dirs.write(
+      home,
+      '.config/Claude/claude_desktop_config.json',
+      '{ "mcpServers": { "bad": { "command": "x", "args": "y" } } }',
+    );
     const loaded = await loadConfiguration(input({ sources: ['claudeDesktop'] }), noInputs);
-    assertDiagnostics(loaded.diagnostics, [{ severity: 'error', server: 'bad', path: 'mcpServers.bad.args', messageIncludes: 'expected an array' }]);
+    assertDiagnostics(loaded.diagnostics, [
+      { severity: 'error', server: 'bad', path: 'mcpServers.bad.args', messageIncludes: 'expected an array' },
+    ]);
     assert.deepEqual(expectInvalid(loaded.servers[0] ?? assert.fail()).source, { kind: 'claudeDesktop', file: claude });
   });
 
@@ -183,13 +254,19 @@ describe('config: file sources', () => {
         return text === undefined ? { kind: 'missing' } : { kind: 'ok', text };
       },
     };
-    const loaded = await loadConfiguration(baseInput({
-      fs: fakeFs,
-      userHome: '/home/u',
-      workspaceFolders: [{ name: 'ws', path: '/ws' }],
-      sources: ['mcpJson', 'cursor'],
-    }), noInputs);
-    assert.deepEqual(loaded.servers.map((server) => server.name), ['fake']);
+    const loaded = await loadConfiguration(
+      baseInput({
+        fs: fakeFs,
+        userHome: '/home/u',
+        workspaceFolders: [{ name: 'ws', path: '/ws' }],
+        sources: ['mcpJson', 'cursor'],
+      }),
+      noInputs,
+    );
+    assert.deepEqual(
+      loaded.servers.map((server) => server.name),
+      ['fake'],
+    );
     assertDiagnostics(loaded.diagnostics, [{ severity: 'error', path: '', messageIncludes: 'permission denied' }]);
   });
 
@@ -203,9 +280,15 @@ describe('config: file sources', () => {
   it('does not read the same file twice when the home directory is the workspace', async () => {
     const home = dirs.make();
     const file = dirs.write(home, '.cursor/mcp.json', '{ "mcpServers": { "c": { "command": "c" } } }');
-    const loaded = await loadConfiguration(baseInput({ userHome: home, workspaceFolders: [{ name: 'home', path: home }], sources: ['cursor'] }), noInputs);
+    const loaded = await loadConfiguration(
+      baseInput({ userHome: home, workspaceFolders: [{ name: 'home', path: home }], sources: ['cursor'] }),
+      noInputs,
+    );
     assert.deepEqual(loaded.diagnostics, []);
-    assert.deepEqual(loaded.servers.map((server) => server.source), [{ kind: 'cursor', file: path.join(home, '.cursor', 'mcp.json') }]);
+    assert.deepEqual(
+      loaded.servers.map((server) => server.source),
+      [{ kind: 'cursor', file: path.join(home, '.cursor', 'mcp.json') }],
+    );
     assert.equal(file, path.join(home, '.cursor', 'mcp.json'));
   });
 });

@@ -18,7 +18,10 @@ const INPUTS: Readonly<Record<string, InputLookup>> = {
 
 function scope(overrides: Partial<VariableScope> = {}): VariableScope {
   return {
-    workspaceFolders: [{ name: 'app', path: '/ws/app' }, { name: 'lib', path: '/ws/lib' }],
+    workspaceFolders: [
+      { name: 'app', path: '/ws/app' },
+      { name: 'lib', path: '/ws/lib' },
+    ],
     userHome: '/home/me',
     pathSeparator: '/',
     lookupEnv: (name) => ENV[name],
@@ -74,13 +77,16 @@ describe('config: variable expansion', () => {
     it(`${JSON.stringify(row.text)} -> ${row.value === undefined ? 'fails' : JSON.stringify(row.value)}`, async () => {
       const result = await expandVariables(row.text, scope(row.scope));
       assert.equal(result.value, row.value);
-      const messages = (severity: string) => result.problems.filter((problem) => problem.severity === severity).map((problem) => problem.message);
+      const messages = (severity: string) =>
+        result.problems.filter((problem) => problem.severity === severity).map((problem) => problem.message);
       const errors = messages('error');
       const warnings = messages('warning');
       assert.equal(errors.length, (row.errors ?? []).length, `errors: ${errors.join(' | ')}`);
       row.errors?.forEach((fragment, index) => assert.ok(errors[index]?.includes(fragment), `${errors[index]} should include ${fragment}`));
       assert.equal(warnings.length, (row.warnings ?? []).length, `warnings: ${warnings.join(' | ')}`);
-      row.warnings?.forEach((fragment, index) => assert.ok(warnings[index]?.includes(fragment), `${warnings[index]} should include ${fragment}`));
+      row.warnings?.forEach((fragment, index) =>
+        assert.ok(warnings[index]?.includes(fragment), `${warnings[index]} should include ${fragment}`),
+      );
       assert.deepEqual(result.secretValues, row.secrets ?? []);
       assert.deepEqual(result.missingInputs, row.missing ?? []);
     });
@@ -98,12 +104,19 @@ describe('config: variable expansion', () => {
 describe('config: variables in every field', () => {
   it('expands command, args, env, cwd, url and headers', async () => {
     const env = { HOME, BIN: '/usr/bin/node', PORT: '9000' };
-    const stdio = expectValid((await loadOne({
-      command: '${env:BIN}',
-      args: ['${workspaceFolder}/server.js', '--home=${userHome}', 'a${pathSeparator}b'],
-      env: { DATA: '${workspaceFolder:project}/data' },
-      cwd: '${userHome}/work',
-    }, { env })).server);
+    const stdio = expectValid(
+      (
+        await loadOne(
+          {
+            command: '${env:BIN}',
+            args: ['${workspaceFolder}/server.js', '--home=${userHome}', 'a${pathSeparator}b'],
+            env: { DATA: '${workspaceFolder:project}/data' },
+            cwd: '${userHome}/work',
+          },
+          { env },
+        )
+      ).server,
+    );
     assert.equal(stdio.transport, 'stdio');
     if (stdio.transport !== 'stdio') return;
     assert.equal(stdio.command, '/usr/bin/node');
@@ -111,7 +124,9 @@ describe('config: variables in every field', () => {
     assert.deepEqual(stdio.env, { DATA: `${FOLDER}/data` });
     assert.equal(stdio.cwd, `${HOME}/work`);
 
-    const http = expectValid((await loadOne({ url: 'http://localhost:${env:PORT}/mcp', headers: { 'X-Port': '${env:PORT}' } }, { env })).server);
+    const http = expectValid(
+      (await loadOne({ url: 'http://localhost:${env:PORT}/mcp', headers: { 'X-Port': '${env:PORT}' } }, { env })).server,
+    );
     assert.equal(http.transport !== 'stdio' && http.url, 'http://localhost:9000/mcp');
     assert.deepEqual(http.transport !== 'stdio' && http.headers, { 'X-Port': '9000' });
   });
@@ -147,10 +162,14 @@ describe('config: variables in every field', () => {
   });
 
   it('on Windows env names are case-insensitive and the path separator is a backslash', async () => {
-    const server = expectValid((await loadOne(
-      { command: 'x', args: ['${env:appdata}${pathSeparator}y'], cwd: 'C:\\work' },
-      { platform: 'win32', env: { APPDATA: 'C:\\Users\\me\\AppData\\Roaming' }, workspaceFolders: [] },
-    )).server);
+    const server = expectValid(
+      (
+        await loadOne(
+          { command: 'x', args: ['${env:appdata}${pathSeparator}y'], cwd: 'C:\\work' },
+          { platform: 'win32', env: { APPDATA: 'C:\\Users\\me\\AppData\\Roaming' }, workspaceFolders: [] },
+        )
+      ).server,
+    );
     assert.deepEqual(server.transport === 'stdio' && server.args, ['C:\\Users\\me\\AppData\\Roaming\\y']);
   });
 

@@ -10,7 +10,12 @@ import { until } from '../support/poll';
 const ITERATIONS = 20;
 
 function shDefinition(script: string) {
-  return stdioDefinition([], { name: 'early-exit', command: 'sh', args: ['-c', script], reconnect: { maxAttempts: 0, initialDelayMs: 20, maxDelayMs: 100 } });
+  return stdioDefinition([], {
+    name: 'early-exit',
+    command: 'sh',
+    args: ['-c', script],
+    reconnect: { maxAttempts: 0, initialDelayMs: 20, maxDelayMs: 100 },
+  });
 }
 
 describe('stdio server that exits before reading stdin', function () {
@@ -48,7 +53,15 @@ describe('stdio server that exits before reading stdin', function () {
 
   it(`reports PROCESS_EXITED with code 0 for \`true\` (${ITERATIONS}×)`, async () => {
     for (let i = 0; i < ITERATIONS; i += 1) {
-      const { connection } = connect(cleanup, stdioDefinition([], { name: 'true', command: 'true', args: [], reconnect: { maxAttempts: 0, initialDelayMs: 20, maxDelayMs: 100 } }));
+      const { connection } = connect(
+        cleanup,
+        stdioDefinition([], {
+          name: 'true',
+          command: 'true',
+          args: [],
+          reconnect: { maxAttempts: 0, initialDelayMs: 20, maxDelayMs: 100 },
+        }),
+      );
       const state = await connection.start();
       assertState(state, 'error');
       assert.equal(state.code, 'PROCESS_EXITED', `iteration ${i}: ${state.message}`);

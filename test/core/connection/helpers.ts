@@ -83,7 +83,6 @@ export class MemoryLogger implements Logger {
   }
 }
 
-
 /** Creates a connection that is disposed after the test; records every state event. */
 export function connect(
   cleanup: Cleanup,
@@ -99,11 +98,18 @@ export function connect(
 }
 
 /** Resolves with the first state (current or future) matching `predicate`. */
-export function waitForState(connection: ServerConnection, predicate: (state: ServerState) => boolean, timeoutMs = 10_000): Promise<ServerState> {
+export function waitForState(
+  connection: ServerConnection,
+  predicate: (state: ServerState) => boolean,
+  timeoutMs = 10_000,
+): Promise<ServerState> {
   return waitForServerState(connection, predicate, timeoutMs);
 }
 
-export function assertState<K extends ServerState['kind']>(state: ServerState, kind: K): asserts state is Extract<ServerState, { kind: K }> {
+export function assertState<K extends ServerState['kind']>(
+  state: ServerState,
+  kind: K,
+): asserts state is Extract<ServerState, { kind: K }> {
   assert.equal(state.kind, kind, `expected ${kind}, got ${JSON.stringify(state)}`);
 }
 
@@ -139,7 +145,6 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
-
 
 export interface HttpFixture {
   readonly port: number;

@@ -23,7 +23,10 @@ describe('ServerConnection over HTTP', () => {
 
   it('connects with legacy SSE when the type says sse', async () => {
     const server = await startHttpFixture(cleanup);
-    const { connection } = connect(cleanup, httpDefinition(server.url('/sse'), { transport: 'sse', headers: { 'X-Fixture-Header': 'sse' } }));
+    const { connection } = connect(
+      cleanup,
+      httpDefinition(server.url('/sse'), { transport: 'sse', headers: { 'X-Fixture-Header': 'sse' } }),
+    );
     const state = await connection.start();
     assertState(state, 'running');
     assert.equal(state.transport, 'sse');
@@ -33,7 +36,10 @@ describe('ServerConnection over HTTP', () => {
 
   it('reconnects when the legacy SSE stream dies', async () => {
     const server = await startHttpFixture(cleanup);
-    const { connection } = connect(cleanup, httpDefinition(server.url('/sse'), { transport: 'sse', reconnect: { maxAttempts: 1, initialDelayMs: 20, maxDelayMs: 20 } }));
+    const { connection } = connect(
+      cleanup,
+      httpDefinition(server.url('/sse'), { transport: 'sse', reconnect: { maxAttempts: 1, initialDelayMs: 20, maxDelayMs: 20 } }),
+    );
     await connection.start();
     server.child.kill('SIGKILL');
     const state = await waitForState(connection, (s) => s.kind === 'reconnecting');
@@ -50,7 +56,10 @@ describe('ServerConnection over HTTP', () => {
     assert.equal(state.transport, 'sse');
     assert.equal(textOf(await connection.sendToolCall('echo', { text: 'fell back' })), 'fell back');
     assert.match(logger.text(), /answered 405; falling back to the legacy SSE transport/);
-    assert.deepEqual(events.map((event) => event.state.kind), ['starting', 'running']);
+    assert.deepEqual(
+      events.map((event) => event.state.kind),
+      ['starting', 'running'],
+    );
   });
 
   it('does not fall back when the type was given explicitly', async () => {
@@ -80,7 +89,10 @@ describe('ServerConnection over HTTP', () => {
     assert.deepEqual(await server.control('expire'), { expired: 1 });
 
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => connection.sendToolCall('echo', { text: `call ${i}` })));
-    assert.deepEqual(results.map(textOf), Array.from({ length: 10 }, (_, i) => `call ${i}`));
+    assert.deepEqual(
+      results.map(textOf),
+      Array.from({ length: 10 }, (_, i) => `call ${i}`),
+    );
 
     const stats = await server.stats();
     assert.equal(stats.initializations, 2, 'exactly one new initialize handshake');
@@ -147,7 +159,10 @@ describe('ServerConnection over HTTP', () => {
 
   it('reconnects when the HTTP server goes away and comes back', async () => {
     const first = await startHttpFixture(cleanup);
-    const { connection, events } = connect(cleanup, httpDefinition(first.url('/mcp'), { reconnect: { maxAttempts: 50, initialDelayMs: 20, maxDelayMs: 50 } }));
+    const { connection, events } = connect(
+      cleanup,
+      httpDefinition(first.url('/mcp'), { reconnect: { maxAttempts: 50, initialDelayMs: 20, maxDelayMs: 50 } }),
+    );
     await connection.start();
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');

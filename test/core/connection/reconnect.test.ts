@@ -64,20 +64,34 @@ describe('ServerConnection reconnecting', () => {
     const state = await waitForState(connection, (s) => s.kind === 'error');
     assertState(state, 'error');
     assert.equal(state.code, 'PROCESS_EXITED');
-    assert.match(state.message, /^gave up after 3 reconnect attempts: server process exited with code 1 during initialize\. Last stderr line: gate closed$/);
+    assert.match(
+      state.message,
+      /^gave up after 3 reconnect attempts: server process exited with code 1 during initialize\. Last stderr line: gate closed$/,
+    );
     assert.equal(state.stderrTail.at(-1), 'gate closed');
 
     const after = events.slice(before);
     assert.deepEqual(kinds(after), ['reconnecting', 'starting', 'reconnecting', 'starting', 'reconnecting', 'starting', 'error']);
     const delays = after.flatMap(({ state: s, at }) => (s.kind === 'reconnecting' ? [[s.attempt, s.nextTryAt - at]] : []));
-    assert.deepEqual(delays, [[1, 20], [2, 40], [3, 50]], 'doubling, capped at maxDelayMs');
+    assert.deepEqual(
+      delays,
+      [
+        [1, 20],
+        [2, 40],
+        [3, 50],
+      ],
+      'doubling, capped at maxDelayMs',
+    );
     assert.equal(connection.diagnostics.connectAttempts, 4);
 
     // No timer is left that could start a fourth attempt.
     assert.equal(clock.pending, 0, 'no further attempt is scheduled');
     assert.equal(connection.diagnostics.connectAttempts, 4);
     assert.equal(connection.state.kind, 'error');
-    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING') && /gave up/.test(error.message));
+    await assert.rejects(
+      connection.sendToolCall('echo', { text: 'x' }),
+      (error) => isConnectionError(error, 'NOT_RUNNING') && /gave up/.test(error.message),
+    );
 
     fs.rmSync(gate);
     assertState(await connection.reconnect(), 'running');
@@ -135,10 +149,14 @@ describe('ServerConnection reconnecting', () => {
 
   it('ignores a backoff timer that fires after stop()', async () => {
     const clock = new FakeClock();
-    const { connection, events } = connect(cleanup, stdioDefinition(['--crash-after', '1'], { reconnect: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 } }), {
-      clock,
-      random: () => 0.5,
-    });
+    const { connection, events } = connect(
+      cleanup,
+      stdioDefinition(['--crash-after', '1'], { reconnect: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 } }),
+      {
+        clock,
+        random: () => 0.5,
+      },
+    );
     await connection.start();
     await assert.rejects(connection.sendToolCall('echo', { text: 'crash' }));
     const reconnecting = await waitForState(connection, (state) => state.kind === 'reconnecting');
@@ -154,7 +172,10 @@ describe('ServerConnection reconnecting', () => {
   });
 
   it('makes a call wait while the server reconnects', async () => {
-    const { connection } = connect(cleanup, stdioDefinition(['--crash-after', '2'], { reconnect: { maxAttempts: 3, initialDelayMs: 150, maxDelayMs: 150 } }));
+    const { connection } = connect(
+      cleanup,
+      stdioDefinition(['--crash-after', '2'], { reconnect: { maxAttempts: 3, initialDelayMs: 150, maxDelayMs: 150 } }),
+    );
     await connection.start();
     await connection.sendToolCall('count');
     await assert.rejects(connection.sendToolCall('count'));
@@ -164,7 +185,9 @@ describe('ServerConnection reconnecting', () => {
 
   it('gives up waiting for a reconnecting server after requestMs', async () => {
     const clock = new FakeClock();
-    const { connection } = connect(cleanup, stdioDefinition(['--crash-after', '1'], { timeouts: { connectMs: 0, requestMs: 200 } }), { clock });
+    const { connection } = connect(cleanup, stdioDefinition(['--crash-after', '1'], { timeouts: { connectMs: 0, requestMs: 200 } }), {
+      clock,
+    });
     await connection.start();
     await assert.rejects(connection.sendToolCall('echo', { text: 'crash' }));
     assert.equal(connection.state.kind, 'reconnecting');
@@ -172,6 +195,9 @@ describe('ServerConnection reconnecting', () => {
     const wait = clock.pending().find((entry) => entry.delay === 200);
     assert.ok(wait, JSON.stringify(clock.pendingDelays()));
     wait.fire();
-    await assert.rejects(waiting, (error) => isConnectionError(error, 'REQUEST_TIMEOUT') && /did not become ready within 200 ms/.test(error.message));
+    await assert.rejects(
+      waiting,
+      (error) => isConnectionError(error, 'REQUEST_TIMEOUT') && /did not become ready within 200 ms/.test(error.message),
+    );
   });
 });

@@ -39,7 +39,10 @@ describe('ServerConnection shutdown', () => {
     await connection.dispose();
     await connection.stop();
     assert.equal(pid === undefined ? true : isAlive(pid), false);
-    assert.deepEqual(events.map((event) => event.state.kind), ['starting', 'running', 'stopped']);
+    assert.deepEqual(
+      events.map((event) => event.state.kind),
+      ['starting', 'running', 'stopped'],
+    );
     assert.equal((await connection.start()).kind, 'stopped', 'a disposed connection does not start again');
   });
 

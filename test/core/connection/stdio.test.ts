@@ -21,8 +21,14 @@ describe('ServerConnection over stdio', () => {
     assert.deepEqual(state.capabilities.tools, { listChanged: true });
     assert.ok(state.connectMs >= 0);
     assert.equal(state.toolCount, connection.tools.length);
-    assert.deepEqual(events.map((event) => event.state.kind), ['starting', 'running']);
-    assert.deepEqual(events.map((event) => event.previous.kind), ['stopped', 'starting']);
+    assert.deepEqual(
+      events.map((event) => event.state.kind),
+      ['starting', 'running'],
+    );
+    assert.deepEqual(
+      events.map((event) => event.previous.kind),
+      ['stopped', 'starting'],
+    );
     const names = connection.tools.map((tool) => tool.name);
     for (const name of ['echo', 'add', 'slow', 'fail', 'count', 'env']) assert.ok(names.includes(name), name);
     assert.equal(connection.tools.find((tool) => tool.name === 'echo')?.annotations?.readOnlyHint, true);
@@ -107,7 +113,10 @@ describe('ServerConnection over stdio', () => {
 
   it('reports a missing command with the PATH that was searched', async () => {
     const searched = ['/nonexistent/switchboard-a', '/nonexistent/switchboard-b'].join(path.delimiter);
-    const { connection } = connect(cleanup, stdioDefinition([], { command: 'switchboard-no-such-command', args: [], env: { PATH: searched } }));
+    const { connection } = connect(
+      cleanup,
+      stdioDefinition([], { command: 'switchboard-no-such-command', args: [], env: { PATH: searched } }),
+    );
     const state = await connection.start();
     assertState(state, 'error');
     assert.equal(state.code, 'ENOENT');
@@ -126,7 +135,10 @@ describe('ServerConnection over stdio', () => {
   });
 
   it('puts the stderr tail of a server that exits at start into the error state', async () => {
-    const { connection } = connect(cleanup, stdioDefinition(['--stderr-lines', '2', '--exit-at-start', '3', '--exit-message', 'fatal: missing API key']));
+    const { connection } = connect(
+      cleanup,
+      stdioDefinition(['--stderr-lines', '2', '--exit-at-start', '3', '--exit-message', 'fatal: missing API key']),
+    );
     const state = await connection.start();
     assertState(state, 'error');
     assert.equal(state.code, 'PROCESS_EXITED');
@@ -140,7 +152,10 @@ describe('ServerConnection over stdio', () => {
     const state = await connection.start();
     assertState(state, 'running');
     assert.equal(textOf(await connection.sendToolCall('echo', { text: 'still fine' })), 'still fine');
-    assert.ok(logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes('fixture banner 1: this is not JSON-RPC')), logger.text());
+    assert.ok(
+      logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes('fixture banner 1: this is not JSON-RPC')),
+      logger.text(),
+    );
   });
 
   it('turns a server that only writes garbage to stdout into a clear error', async () => {
@@ -157,7 +172,9 @@ describe('ServerConnection over stdio', () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await connection.start();
     const before = connection.tools.length;
-    const changed = new Promise<string[]>((resolve) => connection.onDidChangeTools((event) => resolve(event.tools.map((tool) => tool.name))));
+    const changed = new Promise<string[]>((resolve) =>
+      connection.onDidChangeTools((event) => resolve(event.tools.map((tool) => tool.name))),
+    );
     await connection.sendToolCall('add_tool', { name: 'brand_new' });
     const names = await changed;
     assert.ok(names.includes('brand_new'));
@@ -182,4 +199,3 @@ describe('ServerConnection over stdio', () => {
     await waitForState(connection, (state) => state.kind === 'running');
   });
 });
-

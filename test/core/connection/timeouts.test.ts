@@ -9,7 +9,11 @@ describe('ServerConnection timeouts', () => {
 
   it('gives up on a server that never answers initialize after connectMs, and ends its process', async () => {
     const clock = new FakeClock();
-    const { connection, events } = connect(cleanup, stdioDefinition(['--hang-initialize'], { timeouts: { connectMs: 500, requestMs: 10_000 } }), { clock });
+    const { connection, events } = connect(
+      cleanup,
+      stdioDefinition(['--hang-initialize'], { timeouts: { connectMs: 500, requestMs: 10_000 } }),
+      { clock },
+    );
     const starting = connection.start();
     const pid = connection.pid;
     assert.ok(pid !== undefined, 'spawned synchronously');
@@ -20,7 +24,10 @@ describe('ServerConnection timeouts', () => {
     assertState(state, 'error');
     assert.equal(state.code, 'CONNECT_TIMEOUT');
     assert.match(state.message, /timed out after 500 ms waiting for initialize/);
-    assert.deepEqual(events.map((event) => event.state.kind), ['starting', 'error']);
+    assert.deepEqual(
+      events.map((event) => event.state.kind),
+      ['starting', 'error'],
+    );
     assert.equal(isAlive(pid), false, 'the hanging server was left running');
   });
 
@@ -53,7 +60,11 @@ describe('ServerConnection timeouts', () => {
     await connection.start();
     const controller = new AbortController();
     // Cancelled once the server is at work on it (its first progress), as a user would.
-    const call = connection.sendToolCall('slow', { ms: 5000, progressEveryMs: 50 }, { signal: controller.signal, onProgress: () => controller.abort(new Error('user pressed stop')) });
+    const call = connection.sendToolCall(
+      'slow',
+      { ms: 5000, progressEveryMs: 50 },
+      { signal: controller.signal, onProgress: () => controller.abort(new Error('user pressed stop')) },
+    );
     await assert.rejects(call, (error) => isConnectionError(error, 'CANCELLED'));
     const stats = await stdioStats(connection);
     assert.equal(stats.cancellations, 1);
@@ -74,7 +85,10 @@ describe('ServerConnection timeouts', () => {
     const result = await connection.sendToolCall('slow', { ms: 3_000, progressEveryMs: 20, progressSteps: 6 }, { onProgress });
     assert.equal(textOf(result), 'slept 3000');
     assert.ok(progress.length >= 5, `only ${progress.length} progress notifications`);
-    assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
+    assert.deepEqual(
+      progress,
+      [...progress].sort((a, b) => a - b),
+    );
     assert.equal((await stdioStats(connection)).cancellations, 0);
   });
 

@@ -44,8 +44,13 @@ describe('ServerConnection tool calls', () => {
         assert.equal(error.message, 'invalid arguments for tool `add`: missing required argument `b`');
         return true;
       });
-      await assert.rejects(connection.sendToolCall('env', {}), (error) => isConnectionError(error, 'INVALID_ARGUMENTS') && /`name`/.test(error.message));
-      await assert.rejects(connection.sendToolCall('add', [] as unknown as Record<string, unknown>), (error) => isConnectionError(error, 'INVALID_ARGUMENTS'));
+      await assert.rejects(
+        connection.sendToolCall('env', {}),
+        (error) => isConnectionError(error, 'INVALID_ARGUMENTS') && /`name`/.test(error.message),
+      );
+      await assert.rejects(connection.sendToolCall('add', [] as unknown as Record<string, unknown>), (error) =>
+        isConnectionError(error, 'INVALID_ARGUMENTS'),
+      );
       assert.equal(await calls(), before, 'nothing reached the server');
       assert.equal(textOf(await connection.sendToolCall('add', { a: 1, b: 2 })), '3');
     });
@@ -59,7 +64,10 @@ describe('ServerConnection tool calls', () => {
 
   it('rejects calls to a stopped server at once', async () => {
     const { connection } = connect(cleanup, stdioDefinition());
-    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING') && /is stopped/.test(error.message));
+    await assert.rejects(
+      connection.sendToolCall('echo', { text: 'x' }),
+      (error) => isConnectionError(error, 'NOT_RUNNING') && /is stopped/.test(error.message),
+    );
   });
 
   it('waits for a starting server', async () => {

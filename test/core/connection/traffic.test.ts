@@ -13,10 +13,22 @@ describe('JSON-RPC traffic at trace level', function () {
     await connection.start();
     assert.equal(textOf(await connection.sendToolCall('echo', { text: `say ${secret}` })), `say ${secret}`);
     const trace = logger.entries.filter((entry) => entry.level === 'trace').map((entry) => entry.message);
-    assert.ok(trace.some((line) => line.includes('→ {') && line.includes('"method":"initialize"')), 'initialize request');
-    assert.ok(trace.some((line) => line.includes('← {') && line.includes('"protocolVersion"')), 'initialize result');
-    assert.ok(trace.some((line) => line.includes('→ {') && line.includes('"method":"tools/call"') && line.includes('say ***')), 'the call, redacted');
-    assert.ok(trace.some((line) => line.includes('← {') && line.includes('say ***')), 'the result, redacted');
+    assert.ok(
+      trace.some((line) => line.includes('→ {') && line.includes('"method":"initialize"')),
+      'initialize request',
+    );
+    assert.ok(
+      trace.some((line) => line.includes('← {') && line.includes('"protocolVersion"')),
+      'initialize result',
+    );
+    assert.ok(
+      trace.some((line) => line.includes('→ {') && line.includes('"method":"tools/call"') && line.includes('say ***')),
+      'the call, redacted',
+    );
+    assert.ok(
+      trace.some((line) => line.includes('← {') && line.includes('say ***')),
+      'the result, redacted',
+    );
     assert.ok(!logger.text().includes(secret));
   });
 });

@@ -11,16 +11,26 @@ describe('connection building blocks', () => {
   describe('backoffDelay', () => {
     const settings = { maxAttempts: 10, initialDelayMs: 100, maxDelayMs: 1000 };
     it('doubles from initialDelayMs up to maxDelayMs', () => {
-      assert.deepEqual([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelay(attempt, settings, () => 1)), [100, 200, 400, 800, 1000, 1000]);
+      assert.deepEqual(
+        [1, 2, 3, 4, 5, 6].map((attempt) => backoffDelay(attempt, settings, () => 1)),
+        [100, 200, 400, 800, 1000, 1000],
+      );
     });
     it('jitters within the upper half', () => {
-      assert.deepEqual([1, 2, 5].map((attempt) => backoffDelay(attempt, settings, () => 0)), [50, 100, 500]);
+      assert.deepEqual(
+        [1, 2, 5].map((attempt) => backoffDelay(attempt, settings, () => 0)),
+        [50, 100, 500],
+      );
       for (let i = 0; i < 100; i++) {
         const delay = backoffDelay(3, settings);
         assert.ok(delay >= 200 && delay <= 400, String(delay));
       }
     });
-    it('stays finite for absurd attempt numbers', () => assert.equal(backoffDelay(10_000, settings, () => 1), 1000));
+    it('stays finite for absurd attempt numbers', () =>
+      assert.equal(
+        backoffDelay(10_000, settings, () => 1),
+        1000,
+      ));
   });
 
   describe('LineRingBuffer', () => {
@@ -81,20 +91,29 @@ describe('connection building blocks', () => {
       assert.deepEqual(checkToolArguments(tool, null), ['arguments must be an object, got null']);
       assert.deepEqual(checkToolArguments(tool, []), ['arguments must be an object, got an array']);
     });
-    it('accepts anything when nothing is required', () => assert.deepEqual(checkToolArguments({ inputSchema: { type: 'object' } }, {}), []));
+    it('accepts anything when nothing is required', () =>
+      assert.deepEqual(checkToolArguments({ inputSchema: { type: 'object' } }, {}), []));
   });
 
   describe('translateRequestError', () => {
     const context = { what: 'x', timeoutMs: 5, maxTotalMs: 50, closing: false };
     it('marks only undelivered requests as retryable', () => {
       assert.equal(translateRequestError(new SdkError(SdkErrorCode.NotConnected, 'Not connected'), context).notSent, true);
-      const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      const refused = Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      });
       assert.equal(translateRequestError(refused, context).notSent, true);
       assert.equal(translateRequestError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context).notSent, false);
-      assert.equal(translateRequestError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context).code, 'CONNECTION_LOST');
+      assert.equal(
+        translateRequestError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context).code,
+        'CONNECTION_LOST',
+      );
       assert.equal(translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), context).code, 'REQUEST_TIMEOUT');
       assert.equal(translateRequestError(new ProtocolError(-32602, 'bad'), context).code, 'SERVER_ERROR');
-      assert.equal(translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), { ...context, ended: 'caller' }).code, 'CANCELLED');
+      assert.equal(
+        translateRequestError(new SdkError(SdkErrorCode.RequestTimeout, 'timeout'), { ...context, ended: 'caller' }).code,
+        'CANCELLED',
+      );
     });
   });
 
@@ -104,7 +123,9 @@ describe('connection building blocks', () => {
         const c = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
         console.log(c.pid); setInterval(() => {}, 1000);`;
       const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
-      const childPid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+      const childPid = await new Promise<number>((resolve) =>
+        parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+      );
       assert.ok(parent.pid !== undefined && isProcessAlive(parent.pid) && isProcessAlive(childPid));
       const started = Date.now();
       await killProcessTree(parent.pid, { graceMs: 300 });

@@ -79,32 +79,88 @@ describe('doctor CLI', function () {
       assert.equal(run.code, 1, run.stderr);
       const report = parseReport(run.stdout);
       assert.deepEqual(Object.keys(report), ['servers']);
-      assert.deepEqual(report.servers.map((server) => server.name), ['good', 'broken', 'off']);
+      assert.deepEqual(
+        report.servers.map((server) => server.name),
+        ['good', 'broken', 'off'],
+      );
 
       const good = serverIn(report, 'good');
-      assert.deepEqual(Object.keys(good), ['name', 'source', 'definedBy', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(good), [
+        'name',
+        'source',
+        'definedBy',
+        'state',
+        'connectMs',
+        'protocol',
+        'diagnostics',
+        'tools',
+        'capabilities',
+        'instructions',
+        'resources',
+        'resourceTemplates',
+        'prompts',
+        'lifecycle',
+        'sandbox',
+      ]);
       assert.equal(good.state, 'running');
       assert.deepEqual(good.lifecycle, { start: 'eager', idleStopMinutes: 0 });
       assert.equal(typeof good.connectMs, 'number');
       assert.equal(good.source, `workspace settings (${path.join(ws.dir, '.vscode', 'settings.json')})`);
-      assert.equal(good.definedBy, 'workspace', 'the folder\'s own settings are the repository\'s');
+      assert.equal(good.definedBy, 'workspace', "the folder's own settings are the repository's");
       assert.deepEqual(good.diagnostics, []);
       const echo = good.tools.find((tool) => tool.name === 'echo');
       const add = good.tools.find((tool) => tool.name === 'add');
       assert.deepEqual(echo, { name: 'echo', qualifiedName: 'good__echo', readOnly: true, exposed: true });
       assert.deepEqual(add, { name: 'add', qualifiedName: 'good__add', readOnly: false, exposed: true });
       for (const tool of good.tools) assert.deepEqual(Object.keys(tool), ['name', 'qualifiedName', 'readOnly', 'exposed']);
-      assert.deepEqual(good.tools.slice(0, 3).map((tool) => tool.name), ['echo', 'add', 'slow'], 'in the order the server lists them');
+      assert.deepEqual(
+        good.tools.slice(0, 3).map((tool) => tool.name),
+        ['echo', 'add', 'slow'],
+        'in the order the server lists them',
+      );
 
       const broken = serverIn(report, 'broken');
-      assert.deepEqual(Object.keys(broken), ['name', 'source', 'definedBy', 'state', 'connectMs', 'protocol', 'error', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(broken), [
+        'name',
+        'source',
+        'definedBy',
+        'state',
+        'connectMs',
+        'protocol',
+        'error',
+        'diagnostics',
+        'tools',
+        'capabilities',
+        'instructions',
+        'resources',
+        'resourceTemplates',
+        'prompts',
+        'lifecycle',
+        'sandbox',
+      ]);
       assert.equal(broken.capabilities, null);
       assert.equal(broken.state, 'error');
       assert.equal(broken.connectMs, null);
       assert.match(broken.error ?? '', /exited with code 4/);
 
       const off = serverIn(report, 'off');
-      assert.deepEqual(Object.keys(off), ['name', 'source', 'definedBy', 'state', 'connectMs', 'protocol', 'diagnostics', 'tools', 'capabilities', 'instructions', 'resources', 'resourceTemplates', 'prompts', 'lifecycle', 'sandbox']);
+      assert.deepEqual(Object.keys(off), [
+        'name',
+        'source',
+        'definedBy',
+        'state',
+        'connectMs',
+        'protocol',
+        'diagnostics',
+        'tools',
+        'capabilities',
+        'instructions',
+        'resources',
+        'resourceTemplates',
+        'prompts',
+        'lifecycle',
+        'sandbox',
+      ]);
       assert.equal(off.state, 'disabled');
       assert.equal((good as unknown as { sandbox: unknown }).sandbox, null, 'an unsandboxed server says so');
     });
@@ -132,12 +188,24 @@ describe('doctor CLI', function () {
       const s = serverIn(report, 's');
       assert.deepEqual(
         d.tools.find((tool) => tool.name === 'add'),
-        { name: 'add', qualifiedName: 'd__add', readOnly: false, exposed: false, filteredBy: 'denied by the tools.deny pattern "add" of server "d"' },
+        {
+          name: 'add',
+          qualifiedName: 'd__add',
+          readOnly: false,
+          exposed: false,
+          filteredBy: 'denied by the tools.deny pattern "add" of server "d"',
+        },
       );
       assert.match(s.tools.find((tool) => tool.name === 'echo')?.filteredBy ?? '', /mcpSwitchboard\.tools\.disabled/);
       assert.equal(s.tools.find((tool) => tool.name === 'echo')?.exposed, false);
-      assert.deepEqual(d.tools.filter((tool) => !tool.exposed).map((tool) => tool.name), ['add']);
-      assert.deepEqual(s.tools.filter((tool) => !tool.exposed).map((tool) => tool.name), ['echo']);
+      assert.deepEqual(
+        d.tools.filter((tool) => !tool.exposed).map((tool) => tool.name),
+        ['add'],
+      );
+      assert.deepEqual(
+        s.tools.filter((tool) => !tool.exposed).map((tool) => tool.name),
+        ['echo'],
+      );
       for (const server of [d, s]) {
         for (const tool of server.tools) {
           assert.equal(tool.qualifiedName, `${server.name}__${tool.name}`);
@@ -147,7 +215,10 @@ describe('doctor CLI', function () {
     });
 
     it('applies mcpSwitchboard.tools.maxExposed and names the cut', async () => {
-      const ws = tempWorkspace(cleanup, JSON.stringify({ 'mcpSwitchboard.servers': { a: fixture(), b: fixture() }, 'mcpSwitchboard.tools.maxExposed': 15 }));
+      const ws = tempWorkspace(
+        cleanup,
+        JSON.stringify({ 'mcpSwitchboard.servers': { a: fixture(), b: fixture() }, 'mcpSwitchboard.tools.maxExposed': 15 }),
+      );
       const run = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(tableRow(run.stdout, 'a')?.[2], '11/11', 'configuration order: the first server keeps all of its tools');
@@ -162,11 +233,14 @@ describe('doctor CLI', function () {
     });
 
     it('checks lazy servers too, marks them in the table, and applies mcpSwitchboard.defaultLifecycle from the folder settings', async () => {
-      const ws = tempWorkspace(cleanup, JSON.stringify({
-        'mcpSwitchboard.defaultLifecycle': 'lazy',
-        'mcpSwitchboard.defaultIdleStopMinutes': 10,
-        'mcpSwitchboard.servers': { later: fixture(), soon: { ...fixture(), lifecycle: 'eager', idleStopMinutes: 0 } },
-      }));
+      const ws = tempWorkspace(
+        cleanup,
+        JSON.stringify({
+          'mcpSwitchboard.defaultLifecycle': 'lazy',
+          'mcpSwitchboard.defaultIdleStopMinutes': 10,
+          'mcpSwitchboard.servers': { later: fixture(), soon: { ...fixture(), lifecycle: 'eager', idleStopMinutes: 0 } },
+        }),
+      );
       const table = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(table.code, 0, table.stderr);
       assert.match(table.stdout, /^later\s+running \(lazy\)\s/m);
@@ -207,7 +281,11 @@ describe('doctor CLI', function () {
     });
 
     it('counts resources (+templates) and prompts, lists them in --json with the capabilities, and leaves out what an entry hides', async () => {
-      const ws = tempWorkspace(cleanup, { rich: fixture('--features'), plain: fixture(), shy: { ...fixture('--features'), resources: false } });
+      const ws = tempWorkspace(cleanup, {
+        rich: fixture('--features'),
+        plain: fixture(),
+        shy: { ...fixture('--features'), resources: false },
+      });
       const run = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.deepEqual(tableRow(run.stdout, 'rich')?.slice(3, 5), ['3+1', '2'], run.stdout);
@@ -222,7 +300,10 @@ describe('doctor CLI', function () {
         { uri: 'fixture://counter', name: 'counter', mimeType: 'text/plain' },
       ]);
       assert.deepEqual(rich.resourceTemplates, [{ uriTemplate: 'fixture://notes/{topic}', name: 'notes' }]);
-      assert.deepEqual(rich.prompts, [{ name: 'greet', arguments: ['name', 'style'] }, { name: 'summarize', arguments: [] }]);
+      assert.deepEqual(rich.prompts, [
+        { name: 'greet', arguments: ['name', 'style'] },
+        { name: 'summarize', arguments: [] },
+      ]);
       assert.deepEqual(serverIn(json, 'plain').capabilities, ['tools']);
       assert.deepEqual(serverIn(json, 'shy').resources, []);
     });
@@ -243,12 +324,21 @@ describe('doctor CLI', function () {
       const bad = serverIn(json, 'bad');
       assert.equal(bad.state, 'invalid');
       assert.equal(bad.error, 'servers.bad.command: must not be empty');
-      assert.deepEqual(bad.diagnostics.map((diagnostic) => [diagnostic.severity, diagnostic.path]), [['error', 'servers.bad.command']]);
-      assert.deepEqual(serverIn(json, 'good').diagnostics.map((diagnostic) => diagnostic.path), ['servers.good.surprise']);
+      assert.deepEqual(
+        bad.diagnostics.map((diagnostic) => [diagnostic.severity, diagnostic.path]),
+        [['error', 'servers.bad.command']],
+      );
+      assert.deepEqual(
+        serverIn(json, 'good').diagnostics.map((diagnostic) => diagnostic.path),
+        ['servers.good.surprise'],
+      );
     });
 
     it('prints configuration problems that belong to no server, with their file', async () => {
-      const ws = tempWorkspace(cleanup, JSON.stringify({ 'mcpSwitchboard.sources': ['settings', 'nope'], 'mcpSwitchboard.servers': { one: fixture() } }));
+      const ws = tempWorkspace(
+        cleanup,
+        JSON.stringify({ 'mcpSwitchboard.sources': ['settings', 'nope'], 'mcpSwitchboard.servers': { one: fixture() } }),
+      );
       const run = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(run.code, 0, 'a warning alone does not fail the check');
       assert.match(run.stdout, /Configuration:\n\s+warning\s+mcpSwitchboard\.sources\[1\]: unknown source "nope".*\(.*settings\.json\)/);
@@ -330,7 +420,10 @@ describe('doctor CLI', function () {
       const ws = tempWorkspace(cleanup);
       const marker = ws.file('marker.json');
       fs.mkdirSync(ws.file('.vscode'));
-      fs.writeFileSync(ws.file('.vscode/settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': { tools: fixture('--marker', marker) } }));
+      fs.writeFileSync(
+        ws.file('.vscode/settings.json'),
+        JSON.stringify({ 'mcpSwitchboard.servers': { tools: fixture('--marker', marker) } }),
+      );
       const run = await runCli(['doctor', '--folder', ws.dir, '--call', 'tools/echo', '--args', '{"text": hi}']);
       assert.equal(run.code, 2);
       assert.match(run.stderr, /--args is not valid JSON: .*JSON/);
@@ -351,7 +444,10 @@ describe('doctor CLI', function () {
 
       const without = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(without.code, 1);
-      assert.match(tableRow(without.stdout, 'tools')?.join(' ') ?? '', /blocked .*needs input: gh-token \(set MCP_SWITCHBOARD_INPUT_GH_TOKEN\)/);
+      assert.match(
+        tableRow(without.stdout, 'tools')?.join(' ') ?? '',
+        /blocked .*needs input: gh-token \(set MCP_SWITCHBOARD_INPUT_GH_TOKEN\)/,
+      );
     });
   });
 
@@ -376,7 +472,9 @@ describe('doctor CLI', function () {
       fs.mkdirSync(ws.file('.vscode'));
       fs.writeFileSync(
         ws.file('.vscode/settings.json'),
-        JSON.stringify({ 'mcpSwitchboard.servers': { tree: fixture('--ignore-sigterm', '--marker', marker, '--spawn-grandchild', grandchildFile) } }),
+        JSON.stringify({
+          'mcpSwitchboard.servers': { tree: fixture('--ignore-sigterm', '--marker', marker, '--spawn-grandchild', grandchildFile) },
+        }),
       );
       const run = await runCli(['doctor', '--folder', ws.dir]);
       const pids = [(JSON.parse(fs.readFileSync(marker, 'utf8')) as { pid: number }).pid, Number(fs.readFileSync(grandchildFile, 'utf8'))];
@@ -440,8 +538,20 @@ describe('doctor CLI', function () {
       const run = await runCli(['doctor', '--folder', path.join(REPO_ROOT, 'demo'), '--json']);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       const report = parseReport(run.stdout);
-      assert.deepEqual(report.servers.map((server) => [server.name, server.state]), [['demo-tools', 'running'], ['demo-slow', 'running'], ['demo-modern', 'running'], ['demo-research', 'running']]);
-      assert.deepEqual(report.servers.map((server) => server.protocol?.era), ['legacy', 'legacy', 'modern', 'legacy'], 'the era of each, in --json');
+      assert.deepEqual(
+        report.servers.map((server) => [server.name, server.state]),
+        [
+          ['demo-tools', 'running'],
+          ['demo-slow', 'running'],
+          ['demo-modern', 'running'],
+          ['demo-research', 'running'],
+        ],
+      );
+      assert.deepEqual(
+        report.servers.map((server) => server.protocol?.era),
+        ['legacy', 'legacy', 'modern', 'legacy'],
+        'the era of each, in --json',
+      );
       for (const server of report.servers) assert.ok(server.tools.length > 0, `${server.name} has no tools`);
     });
   });

@@ -47,8 +47,15 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   // Inputs must come only from what a test sets, never from the developer's shell.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MCP_SWITCHBOARD_INPUT_')));
   const started = Date.now();
-  const trust = options.trustWorkspace !== false && (args[0] === 'doctor' || args[0] === 'serve') && !args.includes('--help') ? ['--trust-workspace'] : [];
-  const child = spawn(process.execPath, [CLI, ...args, ...trust], { cwd: REPO_ROOT, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const trust =
+    options.trustWorkspace !== false && (args[0] === 'doctor' || args[0] === 'serve') && !args.includes('--help')
+      ? ['--trust-workspace']
+      : [];
+  const child = spawn(process.execPath, [CLI, ...args, ...trust], {
+    cwd: REPO_ROOT,
+    env: { ...env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

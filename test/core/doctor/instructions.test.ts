@@ -13,13 +13,24 @@ describe('doctor --json: server instructions', function () {
   it('includes what each server tells a model, and null for one that says nothing', async () => {
     const folder = tempDir(cleanup);
     fs.mkdirSync(path.join(folder, '.vscode'));
-    fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': {
-      told: { command: process.execPath, args: [STDIO_SERVER, '--instructions', 'Line one.\nLine two.'] },
-      silent: { command: process.execPath, args: [STDIO_SERVER] },
-    } }));
+    fs.writeFileSync(
+      path.join(folder, '.vscode', 'settings.json'),
+      JSON.stringify({
+        'mcpSwitchboard.servers': {
+          told: { command: process.execPath, args: [STDIO_SERVER, '--instructions', 'Line one.\nLine two.'] },
+          silent: { command: process.execPath, args: [STDIO_SERVER] },
+        },
+      }),
+    );
     const run = await runCli(['doctor', '--folder', folder, '--json']);
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout) as { servers: Array<{ name: string; instructions: string | null }> };
-    assert.deepEqual(report.servers.map((server) => [server.name, server.instructions]), [['told', 'Line one.\nLine two.'], ['silent', null]]);
+    assert.deepEqual(
+      report.servers.map((server) => [server.name, server.instructions]),
+      [
+        ['told', 'Line one.\nLine two.'],
+        ['silent', null],
+      ],
+    );
   });
 });

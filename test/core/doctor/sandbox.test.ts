@@ -20,20 +20,36 @@ describe('doctor: sandboxed servers', function () {
 
   it('runs a sandboxed server with the bundled runtime and shows its rules', async () => {
     const ws = tempWorkspace(cleanup, {
-      boxed: { command: process.execPath, args: [PROBE], sandbox: { network: { allowedDomains: ['api.example.com'] }, filesystem: { denyRead: ['~/.ssh'] } } },
+      boxed: {
+        command: process.execPath,
+        args: [PROBE],
+        sandbox: { network: { allowedDomains: ['api.example.com'] }, filesystem: { denyRead: ['~/.ssh'] } },
+      },
     });
     const table = await runCli(['doctor', '--folder', ws.dir]);
     assert.equal(table.code, 0, table.stdout + table.stderr);
     assert.equal(tableRow(table.stdout, 'boxed')?.[1], 'running', table.stdout);
-    assert.match(table.stdout, new RegExp(`sandbox +writes ${ws.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and temp; network api\\.example\\.com; no read /\\S+/\\.ssh`), table.stdout);
+    assert.match(
+      table.stdout,
+      new RegExp(
+        `sandbox +writes ${ws.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and temp; network api\\.example\\.com; no read /\\S+/\\.ssh`,
+      ),
+      table.stdout,
+    );
     const json = await runCli(['doctor', '--folder', ws.dir, '--json']);
-    const server = (JSON.parse(json.stdout) as { servers: { name: string; sandbox: { origin: string; rules: { network: { allowedDomains: string[] } } } | null }[] }).servers[0];
+    const server = (
+      JSON.parse(json.stdout) as {
+        servers: { name: string; sandbox: { origin: string; rules: { network: { allowedDomains: string[] } } } | null }[];
+      }
+    ).servers[0];
     assert.equal(server?.sandbox?.origin, 'entry');
     assert.deepEqual(server?.sandbox?.rules.network.allowedDomains, ['api.example.com']);
   });
 
   it('a sandbox that cannot run fails the server, with the fix', async () => {
-    const ws = tempWorkspace(cleanup, { boxed: { command: process.execPath, args: [PROBE], sandboxEnabled: true, env: { PATH: '/nonexistent' } } });
+    const ws = tempWorkspace(cleanup, {
+      boxed: { command: process.execPath, args: [PROBE], sandboxEnabled: true, env: { PATH: '/nonexistent' } },
+    });
     const run = await runCli(['doctor', '--folder', ws.dir]);
     assert.notEqual(run.code, 0);
     assert.equal(tableRow(run.stdout, 'boxed')?.[1], 'error', run.stdout);

@@ -41,12 +41,22 @@ function catalogOf(
     ...(entry.state.kind === 'running' ? { tools: prepareToolList(entry.tools) } : {}),
     ...(options.filters?.[entry.name] ? { filters: options.filters[entry.name] } : {}),
   }));
-  const settings = { globalDeny: options.globalDeny ?? [], disabled: options.disabled ?? [], maxExposed: options.maxExposed ?? DEFAULT_MAX_EXPOSED };
+  const settings = {
+    globalDeny: options.globalDeny ?? [],
+    disabled: options.disabled ?? [],
+    maxExposed: options.maxExposed ?? DEFAULT_MAX_EXPOSED,
+  };
   return buildSnapshot(inputs, settings).snapshot;
 }
 
 /** buildReport with the catalog derived from the same views. */
-function report(ws: LoadedWorkspace, views: ServerView[], outcome: 'settled' | 'timeout' = 'settled', timeoutMs = 1000, options: Parameters<typeof catalogOf>[1] = {}) {
+function report(
+  ws: LoadedWorkspace,
+  views: ServerView[],
+  outcome: 'settled' | 'timeout' = 'settled',
+  timeoutMs = 1000,
+  options: Parameters<typeof catalogOf>[1] = {},
+) {
   return buildReport(ws, views, catalogOf(views, options), outcome, timeoutMs);
 }
 
@@ -73,7 +83,10 @@ describe('doctor units', () => {
           { type: 'image', mimeType: 'image/png', data: Buffer.alloc(1000).toString('base64') },
           { type: 'audio', mimeType: 'audio/wav', data: Buffer.alloc(7).toString('base64') },
           { type: 'resource', resource: { uri: 'file:///notes.md', text: '# Notes' } },
-          { type: 'resource', resource: { uri: 'file:///blob.bin', mimeType: 'application/zip', blob: Buffer.alloc(5).toString('base64') } },
+          {
+            type: 'resource',
+            resource: { uri: 'file:///blob.bin', mimeType: 'application/zip', blob: Buffer.alloc(5).toString('base64') },
+          },
           { type: 'resource_link', uri: 'file:///linked.txt', name: 'linked' },
         ],
         structuredContent: { answer: 42 },
@@ -139,7 +152,9 @@ describe('doctor units', () => {
     });
 
     it('allows one connect timeout per wave of the concurrency limit', () => {
-      const many = Array.from({ length: DEFAULT_CONCURRENCY + 1 }, (_, index) => stdioDefinition([], { name: `s${index}`, timeouts: { connectMs: 1_000, requestMs: 1 } }));
+      const many = Array.from({ length: DEFAULT_CONCURRENCY + 1 }, (_, index) =>
+        stdioDefinition([], { name: `s${index}`, timeouts: { connectMs: 1_000, requestMs: 1 } }),
+      );
       assert.equal(defaultTimeoutMs(many), 4_000);
     });
   });
@@ -155,14 +170,18 @@ describe('doctor units', () => {
           ],
         }),
       ]);
-      assert.deepEqual(toJsonReport(built).servers[0]?.tools, [
-        { name: 'c', qualifiedName: 's__c', readOnly: false, exposed: true },
-        { name: 'a', title: 'Tool A', qualifiedName: 's__a', readOnly: true, exposed: true },
-        { name: 'b', title: 'Tool B', qualifiedName: 's__b', readOnly: false, exposed: true },
-      ], 'in the order the server listed them, although the catalog sorts by name');
+      assert.deepEqual(
+        toJsonReport(built).servers[0]?.tools,
+        [
+          { name: 'c', qualifiedName: 's__c', readOnly: false, exposed: true },
+          { name: 'a', title: 'Tool A', qualifiedName: 's__a', readOnly: true, exposed: true },
+          { name: 'b', title: 'Tool B', qualifiedName: 's__b', readOnly: false, exposed: true },
+        ],
+        'in the order the server listed them, although the catalog sorts by name',
+      );
     });
 
-    it('lists an invalid server\'s diagnostics once even though the loader reports them twice', () => {
+    it("lists an invalid server's diagnostics once even though the loader reports them twice", () => {
       const diagnostic: ConfigDiagnostic = { severity: 'error', server: 'bad', path: 'servers.bad.url', message: 'not a URL', source };
       const second: ConfigDiagnostic = { ...diagnostic, path: 'servers.bad.command', message: 'must not be empty' };
       const invalid: InvalidServer = { name: 'bad', source, diagnostics: [diagnostic, second] };
@@ -176,16 +195,30 @@ describe('doctor units', () => {
     });
 
     it('fails (exit 1) on a configuration error that belongs to no server, not on a warning', () => {
-      const fileError: ConfigDiagnostic = { severity: 'error', path: '', message: 'broken mcp.json', source: { kind: 'mcpJson', file: '/ws/.vscode/mcp.json' } };
+      const fileError: ConfigDiagnostic = {
+        severity: 'error',
+        path: '',
+        message: 'broken mcp.json',
+        source: { kind: 'mcpJson', file: '/ws/.vscode/mcp.json' },
+      };
       const warning: ConfigDiagnostic = { ...fileError, severity: 'warning' };
       const views = [view('ok', running(5))];
       assert.equal(exitCodeFor(report(workspace({ diagnostics: [warning] }), views)), 0);
       assert.equal(exitCodeFor(report(workspace({ diagnostics: [fileError] }), views)), 1);
-      assert.match(formatTableReport(report(workspace({ diagnostics: [fileError] }), views)), /Configuration:\n\s+error\s+broken mcp\.json \(\/ws\/\.vscode\/mcp\.json\)/);
+      assert.match(
+        formatTableReport(report(workspace({ diagnostics: [fileError] }), views)),
+        /Configuration:\n\s+error\s+broken mcp\.json \(\/ws\/\.vscode\/mcp\.json\)/,
+      );
     });
 
     it('keeps each table row on one line when an error message has several, with the rest under it', () => {
-      const state: ServerView['state'] = { kind: 'error', code: 'ENOENT', message: 'command `x` not found on PATH\nSearched (PATH, in order):\n/usr/bin\n/bin', stderrTail: [], since: 0 };
+      const state: ServerView['state'] = {
+        kind: 'error',
+        code: 'ENOENT',
+        message: 'command `x` not found on PATH\nSearched (PATH, in order):\n/usr/bin\n/bin',
+        stderrTail: [],
+        since: 0,
+      };
       const text = formatTableReport(report(workspace(), [view('multi', state)]));
       assert.match(text, /^multi\s+error\s+-\s+-\s+-\s+-\s+-\s+command `x` not found on PATH$/m);
       assert.match(text, /^ {4}error:\n {6}Searched \(PATH, in order\):\n {6}\/usr\/bin\n {6}\/bin$/m);
@@ -193,28 +226,51 @@ describe('doctor units', () => {
   });
 
   describe('catalog in the report', () => {
-    const eleven = ['echo', 'add', 'slow', 'fail', 'count', 'env', 'cwd', 'stderr', 'add_tool', 'rpc_error', 'stats'].map((name) => tool(name));
+    const eleven = ['echo', 'add', 'slow', 'fail', 'count', 'env', 'cwd', 'stderr', 'add_tool', 'rpc_error', 'stats'].map((name) =>
+      tool(name),
+    );
 
     it('gives every tool qualifiedName and exposed, and filteredBy naming the rule when hidden', () => {
-      const built = report(workspace(), [view('s', running(3), { tools: eleven }), view('t', running(4), { tools: [tool('echo'), tool('x'), tool('y')] })], 'settled', 1000, {
-        filters: { s: { deny: ['add*'] }, t: { allow: ['echo', 'x'] } },
-        globalDeny: ['t/x'],
-        disabled: ['s/echo'],
-      });
+      const built = report(
+        workspace(),
+        [view('s', running(3), { tools: eleven }), view('t', running(4), { tools: [tool('echo'), tool('x'), tool('y')] })],
+        'settled',
+        1000,
+        {
+          filters: { s: { deny: ['add*'] }, t: { allow: ['echo', 'x'] } },
+          globalDeny: ['t/x'],
+          disabled: ['s/echo'],
+        },
+      );
       const json = toJsonReport(built);
       const s = json.servers[0]?.tools ?? [];
       const byName = (name: string) => s.find((entry) => entry.name === name);
-      assert.deepEqual(byName('add'), { name: 'add', qualifiedName: 's__add', readOnly: false, exposed: false, filteredBy: 'denied by the tools.deny pattern "add*" of server "s"' });
+      assert.deepEqual(byName('add'), {
+        name: 'add',
+        qualifiedName: 's__add',
+        readOnly: false,
+        exposed: false,
+        filteredBy: 'denied by the tools.deny pattern "add*" of server "s"',
+      });
       assert.match(byName('add_tool')?.filteredBy ?? '', /tools\.deny pattern "add\*"/);
-      assert.deepEqual(byName('echo'), { name: 'echo', qualifiedName: 's__echo', readOnly: false, exposed: false, filteredBy: 'disabled in mcpSwitchboard.tools.disabled' });
+      assert.deepEqual(byName('echo'), {
+        name: 'echo',
+        qualifiedName: 's__echo',
+        readOnly: false,
+        exposed: false,
+        filteredBy: 'disabled in mcpSwitchboard.tools.disabled',
+      });
       assert.deepEqual(byName('slow'), { name: 'slow', qualifiedName: 's__slow', readOnly: false, exposed: true });
       for (const entry of s) assert.equal('filteredBy' in entry, !entry.exposed, entry.name);
       const t = json.servers[1]?.tools ?? [];
-      assert.deepEqual(t.map((entry) => [entry.name, entry.exposed, entry.filteredBy]), [
-        ['echo', true, undefined],
-        ['x', false, 'denied by the mcpSwitchboard.tools.deny pattern "t/x"'],
-        ['y', false, 'not matched by the tools.allow list of server "t"'],
-      ]);
+      assert.deepEqual(
+        t.map((entry) => [entry.name, entry.exposed, entry.filteredBy]),
+        [
+          ['echo', true, undefined],
+          ['x', false, 'denied by the mcpSwitchboard.tools.deny pattern "t/x"'],
+          ['y', false, 'not matched by the tools.allow list of server "t"'],
+        ],
+      );
 
       const table = formatTableReport(built);
       assert.match(table, /^s\s+running\s+8\/11\s+0\s+0\s+3 ms\s+2025-06-18 \(legacy\)$/m);
@@ -228,7 +284,9 @@ describe('doctor units', () => {
       const built = report(workspace(), [view('s', running(1), { tools: eleven })], 'settled', 1000, { maxExposed: 4 });
       const tools = toJsonReport(built).servers[0]?.tools ?? [];
       assert.equal(tools.filter((entry) => entry.exposed).length, 4);
-      assert.ok(tools.filter((entry) => !entry.exposed).every((entry) => /mcpSwitchboard\.tools\.maxExposed \(4\)/.test(entry.filteredBy ?? '')));
+      assert.ok(
+        tools.filter((entry) => !entry.exposed).every((entry) => /mcpSwitchboard\.tools\.maxExposed \(4\)/.test(entry.filteredBy ?? '')),
+      );
       const table = formatTableReport(built);
       assert.match(table, /^s\s+running\s+4\/11/m);
       assert.match(table, /^\s{4}hidden\s+7 tools beyond mcpSwitchboard\.tools\.maxExposed \(4\)$/m);
@@ -238,7 +296,9 @@ describe('doctor units', () => {
 
     it('shows a per-server catalog warning under its row, and caps the hidden list', () => {
       const many = Array.from({ length: 14 }, (_, index) => tool(`t${String(index).padStart(2, '0')}`));
-      const built = report(workspace(), [view('s', running(1), { tools: many })], 'settled', 1000, { filters: { s: { allow: ['nothing*'] } } });
+      const built = report(workspace(), [view('s', running(1), { tools: many })], 'settled', 1000, {
+        filters: { s: { allow: ['nothing*'] } },
+      });
       const table = formatTableReport(built);
       assert.match(table, /^s\s+running\s+0\/14/m);
       assert.equal(table.match(/^\s{4}hidden\s+t\d\d: /gm)?.length, 10);

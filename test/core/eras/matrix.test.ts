@@ -32,7 +32,8 @@ async function startModernHttp(cleanup: Cleanup, args: string[] = []): Promise<s
 }
 
 async function upstream(cleanup: Cleanup, era: Era, wire: Wire): Promise<ServerDefinition> {
-  if (wire === 'stdio') return era === 'legacy' ? stdioDefinition([], { name: 'up' }) : stdioDefinition([], { name: 'up', args: [MODERN_SERVER] });
+  if (wire === 'stdio')
+    return era === 'legacy' ? stdioDefinition([], { name: 'up' }) : stdioDefinition([], { name: 'up', args: [MODERN_SERVER] });
   const url = era === 'legacy' ? (await startHttpFixture(cleanup)).url('/mcp') : await startModernHttp(cleanup);
   return httpDefinition(url, { name: 'up' });
 }
@@ -62,10 +63,16 @@ describe('both protocol eras through the gateway', function () {
           assert.equal(client.getProtocolEra(), clientEra, 'the gateway answered in the client era');
           const names = (await client.listTools()).tools.map((tool) => tool.name);
           assert.ok(names.includes('echo') && names.includes('slow'), names.join(', '));
-          assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'across eras' } })) as CallToolResult), 'across eras');
+          assert.equal(
+            textOf((await client.callTool({ name: 'echo', arguments: { text: 'across eras' } })) as CallToolResult),
+            'across eras',
+          );
 
           const progress: Progress[] = [];
-          const slow = await client.callTool({ name: 'slow', arguments: { ms: 400, progressEveryMs: 100 } }, { onprogress: (update) => progress.push(update) });
+          const slow = await client.callTool(
+            { name: 'slow', arguments: { ms: 400, progressEveryMs: 100 } },
+            { onprogress: (update) => progress.push(update) },
+          );
           assert.equal(textOf(slow as CallToolResult), 'slept 400');
           assert.ok(progress.length >= 2, `progress reached the ${clientEra} client: ${progress.length}`);
 
@@ -99,13 +106,24 @@ describe('both protocol eras through the gateway', function () {
       'io.modelcontextprotocol/clientCapabilities': {},
     };
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } });
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MODERN_VERSION, 'Mcp-Method': 'tools/list' };
+    const headers = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': MODERN_VERSION,
+      'Mcp-Method': 'tools/list',
+    };
     const port = setup.gateway.port;
     const pathname = '/mcp/up';
     const authorized = { ...headers, Authorization: `Bearer ${setup.gateway.token}` };
     assert.equal((await rawRequest(port, { method: 'POST', path: pathname, headers, body })).status, 401);
-    assert.equal((await rawRequest(port, { method: 'POST', path: pathname, headers: { ...authorized, Origin: 'https://evil.example' }, body })).status, 403);
-    assert.equal((await rawRequest(port, { method: 'POST', path: pathname, headers: { ...authorized, Host: 'evil.example' }, body })).status, 403);
+    assert.equal(
+      (await rawRequest(port, { method: 'POST', path: pathname, headers: { ...authorized, Origin: 'https://evil.example' }, body })).status,
+      403,
+    );
+    assert.equal(
+      (await rawRequest(port, { method: 'POST', path: pathname, headers: { ...authorized, Host: 'evil.example' }, body })).status,
+      403,
+    );
     const ok = await rawRequest(port, { method: 'POST', path: pathname, headers: authorized, body });
     assert.equal(ok.status, 200, ok.body);
     assert.match(ok.body, /"echo"/);
@@ -126,7 +144,10 @@ describe('2026-07-28 requests on a broken response stream', function () {
     const stats = JSON.parse(textOf(await connection.sendToolCall('stats', {}))) as { brokenStreams: number; calls: number };
     assert.equal(stats.brokenStreams, 1, 'the first stream was cut');
     assert.equal(stats.calls, 2, 'echo once, after the re-issue, and stats');
-    assert.ok(logger.entries.some((entry) => /ended without its response; sending it again/.test(entry.message)), logger.text());
+    assert.ok(
+      logger.entries.some((entry) => /ended without its response; sending it again/.test(entry.message)),
+      logger.text(),
+    );
   });
 });
 
@@ -147,7 +168,10 @@ describe('2026-07-28 cache hints', function () {
     assert.ok(!connection.tools.some((tool) => tool.name === 'later'), 'still fresh');
     clock.advance(1);
     await refreshed;
-    assert.ok(connection.tools.some((tool) => tool.name === 'later'), 'listed again after ttlMs');
+    assert.ok(
+      connection.tools.some((tool) => tool.name === 'later'),
+      'listed again after ttlMs',
+    );
   });
 });
 

@@ -9,7 +9,10 @@ describe('era negotiation with 2025 stdio servers', function () {
   afterEach(() => cleanup.run());
 
   it('falls back to initialize on the same process when server/discover gets no answer', async () => {
-    const { connection, logger } = connect(cleanup, stdioDefinition(['--discover', 'ignore'], { timeouts: { connectMs: 2_000, requestMs: 10_000 } }));
+    const { connection, logger } = connect(
+      cleanup,
+      stdioDefinition(['--discover', 'ignore'], { timeouts: { connectMs: 2_000, requestMs: 10_000 } }),
+    );
     const state = await connection.start();
     assertState(state, 'running');
     assert.equal(state.era, 'legacy');

@@ -44,7 +44,11 @@ describe('MCP Apps pass through the gateway unchanged', function () {
     it(`${era} client: the tools' _meta.ui, the view's listing and its contents (HTML, CSP, permissions)`, async () => {
       const gateway = runtime.gateway();
       const client = new Client({ name: 'host', version: '1.0.0' }, era === '2025' ? {} : MODERN);
-      await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('apps')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('apps')), {
+          requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+        }),
+      );
       cleanup.add(() => client.close());
 
       const tools = (await client.listTools()).tools;
@@ -54,19 +58,35 @@ describe('MCP Apps pass through the gateway unchanged', function () {
       const appOnly = tools.find((tool) => tool.name === 'refresh-weather');
       assert.deepEqual((appOnly?._meta as { ui?: unknown } | undefined)?.ui, { resourceUri: VIEW, visibility: ['app'] });
       // Passed through for the host's view; the tools Switchboard offers a model leave it out.
-      assert.deepEqual(tools.filter(isForModel).map((tool) => tool.name).sort(), ['get-weather']);
+      assert.deepEqual(
+        tools
+          .filter(isForModel)
+          .map((tool) => tool.name)
+          .sort(),
+        ['get-weather'],
+      );
 
       const listed = (await client.listResources()).resources.find((resource) => resource.uri === VIEW);
-      assert.deepEqual(listed, (await direct.listResources()).resources.find((resource) => resource.uri === VIEW));
+      assert.deepEqual(
+        listed,
+        (await direct.listResources()).resources.find((resource) => resource.uri === VIEW),
+      );
       assert.equal(listed?.mimeType, 'text/html;profile=mcp-app');
 
       const read = await client.readResource({ uri: VIEW });
       const reference = await direct.readResource({ uri: VIEW });
       assert.deepEqual(read.contents, reference.contents);
-      const [content] = read.contents as Array<{ mimeType?: string; text?: string; _meta?: { ui?: { csp?: unknown; permissions?: unknown } } }>;
+      const [content] = read.contents as Array<{
+        mimeType?: string;
+        text?: string;
+        _meta?: { ui?: { csp?: unknown; permissions?: unknown } };
+      }>;
       assert.equal(content?.mimeType, 'text/html;profile=mcp-app');
       assert.match(content?.text ?? '', /<h1>Weather<\/h1>/);
-      assert.deepEqual(content?._meta?.ui?.csp, { connectDomains: ['https://api.weather.example'], resourceDomains: ['https://cdn.weather.example'] });
+      assert.deepEqual(content?._meta?.ui?.csp, {
+        connectDomains: ['https://api.weather.example'],
+        resourceDomains: ['https://cdn.weather.example'],
+      });
 
       const result = await client.callTool({ name: 'get-weather', arguments: { location: 'Oslo' } });
       assert.deepEqual(result.structuredContent, { location: 'Oslo', celsius: 21 });
@@ -83,13 +103,21 @@ describe('MCP Apps: Switchboard declares the apps extension to its servers', fun
     const direct = new Client({ name: 'plain', version: '1.0.0' });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [APPS, '--ui-gated'], stderr: 'ignore' }));
     cleanup.add(() => direct.close());
-    assert.deepEqual((await direct.listTools()).tools.map((tool) => tool.name), ['plain-weather'], 'a client that does not declare it gets the text fallback');
+    assert.deepEqual(
+      (await direct.listTools()).tools.map((tool) => tool.name),
+      ['plain-weather'],
+      'a client that does not declare it gets the text fallback',
+    );
 
     const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
     cleanup.add(() => runtime.dispose());
     await runtime.manager.start([stdioDefinition([], { name: 'gated', args: [APPS, '--ui-gated'] })]);
     await waitForRunning(runtime.manager, ['gated']);
-    const names = () => runtime.manager.connection('gated')?.tools.map((tool) => tool.name).sort() ?? [];
+    const names = () =>
+      runtime.manager
+        .connection('gated')
+        ?.tools.map((tool) => tool.name)
+        .sort() ?? [];
     await until(() => names().includes('get-weather'), 10_000, 'the app tools');
     assert.deepEqual(names(), ['get-weather', 'plain-weather', 'refresh-weather']);
   });

@@ -35,7 +35,10 @@ describe('resources and prompts from the cache', function () {
     await waitForRunning(first.manager, ['up']);
     await first.catalog.settled();
     const stored = first.catalog.cachedOffer('up');
-    assert.deepEqual(stored?.resources.map((resource) => resource.uri), ['fixture://readme', 'fixture://logo.png', 'fixture://counter']);
+    assert.deepEqual(
+      stored?.resources.map((resource) => resource.uri),
+      ['fixture://readme', 'fixture://logo.png', 'fixture://counter'],
+    );
     assert.deepEqual(Object.keys(stored?.capabilities ?? {}).sort(), ['completions', 'logging', 'prompts', 'resources', 'tools']);
     await first.dispose();
 
@@ -47,11 +50,21 @@ describe('resources and prompts from the cache', function () {
     const gateway = second.gateway();
     await gateway.start();
     const client = new Client({ name: 'early', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('up')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('up')), {
+        requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+      }),
+    );
     cleanup.add(() => client.close());
     assert.ok(client.getServerCapabilities()?.resources, 'capabilities from the cache, before the server answered');
-    assert.deepEqual((await client.listResources()).resources.map((resource) => resource.uri), ['fixture://readme', 'fixture://logo.png', 'fixture://counter']);
-    assert.deepEqual((await client.listPrompts()).prompts.map((prompt) => prompt.name), ['greet', 'summarize']);
+    assert.deepEqual(
+      (await client.listResources()).resources.map((resource) => resource.uri),
+      ['fixture://readme', 'fixture://logo.png', 'fixture://counter'],
+    );
+    assert.deepEqual(
+      (await client.listPrompts()).prompts.map((prompt) => prompt.name),
+      ['greet', 'summarize'],
+    );
     assert.equal(second.manager.server('up')?.state.kind, 'starting', 'still starting: all of that came from the cache');
 
     const reading = client.readResource({ uri: 'fixture://readme' });
@@ -71,7 +84,10 @@ describe('resources and prompts from the cache', function () {
     assert.equal(runtime.catalog.cachedOffer('up'), undefined, 'invalidating the tool cache drops the offer too');
     await runtime.invalidateCaches('up');
     await runtime.catalog.settled();
-    assert.deepEqual(runtime.catalog.cachedOffer('up')?.prompts.map((prompt) => prompt.name), ['greet', 'summarize']);
+    assert.deepEqual(
+      runtime.catalog.cachedOffer('up')?.prompts.map((prompt) => prompt.name),
+      ['greet', 'summarize'],
+    );
     assert.deepEqual((await storage.keys()).length, 1, 'one entry: tools and offer under one key');
   });
 
@@ -92,7 +108,11 @@ describe('2026-07-28 cache hints on resources and prompts', function () {
 
   it('lists resources and prompts again when the ttlMs of a server without change notifications runs out', async () => {
     const clock = new FakeClock();
-    const { connection } = connect(cleanup, stdioDefinition([], { name: 'up', args: [MODERN_SERVER, '--ttl-ms', '60000', '--no-list-changed'] }), { clock });
+    const { connection } = connect(
+      cleanup,
+      stdioDefinition([], { name: 'up', args: [MODERN_SERVER, '--ttl-ms', '60000', '--no-list-changed'] }),
+      { clock },
+    );
     await connection.start();
     assert.deepEqual(connection.offer.ttlMs, { resources: 60_000, prompts: 60_000 });
     await connection.sendToolCall('add_resource', { name: 'later' });

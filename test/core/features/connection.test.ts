@@ -36,9 +36,18 @@ describe('what a server offers besides tools, through one connection', function 
         const state = await connection.start();
         assert.equal(state.kind === 'running' ? state.era : state.kind, era);
         const { offer } = connection;
-        assert.deepEqual(offer.resources.map((resource) => resource.uri), ['fixture://readme', 'fixture://logo.png', 'fixture://counter']);
-        assert.deepEqual(offer.resourceTemplates.map((template) => template.uriTemplate), ['fixture://notes/{topic}']);
-        assert.deepEqual(offer.prompts.map((prompt) => prompt.name), ['greet', 'summarize']);
+        assert.deepEqual(
+          offer.resources.map((resource) => resource.uri),
+          ['fixture://readme', 'fixture://logo.png', 'fixture://counter'],
+        );
+        assert.deepEqual(
+          offer.resourceTemplates.map((template) => template.uriTemplate),
+          ['fixture://notes/{topic}'],
+        );
+        assert.deepEqual(
+          offer.prompts.map((prompt) => prompt.name),
+          ['greet', 'summarize'],
+        );
         assert.deepEqual(offer.problems, []);
 
         const read = await connection.forwardRequest('resources/read', { uri: 'fixture://notes/beta' });
@@ -47,9 +56,15 @@ describe('what a server offers besides tools, through one connection', function 
         assert.equal((logo.contents[0] as { blob?: string }).blob?.slice(0, 8), 'iVBORw0K');
         const prompt = await connection.forwardRequest('prompts/get', { name: 'greet', arguments: { name: 'Grace', style: 'formal' } });
         assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'Good day, Grace!' } }]);
-        const names = await connection.forwardRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } });
+        const names = await connection.forwardRequest('completion/complete', {
+          ref: { type: 'ref/prompt', name: 'greet' },
+          argument: { name: 'name', value: 'A' },
+        });
         assert.deepEqual(names.completion.values, ['Ada', 'Alan']);
-        const topics = await connection.forwardRequest('completion/complete', { ref: { type: 'ref/resource', uri: 'fixture://notes/{topic}' }, argument: { name: 'topic', value: 'g' } });
+        const topics = await connection.forwardRequest('completion/complete', {
+          ref: { type: 'ref/resource', uri: 'fixture://notes/{topic}' },
+          argument: { name: 'topic', value: 'g' },
+        });
         assert.deepEqual(topics.completion.values, ['gamma']);
         await assert.rejects(connection.forwardRequest('resources/read', { uri: 'fixture://nowhere' }), /fixture:\/\/nowhere/);
       });
@@ -57,7 +72,9 @@ describe('what a server offers besides tools, through one connection', function 
       it('follows list changes and reports updates of subscribed resources', async () => {
         const { connection } = connect(cleanup, eras[era]());
         await connection.start();
-        const changed = next(connection.onDidChangeOffer, (event) => event.offer.resources.some((resource) => resource.uri === 'fixture://extra/late'));
+        const changed = next(connection.onDidChangeOffer, (event) =>
+          event.offer.resources.some((resource) => resource.uri === 'fixture://extra/late'),
+        );
         await connection.sendToolCall('add_resource', { name: 'late' });
         await changed;
         const prompts = next(connection.onDidChangeOffer, (event) => event.offer.prompts.some((prompt) => prompt.name === 'late_prompt'));
@@ -83,7 +100,7 @@ describe('what a server offers besides tools, through one connection', function 
     });
   }
 
-  it('puts a 2025 server\'s log messages in its log and reports them, and forwards logging/setLevel', async () => {
+  it("puts a 2025 server's log messages in its log and reports them, and forwards logging/setLevel", async () => {
     const { connection, logger } = connect(cleanup, eras.legacy());
     await connection.start();
     await connection.forwardRequest('logging/setLevel', { level: 'debug' });
@@ -91,7 +108,10 @@ describe('what a server offers besides tools, through one connection', function 
     assert.equal(textOf(await connection.sendToolCall('log', { level: 'warning', message: 'disk almost full' })), 'logged warning');
     const notice = await logged;
     assert.deepEqual(notice, { kind: 'log', server: 'up', params: { level: 'warning', logger: 'fixture', data: 'disk almost full' } });
-    assert.ok(logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes('log (fixture): disk almost full')), logger.text());
+    assert.ok(
+      logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes('log (fixture): disk almost full')),
+      logger.text(),
+    );
   });
 
   it('offers nothing more for a server without resources or prompts', async () => {

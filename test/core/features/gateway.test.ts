@@ -13,7 +13,9 @@ import { connectInEra, type Era, type EraClient } from '../support/eraClient';
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
 
 function upstream(era: Era, name = 'up', overrides: { resources?: boolean; prompts?: boolean } = {}): ServerDefinition {
-  return era === 'legacy' ? stdioDefinition(['--features'], { name, ...overrides }) : stdioDefinition([], { name, args: [MODERN_SERVER], ...overrides });
+  return era === 'legacy'
+    ? stdioDefinition(['--features'], { name, ...overrides })
+    : stdioDefinition([], { name, args: [MODERN_SERVER], ...overrides });
 }
 
 interface Running {
@@ -27,7 +29,10 @@ async function run(cleanup: Cleanup, servers: readonly ServerDefinition[]): Prom
   const runtime = createRuntime({ logger, storage: new MemoryToolCacheStorage(), settings: {} });
   cleanup.add(() => runtime.dispose());
   await runtime.manager.start(servers);
-  await waitForRunning(runtime.manager, servers.map((server) => server.name));
+  await waitForRunning(
+    runtime.manager,
+    servers.map((server) => server.name),
+  );
   const gateway = runtime.gateway();
   await gateway.start();
   return { runtime, gateway, logger };
@@ -51,26 +56,41 @@ describe('resources, prompts, completion and logging through the gateway', funct
         assert.ok(capabilities?.resources && capabilities.prompts && capabilities.completions, JSON.stringify(capabilities));
         assert.equal(capabilities.logging !== undefined, upstreamEra === 'legacy', 'logging only where the upstream offers it');
 
-        assert.deepEqual((await client.listResources()).resources.map((resource) => resource.uri), ['fixture://readme', 'fixture://logo.png', 'fixture://counter']);
-        assert.deepEqual((await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate), ['fixture://notes/{topic}']);
+        assert.deepEqual(
+          (await client.listResources()).resources.map((resource) => resource.uri),
+          ['fixture://readme', 'fixture://logo.png', 'fixture://counter'],
+        );
+        assert.deepEqual(
+          (await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate),
+          ['fixture://notes/{topic}'],
+        );
         const readme = await client.readResource({ uri: 'fixture://readme' });
         assert.match((readme.contents[0] as { text: string }).text, /^# Fixture/);
         const logo = await client.readResource({ uri: 'fixture://logo.png' });
         assert.equal((logo.contents[0] as { mimeType?: string }).mimeType, 'image/png');
         assert.match((logo.contents[0] as { blob: string }).blob, /^iVBORw0KGgo/);
-        assert.equal(((await client.readResource({ uri: 'fixture://notes/alpha' })).contents[0] as { text: string }).text, 'Notes on alpha');
+        assert.equal(
+          ((await client.readResource({ uri: 'fixture://notes/alpha' })).contents[0] as { text: string }).text,
+          'Notes on alpha',
+        );
         const missing = await client.readResource({ uri: 'fixture://nowhere' }).then(
           () => assert.fail('an unknown resource'),
           (error: unknown) => error as { code?: number; message: string },
         );
         assert.match(missing.message, /fixture:\/\/nowhere/);
 
-        assert.deepEqual((await client.listPrompts()).prompts.map((prompt) => prompt.name), ['greet', 'summarize']);
+        assert.deepEqual(
+          (await client.listPrompts()).prompts.map((prompt) => prompt.name),
+          ['greet', 'summarize'],
+        );
         const greeting = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
         assert.deepEqual(greeting.messages, [{ role: 'user', content: { type: 'text', text: 'Hello, Ada!' } }]);
         const names = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'G' } });
         assert.deepEqual(names.completion.values, ['Grace']);
-        const topics = await client.complete({ ref: { type: 'ref/resource', uri: 'fixture://notes/{topic}' }, argument: { name: 'topic', value: 'b' } });
+        const topics = await client.complete({
+          ref: { type: 'ref/resource', uri: 'fixture://notes/{topic}' },
+          argument: { name: 'topic', value: 'b' },
+        });
         assert.deepEqual(topics.completion.values, ['beta']);
 
         await listening;
@@ -97,13 +117,20 @@ describe('resources, prompts, completion and logging through the gateway', funct
       const updates: string[] = [];
       const elsewhere: string[] = [];
       client.setNotificationHandler('notifications/resources/updated', (notification) => void updates.push(notification.params.uri));
-      other.client.setNotificationHandler('notifications/resources/updated', (notification) => void elsewhere.push(notification.params.uri));
+      other.client.setNotificationHandler(
+        'notifications/resources/updated',
+        (notification) => void elsewhere.push(notification.params.uri),
+      );
       await client.subscribeResource({ uri: 'fixture://counter' });
       // 2026-07-28 upstream: the subscription is a new listen stream; bump until it is in place.
-      await eventually(async () => {
-        await client.callTool({ name: 'bump', arguments: {} });
-        return updates.length > 0 ? true : undefined;
-      }, 'resources/updated reached the subscriber', 10_000);
+      await eventually(
+        async () => {
+          await client.callTool({ name: 'bump', arguments: {} });
+          return updates.length > 0 ? true : undefined;
+        },
+        'resources/updated reached the subscriber',
+        10_000,
+      );
       assert.deepEqual([...new Set(updates)], ['fixture://counter']);
       assert.deepEqual(elsewhere, [], 'a session that did not subscribe hears nothing');
       await client.unsubscribeResource({ uri: 'fixture://counter' });
@@ -116,7 +143,7 @@ describe('resources, prompts, completion and logging through the gateway', funct
     });
   }
 
-  it('relays a 2025 server\'s log messages to the session, after logging/setLevel was forwarded', async () => {
+  it("relays a 2025 server's log messages to the session, after logging/setLevel was forwarded", async () => {
     const { gateway } = await run(cleanup, [upstream('legacy')]);
     const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
     await listening;
@@ -129,7 +156,11 @@ describe('resources, prompts, completion and logging through the gateway', funct
   });
 
   it('on the aggregated endpoint: namespaces prompts, routes URIs to the first server that lists them, and hides what an entry hides', async () => {
-    const { gateway } = await run(cleanup, [upstream('legacy', 'first'), upstream('modern', 'second'), upstream('legacy', 'hidden', { resources: false, prompts: false })]);
+    const { gateway } = await run(cleanup, [
+      upstream('legacy', 'first'),
+      upstream('modern', 'second'),
+      upstream('legacy', 'hidden', { resources: false, prompts: false }),
+    ]);
     const { client } = await connect(cleanup, gateway, gateway.aggregatedUrl, 'legacy');
     const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
     assert.deepEqual(prompts, ['first__greet', 'first__summarize', 'second__greet', 'second__summarize']);
@@ -149,10 +180,12 @@ describe('resources, prompts, completion and logging through the gateway', funct
     const direct = await connect(cleanup, gateway, gateway.endpointUrl('hidden'), 'legacy');
     assert.equal(direct.client.getServerCapabilities()?.resources, undefined, 'no resources capability where they are hidden');
     assert.equal(direct.client.getServerCapabilities()?.prompts, undefined);
-    const raw = await direct.client.request({ method: 'resources/read', params: { uri: 'fixture://readme' } } as never, undefined as never).then(
-      () => 'answered',
-      (error: unknown) => (error as Error).message,
-    );
+    const raw = await direct.client
+      .request({ method: 'resources/read', params: { uri: 'fixture://readme' } } as never, undefined as never)
+      .then(
+        () => 'answered',
+        (error: unknown) => (error as Error).message,
+      );
     assert.match(raw, /not found|Method not found|-32601/i);
   });
 
@@ -160,7 +193,10 @@ describe('resources, prompts, completion and logging through the gateway', funct
     const { gateway, logger } = await run(cleanup, [stdioDefinition(['--features', '--crash-after', '1'], { name: 'up' })]);
     const { client } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
     await client.callTool({ name: 'echo', arguments: { text: 'crash' } }).catch(() => undefined);
-    assert.deepEqual((await client.listResources()).resources.map((resource) => resource.uri), ['fixture://readme', 'fixture://logo.png', 'fixture://counter']);
+    assert.deepEqual(
+      (await client.listResources()).resources.map((resource) => resource.uri),
+      ['fixture://readme', 'fixture://logo.png', 'fixture://counter'],
+    );
     const readme = await client.readResource({ uri: 'fixture://readme' });
     assert.match((readme.contents[0] as { text: string }).text, /^# Fixture/);
     assert.ok(/connection lost/.test(logger.text()), 'the server did crash');

@@ -19,7 +19,11 @@ type Gateway = EverythingGateway;
 const start = everythingBehindGateway;
 
 /** One JSON-RPC request over HTTP as a 2026-07-28 client sends it; the response, from JSON or SSE. */
-async function post(gateway: Gateway, request: { id?: unknown; method: string; params?: Record<string, unknown> }, signal?: AbortSignal): Promise<{ result?: unknown; error?: unknown }> {
+async function post(
+  gateway: Gateway,
+  request: { id?: unknown; method: string; params?: Record<string, unknown> },
+  signal?: AbortSignal,
+): Promise<{ result?: unknown; error?: unknown }> {
   const name = request.method === 'tools/call' ? request.params?.name : request.params?.taskId;
   const response = await fetch(gateway.url, {
     method: 'POST',
@@ -36,7 +40,10 @@ async function post(gateway: Gateway, request: { id?: unknown; method: string; p
   });
   const text = await response.text();
   const messages = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-    ? text.split('\n').filter((line) => line.startsWith('data:')).map((line) => JSON.parse(line.slice(5)) as { id?: unknown; result?: unknown; error?: unknown })
+    ? text
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => JSON.parse(line.slice(5)) as { id?: unknown; result?: unknown; error?: unknown })
     : [JSON.parse(text) as { id?: unknown; result?: unknown; error?: unknown }];
   const answer = messages.find((message) => message.id === request.id && ('result' in message || 'error' in message));
   assert.ok(answer, `no response to ${request.method}: ${text.slice(0, 300)}`);
@@ -53,19 +60,34 @@ const envelope = (capabilities: Record<string, unknown>) => ({
 async function requester(cleanup: Cleanup, gateway: Gateway, onElicit?: (params: Record<string, unknown>) => Record<string, unknown>) {
   const [ext, esm] = await Promise.all([import('@modelcontextprotocol/ext-tasks/client'), import('@modelcontextprotocol/client')]);
   const capabilities = { elicitation: { form: {} }, extensions: { [TASKS]: {} } };
-  const client = new esm.Client({ name: 'ext-tasks v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: VERSION } }, capabilities });
-  await client.connect(new esm.StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+  const client = new esm.Client(
+    { name: 'ext-tasks v2', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: VERSION } }, capabilities },
+  );
+  await client.connect(
+    new esm.StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }),
+  );
   cleanup.add(() => client.close());
   // The package hands over the request without an id: the dispatcher numbers it.
   let nextId = 1;
   const rawDispatch = async (request: unknown, options?: { signal?: AbortSignal }) => {
-    const answer = await post(gateway, { ...(request as { method: string; params?: Record<string, unknown> }), id: `raw-${nextId++}` }, options?.signal);
-    return 'error' in answer ? { kind: 'error' as const, error: answer.error as never } : { kind: 'result' as const, result: answer.result as never };
+    const answer = await post(
+      gateway,
+      { ...(request as { method: string; params?: Record<string, unknown> }), id: `raw-${nextId++}` },
+      options?.signal,
+    );
+    return 'error' in answer
+      ? { kind: 'error' as const, error: answer.error as never }
+      : { kind: 'result' as const, result: answer.result as never };
   };
   const session = ext.createTaskSessionFromClient(client, {
     endpointId: 'gateway-v2',
     rawDispatch,
-    v2RequestFraming: { protocolVersion: VERSION, clientInfo: { name: 'ext-tasks v2', version: '1.0.0' }, clientCapabilities: capabilities },
+    v2RequestFraming: {
+      protocolVersion: VERSION,
+      clientInfo: { name: 'ext-tasks v2', version: '1.0.0' },
+      clientCapabilities: capabilities,
+    },
     ...(onElicit
       ? {
           onInputRequest: async (request: { kind: string; params?: Record<string, unknown> }) => {
@@ -78,7 +100,8 @@ async function requester(cleanup: Cleanup, gateway: Gateway, onElicit?: (params:
   cleanup.add(() => session.close());
   const tool = (await client.listTools()).tools.find((candidate) => candidate.name === TOOL);
   assert.ok(tool, 'the research tool is listed');
-  const call = (args: Record<string, unknown>) => session.callTool(TOOL, args as never, { declaration: ext.toolDeclarationFromMcpTool(tool as never) });
+  const call = (args: Record<string, unknown>) =>
+    session.callTool(TOOL, args as never, { declaration: ext.toolDeclarationFromMcpTool(tool as never) });
   return { ext, call };
 }
 
@@ -87,7 +110,7 @@ describe('tasks driven by a 2026-07-28 gateway client (the tasks extension)', fu
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
-  it('the SDK\'s tasks package gets a task of the gateway\'s for a long call: the upstream\'s statuses, then the result', async () => {
+  it("the SDK's tasks package gets a task of the gateway's for a long call: the upstream's statuses, then the result", async () => {
     const gateway = await start(cleanup);
     const { ext, call } = await requester(cleanup, gateway);
     const execution = await call({ topic: 'otters' });
@@ -101,10 +124,13 @@ describe('tasks driven by a 2026-07-28 gateway client (the tasks extension)', fu
     });
     assert.equal(outcome.status, 'completed');
     assert.match(textOf(ext.resultFromTaskOutcome(outcome) as CallToolResult), /^# Research Report: otters/);
-    assert.ok(statuses.some((status) => /Analyzing|Synthesizing|Generating/.test(status)), `the upstream's stages are the task's status: ${JSON.stringify(statuses)}`);
+    assert.ok(
+      statuses.some((status) => /Analyzing|Synthesizing|Generating/.test(status)),
+      `the upstream's stages are the task's status: ${JSON.stringify(statuses)}`,
+    );
   });
 
-  it('what a 2025 upstream asks during the call becomes the task\'s input request; the client\'s answer reaches the server', async () => {
+  it("what a 2025 upstream asks during the call becomes the task's input request; the client's answer reaches the server", async () => {
     const hostAsked: string[] = [];
     const gateway = await start(cleanup, { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
     const asked: string[] = [];
@@ -125,13 +151,26 @@ describe('tasks driven by a 2026-07-28 gateway client (the tasks extension)', fu
     const gateway = await start(cleanup);
     const connection = gateway.runtime.manager.connection('everything');
     assert.ok(connection);
-    const created = await post(gateway, { id: 1, method: 'tools/call', params: { name: TOOL, arguments: { topic: 'owls' }, _meta: envelope({ extensions: { [TASKS]: {} } }) } });
-    const { resultType, taskId, ttlMs, pollIntervalMs } = created.result as { resultType: string; taskId: string; ttlMs: number; pollIntervalMs: number };
+    const created = await post(gateway, {
+      id: 1,
+      method: 'tools/call',
+      params: { name: TOOL, arguments: { topic: 'owls' }, _meta: envelope({ extensions: { [TASKS]: {} } }) },
+    });
+    const { resultType, taskId, ttlMs, pollIntervalMs } = created.result as {
+      resultType: string;
+      taskId: string;
+      ttlMs: number;
+      pollIntervalMs: number;
+    };
     assert.equal(resultType, 'task');
     assert.equal(ttlMs, 10 * 60_000);
     assert.equal(pollIntervalMs, 500);
     await until(() => connection.tasks.size === 1, 10_000, 'the upstream task');
-    const ack = await post(gateway, { id: 2, method: 'tasks/cancel', params: { taskId, _meta: envelope({ extensions: { [TASKS]: {} } }) } });
+    const ack = await post(gateway, {
+      id: 2,
+      method: 'tasks/cancel',
+      params: { taskId, _meta: envelope({ extensions: { [TASKS]: {} } }) },
+    });
     const { _meta: _stamp, ...acknowledged } = ack.result as Record<string, unknown>;
     assert.deepEqual(acknowledged, { resultType: 'complete' }, 'an empty ack');
     await until(() => connection.tasks.size === 0, 10_000, 'the upstream task to be cancelled');
@@ -141,7 +180,11 @@ describe('tasks driven by a 2026-07-28 gateway client (the tasks extension)', fu
 
   it('a client that did not declare the extension waits for a plain result, and may not ask about tasks (-32021)', async () => {
     const gateway = await start(cleanup);
-    const plain = await post(gateway, { id: 1, method: 'tools/call', params: { name: TOOL, arguments: { topic: 'bees' }, _meta: envelope({}) } });
+    const plain = await post(gateway, {
+      id: 1,
+      method: 'tools/call',
+      params: { name: TOOL, arguments: { topic: 'bees' }, _meta: envelope({}) },
+    });
     assert.match(textOf(plain.result as CallToolResult), /^# Research Report: bees/);
     const refused = await post(gateway, { id: 2, method: 'tasks/get', params: { taskId: 'any', _meta: envelope({}) } });
     assert.equal((refused.error as { code: number }).code, -32021);
@@ -149,7 +192,11 @@ describe('tasks driven by a 2026-07-28 gateway client (the tasks extension)', fu
 
   it(`a call that ends within ${ESCALATE_MS} ms is answered as it is, even for a client that declared tasks`, async () => {
     const gateway = await start(cleanup);
-    const quick = await post(gateway, { id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'fast' }, _meta: envelope({ extensions: { [TASKS]: {} } }) } });
+    const quick = await post(gateway, {
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { message: 'fast' }, _meta: envelope({ extensions: { [TASKS]: {} } }) },
+    });
     assert.match(textOf(quick.result as CallToolResult), /fast/);
     assert.equal((quick.result as { resultType?: string }).resultType, 'complete');
   });
@@ -157,25 +204,35 @@ describe('tasks driven by a 2026-07-28 gateway client (the tasks extension)', fu
   it('a 2025 client of the same gateway still drives its own tasks (the revisions do not mix)', async () => {
     const gateway = await start(cleanup);
     const client = new Client({ name: 'v1', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {}, requests: {} } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }),
+    );
     cleanup.add(() => client.close());
     assert.equal(client.getServerCapabilities()?.extensions, undefined, 'no tasks extension on a 2025 session');
     assert.ok(client.getServerCapabilities()?.tasks, 'but 2025 tasks');
   });
 });
 
-describe('what a 2025 upstream asks during a 2026-07-28 client\'s call (no tasks): rounds of its own request', function () {
+describe("what a 2025 upstream asks during a 2026-07-28 client's call (no tasks): rounds of its own request", function () {
   this.timeout(60_000);
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
   const call = (gateway: Gateway, id: number, capabilities: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-    post(gateway, { id, method: 'tools/call', params: { name: TOOL, arguments: { topic: 'seals', ambiguous: true }, _meta: envelope(capabilities), ...extra } });
+    post(gateway, {
+      id,
+      method: 'tools/call',
+      params: { name: TOOL, arguments: { topic: 'seals', ambiguous: true }, _meta: envelope(capabilities), ...extra },
+    });
 
-  it('the upstream\'s elicitation is the client\'s round; its answer, sent with the state, reaches the server', async () => {
+  it("the upstream's elicitation is the client's round; its answer, sent with the state, reaches the server", async () => {
     const hostAsked: string[] = [];
     const gateway = await start(cleanup, { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
-    const first = (await call(gateway, 1, { elicitation: { form: {} } })).result as { resultType: string; inputRequests: Record<string, { method: string; params: { message: string } }>; requestState: string };
+    const first = (await call(gateway, 1, { elicitation: { form: {} } })).result as {
+      resultType: string;
+      inputRequests: Record<string, { method: string; params: { message: string } }>;
+      requestState: string;
+    };
     assert.equal(first.resultType, 'input_required');
     const [key, request] = Object.entries(first.inputRequests)[0] ?? [];
     assert.ok(key && request);
@@ -192,7 +249,9 @@ describe('what a 2025 upstream asks during a 2026-07-28 client\'s call (no tasks
 
   it('a client that declared no elicitation is answered by the host, in one request', async () => {
     const hostAsked: string[] = [];
-    const gateway = await start(cleanup, { elicit: async (server) => (hostAsked.push(server), { action: 'accept', content: { interpretation: 'current' } }) });
+    const gateway = await start(cleanup, {
+      elicit: async (server) => (hostAsked.push(server), { action: 'accept', content: { interpretation: 'current' } }),
+    });
     const only = await call(gateway, 1, {});
     assert.match(textOf(only.result as CallToolResult), /^# Research Report: seals \(current/);
     assert.deepEqual(hostAsked, ['everything']);

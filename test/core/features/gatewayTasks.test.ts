@@ -13,7 +13,15 @@ import { eventually, until } from '../support/poll';
 const TOOL = RESEARCH_TOOL;
 const RELATED = 'io.modelcontextprotocol/related-task';
 
-const TaskSchema = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), ttl: z.number().nullable(), pollInterval: z.number().optional(), createdAt: z.string(), lastUpdatedAt: z.string() });
+const TaskSchema = z.looseObject({
+  taskId: z.string(),
+  status: z.string(),
+  statusMessage: z.string().optional(),
+  ttl: z.number().nullable(),
+  pollInterval: z.number().optional(),
+  createdAt: z.string(),
+  lastUpdatedAt: z.string(),
+});
 const CreateSchema = z.looseObject({ task: TaskSchema });
 const AnyResult = z.looseObject({});
 
@@ -21,7 +29,10 @@ const start = everythingBehindGateway;
 
 /** A 2025 client of the gateway that declares tasks (and elicitation, as the editor does). */
 async function taskClient(cleanup: Cleanup, url: string, token: string): Promise<Client> {
-  const client = new Client({ name: 'task-aware', version: '1.0.0' }, { capabilities: { elicitation: { form: {} }, tasks: { list: {}, cancel: {}, requests: {} } } });
+  const client = new Client(
+    { name: 'task-aware', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} }, tasks: { list: {}, cancel: {}, requests: {} } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   cleanup.add(() => client.close());
   return client;
@@ -40,18 +51,30 @@ describe('tasks driven by a gateway client (2025-11-25)', function () {
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
-  it('the SDK\'s tasks package calls the task-required tool through the gateway: a task, its statuses, its result', async () => {
+  it("the SDK's tasks package calls the task-required tool through the gateway: a task, its statuses, its result", async () => {
     const { url, token } = await start(cleanup);
     const [ext, esm] = await Promise.all([import('@modelcontextprotocol/ext-tasks/client'), import('@modelcontextprotocol/client')]);
-    const client = new esm.Client({ name: 'ext-tasks requester', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {}, requests: {} } } });
-    await client.connect(new esm.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const client = new esm.Client(
+      { name: 'ext-tasks requester', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {}, requests: {} } } },
+    );
+    await client.connect(
+      new esm.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     cleanup.add(() => client.close());
     const tool = (await client.listTools()).tools.find((candidate) => candidate.name === TOOL);
     assert.deepEqual(tool?.execution, { taskSupport: 'required' }, 'a client that drives tasks is told');
     assert.deepEqual(client.getServerCapabilities()?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const session = ext.createTaskSessionFromClient(client, { endpointId: 'gateway' });
     cleanup.add(() => session.close());
-    const execution = await session.callTool(TOOL, { topic: 'otters' }, { declaration: ext.toolDeclarationFromMcpTool(tool as Parameters<typeof ext.toolDeclarationFromMcpTool>[0]), task: { preference: 'require' } });
+    const execution = await session.callTool(
+      TOOL,
+      { topic: 'otters' },
+      {
+        declaration: ext.toolDeclarationFromMcpTool(tool as Parameters<typeof ext.toolDeclarationFromMcpTool>[0]),
+        task: { preference: 'require' },
+      },
+    );
     assert.equal(execution.kind, 'task', 'the gateway created a task');
     const messages: string[] = [];
     const { outcome } = await execution.settle({
@@ -79,7 +102,10 @@ describe('tasks driven by a gateway client (2025-11-25)', function () {
     assert.equal(created.task.pollInterval, 500);
     assert.equal(created.content, undefined, 'a CreateTaskResult, not a tool result');
     const listed = await request(client, 'tasks/list', {}, z.looseObject({ tasks: z.array(TaskSchema) }));
-    assert.deepEqual(listed.tasks.map((task) => task.taskId), [taskId]);
+    assert.deepEqual(
+      listed.tasks.map((task) => task.taskId),
+      [taskId],
+    );
     await until(() => notified.length > 0, 10_000, 'a status notification');
     const result = await request(client, 'tasks/result', { taskId }, AnyResult);
     assert.match(textOf(result as CallToolResult), /^# Research Report: bees/);
@@ -151,7 +177,12 @@ describe('tasks driven by a gateway client (2025-11-25)', function () {
       asked.push(elicit.params._meta?.[RELATED]);
       return { action: 'accept', content: { interpretation: 'historical' } };
     });
-    const { task } = await request(client, 'tools/call', { name: TOOL, arguments: { topic: 'seals', ambiguous: true }, task: {} }, CreateSchema);
+    const { task } = await request(
+      client,
+      'tools/call',
+      { name: TOOL, arguments: { topic: 'seals', ambiguous: true }, task: {} },
+      CreateSchema,
+    );
     return { client, taskId: task.taskId, asked, hostAsked };
   }
 
@@ -182,6 +213,9 @@ describe('tasks driven by a gateway client (2025-11-25)', function () {
     const client = await taskClient(cleanup, url, token);
     const echo = (await client.callTool({ name: 'echo', arguments: { message: 'hi' } })) as CallToolResult;
     assert.match(textOf(echo), /hi/);
-    await assert.rejects(request(client, 'tools/call', { name: 'echo', arguments: { message: 'hi' }, task: {} }, CreateSchema), (error: unknown) => (error as { code?: number }).code === -32601);
+    await assert.rejects(
+      request(client, 'tools/call', { name: 'echo', arguments: { message: 'hi' }, task: {} }, CreateSchema),
+      (error: unknown) => (error as { code?: number }).code === -32601,
+    );
   });
 });

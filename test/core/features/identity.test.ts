@@ -19,7 +19,9 @@ describe('server identity through the gateway', function () {
     it(`a ${era} client sees the upstream's version, website and icon, under the configured name`, async () => {
       const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
       cleanup.add(() => runtime.dispose());
-      await runtime.manager.start([stdioDefinition(['--name', 'upstream-name', '--website', 'https://example.com/docs', '--icon', PIXEL], { name: 'mine' })]);
+      await runtime.manager.start([
+        stdioDefinition(['--name', 'upstream-name', '--website', 'https://example.com/docs', '--icon', PIXEL], { name: 'mine' }),
+      ]);
       await waitForRunning(runtime.manager, ['mine']);
       const gateway = runtime.gateway();
       await gateway.start();
@@ -44,6 +46,8 @@ describe('server identity through the gateway', function () {
     assert.equal(kept.title, undefined);
     assert.equal(kept.websiteUrl, undefined);
     assert.equal(kept.icons?.length, 8);
-    assert.ok(kept.icons?.every((icon) => icon.src.startsWith('https://cdn.example/') && icon.theme === 'dark' && icon.sizes?.length === 1));
+    assert.ok(
+      kept.icons?.every((icon) => icon.src.startsWith('https://cdn.example/') && icon.theme === 'dark' && icon.sizes?.length === 1),
+    );
   });
 });

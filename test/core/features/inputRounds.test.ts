@@ -5,7 +5,13 @@
 // fixture over stdio in both eras (Switchboard's connection speaks 2026-07-28 to it).
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type ClientCapabilities, type InputRequiredResult } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+} from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import type { HostAnswers } from '../../../src/core/connection/serverRequests';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
@@ -27,8 +33,15 @@ async function start(cleanup: Cleanup, hostAnswers: HostAnswers = {}): Promise<S
 async function modernClient(cleanup: Cleanup, runtime: SwitchboardRuntime, capabilities: ClientCapabilities): Promise<Client> {
   const gateway = runtime.gateway();
   // Manual rounds: the test plays the client that answers them.
-  const client = new Client({ name: 'rounds', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('up')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+  const client = new Client(
+    { name: 'rounds', version: '1.0.0' },
+    { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('up')), {
+      requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+    }),
+  );
   cleanup.add(() => client.close());
   return client;
 }
@@ -38,7 +51,11 @@ function call(client: Client, name: string, extra: Record<string, unknown> = {})
 }
 
 function round(result: CallToolResult | InputRequiredResult): InputRequiredResult {
-  assert.equal((result as InputRequiredResult).resultType, 'input_required', `expected a round, got ${JSON.stringify(result).slice(0, 300)}`);
+  assert.equal(
+    (result as InputRequiredResult).resultType,
+    'input_required',
+    `expected a round, got ${JSON.stringify(result).slice(0, 300)}`,
+  );
   return result as InputRequiredResult;
 }
 
@@ -62,7 +79,10 @@ describe('input_required rounds for 2026-07-28 clients of the gateway', function
     const first = round(await call(client, 'test_input_required_result_request_state'));
     assert.deepEqual(Object.keys(first.inputRequests ?? {}), ['confirm']);
     assert.equal(typeof first.requestState, 'string');
-    const done = (await call(client, 'test_input_required_result_request_state', { inputResponses: { confirm: { action: 'accept', content: { ok: true } } }, requestState: first.requestState })) as CallToolResult;
+    const done = (await call(client, 'test_input_required_result_request_state', {
+      inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+      requestState: first.requestState,
+    })) as CallToolResult;
     assert.match(textOf(done), /^state-ok: confirmed=true/);
     assert.deepEqual(hostAsked, []);
   });
@@ -75,7 +95,9 @@ describe('input_required rounds for 2026-07-28 clients of the gateway', function
     const elsewhere = await refusal(call(client, 'test_input_required_result_tampered_state', answer));
     assert.equal(elsewhere.code, -32602);
     assert.match(elsewhere.message, /another request/);
-    const tampered = await refusal(call(client, 'test_input_required_result_request_state', { ...answer, requestState: `${String(first.requestState)}x` }));
+    const tampered = await refusal(
+      call(client, 'test_input_required_result_request_state', { ...answer, requestState: `${String(first.requestState)}x` }),
+    );
     assert.equal(tampered.code, -32602);
     // Neither refusal spent the state: its own request still finishes, once.
     assert.match(textOf((await call(client, 'test_input_required_result_request_state', answer)) as CallToolResult), /^state-ok/);

@@ -27,7 +27,10 @@ describe('server instructions through the gateway', function () {
     const runtime = createRuntime({ logger: new MemoryLogger(), storage, settings: {} });
     cleanup.add(() => runtime.dispose());
     await runtime.manager.start(servers);
-    await waitForRunning(runtime.manager, servers.map((server) => server.name));
+    await waitForRunning(
+      runtime.manager,
+      servers.map((server) => server.name),
+    );
     const gateway = runtime.gateway();
     await gateway.start();
     return { runtime, gateway };
@@ -40,7 +43,10 @@ describe('server instructions through the gateway', function () {
       assert.equal(await on(gateway.endpointUrl('old')), 'Call echo before add.');
       assert.equal(await on(gateway.endpointUrl('new')), 'Prefer small pages.');
       assert.equal(await on(gateway.endpointUrl('quiet')), undefined);
-      assert.equal(await on(gateway.aggregatedUrl), '## old (tools named old__…)\n\nCall echo before add.\n\n## new (tools named new__…)\n\nPrefer small pages.');
+      assert.equal(
+        await on(gateway.aggregatedUrl),
+        '## old (tools named old__…)\n\nCall echo before add.\n\n## new (tools named new__…)\n\nPrefer small pages.',
+      );
     });
   }
 

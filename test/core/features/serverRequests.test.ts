@@ -16,11 +16,18 @@ type Era = 'legacy' | 'modern';
 const MODERN_SERVER = path.join(FIXTURES, 'modern-server.mjs');
 
 function upstream(era: Era): ServerDefinition {
-  return era === 'legacy' ? stdioDefinition(['--features', '--asking-prompt'], { name: 'up' }) : stdioDefinition([], { name: 'up', args: [MODERN_SERVER] });
+  return era === 'legacy'
+    ? stdioDefinition(['--features', '--asking-prompt'], { name: 'up' })
+    : stdioDefinition([], { name: 'up', args: [MODERN_SERVER] });
 }
 
 async function run(cleanup: Cleanup, era: Era, hostAnswers?: HostAnswers): Promise<SwitchboardRuntime> {
-  const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {}, ...(hostAnswers ? { hostAnswers } : {}) });
+  const runtime = createRuntime({
+    logger: new MemoryLogger(),
+    storage: new MemoryToolCacheStorage(),
+    settings: {},
+    ...(hostAnswers ? { hostAnswers } : {}),
+  });
   cleanup.add(() => runtime.dispose());
   await runtime.manager.start([upstream(era)]);
   await waitForRunning(runtime.manager, ['up']);
@@ -28,10 +35,22 @@ async function run(cleanup: Cleanup, era: Era, hostAnswers?: HostAnswers): Promi
   return runtime;
 }
 
-async function gatewayClient(cleanup: Cleanup, runtime: SwitchboardRuntime, capabilities: ClientCapabilities, era: Era = 'legacy'): Promise<Client> {
+async function gatewayClient(
+  cleanup: Cleanup,
+  runtime: SwitchboardRuntime,
+  capabilities: ClientCapabilities,
+  era: Era = 'legacy',
+): Promise<Client> {
   const gateway = runtime.gateway();
-  const client = new Client({ name: 'asker', version: '1.0.0' }, { capabilities, ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}) });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('up')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+  const client = new Client(
+    { name: 'asker', version: '1.0.0' },
+    { capabilities, ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}) },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('up')), {
+      requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+    }),
+  );
   cleanup.add(() => client.close());
   return client;
 }
@@ -74,11 +93,16 @@ describe('what servers ask of their client', function () {
         return { role: 'assistant', content: { type: 'text', text: 'a sampled answer' }, model: 'client-model' };
       });
       client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///client', name: 'client' }] }));
-      const sampled = answerOf(await client.callTool({ name: 'ask_model', arguments: { prompt: 'Say hi' } })) as { model: string; content: { text: string } };
+      const sampled = answerOf(await client.callTool({ name: 'ask_model', arguments: { prompt: 'Say hi' } })) as {
+        model: string;
+        content: { text: string };
+      };
       assert.equal(sampled.model, 'client-model');
       assert.equal(sampled.content.text, 'a sampled answer');
       assert.deepEqual(prompts, [[{ role: 'user', content: { type: 'text', text: 'Say hi' } }]]);
-      assert.deepEqual(answerOf(await client.callTool({ name: 'list_roots', arguments: {} })), { roots: [{ uri: 'file:///client', name: 'client' }] });
+      assert.deepEqual(answerOf(await client.callTool({ name: 'list_roots', arguments: {} })), {
+        roots: [{ uri: 'file:///client', name: 'client' }],
+      });
     });
 
     it(`${era} server: the host answers for a client that did not declare the capability, naming the server`, async () => {
@@ -88,9 +112,14 @@ describe('what servers ask of their client', function () {
         listRoots: async () => ({ roots: [{ uri: 'file:///host', name: 'host' }] }),
       });
       const client = await gatewayClient(cleanup, runtime, {});
-      assert.deepEqual(answerOf(await client.callTool({ name: 'ask_user', arguments: {} })), { action: 'accept', content: { name: 'Host' } });
+      assert.deepEqual(answerOf(await client.callTool({ name: 'ask_user', arguments: {} })), {
+        action: 'accept',
+        content: { name: 'Host' },
+      });
       assert.deepEqual(asked, ['up: Tell the fixture about yourself']);
-      assert.deepEqual(answerOf(await client.callTool({ name: 'list_roots', arguments: {} })), { roots: [{ uri: 'file:///host', name: 'host' }] });
+      assert.deepEqual(answerOf(await client.callTool({ name: 'list_roots', arguments: {} })), {
+        roots: [{ uri: 'file:///host', name: 'host' }],
+      });
     });
 
     it(`${era} server: on the CLI, elicitation and sampling are declined with the reason, and the folder is the root`, async () => {
@@ -106,22 +135,36 @@ describe('what servers ask of their client', function () {
       assert.match(await failure('ask_user'), /declined the elicitation request of server "up": `mcp-switchboard serve` has nobody to ask/);
       assert.match(await failure('ask_model'), /declined the sampling request of server "up": `mcp-switchboard serve` has no model to ask/);
       const roots = answerOf(await client.callTool({ name: 'list_roots', arguments: {} })) as { roots: { uri: string }[] };
-      assert.deepEqual(roots.roots.map((root) => root.uri), [`file://${folder}`]);
+      assert.deepEqual(
+        roots.roots.map((root) => root.uri),
+        [`file://${folder}`],
+      );
     });
   }
 
   it('does not guess: with two calls in flight to a 2025 stdio server, its request goes to the host', async () => {
     const hostAsked: string[] = [];
-    const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (hostAsked.push(server), { action: 'accept', content: { name: 'Host' } }) });
+    const runtime = await run(cleanup, 'legacy', {
+      elicit: async (server) => (hostAsked.push(server), { action: 'accept', content: { name: 'Host' } }),
+    });
     const asker = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
     const other = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
     const clientsAsked: string[] = [];
-    for (const [name, client] of [['asker', asker], ['other', other]] as const) {
+    for (const [name, client] of [
+      ['asker', asker],
+      ['other', other],
+    ] as const) {
       client.setRequestHandler('elicitation/create', async () => (clientsAsked.push(name), { action: 'accept', content: { name } }));
     }
     const slow = other.callTool({ name: 'slow', arguments: { ms: 1500 } });
     // The slow call is in flight once the fixture counts it.
-    await eventually(async () => ((JSON.parse(textOf((await asker.callTool({ name: 'stats', arguments: {} })) as CallToolResult)) as { calls: number }).calls >= 1 ? true : undefined), 'the slow call started');
+    await eventually(
+      async () =>
+        (JSON.parse(textOf((await asker.callTool({ name: 'stats', arguments: {} })) as CallToolResult)) as { calls: number }).calls >= 1
+          ? true
+          : undefined,
+      'the slow call started',
+    );
     assert.deepEqual(answerOf(await asker.callTool({ name: 'ask_user', arguments: {} })), { action: 'accept', content: { name: 'Host' } });
     assert.deepEqual({ hostAsked, clientsAsked }, { hostAsked: ['up'], clientsAsked: [] });
     await slow;
@@ -143,19 +186,25 @@ describe('what servers ask of their client', function () {
     const hostAsked: string[] = [];
     const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
     const client = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
-    client.setRequestHandler('elicitation/create', async (request) => ({ action: 'accept', content: { name: request.params.message.includes('name') ? 'Ada' : '?' } }));
+    client.setRequestHandler('elicitation/create', async (request) => ({
+      action: 'accept',
+      content: { name: request.params.message.includes('name') ? 'Ada' : '?' },
+    }));
     const prompt = await client.getPrompt({ name: 'personal_greeting' });
     assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'Hello, Ada, nice to meet you!' } }]);
     assert.deepEqual(hostAsked, []);
   });
 
-  it('a 2026-07-28 client of the gateway gets a 2025 upstream\'s request as a round of its own request (callBridge.ts)', async () => {
+  it("a 2026-07-28 client of the gateway gets a 2025 upstream's request as a round of its own request (callBridge.ts)", async () => {
     const hostAsked: string[] = [];
     const runtime = await run(cleanup, 'legacy', { elicit: async (server) => (hostAsked.push(server), { action: 'decline' }) });
     const client = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } }, 'modern');
     // The SDK client answers the round with its handler and retries on its own.
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
-    assert.deepEqual(answerOf(await client.callTool({ name: 'ask_user', arguments: {} })), { action: 'accept', content: { name: 'Grace' } });
+    assert.deepEqual(answerOf(await client.callTool({ name: 'ask_user', arguments: {} })), {
+      action: 'accept',
+      content: { name: 'Grace' },
+    });
     assert.deepEqual(hostAsked, [], 'the client answered, not the host');
   });
 

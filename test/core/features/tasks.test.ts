@@ -26,11 +26,21 @@ describe('tasks: a task-required tool answers a plain call', function () {
     const progress: Progress[] = [];
     const seen: string[] = [];
     connection.tasks.onDidChange(() => seen.push(...connection.tasks.list().map((task) => `${task.status}: ${task.message ?? ''}`)));
-    const result = await runtime.catalog.callExposedTool('everything', TOOL, { topic: 'otters' }, { onProgress: (update) => progress.push(update) });
+    const result = await runtime.catalog.callExposedTool(
+      'everything',
+      TOOL,
+      { topic: 'otters' },
+      { onProgress: (update) => progress.push(update) },
+    );
     assert.match(textOf(result), /^# Research Report: otters/);
     assert.deepEqual(
       progress.map((update) => [update.progress, update.message]),
-      [[1, 'Gathering sources...'], [2, 'Analyzing content...'], [3, 'Synthesizing findings...'], [4, 'Generating report...']],
+      [
+        [1, 'Gathering sources...'],
+        [2, 'Analyzing content...'],
+        [3, 'Synthesizing findings...'],
+        [4, 'Generating report...'],
+      ],
       'each status once, in order',
     );
     assert.ok(seen.includes('working: Analyzing content...'), `the task was listed while it ran: ${JSON.stringify(seen)}`);
@@ -54,7 +64,13 @@ describe('tasks: a task-required tool answers a plain call', function () {
     const session = connection.session;
     assert.ok(session);
     const schema = z.object({ status: z.string() }).passthrough();
-    const upstream = await session.requestRaw<{ status: string }>('tasks/get', { taskId: task.id }, schema, { timeoutMs: 5_000, maxTotalMs: 0 }, { retried: false });
+    const upstream = await session.requestRaw<{ status: string }>(
+      'tasks/get',
+      { taskId: task.id },
+      schema,
+      { timeoutMs: 5_000, maxTotalMs: 0 },
+      { retried: false },
+    );
     assert.equal(upstream.status, 'cancelled', 'the server was told');
   });
 
@@ -63,13 +79,20 @@ describe('tasks: a task-required tool answers a plain call', function () {
     const gateway = runtime.gateway();
     await gateway.start();
     const client = new Client({ name: 'plain', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('everything')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('everything')), {
+        requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+      }),
+    );
     cleanup.add(() => client.close());
     const listed = (await client.listTools()).tools.find((tool) => tool.name === TOOL);
     assert.ok(listed, 'the tool is served');
     assert.equal(listed.execution, undefined, 'without taskSupport: the gateway runs the task');
     const messages: string[] = [];
-    const result = (await client.callTool({ name: TOOL, arguments: { topic: 'bees' } }, { onprogress: (update) => messages.push(update.message ?? '') })) as CallToolResult;
+    const result = (await client.callTool(
+      { name: TOOL, arguments: { topic: 'bees' } },
+      { onprogress: (update) => messages.push(update.message ?? '') },
+    )) as CallToolResult;
     assert.match(textOf(result), /^# Research Report: bees/);
     assert.ok(messages.includes('Synthesizing findings...'), JSON.stringify(messages));
   });
@@ -110,9 +133,17 @@ describe('tasks: what a task asks while it waits (input_required)', function () 
       },
     });
     const statuses: string[] = [];
-    const result = await runtime.catalog.callExposedTool('everything', TOOL, { topic: 'seals', ambiguous: true }, { onProgress: (update) => statuses.push(update.message ?? '') });
+    const result = await runtime.catalog.callExposedTool(
+      'everything',
+      TOOL,
+      { topic: 'seals', ambiguous: true },
+      { onProgress: (update) => statuses.push(update.message ?? '') },
+    );
     assert.deepEqual(asked, ['everything: The research query "seals" could have mu']);
     assert.match(textOf(result), /^# Research Report: seals \(Marine biology\)/);
-    assert.ok(statuses.some((status) => status.startsWith('Continuing with interpretation')), JSON.stringify(statuses));
+    assert.ok(
+      statuses.some((status) => status.startsWith('Continuing with interpretation')),
+      JSON.stringify(statuses),
+    );
   });
 });

@@ -38,7 +38,12 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
     const progress: Progress[] = [];
     const listed: string[] = [];
     connection.tasks.onDidChange(() => listed.push(...connection.tasks.list().map((task) => task.status)));
-    const result = await runtime.catalog.callExposedTool('reports', 'long_report', { topic: 'otters' }, { onProgress: (update) => progress.push(update) });
+    const result = await runtime.catalog.callExposedTool(
+      'reports',
+      'long_report',
+      { topic: 'otters' },
+      { onProgress: (update) => progress.push(update) },
+    );
     assert.equal(textOf(result), 'Report on otters (not asked)');
     assert.deepEqual(
       progress.map((update) => update.message),
@@ -84,12 +89,16 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
     assert.equal(runtime.manager.connection('reports')?.tasks.size, 0);
   });
 
-  it('through the gateway, a 2025 client gets the task\'s result for a plain call', async () => {
+  it("through the gateway, a 2025 client gets the task's result for a plain call", async () => {
     const runtime = await start(cleanup);
     const gateway = runtime.gateway();
     await gateway.start();
     const client = new Client({ name: 'plain', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('reports')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.endpointUrl('reports')), {
+        requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+      }),
+    );
     cleanup.add(() => client.close());
     const result = (await client.callTool({ name: 'long_report', arguments: { topic: 'bees' } })) as CallToolResult;
     assert.equal(textOf(result), 'Report on bees (not asked)');

@@ -32,7 +32,11 @@ function greeting(host: Host, seen: { signal?: AbortSignal }) {
   return async (options: CallerOptions): Promise<string> => {
     seen.signal = options.signal;
     const relay = host.current;
-    const answer = (await relay?.elicit?.({ mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })) as { content?: { name?: string } } | undefined;
+    const answer = (await relay?.elicit?.({
+      mode: 'form',
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    })) as { content?: { name?: string } } | undefined;
     return `Hello ${answer?.content?.name ?? 'nobody'}`;
   };
 }
@@ -50,7 +54,18 @@ describe('parked calls of 2026-07-28 clients (gateway/callBridge)', () => {
     const round = asRound(await bridge.run('up', declared('elicitation'), never, greeting(host, seen)));
     const [key, request] = Object.entries(round.inputRequests ?? {})[0] ?? [];
     assert.equal((request as { method?: string }).method, 'elicitation/create');
-    const done = await bridge.run('up', { rounds: { clientAnswers: new Set(['elicitation']), inputResponses: { [key ?? '']: { action: 'accept', content: { name: 'Ada' } } }, requestState: round.requestState ?? '' } }, never, greeting(host, {}));
+    const done = await bridge.run(
+      'up',
+      {
+        rounds: {
+          clientAnswers: new Set(['elicitation']),
+          inputResponses: { [key ?? '']: { action: 'accept', content: { name: 'Ada' } } },
+          requestState: round.requestState ?? '',
+        },
+      },
+      never,
+      greeting(host, {}),
+    );
     assert.equal(done, 'Hello Ada');
   });
 
@@ -59,10 +74,28 @@ describe('parked calls of 2026-07-28 clients (gateway/callBridge)', () => {
     const bridge = new CallBridge(host, new FakeClock());
     const round = asRound(await bridge.run('up', declared('elicitation'), never, greeting(host, {})));
     const state = round.requestState ?? '';
-    const again = asRound(await bridge.run('up', { rounds: { clientAnswers: new Set(['elicitation']), inputResponses: {}, requestState: state } }, never, greeting(host, {})));
+    const again = asRound(
+      await bridge.run(
+        'up',
+        { rounds: { clientAnswers: new Set(['elicitation']), inputResponses: {}, requestState: state } },
+        never,
+        greeting(host, {}),
+      ),
+    );
     assert.deepEqual(Object.keys(again.inputRequests ?? {}), Object.keys(round.inputRequests ?? {}), 'the same ask, under its key');
     const [key] = Object.keys(again.inputRequests ?? {});
-    await bridge.run('up', { rounds: { clientAnswers: new Set(['elicitation']), inputResponses: { [key ?? '']: { action: 'decline' } }, requestState: again.requestState ?? '' } }, never, greeting(host, {}));
+    await bridge.run(
+      'up',
+      {
+        rounds: {
+          clientAnswers: new Set(['elicitation']),
+          inputResponses: { [key ?? '']: { action: 'decline' } },
+          requestState: again.requestState ?? '',
+        },
+      },
+      never,
+      greeting(host, {}),
+    );
     await assert.rejects(
       bridge.run('up', { rounds: { clientAnswers: new Set(['elicitation']), requestState: state } }, never, greeting(host, {})),
       (error: unknown) => error instanceof ProtocolError && error.code === -32602,
@@ -115,21 +148,33 @@ describe('parked calls of 2026-07-28 clients (gateway/callBridge)', () => {
       hog.push(seen);
       asRound(await bridge.run('up', declared('elicitation'), never, greeting(host, seen), 'hog@1'));
     }
-    assert.equal(polite.signal?.aborted, false, 'the other client\'s call still waits');
+    assert.equal(polite.signal?.aborted, false, "the other client's call still waits");
     assert.equal(hog.filter((seen) => !seen.signal?.aborted).length, MAX_PARKED_PER_CLIENT, 'the hog keeps its share, its newest');
     assert.equal(hog.at(-1)?.signal?.aborted, false);
     const [key] = Object.keys(round.inputRequests ?? {});
-    const done = await bridge.run('up', { rounds: { clientAnswers: new Set(['elicitation']), inputResponses: { [key ?? '']: { action: 'accept', content: { name: 'Ada' } } }, requestState: round.requestState ?? '' } }, never, greeting(host, {}), 'polite@1');
+    const done = await bridge.run(
+      'up',
+      {
+        rounds: {
+          clientAnswers: new Set(['elicitation']),
+          inputResponses: { [key ?? '']: { action: 'accept', content: { name: 'Ada' } } },
+          requestState: round.requestState ?? '',
+        },
+      },
+      never,
+      greeting(host, {}),
+      'polite@1',
+    );
     assert.equal(done, 'Hello Ada');
   });
 
-  it('the request\'s own cancellation ends the call only while that request waits for it', async () => {
+  it("the request's own cancellation ends the call only while that request waits for it", async () => {
     const host = new Host();
     const bridge = new CallBridge(host, new FakeClock());
     const request = new AbortController();
     const seen: { signal?: AbortSignal } = {};
     asRound(await bridge.run('up', declared('elicitation'), request.signal, greeting(host, seen)));
     request.abort();
-    assert.equal(seen.signal?.aborted, false, 'the first request is answered: its end is not the call\'s');
+    assert.equal(seen.signal?.aborted, false, "the first request is answered: its end is not the call's");
   });
 });

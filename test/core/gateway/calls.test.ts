@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
-import { Cleanup, connectClient, connectDirect, contentServer, eventually, startGateway, stats, textOf, toolsServer, type Setup } from './helpers';
+import {
+  Cleanup,
+  connectClient,
+  connectDirect,
+  contentServer,
+  eventually,
+  startGateway,
+  stats,
+  textOf,
+  toolsServer,
+  type Setup,
+} from './helpers';
 
 const CONTENT_CALLS: { name: string; args: Record<string, unknown>; type: string }[] = [
   { name: 'text', args: { message: 'hi', repeat: 2 }, type: 'text' },
@@ -92,7 +103,7 @@ describe('gateway: tool calls', function () {
     assert.deepEqual(setup.source.calls, [], 'the gate refused before anything reached the server');
 
     setup.source.filter('alpha', 'add', undefined);
-    assert.equal(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }) as CallToolResult), '3');
+    assert.equal(textOf((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as CallToolResult), '3');
   });
 
   it('refuses a call to a server that lost its endpoint (blocked), even through a session opened before', async () => {
@@ -101,7 +112,10 @@ describe('gateway: tool calls', function () {
     await setup.manager.setBlocked('alpha', { reason: 'untrusted', detail: 'workspace not trusted' });
     assert.ok(setup.source.snapshot().servers.find((server) => server.name === 'alpha')?.tools.length, 'the source still lists its tools');
 
-    for (const [client, name] of [[perServer, 'echo'], [aggregated, 'alpha__echo']] as const) {
+    for (const [client, name] of [
+      [perServer, 'echo'],
+      [aggregated, 'alpha__echo'],
+    ] as const) {
       const error = await rejection(client.callTool({ name, arguments: { text: 'x' } }));
       assert.equal(error.code, ProtocolErrorCode.InvalidParams);
       assert.match(error.message, new RegExp(`Tool "${name}" is unavailable: server "alpha" is blocked`));
@@ -126,9 +140,12 @@ describe('gateway: tool calls', function () {
   it('forwards progress notifications to the client under its own token', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('alpha'), setup.gateway.token);
     const progress: Progress[] = [];
-    const result = await client.callTool({ name: 'slow', arguments: { ms: 600, progressEveryMs: 100, progressSteps: 5 } }, {
-      onprogress: (update) => progress.push(update),
-    });
+    const result = await client.callTool(
+      { name: 'slow', arguments: { ms: 600, progressEveryMs: 100, progressSteps: 5 } },
+      {
+        onprogress: (update) => progress.push(update),
+      },
+    );
     assert.equal(textOf(result as CallToolResult), 'slept 600');
     assert.ok(progress.length >= 3, `expected several progress updates, got ${JSON.stringify(progress)}`);
     assert.deepEqual(
@@ -151,16 +168,22 @@ describe('gateway: tool calls', function () {
   it('cancels through the aggregated endpoint too', async () => {
     const { client } = await connectClient(cleanup, setup.gateway.aggregatedUrl, setup.gateway.token);
     await cancelSlowCall(client, 'alpha__slow');
-    await eventually(async () => ((await stats(setup.source, 'alpha')).cancellations === 1 ? true : undefined), 'the upstream cancellation');
+    await eventually(
+      async () => ((await stats(setup.source, 'alpha')).cancellations === 1 ? true : undefined),
+      'the upstream cancellation',
+    );
   });
 });
 
 /** Starts a long `slow` call, cancels it once the upstream reports progress, and checks the rejection. */
 async function cancelSlowCall(client: Client, name: string): Promise<void> {
   const controller = new AbortController();
-  const call = client.callTool({ name, arguments: { ms: 20_000, progressEveryMs: 50 } }, {
-    signal: controller.signal,
-    onprogress: () => controller.abort('test cancels'),
-  });
+  const call = client.callTool(
+    { name, arguments: { ms: 20_000, progressEveryMs: 50 } },
+    {
+      signal: controller.signal,
+      onprogress: () => controller.abort('test cancels'),
+    },
+  );
   await assert.rejects(call, (error: unknown) => String(error).includes('test cancels'));
 }

@@ -10,17 +10,30 @@ const CLIENT = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}
 
 /** A request of a 2026-07-28 client carrying `state` (already verified, as the SDK hands it over). */
 function request(state?: unknown): ServerContext {
-  return { mcpReq: { envelope: { ...CLIENT }, inputResponses: state === undefined ? undefined : { confirm: { action: 'accept' } }, requestState: () => state } } as unknown as ServerContext;
+  return {
+    mcpReq: {
+      envelope: { ...CLIENT },
+      inputResponses: state === undefined ? undefined : { confirm: { action: 'accept' } },
+      requestState: () => state,
+    },
+  } as unknown as ServerContext;
 }
 
 function setup() {
   const clock = { now: 1_000_000 };
-  const rounds = new GatewayRounds(() => new Set(), () => clock.now);
+  const rounds = new GatewayRounds(
+    () => new Set(),
+    () => clock.now,
+  );
   /** A round for `target`, as the client receives it, decoded as the SDK's verify would. */
   const mint = async (target = 'pay'): Promise<unknown> => {
     const open = rounds.open(request(), 'ep', 'tools/call', target);
     assert.ok(open);
-    const reply = (await open.reply({ resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: {} } }, requestState: 'upstream-state' })) as { requestState: string };
+    const reply = (await open.reply({
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create', params: {} } },
+      requestState: 'upstream-state',
+    })) as { requestState: string };
     return rounds.verify(reply.requestState, request());
   };
   const retry = (state: unknown, target = 'pay') => rounds.open(request(state), 'ep', 'tools/call', target);

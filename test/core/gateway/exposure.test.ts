@@ -48,6 +48,9 @@ describe('gateway: endpoints and exposure', () => {
     assert.deepEqual(mapToolName(SNAPSHOT, serverEndpoint('jobs'), 'long_job'), { server: 'jobs', name: 'long_job' });
     // Whether `gone` exists, or the tool may be called, is the catalog's decision.
     assert.deepEqual(mapToolName(SNAPSHOT, serverEndpoint('gone'), 'long_job'), { server: 'gone', name: 'long_job' });
-    assert.throws(() => mapToolName(SNAPSHOT, AGGREGATED, 'nope__x'), /Unknown tool "nope__x": no server offers a tool with this qualified name/);
+    assert.throws(
+      () => mapToolName(SNAPSHOT, AGGREGATED, 'nope__x'),
+      /Unknown tool "nope__x": no server offers a tool with this qualified name/,
+    );
   });
 });

@@ -61,25 +61,23 @@ export class FixtureToolSource implements ToolSource, Disposable {
   }
 
   snapshot(): CatalogSnapshot {
-    const servers = this.manager.servers().map(
-      (view): CatalogServer => ({
-        name: view.name,
-        state: view.state.kind,
-        fromCache: false,
-        tools: view.tools.map((tool): CatalogTool => {
-          const rule = this.rules.get(`${view.name}\u0000${tool.name}`);
-          return {
-            server: view.name,
-            name: tool.name,
-            qualifiedName: qualify(view.name, tool.name),
-            tool,
-            readOnly: tool.annotations?.readOnlyHint === true,
-            exposed: rule === undefined,
-            ...(rule ? { filteredBy: rule } : {}),
-          };
-        }),
+    const servers = this.manager.servers().map((view): CatalogServer => ({
+      name: view.name,
+      state: view.state.kind,
+      fromCache: false,
+      tools: view.tools.map((tool): CatalogTool => {
+        const rule = this.rules.get(`${view.name}\u0000${tool.name}`);
+        return {
+          server: view.name,
+          name: tool.name,
+          qualifiedName: qualify(view.name, tool.name),
+          tool,
+          readOnly: tool.annotations?.readOnlyHint === true,
+          exposed: rule === undefined,
+          ...(rule ? { filteredBy: rule } : {}),
+        };
       }),
-    );
+    }));
     const eligible = servers.reduce((sum, server) => sum + server.tools.filter((tool) => tool.exposed).length, 0);
     return { servers, warnings: [], eligible, maxExposed: 128 };
   }
@@ -91,7 +89,8 @@ export class FixtureToolSource implements ToolSource, Disposable {
     if (!isServed(entry.state)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);
     const found = entry.tools.find((candidate) => candidate.name === tool);
     if (!found) throw new CatalogError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`);
-    if (found.filteredBy) throw new CatalogError(found.filteredBy.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED', 'filtered', found.filteredBy);
+    if (found.filteredBy)
+      throw new CatalogError(found.filteredBy.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED', 'filtered', found.filteredBy);
     this.calls.push({ server, tool, args });
     return this.manager.forwardToolCall(server, tool, args, options);
   }

@@ -21,7 +21,10 @@ describe('gateway: tool listing', function () {
     const direct = await connectDirect(cleanup, contentServer('content'));
     const upstream = (await direct.listTools()).tools;
     for (const field of ['title', 'outputSchema', 'annotations', '_meta'] as const) {
-      assert.ok(upstream.some((tool) => tool[field] !== undefined), `the fixture lists a tool with ${field}`);
+      assert.ok(
+        upstream.some((tool) => tool[field] !== undefined),
+        `the fixture lists a tool with ${field}`,
+      );
     }
 
     const { client } = await connectClient(cleanup, setup.gateway.endpointUrl('content'), setup.gateway.token);
@@ -49,7 +52,9 @@ describe('gateway: tool listing', function () {
     const expected = setup.source
       .snapshot()
       .servers.filter((server) => server.state !== 'disabled')
-      .flatMap((server) => server.tools.filter((tool) => tool.exposed).map((tool) => ({ ...withoutExecution(tool.tool), name: tool.qualifiedName })));
+      .flatMap((server) =>
+        server.tools.filter((tool) => tool.exposed).map((tool) => ({ ...withoutExecution(tool.tool), name: tool.qualifiedName })),
+      );
     assert.deepEqual(listed, expected);
     const names = listed.map((tool) => tool.name);
     assert.ok(names.includes('alpha__echo') && names.includes('content__structured'));
@@ -58,8 +63,17 @@ describe('gateway: tool listing', function () {
 
   it('gives a disabled server no endpoint, and unknown paths a 404 only after authentication', async () => {
     const port = setup.gateway.port;
-    const auth = { Authorization: `Bearer ${setup.gateway.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const auth = {
+      Authorization: `Bearer ${setup.gateway.token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    };
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     assert.equal((await rawRequest(port, { path: '/mcp/off', headers: auth, body })).status, 404);
     assert.equal((await rawRequest(port, { path: '/mcp/nope', headers: auth, body })).status, 404);
     assert.equal((await rawRequest(port, { path: '/elsewhere', headers: auth, body })).status, 404);

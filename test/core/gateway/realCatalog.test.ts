@@ -38,6 +38,10 @@ describe('gateway over the real catalog', function () {
     assert.match(denied.message, /Tool "add" of server "alpha" is not exposed: denied by the tools\.deny pattern "ad\*" of server "alpha"/);
     const off = await refused('echo');
     assert.match(off.message, /Tool "echo" of server "alpha" is not exposed: disabled in mcpSwitchboard\.tools\.disabled/);
-    assert.equal(textOf((await client.callTool({ name: 'count', arguments: {} })) as CallToolResult), '2', 'the refused calls never reached the server');
+    assert.equal(
+      textOf((await client.callTool({ name: 'count', arguments: {} })) as CallToolResult),
+      '2',
+      'the refused calls never reached the server',
+    );
   });
 });

@@ -5,7 +5,10 @@ import { BoundedEventStore, EventBudget } from '../../../src/core/gateway/eventS
 import { Cleanup, startGateway, toolsServer } from './helpers';
 
 /** Reads SSE frames from a response until `stop` says so; returns them parsed. */
-async function readFrames(response: Response, stop: (frames: Array<{ id?: string; data?: unknown }>) => boolean): Promise<Array<{ id?: string; data?: unknown }>> {
+async function readFrames(
+  response: Response,
+  stop: (frames: Array<{ id?: string; data?: unknown }>) => boolean,
+): Promise<Array<{ id?: string; data?: unknown }>> {
   const reader = response.body?.getReader();
   assert.ok(reader);
   const decoder = new TextDecoder();
@@ -37,16 +40,40 @@ describe('gateway: resumable 2025 streams', function () {
   it('a client that lost the stream of a call resumes with Last-Event-ID and gets the result', async () => {
     const { gateway } = await startGateway(cleanup, [toolsServer('alpha', ['--slow-ms', '800'])]);
     const url = gateway.endpointUrl('alpha');
-    const headers = { Authorization: `Bearer ${gateway.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const init = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+    const headers = {
+      Authorization: `Bearer ${gateway.token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    };
+    const init = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
     const session = init.headers.get('mcp-session-id') ?? '';
     await init.text();
     const sessionHeaders = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await (await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+    await (
+      await fetch(url, {
+        method: 'POST',
+        headers: sessionHeaders,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      })
+    ).text();
 
     // The call's stream: its priming event has an id; then the client loses the stream.
     const lost = new AbortController();
-    const call = await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } }), signal: lost.signal });
+    const call = await fetch(url, {
+      method: 'POST',
+      headers: sessionHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } }),
+      signal: lost.signal,
+    });
     const before = await readFrames(call, (frames) => frames.some((frame) => frame.id !== undefined));
     lost.abort();
     const primed = before.find((frame) => frame.id !== undefined)?.id;
@@ -63,32 +90,46 @@ describe('gateway: resumable 2025 streams', function () {
     }
     assert.equal(resumed.status, 200);
     const after = await readFrames(resumed, (frames) => frames.some((frame) => (frame.data as { id?: number } | undefined)?.id === 2));
-    const result = after.find((frame) => (frame.data as { id?: number } | undefined)?.id === 2)?.data as { result?: { content?: Array<{ text?: string }> } };
+    const result = after.find((frame) => (frame.data as { id?: number } | undefined)?.id === 2)?.data as {
+      result?: { content?: Array<{ text?: string }> };
+    };
     assert.ok(result?.result, JSON.stringify(after));
   });
 
   it('keeps a bounded number of events per session, and says so for one that is gone', async () => {
     const store = new BoundedEventStore(3, 1_000_000);
     const ids: string[] = [];
-    for (let index = 0; index < 5; index++) ids.push(await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: index } }));
+    for (let index = 0; index < 5; index++)
+      ids.push(
+        await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: index } }),
+      );
     assert.equal(store.size, 3);
     await assert.rejects(store.replayEventsAfter(ids[0] ?? '', { send: async () => undefined }), /no longer kept/);
     const replayed: string[] = [];
     assert.equal(await store.replayEventsAfter(ids[2] ?? '', { send: async (id) => void replayed.push(id) }), 's');
     assert.deepEqual(replayed, ids.slice(3));
     const small = new BoundedEventStore(100, 200);
-    for (let index = 0; index < 10; index++) await small.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(50) } });
+    for (let index = 0; index < 10; index++)
+      await small.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(50) } });
     assert.ok(small.size < 10, `bounded by bytes: ${small.size}`);
   });
 
-  it('one budget across every session: the gateway\'s oldest events go first, whichever session holds them', async () => {
+  it("one budget across every session: the gateway's oldest events go first, whichever session holds them", async () => {
     const budget = new EventBudget(10_000);
-    const message = (index: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: `${index}`.padEnd(900, '.') } });
+    const message = (index: number) => ({
+      jsonrpc: '2.0' as const,
+      method: 'notifications/message',
+      params: { level: 'info', data: `${index}`.padEnd(900, '.') },
+    });
     const stores = Array.from({ length: 4 }, () => new BoundedEventStore(512, 1_000_000, budget));
     const ids: string[][] = stores.map(() => []);
-    for (let round = 0; round < 10; round++) for (const [index, store] of stores.entries()) ids[index]?.push(await store.storeEvent('s', message(round)));
+    for (let round = 0; round < 10; round++)
+      for (const [index, store] of stores.entries()) ids[index]?.push(await store.storeEvent('s', message(round)));
     assert.ok(budget.bytes <= 10_000, `${budget.bytes} bytes kept across sessions`);
-    assert.ok(stores.every((store) => store.size >= 2), `every session keeps its newest: ${stores.map((store) => store.size).join(', ')}`);
+    assert.ok(
+      stores.every((store) => store.size >= 2),
+      `every session keeps its newest: ${stores.map((store) => store.size).join(', ')}`,
+    );
     // The first events of every session went; the last of each can still be resumed from.
     for (const [index, store] of stores.entries()) {
       await assert.rejects(store.replayEventsAfter(ids[index]?.[0] ?? '', { send: async () => undefined }), /no longer kept/);
@@ -102,9 +143,21 @@ describe('gateway: resumable 2025 streams', function () {
   it('an event larger than a session may keep is not kept whole: a resume across it is refused, one past it works', async () => {
     const budget = new EventBudget(1_000_000);
     const store = new BoundedEventStore(100, 1_000, budget);
-    const before = await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
-    const huge = await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(5_000) } });
-    const after = await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 3 } });
+    const before = await store.storeEvent('s', {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 1, progress: 1 },
+    });
+    const huge = await store.storeEvent('s', {
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'x'.repeat(5_000) },
+    });
+    const after = await store.storeEvent('s', {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 1, progress: 3 },
+    });
     assert.ok(budget.bytes < 1_000, `the large event is not held: ${budget.bytes} bytes`);
     await assert.rejects(store.replayEventsAfter(before, { send: async () => undefined }), /no longer kept|larger than/);
     const replayed: string[] = [];

@@ -189,7 +189,11 @@ describe('gateway: security', function () {
   it('refuses to be constructed for any other host or an invalid port', () => {
     for (const host of ['0.0.0.0', '::', 'localhost', '::1', '192.168.1.10', '']) {
       // The type allows only 127.0.0.1; the cast stands in for a caller that gets around it.
-      assert.throws(() => new McpGateway({ source: setup.source, host: host as typeof LOOPBACK_HOST }), /only listens on 127\.0\.0\.1/, host);
+      assert.throws(
+        () => new McpGateway({ source: setup.source, host: host as typeof LOOPBACK_HOST }),
+        /only listens on 127\.0\.0\.1/,
+        host,
+      );
     }
     for (const bad of [-1, 65_536, 1.5, Number.NaN]) {
       assert.throws(() => new McpGateway({ source: setup.source, port: bad }), /Invalid gateway port/, String(bad));
@@ -214,7 +218,11 @@ describe('gateway: security', function () {
 
     it('requires a session for GET and DELETE, and initialize for a new one', async () => {
       for (const method of ['GET', 'DELETE']) {
-        assert.equal((await rawRequest(port, { method, path: '/mcp/alpha', headers: { ...auth, Accept: 'text/event-stream' } })).status, 400, method);
+        assert.equal(
+          (await rawRequest(port, { method, path: '/mcp/alpha', headers: { ...auth, Accept: 'text/event-stream' } })).status,
+          400,
+          method,
+        );
       }
       assert.equal((await rawRequest(port, { method: 'PUT', path: '/mcp/alpha', headers: auth })).status, 405);
       const before = setup.gateway.sessionCount;

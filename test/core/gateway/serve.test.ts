@@ -36,9 +36,25 @@ describe('gateway: serve', function () {
 
   it('parses [--folder DIR] [--port N]', () => {
     assert.deepEqual(parseServeArgs([], '/work'), { folder: '/work', port: 0, wait: true, trustWorkspace: false });
-    assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), { folder: path.resolve('/work', 'sub'), port: 8123, wait: false, trustWorkspace: false });
-    assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), { folder: '/abs', port: 0, wait: true, trustWorkspace: true });
-    assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), { folder: '/work', port: 0, wait: true, trustWorkspace: false, tokenFile: path.resolve('/work', 'keys/token') });
+    assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), {
+      folder: path.resolve('/work', 'sub'),
+      port: 8123,
+      wait: false,
+      trustWorkspace: false,
+    });
+    assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), {
+      folder: '/abs',
+      port: 0,
+      wait: true,
+      trustWorkspace: true,
+    });
+    assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), {
+      folder: '/work',
+      port: 0,
+      wait: true,
+      trustWorkspace: false,
+      tokenFile: path.resolve('/work', 'keys/token'),
+    });
     assert.throws(() => parseServeArgs(['--token-file'], '/work'), /--token-file needs a value/);
     assert.throws(() => parseServeArgs(['--port', '70000'], '/work'), /--port must be an integer/);
     assert.throws(() => parseServeArgs(['--port', '-1'], '/work'), /--port must be an integer/);
@@ -46,7 +62,7 @@ describe('gateway: serve', function () {
     assert.throws(() => parseServeArgs(['--verbose'], '/work'), /unknown argument "--verbose"\nusage: mcp-switchboard serve/);
   });
 
-  it('serves the folder\'s servers, prints one JSON line, and stops everything when aborted', async () => {
+  it("serves the folder's servers, prints one JSON line, and stops everything when aborted", async () => {
     const folder = workspace(cleanup, {
       'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } },
     });
@@ -131,22 +147,42 @@ describe('gateway: serve', function () {
     const folder = workspace(cleanup, {});
     const stderr = new PassThrough();
     const err = collect(stderr);
-    const code = await runServe({ folder, trustWorkspace: true, port, stdout: new PassThrough(), stderr, signal: new AbortController().signal });
+    const code = await runServe({
+      folder,
+      trustWorkspace: true,
+      port,
+      stdout: new PassThrough(),
+      stderr,
+      signal: new AbortController().signal,
+    });
     assert.equal(code, 1);
     assert.match(err(), /serve failed: .*EADDRINUSE/);
   });
 
   it('reads the catalog settings from the folder', async () => {
-    const folder = workspace(cleanup, `{
+    const folder = workspace(
+      cleanup,
+      `{
       // JSONC, as VS Code writes it
       "mcpSwitchboard.tools.deny": ["*/delete_*", 3],
       "mcpSwitchboard.tools.disabled": ["alpha/add"],
       "mcpSwitchboard.tools.maxExposed": 40,
       "mcpSwitchboard.tools.cacheTtlDays": 0.5,
-    }`);
+    }`,
+    );
     const day = 24 * 60 * 60 * 1000;
-    assert.deepEqual(await readCatalogSettings(folder), { globalDeny: ['*/delete_*'], disabled: ['alpha/add'], maxExposed: 40, cacheTtlMs: day / 2 });
+    assert.deepEqual(await readCatalogSettings(folder), {
+      globalDeny: ['*/delete_*'],
+      disabled: ['alpha/add'],
+      maxExposed: 40,
+      cacheTtlMs: day / 2,
+    });
     // The editor's defaults (package.json) where nothing is set.
-    assert.deepEqual(await readCatalogSettings(path.join(folder, 'missing')), { globalDeny: [], disabled: [], maxExposed: 128, cacheTtlMs: 7 * day });
+    assert.deepEqual(await readCatalogSettings(path.join(folder, 'missing')), {
+      globalDeny: [],
+      disabled: [],
+      maxExposed: 128,
+      cacheTtlMs: 7 * day,
+    });
   });
 });

@@ -10,7 +10,12 @@ import { MODERN_RULES } from '../../../src/core/gateway/modernTasks';
 type Channel = string;
 
 /** A task's work that the test ends when it likes. */
-function controlled(): { run: (work: TaskWork<Channel>) => Promise<CallToolResult>; work: () => TaskWork<Channel>; resolve: (result: CallToolResult) => void; reject: (error: unknown) => void } {
+function controlled(): {
+  run: (work: TaskWork<Channel>) => Promise<CallToolResult>;
+  work: () => TaskWork<Channel>;
+  resolve: (result: CallToolResult) => void;
+  reject: (error: unknown) => void;
+} {
   let work: TaskWork<Channel> | undefined;
   let resolve: (result: CallToolResult) => void = () => undefined;
   let reject: (error: unknown) => void = () => undefined;
@@ -63,7 +68,7 @@ describe('gateway tasks of one session', () => {
     assert.deepEqual(seen, ['working:Halfway', 'completed:Halfway']);
   });
 
-  it('a tool error is a failed task whose message is the tool\'s; a thrown JSON-RPC error is what tasks/result gives', async () => {
+  it("a tool error is a failed task whose message is the tool's; a thrown JSON-RPC error is what tasks/result gives", async () => {
     const tasks = new SessionTasks<Channel>(new FakeClock());
     const failing = controlled();
     const one = tasks.start(undefined, failing.run);
@@ -83,7 +88,7 @@ describe('gateway tasks of one session', () => {
     assert.equal((await tasks.get(two.taskId, 'g', never)).status, 'failed');
   });
 
-  it('what a task asks waits for the client\'s next request about it, reads input_required, and goes out on that request', async () => {
+  it("what a task asks waits for the client's next request about it, reads input_required, and goes out on that request", async () => {
     const tasks = new SessionTasks<Channel>(new FakeClock());
     const work = controlled();
     const task = tasks.start(undefined, work.run);
@@ -98,7 +103,11 @@ describe('gateway tasks of one session', () => {
     const carrying = tasks.get(task.taskId, 'early', never);
     await Promise.resolve();
     assert.deepEqual(sentOn, ['early']);
-    assert.equal((await tasks.get(task.taskId, 'second', never)).status, 'input_required', 'a request while the ask is out answers at once');
+    assert.equal(
+      (await tasks.get(task.taskId, 'second', never)).status,
+      'input_required',
+      'a request while the ask is out answers at once',
+    );
     answer('yes');
     assert.equal(await asked, 'yes');
     assert.equal((await carrying).status, 'working', 'back to working once answered');
@@ -172,7 +181,10 @@ describe('gateway tasks of one session', () => {
     const tasks = new SessionTasks<Channel>(new FakeClock());
     const running = Array.from({ length: MAX_RUNNING }, () => controlled());
     const started = running.map((work) => tasks.start(undefined, work.run));
-    assert.throws(() => tasks.start(undefined, controlled().run), (error: unknown) => error instanceof ProtocolError && /running 16 tasks/.test(error.message));
+    assert.throws(
+      () => tasks.start(undefined, controlled().run),
+      (error: unknown) => error instanceof ProtocolError && /running 16 tasks/.test(error.message),
+    );
     running[0]?.resolve(text('one'));
     await new Promise((resolve) => setImmediate(resolve));
     tasks.start(undefined, controlled().run);
@@ -204,17 +216,20 @@ describe('gateway tasks of one session', () => {
     assert.throws(() => tasks.start(undefined, controlled().run), ProtocolError);
   });
 
-  describe('one store for many clients (the gateway\'s, for 2026-07-28 clients): each client has its share', () => {
+  describe("one store for many clients (the gateway's, for 2026-07-28 clients): each client has its share", () => {
     const share = MODERN_RULES.perOwner ?? { maxRunning: 0, maxKept: 0 };
 
     it(`one client runs at most ${share.maxRunning} tasks; another still gets one`, async () => {
       const tasks = new SessionTasks<Channel>(new FakeClock(), MODERN_RULES);
       for (let index = 0; index < share.maxRunning; index++) tasks.start(undefined, controlled().run, 'hog@1');
-      assert.throws(() => tasks.start(undefined, controlled().run, 'hog@1'), /This client is running 16 tasks, the most the gateway runs at once for one client/);
+      assert.throws(
+        () => tasks.start(undefined, controlled().run, 'hog@1'),
+        /This client is running 16 tasks, the most the gateway runs at once for one client/,
+      );
       assert.equal(tasks.start(undefined, controlled().run, 'polite@1').status, 'working');
     });
 
-    it('a client keeping too many finished tasks loses its own oldest results, never another client\'s', async () => {
+    it("a client keeping too many finished tasks loses its own oldest results, never another client's", async () => {
       const tasks = new SessionTasks<Channel>(new FakeClock(), MODERN_RULES);
       const polite = controlled();
       const kept = tasks.start(undefined, polite.run, 'polite@1');
@@ -227,10 +242,20 @@ describe('gateway tasks of one session', () => {
         work.resolve(text(`hog ${index}`));
         await new Promise((resolve) => setImmediate(resolve));
       }
-      assert.equal(tasks.detail(kept.taskId).task.status, 'completed', 'the polite client\'s result is still there');
+      assert.equal(tasks.detail(kept.taskId).task.status, 'completed', "the polite client's result is still there");
       assert.throws(() => tasks.detail(hogIds[0] ?? ''), invalidParams);
       assert.equal(tasks.detail(hogIds.at(-1) ?? '').task.status, 'completed');
-      assert.equal(hogIds.filter((id) => { try { tasks.detail(id); return true; } catch { return false; } }).length, share.maxKept);
+      assert.equal(
+        hogIds.filter((id) => {
+          try {
+            tasks.detail(id);
+            return true;
+          } catch {
+            return false;
+          }
+        }).length,
+        share.maxKept,
+      );
     });
   });
 });

@@ -24,8 +24,16 @@ interface Setup {
 function setup(cleanup: Cleanup, extraSettings: Record<string, unknown> = {}): Setup {
   const home = tempDir(cleanup);
   const config = path.join(home, '.config');
-  const ws = tempWorkspace(cleanup, JSON.stringify({ 'mcpSwitchboard.servers': { repo: fixture('--marker', path.join(home, 'repo-ran.json')) }, ...extraSettings }));
-  return { folder: ws.dir, marker: path.join(home, 'repo-ran.json'), env: { HOME: home, XDG_CONFIG_HOME: config, XDG_CACHE_HOME: path.join(home, '.cache') }, consentFile: path.join(config, 'mcp-switchboard', 'consent.json') };
+  const ws = tempWorkspace(
+    cleanup,
+    JSON.stringify({ 'mcpSwitchboard.servers': { repo: fixture('--marker', path.join(home, 'repo-ran.json')) }, ...extraSettings }),
+  );
+  return {
+    folder: ws.dir,
+    marker: path.join(home, 'repo-ran.json'),
+    env: { HOME: home, XDG_CONFIG_HOME: config, XDG_CACHE_HOME: path.join(home, '.cache') },
+    consentFile: path.join(config, 'mcp-switchboard', 'consent.json'),
+  };
 }
 
 async function definitionOf(folder: string, name: string, env: Record<string, string>): Promise<StdioServerDefinition> {
@@ -37,9 +45,17 @@ async function definitionOf(folder: string, name: string, env: Record<string, st
 }
 
 /** The CLI on a real pseudo-terminal, answering `answer` to each question. */
-function onTerminal(args: readonly string[], env: Record<string, string>, answers: string): Promise<{ code: number | null; output: string }> {
+function onTerminal(
+  args: readonly string[],
+  env: Record<string, string>,
+  answers: string,
+): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   let sent = false;
   child.stdout.on('data', (chunk: Buffer) => {
@@ -58,26 +74,32 @@ describe('workspace-defined servers from the CLI', function () {
   this.timeout(90_000);
   const cleanup = cliSuite();
 
-  it('without a terminal: not started, blocked with how to allow it, definedBy workspace in the JSON; the user\'s own run', async () => {
+  it("without a terminal: not started, blocked with how to allow it, definedBy workspace in the JSON; the user's own run", async () => {
     const s = setup(cleanup, { 'mcpSwitchboard.sources': ['settings', 'cursor'] });
     // The user's own ~/.cursor/mcp.json: not the repository's.
     fs.mkdirSync(path.join(s.env.HOME ?? '', '.cursor'), { recursive: true });
     fs.writeFileSync(path.join(s.env.HOME ?? '', '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { mine: fixture() } }));
     // The folder's own .cursor/mcp.json: the repository's, like its settings.
     fs.mkdirSync(path.join(s.folder, '.cursor'));
-    fs.writeFileSync(path.join(s.folder, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { planted: { command: '/bin/sh', args: ['-c', `touch ${s.marker}.sh`] } } }));
+    fs.writeFileSync(
+      path.join(s.folder, '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { planted: { command: '/bin/sh', args: ['-c', `touch ${s.marker}.sh`] } } }),
+    );
     const run = await runCli(['doctor', '--folder', s.folder, '--json'], { env: s.env, trustWorkspace: false });
     assert.equal(run.code, 1, run.stderr);
     const report = JSON.parse(run.stdout) as { servers: { name: string; state: string; definedBy: string; error?: string }[] };
     const byName = Object.fromEntries(report.servers.map((server) => [server.name, server]));
     assert.equal(byName.repo?.state, 'blocked');
     assert.equal(byName.repo?.definedBy, 'workspace');
-    assert.match(byName.repo?.error ?? '', /not allowed yet: run `mcp-switchboard doctor` on a terminal to be asked, or pass --trust-workspace/);
+    assert.match(
+      byName.repo?.error ?? '',
+      /not allowed yet: run `mcp-switchboard doctor` on a terminal to be asked, or pass --trust-workspace/,
+    );
     assert.equal(byName.planted?.state, 'blocked');
     assert.equal(byName.planted?.definedBy, 'workspace');
     assert.equal(byName.mine?.state, 'running', JSON.stringify(byName.mine));
     assert.equal(byName.mine?.definedBy, 'user');
-    assert.equal(fs.existsSync(s.marker), false, 'the repository\'s server ran');
+    assert.equal(fs.existsSync(s.marker), false, "the repository's server ran");
     assert.equal(fs.existsSync(`${s.marker}.sh`), false, 'the planted command ran');
     assert.equal(fs.existsSync(s.consentFile), false, 'nothing was answered, so nothing is remembered');
   });
@@ -105,7 +127,10 @@ describe('workspace-defined servers from the CLI', function () {
     assert.equal(again.code, 0, again.stdout + again.stderr);
     // A changed command line is another question.
     const settings = path.join(s.folder, '.vscode', 'settings.json');
-    fs.writeFileSync(settings, JSON.stringify({ 'mcpSwitchboard.servers': { repo: fixture('--marker', s.marker, '--startup-delay', '10') } }));
+    fs.writeFileSync(
+      settings,
+      JSON.stringify({ 'mcpSwitchboard.servers': { repo: fixture('--marker', s.marker, '--startup-delay', '10') } }),
+    );
     const changed = await runCli(['doctor', '--folder', s.folder], { env: s.env, trustWorkspace: false });
     assert.equal(changed.code, 1, changed.stdout);
     assert.match(tableRow(changed.stdout, 'repo')?.join(' ') ?? '', /blocked/);
@@ -117,9 +142,14 @@ describe('workspace-defined servers from the CLI', function () {
     assert.equal(asked.code, 1, asked.output);
     assert.equal(fs.existsSync(s.marker), false);
     const later = await runCli(['doctor', '--folder', s.folder, '--json'], { env: s.env, trustWorkspace: false });
-    const repo = (JSON.parse(later.stdout) as { servers: { name: string; state: string; error?: string }[] }).servers.find((server) => server.name === 'repo');
+    const repo = (JSON.parse(later.stdout) as { servers: { name: string; state: string; error?: string }[] }).servers.find(
+      (server) => server.name === 'repo',
+    );
     assert.equal(repo?.state, 'blocked');
-    assert.match(repo?.error ?? '', /denied by you; to allow it, run `mcp-switchboard doctor` with --trust-workspace, or Allow… in the editor/);
+    assert.match(
+      repo?.error ?? '',
+      /denied by you; to allow it, run `mcp-switchboard doctor` with --trust-workspace, or Allow… in the editor/,
+    );
   });
 
   it('an answer the editor recorded (the shared consent file) is honoured by serve without a terminal', async () => {
@@ -128,16 +158,26 @@ describe('workspace-defined servers from the CLI', function () {
     // What the editor's ConsentStore writes when the user clicks Allow (src/editor/consent.ts).
     new ConsentFile(s.consentFile).record(definition, 'granted');
     assert.match(fs.readFileSync(s.consentFile, 'utf8'), new RegExp(consentHash(definition)));
-    const child = spawn(process.execPath, [CLI, 'serve', '--folder', s.folder], { cwd: REPO_ROOT, env: { ...process.env, ...s.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--folder', s.folder], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...s.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     cleanup.add(() => void child.kill('SIGKILL'));
-    const ready = await new Promise<{ servers: Record<string, string> }>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()) as { servers: Record<string, string> })));
+    const ready = await new Promise<{ servers: Record<string, string> }>((resolve) =>
+      child.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()) as { servers: Record<string, string> })),
+    );
     assert.ok(ready.servers.repo, JSON.stringify(ready));
     assert.ok(fs.existsSync(s.marker), 'serve ran the server the editor allowed');
   });
 
   it('serve without a terminal or an answer does not start the server, and says why', async () => {
     const s = setup(cleanup);
-    const child = spawn(process.execPath, [CLI, 'serve', '--folder', s.folder], { cwd: REPO_ROOT, env: { ...process.env, ...s.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--folder', s.folder], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...s.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     cleanup.add(() => void child.kill('SIGKILL'));
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -10,7 +10,7 @@ describe('CLI with a hostile server', function () {
   this.timeout(60_000);
   const cleanup = cliSuite();
 
-  it('serve keeps serving the good server and the hostile one\'s other tools', async () => {
+  it("serve keeps serving the good server and the hostile one's other tools", async () => {
     const ws = tempWorkspace(cleanup, { hostile: fixture('--deep-tool', '5000', '--invalid-tool'), good: fixture() });
     const serve = await startServe(cleanup, ['--folder', ws.dir, '--wait'], { XDG_CACHE_HOME: tempCacheHome(cleanup) });
     const client = await bareClient(cleanup, serve.ready.url, serve.ready.token);
@@ -36,7 +36,11 @@ describe('CLI with a hostile server', function () {
     const ws = tempWorkspace(cleanup, { [hostile]: { command: 'definitely-not-a-command-\u001b[2J' } });
     const run = await runCli(['doctor', '--folder', ws.dir], { env: { XDG_CACHE_HOME: tempCacheHome(cleanup) } });
     const all = run.stdout + run.stderr;
-    for (const raw of ['\u001b', '\u0007', '\u202e', '\u0000']) assert.ok(!all.includes(raw), `U+${raw.charCodeAt(0).toString(16).padStart(4, '0')} reached the terminal: ${JSON.stringify(all.slice(0, 400))}`);
+    for (const raw of ['\u001b', '\u0007', '\u202e', '\u0000'])
+      assert.ok(
+        !all.includes(raw),
+        `U+${raw.charCodeAt(0).toString(16).padStart(4, '0')} reached the terminal: ${JSON.stringify(all.slice(0, 400))}`,
+      );
     assert.match(run.stdout, /evil\\x1b\]0;pwned\\x07\\u202eX\\x00/);
   });
 });

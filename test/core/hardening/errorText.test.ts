@@ -14,7 +14,10 @@ describe('error text through the gateway', function () {
   it('wraps an upstream JSON-RPC error once, keeping its code', async () => {
     const { gateway } = await startGateway(cleanup, [toolsServer('alpha')]);
     const { client } = await connectClient(cleanup, gateway.aggregatedUrl, gateway.token);
-    const error = await client.callTool({ name: 'alpha__rpc_error', arguments: {} }).then(() => undefined, (caught: unknown) => caught);
+    const error = await client.callTool({ name: 'alpha__rpc_error', arguments: {} }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     assert.ok(error instanceof ProtocolError);
     assert.equal(error.code, -32603);
     assert.equal(error.message, 'tools/call `rpc_error` failed: fixture rpc error');
@@ -25,11 +28,17 @@ describe('error text through the gateway', function () {
     const { client } = await connectClient(cleanup, gateway.endpointUrl('alpha'), gateway.token);
     const error = await client
       .request({ method: 'tools/call', params: { name: 'echo', arguments: 'not an object' } } as never, CallToolResultSchema)
-      .then(() => undefined, (caught: unknown) => caught);
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
     assert.ok(error instanceof ProtocolError, String(error));
     assert.equal(error.code, -32602);
     assert.equal(error.message, 'Invalid params for tools/call: arguments: expected an object, got a string');
-    const unknown = await client.callTool({ name: 'nope', arguments: {} }).then(() => undefined, (caught: unknown) => caught);
+    const unknown = await client.callTool({ name: 'nope', arguments: {} }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     assert.ok(unknown instanceof ProtocolError);
     assert.doesNotMatch(unknown.message, /MCP error/);
     assert.match(unknown.message, /nope/);

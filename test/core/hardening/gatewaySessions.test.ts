@@ -34,7 +34,12 @@ async function openSession(gateway: McpGateway): Promise<string> {
 async function listWith(gateway: McpGateway, session: string): Promise<number> {
   const response = await rawRequest(gateway.port, {
     path: '/mcp',
-    headers: initializeHeaders({ Host: `127.0.0.1:${gateway.port}`, Authorization: `Bearer ${gateway.token}`, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-11-25' }),
+    headers: initializeHeaders({
+      Host: `127.0.0.1:${gateway.port}`,
+      Authorization: `Bearer ${gateway.token}`,
+      'Mcp-Session-Id': session,
+      'Mcp-Protocol-Version': '2025-11-25',
+    }),
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
   });
   return response.status;

@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { Emitter, setListenerErrorSink } from '../../../src/core/base/events';
 import { isConnectionError } from '../../../src/core/connection';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../../../src/core/base/jsonShape';
-import { assertState, Cleanup, connect, httpDefinition, MemoryLogger, startHttpFixture, stdioDefinition, textOf } from '../connection/helpers';
+import {
+  assertState,
+  Cleanup,
+  connect,
+  httpDefinition,
+  MemoryLogger,
+  startHttpFixture,
+  stdioDefinition,
+  textOf,
+} from '../connection/helpers';
 
 describe('hostile servers: quarantined tools and bounded results', function () {
   this.timeout(30_000);
@@ -24,10 +33,16 @@ describe('hostile servers: quarantined tools and bounded results', function () {
       const deep = quarantined.find((tool) => tool.name === 'deep');
       assert.match(deep?.problem ?? '', /tool `deep` is nested more than 64 levels deep/);
       assert.doesNotMatch(deep?.problem ?? '', /call stack/);
-      assert.match(quarantined.find((tool) => tool.name === 'invalid')?.problem ?? '', /tool `invalid` is not valid MCP: inputSchema\.type/);
+      assert.match(
+        quarantined.find((tool) => tool.name === 'invalid')?.problem ?? '',
+        /tool `invalid` is not valid MCP: inputSchema\.type/,
+      );
       assert.match(logger.text(), /\[warn\].*tool quarantined: .*`deep`/);
       assert.equal(textOf(await connection.sendToolCall('echo', { text: 'still here' })), 'still here');
-      await assert.rejects(connection.sendToolCall('deep', {}), (error) => isConnectionError(error, 'UNKNOWN_TOOL') && /quarantined: .*64 levels/.test(error.message));
+      await assert.rejects(
+        connection.sendToolCall('deep', {}),
+        (error) => isConnectionError(error, 'UNKNOWN_TOOL') && /quarantined: .*64 levels/.test(error.message),
+      );
     });
   }
 
@@ -36,7 +51,10 @@ describe('hostile servers: quarantined tools and bounded results', function () {
     const { connection } = connect(cleanup, httpDefinition(server.url('/mcp')));
     const state = await connection.start();
     assertState(state, 'running');
-    assert.deepEqual(state.quarantinedTools?.map((tool) => tool.name), ['deep']);
+    assert.deepEqual(
+      state.quarantinedTools?.map((tool) => tool.name),
+      ['deep'],
+    );
     assert.match(state.quarantinedTools?.[0]?.problem ?? '', /nested more than 64 levels deep/);
     assert.equal(textOf(await connection.sendToolCall('echo', { text: 'ok' })), 'ok');
   });
@@ -44,8 +62,12 @@ describe('hostile servers: quarantined tools and bounded results', function () {
   it('a result nested too deep fails that call with a message naming the limit, and the server stays usable', async () => {
     const { connection } = connect(cleanup, stdioDefinition(['--hostile-tools']));
     await connection.start();
-    await assert.rejects(connection.sendToolCall('deep_result', { levels: 1_000 }), (error) =>
-      isConnectionError(error, 'PROTOCOL_ERROR') && /result of tool `deep_result` is nested more than 256 levels deep/.test(error.message));
+    await assert.rejects(
+      connection.sendToolCall('deep_result', { levels: 1_000 }),
+      (error) =>
+        isConnectionError(error, 'PROTOCOL_ERROR') &&
+        /result of tool `deep_result` is nested more than 256 levels deep/.test(error.message),
+    );
     assert.equal(textOf(await connection.sendToolCall('echo', { text: 'after' })), 'after');
     assertState(connection.state, 'running');
   });

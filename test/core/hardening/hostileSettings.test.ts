@@ -23,7 +23,10 @@ describe('hostile settings files', function () {
     const good = JSON.stringify(fixture());
     const text = `{\n  "mcpSwitchboard.servers": {\n    "deep": { "command": "node", "args": ${nested(10_000)} },\n    "good": ${good}\n  }\n}\n`;
     const parsed = parseJsonc(text, SOURCE);
-    assert.deepEqual(parsed.diagnostics.map((d) => [d.severity, d.path, d.line]), [['error', `["mcpSwitchboard.servers"].deep.args${'[0]'.repeat(61)}`, 3]]);
+    assert.deepEqual(
+      parsed.diagnostics.map((d) => [d.severity, d.path, d.line]),
+      [['error', `["mcpSwitchboard.servers"].deep.args${'[0]'.repeat(61)}`, 3]],
+    );
     assert.match(parsed.diagnostics[0]?.message ?? '', /nested more than 64 levels deep; it was ignored/);
 
     const ws = tempWorkspace(cleanup, text);
@@ -65,7 +68,13 @@ describe('hostile settings files', function () {
     const loaded = await loadFolderConfiguration(ws.dir, { env: {} });
     assert.equal(loaded.kind, 'loaded');
     if (loaded.kind !== 'loaded') return;
-    assert.deepEqual(loaded.servers.map((server) => [server.name, 'transport' in server]), [['__proto__', false], ['good', true]]);
+    assert.deepEqual(
+      loaded.servers.map((server) => [server.name, 'transport' in server]),
+      [
+        ['__proto__', false],
+        ['good', true],
+      ],
+    );
     const proto = loaded.servers[0];
     assert.ok(proto && !('transport' in proto));
     assert.match(proto.diagnostics.map((d) => d.message).join('\n'), /"__proto__" is reserved/);

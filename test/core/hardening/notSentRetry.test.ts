@@ -13,7 +13,10 @@ describe('calls that never reached the server', function () {
   afterEach(() => cleanup.run());
 
   it('a call to a server that stopped reading its stdin waits for the reconnect and goes through (5 rounds)', async () => {
-    const { connection } = connect(cleanup, stdioDefinition(['--hostile-tools'], { reconnect: { maxAttempts: 5, initialDelayMs: 20, maxDelayMs: 100 } }));
+    const { connection } = connect(
+      cleanup,
+      stdioDefinition(['--hostile-tools'], { reconnect: { maxAttempts: 5, initialDelayMs: 20, maxDelayMs: 100 } }),
+    );
     await connection.start();
     for (let round = 0; round < 5; round++) {
       const pid = connection.pid;
@@ -27,7 +30,10 @@ describe('calls that never reached the server', function () {
   });
 
   it('a call made right after the server was seen to exit waits for the reconnect and goes through (5 rounds)', async () => {
-    const { connection, logger } = connect(cleanup, stdioDefinition([], { reconnect: { maxAttempts: 5, initialDelayMs: 20, maxDelayMs: 100 } }));
+    const { connection, logger } = connect(
+      cleanup,
+      stdioDefinition([], { reconnect: { maxAttempts: 5, initialDelayMs: 20, maxDelayMs: 100 } }),
+    );
     await connection.start();
     for (let round = 0; round < 5; round++) {
       const pid = connection.pid;

@@ -14,8 +14,6 @@ import { tempDir, type Cleanup } from '../support/cleanup';
 import { cliSuite } from '../support/cliSuite';
 import { startRegistry } from '../support/registryFixture';
 
-
-
 function folderWithSettings(cleanup: Cleanup, text: string): { folder: string; file: string } {
   const folder = tempDir(cleanup);
   fs.mkdirSync(path.join(folder, '.vscode'));
@@ -24,7 +22,8 @@ function folderWithSettings(cleanup: Cleanup, text: string): { folder: string; f
   return { folder, file };
 }
 
-const GITHUB = '{\n  "mcpSwitchboard.servers": {\n    "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"] }\n  }\n}\n';
+const GITHUB =
+  '{\n  "mcpSwitchboard.servers": {\n    "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"] }\n  }\n}\n';
 
 describe('a hostile registry', function () {
   this.timeout(60_000);
@@ -35,13 +34,14 @@ describe('a hostile registry', function () {
     const searched = await runCli(['registry', 'search', '', '--registry', registry]);
     assert.equal(searched.code, 0, searched.stderr);
     const all = searched.stdout + searched.stderr;
-    for (const raw of ['\u001b', '\u0007', '\u202e']) assert.ok(!all.includes(raw), `U+${raw.charCodeAt(0).toString(16)} reached the terminal`);
+    for (const raw of ['\u001b', '\u0007', '\u202e'])
+      assert.ok(!all.includes(raw), `U+${raw.charCodeAt(0).toString(16)} reached the terminal`);
     assert.match(searched.stdout, /\\x1b\[2Jcleared\\nio\.fake\/row/);
     assert.doesNotMatch(searched.stdout, /^io\.fake\/row/m, 'a newline in a description forged a row');
     assert.match(searched.stderr, /skipped: io\.evil\/ansi\\x1b\]0;pwned\\x07/);
   });
 
-  it('an answer for another server is refused, and the user\'s own entry of that name is untouched', async () => {
+  it("an answer for another server is refused, and the user's own entry of that name is untouched", async () => {
     const registry = await startRegistry(cleanup, ['--fault', 'impostor']);
     const { folder, file } = folderWithSettings(cleanup, GITHUB);
     const added = await runCli(['registry', 'add', 'io.github.weather/weather', '--folder', folder, '--registry', registry]);
@@ -62,7 +62,13 @@ describe('a hostile registry', function () {
     const lines: string[] = [];
     const io = { out: (text: string) => lines.push(text), err: (text: string) => lines.push(text) };
     const asked: string[] = [];
-    assert.equal(await runRegistry(['add', 'io.evil/github', '--folder', folder, '--registry', registry], { ...io, confirm: async (question) => (asked.push(question), false) }), 1);
+    assert.equal(
+      await runRegistry(['add', 'io.evil/github', '--folder', folder, '--registry', registry], {
+        ...io,
+        confirm: async (question) => (asked.push(question), false),
+      }),
+      1,
+    );
     assert.match(asked[0] ?? '', /"github" already exists .* Replace it\?/);
     assert.equal(fs.readFileSync(file, 'utf8'), GITHUB);
     const replaced = await runCli(['registry', 'add', 'io.evil/github', '--folder', folder, '--registry', registry, '--replace']);
@@ -76,7 +82,12 @@ describe('a hostile registry', function () {
     const { folder, file } = folderWithSettings(cleanup, '{}\n');
     const added = await runCli(['registry', 'add', 'io.evil/shell', '--folder', folder, '--registry', registry]);
     assert.equal(added.code, 1, added.stdout);
-    for (const expected of [/packages\[0\]\.identifier "evil-pkg; touch MARK" is not a npm package name/, /packages\[0\]\.runtimeArguments\[0\] "-c" would let the launcher run a command/, /packages\[0\]\.runtimeArguments\[1\] "--call=touch MARK" would let the launcher run a command/, /packages\[0\]\.environmentVariables\[0\] sets NODE_OPTIONS/]) {
+    for (const expected of [
+      /packages\[0\]\.identifier "evil-pkg; touch MARK" is not a npm package name/,
+      /packages\[0\]\.runtimeArguments\[0\] "-c" would let the launcher run a command/,
+      /packages\[0\]\.runtimeArguments\[1\] "--call=touch MARK" would let the launcher run a command/,
+      /packages\[0\]\.environmentVariables\[0\] sets NODE_OPTIONS/,
+    ]) {
       assert.match(added.stderr, expected);
     }
     assert.equal(fs.readFileSync(file, 'utf8'), '{}\n');
@@ -84,7 +95,10 @@ describe('a hostile registry', function () {
 
   it('a file:// remote and URL variables named after the prototype are refused', async () => {
     const client = new RegistryClient(await startRegistry(cleanup, ['--fault', 'hostile']));
-    for (const [name, problem] of [['io.evil/file', /remotes\[0\]\.url "file:\/\/\/etc\/passwd" is not an https:\/\/ URL/], ['io.evil/proto', /uses \{constructor\}, \{toString\}, which remotes\[0\]\.variables does not declare/]] as const) {
+    for (const [name, problem] of [
+      ['io.evil/file', /remotes\[0\]\.url "file:\/\/\/etc\/passwd" is not an https:\/\/ URL/],
+      ['io.evil/proto', /uses \{constructor\}, \{toString\}, which remotes\[0\]\.variables does not declare/],
+    ] as const) {
       const { server } = await client.latest(name);
       const [option] = installOptions(server);
       assert.ok(option);
@@ -106,6 +120,10 @@ describe('a hostile registry', function () {
 
   it('a registry that sends its body a byte at a time times out as a registry error, not an internal one', async () => {
     const client = new RegistryClient(await startRegistry(cleanup, ['--fault', 'slow-body']), fetch, 1_500);
-    await assert.rejects(client.search('x'), (error: unknown) => error instanceof RegistryError && error.code === 'TIMEOUT' && /did not send its answer within 1\.5 s/.test(error.message));
+    await assert.rejects(
+      client.search('x'),
+      (error: unknown) =>
+        error instanceof RegistryError && error.code === 'TIMEOUT' && /did not send its answer within 1\.5 s/.test(error.message),
+    );
   });
 });

@@ -5,14 +5,26 @@ import assert from 'node:assert/strict';
 import { isConnectionError } from '../../../src/core/connection';
 import { type ServerState } from '../../../src/core/state/serverState';
 import { DEFAULT_SLOW_RETRY_MS } from '../../../src/core/connection';
-import { assertState, Cleanup, connect, httpDefinition, startHttpFixture, stdioDefinition, textOf, waitForState } from '../connection/helpers';
+import {
+  assertState,
+  Cleanup,
+  connect,
+  httpDefinition,
+  startHttpFixture,
+  stdioDefinition,
+  textOf,
+  waitForState,
+} from '../connection/helpers';
 import { ServerManager } from '../../../src/core/manager';
 import { FakeClock } from '../support/fakeClock';
 import { eventually } from '../support/poll';
 import { freePort } from '../support/ports';
 
-
-async function kill(child: { kill(signal: NodeJS.Signals): boolean; once(event: 'exit', listener: () => void): unknown; exitCode: number | null }): Promise<void> {
+async function kill(child: {
+  kill(signal: NodeJS.Signals): boolean;
+  once(event: 'exit', listener: () => void): unknown;
+  exitCode: number | null;
+}): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -58,7 +70,10 @@ describe('remote servers heal by themselves', function () {
 
   it('a legacy SSE server that restarts is reconnected, and a call made meanwhile goes through', async () => {
     const first = await startHttpFixture(cleanup);
-    const { connection } = connect(cleanup, httpDefinition(first.url('/sse'), { transport: 'sse', reconnect: { maxAttempts: 10, initialDelayMs: 50, maxDelayMs: 500 } }));
+    const { connection } = connect(
+      cleanup,
+      httpDefinition(first.url('/sse'), { transport: 'sse', reconnect: { maxAttempts: 10, initialDelayMs: 50, maxDelayMs: 500 } }),
+    );
     assertState(await connection.start(), 'running');
     await kill(first.child);
     await waitForState(connection, (state) => state.kind === 'reconnecting');
@@ -71,16 +86,21 @@ describe('remote servers heal by themselves', function () {
 
   it('leaves running and reconnects when the session cannot be renewed', async () => {
     const server = await startHttpFixture(cleanup, ['--unknown-session', '400']);
-    const { connection } = connect(cleanup, httpDefinition(server.url('/mcp'), {
-      timeouts: { connectMs: 10_000, requestMs: 1_000 },
-      reconnect: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
-    }));
+    const { connection } = connect(
+      cleanup,
+      httpDefinition(server.url('/mcp'), {
+        timeouts: { connectMs: 10_000, requestMs: 1_000 },
+        reconnect: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+      }),
+    );
     await connection.start();
     await kill(server.child);
     // Restarted, it rejects the old session and never answers a new initialize.
     await startHttpFixture(cleanup, ['--port', String(server.port), '--unknown-session', '400', '--hang-initialize']);
-    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) =>
-      isConnectionError(error, 'CONNECTION_LOST') && /a new one could not be initialized/.test(error.message));
+    await assert.rejects(
+      connection.sendToolCall('echo', { text: 'x' }),
+      (error) => isConnectionError(error, 'CONNECTION_LOST') && /a new one could not be initialized/.test(error.message),
+    );
     assertState(await waitForState(connection, (state) => state.kind !== 'running'), 'reconnecting');
   });
 
@@ -125,7 +145,10 @@ describe('remote servers heal by themselves', function () {
     const port = await freePort();
     const manager = new ServerManager({ concurrency: 1, startupGateMs: 0 });
     cleanup.add(() => manager.dispose());
-    const down = httpDefinition(`http://127.0.0.1:${port}/mcp`, { name: 'down', reconnect: { maxAttempts: 10, initialDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const down = httpDefinition(`http://127.0.0.1:${port}/mcp`, {
+      name: 'down',
+      reconnect: { maxAttempts: 10, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
     const up = stdioDefinition([], { name: 'up' });
     await manager.start([down, up]);
     await eventually(() => (manager.server('up')?.state.kind === 'running' ? true : undefined), 'the second server running', 20_000);

@@ -14,22 +14,31 @@ const USER_PASSWORD = 'hunter2-PASSWORD';
 const ARG_KEY = 'arg-KEY-9876543210';
 const ARG_TOKEN = 'arg-TOKEN-55555';
 
-
 describe('secrets in URLs and arguments', function () {
   this.timeout(60_000);
   const cleanup = cliSuite();
 
   it('finds query values with secret-looking names, user-info and secret flags', () => {
-    assert.deepEqual(secretsInUrl(`https://h.example/mcp?api_key=${QUERY_KEY}&page=2&X-Amz-Signature=${SIGNATURE}`).filter((v) => !v.includes('%')), [QUERY_KEY, SIGNATURE]);
+    assert.deepEqual(
+      secretsInUrl(`https://h.example/mcp?api_key=${QUERY_KEY}&page=2&X-Amz-Signature=${SIGNATURE}`).filter((v) => !v.includes('%')),
+      [QUERY_KEY, SIGNATURE],
+    );
     assert.ok(secretsInUrl(`https://bob:${USER_PASSWORD}@h.example/`).includes(USER_PASSWORD));
     assert.deepEqual(secretsInUrl('https://h.example/mcp?page=2&q=hello'), []);
-    assert.deepEqual(secretsInArgs(['server.js', `--api-key=${ARG_KEY}`, '--token', ARG_TOKEN, '--verbose', '--auth', '--port', '80']), [ARG_KEY, ARG_TOKEN]);
+    assert.deepEqual(secretsInArgs(['server.js', `--api-key=${ARG_KEY}`, '--token', ARG_TOKEN, '--verbose', '--auth', '--port', '80']), [
+      ARG_KEY,
+      ARG_TOKEN,
+    ]);
   });
 
   it('never shows them in doctor output, text or JSON, for a failing HTTP and stdio server', async () => {
     const port = await freePort();
     const ws = tempWorkspace(cleanup, {
-      query: { type: 'http', url: `http://127.0.0.1:${port}/mcp?api_key=${QUERY_KEY}&X-Amz-Signature=${SIGNATURE}`, reconnect: { maxAttempts: 0 } },
+      query: {
+        type: 'http',
+        url: `http://127.0.0.1:${port}/mcp?api_key=${QUERY_KEY}&X-Amz-Signature=${SIGNATURE}`,
+        reconnect: { maxAttempts: 0 },
+      },
       userinfo: { type: 'http', url: `http://bob:${USER_PASSWORD}@127.0.0.1:${port}/mcp`, reconnect: { maxAttempts: 0 } },
       // The fixture rejects unknown flags and echoes them to stderr, which ends up in the error.
       flags: { ...fixture(`--api-key=${ARG_KEY}`, '--token', ARG_TOKEN) },
@@ -47,7 +56,13 @@ describe('secrets in URLs and arguments', function () {
 
   it('never shows them in the reconnecting state of a remote server that is down', async () => {
     const port = await freePort();
-    const ws = tempWorkspace(cleanup, { query: { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=${QUERY_KEY}`, reconnect: { maxAttempts: 3, initialDelayMs: 30_000, maxDelayMs: 60_000 } } });
+    const ws = tempWorkspace(cleanup, {
+      query: {
+        type: 'http',
+        url: `http://127.0.0.1:${port}/mcp?token=${QUERY_KEY}`,
+        reconnect: { maxAttempts: 3, initialDelayMs: 30_000, maxDelayMs: 60_000 },
+      },
+    });
     const loaded = await loadFolderConfiguration(ws.dir, { env: {} });
     assert.ok(loaded.kind !== 'unreadable');
     const definition = loaded.servers[0];

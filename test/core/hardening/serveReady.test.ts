@@ -28,17 +28,24 @@ describe('serve is ready when it says so', function () {
     assert.deepEqual((await calling).content, [{ type: 'text', text: 'waited' }]);
 
     const perServer = await bareClient(cleanup, serve.ready.servers.late ?? '', serve.ready.token);
-    assert.deepEqual((await perServer.callTool({ name: 'echo', arguments: { text: 'direct' } })).content, [{ type: 'text', text: 'direct' }]);
+    assert.deepEqual((await perServer.callTool({ name: 'echo', arguments: { text: 'direct' } })).content, [
+      { type: 'text', text: 'direct' },
+    ]);
   });
 
   it('an unknown tool of a server that is still starting says so, after waiting at most its connect timeout', async () => {
     // A remote server that is down: it retries with backoff, so it stays "starting" for the gateway.
     const port = await freePort();
-    const ws = tempWorkspace(cleanup, { late: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, timeouts: { connectMs: 1500, requestMs: 1500 } } });
+    const ws = tempWorkspace(cleanup, {
+      late: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, timeouts: { connectMs: 1500, requestMs: 1500 } },
+    });
     const serve = await startServe(cleanup, ['--folder', ws.dir, '--no-wait'], { XDG_CACHE_HOME: tempCacheHome(cleanup) });
     const client = await bareClient(cleanup, serve.ready.url, serve.ready.token);
     const started = Date.now();
-    await assert.rejects(client.callTool({ name: 'late__echo', arguments: { text: 'x' } }), /Unknown tool "late__echo": "late" is still starting; try again shortly/);
+    await assert.rejects(
+      client.callTool({ name: 'late__echo', arguments: { text: 'x' } }),
+      /Unknown tool "late__echo": "late" is still starting; try again shortly/,
+    );
     assert.ok(Date.now() - started >= 1400, 'it waited for the connect timeout first');
     assert.equal((await client.listTools()).tools.length, 0);
   });

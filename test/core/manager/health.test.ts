@@ -5,7 +5,17 @@ import { summarizeHealth } from '../../../src/core/manager/health';
 import { hasFailed, isInTrouble, STATE_KINDS, waitsForUser, type ServerState } from '../../../src/core/state/serverState';
 
 const states: ServerState[] = [
-  { kind: 'running', transport: 'stdio', serverInfo: { name: 'a', version: '1' }, protocolVersion: '2025-11-25', era: 'legacy', capabilities: {}, since: 0, connectMs: 1, toolCount: 1 },
+  {
+    kind: 'running',
+    transport: 'stdio',
+    serverInfo: { name: 'a', version: '1' },
+    protocolVersion: '2025-11-25',
+    era: 'legacy',
+    capabilities: {},
+    since: 0,
+    connectMs: 1,
+    toolCount: 1,
+  },
   { kind: 'idle', reason: 'lazy', since: 0 },
   { kind: 'reconnecting', attempt: 1, maxAttempts: 5, nextTryAt: 0, lastError: 'x' },
   { kind: 'error', code: 'PROCESS_EXITED', message: 'x', stderrTail: [], since: 0 },

@@ -70,7 +70,11 @@ describe('lazy start and idle stop', function () {
   }
 
   /** A new window over a warm cache of `definition`: the runtime has read it and starts `definition` and `others`. */
-  async function startedOnWarmCache(definition: StdioServerDefinition, clock?: FakeClock, others: StdioServerDefinition[] = []): Promise<SwitchboardRuntime> {
+  async function startedOnWarmCache(
+    definition: StdioServerDefinition,
+    clock?: FakeClock,
+    others: StdioServerDefinition[] = [],
+  ): Promise<SwitchboardRuntime> {
     const storage = new MemoryToolCacheStorage();
     await warmCache(storage, definition);
     const runtime = runtimeWith(storage, clock);
@@ -87,7 +91,10 @@ describe('lazy start and idle stop', function () {
     assert.equal(runtime.manager.connection('later')?.pid, undefined, 'no process');
     assert.equal(connectAttempts(runtime, 'later'), 0);
     assert.ok(toolNames(runtime, 'later').includes('echo'), 'the cached tools are offered');
-    assert.equal(describeState(stateOf(runtime, 'later'), Date.now(), { tools: toolNames(runtime, 'later').length }), `idle · ${toolNames(runtime, 'later').length} tools cached · starts when used`);
+    assert.equal(
+      describeState(stateOf(runtime, 'later'), Date.now(), { tools: toolNames(runtime, 'later').length }),
+      `idle · ${toolNames(runtime, 'later').length} tools cached · starts when used`,
+    );
 
     const result = await runtime.catalog.callExposedTool('later', 'echo', { text: 'wake up' });
     assert.equal(textOf(result), 'wake up');
@@ -200,7 +207,10 @@ describe('lazy start and idle stop', function () {
     const definition = server('reader', { start: 'lazy' }, ['--features']);
     const runtime = await startedOnWarmCache(definition);
     assert.equal(stateOf(runtime, 'reader').kind, 'idle');
-    assert.ok(runtime.offers.offer('reader')?.resources.some((resource) => resource.uri === 'fixture://readme'), 'cached resources offered while idle');
+    assert.ok(
+      runtime.offers.offer('reader')?.resources.some((resource) => resource.uri === 'fixture://readme'),
+      'cached resources offered while idle',
+    );
 
     const read = await runtime.offers.forwardRequest('reader', 'resources/read', { uri: 'fixture://readme' });
     assert.match((read.contents[0] as { text: string }).text, /^# Fixture/);

@@ -17,7 +17,9 @@ function invalid(name: string, overrides: Partial<InvalidServer> = {}): InvalidS
   return {
     name,
     source: { kind: 'workspace', file: '/ws/.vscode/settings.json' },
-    diagnostics: [{ severity: 'error', server: name, path: `servers.${name}.command`, message: 'must not be empty', source: { kind: 'workspace' } }],
+    diagnostics: [
+      { severity: 'error', server: name, path: `servers.${name}.command`, message: 'must not be empty', source: { kind: 'workspace' } },
+    ],
     ...overrides,
   };
 }
@@ -52,12 +54,15 @@ describe('ServerManager', function () {
     const { manager } = createManager();
     let markersAtFirstRunning = -1;
     manager.onDidChangeState((event) => {
-      if (event.state.kind === 'running' && markersAtFirstRunning < 0) markersAtFirstRunning = markers.filter((file) => fs.existsSync(file)).length;
+      if (event.state.kind === 'running' && markersAtFirstRunning < 0)
+        markersAtFirstRunning = markers.filter((file) => fs.existsSync(file)).length;
     });
     // No server can finish before the gate file exists, and it is created only once all three
     // have spawned: with a one-at-a-time start this would wait forever (and time out).
     const gate = path.join(dir, 'gate');
-    const starting = manager.start(['a', 'b', 'c'].map((name, index) => server(name, ['--wait-for', gate, '--marker', markers[index] ?? ''])));
+    const starting = manager.start(
+      ['a', 'b', 'c'].map((name, index) => server(name, ['--wait-for', gate, '--marker', markers[index] ?? ''])),
+    );
     await until(() => markers.every((file) => fs.existsSync(file)));
     fs.writeFileSync(gate, '');
     await starting;
@@ -72,13 +77,17 @@ describe('ServerManager', function () {
     const { manager } = createManager({ concurrency: 2 });
     let markersAtFirstRunning = -1;
     manager.onDidChangeState((event) => {
-      if (event.state.kind === 'running' && markersAtFirstRunning < 0) markersAtFirstRunning = markers.filter((file) => fs.existsSync(file)).length;
+      if (event.state.kind === 'running' && markersAtFirstRunning < 0)
+        markersAtFirstRunning = markers.filter((file) => fs.existsSync(file)).length;
     });
     const gate = path.join(dir, 'gate');
     const starting = manager.start(names.map((name, index) => server(name, ['--wait-for', gate, '--marker', markers[index] ?? ''])));
     await until(() => markers.filter((file) => fs.existsSync(file)).length >= 2);
     // c and d wait for a slot, reported as starting, without a process.
-    assert.deepEqual(['c', 'd'].map((name) => manager.server(name)?.state.kind), ['starting', 'starting']);
+    assert.deepEqual(
+      ['c', 'd'].map((name) => manager.server(name)?.state.kind),
+      ['starting', 'starting'],
+    );
     fs.writeFileSync(gate, '');
     await starting;
     await Promise.all(names.map((name) => waitForServer(manager, name, 'running')));
@@ -109,7 +118,10 @@ describe('ServerManager', function () {
     await waitForServer(manager, 'last-to-finish', 'running');
     const runningOrder = events.filter((event) => event.state.kind === 'running').map((event) => event.server);
     assert.deepEqual(runningOrder, ['first-to-finish', 'last-to-finish']);
-    assert.deepEqual(manager.servers().map((view) => view.name), ['last-to-finish', 'first-to-finish']);
+    assert.deepEqual(
+      manager.servers().map((view) => view.name),
+      ['last-to-finish', 'first-to-finish'],
+    );
   });
 
   it('marks an invalid entry invalid with its diagnostics while the others run', async () => {
@@ -120,7 +132,19 @@ describe('ServerManager', function () {
     assert.equal(broken.kind === 'invalid' && broken.diagnostics[0]?.path, 'servers.broken.command');
     assert.equal(stateOf(views, 'before').kind, 'running');
     assert.equal(stateOf(views, 'after').kind, 'running');
-    assert.deepEqual(manager.health(), { total: 3, running: 2, idle: 0, starting: 0, reconnecting: 0, error: 0, needsSignIn: 0, blocked: 0, disabled: 0, invalid: 1, stopped: 0 });
+    assert.deepEqual(manager.health(), {
+      total: 3,
+      running: 2,
+      idle: 0,
+      starting: 0,
+      reconnecting: 0,
+      error: 0,
+      needsSignIn: 0,
+      blocked: 0,
+      disabled: 0,
+      invalid: 1,
+      stopped: 0,
+    });
   });
 
   it('does not spawn a disabled server, and blocks one that needs input', async () => {
@@ -154,7 +178,10 @@ describe('ServerManager', function () {
     assert.notEqual(await pidOf(manager, 'changed'), changedPid);
     assert.equal(isAlive(changedPid), false);
     assert.equal(isAlive(removedPid), false);
-    assert.deepEqual(manager.servers().map((view) => view.name), ['same', 'changed', 'added']);
+    assert.deepEqual(
+      manager.servers().map((view) => view.name),
+      ['same', 'changed', 'added'],
+    );
   });
 
   it('update() stops a server that was disabled and starts it again when enabled', async () => {
@@ -195,11 +222,17 @@ describe('ServerManager', function () {
     const { manager, events } = createManager();
     await manager.start([server('one')]);
     await waitForServer(manager, 'one', 'running');
-    assert.deepEqual(events.filter((event) => event.server === 'one').map((event) => event.state.kind), ['starting', 'running']);
+    assert.deepEqual(
+      events.filter((event) => event.server === 'one').map((event) => event.state.kind),
+      ['starting', 'running'],
+    );
     events.length = 0;
     await manager.update([server('one', ['--name', 'renamed'])]);
     await waitForServer(manager, 'one', 'running');
-    assert.deepEqual(events.filter((event) => event.server === 'one').map((event) => event.state.kind), ['starting', 'running']);
+    assert.deepEqual(
+      events.filter((event) => event.server === 'one').map((event) => event.state.kind),
+      ['starting', 'running'],
+    );
   });
 
   it('stops and starts one server on request, idempotently', async () => {
@@ -241,7 +274,10 @@ describe('ServerManager', function () {
     await manager.start([server('calc')]);
     const result = await manager.forwardToolCall('calc', 'add', { a: 2, b: 3 });
     assert.equal(textOf(result), '5');
-    await assert.rejects(manager.forwardToolCall('nope', 'add', {}), (error: unknown) => error instanceof ManagerError && error.code === 'UNKNOWN_SERVER');
+    await assert.rejects(
+      manager.forwardToolCall('nope', 'add', {}),
+      (error: unknown) => error instanceof ManagerError && error.code === 'UNKNOWN_SERVER',
+    );
   });
 
   it('leaves no process behind after dispose(), even one that ignores SIGTERM and has a grandchild', async () => {

@@ -24,7 +24,10 @@ describe('elicitation form fields', () => {
         ['color', 'choice', false, undefined],
       ],
     );
-    assert.deepEqual(fields[3]?.options?.map((option) => option.value), ['red', 'green', 'blue']);
+    assert.deepEqual(
+      fields[3]?.options?.map((option) => option.value),
+      ['red', 'green', 'blue'],
+    );
     assert.equal(fields[0]?.title, 'Name');
   });
 
@@ -32,14 +35,27 @@ describe('elicitation form fields', () => {
     const fields = fieldsOf({
       type: 'object',
       properties: {
-        size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }], default: 'l' },
+        size: {
+          type: 'string',
+          oneOf: [
+            { const: 's', title: 'Small' },
+            { const: 'l', title: 'Large' },
+          ],
+          default: 'l',
+        },
         legacy: { type: 'string', enum: ['a', 'b'], enumNames: ['Apple', 'Banana'] },
         toppings: { type: 'array', items: { type: 'string', enum: ['cheese', 'ham'] }, default: ['ham'], maxItems: 2 },
       },
     });
-    assert.deepEqual(fields[0]?.options, [{ value: 's', label: 'Small' }, { value: 'l', label: 'Large' }]);
+    assert.deepEqual(fields[0]?.options, [
+      { value: 's', label: 'Small' },
+      { value: 'l', label: 'Large' },
+    ]);
     assert.equal(fields[0]?.default, 'l');
-    assert.deepEqual(fields[1]?.options, [{ value: 'a', label: 'Apple' }, { value: 'b', label: 'Banana' }]);
+    assert.deepEqual(fields[1]?.options, [
+      { value: 'a', label: 'Apple' },
+      { value: 'b', label: 'Banana' },
+    ]);
     assert.equal(fields[2]?.kind, 'choices');
     assert.deepEqual(fields[2]?.default, ['ham']);
     assert.equal(fields[2]?.maxItems, 2);
@@ -47,7 +63,10 @@ describe('elicitation form fields', () => {
 
   it('refuses forms it cannot show, saying why', () => {
     assert.deepEqual(elicitFields({ type: 'object' }), { problem: 'the requested schema has no properties' });
-    assert.match(JSON.stringify(elicitFields({ type: 'object', properties: { deep: { type: 'object' } } })), /field \\"deep\\" has a type a form cannot ask for/);
+    assert.match(
+      JSON.stringify(elicitFields({ type: 'object', properties: { deep: { type: 'object' } } })),
+      /field \\"deep\\" has a type a form cannot ask for/,
+    );
     const many = Object.fromEntries(Array.from({ length: MAX_FIELDS + 1 }, (_, i) => [`f${i}`, { type: 'string' }]));
     assert.match(JSON.stringify(elicitFields({ type: 'object', properties: many })), /at most 50 are shown/);
   });

@@ -4,13 +4,21 @@ import { describeRefetch, failureActions, noticeReason } from '../../../src/core
 
 describe('notice texts', () => {
   it('a missing command names the command, not the ten-line PATH', () => {
-    const message = 'command `uvx` not found on PATH\nSearched (PATH, in order):\n/usr/local/sbin\n/usr/local/bin\n/usr/sbin\n/usr/bin\n/home/me/.cargo/bin';
+    const message =
+      'command `uvx` not found on PATH\nSearched (PATH, in order):\n/usr/local/sbin\n/usr/local/bin\n/usr/sbin\n/usr/bin\n/home/me/.cargo/bin';
     assert.equal(noticeReason(message), 'command `uvx` not found on PATH; the folders searched are in the logs');
     assert.equal(noticeReason('server process exited with code 1\nmore'), 'server process exited with code 1');
   });
 
   it('Invalidate Tool Cache says what it refetched and what it only cleared', () => {
-    const tool = { server: 'a', name: 't', qualifiedName: 'a__t', tool: { name: 't', inputSchema: { type: 'object' as const } }, readOnly: false, exposed: true };
+    const tool = {
+      server: 'a',
+      name: 't',
+      qualifiedName: 'a__t',
+      tool: { name: 't', inputSchema: { type: 'object' as const } },
+      readOnly: false,
+      exposed: true,
+    };
     const snapshot: CatalogSnapshot = {
       servers: [
         { name: 'a', state: 'running', fromCache: false, tools: [tool, { ...tool, name: 'u', qualifiedName: 'a__u' }] },
@@ -21,11 +29,20 @@ describe('notice texts', () => {
       eligible: 3,
       maxExposed: 128,
     };
-    assert.equal(describeRefetch(snapshot, ['a', 'b', 'c']), 'MCP Switchboard: tool cache invalidated; refetched a (2 tools), b (1 tool); cleared, not running: c (error).');
+    assert.equal(
+      describeRefetch(snapshot, ['a', 'b', 'c']),
+      'MCP Switchboard: tool cache invalidated; refetched a (2 tools), b (1 tool); cleared, not running: c (error).',
+    );
     assert.equal(describeRefetch(snapshot, ['c']), 'MCP Switchboard: tool cache invalidated; cleared, not running: c (error).');
     // A lazy server listed again (fetched after the invalidation), idle once more.
-    const lazy: CatalogSnapshot = { ...snapshot, servers: [{ name: 'l', state: 'idle', fromCache: true, fetchedAt: 2_000, tools: [tool] }] };
-    assert.equal(describeRefetch(lazy, ['l'], 1_000), 'MCP Switchboard: tool cache invalidated; refetched l (1 tool, started once to list them).');
+    const lazy: CatalogSnapshot = {
+      ...snapshot,
+      servers: [{ name: 'l', state: 'idle', fromCache: true, fetchedAt: 2_000, tools: [tool] }],
+    };
+    assert.equal(
+      describeRefetch(lazy, ['l'], 1_000),
+      'MCP Switchboard: tool cache invalidated; refetched l (1 tool, started once to list them).',
+    );
     assert.equal(describeRefetch(lazy, ['l'], 3_000), 'MCP Switchboard: tool cache invalidated; cleared, not running: l (idle).');
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { pickRowIcon } from '../../../src/core/presentation/serverIcon';
 
-describe('pickRowIcon (a running server\'s own icon on its row)', () => {
+describe("pickRowIcon (a running server's own icon on its row)", () => {
   it('none without icons', () => {
     assert.equal(pickRowIcon(undefined), undefined);
     assert.equal(pickRowIcon([]), undefined);
@@ -14,7 +14,10 @@ describe('pickRowIcon (a running server\'s own icon on its row)', () => {
       { src: 'https://x.example/24.png', sizes: ['24x24'] },
     ];
     assert.deepEqual(pickRowIcon(icons), { light: 'https://x.example/24.png', dark: 'https://x.example/24.png' });
-    assert.deepEqual(pickRowIcon([...icons, { src: 'data:image/svg+xml;base64,PHN2Zy8+' }]), { light: 'data:image/svg+xml;base64,PHN2Zy8+', dark: 'data:image/svg+xml;base64,PHN2Zy8+' });
+    assert.deepEqual(pickRowIcon([...icons, { src: 'data:image/svg+xml;base64,PHN2Zy8+' }]), {
+      light: 'data:image/svg+xml;base64,PHN2Zy8+',
+      dark: 'data:image/svg+xml;base64,PHN2Zy8+',
+    });
   });
 
   it('an icon made for each theme where the server has them, else its plain one', () => {

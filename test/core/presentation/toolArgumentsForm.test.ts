@@ -3,12 +3,29 @@
 import assert from 'node:assert/strict';
 import { argumentSkeleton, checkArgumentsText, describeArguments } from '../../../src/core/presentation/toolArgumentsForm';
 
-const add = { inputSchema: { type: 'object' as const, properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string' } }, required: ['a', 'b'] } };
+const add = {
+  inputSchema: {
+    type: 'object' as const,
+    properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string' } },
+    required: ['a', 'b'],
+  },
+};
 
 describe('Run Tool arguments', () => {
   it('fills in the required arguments with placeholders of their types, defaults and enums', () => {
     assert.equal(argumentSkeleton(add), '{"a":0,"b":0}');
-    const rich = { inputSchema: { type: 'object' as const, properties: { mode: { enum: ['fast', 'slow'] }, n: { type: 'integer', default: 3 }, tags: { type: 'array' }, on: { type: 'boolean' } }, required: ['mode', 'n', 'tags', 'on'] } };
+    const rich = {
+      inputSchema: {
+        type: 'object' as const,
+        properties: {
+          mode: { enum: ['fast', 'slow'] },
+          n: { type: 'integer', default: 3 },
+          tags: { type: 'array' },
+          on: { type: 'boolean' },
+        },
+        required: ['mode', 'n', 'tags', 'on'],
+      },
+    };
     assert.deepEqual(JSON.parse(argumentSkeleton(rich)), { mode: 'fast', n: 3, tags: [], on: false });
     assert.equal(argumentSkeleton({ inputSchema: { type: 'object' as const } }), '{}');
   });

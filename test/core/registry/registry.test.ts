@@ -8,11 +8,11 @@ import { Cleanup } from '../support/cleanup';
 import { baseInput, expectValid } from '../config/helpers';
 import { startRegistry } from '../support/registryFixture';
 
-
-
 /** The entry as Switchboard loads it, with every `${input:}` answered. */
 async function load(name: string, entry: unknown): Promise<ServerDefinition> {
-  const loaded = await loadConfiguration(baseInput({ entries: [{ name, raw: entry, source: { kind: 'user' } }] }), { resolve: async (request) => `answer-for-${request.id}` });
+  const loaded = await loadConfiguration(baseInput({ entries: [{ name, raw: entry, source: { kind: 'user' } }] }), {
+    resolve: async (request) => `answer-for-${request.id}`,
+  });
   return expectValid(loaded.servers[0] as ServerDefinition);
 }
 
@@ -32,11 +32,19 @@ describe('the MCP Registry (v0.1) client', function () {
       cursor = page.nextCursor;
       pages++;
     } while (cursor && pages < 10);
-    assert.deepEqual(names.sort(), ['io.github.modelcontextprotocol/everything@2026.1.14', 'io.github.modelcontextprotocol/fetch@2025.4.7', 'io.github.modelcontextprotocol/filesystem@2026.1.14']);
+    assert.deepEqual(names.sort(), [
+      'io.github.modelcontextprotocol/everything@2026.1.14',
+      'io.github.modelcontextprotocol/fetch@2025.4.7',
+      'io.github.modelcontextprotocol/filesystem@2026.1.14',
+    ]);
     assert.equal(pages, 2);
     const latest = await client.latest('io.github.github/github-mcp-server');
     assert.equal(latest.server.version, '0.24.1');
-    assert.deepEqual(latest.meta['io.modelcontextprotocol.registry/official'], { status: 'active', publishedAt: '2026-01-14T10:00:00Z', isLatest: true });
+    assert.deepEqual(latest.meta['io.modelcontextprotocol.registry/official'], {
+      status: 'active',
+      publishedAt: '2026-01-14T10:00:00Z',
+      isLatest: true,
+    });
   });
 
   it('makes an entry per package type and remote, asking for what is required; each loads as a valid server', async () => {
@@ -53,12 +61,24 @@ describe('the MCP Registry (v0.1) client', function () {
     assert.equal(everything.name, 'everything');
 
     const filesystem = await entryOf('io.github.modelcontextprotocol/filesystem');
-    assert.deepEqual(filesystem.entry.args, ['-y', '@modelcontextprotocol/server-filesystem@2026.1.14', '${input:filesystem-allowed-directory}']);
-    assert.deepEqual(filesystem.inputs, [{ id: 'filesystem-allowed-directory', secret: false, description: 'A directory the server may access' }]);
-    assert.deepEqual((await load('filesystem', filesystem.entry) as StdioServerDefinition).args.at(-1), 'answer-for-filesystem-allowed-directory');
+    assert.deepEqual(filesystem.entry.args, [
+      '-y',
+      '@modelcontextprotocol/server-filesystem@2026.1.14',
+      '${input:filesystem-allowed-directory}',
+    ]);
+    assert.deepEqual(filesystem.inputs, [
+      { id: 'filesystem-allowed-directory', secret: false, description: 'A directory the server may access' },
+    ]);
+    assert.deepEqual(
+      ((await load('filesystem', filesystem.entry)) as StdioServerDefinition).args.at(-1),
+      'answer-for-filesystem-allowed-directory',
+    );
 
     const fetchServer = await entryOf('io.github.modelcontextprotocol/fetch');
-    assert.deepEqual(fetchServer.entry, { command: 'uvx', args: ['mcp-server-fetch==2025.4.7', '--user-agent', 'ModelContextProtocol/1.0'] });
+    assert.deepEqual(fetchServer.entry, {
+      command: 'uvx',
+      args: ['mcp-server-fetch==2025.4.7', '--user-agent', 'ModelContextProtocol/1.0'],
+    });
 
     const github = await entryOf('io.github.github/github-mcp-server');
     assert.equal(github.name, 'github');
@@ -71,7 +91,11 @@ describe('the MCP Registry (v0.1) client', function () {
     assert.ok(loadedGithub.secrets.includes('answer-for-github-github-personal-access-token'), 'the token is a secret: redacted in logs');
 
     const remote = await entryOf('io.github.github/github-mcp-server', 'remote');
-    assert.deepEqual(remote.entry, { type: 'http', url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer ${input:github-token}' } });
+    assert.deepEqual(remote.entry, {
+      type: 'http',
+      url: 'https://api.githubcopilot.com/mcp/',
+      headers: { Authorization: 'Bearer ${input:github-token}' },
+    });
     assert.deepEqual(remote.inputs, [{ id: 'github-token', secret: true, description: 'A GitHub token' }]);
 
     const nuget = await entryOf('io.github.example/nuget-sample');
@@ -88,17 +112,33 @@ describe('the MCP Registry (v0.1) client', function () {
   });
 
   it('reports a registry that is down, answers garbage, or lists a document that is not server.json', async () => {
-    await assert.rejects(new RegistryClient(await startRegistry(cleanup, ['--fault', 'down'])).search(''), (error: unknown) => error instanceof RegistryError && error.code === 'HTTP_ERROR' && /HTTP 503/.test(error.message));
-    await assert.rejects(new RegistryClient(await startRegistry(cleanup, ['--fault', 'garbage'])).search(''), (error: unknown) => error instanceof RegistryError && error.code === 'BAD_RESPONSE' && /not JSON/.test(error.message));
+    await assert.rejects(
+      new RegistryClient(await startRegistry(cleanup, ['--fault', 'down'])).search(''),
+      (error: unknown) => error instanceof RegistryError && error.code === 'HTTP_ERROR' && /HTTP 503/.test(error.message),
+    );
+    await assert.rejects(
+      new RegistryClient(await startRegistry(cleanup, ['--fault', 'garbage'])).search(''),
+      (error: unknown) => error instanceof RegistryError && error.code === 'BAD_RESPONSE' && /not JSON/.test(error.message),
+    );
     const page = await new RegistryClient(await startRegistry(cleanup, ['--fault', 'bad-document'])).search('');
     assert.ok(page.servers.length > 0);
     assert.deepEqual(page.skipped, ['io.example/broken: description: Invalid input: expected string, received undefined']);
-    await assert.rejects(new RegistryClient('http://127.0.0.1:9').search(''), (error: unknown) => error instanceof RegistryError && error.code === 'UNREACHABLE');
-    await assert.rejects(new RegistryClient(await startRegistry(cleanup)).latest('io.example/nope'), (error: unknown) => error instanceof RegistryError && error.code === 'NOT_FOUND');
+    await assert.rejects(
+      new RegistryClient('http://127.0.0.1:9').search(''),
+      (error: unknown) => error instanceof RegistryError && error.code === 'UNREACHABLE',
+    );
+    await assert.rejects(
+      new RegistryClient(await startRegistry(cleanup)).latest('io.example/nope'),
+      (error: unknown) => error instanceof RegistryError && error.code === 'NOT_FOUND',
+    );
   });
 
   it('gives up on a registry that does not answer, after its timeout', async () => {
-    const never = (_url: string, init: { signal: AbortSignal }) => new Promise<Response>((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
-    await assert.rejects(new RegistryClient('http://registry.test', never, 30).search('x'), (error: unknown) => error instanceof RegistryError && error.code === 'TIMEOUT');
+    const never = (_url: string, init: { signal: AbortSignal }) =>
+      new Promise<Response>((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
+    await assert.rejects(
+      new RegistryClient('http://registry.test', never, 30).search('x'),
+      (error: unknown) => error instanceof RegistryError && error.code === 'TIMEOUT',
+    );
   });
 });

@@ -12,7 +12,13 @@ import { assertState, Cleanup, connect, FIXTURES, stdioDefinition, tempDir, text
 
 const PROBE = path.join(FIXTURES, 'sandbox-probe-server.mjs');
 
-function rules(overrides: { allowWrite?: string[]; denyRead?: string[]; denyWrite?: string[]; allowedDomains?: string[]; deniedDomains?: string[] }): SandboxRules {
+function rules(overrides: {
+  allowWrite?: string[];
+  denyRead?: string[];
+  denyWrite?: string[];
+  allowedDomains?: string[];
+  deniedDomains?: string[];
+}): SandboxRules {
   return {
     filesystem: { ...NO_SANDBOX_RULES.filesystem, ...pick(overrides, ['allowWrite', 'denyRead', 'denyWrite']) },
     network: { ...NO_SANDBOX_RULES.network, ...pick(overrides, ['allowedDomains', 'deniedDomains']) },
@@ -39,7 +45,11 @@ function probeDefinition(cwd: string, sandbox: SandboxRules | undefined) {
   });
 }
 
-async function call(connection: { sendToolCall(name: string, args: Record<string, unknown>): Promise<unknown> }, tool: string, args: Record<string, unknown>): Promise<string> {
+async function call(
+  connection: { sendToolCall(name: string, args: Record<string, unknown>): Promise<unknown> },
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<string> {
   return textOf((await connection.sendToolCall(tool, args)) as Parameters<typeof textOf>[0]);
 }
 
@@ -79,7 +89,10 @@ describe('sandboxed stdio server (bubblewrap)', function () {
 
     assert.match(await call(connection, 'write_file', { path: path.join(allowed, 'in.txt'), text: 'inside' }), /^ok/);
     assert.equal(fs.readFileSync(path.join(allowed, 'in.txt'), 'utf8'), 'inside');
-    assert.match(await call(connection, 'write_file', { path: path.join(outside, 'out.txt'), text: 'outside' }), /^refused: (EROFS|EACCES|EPERM)/);
+    assert.match(
+      await call(connection, 'write_file', { path: path.join(outside, 'out.txt'), text: 'outside' }),
+      /^refused: (EROFS|EACCES|EPERM)/,
+    );
     assert.equal(fs.existsSync(path.join(outside, 'out.txt')), false);
 
     assert.match(await call(connection, 'read_file', { path: secret }), /^refused: (EACCES|EPERM|ENOENT)/);
@@ -91,9 +104,18 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     assert.match(await call(connection, 'fetch_direct', { url: `http://127.0.0.1:${port}/` }), /^refused: ECONNREFUSED/);
 
     const denial = `sandbox: denied network access to 127.0.0.1:${port}`;
-    assert.ok(logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes(denial)), logger.text());
-    assert.ok(connection.stderrTail().some((line) => line.startsWith(denial)), connection.stderrTail().join('\n'));
-    assert.ok(!connection.stderrTail().some((line) => line.includes('[SandboxDebug]') || line.includes('allowedHosts')), `the runtime's chatter stays out of the stderr tail: ${connection.stderrTail().join('\n')}`);
+    assert.ok(
+      logger.entries.some((entry) => entry.level === 'warn' && entry.message.includes(denial)),
+      logger.text(),
+    );
+    assert.ok(
+      connection.stderrTail().some((line) => line.startsWith(denial)),
+      connection.stderrTail().join('\n'),
+    );
+    assert.ok(
+      !connection.stderrTail().some((line) => line.includes('[SandboxDebug]') || line.includes('allowedHosts')),
+      `the runtime's chatter stays out of the stderr tail: ${connection.stderrTail().join('\n')}`,
+    );
 
     const who = JSON.parse((await call(connection, 'whoami', {})) as string) as { tmpdir: string };
     assert.ok(who.tmpdir.startsWith(root), `TMPDIR ${who.tmpdir} is the server's private folder`);
@@ -116,7 +138,11 @@ describe('sandboxed stdio server (bubblewrap)', function () {
   it('deniedDomains wins over allowedDomains', async () => {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     const port = await loopbackServer(cleanup);
-    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowedDomains: ['localhost'], deniedDomains: [`localhost:${port}`] })), { sandbox: { stateRoot: root } });
+    const { connection } = connect(
+      cleanup,
+      probeDefinition(root, rules({ allowedDomains: ['localhost'], deniedDomains: [`localhost:${port}`] })),
+      { sandbox: { stateRoot: root } },
+    );
     assertState(await connection.start(), 'running');
     assert.equal(await call(connection, 'fetch_url', { url: `http://localhost:${port}/` }), 'refused: HTTP 403');
   });
@@ -125,7 +151,9 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     const locked = path.join(root, 'locked');
     fs.mkdirSync(locked);
-    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root], denyWrite: [locked] })), { sandbox: { stateRoot: root } });
+    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root], denyWrite: [locked] })), {
+      sandbox: { stateRoot: root },
+    });
     assertState(await connection.start(), 'running');
     assert.match(await call(connection, 'write_file', { path: path.join(root, 'fine.txt'), text: 'x' }), /^ok/);
     assert.match(await call(connection, 'write_file', { path: path.join(locked, 'no.txt'), text: 'x' }), /^refused/);
@@ -150,7 +178,10 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     const { connection } = connect(cleanup, probeDefinition(root, rules({})), { sandbox: { stateRoot: root } });
     assertState(await connection.start(), 'running');
-    const ps = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+    const ps = fs
+      .readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
     const inside = ps.filter((pid) => {
       try {
         return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(PROBE);

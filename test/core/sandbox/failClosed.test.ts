@@ -80,7 +80,11 @@ describe('a sandbox that cannot run (fail closed)', function () {
 
     it('bubblewrap that cannot create namespaces: its own message, and the fix', async () => {
       const marker = `bad-bwrap-${process.pid}-${Date.now()}`;
-      const fakeBin = failingCommand(cleanup, 'bwrap', 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces');
+      const fakeBin = failingCommand(
+        cleanup,
+        'bwrap',
+        'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces',
+      );
       const { connection } = connect(cleanup, sandboxedProbe({ PATH: `${fakeBin}:${process.env.PATH ?? ''}` }, marker));
       const state = await connection.start();
       assertState(state, 'error');
@@ -91,7 +95,11 @@ describe('a sandbox that cannot run (fail closed)', function () {
     });
 
     it('finds ripgrep in the folders the editor offers after PATH (it ships its own)', async () => {
-      const which = (binary: string) => (process.env.PATH ?? '').split(':').map((dir) => path.join(dir, binary)).find((file) => fs.existsSync(file));
+      const which = (binary: string) =>
+        (process.env.PATH ?? '')
+          .split(':')
+          .map((dir) => path.join(dir, binary))
+          .find((file) => fs.existsSync(file));
       const tools = tempDir(cleanup, 'switchboard-tools-');
       const ripgrep = tempDir(cleanup, 'switchboard-rg-');
       // A PATH with what the runtime itself runs (which, the shells), but no ripgrep.
@@ -112,17 +120,26 @@ describe('a sandbox that cannot run (fail closed)', function () {
       const marker = `flaky-${process.pid}-${Date.now()}`;
       // Two failures: the first start's exit during the era probe is started once more anyway, so
       // the second failure is the one the sandbox's own retry must heal.
-      const { connection, events } = connect(cleanup, sandboxedProbe({ FLAKY_SANDBOX_COUNTER: counter, FLAKY_SANDBOX_FAILURES: '2' }, marker), { sandbox: { runtime } });
+      const { connection, events } = connect(
+        cleanup,
+        sandboxedProbe({ FLAKY_SANDBOX_COUNTER: counter, FLAKY_SANDBOX_FAILURES: '2' }, marker),
+        { sandbox: { runtime } },
+      );
       await connection.start();
       const state = await waitForState(connection, (candidate) => candidate.kind === 'running' || candidate.kind === 'error', 30_000);
       assertState(state, 'running');
       assert.equal(fs.readFileSync(counter, 'utf8'), '3');
-      assert.ok(events.some((event) => event.state.kind === 'reconnecting'), 'the failed start was retried');
+      assert.ok(
+        events.some((event) => event.state.kind === 'reconnecting'),
+        'the failed start was retried',
+      );
     });
 
     it('a runtime that is missing: reported as a broken install, never run without it', async () => {
       const marker = `no-runtime-${process.pid}-${Date.now()}`;
-      const { connection } = connect(cleanup, sandboxedProbe({}, marker), { sandbox: { runtime: { nodePath: process.execPath, cliPath: '/nonexistent/srt.mjs' } } });
+      const { connection } = connect(cleanup, sandboxedProbe({}, marker), {
+        sandbox: { runtime: { nodePath: process.execPath, cliPath: '/nonexistent/srt.mjs' } },
+      });
       const state = await connection.start();
       assertState(state, 'error');
       assert.equal(state.code, 'SANDBOX_UNAVAILABLE');

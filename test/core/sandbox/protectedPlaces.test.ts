@@ -32,7 +32,14 @@ describe('sandboxed servers cannot write configuration or read credentials', fun
     fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
     fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY');
     fs.writeFileSync(path.join(folder, 'team.code-workspace'), '{}');
-    const context = { workspaceFolders: [{ name: 'project', path: folder }], userHome: home, platform: process.platform, paths: path, env: {}, editorUserDir };
+    const context = {
+      workspaceFolders: [{ name: 'project', path: folder }],
+      userHome: home,
+      platform: process.platform,
+      paths: path,
+      env: {},
+      editorUserDir,
+    };
     const places = protectedPlaces(context, [path.join(folder, 'team.code-workspace')]);
     // The table covers every source's files, not a list kept beside it.
     for (const file of sourceFiles(new Set(FILE_SOURCES), context)) assert.ok(places.denyWrite.includes(file.file), file.file);
@@ -41,11 +48,24 @@ describe('sandboxed servers cannot write configuration or read credentials', fun
       name: 'probe',
       args: [PROBE],
       cwd: folder,
-      sandbox: { enabled: true, origin: 'entry', rules: { ...NO_SANDBOX_RULES, filesystem: { ...NO_SANDBOX_RULES.filesystem, allowWrite: [folder, home] } } },
+      sandbox: {
+        enabled: true,
+        origin: 'entry',
+        rules: { ...NO_SANDBOX_RULES, filesystem: { ...NO_SANDBOX_RULES.filesystem, allowWrite: [folder, home] } },
+      },
     });
-    const { connection } = connect(cleanup, definition, { sandbox: { stateRoot: root, hostPlaces: () => ({ workspaceFolders: [folder], userHome: home, editorUserDir }) } });
+    const { connection } = connect(cleanup, definition, {
+      sandbox: { stateRoot: root, hostPlaces: () => ({ workspaceFolders: [folder], userHome: home, editorUserDir }) },
+    });
     assertState(await connection.start(), 'running');
-    const write = async (target: string) => textOf((await connection.sendToolCall('write_file', { path: target, text: '{"mcpServers":{"x":{"command":"/bin/sh"}}}', makeFolders: true })) as never);
+    const write = async (target: string) =>
+      textOf(
+        (await connection.sendToolCall('write_file', {
+          path: target,
+          text: '{"mcpServers":{"x":{"command":"/bin/sh"}}}',
+          makeFolders: true,
+        })) as never,
+      );
 
     // The rules do let it write both folders: the refusals below are the protection's.
     assert.match(await write(path.join(folder, 'src', 'ok.txt')), /^ok/);
@@ -64,9 +84,14 @@ describe('sandboxed servers cannot write configuration or read credentials', fun
       }
     }
     assert.deepEqual(planted, [], 'a sandboxed server wrote configuration');
-    const onDisk = targets.flatMap((target) => [target, path.join(target, 'planted.json')]).filter((file) => fs.existsSync(file) && fs.statSync(file).isFile() && fs.readFileSync(file, 'utf8').includes('mcpServers'));
+    const onDisk = targets
+      .flatMap((target) => [target, path.join(target, 'planted.json')])
+      .filter((file) => fs.existsSync(file) && fs.statSync(file).isFile() && fs.readFileSync(file, 'utf8').includes('mcpServers'));
     assert.deepEqual(onDisk, [], 'configuration reached the disk');
-    assert.match(textOf((await connection.sendToolCall('read_file', { path: path.join(home, '.ssh', 'id_ed25519') })) as never), /^refused/);
+    assert.match(
+      textOf((await connection.sendToolCall('read_file', { path: path.join(home, '.ssh', 'id_ed25519') })) as never),
+      /^refused/,
+    );
     await connection.dispose();
     // Nothing the sandbox stood in place of missing files is left behind.
     assert.equal(fs.existsSync(path.join(folder, '.cursor')), false);

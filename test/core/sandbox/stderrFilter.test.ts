@@ -7,8 +7,8 @@ import path from 'node:path';
 import { classifySandboxStderr, prepareSandboxedCommand, sandboxStderrFilter } from '../../../src/core/sandbox';
 import { NO_SANDBOX_RULES } from '../../../src/core/config/types';
 
-describe('a sandboxed server\'s stderr', () => {
-  it('keeps the server\'s lines, turns a refused connection into one readable line, drops the rest', () => {
+describe("a sandboxed server's stderr", () => {
+  it("keeps the server's lines, turns a refused connection into one readable line, drops the rest", () => {
     assert.deepEqual(classifySandboxStderr('Server listening on stdio'), { kind: 'server', text: 'Server listening on stdio' });
     assert.deepEqual(classifySandboxStderr('[SandboxDebug] [Sandbox Linux] Processing write path: /tmp -> /tmp'), { kind: 'runtime' });
     const denial = classifySandboxStderr('[SandboxDebug] HTTP request blocked to 127.0.0.1:43007');
@@ -19,16 +19,31 @@ describe('a sandboxed server\'s stderr', () => {
     assert.equal(classifySandboxStderr('Error: Sandbox dependencies not available: socat not installed').kind, 'server');
   });
 
-  it('drops the runtime\'s multi-line messages (a JSON dump has the prefix on its first line only)', () => {
+  it("drops the runtime's multi-line messages (a JSON dump has the prefix on its first line only)", () => {
     const kept: string[] = [];
-    const filter = sandboxStderrFilter((line) => kept.push(line), () => undefined);
-    for (const line of ['[SandboxDebug] Original command: node server.js --token s3cret', '[SandboxDebug] {', '  "allowedHosts": [', '    "localhost"', '  ]', '}', 'server ready']) filter(line);
+    const filter = sandboxStderrFilter(
+      (line) => kept.push(line),
+      () => undefined,
+    );
+    for (const line of [
+      '[SandboxDebug] Original command: node server.js --token s3cret',
+      '[SandboxDebug] {',
+      '  "allowedHosts": [',
+      '    "localhost"',
+      '  ]',
+      '}',
+      'server ready',
+    ])
+      filter(line);
     assert.deepEqual(kept, ['server ready']);
   });
 
   it('a block that never closes gives the lines back to the server after a bound', () => {
     const kept: string[] = [];
-    const filter = sandboxStderrFilter((line) => kept.push(line), () => undefined);
+    const filter = sandboxStderrFilter(
+      (line) => kept.push(line),
+      () => undefined,
+    );
     filter('[SandboxDebug] [');
     for (let i = 0; i < 600; i += 1) filter(`line ${i}`);
     assert.equal(kept[0], 'line 500');
@@ -38,8 +53,18 @@ describe('a sandboxed server\'s stderr', () => {
   it('reports a denial once, however many lines the proxy logs for it', () => {
     const kept: string[] = [];
     const denials: string[] = [];
-    const filter = sandboxStderrFilter((line) => kept.push(line), (text) => denials.push(text));
-    for (const line of ['[SandboxDebug] No matching rule, denying: x.com:443', '[SandboxDebug] Connection blocked to x.com:443', '[SandboxDebug] Connection blocked to x.com:443', 'oops', '[SandboxDebug] HTTP request blocked to y.com:80']) filter(line);
+    const filter = sandboxStderrFilter(
+      (line) => kept.push(line),
+      (text) => denials.push(text),
+    );
+    for (const line of [
+      '[SandboxDebug] No matching rule, denying: x.com:443',
+      '[SandboxDebug] Connection blocked to x.com:443',
+      '[SandboxDebug] Connection blocked to x.com:443',
+      'oops',
+      '[SandboxDebug] HTTP request blocked to y.com:80',
+    ])
+      filter(line);
     assert.deepEqual(kept, ['oops']);
     assert.equal(denials.length, 2);
   });
@@ -49,7 +74,10 @@ describe('a sandboxed server\'s stderr', () => {
     if (process.platform === 'win32') return;
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-launch-'));
     try {
-      const prepared = prepareSandboxedCommand({ server: 's', command: 'node', args: ['x.js'], env: { PATH: '/bin' }, rules: NO_SANDBOX_RULES, stateRoot: root }, { nodePath: '/n', cliPath: '/c.mjs' });
+      const prepared = prepareSandboxedCommand(
+        { server: 's', command: 'node', args: ['x.js'], env: { PATH: '/bin' }, rules: NO_SANDBOX_RULES, stateRoot: root },
+        { nodePath: '/n', cliPath: '/c.mjs' },
+      );
       const settingsFile = prepared.args[2] as string;
       assert.deepEqual(prepared.args.slice(0, 2), ['/c.mjs', '--settings']);
       assert.ok(!settingsFile.startsWith(prepared.privateTemp + path.sep), 'the server cannot rewrite its next rules');
@@ -61,7 +89,14 @@ describe('a sandboxed server\'s stderr', () => {
       assert.deepEqual(prepared.args.slice(-2), ['node', 'x.js']);
       // A folder another user could have planted is refused.
       fs.chmodSync(path.dirname(path.dirname(settingsFile)), 0o777);
-      assert.throws(() => prepareSandboxedCommand({ server: 's', command: 'node', args: [], env: {}, rules: NO_SANDBOX_RULES, stateRoot: root }, { nodePath: '/n', cliPath: '/c.mjs' }), /is not a private folder/);
+      assert.throws(
+        () =>
+          prepareSandboxedCommand(
+            { server: 's', command: 'node', args: [], env: {}, rules: NO_SANDBOX_RULES, stateRoot: root },
+            { nodePath: '/n', cliPath: '/c.mjs' },
+          ),
+        /is not a private folder/,
+      );
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

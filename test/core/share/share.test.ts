@@ -15,7 +15,12 @@ import { STDIO_SERVER } from '../connection/helpers';
 import { Cleanup, connectClient, eventually } from '../gateway/helpers';
 import { baseInput, expectValid } from '../config/helpers';
 
-const SOURCE_OF: Record<ShareTarget, string> = { mcpJsonPortable: 'mcpJsonPortable', claudeCode: 'claudeCode', codex: 'codex', gemini: 'gemini' };
+const SOURCE_OF: Record<ShareTarget, string> = {
+  mcpJsonPortable: 'mcpJsonPortable',
+  claudeCode: 'claudeCode',
+  codex: 'codex',
+  gemini: 'gemini',
+};
 const TOKEN = 'a'.repeat(43);
 
 function temp(cleanup: Cleanup, prefix: string): string {
@@ -32,7 +37,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe('share: the gateway in other agents\' configs', function () {
+describe("share: the gateway in other agents' configs", function () {
   this.timeout(30_000);
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
@@ -42,7 +47,10 @@ describe('share: the gateway in other agents\' configs', function () {
       const home = temp(cleanup, 'share-home-');
       const folder = temp(cleanup, 'share-ws-');
       const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
-      const existing = target === 'codex' ? 'model = "gpt-5-codex"\n\n[mcp_servers.other]\ncommand = "other"\n' : '{\n  // mine\n  "theme": "dark",\n  "mcpServers": { "other": { "command": "other" } }\n}\n';
+      const existing =
+        target === 'codex'
+          ? 'model = "gpt-5-codex"\n\n[mcp_servers.other]\ncommand = "other"\n'
+          : '{\n  // mine\n  "theme": "dark",\n  "mcpServers": { "other": { "command": "other" } }\n}\n';
       const first = shareGateway({ target, port: 47_801, folder, userHome: home, env });
       // The same file again, now with the user's own content around the entry.
       fs.writeFileSync(first.file, existing);
@@ -51,19 +59,32 @@ describe('share: the gateway in other agents\' configs', function () {
       const text = fs.readFileSync(result.file, 'utf8');
       assert.ok(text.includes(target === 'codex' ? 'model = "gpt-5-codex"' : '// mine'), text);
       assert.ok(!text.includes(TOKEN), 'no token in the file');
-      assert.equal(shareGateway({ target, port: 47_801, folder, userHome: home, env }).outcome, target === 'codex' ? 'present' : 'replaced');
+      assert.equal(
+        shareGateway({ target, port: 47_801, folder, userHome: home, env }).outcome,
+        target === 'codex' ? 'present' : 'replaced',
+      );
 
-      const loaded = await loadConfiguration(baseInput({ userHome: home, env: { ...env, [TOKEN_ENV_VAR]: TOKEN, CODEX_HOME: undefined }, workspaceFolders: [{ name: 'ws', path: folder }], sources: [SOURCE_OF[target]] }), { resolve: async () => undefined });
+      const loaded = await loadConfiguration(
+        baseInput({
+          userHome: home,
+          env: { ...env, [TOKEN_ENV_VAR]: TOKEN, CODEX_HOME: undefined },
+          workspaceFolders: [{ name: 'ws', path: folder }],
+          sources: [SOURCE_OF[target]],
+        }),
+        { resolve: async () => undefined },
+      );
       const names = loaded.servers.map((server) => server.name);
       assert.deepEqual(names.sort(), ['other', 'switchboard']);
-      const shared = expectValid(loaded.servers.find((server) => server.name === 'switchboard') as HttpServerDefinition) as HttpServerDefinition;
+      const shared = expectValid(
+        loaded.servers.find((server) => server.name === 'switchboard') as HttpServerDefinition,
+      ) as HttpServerDefinition;
       assert.equal(shared.url, 'http://127.0.0.1:47801/mcp');
       assert.equal(shared.headers.Authorization, `Bearer ${TOKEN}`);
       assert.match(result.steps.join('\n'), /mcp-switchboard serve --folder .* --port 47801 --token-file/);
     });
   }
 
-  it('keeps serve\'s token in a file only the user can read, the same on every run', () => {
+  it("keeps serve's token in a file only the user can read, the same on every run", () => {
     const dir = temp(cleanup, 'share-token-');
     const file = path.join(dir, 'nested', 'gateway-token');
     const token = readOrCreateGatewayToken(file);
@@ -74,11 +95,14 @@ describe('share: the gateway in other agents\' configs', function () {
     assert.throws(() => readOrCreateGatewayToken(file), /can be read by other users: run chmod 600/);
   });
 
-  it('an agent with the shared entry reaches serve\'s servers (Switchboard reading Codex\'s config plays the agent)', async () => {
+  it("an agent with the shared entry reaches serve's servers (Switchboard reading Codex's config plays the agent)", async () => {
     const home = temp(cleanup, 'share-e2e-');
     const folder = temp(cleanup, 'share-e2e-ws-');
     fs.mkdirSync(path.join(folder, '.vscode'));
-    fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } }));
+    fs.writeFileSync(
+      path.join(folder, '.vscode', 'settings.json'),
+      JSON.stringify({ 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } }),
+    );
     const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') };
     const port = await freePort();
     shareGateway({ target: 'codex', port, folder, userHome: home, env });
@@ -88,15 +112,27 @@ describe('share: the gateway in other agents\' configs', function () {
     stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const controller = new AbortController();
     const tokenFile = path.join(home, '.config', 'mcp-switchboard', 'gateway-token');
-    const exit = runServe({ folder, trustWorkspace: true, port, tokenFile, stdout, stderr: new PassThrough(), signal: controller.signal, env });
+    const exit = runServe({
+      folder,
+      trustWorkspace: true,
+      port,
+      tokenFile,
+      stdout,
+      stderr: new PassThrough(),
+      signal: controller.signal,
+      env,
+    });
     cleanup.add(async () => {
       controller.abort();
       await exit;
     });
-    const ready = JSON.parse(await eventually(() => (out.includes('\n') ? out : undefined), 'serve\'s ready line')) as ServeReady;
+    const ready = JSON.parse(await eventually(() => (out.includes('\n') ? out : undefined), "serve's ready line")) as ServeReady;
     assert.equal(ready.token, fs.readFileSync(tokenFile, 'utf8').trim(), 'serve uses the token file');
 
-    const agent = await loadConfiguration(baseInput({ userHome: home, env: { ...env, [TOKEN_ENV_VAR]: ready.token }, sources: ['codex'] }), { resolve: async () => undefined });
+    const agent = await loadConfiguration(
+      baseInput({ userHome: home, env: { ...env, [TOKEN_ENV_VAR]: ready.token }, sources: ['codex'] }),
+      { resolve: async () => undefined },
+    );
     const shared = expectValid(agent.servers[0] as HttpServerDefinition) as HttpServerDefinition;
     const { client } = await connectClient(cleanup, shared.url, shared.headers.Authorization?.replace(/^Bearer /, '') ?? '');
     assert.ok((await client.listTools()).tools.some((tool) => tool.name === 'alpha__echo'));

@@ -13,7 +13,13 @@ export interface EraClient {
 }
 
 /** The 2025 handshake, or pinned to 2026-07-28 with a `subscriptions/listen` stream for `filter`. */
-export async function connectInEra(cleanup: Cleanup, gateway: { readonly token: string }, url: string, era: Era, filter: SubscriptionFilter): Promise<EraClient> {
+export async function connectInEra(
+  cleanup: Cleanup,
+  gateway: { readonly token: string },
+  url: string,
+  era: Era,
+  filter: SubscriptionFilter,
+): Promise<EraClient> {
   let opened: () => void = () => undefined;
   const listening = new Promise<void>((resolve) => (opened = resolve));
   // 2025 era: notifications come on the GET stream the SDK opens after initialize.
@@ -22,8 +28,14 @@ export async function connectInEra(cleanup: Cleanup, gateway: { readonly token: 
     if ((init?.method ?? 'GET') === 'GET' && response.ok) opened();
     return response;
   };
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } }, fetch: watchingFetch });
-  const client = new Client({ name: `era-${era}`, version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_VERSION } } } : {});
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+    fetch: watchingFetch,
+  });
+  const client = new Client(
+    { name: `era-${era}`, version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_VERSION } } } : {},
+  );
   await client.connect(transport);
   cleanup.add(() => client.close());
   if (era === 'modern') {

@@ -51,9 +51,7 @@ export class FakeClock implements Clock {
    * how a test proves that a stale timer firing late does nothing.
    */
   pending(): Array<{ readonly delay: number; fire(): void }> {
-    return [...this.timers.values()]
-      .sort((a, b) => a.due - b.due)
-      .map((timer) => ({ delay: timer.due - this.time, fire: timer.callback }));
+    return [...this.timers.values()].sort((a, b) => a.due - b.due).map((timer) => ({ delay: timer.due - this.time, fire: timer.callback }));
   }
 
   /** Delays of the timers now pending, from now, soonest first. */

@@ -11,7 +11,11 @@ export async function until(condition: () => boolean, timeoutMs = 10_000, what =
 }
 
 /** Polls `probe` until it returns something other than undefined. */
-export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string | (() => string), timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  what: string | (() => string),
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -23,5 +27,7 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`${typeof what === 'string' ? what : what()} not reached within ${timeoutMs} ms${last === undefined ? '' : `; last error: ${String(last)}`}`);
+  throw new Error(
+    `${typeof what === 'string' ? what : what()} not reached within ${timeoutMs} ms${last === undefined ? '' : `; last error: ${String(last)}`}`,
+  );
 }

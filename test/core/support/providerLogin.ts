@@ -24,7 +24,8 @@ export async function loginAtProvider(authorizationUrl: URL, redirectUrl: string
       ...(body ? { body } : {}),
     });
     remember(response);
-    if (process.env.SWITCHBOARD_TEST_LOG) process.stderr.write(`[login] ${body ? 'POST' : 'GET'} ${url} -> ${response.status} ${response.headers.get('location') ?? ''}\n`);
+    if (process.env.SWITCHBOARD_TEST_LOG)
+      process.stderr.write(`[login] ${body ? 'POST' : 'GET'} ${url} -> ${response.status} ${response.headers.get('location') ?? ''}\n`);
     body = undefined;
     const location = response.headers.get('location');
     if (location) {
@@ -32,7 +33,10 @@ export async function loginAtProvider(authorizationUrl: URL, redirectUrl: string
       continue;
     }
     const html = await response.text();
-    if (process.env.SWITCHBOARD_TEST_LOG) process.stderr.write(`[login] page: ${/name="prompt" value="([^"]+)"/.exec(html)?.[1]} cookies: ${[...cookies.keys()].join(',')} set: ${response.headers.getSetCookie().join(' | ')}\n`);
+    if (process.env.SWITCHBOARD_TEST_LOG)
+      process.stderr.write(
+        `[login] page: ${/name="prompt" value="([^"]+)"/.exec(html)?.[1]} cookies: ${[...cookies.keys()].join(',')} set: ${response.headers.getSetCookie().join(' | ')}\n`,
+      );
     const form = /<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(html);
     if (!form?.[1]) throw new Error(`the provider answered ${response.status} without a redirect or a form: ${html.slice(0, 300)}`);
     const fields = new URLSearchParams();

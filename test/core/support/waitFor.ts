@@ -34,8 +34,17 @@ export function waitFor<T>({ now, event, describe, timeoutMs = 15_000 }: WaitFor
 }
 
 /** Resolves with the first state (current or future) of a server that matches `predicate`. */
-export function waitForServerState(source: { readonly state: ServerState; readonly onDidChangeState: Event<unknown> }, predicate: (state: ServerState) => boolean, timeoutMs = 10_000): Promise<ServerState> {
-  return waitFor({ now: () => (predicate(source.state) ? source.state : undefined), event: source.onDidChangeState, describe: () => `state; last ${JSON.stringify(source.state)}`, timeoutMs });
+export function waitForServerState(
+  source: { readonly state: ServerState; readonly onDidChangeState: Event<unknown> },
+  predicate: (state: ServerState) => boolean,
+  timeoutMs = 10_000,
+): Promise<ServerState> {
+  return waitFor({
+    now: () => (predicate(source.state) ? source.state : undefined),
+    event: source.onDidChangeState,
+    describe: () => `state; last ${JSON.stringify(source.state)}`,
+    timeoutMs,
+  });
 }
 
 /** Resolves with the state once the manager's server `name` is in state `kind`. */
@@ -44,11 +53,21 @@ export function waitForServer(manager: ServerManager, name: string, kind: Server
     const state = manager.server(name)?.state;
     return state?.kind === kind ? state : undefined;
   };
-  return waitFor({ now, event: manager.onDidChangeState, describe: () => `${name} ${kind}; it is ${JSON.stringify(manager.server(name)?.state)}`, timeoutMs });
+  return waitFor({
+    now,
+    event: manager.onDidChangeState,
+    describe: () => `${name} ${kind}; it is ${JSON.stringify(manager.server(name)?.state)}`,
+    timeoutMs,
+  });
 }
 
 /** Resolves once every named server is running. */
 export async function waitForRunning(manager: ServerManager, names: readonly string[], timeoutMs = 15_000): Promise<void> {
   const states = () => names.map((name) => manager.server(name)?.state);
-  await waitFor({ now: () => (states().every((state) => state?.kind === 'running') ? true : undefined), event: manager.onDidChangeState, describe: () => `servers running: ${JSON.stringify(states())}`, timeoutMs });
+  await waitFor({
+    now: () => (states().every((state) => state?.kind === 'running') ? true : undefined),
+    event: manager.onDidChangeState,
+    describe: () => `servers running: ${JSON.stringify(states())}`,
+    timeoutMs,
+  });
 }

@@ -22,7 +22,7 @@ function serversInChat(): number {
 describe('bench: the editor side of startup', function () {
   this.timeout(240_000);
 
-  it('measures activate() and the time until every server\'s tools are in chat', async () => {
+  it("measures activate() and the time until every server's tools are in chat", async () => {
     assert.ok(servers > 0 && openedAt > 0, 'run by bench/editor.mjs');
     const api = await switchboardApi();
     const deadline = Date.now() + Number(process.env.SWITCHBOARD_BENCH_WAIT_MS ?? 90_000);
@@ -31,7 +31,9 @@ describe('bench: the editor side of startup', function () {
     // Switchboard's part ends when it publishes every server, each with its tools; the rest is the
     // editor's own MCP client taking them in.
     let publishedAt: number | undefined;
-    const published = () => api.publishedServers().length === servers && api.catalog.snapshot().servers.every((server) => server.tools.some((tool) => tool.exposed));
+    const published = () =>
+      api.publishedServers().length === servers &&
+      api.catalog.snapshot().servers.every((server) => server.tools.some((tool) => tool.exposed));
     while (serversInChat() < servers && Date.now() < deadline) {
       if (publishedAt === undefined && published()) publishedAt = Date.now();
       // The warming run: the editor starts provider servers only when chat (or this command) asks,
@@ -42,7 +44,18 @@ describe('bench: the editor side of startup', function () {
       await new Promise((resolve) => setTimeout(resolve, warming ? 500 : 10));
     }
     const toolsAt = Date.now();
-    assert.equal(serversInChat(), servers, `every server reached chat; mcp tools now: ${vscode.lm.tools.map((tool) => tool.name).filter((name) => name.startsWith('mcp')).slice(0, 12).join(', ')}; states: ${api.servers().map((view) => view.state.kind).join(',')}`);
+    assert.equal(
+      serversInChat(),
+      servers,
+      `every server reached chat; mcp tools now: ${vscode.lm.tools
+        .map((tool) => tool.name)
+        .filter((name) => name.startsWith('mcp'))
+        .slice(0, 12)
+        .join(', ')}; states: ${api
+        .servers()
+        .map((view) => view.state.kind)
+        .join(',')}`,
+    );
     const result = {
       activateMs: api.activation.ms,
       windowToActivateMs: api.activation.startedAt - openedAt,

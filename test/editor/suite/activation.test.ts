@@ -20,7 +20,10 @@ describe('activation from the development folder', () => {
     const expected = contributedCommands(extension);
     assert.ok(expected.length > 0, 'the manifest contributes commands');
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(expected.filter((command) => !registered.has(command)), []);
+    assert.deepEqual(
+      expected.filter((command) => !registered.has(command)),
+      [],
+    );
   });
 
   it('registers the activity-bar container and the Servers view', async () => {

@@ -16,20 +16,32 @@ function toolNames(): string[] {
  * Resolves once the editor's tool list satisfies `predicate`. The stable API has no event for
  * changes to vscode.lm.tools, so this is the shared bounded poll.
  */
-async function waitForTools(predicate: (names: string[]) => boolean, timeoutMs = 20_000, options: { startServers?: boolean } = {}): Promise<string[]> {
-  return eventually(async () => {
-    if (predicate(toolNames())) return toolNames();
-    // The editor does not start a server it has never run (chat's next request would): this does.
-    if (options.startServers) await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
-    return undefined;
-  }, () => `the tools (now: ${toolNames().filter((name) => name.startsWith('mcp')).join(', ')})`, timeoutMs);
+async function waitForTools(
+  predicate: (names: string[]) => boolean,
+  timeoutMs = 20_000,
+  options: { startServers?: boolean } = {},
+): Promise<string[]> {
+  return eventually(
+    async () => {
+      if (predicate(toolNames())) return toolNames();
+      // The editor does not start a server it has never run (chat's next request would): this does.
+      if (options.startServers)
+        await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
+      return undefined;
+    },
+    () =>
+      `the tools (now: ${toolNames()
+        .filter((name) => name.startsWith('mcp'))
+        .join(', ')})`,
+    timeoutMs,
+  );
 }
 
 async function invoke(name: string, input: object): Promise<vscode.LanguageModelToolResult> {
   return vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
 }
 
-describe('tools in the editor\'s chat (gateway + definition provider + dispatcher tools)', function () {
+describe("tools in the editor's chat (gateway + definition provider + dispatcher tools)", function () {
   this.timeout(60_000);
   let api: SwitchboardApi;
 
@@ -65,19 +77,28 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     assert.match(row?.tooltip ?? '', /\*\*Protocol:\*\* 2026-07-28 · modern era \(sessionless\)/);
     const names = await waitForTools((all) => all.includes('mcp_modern_echo'), 20_000, { startServers: true });
     assert.ok(names.includes('mcp_modern_add'), names.join(', '));
-    assert.equal(toolText(await invoke('mcp_modern_echo', { text: 'from the 2025 editor to a 2026 server' })), 'from the 2025 editor to a 2026 server');
+    assert.equal(
+      toolText(await invoke('mcp_modern_echo', { text: 'from the 2025 editor to a 2026 server' })),
+      'from the 2025 editor to a 2026 server',
+    );
   });
 
   it('calls a tool that requires a task from chat: the result comes back, and the tree shows the task while it runs', async () => {
     await waitForServer(api, 'research', isKind('running'));
-    const name = (await waitForTools((all) => all.includes('mcp_research_simulate-research-query'), 30_000, { startServers: true })).find((tool) => tool === 'mcp_research_simulate-research-query');
+    const name = (await waitForTools((all) => all.includes('mcp_research_simulate-research-query'), 30_000, { startServers: true })).find(
+      (tool) => tool === 'mcp_research_simulate-research-query',
+    );
     assert.ok(name);
     const call = invoke(name, { topic: 'tides' });
-    const row = await eventually(() => {
-      const server = api.tree().find((node) => node.label === 'research');
-      const task = server?.children.find((child) => child.contextValue === 'task');
-      return server && task && /^(Analyzing|Synthesizing|Generating)/.test(task.label) ? { server, task } : undefined;
-    }, 'the task row with a later stage', 20_000);
+    const row = await eventually(
+      () => {
+        const server = api.tree().find((node) => node.label === 'research');
+        const task = server?.children.find((child) => child.contextValue === 'task');
+        return server && task && /^(Analyzing|Synthesizing|Generating)/.test(task.label) ? { server, task } : undefined;
+      },
+      'the task row with a later stage',
+      20_000,
+    );
     assert.equal(row.server.description, 'running · 1 task');
     assert.equal(row.task.description, 'simulate-research-query');
     assert.match(row.server.tooltip, /Tasks running:\*\* simulate\\-research\\-query: /);
@@ -86,13 +107,33 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     // tool's taskSupport): the gateway logged a task of its client's. Log files flush on their own.
     const logFolder = path.dirname(api.logFolder);
     const drivenByEditor = () =>
-      fs.readdirSync(logFolder, { recursive: true }).map(String).map((file) => path.join(logFolder, file)).some((file) => fs.statSync(file).isFile() && /tools\/call research\/simulate-research-query runs as task \S+, which its client drives/.test(fs.readFileSync(file, 'utf8')));
-    await eventually(() => (drivenByEditor() ? true : undefined), 'the gateway\'s line for the editor\'s task', 15_000);
-    await eventually(() => (api.tree().find((node) => node.label === 'research')?.children.some((child) => child.contextValue === 'task') === false ? true : undefined), 'the task row to go', 10_000);
+      fs
+        .readdirSync(logFolder, { recursive: true })
+        .map(String)
+        .map((file) => path.join(logFolder, file))
+        .some(
+          (file) =>
+            fs.statSync(file).isFile() &&
+            /tools\/call research\/simulate-research-query runs as task \S+, which its client drives/.test(fs.readFileSync(file, 'utf8')),
+        );
+    await eventually(() => (drivenByEditor() ? true : undefined), "the gateway's line for the editor's task", 15_000);
+    await eventually(
+      () =>
+        api
+          .tree()
+          .find((node) => node.label === 'research')
+          ?.children.some((child) => child.contextValue === 'task') === false
+          ? true
+          : undefined,
+      'the task row to go',
+      10_000,
+    );
   });
 
   it('lists the catalog and calls a tool with the dispatcher tools', async () => {
-    const listed = JSON.parse(toolText(await invoke('mcpSwitchboard_listTools', { server: 'ok' }))) as { tools: Array<{ qualifiedName: string; readOnly: boolean; serverState: string }> };
+    const listed = JSON.parse(toolText(await invoke('mcpSwitchboard_listTools', { server: 'ok' }))) as {
+      tools: Array<{ qualifiedName: string; readOnly: boolean; serverState: string }>;
+    };
     const echo = listed.tools.find((tool) => tool.qualifiedName === 'ok__echo');
     assert.deepEqual({ readOnly: echo?.readOnly, serverState: echo?.serverState }, { readOnly: true, serverState: 'running' });
     assert.ok(!listed.tools.some((tool) => tool.qualifiedName === 'ok__fail'));
@@ -126,7 +167,7 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     await waitForTools((all) => all.includes('mcp_ok_add'));
   });
 
-  it('Invalidate Tool Cache refetches the server\'s tool list', async () => {
+  it("Invalidate Tool Cache refetches the server's tool list", async () => {
     const fetchedAt = () => api.catalog.snapshot().servers.find((server) => server.name === 'ok')?.fetchedAt;
     const before = fetchedAt();
     assert.ok(before, 'the list was fetched once');
@@ -148,10 +189,13 @@ describe('tools in the editor\'s chat (gateway + definition provider + dispatche
     const chatNames = [...report.matchAll(/^\| [^|]+ \| `(mcp_[^`]+)` \|/gm)].map((match) => match[1] as string);
     assert.ok(chatNames.length > 1, report);
     const editorNames = await waitForTools((all) => chatNames.every((name) => all.includes(name)));
-    assert.deepEqual(chatNames.filter((name) => !editorNames.includes(name)), []);
+    assert.deepEqual(
+      chatNames.filter((name) => !editorNames.includes(name)),
+      [],
+    );
   });
 
-  it('publishes running servers to the editor\'s MCP client, and leaves failed ones out', async () => {
+  it("publishes running servers to the editor's MCP client, and leaves failed ones out", async () => {
     await Promise.all([waitForServer(api, 'failing', isKind('error')), waitForServer(api, 'hanging', isKind('error'))]);
     const published = api.publishedServers();
     assert.ok(published.includes('ok'), published.join(', '));

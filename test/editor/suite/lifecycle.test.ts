@@ -40,7 +40,10 @@ describe('a lazy server in the real editor', function () {
     assert.match(row?.description ?? '', /^idle · \d+ tools$/);
     assert.match(row?.tooltip ?? '', /idle · \d+ tools cached · starts when used/);
     assert.equal(row?.icon, 'pass');
-    assert.ok(row?.children.some((child) => child.label === 'echo'), 'its tools are listed while idle');
+    assert.ok(
+      row?.children.some((child) => child.label === 'echo'),
+      'its tools are listed while idle',
+    );
     const pid = markerPid();
     assert.ok(pid !== undefined);
     // Ended with its session; the process may take a moment to exit after its stdin closes.
@@ -51,7 +54,10 @@ describe('a lazy server in the real editor', function () {
   it('a tool call from chat starts it, and the call is answered', async () => {
     await waitForServer(api, 'sleepy', isKind('idle'));
     const learnedPid = markerPid();
-    const result = await vscode.lm.invokeTool('mcpSwitchboard_callTool', { input: { tool: 'sleepy__echo', arguments: { text: 'wake up' } }, toolInvocationToken: undefined });
+    const result = await vscode.lm.invokeTool('mcpSwitchboard_callTool', {
+      input: { tool: 'sleepy__echo', arguments: { text: 'wake up' } },
+      toolInvocationToken: undefined,
+    });
     assert.equal(toolText(result), 'wake up');
     assert.equal(api.servers().find((view) => view.name === 'sleepy')?.state.kind, 'running');
     assert.notEqual(markerPid(), learnedPid, 'a new process');

@@ -7,7 +7,20 @@ import { isKind, stateOf, switchboardApi, waitFor, waitForServer } from '../supp
 import { eventually } from '../../core/support/poll';
 
 // The runner starts the editor with these servers in the user settings (test/harness/run-editor-tests.mjs).
-const CONFIGURED = ['ok', 'modern', 'failing', 'hanging', 'off', 'broken', 'secretive', 'keyed-url', 'keyed-args', 'rich', 'sleepy', 'research'];
+const CONFIGURED = [
+  'ok',
+  'modern',
+  'failing',
+  'hanging',
+  'off',
+  'broken',
+  'secretive',
+  'keyed-url',
+  'keyed-args',
+  'rich',
+  'sleepy',
+  'research',
+];
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 const secret = process.env.SWITCHBOARD_TEST_SECRET ?? '';
 
@@ -38,7 +51,10 @@ describe('servers in the real editor', function () {
 
   it('shows one row per server, in configuration order, with an icon and a description per state', () => {
     const rows = api.tree();
-    assert.deepEqual(rows.map((item) => item.label), CONFIGURED);
+    assert.deepEqual(
+      rows.map((item) => item.label),
+      CONFIGURED,
+    );
     assert.match(row(api, 'ok').description, /^running · \d+ tools$/);
     assert.equal(row(api, 'ok').icon, 'pass-filled');
     assert.match(row(api, 'failing').description, /^exited/);
@@ -50,7 +66,7 @@ describe('servers in the real editor', function () {
     assert.equal(row(api, 'broken').icon, 'bracket-error');
   });
 
-  it('shows a running server\'s own icon, and the state icon when it is not running', async () => {
+  it("shows a running server's own icon, and the state icon when it is not running", async () => {
     await waitForServer(api, 'rich', isKind('running'));
     assert.equal(row(api, 'rich').icon, 'own:data');
     assert.equal(row(api, 'failing').icon, 'error', 'a server in trouble shows what is wrong');
@@ -63,7 +79,7 @@ describe('servers in the real editor', function () {
     assert.doesNotMatch(tooltip, /Last error/, 'the error is in the header already; once is enough');
   });
 
-  it('lists a running server\'s tools as checkable rows, marking read-only ones', () => {
+  it("lists a running server's tools as checkable rows, marking read-only ones", () => {
     const tools = row(api, 'ok').children;
     assert.ok(tools.length >= 5, `tools: ${tools.map((tool) => tool.label).join(', ')}`);
     const echo = tools.find((tool) => tool.label === 'echo');
@@ -92,7 +108,16 @@ describe('servers in the real editor', function () {
     const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
     await settings.update('tools.deny', ['ok/add'], vscode.ConfigurationTarget.Global);
     try {
-      await eventually(() => (row(api, 'ok').children.find((tool) => tool.label === 'add')?.description.includes('filtered') ? true : undefined), 'the deny rule to reach the tree', 10_000);
+      await eventually(
+        () =>
+          row(api, 'ok')
+            .children.find((tool) => tool.label === 'add')
+            ?.description.includes('filtered')
+            ? true
+            : undefined,
+        'the deny rule to reach the tree',
+        10_000,
+      );
       const after = row(api, 'ok');
       const add = after.children.find((tool) => tool.label === 'add');
       assert.equal(add?.checked, undefined, 'no checkbox: it cannot be switched on here, and must not look offered');
@@ -105,14 +130,18 @@ describe('servers in the real editor', function () {
     }
   });
 
-  it('a server\'s Tools group says how many of them chat is offered when a rule keeps some back', async () => {
+  it("a server's Tools group says how many of them chat is offered when a rule keeps some back", async () => {
     const group = () => row(api, 'rich').children.find((child) => child.label === 'Tools');
     const total = Number(group()?.description);
     assert.ok(total > 1, JSON.stringify(group()));
     const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
     await settings.update('tools.deny', ['rich/echo'], vscode.ConfigurationTarget.Global);
     try {
-      await eventually(() => (group()?.description === `${total - 1} of ${total} offered` ? true : undefined), () => `the Tools group to count what chat gets: ${JSON.stringify(group()?.description)}`, 10_000);
+      await eventually(
+        () => (group()?.description === `${total - 1} of ${total} offered` ? true : undefined),
+        () => `the Tools group to count what chat gets: ${JSON.stringify(group()?.description)}`,
+        10_000,
+      );
     } finally {
       await settings.update('tools.deny', undefined, vscode.ConfigurationTarget.Global);
     }
@@ -153,7 +182,8 @@ describe('servers in the real editor', function () {
 
   it('Disable Server writes enabled:false to the entry in its own scope, and Enable Server removes it', async () => {
     await vscode.commands.executeCommand('mcpSwitchboard.disableServer', 'ok');
-    const entry = () => (vscode.workspace.getConfiguration('mcpSwitchboard').inspect<Record<string, { enabled?: boolean }>>('servers')?.globalValue ?? {}).ok;
+    const entry = () =>
+      (vscode.workspace.getConfiguration('mcpSwitchboard').inspect<Record<string, { enabled?: boolean }>>('servers')?.globalValue ?? {}).ok;
     assert.equal(entry()?.enabled, false);
     await waitForServer(api, 'ok', isKind('disabled'));
     await vscode.commands.executeCommand('mcpSwitchboard.enableServer', 'ok');
@@ -169,8 +199,10 @@ describe('servers in the real editor', function () {
 
   it('Open Settings Entry opens the user settings file at the entry', async () => {
     await vscode.commands.executeCommand('mcpSwitchboard.openSettingsEntry', 'failing');
-    const editor = await waitFor(() => vscode.window.activeTextEditor?.document.fileName.endsWith('settings.json') ? vscode.window.activeTextEditor : undefined,
-      vscode.window.onDidChangeActiveTextEditor as vscode.Event<unknown>);
+    const editor = await waitFor(
+      () => (vscode.window.activeTextEditor?.document.fileName.endsWith('settings.json') ? vscode.window.activeTextEditor : undefined),
+      vscode.window.onDidChangeActiveTextEditor as vscode.Event<unknown>,
+    );
     const line = editor.document.lineAt(editor.selection.active.line).text;
     assert.match(line, /"failing"/);
   });
@@ -178,14 +210,21 @@ describe('servers in the real editor', function () {
   it('names an unknown server instead of failing silently', async () => {
     const errors: string[] = [];
     // The command reports through a notification; it must not throw into the caller.
-    await vscode.commands.executeCommand('mcpSwitchboard.reconnectServer', 'does-not-exist').then(undefined, (error: unknown) => errors.push(String(error)));
+    await vscode.commands
+      .executeCommand('mcpSwitchboard.reconnectServer', 'does-not-exist')
+      .then(undefined, (error: unknown) => errors.push(String(error)));
     assert.deepEqual(errors, []);
   });
 
   it('never writes a secret value to any log channel', async () => {
     assert.ok(secret.length > 0, 'the runner passes a secret');
     const logFolder = path.dirname(api.logFolder);
-    const files = () => fs.readdirSync(logFolder, { recursive: true }).map(String).map((file) => path.join(logFolder, file)).filter((file) => fs.statSync(file).isFile());
+    const files = () =>
+      fs
+        .readdirSync(logFolder, { recursive: true })
+        .map(String)
+        .map((file) => path.join(logFolder, file))
+        .filter((file) => fs.statSync(file).isFile());
     // The channel files are flushed asynchronously (no event says when); wait until the redacted start line is on disk.
     const redactedLineSeen = () => files().some((file) => file.includes('secretive') && fs.readFileSync(file, 'utf8').includes('***'));
     await eventually(() => (redactedLineSeen() ? true : undefined), 'the redacted line on disk', 15_000).catch(() => undefined);

@@ -19,7 +19,10 @@ describe('the packaged .vsix, installed into a fresh extensions folder', () => {
     await extension.activate();
     assert.equal(extension.isActive, true);
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(contributedCommands(extension).filter((command) => !registered.has(command)), []);
+    assert.deepEqual(
+      contributedCommands(extension).filter((command) => !registered.has(command)),
+      [],
+    );
   });
 
   // About 0.85 MB of it is the sandbox runtime and its seccomp helpers for x64 and arm64.

@@ -68,7 +68,10 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
   // returns; the doctor does its own waiting, by events.
   const runtime = createRuntime({
     ...environment.manager,
-    connection: { ...environment.manager?.connection, sandbox: { ...environment.manager?.connection?.sandbox, hostPlaces: () => ({ workspaceFolders: [workspace.folder] }) } },
+    connection: {
+      ...environment.manager?.connection,
+      sandbox: { ...environment.manager?.connection?.sandbox, hostPlaces: () => ({ workspaceFolders: [workspace.folder] }) },
+    },
     startupGateMs: 0,
     storage: new MemoryToolCacheStorage(),
     settings: await readCatalogSettings(workspace.folder),
@@ -83,7 +86,12 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
       if (!isSettled(previous) && isSettled(state)) io.err(`  ${server}: ${progressLine(state)}\n`);
     });
     // The doctor checks every server: a lazy one starts now too (its report still says lazy).
-    await manager.start(consented.servers.map((server) => ('transport' in server ? { ...server, lifecycle: { ...server.lifecycle, start: 'eager' as const } } : server)), consented.blocks);
+    await manager.start(
+      consented.servers.map((server) =>
+        'transport' in server ? { ...server, lifecycle: { ...server.lifecycle, start: 'eager' as const } } : server,
+      ),
+      consented.blocks,
+    );
     const outcome = await waitUntilSettled(manager, timeoutMs, signal);
     if (outcome === 'aborted') return EXIT_FAILED;
     await catalog.settled();
@@ -103,8 +111,11 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
 }
 
 function announce(consented: ConsentedServers, folder: string, timeoutMs: number, io: DoctorIo): void {
-  const connecting = consented.servers.filter((server) => 'transport' in server && server.enabled && !consented.blocks.has(server.name)).length;
-  if (connecting > 0) io.err(`Connecting ${connecting} server${connecting === 1 ? '' : 's'} in ${folder} (waiting up to ${timeoutMs} ms)\n`);
+  const connecting = consented.servers.filter(
+    (server) => 'transport' in server && server.enabled && !consented.blocks.has(server.name),
+  ).length;
+  if (connecting > 0)
+    io.err(`Connecting ${connecting} server${connecting === 1 ? '' : 's'} in ${folder} (waiting up to ${timeoutMs} ms)\n`);
 }
 
 /** Before anything runs: the folder's own stdio servers need the user's word (asked here, on a terminal). */

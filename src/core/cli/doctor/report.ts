@@ -6,7 +6,15 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { describeFilterRule } from '../../catalog/filters';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule, OfferedServer } from '../../catalog/types';
 import path from 'node:path';
-import { describeSource, inputEnvVarName, isWorkspaceDefinedSource, sandboxOf, type ConfigDiagnostic, type SandboxRules, type SandboxRulesOrigin } from '../../config';
+import {
+  describeSource,
+  inputEnvVarName,
+  isWorkspaceDefinedSource,
+  sandboxOf,
+  type ConfigDiagnostic,
+  type SandboxRules,
+  type SandboxRulesOrigin,
+} from '../../config';
 import { isReady, type ServerState, type ServerStateKind } from '../../state/serverState';
 import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
@@ -107,8 +115,12 @@ export function buildReport(
   const needsInput = new Map(
     workspace.servers.flatMap((server) => ('needsInput' in server && server.needsInput ? [[server.name, server.needsInput] as const] : [])),
   );
-  const lifecycles = new Map(workspace.servers.flatMap((server) => ('transport' in server ? [[server.name, server.lifecycle] as const] : [])));
-  const sandboxes = new Map(workspace.servers.flatMap((server) => ('transport' in server ? [[server.name, sandboxOf(server)] as const] : [])));
+  const lifecycles = new Map(
+    workspace.servers.flatMap((server) => ('transport' in server ? [[server.name, server.lifecycle] as const] : [])),
+  );
+  const sandboxes = new Map(
+    workspace.servers.flatMap((server) => ('transport' in server ? [[server.name, sandboxOf(server)] as const] : [])),
+  );
   const servers = views.map((view): ServerReport => {
     const lifecycle = lifecycles.get(view.name);
     // An invalid server's own list repeats what is in the top-level one; keep each problem once.
@@ -124,7 +136,10 @@ export function buildReport(
       protocol: view.state.kind === 'running' ? { version: view.state.protocolVersion, era: view.state.era } : null,
       ...(error === undefined ? {} : { error }),
       diagnostics,
-      tools: toolReports(view, catalog.servers.find((server) => server.name === view.name)),
+      tools: toolReports(
+        view,
+        catalog.servers.find((server) => server.name === view.name),
+      ),
       capabilities: view.state.kind === 'running' ? Object.keys(view.state.capabilities) : null,
       instructions: view.state.kind === 'running' ? (view.state.instructions ?? null) : null,
       offer: offerReport(offerOf(view.name)),
@@ -144,7 +159,9 @@ export function buildReport(
     settingsFound: workspace.settingsFound,
     servers,
     diagnostics: general,
-    catalogWarnings: catalog.warnings.filter((warning) => warning.server === undefined || !names.has(warning.server)).map((warning) => warning.message),
+    catalogWarnings: catalog.warnings
+      .filter((warning) => warning.server === undefined || !names.has(warning.server))
+      .map((warning) => warning.message),
     maxExposed: catalog.maxExposed,
     outcome,
     timeoutMs,
@@ -178,7 +195,9 @@ function toolReport(entry: CatalogTool): ToolReport {
     qualifiedName: entry.qualifiedName,
     readOnly: entry.readOnly,
     exposed: entry.exposed,
-    ...(entry.filteredBy === undefined ? {} : { filteredBy: describeFilterRule(entry.filteredBy, entry.server), filterKind: entry.filteredBy.kind }),
+    ...(entry.filteredBy === undefined
+      ? {}
+      : { filteredBy: describeFilterRule(entry.filteredBy, entry.server), filterKind: entry.filteredBy.kind }),
     ...taskSupportOf(tool),
   };
 }
@@ -190,15 +209,24 @@ function taskSupportOf(tool: Tool): Pick<ToolReport, 'taskSupport'> {
 
 function offerReport(offer: OfferedServer | undefined): OfferReport {
   return {
-    resources: (offer?.resources ?? []).map((resource) => ({ uri: resource.uri, name: resource.name, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}) })),
+    resources: (offer?.resources ?? []).map((resource) => ({
+      uri: resource.uri,
+      name: resource.name,
+      ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+    })),
     resourceTemplates: (offer?.resourceTemplates ?? []).map((template) => ({ uriTemplate: template.uriTemplate, name: template.name })),
-    prompts: (offer?.prompts ?? []).map((prompt) => ({ name: prompt.name, arguments: (prompt.arguments ?? []).map((argument) => argument.name) })),
+    prompts: (offer?.prompts ?? []).map((prompt) => ({
+      name: prompt.name,
+      arguments: (prompt.arguments ?? []).map((argument) => argument.name),
+    })),
   };
 }
 
 /** A malformed schema is already the hidden tool's filteredBy; repeating it as a warning adds nothing. */
 function serverWarnings(warnings: readonly CatalogWarning[], server: string): string[] {
-  return warnings.filter((warning) => warning.server === server && !(warning.kind === 'malformedSchema' && warning.tool !== undefined)).map((warning) => warning.message);
+  return warnings
+    .filter((warning) => warning.server === server && !(warning.kind === 'malformedSchema' && warning.tool !== undefined))
+    .map((warning) => warning.message);
 }
 
 function describeProblem(
@@ -243,7 +271,14 @@ function shellWord(name: string): string {
 function unique(diagnostics: readonly ConfigDiagnostic[]): ConfigDiagnostic[] {
   const seen = new Set<string>();
   return diagnostics.filter((diagnostic) => {
-    const key = JSON.stringify([diagnostic.severity, diagnostic.path, diagnostic.message, diagnostic.source.file, diagnostic.line, diagnostic.column]);
+    const key = JSON.stringify([
+      diagnostic.severity,
+      diagnostic.path,
+      diagnostic.message,
+      diagnostic.source.file,
+      diagnostic.line,
+      diagnostic.column,
+    ]);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

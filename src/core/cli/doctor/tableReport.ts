@@ -77,7 +77,10 @@ function exposedCount(tools: readonly ToolReport[]): number {
 
 function details(server: ServerReport, maxExposed: number): string[] {
   const lines = server.diagnostics.map((diagnostic) => DETAIL_INDENT + describeDiagnostic(diagnostic, false));
-  const more = (server.error ?? '').split('\n').slice(1).filter((line) => line.trim() !== '');
+  const more = (server.error ?? '')
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.trim() !== '');
   if (more.length > 0) lines.push(`${DETAIL_INDENT}error:`, ...more.map((line) => `${DETAIL_INDENT}  ${line}`));
   if (server.sandbox) lines.push(`${DETAIL_INDENT}${'sandbox'.padEnd(8)} ${describeSandboxRules(server.sandbox.rules)}`);
   lines.push(...hiddenTools(server.tools, maxExposed).map((line) => `${DETAIL_INDENT}${'hidden'.padEnd(8)} ${line}`));
@@ -94,8 +97,12 @@ function details(server: ServerReport, maxExposed: number): string[] {
 function taskTools(tools: readonly ToolReport[]): string[] {
   const required = tools.filter((tool) => tool.taskSupport === 'required').map((tool) => tool.name);
   if (required.length === 0) return [];
-  const shown = required.slice(0, MAX_HIDDEN_LINES).join(', ') + (required.length > MAX_HIDDEN_LINES ? `, ... and ${required.length - MAX_HIDDEN_LINES} more` : '');
-  return [`${shown}: ${required.length === 1 ? 'requires a task; a call runs it' : 'require a task; a call runs one'} and waits for its result`];
+  const shown =
+    required.slice(0, MAX_HIDDEN_LINES).join(', ') +
+    (required.length > MAX_HIDDEN_LINES ? `, ... and ${required.length - MAX_HIDDEN_LINES} more` : '');
+  return [
+    `${shown}: ${required.length === 1 ? 'requires a task; a call runs it' : 'require a task; a call runs one'} and waits for its result`,
+  ];
 }
 
 /** One line per hidden tool, except budget cuts, which share one line (they share one reason). */
@@ -105,7 +112,8 @@ function hiddenTools(tools: readonly ToolReport[], maxExposed: number): string[]
   const named = hidden.filter((tool) => tool.filterKind !== 'budget');
   const lines = named.slice(0, MAX_HIDDEN_LINES).map((tool) => `${tool.name}: ${tool.filteredBy ?? 'not exposed'}`);
   if (named.length > MAX_HIDDEN_LINES) lines.push(`... and ${named.length - MAX_HIDDEN_LINES} more (--json lists every tool)`);
-  if (overBudget.length > 0) lines.push(`${overBudget.length} tool${overBudget.length === 1 ? '' : 's'} beyond ${MAX_EXPOSED_SETTING} (${maxExposed})`);
+  if (overBudget.length > 0)
+    lines.push(`${overBudget.length} tool${overBudget.length === 1 ? '' : 's'} beyond ${MAX_EXPOSED_SETTING} (${maxExposed})`);
   return lines;
 }
 

@@ -14,11 +14,13 @@ import { parseJsonc } from '../../config/jsonc';
  * `~/.cache`). One folder per workspace: cache entries are keyed by server name, and a second
  * workspace's "git" server with another configuration would otherwise evict this one's on every run.
  */
-export function serveCacheDir(folder: string, env: Readonly<Record<string, string | undefined>> = process.env, home: string = os.homedir()): string {
+export function serveCacheDir(
+  folder: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = os.homedir(),
+): string {
   const root =
-    nonEmpty(env.XDG_CACHE_HOME) ??
-    (process.platform === 'win32' ? nonEmpty(env.LOCALAPPDATA) : undefined) ??
-    path.join(home, '.cache');
+    nonEmpty(env.XDG_CACHE_HOME) ?? (process.platform === 'win32' ? nonEmpty(env.LOCALAPPDATA) : undefined) ?? path.join(home, '.cache');
   const id = createHash('sha256').update(path.resolve(folder), 'utf8').digest('hex').slice(0, 16);
   return path.join(root, 'mcp-switchboard', 'tools', id);
 }

@@ -2,12 +2,7 @@
 // by the same configuration layer the extension uses, with DIR as the only workspace folder.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import {
-  loadFolderConfiguration,
-  type ConfigDiagnostic,
-  type InvalidServer,
-  type ServerDefinition,
-} from '../../config';
+import { loadFolderConfiguration, type ConfigDiagnostic, type InvalidServer, type ServerDefinition } from '../../config';
 
 export interface LoadedWorkspace {
   readonly kind: 'loaded';
@@ -41,7 +36,14 @@ export async function loadWorkspace(
     const problems = [...new Set(loaded.diagnostics.filter((d) => d.severity === 'error').map((d) => locate(settingsFile, d)))];
     return { kind: 'unreadable', folder, settingsFile, problems };
   }
-  return { kind: 'loaded', folder, settingsFile, settingsFound: loaded.settingsFound, servers: loaded.servers, diagnostics: loaded.diagnostics };
+  return {
+    kind: 'loaded',
+    folder,
+    settingsFile,
+    settingsFound: loaded.settingsFound,
+    servers: loaded.servers,
+    diagnostics: loaded.diagnostics,
+  };
 }
 
 async function checkFolder(folder: string): Promise<string | undefined> {
