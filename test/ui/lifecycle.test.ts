@@ -95,6 +95,25 @@ describe('a lazy server (UI)', function () {
     await page.keyboard.press('Escape');
   });
 
+  it("leaves the editor's own output for a Switchboard server free of 'Failed to parse message' warnings", async () => {
+    const { page } = workbench;
+    await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
+    // MCP: List Servers → always → Show Output: the editor's log of its connection to the gateway.
+    await runFromPalette(page, 'MCP: List Servers', { opensQuickInput: true });
+    const picker = page.locator('.quick-input-widget');
+    await picker.locator('.monaco-list-row', { hasText: 'always' }).first().click();
+    await picker.locator('.monaco-list-row', { hasText: 'Show Output' }).first().click();
+    const log = page.locator('.part.panel .view-lines');
+    // The editor started the server, listed its tools and called nothing yet: every request so
+    // far went over a 2025 session's POST streams, each opened by a priming event.
+    await log.filter({ hasText: 'Connection state: Running' }).waitFor({ timeout: 30_000 });
+    await log.filter({ hasText: /Discovered \d+ tools/ }).waitFor({ timeout: 30_000 });
+    const text = await log.innerText();
+    await screenshot(page, 'editor-server-output');
+    assert.doesNotMatch(text, /Failed to parse message/, text);
+    await runFromPalette(page, 'View: Close Panel');
+  });
+
   it('shows it idle with its cached tools, counts it healthy in the status bar, and starts it for a tool run from the palette', async () => {
     const { page } = workbench;
     // Both healthy: one running, one idle after learning its tools.

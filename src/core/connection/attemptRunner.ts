@@ -126,7 +126,7 @@ export class AttemptRunner {
     if (session !== this.current || session.isClosing) return;
     this.connection.logger.warn(`connection lost: ${reason.message}`);
     this.detach(false);
-    this.failures = 0;
+    // The count is already 0: the session was adopted (a good connect resets it, in adopt()).
     this.scheduleReconnect(reason);
   }
 

@@ -5,6 +5,11 @@
 // 1.1 ms per call on loopback. Here a POST's priming event waits, briefly, for the first message
 // and leaves with it in one write; a call that runs longer gets its priming event on its own, so
 // its stream can still be resumed.
+//
+// The priming event is named (`event: priming`). The SDK writes it as a default `message` event
+// with empty data, which the editor's client hands on as a message and logs as `Failed to parse
+// message: ""` on every start; an event of another name is ignored by that client, and the SDK's
+// client still takes its id (it reads the id of every event, whatever its name).
 import type http from 'node:http';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
@@ -41,6 +46,14 @@ function isEventStream(contentType: string | null | undefined): boolean {
     .startsWith('text/event-stream');
 }
 
+const UNNAMED_PRIMING = /^id: [^\n]*\n(?:retry: \d+\n)?data: \n\n$/;
+
+/** The SDK's priming event (an id, a retry, empty data) with a name of its own; any other chunk as it is. */
+function namedPriming(chunk: Uint8Array): Uint8Array {
+  const text = new TextDecoder().decode(chunk);
+  return UNNAMED_PRIMING.test(text) ? new TextEncoder().encode(`event: priming\n${text}`) : chunk;
+}
+
 /** The stream's first chunk (the priming event) joined with the next one if it comes within PRIMING_HOLD_MS. */
 function withPrimingHeld(body: ReadableStream<Uint8Array>, clock: Clock): ReadableStream<Uint8Array> {
   const reader = body.getReader();
@@ -57,6 +70,7 @@ function withPrimingHeld(body: ReadableStream<Uint8Array>, clock: Clock): Readab
       if (chunk.done) return controller.close();
       if (!first) return controller.enqueue(chunk.value);
       first = false;
+      const priming = namedPriming(chunk.value);
       const next = reader.read();
       let timer: unknown;
       const held = await Promise.race([
@@ -67,15 +81,15 @@ function withPrimingHeld(body: ReadableStream<Uint8Array>, clock: Clock): Readab
       if (held === undefined) {
         // A call that takes longer: the priming event goes now, the message when it comes.
         pending = next;
-        return controller.enqueue(chunk.value);
+        return controller.enqueue(priming);
       }
       if (held.done) {
-        controller.enqueue(chunk.value);
+        controller.enqueue(priming);
         return controller.close();
       }
-      const joined = new Uint8Array(chunk.value.length + held.value.length);
-      joined.set(chunk.value);
-      joined.set(held.value, chunk.value.length);
+      const joined = new Uint8Array(priming.length + held.value.length);
+      joined.set(priming);
+      joined.set(held.value, priming.length);
       controller.enqueue(joined);
     },
     cancel: (reason) => reader.cancel(reason),

@@ -222,13 +222,13 @@ export class ServerManager {
   /** Starts an idle server because a request needs it (a call that goes through the catalog first). */
   wake(name: string): void {
     const entry = this.entries.get(name);
-    if (entry && !entry.blocked) entry.connection?.wake();
+    if (entry?.startable) entry.connection?.wake();
   }
 
   /** Starts an idle server that has nothing cached, to learn its lists; it idles again once unused. */
   learn(name: string): void {
     const entry = this.entries.get(name);
-    if (entry && !entry.blocked) entry.connection?.learn();
+    if (entry?.startable) entry.connection?.learn();
   }
 
   /** Cancels a task a server runs for a caller (upstream tasks/cancel; the caller's call ends). */

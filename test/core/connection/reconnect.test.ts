@@ -103,6 +103,32 @@ describe('ServerConnection reconnecting', () => {
     assert.equal(again.attempt, 1, 'the manual reconnect reset the failure count');
   });
 
+  it('counts failures again from 1 after an automatic reconnect succeeded, without a manual reconnect', async () => {
+    const gate = path.join(tempDir(cleanup), 'fail-now');
+    const { connection, events } = connect(
+      cleanup,
+      stdioDefinition(['--crash-after', '1', '--fail-if-exists', gate, '--exit-message', 'gate closed'], {
+        reconnect: { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 400 },
+      }),
+      { random: () => 1 },
+    );
+    // Two automatic attempts fail; the gate opens before the third, which connects.
+    connection.onDidChangeState(({ state }) => {
+      if (state.kind === 'reconnecting' && state.attempt === 3) fs.rmSync(gate, { force: true });
+    });
+    await connection.start();
+    fs.writeFileSync(gate, '');
+    await assert.rejects(connection.sendToolCall('echo', { text: 'crash' }));
+    await waitForState(connection, (s) => s.kind === 'running');
+    const recovered = events.length;
+    // It crashes again: a fresh run of reconnects, not the fourth and last attempt of the old one.
+    await assert.rejects(connection.sendToolCall('echo', { text: 'crash again' }));
+    await waitForState(connection, (s) => s.kind === 'running');
+    const again = events.slice(recovered).flatMap(({ state: s, at }) => (s.kind === 'reconnecting' ? [[s.attempt, s.nextTryAt - at]] : []));
+    assert.deepEqual(again, [[1, 100]], 'attempt 1 after the initial delay');
+    assert.equal(connection.diagnostics.connectAttempts, 5);
+  });
+
   it('merges concurrent reconnect() calls into one', async () => {
     const { connection, events } = connect(cleanup, stdioDefinition());
     await connection.start();

@@ -45,3 +45,77 @@ describe('gateway over the real catalog', function () {
     );
   });
 });
+
+describe('gateway over the real catalog: every filter rule refuses a call, on both endpoints', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  after(() => cleanup.run());
+
+  // One server per rule, and the tool that rule hides. Two rules are not here: `filterError` needs a
+  // filter step that throws, which no setting can make (the catalog's own tests cover it), and a
+  // live tool with a malformed schema never reaches the catalog: the connection quarantines it, so
+  // it is refused as unknown (test/core/hardening).
+  const rules = [
+    { server: 'deny', overrides: { tools: { deny: ['ad*'] } }, rule: /denied by the tools\.deny pattern "ad\*"/ },
+    { server: 'allow', overrides: { tools: { allow: ['echo', 'count'] } }, rule: /not matched by the tools\.allow list/ },
+    { server: 'global', overrides: {}, rule: /denied by the mcpSwitchboard\.tools\.deny pattern "global\/add"/ },
+    { server: 'off', overrides: {}, rule: /disabled in mcpSwitchboard\.tools\.disabled/ },
+    { server: 'readonly', overrides: { tools: { readOnly: true } }, rule: /has tools\.readOnly and the tool has no readOnlyHint/ },
+    // Last in the configuration: the budget is exactly what the others expose, so it cuts all of it.
+    { server: 'budget', overrides: {}, rule: /more tools are eligible than mcpSwitchboard\.tools\.maxExposed/ },
+  ] as const;
+  const settings = { globalDeny: ['global/add'], disabled: ['off/add'] };
+  const definitions = rules.map((entry) => stdioDefinition([], { name: entry.server, ...entry.overrides }));
+  let gateway: ReturnType<ReturnType<typeof createRuntime>['gateway']>;
+
+  before(async () => {
+    const exposedBefore = async (): Promise<number> => {
+      const probe = createRuntime({ storage: new MemoryToolCacheStorage(), settings });
+      try {
+        await probe.manager.start(definitions.slice(0, -1));
+        await waitForRunning(
+          probe.manager,
+          rules.slice(0, -1).map((entry) => entry.server),
+        );
+        return probe.catalog.snapshot().servers.flatMap((server) => server.tools.filter((tool) => tool.exposed)).length;
+      } finally {
+        await probe.dispose();
+      }
+    };
+    const runtime = createRuntime({ storage: new MemoryToolCacheStorage(), settings: { ...settings, maxExposed: await exposedBefore() } });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start(definitions);
+    await waitForRunning(
+      runtime.manager,
+      rules.map((entry) => entry.server),
+    );
+    gateway = runtime.gateway();
+    await gateway.start();
+  });
+
+  for (const entry of rules) {
+    it(`${entry.server}: add is refused with its rule, on /mcp/${entry.server} and on /mcp`, async () => {
+      const perServer = await connectClient(cleanup, gateway.endpointUrl(entry.server), gateway.token);
+      const aggregated = await connectClient(cleanup, gateway.aggregatedUrl, gateway.token);
+      const qualified = `${entry.server}__add`;
+      assert.ok(!(await perServer.client.listTools()).tools.some((tool) => tool.name === 'add'), 'not listed');
+      assert.ok(
+        !(await aggregated.client.listTools()).tools.some((tool) => tool.name === qualified),
+        'not listed under its qualified name',
+      );
+      for (const [where, client, name] of [
+        [`/mcp/${entry.server}`, perServer.client, 'add'],
+        ['/mcp', aggregated.client, qualified],
+      ] as const) {
+        const error = await client.callTool({ name, arguments: { a: 1, b: 2 } }).then(
+          () => assert.fail(`${name} was called through ${where}`),
+          (failure: unknown) => failure,
+        );
+        assert.ok(error instanceof ProtocolError, String(error));
+        assert.equal(error.code, ProtocolErrorCode.InvalidParams, where);
+        assert.match(error.message, new RegExp(`Tool "${name}" of server "${entry.server}" is not exposed: `), where);
+        assert.match(error.message, entry.rule, where);
+      }
+    });
+  }
+});

@@ -4,24 +4,32 @@ import assert from 'node:assert/strict';
 import { BoundedEventStore, EventBudget } from '../../../src/core/gateway/eventStore';
 import { Cleanup, startGateway, toolsServer } from './helpers';
 
+interface Frame {
+  id?: string;
+  /** The event's name, as an SSE client reads it: `message` when the event names none. */
+  event: string;
+  /** The raw data lines, joined (an empty string for a data line with nothing on it). */
+  raw?: string;
+  data?: unknown;
+}
+
 /** Reads SSE frames from a response until `stop` says so; returns them parsed. */
-async function readFrames(
-  response: Response,
-  stop: (frames: Array<{ id?: string; data?: unknown }>) => boolean,
-): Promise<Array<{ id?: string; data?: unknown }>> {
+async function readFrames(response: Response, stop: (frames: Frame[]) => boolean): Promise<Frame[]> {
   const reader = response.body?.getReader();
   assert.ok(reader);
   const decoder = new TextDecoder();
-  const frames: Array<{ id?: string; data?: unknown }> = [];
+  const frames: Frame[] = [];
   let buffer = '';
   while (!stop(frames)) {
     const { done, value } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const frame: { id?: string; data?: unknown } = {};
+      const frame: Frame = { event: 'message' };
       for (const line of buffer.slice(0, end).split('\n')) {
         if (line.startsWith('id:')) frame.id = line.slice(3).trim();
+        if (line.startsWith('event:')) frame.event = line.slice(6).trim();
+        if (line.startsWith('data:')) frame.raw = (frame.raw === undefined ? '' : `${frame.raw}\n`) + line.slice(5).trim();
         if (line.startsWith('data:') && line.slice(5).trim() !== '') frame.data = JSON.parse(line.slice(5));
       }
       frames.push(frame);
@@ -94,6 +102,45 @@ describe('gateway: resumable 2025 streams', function () {
       result?: { content?: Array<{ text?: string }> };
     };
     assert.ok(result?.result, JSON.stringify(after));
+  });
+
+  it("sends no message event without a message: the priming event is named, so the editor's client does not log 'Failed to parse message'", async () => {
+    const { gateway } = await startGateway(cleanup, [toolsServer('alpha', ['--slow-ms', '300'])]);
+    const url = gateway.endpointUrl('alpha');
+    const headers = {
+      Authorization: `Bearer ${gateway.token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    };
+    const post = (body: unknown, extra: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    const session = { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
+    const answered = (id: number) => (frames: Frame[]) => frames.some((frame) => (frame.data as { id?: number } | undefined)?.id === id);
+    const streams = {
+      // Answered at once: the priming event leaves joined with the answer.
+      initialize: await readFrames(init, answered(1)),
+      // Answered after 300 ms: the priming event leaves alone, first.
+      slowCall: await readFrames(
+        await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } }, session),
+        answered(2),
+      ),
+    };
+    for (const [name, frames] of Object.entries(streams)) {
+      assert.ok(
+        frames.some((frame) => (frame.data as { id?: number } | undefined)?.id !== undefined),
+        `${name}: the answer came`,
+      );
+      const emptyMessages = frames.filter((frame) => frame.event === 'message' && !frame.raw);
+      assert.deepEqual(emptyMessages, [], `${name}: a message event with nothing to parse`);
+      const priming = frames.find((frame) => frame.event === 'priming');
+      assert.ok(priming?.id, `${name}: the priming event still carries an id to resume from: ${JSON.stringify(frames)}`);
+    }
   });
 
   it('keeps a bounded number of events per session, and says so for one that is gone', async () => {

@@ -311,6 +311,17 @@ describe('ServerManager blocks from the editor', function () {
     assert.deepEqual(manager.server('workspace-server')?.state, { kind: 'blocked', reason: 'untrusted', detail: 'workspace not trusted' });
     assert.equal(fs.existsSync(marker), false, 'a blocked server is never spawned');
 
+    // Nothing a user or a request does starts it while it is blocked.
+    await manager.reconnect('workspace-server');
+    await manager.startServer('workspace-server');
+    await manager.reconnectAll();
+    manager.wake('workspace-server');
+    manager.learn('workspace-server');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(manager.server('workspace-server')?.state, { kind: 'blocked', reason: 'untrusted', detail: 'workspace not trusted' });
+    assert.equal(fs.existsSync(marker), false, 'reconnect, start, wake or learn spawned a blocked server');
+    assert.equal(manager.connection('workspace-server')?.diagnostics.connectAttempts, 0);
+
     const userPid = await pidOf(manager, 'user-server');
     await manager.update(servers, new Map());
     await waitForServer(manager, 'workspace-server', 'running');
