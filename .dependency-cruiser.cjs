@@ -64,6 +64,26 @@ const layerRules = Object.entries(LAYERS).map(([name, allowed]) => ({
   to: { path: '^src/', pathNot: [folder(name), ...allowed.map(folder)] },
 }));
 
+// A folder of src/core is a module: the rest of src/ uses it through its index.ts, and its other
+// files are its own business (base/ excepted: a library of small independent parts). A folder may
+// name up to three more files here that others may import (none does today).
+const PUBLIC_FILES = {};
+const moduleRules = Object.keys(LAYERS)
+  .filter((name) => name !== 'base')
+  .map((name) => ({
+    name: `module-${name.replace('/', '-')}`,
+    comment: `src/core/${name} is used from outside through its index.ts${(PUBLIC_FILES[name] ?? []).length > 0 ? ` (or ${PUBLIC_FILES[name].join(', ')})` : ''}.`,
+    severity: 'error',
+    from: { pathNot: folder(name) },
+    to: {
+      path: `^src/core/${escapeRegExp(name)}/[^/]+$`,
+      pathNot: [
+        `^src/core/${escapeRegExp(name)}/index\\.ts$`,
+        ...(PUBLIC_FILES[name] ?? []).map((file) => `^src/core/${escapeRegExp(name)}/${escapeRegExp(file)}$`),
+      ],
+    },
+  }));
+
 module.exports = {
   forbidden: [
     {
@@ -88,6 +108,7 @@ module.exports = {
       to: { path: '^src/core/' },
     },
     ...layerRules,
+    ...moduleRules,
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -16,10 +16,11 @@ import {
   serveCommand,
   SHARE_USAGE,
   type ExitCode,
+  guardStdio,
+  watchParent,
+  terminalConfirm,
 } from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
-import { guardStdio, watchParent } from './core/cli/stdio';
-import { terminalConfirm } from './core/cli/terminalQuestion';
 import { displayLines } from './core/base/displayText';
 
 /**

@@ -2,11 +2,11 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { FolderToolCacheStorage, type ToolCatalog } from './core/catalog';
-import type { ServerStateChangeEvent } from './core/state/serverState';
+import type { ServerStateChangeEvent } from './core/state';
 import { setListenerErrorSink } from './core/base/events';
 import type { ServerView } from './core/manager';
-import { describeRefetch } from './core/presentation/notices';
-import { createRuntime, type SwitchboardRuntime } from './core/runtime/runtime';
+import { describeRefetch } from './core/presentation';
+import { createRuntime, type SwitchboardRuntime } from './core/runtime';
 import { registerCommands } from './editor/commands';
 import { ConfigurationSync } from './editor/configurationSync';
 import { rememberEditorUserDir } from './editor/configurationReader';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { CommandLineError, entryFromCommandLine, suggestServerName, type NewEntry } from '../core/config/commandLine';
+import { CommandLineError, entryFromCommandLine, suggestServerName, type NewEntry } from '../core/config';
 import { portableEntryExists, portableFile, writePortableEntry } from './portableFile';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 

@@ -1,8 +1,8 @@
 import type { TaskNode } from './taskRows';
 import * as vscode from 'vscode';
-import { isActive } from '../core/state/serverState';
+import { isActive } from '../core/state';
 import type { ServerManager, ServerView } from '../core/manager';
-import { describeState } from '../core/presentation/stateText';
+import { describeState } from '../core/presentation';
 import { addServerInteractively } from './addServer';
 import { addServerFromRegistry } from './registryPicker';
 import { shareWithAgentsInteractively } from './shareWithAgents';

@@ -2,8 +2,7 @@
 // Codex's or Gemini CLI's format, to the clipboard, with what the user must still do.
 import os from 'node:os';
 import * as vscode from 'vscode';
-import { nodeFileSystem, readSourceFile, sourceFiles, type ServerSource } from '../core/config';
-import { EXPORT_FORMATS, EXPORT_TITLES, exportEntry } from '../core/config/exportEntry';
+import { nodeFileSystem, readSourceFile, sourceFiles, type ServerSource, EXPORT_FORMATS, EXPORT_TITLES, exportEntry } from '../core/config';
 import { editorLocations } from './configurationReader';
 import { rawEntry } from './settingsEntry';
 

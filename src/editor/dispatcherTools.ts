@@ -1,7 +1,6 @@
-import { isForModel } from '../core/catalog/modelVisibility';
+import { isForModel, describeFilterRule, isCatalogError, type CatalogTool, type ToolCatalog } from '../core/catalog';
 import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { describeFilterRule, isCatalogError, type CatalogTool, type ToolCatalog } from '../core/catalog';
 import { errorMessage } from '../core/base/errorMessage';
 
 export const LIST_TOOLS = 'mcpSwitchboard_listTools';

@@ -4,7 +4,7 @@
 // opens nothing until the user says so.
 import * as vscode from 'vscode';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
-import { elicitFields, parseFieldText, urlDomain, type ElicitField } from '../core/presentation/elicitationFields';
+import { elicitFields, parseFieldText, urlDomain, type ElicitField } from '../core/presentation';
 
 type Answer = string | number | boolean | string[];
 type Outcome = { readonly value: Answer } | 'skip' | 'cancel';

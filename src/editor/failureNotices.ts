@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { ServerStateChangeEvent } from '../core/state/serverState';
-import { failureActions, noticeReason, type FailureAction } from '../core/presentation/notices';
+import type { ServerStateChangeEvent } from '../core/state';
+import { failureActions, noticeReason, type FailureAction } from '../core/presentation';
 import { COMMANDS } from './commandIds';
 
 const ACTIONS: Record<FailureAction, { label: string; command: string }> = {

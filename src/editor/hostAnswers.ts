@@ -1,7 +1,7 @@
 // How the editor answers what servers ask when no client of the gateway takes the request: the
 // workspace folders as roots, Switchboard's own elicitation form, and sampling after consent.
 import * as vscode from 'vscode';
-import type { HostAnswers } from '../core/connection/serverRequests';
+import type { HostAnswers } from '../core/connection';
 import type { ConsentStore } from './consent';
 import { askElicitation } from './elicitationForm';
 import { answerSampling } from './sampling';

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { CallbackRouter, type SecretStore, type ServerSignIn, type SignInBrowser } from '../core/auth';
 import { systemClock } from '../core/base/clock';
-import { describeState } from '../core/presentation/stateText';
+import { describeState } from '../core/presentation';
 import type { LogChannels } from './logChannels';
 
 const CALLBACK_PATH = '/oauth/callback';

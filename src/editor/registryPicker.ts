@@ -4,14 +4,16 @@
 // when secret) and kept in the keychain.
 import { displayText } from '../core/base/displayText';
 import * as vscode from 'vscode';
-import { RegistryClient, RegistryError, type RegistryServer } from '../core/registry/registryClient';
 import {
+  RegistryClient,
+  RegistryError,
+  type RegistryServer,
   describeEntryLaunch,
   entryFromRegistry,
   installOptions,
   registryServerName,
   type InstallOption,
-} from '../core/registry/registryEntry';
+} from '../core/registry';
 import { nameAndSave } from './addServer';
 import { registryUrl } from './settings';
 

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolCatalog } from '../core/catalog';
 import { CALL_TOOL } from './dispatcherTools';
 import type { LogChannels } from './logChannels';
-import { argumentSkeleton, argumentsChecker, describeArguments } from '../core/presentation/toolArgumentsForm';
+import { argumentSkeleton, argumentsChecker, describeArguments } from '../core/presentation';
 
 /**
  * "Run Tool…": try an exposed tool by hand, the way chat would call it. It goes through

@@ -3,8 +3,8 @@ import { describeSandboxRules, describeSource, sandboxOf, type SandboxRulesOrigi
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
-import { describeState, STATE_MESSAGE_MAX } from '../core/presentation/stateText';
-import { isReady } from '../core/state/serverState';
+import { describeState, STATE_MESSAGE_MAX } from '../core/presentation';
+import { isReady } from '../core/state';
 import type { DevRestart } from './devWatchers';
 
 const STDERR_LINES = 10;

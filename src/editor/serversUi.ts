@@ -3,7 +3,7 @@
 // render() when something else changed what is shown (settings, a reload).
 import * as vscode from 'vscode';
 import type { OfferCatalog, ToolCatalog } from '../core/catalog';
-import type { ServerStateChangeEvent } from '../core/state/serverState';
+import type { ServerStateChangeEvent } from '../core/state';
 import type { ServerManager } from '../core/manager';
 import type { DevRestart } from './devWatchers';
 import { FailureNotices } from './failureNotices';

@@ -1,11 +1,9 @@
 import * as vscode from 'vscode';
-import { isActive, type ServerStateKind } from '../core/state/serverState';
-import { describeFilterRule, type CatalogSnapshot, type OfferedServer } from '../core/catalog';
-import type { PreparedTool } from '../core/catalog/preparedList';
-import { sandboxOf, signsInWithOAuth } from '../core/config/types';
+import { isActive, type ServerStateKind } from '../core/state';
+import { describeFilterRule, type CatalogSnapshot, type OfferedServer, type PreparedTool } from '../core/catalog';
+import { sandboxOf, signsInWithOAuth } from '../core/config';
 import type { ServerView } from '../core/manager';
-import { describeRow, rowPrimaryAction } from '../core/presentation/rowText';
-import { pickRowIcon } from '../core/presentation/serverIcon';
+import { describeRow, rowPrimaryAction, pickRowIcon } from '../core/presentation';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
 import type { DevRestart } from './devWatchers';
 import { serverTooltip } from './serverTooltip';

@@ -1,9 +1,8 @@
 // The one place that reads and writes the `mcpSwitchboard` settings. Everything else asks here, so
 // the section name, the keys and the write targets are declared once.
 import * as vscode from 'vscode';
-import type { CatalogSettings } from '../core/catalog';
-import { catalogSettingsFrom, SETTINGS_SECTION, TOOLS_DISABLED } from '../core/catalog/settings';
-import { DEFAULT_REGISTRY_URL } from '../core/registry/registryClient';
+import { type CatalogSettings, catalogSettingsFrom, SETTINGS_SECTION, TOOLS_DISABLED } from '../core/catalog';
+import { DEFAULT_REGISTRY_URL } from '../core/registry';
 
 export const SECTION = SETTINGS_SECTION;
 export const SERVERS_KEY = 'servers';

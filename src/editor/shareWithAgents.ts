@@ -3,7 +3,7 @@
 // from the definition provider.
 import os from 'node:os';
 import * as vscode from 'vscode';
-import { DEFAULT_SHARE_PORT, SHARE_TARGETS, SHARE_TITLES, shareGateway } from '../core/share/shareGateway';
+import { DEFAULT_SHARE_PORT, SHARE_TARGETS, SHARE_TITLES, shareGateway } from '../core/share';
 
 export async function shareWithAgentsInteractively(): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.find((candidate) => candidate.uri.scheme === 'file')?.uri.fsPath;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { countWhere, readyCount, type HealthSummary, type ServerView } from '../core/manager';
-import { hasFailed, isInTrouble, waitsForUser } from '../core/state/serverState';
-import { describeState } from '../core/presentation/stateText';
+import { hasFailed, isInTrouble, waitsForUser } from '../core/state';
+import { describeState } from '../core/presentation';
 import { COMMANDS } from './commandIds';
 
 /** `$(plug) 3/4`, spinning while anything starts; warning or error background when servers fail. */

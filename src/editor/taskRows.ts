@@ -2,7 +2,7 @@
 // (core connection/taskCalls.ts): one per task, above the server's tools, labelled with its
 // latest status message, its tool beside it, and a Cancel Task button.
 import * as vscode from 'vscode';
-import type { RunningTask } from '../core/connection/runningTasks';
+import type { RunningTask } from '../core/connection';
 
 export interface TaskNode {
   readonly kind: 'task';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CatalogSnapshot } from '../core/catalog';
-import { catalogReport } from '../core/presentation/catalogReport';
+import { catalogReport } from '../core/presentation';
 
 export const CATALOG_SCHEME = 'mcp-switchboard';
 export const CATALOG_URI = vscode.Uri.from({ scheme: CATALOG_SCHEME, path: '/Tool Catalog.md' });

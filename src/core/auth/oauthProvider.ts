@@ -21,7 +21,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { OAuthSettings } from '../config/types';
+import type { OAuthSettings } from '../config';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import type { SavedTokens, ServerCredentials } from './credentials';

@@ -1,8 +1,7 @@
 // One OAuth provider per remote server (per URL and `oauth` settings), shared by its connection
 // and its sign-in, so that the discovery a connect made is the one the sign-in uses.
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { canonicalJson } from '../config/hash';
-import { signsInWithOAuth, type HttpServerDefinition } from '../config/types';
+import { canonicalJson, signsInWithOAuth, type HttpServerDefinition } from '../config';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { credentialKey, isCredentialKey, ServerCredentials } from './credentials';

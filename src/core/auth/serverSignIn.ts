@@ -1,8 +1,8 @@
 // Sign In and Sign Out for configured servers: what the editor's buttons and `mcp-switchboard
 // login` call. One sign-in per server at a time; a second click joins the first instead of
 // opening a second browser tab.
-import { signsInWithOAuth, type HttpServerDefinition, type ServerDefinition } from '../config/types';
-import type { ServerState } from '../state/serverState';
+import { signsInWithOAuth, type HttpServerDefinition, type ServerDefinition } from '../config';
+import type { ServerState } from '../state';
 import type { OAuthRegistry } from './oauthRegistry';
 import { signIn, type SignInBrowser } from './signIn';
 

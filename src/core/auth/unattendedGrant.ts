@@ -7,8 +7,7 @@
 // such tokens rotate (a Kubernetes projected token file, an SSO agent's ID token).
 import { discoverAndRequestJwtAuthGrant, requestJwtAuthorizationGrant, type FetchLike } from '@modelcontextprotocol/client';
 import { errorMessage } from '../base/errorMessage';
-import { nodeFileSystem } from '../config/fileSystem';
-import type { EnterpriseIdp, OAuthSettings } from '../config/types';
+import { nodeFileSystem, type EnterpriseIdp, type OAuthSettings } from '../config';
 import { SignInRequiredError } from './errors';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

@@ -2,7 +2,7 @@
 // page) for one server under one connection config, with the time it was fetched. Storage is
 // pluggable: the editor keeps entries in its global storage, the CLI in a folder, tests in memory.
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
-import { identityOf, MAX_INSTRUCTIONS, type ServerInfo } from '../state/serverState';
+import { identityOf, MAX_INSTRUCTIONS, type ServerInfo } from '../state';
 
 export const TOOL_CACHE_FORMAT = 1;
 export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -2,8 +2,8 @@
 // server that is still starting is waited for (within its requestMs), then checked again, since
 // the live list replaced the cached one and the tool may be gone or filtered now.
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
-import { isServed, startsOnDemand } from '../state/serverState';
+import type { CallerOptions, CallOutcome } from '../connection';
+import { isServed, startsOnDemand } from '../state';
 import type { CatalogManager } from './catalogManager';
 import { CatalogError } from './errors';
 import { describeFilterRule } from './filters';

@@ -2,10 +2,9 @@
 // catalog sits above connections, not above the manager, and tests hand in fakes.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { Event } from '../base/events';
-import type { ServerDefinition } from '../config/types';
-import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
-import type { ToolsChangeEvent } from '../connection/offerKeeper';
-import type { ServerState, ServerStateChangeEvent } from '../state/serverState';
+import type { ServerDefinition } from '../config';
+import type { CallerOptions, CallOutcome, ToolsChangeEvent } from '../connection';
+import type { ServerState, ServerStateChangeEvent } from '../state';
 
 /** What the catalog needs of a connection; ServerConnection provides it. */
 export interface CatalogConnection {

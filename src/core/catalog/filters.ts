@@ -1,7 +1,7 @@
 // The filter rules that decide which tools chat sees, applied in a fixed order; the first rule a
 // tool fails is the reason it is hidden. Pure functions over names and flags: no I/O, no state.
 import picomatch from 'picomatch';
-import type { ToolFilterSettings } from '../config/types';
+import type { ToolFilterSettings } from '../config';
 import type { FilterRule } from './types';
 
 import { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING } from './settingNames';

@@ -2,17 +2,22 @@
 // connections last listed them, kept while a server reconnects), minus what a server entry hides
 // (`"resources": false`, `"prompts": false`). It is the gate for every request about them, as the
 // tool catalog is for tool calls.
-import type { ServerDefinition } from '../config/types';
-import type { OfferChangeEvent } from '../connection/offerKeeper';
-import type { ServerNotice } from '../connection/serverNotices';
-import type { ForwardedMethod, ForwardedResult, ServerOffer } from '../connection/serverOffer';
-import { isServed, type ServerInfo, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import type { ServerDefinition } from '../config';
+import type {
+  OfferChangeEvent,
+  ServerNotice,
+  ForwardedMethod,
+  ForwardedResult,
+  ServerOffer,
+  CallerOptions,
+  CallOutcome,
+} from '../connection';
+import { isServed, type ServerInfo, type ServerState, type ServerStateChangeEvent } from '../state';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CachedOffer } from './cache';
 import { CatalogError } from './errors';
-import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
 import type { OfferCapabilities, OfferedServer, OfferSource } from './types';
 
 /** What the offer catalog needs of the manager; ServerManager provides it. */

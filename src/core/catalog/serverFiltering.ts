@@ -2,7 +2,7 @@
 // the warnings the list and filters give (malformed schemas, duplicates, failing filters, allow
 // patterns that match nothing). The outcome is kept between builds while list and filters stay.
 import { deepFreeze } from '../base/freeze';
-import type { ToolFilterSettings } from '../config/types';
+import type { ToolFilterSettings } from '../config';
 import {
   evaluateDefaultFilters,
   evaluateFilters,

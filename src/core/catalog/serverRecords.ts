@@ -2,10 +2,9 @@
 // connection hash, its state, its live list and its cached list (for the same connection hash).
 // These records are the catalog's input; the snapshot is built from them.
 import type { Tool } from '@modelcontextprotocol/client';
-import { hashServerConnection } from '../config/hash';
-import type { ServerDefinition } from '../config/types';
+import { hashServerConnection, type ServerDefinition } from '../config';
 import type { Clock } from '../base/clock';
-import { isConnecting, startsOnDemand, type ServerStateKind } from '../state/serverState';
+import { isConnecting, startsOnDemand, type ServerStateKind } from '../state';
 import { Emitter, type Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import type { ToolCacheEntry } from './cache';

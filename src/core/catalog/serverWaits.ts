@@ -5,7 +5,7 @@
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Event } from '../base/events';
 import { CatalogError } from './errors';
-import { isConnecting } from '../state/serverState';
+import { isConnecting } from '../state';
 import type { ServerRecord } from './serverRecords';
 
 /** How long a tools/list waits for a server whose connect timeout is 0 (no limit). */

@@ -2,8 +2,8 @@
 // expensive per-list work (copying, schema checks, sorting) happens once per list in
 // prepareToolList(); building only filters, names and counts, so it stays cheap at 10k tools.
 import { deepFreeze } from '../base/freeze';
-import type { ToolFilterSettings } from '../config/types';
-import type { ServerStateKind } from '../state/serverState';
+import type { ToolFilterSettings } from '../config';
+import type { ServerStateKind } from '../state';
 import { applyBudget, budgetWarning, type BudgetCandidate } from './budget';
 import { compileGlobalFilters, FILTER_STEPS, type CompiledGlobalFilters, type FilterStep, type GlobalFilterSettings } from './filters';
 import type { PreparedToolList } from './preparedList';

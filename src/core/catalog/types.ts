@@ -1,10 +1,8 @@
 // What the catalog hands to everything downstream (the gateway, the dispatcher tools, the tree,
 // the doctor). Plain data; every value is a copy the receiver may keep.
 import type { CallToolResult, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
-import type { CallerOptions, CallOutcome } from '../connection/connectionOptions';
-import type { ServerNotice } from '../connection/serverNotices';
-import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
-import type { ServerInfo, ServerStateKind } from '../state/serverState';
+import type { CallerOptions, CallOutcome, ServerNotice, ForwardedMethod, ForwardedResult } from '../connection';
+import type { ServerInfo, ServerStateKind } from '../state';
 import type { Event } from '../base/events';
 
 /** Which rule removed a tool from what chat sees. */

@@ -7,10 +7,10 @@ import { parseArgs } from 'node:util';
 import { CallbackRouter, defaultCredentialsFile, FileSecretStore, type SignInBrowser } from '../auth';
 import { MemoryToolCacheStorage } from '../catalog';
 import { systemClock } from '../base/clock';
-import { describeState } from '../presentation/stateText';
-import { createRuntime, type SwitchboardRuntime } from '../runtime/runtime';
-import type { HttpServerDefinition } from '../config/types';
-import { loadWorkspace } from './folder/workspace';
+import { describeState } from '../presentation';
+import { createRuntime, type SwitchboardRuntime } from '../runtime';
+import type { HttpServerDefinition } from '../config';
+import { loadWorkspace } from './folder';
 import { errorMessage } from '../base/errorMessage';
 
 export const LOGIN_USAGE = `Usage: mcp-switchboard login <server> [--folder DIR] [--port N]

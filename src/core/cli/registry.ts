@@ -5,10 +5,17 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { displayText } from '../base/displayText';
 import { BrokenConfigFileError, hasJsonValue, readConfigText, writeJsonValue } from '../base/jsoncFile';
-import { inputEnvVarName } from '../config/inputs';
-import { DEFAULT_REGISTRY_URL, RegistryClient, RegistryError, type Fetch } from '../registry/registryClient';
-import { describeEntryLaunch, entryFromRegistry, installOptions } from '../registry/registryEntry';
-import type { ServerJson } from '../registry/serverJson';
+import { inputEnvVarName } from '../config';
+import {
+  DEFAULT_REGISTRY_URL,
+  RegistryClient,
+  RegistryError,
+  type Fetch,
+  describeEntryLaunch,
+  entryFromRegistry,
+  installOptions,
+  type ServerJson,
+} from '../registry';
 import type { Confirm } from './terminalQuestion';
 
 export const REGISTRY_USAGE = `Usage: mcp-switchboard registry search <text> [--registry URL] [--pages N]

@@ -7,10 +7,9 @@ import { loadFolderConfiguration, type ConfigDiagnostic, type LoadedConfiguratio
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import type { ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
-import { createRuntime } from '../runtime/runtime';
-import { cliAnswers } from './folder/cliAnswers';
-import { readCatalogSettings, serveCacheDir } from './folder/folderSettings';
-import { readOrCreateGatewayToken } from '../share/gatewayToken';
+import { createRuntime } from '../runtime';
+import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
+import { readOrCreateGatewayToken } from '../share';
 import { parseServeArgs } from './serveArgs';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';

@@ -3,7 +3,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_SHARE_PORT, shareGateway, type ShareTarget } from '../share/shareGateway';
+import { DEFAULT_SHARE_PORT, shareGateway, type ShareTarget } from '../share';
 
 const TARGETS: Readonly<Record<string, ShareTarget>> = {
   portable: 'mcpJsonPortable',

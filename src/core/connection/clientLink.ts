@@ -18,7 +18,7 @@ import {
   type AuthProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../config/types';
+import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../config';
 import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../base/logging';
 import { ConnectionError } from './errors';

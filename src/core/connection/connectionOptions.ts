@@ -1,13 +1,12 @@
 // What a connection is built with, and what a caller gives with each request.
-import type { FetchLike, Implementation, Progress } from '@modelcontextprotocol/client';
+import type { FetchLike, Implementation, Progress, AuthProvider } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { PRODUCT_VERSION } from '../base/version';
-import type { HttpServerDefinition } from '../config/types';
+import type { HttpServerDefinition } from '../config';
 import type { ServerRequestHandlers } from './clientLink';
 import type { ClientInputRound, ClientRounds } from './inputRounds';
 import type { LaunchOptions } from './launchDiagnostics';
-import type { AuthProvider } from '@modelcontextprotocol/client';
 
 /** What a connection needs of an OAuth provider (auth/ implements it). */
 export interface SignInProvider {

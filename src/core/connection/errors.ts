@@ -1,7 +1,6 @@
 // One error type for everything a connection reports, with a stable `code` that callers (the
 // manager, the UI, the doctor) switch on instead of parsing messages.
-import type { ConnectionErrorCode } from '../state/errorCodes';
-import type { SignInReason } from '../state/serverState';
+import type { ConnectionErrorCode, SignInReason } from '../state';
 
 export type { ConnectionErrorCode };
 

@@ -3,7 +3,7 @@
 // request in flight or a resource subscription holds it; the countdown starts again when the last
 // use ends. Runs on the connection's clock, so tests drive it without waiting.
 import type { Clock, TimerHandle } from '../base/clock';
-import { isSettled, type ServerState, type ServerStateKind } from '../state/serverState';
+import { isSettled, type ServerState, type ServerStateKind } from '../state';
 
 export interface IdleStopOptions {
   readonly clock: Clock;

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
-import type { ServerDefinition } from '../config/types';
+import type { ServerDefinition } from '../config';
 import type { StdioLaunch } from './clientLink';
 import type { SandboxPlacement } from './stdioLaunch';
 import { ConnectionError, type ConnectionErrorCode } from './errors';

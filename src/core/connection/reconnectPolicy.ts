@@ -1,6 +1,6 @@
 // When to try again after a connection failed or dropped: a pure function of the failures so far,
 // the entry's reconnect settings and the kind of failure, so that it is tested as data.
-import type { ReconnectSettings } from '../config/types';
+import type { ReconnectSettings } from '../config';
 
 /** After the circuit breaker opened on a transient remote failure, the time between slow retries. */
 export const DEFAULT_SLOW_RETRY_MS = 5 * 60_000;

@@ -5,7 +5,7 @@ import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import type { Event } from '../base/events';
 import type { Logger } from '../base/logging';
-import { isConnecting, isSettled, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import { isConnecting, isSettled, type ServerState, type ServerStateChangeEvent } from '../state';
 import { ConnectionError } from './errors';
 import type { McpSession } from './session';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';

@@ -5,8 +5,8 @@
 // its attempt runner.
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
-import type { LifecycleSettings } from '../config/types';
-import { startsOnDemand, type IdleState, type ServerState, type ServerStateKind } from '../state/serverState';
+import type { LifecycleSettings } from '../config';
+import { startsOnDemand, type IdleState, type ServerState, type ServerStateKind } from '../state';
 import type { AttemptRunner } from './attemptRunner';
 import { describeIdleTime, IdleStop } from './idleStop';
 

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
-import type { TransportType } from '../config/types';
+import type { TransportType } from '../config';
 import { ChangeSubscription } from './changeSubscription';
 import {
   closedDuringProbe,

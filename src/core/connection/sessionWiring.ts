@@ -4,7 +4,7 @@
 import { SseError, type Client, type LoggingMessageNotification, type Transport } from '@modelcontextprotocol/client';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
-import type { TransportType } from '../config/types';
+import type { TransportType } from '../config';
 import { ConnectionError } from './errors';
 import type { OfferList } from './serverOffer';
 

@@ -4,9 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { describeSandboxRules } from '../config/sandboxSetting';
-import { protectedPlaces } from '../config';
-import type { SandboxRules } from '../config/types';
+import { describeSandboxRules, protectedPlaces, type SandboxRules } from '../config';
 import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxStderrFilter, type SandboxRuntime } from '../sandbox';
 import { errorMessage } from '../base/errorMessage';
 import { ConnectionError } from './errors';

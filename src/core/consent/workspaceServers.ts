@@ -13,7 +13,7 @@ import {
   type StdioServerDefinition,
 } from '../config';
 import { displayText } from '../base/displayText';
-import type { BlockedReason } from '../state/serverState';
+import type { BlockedReason } from '../state';
 import { ConsentFile, defaultConsentFile } from './consentFile';
 
 /** A yes-or-no question to the user (the CLI's terminal); resolves false for anything but yes. */

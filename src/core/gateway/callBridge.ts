@@ -14,9 +14,15 @@
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, type InputRequiredResult } from '@modelcontextprotocol/server';
 import type { Clock, TimerHandle } from '../base/clock';
-import type { CallerOptions } from '../connection/connectionOptions';
-import { INPUT_METHOD, type ClientInputRound, type InputKind } from '../connection/inputRounds';
-import { relayAsking, runRelayed, type RelayHost } from '../connection/serverRequests';
+import {
+  type CallerOptions,
+  INPUT_METHOD,
+  type ClientInputRound,
+  type InputKind,
+  relayAsking,
+  runRelayed,
+  type RelayHost,
+} from '../connection';
 import { rpcError } from './callErrors';
 import { ROUND_TTL_SECONDS } from './clientRounds';
 

@@ -1,9 +1,8 @@
 // Turns whatever the tool source threw for a forwarded call into the JSON-RPC error the gateway's
 // client receives. Tool failures the upstream reported as results (`isError`) never get here.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { isCatalogError, type CatalogError } from '../catalog/errors';
-import { describeFilterRule } from '../catalog/filters';
-import { isConnectionError, stripRpcPrefix } from '../connection/errors';
+import { isCatalogError, type CatalogError, describeFilterRule } from '../catalog';
+import { isConnectionError, stripRpcPrefix } from '../connection';
 import type { CallTarget } from './endpoint';
 import { errorMessage } from '../base/errorMessage';
 

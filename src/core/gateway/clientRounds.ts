@@ -21,9 +21,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { InputRequiredResult } from '@modelcontextprotocol/client';
-import type { CallerOptions } from '../connection/connectionOptions';
-import { CAPABILITY_OF } from '../connection/clientLink';
-import { isInputRound, type ClientInputRound, type InputKind } from '../connection/inputRounds';
+import { type CallerOptions, CAPABILITY_OF, isInputRound, type ClientInputRound, type InputKind } from '../connection';
 import { rpcError } from './callErrors';
 
 const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];

@@ -1,8 +1,8 @@
 // What each endpoint offers, decided from one catalog snapshot: which servers get an endpoint,
 // which tools an endpoint lists, and which upstream tool a call names (or why it may not be called).
 import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
-import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog/types';
-import { isServed } from '../state/serverState';
+import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog';
+import { isServed } from '../state';
 import { rpcError } from './callErrors';
 import type { CallTarget, EndpointId } from './endpoint';
 import { fingerprint } from '../base/fingerprint';

@@ -5,7 +5,7 @@
 import { GATEWAY_TOKEN_PATTERN } from '../base/token';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog/types';
+import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
 import type { Disposable } from '../base/events';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';

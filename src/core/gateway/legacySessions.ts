@@ -9,7 +9,7 @@ import type { Clock } from '../base/clock';
 import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
-import type { OfferSource, ToolSource } from '../catalog/types';
+import type { OfferSource, ToolSource } from '../catalog';
 import type { RelayHost } from './clientRelay';
 import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';

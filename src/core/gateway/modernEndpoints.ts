@@ -5,14 +5,14 @@
 import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { OfferSource, ToolSource } from '../catalog/types';
+import type { OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
 import { offerFingerprint, type OfferFingerprint } from './offerIndex';
 import { MAX_REQUEST_BYTES } from './requestBody';
 import { createSessionServer, type SessionExtras } from './sessionServer';
-import { paramHeaders, type ParamHeader } from '../connection/paramHeaders';
+import { paramHeaders, type ParamHeader } from '../connection';
 import { HEADER_MISMATCH, paramHeaderMismatch } from './paramHeaderCheck';
 import { errorMessage } from '../base/errorMessage';
 

@@ -15,11 +15,16 @@ import {
   type Task,
 } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
-import type { CallerOptions } from '../connection/connectionOptions';
-import { TASKS_EXTENSION } from '../connection/clientLink';
-import { isTaskOver } from '../connection/runningTasks';
-import { INPUT_METHOD, isInputRound, type ClientInputRound } from '../connection/inputRounds';
-import { relayAsking, type RequestRelay } from '../connection/serverRequests';
+import {
+  type CallerOptions,
+  TASKS_EXTENSION,
+  isTaskOver,
+  INPUT_METHOD,
+  isInputRound,
+  type ClientInputRound,
+  relayAsking,
+  type RequestRelay,
+} from '../connection';
 import { clientKeyOf, type OpenRound } from './clientRounds';
 import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle, TASK_PARAMS } from './taskHandlers';

@@ -3,12 +3,10 @@
 // while a server reconnects); requests go through its gate to the upstream server with the
 // client's cancellation and progress, and errors keep the upstream's code.
 import { ProtocolError, ProtocolErrorCode, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import type { ClientInputRound } from '../connection/inputRounds';
+import type { ClientInputRound, ForwardedResult } from '../connection';
 import type { OpenRound } from './clientRounds';
-import { isCatalogError } from '../catalog/errors';
-import type { OfferCapabilities, OfferSource } from '../catalog/types';
+import { isCatalogError, type OfferCapabilities, type OfferSource } from '../catalog';
 import type { Logger } from '../base/logging';
-import type { ForwardedResult } from '../connection/serverOffer';
 import { rpcError, upstreamError } from './callErrors';
 import type { Relayed } from './clientRelay';
 import type { EndpointId } from './endpoint';

@@ -4,8 +4,7 @@
 // their server. When two servers list the same URI (or URI template), the first one in
 // configuration order owns it there; the other keeps it on its own endpoint.
 import { ProtocolErrorCode, UriTemplate, type Prompt, type Resource, type ResourceTemplateType } from '@modelcontextprotocol/server';
-import { sanitizeNamePart } from '../catalog/naming';
-import type { OfferCapabilities, OfferedServer, OfferSource } from '../catalog/types';
+import { sanitizeNamePart, type OfferCapabilities, type OfferedServer, type OfferSource } from '../catalog';
 import { rpcError } from './callErrors';
 import type { EndpointId } from './endpoint';
 import { fingerprint } from '../base/fingerprint';

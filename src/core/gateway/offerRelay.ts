@@ -3,8 +3,8 @@
 // (to the 2025 sessions that subscribed, and to 2026-07-28 listeners through the SDK's handler),
 // and log messages (to 2025 sessions of the server's endpoint and of the aggregated one).
 import type { Server } from '@modelcontextprotocol/server';
-import type { OfferSource } from '../catalog/types';
-import type { ServerNotice } from '../connection/serverNotices';
+import type { OfferSource } from '../catalog';
+import type { ServerNotice } from '../connection';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logging';
 import { containFailure } from '../base/contain';

@@ -2,7 +2,7 @@
 // upstream's progress re-addressed to the client's own progress token (the upstream knows only the
 // token the gateway's own client chose).
 import type { Progress, ServerContext } from '@modelcontextprotocol/server';
-import type { CallerOptions } from '../connection/connectionOptions';
+import type { CallerOptions } from '../connection';
 import type { OpenRound } from './clientRounds';
 import type { Logger } from '../base/logging';
 import { errorMessage } from '../base/errorMessage';

@@ -12,13 +12,12 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ClientInputRound } from '../connection/inputRounds';
+import { type ClientInputRound, type CallerOptions, runRelayed } from '../connection';
 import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
-import type { OfferedServer, OfferSource, ToolSource } from '../catalog/types';
+import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError } from './callErrors';
-import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
-import type { CallTarget } from './endpoint';
+import { describeEndpoint, endpointKey, type EndpointId, type CallTarget } from './endpoint';
 import { listedTools, mapToolName, taskSupportOf } from './exposure';
 import { callOrEscalate, declaresTasks, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
 import {
@@ -30,9 +29,7 @@ import {
   TaskReceivingServer,
   type GatewayTasks,
 } from './taskHandlers';
-import type { CallerOptions } from '../connection/connectionOptions';
 import { relayedThrough, type Relayed, type RelayHost } from './clientRelay';
-import { runRelayed } from '../connection/serverRequests';
 import type { CallBridge } from './callBridge';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';

@@ -18,7 +18,7 @@ import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { Emitter, type Event } from '../base/events';
 import { TaskInputs } from './taskInputs';
-import { isTaskOver } from '../connection/runningTasks';
+import { isTaskOver } from '../connection';
 
 export type TaskStatus = Task['status'];
 

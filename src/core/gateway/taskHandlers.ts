@@ -18,9 +18,8 @@ import {
 import { z } from 'zod';
 import type { Logger } from '../base/logging';
 import { errorMessage } from '../base/errorMessage';
-import type { CallerOptions } from '../connection/connectionOptions';
+import { type CallerOptions, runRelayed } from '../connection';
 import { relayOver, type RelayChannel, type RelayHost } from './clientRelay';
-import { runRelayed } from '../connection/serverRequests';
 import { SessionTasks, type TaskWork } from './sessionTasks';
 
 /** What the gateway receives as tasks: task-augmented tools/call, and the tasks methods. */

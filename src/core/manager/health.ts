@@ -1,4 +1,4 @@
-import { isReady, STATE_KINDS, type ServerState, type ServerStateKind } from '../state/serverState';
+import { isReady, STATE_KINDS, type ServerState, type ServerStateKind } from '../state';
 
 /** What the status bar needs: a count per state, over all configured servers. */
 export interface HealthSummary extends Readonly<Record<ServerStateKind, number>> {

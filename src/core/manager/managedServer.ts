@@ -3,11 +3,10 @@
 // invalid (the entry does not parse), blocked (trust, consent, inputs), and starting while it
 // waits for a slot in the concurrency limit.
 import type { Disposable } from '../base/events';
-import type { RunningTask } from '../connection/runningTasks';
+import type { RunningTask, ServerConnection } from '../connection';
 import type { Tool } from '@modelcontextprotocol/client';
-import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config/types';
-import type { ServerConnection } from '../connection/serverConnection';
-import type { BlockedReason, ServerState } from '../state/serverState';
+import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config';
+import type { BlockedReason, ServerState } from '../state';
 
 export type ConfiguredServer = ServerDefinition | InvalidServer;
 

@@ -1,7 +1,7 @@
 // What a new configuration changes, worked out as data: which servers keep their connection (and
 // whether their lifecycle or block changed), which are created (new, or changed in how they
 // connect), and which stop. The manager applies the plan; the plan itself is pure.
-import { hashServerConnection } from '../config/hash';
+import { hashServerConnection } from '../config';
 import { isInvalid, type ConfiguredServer, type ServerBlock } from './managedServer';
 
 /** What the plan needs to know of a server the manager holds now. */

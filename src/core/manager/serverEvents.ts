@@ -2,10 +2,8 @@
 // order they happened, relayed from the connection of each server while it is the manager's.
 import type { Clock } from '../base/clock';
 import { Emitter, type Event } from '../base/events';
-import type { OfferChangeEvent, ToolsChangeEvent } from '../connection/offerKeeper';
-import type { ServerConnection } from '../connection/serverConnection';
-import type { ServerNotice } from '../connection/serverNotices';
-import { copyState, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
+import type { OfferChangeEvent, ToolsChangeEvent, ServerConnection, ServerNotice } from '../connection';
+import { copyState, type ServerState, type ServerStateChangeEvent } from '../state';
 import type { ManagedServer } from './managedServer';
 
 export class ServerEvents {

@@ -4,14 +4,20 @@
 import { waitForState, type WaitOptions, type WaitOutcome } from './waitForState';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
-import { ConnectionError } from '../connection/errors';
-import type { CallerOptions, CallOutcome, ConnectionOptions } from '../connection/connectionOptions';
-import { ServerConnection } from '../connection/serverConnection';
-import { startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state/serverState';
-import type { OfferChangeEvent, ToolsChangeEvent } from '../connection/offerKeeper';
-import type { ServerNotice } from '../connection/serverNotices';
-import type { ServerRequestHandlers } from '../connection/clientLink';
-import type { ForwardedMethod, ForwardedResult } from '../connection/serverOffer';
+import {
+  ConnectionError,
+  type CallerOptions,
+  type CallOutcome,
+  type ConnectionOptions,
+  ServerConnection,
+  type OfferChangeEvent,
+  type ToolsChangeEvent,
+  type ServerNotice,
+  type ServerRequestHandlers,
+  type ForwardedMethod,
+  type ForwardedResult,
+} from '../connection';
+import { startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state';
 import type { Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { ConcurrencyLimit } from './concurrencyLimit';

@@ -1,8 +1,8 @@
 // Starting servers: through the concurrency limit, each reported as starting while it waits for a
 // slot, and start() (or a reconcile) waits only until the startup gate closes or all have settled.
 import type { Clock, TimerHandle } from '../base/clock';
-import type { ServerConnection } from '../connection/serverConnection';
-import type { ServerState } from '../state/serverState';
+import type { ServerConnection } from '../connection';
+import type { ServerState } from '../state';
 import type { ConcurrencyLimit } from './concurrencyLimit';
 import type { ManagedServer } from './managedServer';
 

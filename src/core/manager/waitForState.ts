@@ -2,7 +2,7 @@
 // timeout on an injected clock, and ended early by an abort signal. The check runs once up front,
 // since everything may have happened before the caller got here.
 import type { Clock } from '../base/clock';
-import type { ServerStateChangeEvent } from '../state/serverState';
+import type { ServerStateChangeEvent } from '../state';
 import type { Event } from '../base/events';
 import type { ServerView } from './managedServer';
 

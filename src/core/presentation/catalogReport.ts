@@ -1,6 +1,5 @@
 // "Show Tool Catalog": what chat sees, what it does not, and why — as a markdown document.
-import { describeFilterRule } from '../catalog/filters';
-import type { CatalogSnapshot } from '../catalog/types';
+import { describeFilterRule, type CatalogSnapshot } from '../catalog';
 import { editorToolName, editorToolPrefixes } from './chatNames';
 
 function cell(text: string): string {

@@ -1,6 +1,6 @@
 // The one-line texts of the editor's notifications. Pure, so that they are tested in plain Node.
-import type { CatalogSnapshot } from '../catalog/types';
-import type { ConnectionErrorCode } from '../state/errorCodes';
+import type { CatalogSnapshot } from '../catalog';
+import type { ConnectionErrorCode } from '../state';
 
 export type FailureAction = 'openSettingsEntry' | 'reconnect' | 'showLogs';
 

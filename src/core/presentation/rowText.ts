@@ -2,8 +2,7 @@
 // default: with the name and two hover buttons that leaves some 21 characters, so the row says
 // what kind of trouble there is and the tooltip (describeState and more) says the rest. The icon
 // already says error, blocked or needs sign-in, so the words name the cause.
-import type { ConnectionErrorCode } from '../state/errorCodes';
-import type { BlockedReason, ServerState, SignInReason } from '../state/serverState';
+import type { ConnectionErrorCode, BlockedReason, ServerState, SignInReason } from '../state';
 import { failureActions } from './notices';
 import { firstProblem, plural } from './stateText';
 

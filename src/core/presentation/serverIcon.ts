@@ -1,7 +1,7 @@
 // Which of a server's own icons (bounded to `data:image/` or https when the connection read them:
 // state/serverState.ts identityOf) its row in the Servers view shows, for light and dark themes.
 
-import type { ServerIcon } from '../state/serverState';
+import type { ServerIcon } from '../state';
 
 export interface RowIcon {
   /** Shown on light themes: an icon the server made for light backgrounds, else its plain one. */

@@ -1,6 +1,6 @@
 // How a server's state reads in one line (tree description, status bar, doctor table). Shared so
 // that every surface says the same thing.
-import type { ServerState } from '../state/serverState';
+import type { ServerState } from '../state';
 
 /** How much of a message the one-line state text keeps. */
 export const STATE_MESSAGE_MAX = 120;

@@ -2,7 +2,7 @@
 // `docker run`, `dnx` or a `url`. What the user must supply (a required environment variable,
 // header, argument or URL variable without a value) becomes `${input:...}`, asked once and kept in
 // the keychain; a secret one gets an id that the prompt masks.
-import { isSecretName } from '../config/secrets';
+import { isSecretName } from '../config';
 import type { KeyValueInput, PackageArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerJson } from './serverJson';
 
 export type InstallChoice =

@@ -5,7 +5,7 @@
 import { MemorySecretStore, OAuthRegistry, ServerSignIn, type SecretStore } from '../auth';
 import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
-import { ServerRequestRouter, type HostAnswers } from '../connection/serverRequests';
+import { ServerRequestRouter, type HostAnswers } from '../connection';
 import { McpGateway, type GatewayOptions } from '../gateway';
 import { nullLogger, type Logger } from '../base/logging';
 import { ServerManager, type ManagerOptions } from '../manager';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { SandboxRules } from '../config/types';
+import type { SandboxRules } from '../config';
 
 /** Where the sandbox runtime is: the Node to run it on and its command-line entry. */
 export interface SandboxRuntime {

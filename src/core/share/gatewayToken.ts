@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { userConfigFolder } from '../auth/secretStore';
+import { userConfigFolder } from '../auth';
 import { GATEWAY_TOKEN_PATTERN } from '../base/token';
 
 export const TOKEN_ENV_VAR = 'MCP_SWITCHBOARD_TOKEN';

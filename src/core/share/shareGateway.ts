@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readConfigText, writeJsonValue } from '../base/jsoncFile';
-import { exportEntry, type ExportFormat } from '../config/exportEntry';
+import { exportEntry, type ExportFormat } from '../config';
 import { defaultGatewayTokenFile, TOKEN_ENV_VAR } from './gatewayToken';
 
 export const SHARE_TARGETS = ['mcpJsonPortable', 'claudeCode', 'codex', 'gemini'] as const;

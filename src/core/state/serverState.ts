@@ -4,7 +4,7 @@
 // trust), and a server waiting for a start slot reads as starting: the manager lays those over the
 // connection's state in one place (manager/managedServer.ts). They live in one union so that one
 // event stream describes a server end to end, and every switch over it is exhaustive.
-import type { ConfigDiagnostic, TransportType } from '../config/types';
+import type { ConfigDiagnostic, TransportType } from '../config';
 import type { ConnectionErrorCode } from './errorCodes';
 
 export interface ServerInfo {

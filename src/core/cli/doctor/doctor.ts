@@ -4,12 +4,11 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { defaultCredentialsFile, FileSecretStore } from '../../auth';
 import { isCatalogError, MemoryToolCacheStorage } from '../../catalog';
-import { isConnectionError } from '../../connection/errors';
-import { isSettled, type ServerState } from '../../state/serverState';
+import { isConnectionError } from '../../connection';
+import { isSettled, type ServerState } from '../../state';
 import type { ManagerOptions } from '../../manager';
-import { createRuntime, type SwitchboardRuntime } from '../../runtime/runtime';
-import { cliAnswers } from '../folder/cliAnswers';
-import { readCatalogSettings } from '../folder/folderSettings';
+import { createRuntime, type SwitchboardRuntime } from '../../runtime';
+import { cliAnswers, readCatalogSettings, loadWorkspace, type LoadedWorkspace } from '../folder';
 import { formatCallResult } from './callResult';
 import { splitCallTarget, type CallRequest } from './callTarget';
 import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, type ExitCode } from './exitCodes';
@@ -18,10 +17,8 @@ import type { DoctorOptions } from './options';
 import { buildReport, exitCodeFor, type DoctorReport } from './report';
 import { defaultTimeoutMs, waitUntilSettled } from './settle';
 import { describeDiagnostic, formatTableReport } from './tableReport';
-import { loadWorkspace } from '../folder/workspace';
 import { errorMessage } from '../../base/errorMessage';
 import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../../consent';
-import type { LoadedWorkspace } from '../folder/workspace';
 
 /** stdout carries the report (or the call result) only; everything else goes to stderr. */
 export interface DoctorIo {

@@ -9,4 +9,4 @@ export { parseDoctorOptions } from './options';
 export { buildReport, exitCodeFor } from './report';
 export { defaultTimeoutMs } from './settle';
 export { formatTableReport } from './tableReport';
-export { type LoadedWorkspace } from '../folder/workspace';
+export { type LoadedWorkspace } from '../folder';

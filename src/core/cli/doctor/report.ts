@@ -3,8 +3,15 @@
 // Tools come from the tool catalog, so the doctor shows what chat and the gateway would be offered,
 // not only what each server lists.
 import type { Tool } from '@modelcontextprotocol/client';
-import { describeFilterRule } from '../../catalog/filters';
-import type { CatalogServer, CatalogSnapshot, CatalogTool, CatalogWarning, FilterRule, OfferedServer } from '../../catalog/types';
+import {
+  describeFilterRule,
+  type CatalogServer,
+  type CatalogSnapshot,
+  type CatalogTool,
+  type CatalogWarning,
+  type FilterRule,
+  type OfferedServer,
+} from '../../catalog';
 import path from 'node:path';
 import {
   describeSource,
@@ -15,11 +22,11 @@ import {
   type SandboxRules,
   type SandboxRulesOrigin,
 } from '../../config';
-import { isReady, type ServerState, type ServerStateKind } from '../../state/serverState';
+import { isReady, type ServerState, type ServerStateKind } from '../../state';
 import type { ServerView } from '../../manager';
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './exitCodes';
 import type { SettleOutcome } from './settle';
-import type { LoadedWorkspace } from '../folder/workspace';
+import type { LoadedWorkspace } from '../folder';
 
 export interface ToolReport {
   /** The upstream name. */

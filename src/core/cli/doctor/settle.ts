@@ -1,6 +1,6 @@
 // The doctor reports once every server has settled, not at the manager's startup gate: a slow
 // server that comes up after a second is healthy, and saying "starting" about it would be wrong.
-import { isSettled } from '../../state/serverState';
+import { isSettled } from '../../state';
 import { DEFAULT_CONCURRENCY, type ConfiguredServer, type ServerManager, type ServerView } from '../../manager';
 
 export type SettleOutcome = 'settled' | 'timeout' | 'aborted';

@@ -1,7 +1,7 @@
 // The default, human output: one aligned row per server, then what explains it (its configuration
 // problems, the tools the catalog hides and why, the last lines a failed server wrote to stderr),
 // then problems owned by no server.
-import { MAX_EXPOSED_SETTING } from '../../catalog/filters';
+import { MAX_EXPOSED_SETTING } from '../../catalog';
 import { describeSandboxRules, type ConfigDiagnostic } from '../../config';
 import { isFailing, type DoctorReport, type ServerReport, type ToolReport } from './report';
 import { formatTable, type Column } from './textTable';

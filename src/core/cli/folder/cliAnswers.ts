@@ -3,7 +3,7 @@
 // nobody is there to fill in a form or allow a model.
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
-import type { HostAnswers } from '../../connection/serverRequests';
+import type { HostAnswers } from '../../connection';
 
 export function cliAnswers(folder: string, app: 'serve' | 'doctor'): HostAnswers {
   return {

@@ -4,10 +4,8 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { CatalogSettings } from '../../catalog';
-import { catalogSettingsFrom, settingsFileLookup } from '../../catalog/settings';
-import { limits, nodeFileSystem } from '../../config';
-import { parseJsonc } from '../../config/jsonc';
+import { type CatalogSettings, catalogSettingsFrom, settingsFileLookup } from '../../catalog';
+import { limits, nodeFileSystem, parseJsonc } from '../../config';
 
 /**
  * `$XDG_CACHE_HOME/mcp-switchboard/tools/<folder hash>` (`%LOCALAPPDATA%` on Windows, else

@@ -1,0 +1,10 @@
+// The presentation module's surface: what the rest of Switchboard uses of it.
+export { STATE_MESSAGE_MAX, describeState } from './stateText';
+export { describeRow, rowPrimaryAction } from './rowText';
+export { pickRowIcon } from './serverIcon';
+export { elicitFields, parseFieldText, urlDomain } from './elicitationFields';
+export type { ElicitField } from './elicitationFields';
+export { argumentSkeleton, argumentsChecker, describeArguments } from './toolArgumentsForm';
+export { describeRefetch, failureActions, noticeReason } from './notices';
+export type { FailureAction } from './notices';
+export { catalogReport } from './catalogReport';

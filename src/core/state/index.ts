@@ -1,0 +1,28 @@
+// The state module's surface: what the rest of Switchboard uses of it.
+export type { ConnectionErrorCode } from './errorCodes';
+export {
+  MAX_INSTRUCTIONS,
+  STATE_KINDS,
+  boundedInstructions,
+  copyState,
+  hasFailed,
+  identityOf,
+  isActive,
+  isConnecting,
+  isInTrouble,
+  isReady,
+  isServed,
+  isSettled,
+  startsOnDemand,
+  waitsForUser,
+} from './serverState';
+export type {
+  BlockedReason,
+  IdleState,
+  ServerIcon,
+  ServerInfo,
+  ServerState,
+  ServerStateChangeEvent,
+  ServerStateKind,
+  SignInReason,
+} from './serverState';
