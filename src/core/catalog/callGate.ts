@@ -1,9 +1,10 @@
-// The one gate for a call from chat: the tool must be in the catalog's snapshot and exposed; a
-// server that is still starting is waited for (within its requestMs), then checked again, since
-// the live list replaced the cached one and the tool may be gone or filtered now.
+// The one gate for a call from chat: the tool must be in the catalog's snapshot and exposed. A
+// server that is not ready (starting, idle, reconnecting) is woken once and waited for once, until
+// the call's one deadline (serverWaits.ts); then the tool is checked again, since the live list
+// replaced the cached one and the tool may be gone or filtered now.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { CallerOptions, CallOutcome } from '../connection';
-import { isServed, startsOnDemand } from '../state';
+import { isServed, startsOnDemand, type ServerStateKind } from '../state';
 import type { CatalogManager } from './catalogManager';
 import { CatalogError } from './errors';
 import { describeFilterRule } from './filters';
@@ -26,19 +27,24 @@ export class ToolCallGate {
     options: O,
   ): Promise<CallOutcome<O, CallToolResult>> {
     const { waits, manager } = this.options;
-    let target: CatalogServer;
+    const readyBy = options.readyBy ?? waits.readyBy(server);
+    let state: ServerStateKind;
     try {
-      // Synchronous when it can be: a waiting call is registered before this returns.
-      target = this.resolve(server, tool);
-    } catch (error) {
-      target = await this.resolveWhenListed(server, tool, error, options.signal);
+      state = this.resolve(server, tool).state;
+    } catch (refusal) {
+      // Unknown only because nothing is known of the server's tools yet: known once it is ready.
+      if (!waits.isStartingWithoutTools(server)) throw refusal;
+      state = 'starting';
     }
-    if (target.state !== 'running') {
-      if (startsOnDemand(target.state)) manager.wake(server);
-      await waits.whenRunning(server, options.signal);
+    if (state !== 'running') {
+      if (startsOnDemand(state)) manager.wake(server);
+      // Registered synchronously, before this returns: diagnostics count it at once.
+      await waits.whenReady(server, options.signal, readyBy);
       this.resolve(server, tool);
     }
-    return manager.forwardToolCall(server, tool, args, options);
+    // The same deadline goes on: if the session drops before the call is sent, the connection
+    // waits for the next one only as long as is left.
+    return manager.forwardToolCall(server, tool, args, readyBy === undefined ? options : { ...options, readyBy });
   }
 
   /** The server entry for a callable tool, or the reason it cannot be called. */
@@ -59,18 +65,5 @@ export class ToolCallGate {
       throw new CatalogError(code, `tool "${tool}" of server "${server}" is ${describeFilterRule(rule, server)}`, rule);
     }
     return entry;
-  }
-
-  /**
-   * A tool of a server that is starting with nothing known of its tools is unknown only for now:
-   * its list is waited for (within the connect timeout), once.
-   */
-  private async resolveWhenListed(server: string, tool: string, refusal: unknown, signal: AbortSignal | undefined): Promise<CatalogServer> {
-    const { waits } = this.options;
-    if (!waits.isStartingWithoutTools(server)) throw refusal;
-    await waits.whenListed(server, signal);
-    if (waits.isStartingWithoutTools(server))
-      throw new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is still starting; try again shortly`);
-    return this.resolve(server, tool);
   }
 }

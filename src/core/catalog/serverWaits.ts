@@ -1,9 +1,15 @@
-// The two ways a caller waits on a server through the catalog: a tools/list waits until a server
-// that is starting has some list (live or cached), a tools/call until its server is running. Both
-// are bounded by the server's own timeouts on the catalog's clock, end on abort, and end at once
-// when the catalog is disposed.
+// How a caller waits on a server through the catalog, with one mechanism: a tools/list waits until
+// a server that is starting has some list (live or cached), a tools/call until its server is
+// ready (running, so its live list is known). Each wait ends when its condition holds, when the
+// server settles otherwise, on abort, when the catalog is disposed, or at its deadline.
+//
+// A call has one deadline (`readyBy`, the server's timeouts.requestMs from when the call arrived),
+// made once by whoever waits first and passed on with the call (CallerOptions.readyBy): the
+// gateway mapping a name, this gate, the connection if its session drops in between. Whoever is
+// waiting when it passes fails the call with the one NOT_READY error (connection/errors.ts).
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Event } from '../base/events';
+import { notReadyError } from '../connection';
 import { CatalogError } from './errors';
 import { isConnecting } from '../state';
 import type { ServerRecord } from './serverRecords';
@@ -19,6 +25,15 @@ export interface WaitSource {
   record(server: string): ServerRecord | undefined;
   /** Fires a server's name whenever its record changed (state, lists, removal). */
   readonly onDidChangeServer: Event<string>;
+}
+
+/** What ends a wait besides its condition. */
+interface WaitRule {
+  /** Checked on every change of the server's record: undefined to go on waiting. */
+  readonly settle: (record: ServerRecord | undefined) => 'done' | CatalogError | undefined;
+  readonly signal: AbortSignal | undefined;
+  /** When the wait ends (a time on the catalog's clock), and how. */
+  readonly deadline?: { readonly at: number; readonly outcome: () => Error | undefined };
 }
 
 export class ServerWaits {
@@ -40,75 +55,75 @@ export class ServerWaits {
     return record !== undefined && isConnecting(record.state) && !record.live && !record.cached;
   }
 
+  /** A call's deadline for this server: its requestMs from now (undefined: it waits without limit). */
+  readyBy(server: string): number | undefined {
+    const requestMs = this.source.record(server)?.definition?.timeouts.requestMs ?? 0;
+    return requestMs > 0 ? this.clock.now() + requestMs : undefined;
+  }
+
   /** Resolves once the server has a list, or when waiting could not help any more. Never rejects. */
   whenListed(server: string, signal: AbortSignal | undefined): Promise<void> {
     if (!this.isStartingWithoutTools(server) || signal?.aborted) return Promise.resolve();
     // A connect timeout of 0 means "no limit" for the connection; a listing client still deserves an answer.
     const limitMs = this.source.record(server)?.definition?.timeouts.connectMs || MAX_LIST_WAIT_MS;
-    return new Promise<void>((resolve) => {
-      const finish = () => {
-        this.waiters.delete(waiter);
-        subscription.dispose();
-        this.clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', finish);
-        resolve();
-      };
-      const waiter: Waiter = { fail: finish };
-      const subscription = this.source.onDidChangeServer((name) => {
-        if (name === server && !this.isStartingWithoutTools(server)) finish();
-      });
-      const timer = this.clock.setTimeout(finish, limitMs);
-      signal?.addEventListener('abort', finish, { once: true });
-      this.waiters.add(waiter);
-    });
+    return this.wait(server, {
+      settle: () => (this.isStartingWithoutTools(server) ? undefined : 'done'),
+      signal,
+      deadline: { at: this.clock.now() + limitMs, outcome: () => undefined },
+    }).catch(() => undefined);
   }
 
-  /** Waits, within the server's requestMs, until the catalog has seen it running. */
-  whenRunning(server: string, signal: AbortSignal | undefined): Promise<void> {
-    const requestMs = this.source.record(server)?.definition?.timeouts.requestMs ?? 0;
+  /**
+   * The one wait of a call for a server that is not ready: until the catalog has seen it running,
+   * until `readyBy` (NOT_READY), or until it settles otherwise (SERVER_UNAVAILABLE).
+   */
+  whenReady(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(new CatalogError('CANCELLED', `the call to server "${server}" was cancelled`));
-    return new Promise<void>((resolve, reject) => {
-      let timer: TimerHandle | undefined;
-      const finish = (error?: CatalogError) => {
-        this.waiters.delete(waiter);
-        subscription.dispose();
-        if (timer !== undefined) this.clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (error) reject(error);
-        else resolve();
-      };
-      const waiter: Waiter = { fail: finish };
-      const onAbort = () => finish(new CatalogError('CANCELLED', `the call to server "${server}" was cancelled while it was starting`));
-      const check = () => {
-        const record = this.source.record(server);
-        if (!record) finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" was removed while a call was waiting for it`));
-        else if (record.state === 'running') finish();
-        else if (!isConnecting(record.state))
-          finish(new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`));
-      };
-      const subscription = this.source.onDidChangeServer((name) => {
-        if (name === server) check();
-      });
-      this.waiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (requestMs > 0) {
-        timer = this.clock.setTimeout(
-          () =>
-            finish(
-              new CatalogError(
-                'SERVER_UNAVAILABLE',
-                `server "${server}" did not start within ${requestMs} ms (timeouts.requestMs); the call was not sent`,
-              ),
-            ),
-          requestMs,
-        );
-      }
-      check();
+    const requestMs = this.source.record(server)?.definition?.timeouts.requestMs ?? 0;
+    return this.wait(server, {
+      settle: (record) => {
+        if (!record) return new CatalogError('SERVER_UNAVAILABLE', `server "${server}" was removed while a call was waiting for it`);
+        if (record.state === 'running') return 'done';
+        if (!isConnecting(record.state))
+          return new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`);
+        return undefined;
+      },
+      signal,
+      ...(readyBy === undefined ? {} : { deadline: { at: readyBy, outcome: () => notReadyError(server, requestMs) } }),
     });
   }
 
   /** Ends every wait: calls fail with `error`, lists resolve. */
   failAll(error: CatalogError): void {
     for (const waiter of [...this.waiters]) waiter.fail(error);
+  }
+
+  private wait(server: string, rule: WaitRule): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let timer: TimerHandle | undefined;
+      const finish = (error?: Error) => {
+        this.waiters.delete(waiter);
+        subscription.dispose();
+        if (timer !== undefined) this.clock.clearTimeout(timer);
+        rule.signal?.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve();
+      };
+      const waiter: Waiter = { fail: finish };
+      const onAbort = () => finish(new CatalogError('CANCELLED', `the call to server "${server}" was cancelled while it was starting`));
+      const check = () => {
+        const outcome = rule.settle(this.source.record(server));
+        if (outcome === 'done') finish();
+        else if (outcome) finish(outcome);
+      };
+      const subscription = this.source.onDidChangeServer((name) => {
+        if (name === server) check();
+      });
+      this.waiters.add(waiter);
+      rule.signal?.addEventListener('abort', onAbort, { once: true });
+      const deadline = rule.deadline;
+      if (deadline) timer = this.clock.setTimeout(() => finish(deadline.outcome()), Math.max(0, deadline.at - this.clock.now()));
+      check();
+    });
   }
 }

@@ -115,7 +115,7 @@ export class ToolCatalog implements ToolSource, Disposable {
 
   /**
    * The one gate for a call (callGate.ts): the tool must be in the snapshot and exposed; a server
-   * that is still starting is waited for (within its requestMs), then checked again.
+   * that is not ready is waited for (until the call's readyBy), then checked again.
    */
   callExposedTool<O extends CallerOptions = CallerOptions>(
     server: string,
@@ -148,6 +148,21 @@ export class ToolCatalog implements ToolSource, Disposable {
   /** Whether the server is starting and nothing is known of its tools yet. */
   isStartingWithoutTools(server: string): boolean {
     return this.waits.isStartingWithoutTools(server);
+  }
+
+  readyBy(servers: readonly string[]): number | undefined {
+    let latest: number | undefined;
+    for (const server of servers) {
+      const at = this.waits.readyBy(server);
+      // A server without a limit makes the call wait without one.
+      if (at === undefined) return undefined;
+      latest = Math.max(latest ?? at, at);
+    }
+    return latest;
+  }
+
+  whenReady(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void> {
+    return this.waits.whenReady(server, signal, readyBy);
   }
 
   /**

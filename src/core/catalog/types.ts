@@ -94,6 +94,16 @@ export interface ToolSource {
   whenToolsKnown?(servers?: readonly string[], signal?: AbortSignal): Promise<void>;
   /** Whether the server is starting and none of its tools are known yet. */
   isStartingWithoutTools?(server: string): boolean;
+  /**
+   * A call's one deadline for a server that is not ready, made when the call arrives: its
+   * requestMs from now (the latest of several servers'). Passed on as CallerOptions.readyBy.
+   */
+  readyBy?(servers: readonly string[]): number | undefined;
+  /**
+   * The one wait of a call for a server that is not ready: resolves once it runs; rejects at
+   * `readyBy` (NOT_READY), when it settles otherwise, or on abort.
+   */
+  whenReady?(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void>;
 }
 
 /** The capabilities about resources, prompts, completions and logging a server's endpoint can pass on. */

@@ -59,6 +59,13 @@ export interface CallerOptions {
    * so one can be the outcome (ClientInputRound); without, the host answers them all.
    */
   readonly rounds?: ClientRounds;
+  /**
+   * When a server that is not ready yet stops being waited for (a time on the connection's clock):
+   * set by whoever first waits for it (the catalog's call gate), so that a later wait (the
+   * connection's, if the session dropped in between) ends at the same moment, with the same
+   * NOT_READY error. Without it, the request waits up to `timeouts.requestMs` from now.
+   */
+  readonly readyBy?: number;
 }
 
 /** A request's outcome: its result, or with `rounds` a round for the client to answer. */

@@ -56,6 +56,18 @@ export function stripRpcPrefix(message: string): string {
 }
 
 /**
+ * The one error for a request whose server was not ready by the request's deadline, whoever
+ * waited (the catalog's call gate, the gateway mapping a name, the connection itself).
+ */
+export function notReadyError(server: string, requestMs: number, what?: string): ConnectionError {
+  return new ConnectionError(
+    'NOT_READY',
+    `${what ? `${what}: ` : ''}server \`${server}\` was not ready within ${requestMs} ms (timeouts.requestMs); nothing was sent, try again shortly`,
+    { notSent: true },
+  );
+}
+
+/**
  * Whether waiting can heal the failure of a remote server: it was unreachable, timed out, or
  * answered with a server-side or rate-limit status. Not: a wrong URL path (404), a refused sign-in
  * (401/403), a protocol mismatch, a stdio command that is missing or crashes at start.

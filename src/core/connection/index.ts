@@ -1,4 +1,4 @@
-export { isConnectionError } from './errors';
+export { isConnectionError, notReadyError } from './errors';
 export { type CallerOptions, type ConnectionOptions } from './connectionOptions';
 export { LineRingBuffer } from './lineRingBuffer';
 export type { ToolsChangeEvent } from './offerKeeper';

@@ -1,12 +1,13 @@
-// How a client's request reaches a server: it waits (within requestMs) for a server that is
-// starting or reconnecting, fails at once with the reason for one that is not running, and is
-// sent again once, on the next session, only when it provably never reached the server.
+// How a client's request reaches a server: it waits for a server that is starting or
+// reconnecting (until the request's readyBy, or requestMs from now), fails at once with the reason
+// for one that is not running, and is sent again once, on the next session, only when it provably
+// never reached the server.
 import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import type { Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { isConnecting, isSettled, type ServerState, type ServerStateChangeEvent } from '../state';
-import { ConnectionError } from './errors';
+import { ConnectionError, notReadyError } from './errors';
 import type { McpSession } from './session';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 
@@ -32,18 +33,27 @@ export interface GatedConnection {
   signInNeeded(session: McpSession, failure: ConnectionError): void;
 }
 
+/** What a request brings to its wait: its abort signal, and when to stop waiting (CallerOptions.readyBy). */
+export interface ReadyOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly readyBy?: number | undefined;
+}
+
 export type SessionOperation<T> = (session: McpSession, policy: RequestPolicy, budget: RetryBudget) => Promise<T>;
 
 export class RequestGate {
   constructor(private readonly connection: GatedConnection) {}
 
-  async withSession<T>(what: string, signal: AbortSignal | undefined, operation: SessionOperation<T>): Promise<T> {
+  async withSession<T>(what: string, options: ReadyOptions, operation: SessionOperation<T>): Promise<T> {
     const { connection } = this;
+    const { signal } = options;
     if (connection.disposed) throw new ConnectionError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
     const requestMs = connection.requestMs;
     const policy: RequestPolicy = { timeoutMs: requestMs, maxTotalMs: requestMs * MAX_TOTAL_TIMEOUT_FACTOR, signal };
     const budget: RetryBudget = { retried: false };
-    let session = await this.waitForSession(what, signal);
+    // One deadline for every wait of this request, the retry's included.
+    const readyBy = options.readyBy ?? (requestMs > 0 ? connection.clock.now() + requestMs : undefined);
+    let session = await this.waitForSession(what, signal, readyBy);
     try {
       return await operation(session, policy, budget);
     } catch (error) {
@@ -52,7 +62,7 @@ export class RequestGate {
       if (!failure.notSent || budget.retried || failure.code === 'NEEDS_SIGN_IN') throw failure;
       budget.retried = true;
       connection.logger.info(`${what} could not be sent (${failure.message}); retrying once the server is back`);
-      session = await this.waitForSession(what, signal);
+      session = await this.waitForSession(what, signal, readyBy);
       try {
         return await operation(session, policy, budget);
       } catch (retryError) {
@@ -91,8 +101,8 @@ export class RequestGate {
     return failure;
   }
 
-  /** The running session, waiting for a starting/reconnecting server for up to requestMs. */
-  private waitForSession(what: string, signal: AbortSignal | undefined): Promise<McpSession> {
+  /** The running session, waiting for a starting/reconnecting server until `readyBy`. */
+  private waitForSession(what: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<McpSession> {
     const { connection } = this;
     if (signal?.aborted) return Promise.reject(new ConnectionError('CANCELLED', `${what} was cancelled`));
     const ready = connection.currentState.kind === 'running' ? connection.session : undefined;
@@ -115,15 +125,9 @@ export class RequestGate {
         else if (isSettled(state)) finish(this.notRunning(what));
       });
       signal?.addEventListener('abort', onAbort, { once: true });
-      const budgetMs = connection.requestMs;
-      if (budgetMs > 0) {
-        timer = connection.clock.setTimeout(
-          () =>
-            finish(
-              new ConnectionError('REQUEST_TIMEOUT', `${what}: server \`${connection.name}\` did not become ready within ${budgetMs} ms`),
-            ),
-          budgetMs,
-        );
+      if (readyBy !== undefined) {
+        const notReady = () => finish(notReadyError(connection.name, connection.requestMs, what));
+        timer = connection.clock.setTimeout(notReady, Math.max(0, readyBy - connection.clock.now()));
       }
     });
   }

@@ -221,14 +221,14 @@ export class ServerConnection {
 
   /** Fetches every page of tools/list again and updates `tools`. */
   async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
-    const tools = await this.gate.withSession('tools/list', options.signal, (session, policy, budget) =>
+    const tools = await this.gate.withSession('tools/list', options, (session, policy, budget) =>
       this.keeper.listTools(session, policy, budget),
     );
     return structuredClone([...tools]);
   }
 
   /**
-   * Calls a tool. Waits (up to requestMs) for a starting or reconnecting server. Arguments are
+   * Calls a tool. Waits for a starting or reconnecting server (until `readyBy`, or requestMs). Arguments are
    * checked against the tool's input schema first: an INVALID_ARGUMENTS error costs no round trip.
    * A result with `isError` is returned, not thrown. Only a request that provably never reached
    * the server, or hit an expired HTTP session, is sent again, once.
@@ -239,7 +239,7 @@ export class ServerConnection {
     options: O = {} as O,
   ): Promise<CallOutcome<O, CallToolResult>> {
     return this.lifecycle.inUse(() =>
-      this.gate.withSession(`tools/call \`${name}\``, options.signal, (session, policy, budget) => {
+      this.gate.withSession(`tools/call \`${name}\``, options, (session, policy, budget) => {
         const tool = this.keeper.toolToCall(name, args);
         const callerPolicy = { ...policy, onProgress: options.onProgress };
         // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
@@ -266,7 +266,7 @@ export class ServerConnection {
     options: O = {} as O,
   ): Promise<CallOutcome<O, ForwardedResult<M>>> {
     const result = await this.lifecycle.inUse(() =>
-      this.gate.withSession(method, options.signal, (session, policy, budget) =>
+      this.gate.withSession(method, options, (session, policy, budget) =>
         // 2026-07-28 has no logging/setLevel: a client's level travels with each of its requests
         // (`meta`, set by the gateway for the client that asked), so there is nothing to send.
         method === 'logging/setLevel' && session.era === 'modern'

@@ -42,7 +42,8 @@ export function toProtocolError(error: unknown, target: CallTarget, requested: s
 export function upstreamError(error: unknown, server: string): ProtocolError {
   const message = errorMessage(error);
   if (isConnectionError(error, 'SERVER_ERROR')) return rpcError(error.rpcCode ?? ProtocolErrorCode.InternalError, message, error.data);
-  if (isConnectionError(error, 'REQUEST_TIMEOUT')) return rpcError(REQUEST_TIMEOUT_CODE, message);
+  // A request that timed out, or a server that was not ready by the call's deadline: the client may try again.
+  if (isConnectionError(error, 'REQUEST_TIMEOUT') || isConnectionError(error, 'NOT_READY')) return rpcError(REQUEST_TIMEOUT_CODE, message);
   return rpcError(ProtocolErrorCode.InternalError, `Server "${server}" is unavailable: ${message}`);
 }
 

@@ -45,4 +45,6 @@ export interface CallTarget {
   readonly server: string;
   /** The upstream tool name. */
   readonly name: string;
+  /** The call's one deadline, when mapping its name already waited for its server (CallerOptions.readyBy). */
+  readonly readyBy?: number;
 }

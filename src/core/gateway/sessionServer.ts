@@ -12,11 +12,11 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { type ClientInputRound, type CallerOptions, runRelayed } from '../connection';
+import { type ClientInputRound, type CallerOptions, isConnectionError, runRelayed } from '../connection';
 import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
-import { rpcError, toProtocolError } from './callErrors';
+import { rpcError, toProtocolError, upstreamError } from './callErrors';
 import { describeEndpoint, endpointKey, type EndpointId, type CallTarget } from './endpoint';
 import { listedTools, mapToolName, taskSupportOf } from './exposure';
 import { callOrEscalate, declaresTasks, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
@@ -72,27 +72,53 @@ function startingServers(source: ToolSource): string[] {
 }
 
 /**
- * Maps a qualified name on the aggregated endpoint. A name that is unknown only because its server
- * has not listed its tools yet waits for that list (within the connect timeout), and an error says
- * the server is starting. Whether the tool may be called is the catalog's decision, not this one.
+ * Maps a name on an endpoint. A name that is unknown only because servers have not listed their
+ * tools yet waits for them (the catalog's one wait per server, until one deadline for the call):
+ * it maps as soon as the server that has it is ready. Whether the tool may be called is the
+ * catalog's decision, not this one.
  */
 async function mapWhenKnown(source: ToolSource, endpoint: EndpointId, name: string, signal: AbortSignal): Promise<CallTarget> {
+  const map = () => mapToolName(source.snapshot(), endpoint, name);
   try {
-    return mapToolName(source.snapshot(), endpoint, name);
-  } catch (error) {
+    return map();
+  } catch (unknown) {
     const starting = startingServers(source);
-    if (starting.length === 0) throw error;
-    await source.whenToolsKnown?.(starting, signal);
+    const whenReady = source.whenReady?.bind(source);
+    if (starting.length === 0 || !whenReady) throw unknown;
+    const readyBy = source.readyBy?.(starting);
+    // Ends the other waits once the name maps (or the client gives up).
+    const mapped = new AbortController();
+    const stop = () => mapped.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    let notReady: unknown;
+    const pending = new Map(
+      starting.map((server) => [
+        server,
+        whenReady(server, mapped.signal, readyBy).then(
+          () => server,
+          (error: unknown) => {
+            if (isConnectionError(error, 'NOT_READY')) notReady ??= error;
+            return server;
+          },
+        ),
+      ]),
+    );
     try {
-      return mapToolName(source.snapshot(), endpoint, name);
-    } catch (again) {
-      const still = startingServers(source);
-      if (still.length === 0) throw again;
-      throw rpcError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool "${name}": ${still.map((server) => `"${server}"`).join(', ')} ${still.length === 1 ? 'is' : 'are'} still starting; try again shortly`,
-      );
+      while (pending.size > 0) {
+        pending.delete(await Promise.race(pending.values()));
+        try {
+          return { ...map(), ...(readyBy === undefined ? {} : { readyBy }) };
+        } catch {
+          // Not yet: another server may still list it.
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      mapped.abort();
     }
+    if (signal.aborted) throw rpcError(ProtocolErrorCode.InternalError, `The call of "${name}" was cancelled`);
+    if (notReady) throw upstreamError(notReady, describeEndpoint(endpoint));
+    return map();
   }
 }
 
@@ -203,7 +229,8 @@ async function callFor(
   options: CallerOptions,
 ): Promise<CallToolResult | ClientInputRound> {
   try {
-    return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, options)) as CallToolResult | ClientInputRound;
+    const sent = target.readyBy === undefined ? options : { ...options, readyBy: target.readyBy };
+    return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, sent)) as CallToolResult | ClientInputRound;
   } catch (error) {
     throw toProtocolError(error, target, params.name);
   }

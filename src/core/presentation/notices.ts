@@ -28,6 +28,7 @@ export function failureActions(code: ConnectionErrorCode): readonly FailureActio
     case 'REQUEST_TIMEOUT':
     case 'CANCELLED':
     case 'NOT_RUNNING':
+    case 'NOT_READY':
     case 'UNKNOWN_TOOL':
     case 'SERVER_ERROR':
     case 'CLOSED':

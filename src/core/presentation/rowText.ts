@@ -24,6 +24,7 @@ const ERROR_WORDS: Record<ConnectionErrorCode, string> = {
   REQUEST_TIMEOUT: 'request timed out',
   CANCELLED: 'cancelled',
   NOT_RUNNING: 'not running',
+  NOT_READY: 'not ready in time',
   INVALID_ARGUMENTS: 'bad arguments',
   UNKNOWN_TOOL: 'unknown tool',
   SERVER_ERROR: 'server error',

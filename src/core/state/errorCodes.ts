@@ -24,6 +24,12 @@ export type ConnectionErrorCode =
   | 'CANCELLED'
   /** A request was made while the server is stopped, failed or disabled. */
   | 'NOT_RUNNING'
+  /**
+   * The server was still starting (or reconnecting) when the request's wait for it ran out: one
+   * deadline per request (`timeouts.requestMs` from when it arrived), whichever layer waits.
+   * Nothing was sent.
+   */
+  | 'NOT_READY'
   /** Arguments do not satisfy the tool's input schema; nothing was sent. */
   | 'INVALID_ARGUMENTS'
   /** The tool is not in the server's last tool list; nothing was sent. */

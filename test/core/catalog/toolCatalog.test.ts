@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry } from '../../../src/core/catalog/cache';
 import { isCatalogError } from '../../../src/core/catalog/errors';
+import { isConnectionError } from '../../../src/core/connection';
 import type { CatalogSettings } from '../../../src/core/catalog/settings';
 import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
@@ -281,7 +282,7 @@ describe('ToolCatalog', () => {
     clock.advance(4_999);
     assert.equal(catalog.diagnostics().waitingCalls, 1);
     clock.advance(1);
-    await assert.rejects(timedOut, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /within 5000 ms/.test(error.message));
+    await assert.rejects(timedOut, (error) => isConnectionError(error, 'NOT_READY') && /within 5000 ms/.test(error.message));
 
     const controller = new AbortController();
     const cancelled = catalog.callExposedTool('git', 'status', {}, { signal: controller.signal });

@@ -221,9 +221,6 @@ describe('ServerConnection reconnecting', () => {
     const wait = clock.pending().find((entry) => entry.delay === 200);
     assert.ok(wait, JSON.stringify(clock.pendingDelays()));
     wait.fire();
-    await assert.rejects(
-      waiting,
-      (error) => isConnectionError(error, 'REQUEST_TIMEOUT') && /did not become ready within 200 ms/.test(error.message),
-    );
+    await assert.rejects(waiting, (error) => isConnectionError(error, 'NOT_READY') && /was not ready within 200 ms/.test(error.message));
   });
 });

@@ -5,6 +5,8 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcon
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { createRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, stdioDefinition, textOf } from '../connection/helpers';
+import { FakeClock } from '../support/fakeClock';
+import { eventually } from '../support/poll';
 import { connectClient, waitForRunning } from './helpers';
 
 describe('gateway over the real catalog', function () {
@@ -118,4 +120,46 @@ describe('gateway over the real catalog: every filter rule refuses a call, on bo
       }
     });
   }
+});
+
+describe('gateway over the real catalog: a server that is not ready', function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('is waited for once, until one deadline (its requestMs from when the call came), and fails with the one NOT_READY error', async () => {
+    const clock = new FakeClock(Date.now());
+    const runtime = createRuntime({ storage: new MemoryToolCacheStorage(), settings: {}, clock });
+    cleanup.add(() => runtime.dispose());
+    // Never answers initialize, and nothing is cached: the name cannot even be mapped yet.
+    // (start() settles when the server does, which this one never will.)
+    void runtime.manager.start([stdioDefinition(['--hang-initialize'], { name: 'hung', timeouts: { connectMs: 0, requestMs: 600 } })]);
+    await eventually(() => runtime.catalog.isStartingWithoutTools('hung') || undefined, 'the server starting', 10_000);
+    const gateway = runtime.gateway();
+    await gateway.start();
+    const { client } = await connectClient(cleanup, gateway.aggregatedUrl, gateway.token);
+    const calling = client.callTool({ name: 'hung__echo', arguments: { text: 'x' } }).then(
+      () => assert.fail('the call was answered'),
+      (error: unknown) => error,
+    );
+    await eventually(() => runtime.catalog.diagnostics().waitingCalls === 1 || undefined, 'the call waiting for its server', 10_000);
+    assert.deepEqual(
+      clock.pendingDelays().filter((delay) => delay >= 600),
+      [600],
+      'one wait, with one timer at the deadline',
+    );
+    clock.advance(599);
+    assert.equal(runtime.catalog.diagnostics().waitingCalls, 1, 'still waiting just before the deadline');
+    clock.advance(1);
+    const error = await calling;
+    assert.ok(error instanceof ProtocolError, String(error));
+    assert.equal(error.code, -32001);
+    assert.match(error.message, /server `hung` was not ready within 600 ms \(timeouts\.requestMs\); nothing was sent/);
+    assert.equal(runtime.catalog.diagnostics().waitingCalls, 0);
+    assert.deepEqual(
+      clock.pendingDelays().filter((delay) => delay >= 600),
+      [],
+      'no wait left behind',
+    );
+  });
 });
