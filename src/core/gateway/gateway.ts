@@ -17,7 +17,7 @@ import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
 import { LegacySessions } from './legacySessions';
-import { OfferRelay } from './offerRelay';
+import { OfferNotifier } from './offerNotifier';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { checkRequest, createToken } from './requestGuard';
 import { errorMessage } from '../base/errorMessage';
@@ -64,7 +64,7 @@ export class McpGateway {
   private readonly source: ToolSource;
   private readonly offers: OfferSource | undefined;
   private readonly relays: RelayHost | undefined;
-  private relay: OfferRelay | undefined;
+  private notifier: OfferNotifier | undefined;
   private readonly logger: Logger;
   private readonly requestedPort: number;
   private readonly httpServer: http.Server;
@@ -104,7 +104,7 @@ export class McpGateway {
       source: this.source,
       offers: this.offers,
       relays: this.relays,
-      relay: () => this.relay,
+      notifier: () => this.notifier,
       logger: this.logger,
       limits,
       clock: options.clock ?? systemClock,
@@ -208,7 +208,7 @@ export class McpGateway {
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.offers) {
-      this.relay = new OfferRelay(
+      this.notifier = new OfferNotifier(
         this.offers,
         {
           sessions: () => this.legacy.table.entries(),
@@ -220,7 +220,7 @@ export class McpGateway {
     if (this.disposing) {
       // dispose() ran while listen() was pending.
       this.subscription.dispose();
-      this.relay?.dispose();
+      this.notifier?.dispose();
     } else this.legacy.table.startSweeping();
     this.logger.info(`listening on ${this.url} (loopback only, token required)`);
     return { url: this.url, port: address.port, token: this.token };
@@ -312,7 +312,7 @@ export class McpGateway {
 
   private async shutdown(): Promise<void> {
     this.subscription?.dispose();
-    this.relay?.dispose();
+    this.notifier?.dispose();
     const listening = this.httpServer.listening;
     const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
     // Unfinished tasks of 2026-07-28 clients end with the gateway (their calls are cancelled upstream).

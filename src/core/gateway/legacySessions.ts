@@ -13,7 +13,7 @@ import type { OfferSource, ToolSource } from '../catalog';
 import type { RelayHost } from './clientRelay';
 import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
-import { SessionLedger, type OfferRelay, type RelaySession } from './offerRelay';
+import { SessionLedger, type OfferNotifier, type RelaySession } from './offerNotifier';
 import type { OfferFingerprint } from './offerIndex';
 import { BoundedEventStore, EventBudget } from './eventStore';
 import { createSessionServer } from './sessionServer';
@@ -47,8 +47,8 @@ export interface LegacySessionsOptions {
   readonly source: ToolSource;
   readonly offers: OfferSource | undefined;
   readonly relays: RelayHost | undefined;
-  /** The gateway's relay of offer changes, once it listens. */
-  readonly relay: () => OfferRelay | undefined;
+  /** The gateway's notifier of offer changes, once it listens. */
+  readonly notifier: () => OfferNotifier | undefined;
   readonly logger: Logger;
   readonly limits: { readonly idleMs: number; readonly maxSessions: number };
   readonly clock: Clock;
@@ -106,7 +106,7 @@ export class LegacySessions {
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
-        const offerPrint = this.options.relay()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
+        const offerPrint = this.options.notifier()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
         this.table.add(id, {
           endpoint,

@@ -52,7 +52,7 @@ export interface RelaySession {
   offerPrint: OfferFingerprint;
 }
 
-export interface RelayTargets {
+export interface NotifierTargets {
   sessions(): Iterable<[string, RelaySession]>;
   /** 2026-07-28 endpoints: their handlers notify listeners. */
   /** `printOf` gives each endpoint's lists, hashed once per change for sessions and listeners alike. */
@@ -67,17 +67,17 @@ function affects(endpoint: EndpointId, server: string): boolean {
   return endpoint.kind === 'aggregated' || endpoint.server === server;
 }
 
-export class OfferRelay implements Disposable {
+export class OfferNotifier implements Disposable {
   private readonly subscriptions: Disposable[];
 
   constructor(
     private readonly offers: OfferSource,
-    private readonly targets: RelayTargets,
+    private readonly targets: NotifierTargets,
     private readonly logger: Logger,
   ) {
     this.subscriptions = [
-      offers.onDidChange((server) => containFailure(this.logger, "relaying a server's offer change", () => this.offerChanged(server))),
-      offers.onNotice((notice) => containFailure(this.logger, "relaying a server's notice", () => this.relayNotice(notice))),
+      offers.onDidChange((server) => containFailure(this.logger, "notifying a server's offer change", () => this.offerChanged(server))),
+      offers.onNotice((notice) => containFailure(this.logger, "passing on a server's notice", () => this.passOnNotice(notice))),
     ];
   }
 
@@ -110,7 +110,7 @@ export class OfferRelay implements Disposable {
     this.targets.notifyModern((endpoint) => affects(endpoint, server), 'lists', printOf);
   }
 
-  private relayNotice(notice: ServerNotice): void {
+  private passOnNotice(notice: ServerNotice): void {
     for (const [id, session] of this.targets.sessions()) {
       if (!affects(session.endpoint, notice.server)) continue;
       const failed = (error: unknown) => this.logger.debug(`${notice.kind} not delivered to session ${id}: ${errorMessage(error)}`);
