@@ -1,6 +1,8 @@
-// Debounced, generation-checked refetching of one list per server. A burst of list_changed
-// notifications becomes one fetch after the burst; a fetch that a newer one (or newer data from
-// elsewhere) overtook is dropped when it finally answers, so it cannot overwrite a newer list.
+// Debounced, generation-checked taking of one list per server. A burst of changes becomes one
+// take after the burst (the catalog reads the connection's latest list then: the connection, which
+// owns it, is the only one that asks the server); an explicit fetch (invalidating the cache asks
+// the server again) that a newer one, or newer data from elsewhere, overtook is dropped when it
+// finally answers, so it cannot overwrite a newer list.
 import type { Clock, TimerHandle } from '../base/clock';
 
 export const DEFAULT_REFRESH_DEBOUNCE_MS = 300;
@@ -8,7 +10,7 @@ export const DEFAULT_REFRESH_DEBOUNCE_MS = 300;
 export interface RefreshSchedulerOptions<T> {
   readonly delayMs: number;
   readonly clock: Clock;
-  /** Fetches the current value; undefined when there is nothing to fetch from right now. */
+  /** Takes the current value after a burst; undefined when there is nothing to take right now. */
   readonly fetch: (server: string) => Promise<T | undefined>;
   /** Called with a result only if no newer fetch or supersede() happened meanwhile. */
   readonly apply: (server: string, value: T) => void;
@@ -76,8 +78,11 @@ export class RefreshScheduler<T> {
     }, this.options.delayMs);
   }
 
-  /** Fetches now (cancelling a pending debounce); resolves when the result is applied or dropped. */
-  refreshNow(server: string): Promise<void> {
+  /**
+   * Fetches now (cancelling a pending debounce), with `fetch` or the scheduler's own; resolves when
+   * the result is applied or dropped.
+   */
+  refreshNow(server: string, fetch: (server: string) => Promise<T | undefined> = this.options.fetch): Promise<void> {
     if (this.disposed) return Promise.resolve();
     const slot = this.slot(server);
     this.clearTimer(slot);
@@ -88,7 +93,7 @@ export class RefreshScheduler<T> {
     const run = (async () => {
       let applied: T | undefined;
       try {
-        const value = await this.options.fetch(server);
+        const value = await fetch(server);
         if (generation !== slot.generation || this.disposed) {
           this.counters.stale += 1;
         } else if (value !== undefined) {

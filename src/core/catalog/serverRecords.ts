@@ -37,9 +37,9 @@ export interface ServerRecordsOptions {
   readonly cache: ToolCache;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** The live tools of a running server's connection. */
+  /** The live tools of a running server's connection: the list its owner keeps current. */
   readonly liveTools: (server: string) => readonly Tool[] | undefined;
-  /** Lists a running server's tools again (for the debounced refresh after a change). */
+  /** Asks a running server for its tools again (invalidating the cache; never on a change). */
   readonly listTools: (server: string) => Promise<readonly Tool[] | undefined>;
   /** Quiet time after the last change signal before listing again. */
   readonly debounceMs: number;
@@ -54,7 +54,7 @@ export class ServerRecords {
   readonly onDidChangeServer: Event<string> = this.serverEmitter.event;
   /** Something the snapshot is built from changed. */
   readonly onDidChangeInputs: Event<void> = this.inputsEmitter.event;
-  /** Debounced refetching of the running servers' lists; its results land in applyLive. */
+  /** Debounced taking of the running servers' latest lists after changes; its results land in applyLive. */
   readonly refresh: RefreshScheduler<readonly Tool[]>;
   private order: string[] = [];
 
@@ -62,7 +62,8 @@ export class ServerRecords {
     this.refresh = new RefreshScheduler<readonly Tool[]>({
       delayMs: options.debounceMs,
       clock: options.clock,
-      fetch: (name) => (this.records.get(name)?.state === 'running' ? options.listTools(name) : Promise.resolve(undefined)),
+      // The connection announced a change with its new list: after the burst, its latest list.
+      fetch: (name) => Promise.resolve(this.records.get(name)?.state === 'running' ? options.liveTools(name) : undefined),
       apply: (name, tools) => {
         const record = this.records.get(name);
         if (record) this.applyLive(record, tools);
@@ -70,6 +71,11 @@ export class ServerRecords {
       fingerprint: fingerprintTools,
       onError: (name, error) => options.logger.warn(`${name}: refreshing the tool list failed: ${errorMessage(error)}`),
     });
+  }
+
+  /** Asks a running server for its tools again (through its connection, which keeps them). */
+  relist(server: string): Promise<readonly Tool[] | undefined> {
+    return this.records.get(server)?.state === 'running' ? this.options.listTools(server) : Promise.resolve(undefined);
   }
 
   record(server: string): ServerRecord | undefined {

@@ -244,7 +244,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     for (const record of targets) {
       this.records.refresh.cancel(record.name);
       record.cached = undefined;
-      if (record.state === 'running') refetches.push(this.records.refresh.refreshNow(record.name));
+      if (record.state === 'running') refetches.push(this.records.refresh.refreshNow(record.name, (name) => this.records.relist(name)));
       else record.live = undefined;
       if (this.learnIfUnknown(record)) learning.push(record.name);
     }
@@ -317,8 +317,8 @@ export class ToolCatalog implements ToolSource, Disposable {
     }
     const fingerprint = fingerprintTools(event.tools);
     if (fingerprint === record.live.prepared.fingerprint) return;
-    // The connection refetches on every list_changed without ordering its answers; one debounced
-    // refetch after the burst gives the final list, and recomputes the catalog once.
+    // The connection lists again on list_changed (one request at a time, in order) and announces
+    // each new list; after the burst, the catalog takes the latest one and recomputes once.
     this.records.refresh.signal(record.name, fingerprint);
   }
 

@@ -36,6 +36,14 @@ export interface ListedOffer {
   readonly offer: ServerOffer;
 }
 
+/** One session's tools relisting after change notifications: one request at a time. */
+interface ToolsRelist {
+  readonly session: McpSession;
+  /** Another change came while a request was in flight: ask once more after it. */
+  again: boolean;
+  done: Promise<void>;
+}
+
 /** A server's cache hint never makes us ask more often than this. */
 const MIN_TTL_REFRESH_MS = 1_000;
 type ListKind = 'tools' | OfferList;
@@ -70,6 +78,8 @@ export class OfferKeeper {
   private ttlTimer: TimerHandle | undefined;
   /** When each list whose cache hint runs out is to be listed again (epoch ms). */
   private readonly refreshDue = new Map<ListKind, number>();
+  /** The tools/list a change notification started, if one is in flight. */
+  private toolsRelist: ToolsRelist | undefined;
 
   constructor(private readonly options: OfferKeeperOptions) {
     this.subscriptions = new ResourceSubscriptions(options.server, options.logger, options.activeSession, options.refreshPolicy);
@@ -170,14 +180,37 @@ export class OfferKeeper {
     return list.tools;
   }
 
-  /** Lists one list again (after a change notification); a failure is logged and the previous list stays. */
+  /**
+   * Lists one list again (after a change notification); a failure is logged and the previous list
+   * stays. Tools are listed one request at a time: a change announced while one is in flight asks
+   * once more after it, however many came. So a burst of list_changed costs at most two requests,
+   * their answers apply in order, and the last event carries the server's latest list: what the
+   * catalog shows, without listing again itself.
+   */
   async refresh(session: McpSession, list: ListKind): Promise<void> {
     if (session !== this.options.activeSession()) return;
     if (list !== 'tools') return this.relistOffer(session, [list]);
-    const policy = this.options.refreshPolicy();
-    await this.listTools(session, { ...policy, maxTotalMs: 0 }, { retried: false }).catch((error: unknown) =>
-      this.options.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`),
-    );
+    const running = this.toolsRelist;
+    if (running?.session === session) {
+      running.again = true;
+      return running.done;
+    }
+    const relist: ToolsRelist = { session, again: true, done: Promise.resolve() };
+    relist.done = (async () => {
+      try {
+        while (relist.again && session === this.options.activeSession()) {
+          relist.again = false;
+          const policy = this.options.refreshPolicy();
+          await this.listTools(session, { ...policy, maxTotalMs: 0 }, { retried: false }).catch((error: unknown) =>
+            this.options.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`),
+          );
+        }
+      } finally {
+        if (this.toolsRelist === relist) this.toolsRelist = undefined;
+      }
+    })();
+    this.toolsRelist = relist;
+    return relist.done;
   }
 
   /** Lists resources, templates and prompts (or some of them) again; a failure is logged and the previous lists stay. */

@@ -329,7 +329,7 @@ describe('ToolCatalog', () => {
     assert.deepEqual(fresh.manager.calls, [{ server: 'git', tool: 'status', args: { y: 2 } }]);
   });
 
-  it('debounces list changes: a burst means one refetch and one announcement', async () => {
+  it("debounces list changes: a burst means one take of the connection's latest list and one announcement, and no request of its own", async () => {
     const { manager, catalog, clock, changes } = setup();
     await catalog.ready;
     run(manager, 'git', tools('a'));
@@ -343,42 +343,46 @@ describe('ToolCatalog', () => {
     assert.deepEqual(manager.fetches, []);
     assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'nothing recomputed during the burst');
     clock.advance(249);
-    assert.deepEqual(manager.fetches, []);
+    assert.deepEqual(names(catalog.snapshot(), 'git'), ['a'], 'still nothing recomputed just before the debounce ends');
     clock.advance(1);
-    assert.deepEqual(manager.fetches, ['git']);
     await catalog.settled();
+    assert.deepEqual(manager.fetches, [], 'the catalog asked the server nothing: the connection announced its list');
     assert.equal(changes.length, start + 1);
     assert.equal(names(catalog.snapshot(), 'git').length, 6);
     assert.equal(catalog.diagnostics().refresh.debounced, 1);
   });
 
-  it('drops a stale refetch that answers after a newer one', async () => {
-    const { manager, catalog, clock } = setup();
+  it("drops an invalidation's refetch that answers after a newer one", async () => {
+    const { manager, catalog } = setup();
     await catalog.ready;
     run(manager, 'git', tools('v1'));
     const slow = manager.holdNextFetch('git');
-    manager.setTools('git', tools('v2'));
-    clock.advance(300);
-    assert.deepEqual(manager.fetches, ['git'], 'the debounced refetch is under way, and slow');
+    manager.setTools('git', tools('v2'), false);
+    const first = catalog.invalidate('git');
+    await microtasks();
+    assert.deepEqual(manager.fetches, ['git'], 'the first refetch is under way, and slow');
     manager.setTools('git', tools('v3'), false);
     await catalog.invalidate('git');
     assert.deepEqual(names(catalog.snapshot(), 'git'), ['v3']);
     slow.resolve(tools('v2'));
+    await first;
     await catalog.settled();
     assert.deepEqual(names(catalog.snapshot(), 'git'), ['v3'], 'the older answer was dropped');
     assert.equal(catalog.diagnostics().refresh.stale, 1);
   });
 
-  it('drops a refetch overtaken by a reconnect', async () => {
-    const { manager, catalog, clock } = setup();
+  it("drops an invalidation's refetch overtaken by a reconnect", async () => {
+    const { manager, catalog } = setup();
     await catalog.ready;
     run(manager, 'git', tools('v1'));
     const slow = manager.holdNextFetch('git');
-    manager.setTools('git', tools('v2'));
-    clock.advance(300);
+    const pending = catalog.invalidate('git');
+    await microtasks();
+    assert.deepEqual(manager.fetches, ['git']);
     manager.setState('git', 'reconnecting');
     run(manager, 'git', tools('v3'));
     slow.resolve(tools('v2'));
+    await pending;
     await catalog.settled();
     assert.deepEqual(names(catalog.snapshot(), 'git'), ['v3']);
     assert.equal(catalog.diagnostics().refresh.stale, 1);
