@@ -88,7 +88,6 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const render = () => ui.render();
   context.own(catalog.onDidChange(() => definitions.refresh()));
   followTheFiles(context, sync, logs, devWatchers, () => {
-    catalog.reconcile();
     definitions.refresh();
     render();
   });

@@ -94,6 +94,9 @@ export class ToolCatalog implements ToolSource, Disposable {
       this.manager.onDidChangeTools((event) =>
         containFailure(this.logger, 'tool catalog: handling a tool list change', () => this.onTools(event)),
       ),
+      this.manager.onDidChangeServers(() =>
+        containFailure(this.logger, 'tool catalog: following the configured servers', () => this.followServers()),
+      ),
     );
     this.records.sync(this.manager.servers());
     this.publisher.settle();
@@ -219,11 +222,9 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.publisher.flush();
   }
 
-  /**
-   * Re-reads the manager's servers. Call after `manager.update()`: the manager announces restarts
-   * by state events, but not reordered or removed servers, nor changed `tools` filters.
-   */
-  reconcile(): void {
+  /** The manager's servers changed (added, removed, reordered, a filter edited): the records follow. */
+  private followServers(): void {
+    if (this.disposed) return;
     this.records.sync(this.manager.servers());
     this.publisher.flush();
   }

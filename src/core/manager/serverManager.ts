@@ -18,7 +18,7 @@ import {
   type ForwardedResult,
 } from '../connection';
 import { startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state';
-import type { Event } from '../base/events';
+import { Emitter, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { ConcurrencyLimit } from './concurrencyLimit';
 import { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS, StartQueue } from './startQueue';
@@ -58,6 +58,13 @@ export class ServerManager {
   readonly onNotice: Event<ServerNotice>;
   /** A task a server runs for a caller started, changed status or ended. */
   readonly onDidChangeTasks: Event<{ readonly server: string }>;
+  private readonly serversEmitter = new Emitter<void>();
+  /**
+   * The configured servers changed: added, removed, reordered, or a definition replaced in place
+   * (a changed filter keeps the connection). Fires once per update(), before the servers it starts
+   * or stops report their states; what follows the list (the catalog) reads servers() then.
+   */
+  readonly onDidChangeServers: Event<void> = this.serversEmitter.event;
 
   private entries = new Map<string, ManagedServer>();
   private order: string[] = [];
@@ -138,6 +145,7 @@ export class ServerManager {
       plan.order.map((name) => [name, next.get(name)]).filter((pair): pair is [string, ManagedServer] => pair[1] !== undefined),
     );
     this.order = [...plan.order];
+    this.serversEmitter.fire();
     for (const entry of retiring)
       this.logger.info(`${entry.name}: ${next.has(entry.name) ? 'configuration changed, restarting' : 'removed, stopping'}`);
     await Promise.all(retiring.map((entry) => this.retire(entry)));
@@ -323,6 +331,7 @@ export class ServerManager {
       .reverse();
     await Promise.all(entries.map((entry) => this.retire(entry)));
     this.events.dispose();
+    this.serversEmitter.dispose();
   }
 
   // ── Read side: copies only. ──

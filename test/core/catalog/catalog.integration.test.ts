@@ -78,6 +78,29 @@ describe('ToolCatalog with the ServerManager', function () {
     return { manager, catalog, storage, logger };
   }
 
+  it('follows manager.update() by itself: a removed server goes, an edited filter applies, the order is the new one', async () => {
+    const { manager, catalog } = setup();
+    await manager.start([server('one'), server('two')]);
+    await waitForServer(manager, 'one', 'running');
+    await waitForServer(manager, 'two', 'running');
+    await waitForSnapshot(catalog, (snapshot) => toolNames(snapshot, 'two').length > 0);
+    const twoPid = manager.connection('two')?.pid;
+    await manager.update([{ ...server('two'), tools: { allow: ['echo'] } }]);
+    // Nobody calls anything on the catalog: it follows the manager's onDidChangeServers.
+    assert.deepEqual(
+      catalog.snapshot().servers.map((entry) => entry.name),
+      ['two'],
+    );
+    assert.deepEqual(
+      catalog
+        .snapshot()
+        .servers[0]?.tools.filter((tool) => tool.exposed)
+        .map((tool) => tool.name),
+      ['echo'],
+    );
+    assert.equal(manager.connection('two')?.pid, twoPid, 'a filter edit keeps the connection');
+  });
+
   it('exposes a warm-cached server within the startup gate, and a call waits for it and succeeds', async () => {
     const gate = path.join(tempDir(cleanup), 'gate');
     const slow = server('slow', ['--wait-for', gate]);

@@ -86,8 +86,10 @@ export function deferred<T>(): Deferred<T> {
 export class FakeManager implements CatalogManager {
   private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
   private readonly toolsEmitter = new Emitter<ToolsChangeEvent>();
+  private readonly serversEmitter = new Emitter<void>();
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onDidChangeTools = this.toolsEmitter.event;
+  readonly onDidChangeServers = this.serversEmitter.event;
   private entries = new Map<string, FakeServer>();
   private order: string[] = [];
   readonly fetches: string[] = [];
@@ -97,7 +99,7 @@ export class FakeManager implements CatalogManager {
   readonly wakes: string[] = [];
   readonly learns: string[] = [];
 
-  /** Replaces the configuration (fires nothing, like a manager update with unchanged connections). */
+  /** Replaces the configuration; like a manager update, says the servers changed (and no state changes). */
   configure(definitions: readonly StdioServerDefinition[]): void {
     const next = new Map<string, FakeServer>();
     for (const item of definitions) {
@@ -106,6 +108,7 @@ export class FakeManager implements CatalogManager {
     }
     this.entries = next;
     this.order = definitions.map((item) => item.name);
+    this.serversEmitter.fire();
   }
 
   setState(name: string, kind: ServerStateKind): void {
