@@ -62,6 +62,8 @@ export interface FilterSubject {
   readonly server: string;
   readonly name: string;
   readonly readOnly: boolean;
+  /** `server/tool`, when the caller has it already (the snapshot does): not built again per step. */
+  readonly qualified?: string;
 }
 
 export interface FilterStep {
@@ -100,9 +102,8 @@ export const serverAllowDenyStep: FilterStep = {
   name: 'tools.allow/tools.deny',
   apply(subject, context) {
     // Deny is checked first so that it wins over an allow pattern matching the same tool.
-    const denied = context.deny.find((glob) => glob.test(subject.name));
-    if (denied) return { kind: 'serverDeny', pattern: denied.pattern };
-    if (context.allow && !context.allow.some((glob) => glob.test(subject.name))) return { kind: 'serverAllow' };
+    for (const glob of context.deny) if (glob.test(subject.name)) return denyRule(serverDenyRules, 'serverDeny', glob);
+    if (context.allow && !context.allow.some((glob) => glob.test(subject.name))) return SERVER_ALLOW;
     return undefined;
   },
 };
@@ -110,25 +111,29 @@ export const serverAllowDenyStep: FilterStep = {
 export const globalDenyStep: FilterStep = {
   name: GLOBAL_DENY_SETTING,
   apply(subject, context) {
-    const qualified = `${subject.server}/${subject.name}`;
-    const denied = context.globalDeny.find((glob) => glob.test(qualified));
-    return denied ? { kind: 'globalDeny', pattern: denied.pattern } : undefined;
+    const qualified = qualifiedOf(subject);
+    for (const glob of context.globalDeny) if (glob.test(qualified)) return denyRule(globalDenyRules, 'globalDeny', glob);
+    return undefined;
   },
 };
 
 export const disabledStep: FilterStep = {
   name: DISABLED_SETTING,
   apply(subject, context) {
-    return context.disabled.has(`${subject.server}/${subject.name}`) ? { kind: 'disabledSetting' } : undefined;
+    return context.disabled.has(qualifiedOf(subject)) ? DISABLED : undefined;
   },
 };
 
 export const readOnlyStep: FilterStep = {
   name: 'tools.readOnly',
   apply(subject, context) {
-    return context.readOnly && !subject.readOnly ? { kind: 'readOnlyOnly' } : undefined;
+    return context.readOnly && !subject.readOnly ? READ_ONLY_ONLY : undefined;
   },
 };
+
+function qualifiedOf(subject: FilterSubject): string {
+  return subject.qualified ?? `${subject.server}/${subject.name}`;
+}
 
 /** In the order the rules apply. */
 export const FILTER_STEPS: readonly FilterStep[] = [serverAllowDenyStep, globalDenyStep, disabledStep, readOnlyStep];
@@ -137,7 +142,7 @@ const SERVER_ALLOW: FilterRule = Object.freeze({ kind: 'serverAllow' });
 const DISABLED: FilterRule = Object.freeze({ kind: 'disabledSetting' });
 const READ_ONLY_ONLY: FilterRule = Object.freeze({ kind: 'readOnlyOnly' });
 
-/** Deny rules are shared per compiled pattern: frozen, so every tool it hides can point at the same one. */
+/** Rules are shared and frozen (deny rules per compiled pattern), so every tool a rule hides points at the same one; only filterError rules are made per tool. */
 const serverDenyRules = new WeakMap<GlobPattern, FilterRule>();
 const globalDenyRules = new WeakMap<GlobPattern, FilterRule>();
 
@@ -154,34 +159,6 @@ function stepError(step: FilterStep, error: unknown): FilterRule {
 }
 
 /**
- * evaluateFilters() with FILTER_STEPS, in one pass: the same rules in the same order with the same
- * errors, without a subject object or a `server/tool` string per step (`qualified` is that string,
- * when the caller has it). Rules are shared and frozen, except filterError ones.
- */
-export function evaluateDefaultFilters(
-  server: string,
-  name: string,
-  readOnly: boolean,
-  context: FilterContext,
-  qualified = `${server}/${name}`,
-): FilterRule | undefined {
-  try {
-    for (const glob of context.deny) if (glob.test(name)) return denyRule(serverDenyRules, 'serverDeny', glob);
-    if (context.allow && !context.allow.some((glob) => glob.test(name))) return SERVER_ALLOW;
-  } catch (error) {
-    return stepError(serverAllowDenyStep, error);
-  }
-  try {
-    for (const glob of context.globalDeny) if (glob.test(qualified)) return denyRule(globalDenyRules, 'globalDeny', glob);
-  } catch (error) {
-    return stepError(globalDenyStep, error);
-  }
-  if (context.disabled.has(qualified)) return DISABLED;
-  if (context.readOnly && !readOnly) return READ_ONLY_ONLY;
-  return undefined;
-}
-
-/**
  * The first rule that hides the tool, or undefined when it passes them all. A step that throws
  * hides the tool with a `filterError` naming the step: failing closed never exposes a tool the
  * user meant to hide.
@@ -191,7 +168,6 @@ export function evaluateFilters(
   context: FilterContext,
   steps: readonly FilterStep[] = FILTER_STEPS,
 ): FilterRule | undefined {
-  if (steps === FILTER_STEPS) return evaluateDefaultFilters(subject.server, subject.name, subject.readOnly, context);
   for (const step of steps) {
     let rule: FilterRule | undefined;
     try {

@@ -4,7 +4,6 @@
 import { deepFreeze } from '../base/freeze';
 import type { ToolFilterSettings } from '../config';
 import {
-  evaluateDefaultFilters,
   evaluateFilters,
   FILTER_STEPS,
   filterContext,
@@ -41,9 +40,8 @@ export function filterServer(
   const filterErrors = new Map<string, number>();
   const qualified = steps === FILTER_STEPS ? serverNamesOf(list, server.name).qualified : undefined;
   const rows = list.tools.map((prepared, index): Row => {
-    let rule = qualified
-      ? evaluateDefaultFilters(server.name, prepared.name, prepared.readOnly, context, qualified[index])
-      : evaluateFilters({ server: server.name, name: prepared.name, readOnly: prepared.readOnly }, context, steps);
+    const subject = { server: server.name, name: prepared.name, readOnly: prepared.readOnly };
+    let rule = evaluateFilters(qualified ? { ...subject, qualified: qualified[index] } : subject, context, steps);
     if (!rule && prepared.problem !== undefined) rule = { kind: 'malformedSchema', reason: prepared.problem };
     if (rule?.kind === 'filterError') filterErrors.set(rule.reason, (filterErrors.get(rule.reason) ?? 0) + 1);
     else if (rule?.kind === 'malformedSchema') {

@@ -186,7 +186,7 @@ export class ServerManager {
     if (!entry || !connection || isInvalid(entry.configured)) return;
     connection.applyLifecycle(entry.configured.lifecycle);
     // Turned eager while idle: it starts now, as it would have with the window.
-    if (!isLazy(entry.configured) && startsOnDemand(connection.state.kind) && !entry.blocked) await this.starts.startWithinGate([entry]);
+    if (!isLazy(entry.configured) && startsOnDemand(connection.state.kind) && entry.startable) await this.starts.startWithinGate([entry]);
   }
 
   private createEntry(configured: ConfiguredServer, hash: string | undefined, blocked: ServerBlock | undefined): ManagedServer {
@@ -315,9 +315,9 @@ export class ServerManager {
 
   private usableConnection(server: string): ServerConnection {
     const entry = this.require(server);
-    if (!entry.connection) throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${entry.state.kind}`);
-    if (entry.blocked) throw new ConnectionError('NOT_RUNNING', `server "${server}" is blocked: ${entry.blocked.detail}`);
-    return entry.connection;
+    if (entry.startable && entry.connection) return entry.connection;
+    const state = entry.state;
+    throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${state.kind}${state.kind === 'blocked' ? `: ${state.detail}` : ''}`);
   }
 
   /** Disposes every connection, in reverse configuration order, continuing past failures. */

@@ -69,7 +69,8 @@ export class StartQueue {
     entry.startingReported = queued.kind === 'starting';
     await this.options.limit.run(async () => {
       entry.queuedSince = undefined;
-      if (!this.options.isCurrent(entry) || entry.blocked) return;
+      // It may have been blocked (or disabled) while it waited for a slot.
+      if (!this.options.isCurrent(entry) || !entry.startable) return;
       await firstAttempt(connection);
     });
   }

@@ -1,52 +1,25 @@
 // `--json`: a stable, documented shape for scripts. Keys are listed explicitly (not spread from the
 // report) so that a field added to the report for the table does not leak into the contract.
 import type { ConfigDiagnostic } from '../../config';
-import type { DoctorReport, OfferReport, ProtocolReport, ServerReport } from './report';
+import type { DoctorReport, OfferReport, ServerReport, ToolReport } from './report';
 
-export interface JsonDiagnostic {
-  readonly severity: ConfigDiagnostic['severity'];
-  readonly path: string;
-  readonly message: string;
+// The shapes are the report's own fields, picked (declared once, in report.ts): only the mapping
+// below decides what goes out.
+/** A configuration diagnostic, its source flattened to the file it names. */
+export interface JsonDiagnostic extends Pick<ConfigDiagnostic, 'severity' | 'path' | 'message' | 'line' | 'column'> {
   readonly file?: string;
-  readonly line?: number;
-  readonly column?: number;
 }
 
-export interface JsonServer {
-  readonly name: string;
-  readonly source: string;
-  /** `workspace`: the folder's own files (run only with consent); `user`: the user's. */
-  readonly definedBy: ServerReport['definedBy'];
-  readonly state: string;
-  readonly connectMs: number | null;
-  readonly protocol: ProtocolReport | null;
-  readonly error?: string;
-  readonly diagnostics: readonly JsonDiagnostic[];
-  readonly tools: readonly JsonTool[];
-  /** Declared by the server (tools, resources, prompts, completions, logging, ...); null unless running. */
-  readonly capabilities: readonly string[] | null;
-  /** What the server tells a model (its `instructions`); null when it gives none or is not running. */
-  readonly instructions: string | null;
-  readonly resources: OfferReport['resources'];
-  readonly resourceTemplates: OfferReport['resourceTemplates'];
-  readonly prompts: OfferReport['prompts'];
-  /** `start`: eager or lazy; `idleStopMinutes`: 0 for never. Null for an invalid entry. */
-  readonly lifecycle: ServerReport['lifecycle'];
-  /** The sandbox's rules (paths resolved) and where they came from; null: not sandboxed. */
-  readonly sandbox: ServerReport['sandbox'];
-}
+export type JsonTool = Pick<ToolReport, 'name' | 'title' | 'qualifiedName' | 'readOnly' | 'exposed' | 'filteredBy' | 'taskSupport'>;
 
-export interface JsonTool {
-  readonly name: string;
-  readonly title?: string;
-  readonly qualifiedName: string;
-  readonly readOnly: boolean;
-  readonly exposed: boolean;
-  /** Only when `exposed` is false. */
-  readonly filteredBy?: string;
-  /** `required`: a plain call runs as a task (Switchboard follows it); absent: no tasks. */
-  readonly taskSupport?: 'optional' | 'required';
-}
+export type JsonServer = Pick<
+  ServerReport,
+  'name' | 'source' | 'definedBy' | 'state' | 'connectMs' | 'protocol' | 'error' | 'capabilities' | 'instructions' | 'lifecycle' | 'sandbox'
+> &
+  Pick<OfferReport, 'resources' | 'resourceTemplates' | 'prompts'> & {
+    readonly diagnostics: readonly JsonDiagnostic[];
+    readonly tools: readonly JsonTool[];
+  };
 
 export interface JsonReport {
   readonly servers: readonly JsonServer[];
