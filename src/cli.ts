@@ -39,6 +39,8 @@ const err = (text: string): void => stdio.write(process.stderr, displayLines(tex
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
                                             run the gateway headless; prints {"url","token","servers"}
+       mcp-switchboard serve --stdio [--folder DIR] [--eager]
+                                            the same, for one agent on stdin/stdout (a stdio server)
        mcp-switchboard registry search <text> | registry add <name>
                                             the MCP Registry (see registry --help)
        mcp-switchboard share <portable|claude-code|codex|gemini> [--folder DIR] [--port N]
@@ -55,6 +57,10 @@ client's tools/list then waits for starting servers that have nothing cached). C
 "Authorization: Bearer <token>" to <url> (every tool) or to servers[<name>] (one server). Tool
 lists are cached in $XDG_CACHE_HOME/mcp-switchboard (default ~/.cache/mcp-switchboard). It exits
 0 after the signal, 1 when serving fails, 2 when the folder or its settings cannot be read.
+
+serve --stdio is what an agent launches as one stdio MCP server: every exposed tool of the folder's
+servers under its qualified name, nothing on stdout but the protocol. Servers start when first used
+(--eager: as configured), and everything stops when the agent closes the pipes.
 
 Doctor options:
   --folder DIR          workspace folder whose .vscode/settings.json is read (default: .)

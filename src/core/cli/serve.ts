@@ -2,12 +2,14 @@
 // signal aborts (the CLI aborts on SIGINT/SIGTERM). stdout carries exactly one JSON line saying
 // where to connect; everything else goes to stderr.
 import fs from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { FolderToolCacheStorage } from '../catalog';
 import { loadFolderConfiguration, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
-import type { ServerManager } from '../manager';
+import { isInvalid, type ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
-import { createRuntime } from '../runtime';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { createRuntime, type SwitchboardRuntime } from '../runtime';
 import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
 import { readOrCreateGatewayToken } from '../share';
 import { parseServeArgs } from './serveArgs';
@@ -43,6 +45,14 @@ export interface ServeOptions {
   readonly ask?: Confirm;
   /** Where consent is kept; defaults to the file the editor shares. */
   readonly consent?: ConsentFile;
+  /**
+   * Serve one client on `stdin`/`stdout` (the MCP stdio transport) instead of HTTP: no ready line,
+   * and it ends when the client closes stdin. Every server starts when first used unless `eager`.
+   */
+  readonly stdio?: boolean;
+  readonly eager?: boolean;
+  /** Default process.stdin; read only with `stdio`. */
+  readonly stdin?: Readable;
 }
 
 /** The one line printed on stdout once the gateway listens. */
@@ -100,6 +110,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
   try {
+    if (options.stdio) return await serveStdio(runtime, consented, options, logger);
     await runtime.manager.start(consented.servers, consented.blocks);
     if (options.wait !== false)
       await firstAttemptsDone(
@@ -125,6 +136,34 @@ export async function runServe(options: ServeOptions): Promise<number> {
   } finally {
     await runtime.dispose();
   }
+}
+
+/**
+ * `serve --stdio`: the agent that launched us is the one client. Lazy by default, so a server costs
+ * nothing until a call needs it (one with nothing cached still starts once to list its tools).
+ */
+async function serveStdio(
+  runtime: SwitchboardRuntime,
+  consented: ConsentedServers,
+  options: ServeOptions,
+  logger: Logger,
+): Promise<number> {
+  const servers = options.eager
+    ? consented.servers
+    : consented.servers.map((server) =>
+        isInvalid(server) ? server : { ...server, lifecycle: { ...server.lifecycle, start: 'lazy' as const } },
+      );
+  await runtime.manager.start(servers, consented.blocks);
+  if (options.signal.aborted) return 0;
+  const session = await runtime.stdioSession(
+    // The CLI hands in process.stdout, a Writable; the option's type is the wider one every caller has.
+    new StdioServerTransport(options.stdin ?? process.stdin, options.stdout as Writable),
+  );
+  logger.info(`serving ${servers.length} server(s) on stdio`);
+  await Promise.race([session.closed, aborted(options.signal)]);
+  logger.info(options.signal.aborted ? 'shutting down' : 'the client closed stdio: shutting down');
+  await session.close();
+  return 0;
 }
 
 export interface ServeCommandOptions {
@@ -154,7 +193,8 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
   const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
   try {
-    const ask = terminalConfirm();
+    // With --stdio, stdin carries the protocol: nobody can be asked on it.
+    const ask = args.stdio ? undefined : terminalConfirm();
     return await runServe({ ...args, stdout, stderr, signal, ...(ask ? { ask } : {}) });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);

@@ -1,4 +1,4 @@
-// `serve [--folder DIR] [--port N]`: the headless gateway's command line.
+// `serve [--folder DIR] [--port N] ...` and `serve --stdio`: the headless gateway's command line.
 import path from 'node:path';
 
 export interface ServeArgs {
@@ -12,10 +12,15 @@ export interface ServeArgs {
   readonly tokenFile?: string;
   /** Run the folder's own stdio servers without asking. */
   readonly trustWorkspace: boolean;
+  /** Serve one client on stdin/stdout instead of HTTP (an agent launches it as a stdio server). */
+  readonly stdio: boolean;
+  /** With --stdio: start servers as configured; without, every server starts when first used. */
+  readonly eager: boolean;
 }
 
 export const SERVE_USAGE =
-  'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]';
+  'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]\n' +
+  '       mcp-switchboard serve --stdio [--folder DIR] [--eager] [--trust-workspace]';
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {
@@ -24,6 +29,9 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   let wait = true;
   let tokenFile: string | undefined;
   let trustWorkspace = false;
+  let stdio = false;
+  let eager = false;
+  const httpOnly: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -35,10 +43,12 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     if (flag === '--folder') {
       folder = path.resolve(cwd, value());
     } else if (flag === '--port') {
+      httpOnly.push('--port');
       const raw = value();
       port = Number(raw);
       if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got "${raw}"\n${SERVE_USAGE}`);
     } else if (flag === '--token-file') {
+      httpOnly.push('--token-file');
       tokenFile = path.resolve(cwd, value());
     } else if (flag === '--wait' && inline === undefined) {
       wait = true;
@@ -46,9 +56,16 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
       wait = false;
     } else if (flag === '--trust-workspace' && inline === undefined) {
       trustWorkspace = true;
+    } else if (flag === '--stdio' && inline === undefined) {
+      stdio = true;
+    } else if (flag === '--eager' && inline === undefined) {
+      eager = true;
     } else {
       throw new Error(`unknown argument "${arg}"\n${SERVE_USAGE}`);
     }
   }
-  return { folder, port, wait, trustWorkspace, ...(tokenFile ? { tokenFile } : {}) };
+  if (stdio && httpOnly.length > 0)
+    throw new Error(`--stdio serves on stdin/stdout: ${httpOnly.join(' and ')} apply to HTTP only\n${SERVE_USAGE}`);
+  if (eager && !stdio) throw new Error(`--eager applies to --stdio only (HTTP serve starts servers as configured)\n${SERVE_USAGE}`);
+  return { folder, port, wait, trustWorkspace, stdio, eager, ...(tokenFile ? { tokenFile } : {}) };
 }

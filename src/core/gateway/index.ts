@@ -2,3 +2,4 @@
 // security rules.
 export { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from './endpoint';
 export { LOOPBACK_HOST, McpGateway, type GatewayOptions } from './gateway';
+export { serveStdioSession, type StdioSession } from './stdioSession';

@@ -8,4 +8,5 @@ export {
   type ServerBlock,
   type ServerView,
 } from './serverManager';
+export { isInvalid } from './managedServer';
 export { waitForState } from './waitForState';

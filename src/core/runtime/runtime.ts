@@ -6,7 +6,8 @@ import { MemorySecretStore, OAuthRegistry, ServerSignIn, type SecretStore } from
 import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
 import { ServerRequestRouter, type HostAnswers } from '../connection';
-import { McpGateway, type GatewayOptions } from '../gateway';
+import type { Transport } from '@modelcontextprotocol/server';
+import { McpGateway, serveStdioSession, type GatewayOptions, type StdioSession } from '../gateway';
 import { nullLogger, type Logger } from '../base/logging';
 import { ServerManager, type ManagerOptions } from '../manager';
 import { errorMessage } from '../base/errorMessage';
@@ -71,6 +72,15 @@ export class SwitchboardRuntime {
     });
     this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
     this.signIns = new ServerSignIn(this.manager, this.oauth);
+  }
+
+  /**
+   * The gateway's aggregated endpoint for one client on `transport` (`serve --stdio`): the same
+   * catalog, offers and relays as the HTTP gateway's sessions.
+   */
+  stdioSession(transport: Transport): Promise<StdioSession> {
+    if (this.disposing) return Promise.reject(new Error('the runtime was disposed'));
+    return serveStdioSession({ source: this.catalog, offers: this.offers, relays: this.serverRequests, logger: this.logger }, transport);
   }
 
   /** The gateway over the catalog, created on first use; start() makes it listen. */

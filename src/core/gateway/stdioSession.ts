@@ -1,0 +1,60 @@
+// `serve --stdio`: the gateway's aggregated endpoint (every exposed tool, under its qualified name)
+// for one client on the process's own stdin and stdout, as an agent launches any stdio server.
+// The same session server as a 2025 HTTP session gets: what servers ask goes back to this client,
+// tasks it drives itself are its own, and it is told when the list of tools changes.
+import type { Transport } from '@modelcontextprotocol/server';
+import { systemClock, type Clock } from '../base/clock';
+import { containFailure } from '../base/contain';
+import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../base/logging';
+import type { OfferSource, ToolSource } from '../catalog';
+import type { RelayHost } from './clientRelay';
+import type { GatewayTasks } from './taskHandlers';
+import { AGGREGATED } from './endpoint';
+import { listedTools, listFingerprint } from './exposure';
+import { SessionLedger } from './offerNotifier';
+import { createSessionServer } from './sessionServer';
+import { SessionTasks } from './sessionTasks';
+
+export interface StdioSessionOptions {
+  readonly source: ToolSource;
+  readonly offers?: OfferSource;
+  readonly relays?: RelayHost;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+}
+
+export interface StdioSession {
+  /** Resolves when the client went away (it closed stdin) or close() was called. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves the aggregated endpoint on `transport` (a StdioServerTransport on the process's pipes). */
+export async function serveStdioSession(options: StdioSessionOptions, transport: Transport): Promise<StdioSession> {
+  const { source, offers, relays, logger } = options;
+  const tasks: GatewayTasks = new SessionTasks(options.clock ?? systemClock);
+  const server = createSessionServer(AGGREGATED, source, logger, {
+    ...(offers ? { offers, ledger: new SessionLedger() } : {}),
+    ...(relays ? { relays } : {}),
+    tasks,
+  });
+  let closedResolve: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => (closedResolve = resolve));
+  let fingerprint = listFingerprint(listedTools(source.snapshot(), AGGREGATED));
+  const subscription = source.onDidChange((snapshot) =>
+    containFailure(logger, 'stdio session: telling the client about changed tools', () => {
+      const next = listFingerprint(listedTools(snapshot, AGGREGATED));
+      if (next === fingerprint) return;
+      fingerprint = next;
+      server.sendToolListChanged().catch((error: unknown) => logger.debug(`tools/list_changed not delivered: ${errorMessage(error)}`));
+    }),
+  );
+  server.onclose = () => {
+    subscription.dispose();
+    tasks.dispose();
+    closedResolve();
+  };
+  await server.connect(transport);
+  return { closed, close: () => server.close() };
+}

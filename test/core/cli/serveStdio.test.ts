@@ -1,0 +1,78 @@
+// `mcp-switchboard serve --stdio` launched as an agent launches a stdio MCP server (piped stdio,
+// the SDK's stdio client): the folder's servers behind one stdio server, lazy until used, and
+// nothing left running once the agent closes the pipes.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { Client, type CallToolResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Cleanup, isAlive, textOf } from '../connection/helpers';
+import { buildCli, CLI, fixture, REPO_ROOT, runCli, tempWorkspace, waitForFile } from '../doctor/helpers';
+import { eventually, tempCacheHome } from './helpers';
+
+async function markerPid(file: string): Promise<number> {
+  return (JSON.parse(await waitForFile(file)) as { pid: number }).pid;
+}
+
+describe('CLI: serve --stdio', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  before(function () {
+    this.timeout(120_000);
+    buildCli();
+  });
+
+  it('serves every exposed tool on stdio, starts a server when a call needs it, and leaves nothing behind when the agent closes the pipes', async () => {
+    const ws = tempWorkspace(cleanup, {});
+    const markers = { alpha: ws.file('alpha.json'), beta: ws.file('beta.json') };
+    fs.writeFileSync(
+      ws.file('.vscode/settings.json'),
+      JSON.stringify({
+        'mcpSwitchboard.servers': {
+          alpha: { ...fixture('--name', 'alpha', '--marker', markers.alpha) },
+          beta: { ...fixture('--name', 'beta', '--marker', markers.beta), tools: { deny: ['add'] } },
+        },
+      }),
+    );
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio', '--folder', ws.dir, '--trust-workspace'],
+      cwd: REPO_ROOT,
+      env: { ...(process.env as Record<string, string>), XDG_CACHE_HOME: tempCacheHome(cleanup) },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    const servePid = transport.pid;
+    assert.ok(servePid);
+
+    // Nothing cached: each server starts once to list its tools, then idles (lazy).
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('alpha__echo') && names.includes('beta__echo'), names.join(', '));
+    assert.ok(!names.includes('beta__add'), 'the filter applies');
+    const alphaFirst = await markerPid(markers.alpha);
+    await eventually(() => (isAlive(alphaFirst) ? undefined : true), 'alpha to idle after learning its tools', 30_000);
+
+    // A call starts it again, and is answered.
+    const result = (await client.callTool({ name: 'alpha__echo', arguments: { text: 'through stdio' } })) as CallToolResult;
+    assert.equal(textOf(result), 'through stdio');
+    const alphaAgain = await markerPid(markers.alpha);
+    assert.notEqual(alphaAgain, alphaFirst, 'a fresh process for the call');
+    assert.ok(isAlive(alphaAgain));
+
+    // The agent goes: serve and every server it started end with it.
+    await client.close();
+    await eventually(() => (isAlive(servePid) || isAlive(alphaAgain) ? undefined : true), 'serve and its servers to exit', 20_000);
+    assert.doesNotMatch(stderr.join(''), /\[error\]/, stderr.join(''));
+  });
+
+  it('refuses flags that apply to HTTP only', async () => {
+    const run = await runCli(['serve', '--stdio', '--port', '8080'], { trustWorkspace: false });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--stdio serves on stdin\/stdout: --port apply to HTTP only/);
+  });
+});
