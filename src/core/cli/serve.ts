@@ -9,7 +9,7 @@ import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import { isInvalid, type ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createRuntime, type SwitchboardRuntime } from '../runtime';
+import { createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
 import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
 import { readOrCreateGatewayToken } from '../share';
 import { parseServeArgs } from './serveArgs';
@@ -75,6 +75,14 @@ export async function runServe(options: ServeOptions): Promise<number> {
     return 2;
   }
   const env = options.env ?? process.env;
+  if (env[LAUNCHED_BY_ENV]) {
+    // An entry that launches Switchboard (Share writes one) read by Switchboard itself: serving
+    // the folder's servers again inside it would run them twice, or launch serve within serve.
+    logger.error(
+      'this serve was started by Switchboard itself, through a server entry that launches Switchboard (such as the one Share writes): it does not serve the same servers again inside it',
+    );
+    return 2;
+  }
   let token: string | undefined;
   try {
     token = options.tokenFile ? readOrCreateGatewayToken(options.tokenFile) : undefined;

@@ -1,5 +1,6 @@
 // `mcp-switchboard share <agent>`: the gateway's entry in another agent's config (see
 // core/share/shareGateway.ts), and the two steps that make it work.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,12 +13,14 @@ const TARGETS: Readonly<Record<string, ShareTarget>> = {
   gemini: 'gemini',
 };
 
-export const SHARE_USAGE = `Usage: mcp-switchboard share <portable|claude-code|codex|gemini> [--folder DIR] [--port N]
+export const SHARE_USAGE = `Usage: mcp-switchboard share <portable|claude-code|codex|gemini> [--folder DIR] [--port N | --stdio]
 
 Writes one entry, "switchboard", for the gateway that \`serve\` runs on 127.0.0.1:<port> (default
 ${DEFAULT_SHARE_PORT}) into that agent's config: DIR/.mcp.json, ~/.claude.json, ~/.codex/config.toml
 or ~/.gemini/settings.json. The entry names the token as the variable MCP_SWITCHBOARD_TOKEN, never
 the token itself, so the file is safe to commit. Then run serve with --token-file, as printed.
+With --stdio the entry launches \`mcp-switchboard serve --stdio --folder DIR\` instead: the agent
+starts and stops it itself, and there is nothing to run and no token.
 `;
 
 export function runShare(
@@ -27,7 +30,11 @@ export function runShare(
 ): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { folder: { type: 'string' }, port: { type: 'string' } } });
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { folder: { type: 'string' }, port: { type: 'string' }, stdio: { type: 'boolean' } },
+    });
   } catch (error) {
     io.err(`mcp-switchboard share: ${(error as Error).message}\n${SHARE_USAGE}`);
     return 2;
@@ -40,7 +47,13 @@ export function runShare(
   }
   const env = environment.env ?? process.env;
   const folder = path.resolve(environment.cwd ?? process.cwd(), parsed.values.folder ?? '.');
-  const result = shareGateway({ target, port, folder, userHome: env.HOME ?? os.homedir(), env });
+  if (parsed.values.stdio && parsed.values.port !== undefined) {
+    io.err(`mcp-switchboard share: --port applies to the HTTP entry, not to --stdio\n${SHARE_USAGE}`);
+    return 2;
+  }
+  // This very CLI, as the agent will start it (the script behind the `mcp-switchboard` link).
+  const launch = parsed.values.stdio ? { command: process.execPath, args: [fs.realpathSync(process.argv[1] ?? '')] } : undefined;
+  const result = shareGateway({ target, port, folder, userHome: env.HOME ?? os.homedir(), env, ...(launch ? { launch } : {}) });
   io.out(
     `${result.outcome === 'present' ? 'Already there' : result.outcome === 'replaced' ? 'Replaced' : 'Added'}: "switchboard" in ${result.file}.\nThen:\n${result.steps.map((step, index) => `  ${index + 1}. ${step}\n`).join('')}`,
   );

@@ -1,2 +1,2 @@
 // The runtime module's surface: what the rest of Switchboard uses of it.
-export { SwitchboardRuntime, createRuntime } from './runtime';
+export { LAUNCHED_BY_ENV, SwitchboardRuntime, createRuntime } from './runtime';

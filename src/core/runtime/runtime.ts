@@ -28,6 +28,9 @@ export interface RuntimeOptions {
   readonly secrets?: SecretStore;
 }
 
+/** Set in the environment of every server a Switchboard runtime starts. */
+export const LAUNCHED_BY_ENV = 'MCP_SWITCHBOARD_LAUNCHED_BY';
+
 export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'offers' | 'relays' | 'logger'>;
 
 export class SwitchboardRuntime {
@@ -58,7 +61,13 @@ export class SwitchboardRuntime {
       serverRequests: (name) => this.serverRequests.handlersFor(name),
       logger: this.logger,
       ...(options.serverLogger ? { serverLogger: options.serverLogger } : {}),
-      connection: { oauth: this.oauth, ...options.connection },
+      // Every server learns that Switchboard started it: a `serve` started that way (an entry that
+      // launches Switchboard, as Share writes) refuses to serve the same servers again inside it.
+      connection: {
+        oauth: this.oauth,
+        ...options.connection,
+        baseEnv: { ...(options.connection?.baseEnv ?? process.env), [LAUNCHED_BY_ENV]: '1' },
+      },
       ...(options.startupGateMs === undefined ? {} : { startupGateMs: options.startupGateMs }),
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.clock ? { clock: options.clock } : {}),

@@ -1,5 +1,6 @@
-// Share with Other Agents: one entry for Switchboard's gateway (`serve`, on a fixed port, with a
-// token kept in a 0600 file) written into another agent's config: the portable .mcp.json, Claude
+// Share with Other Agents: one entry for Switchboard's gateway written into another agent's config:
+// either `serve --stdio`, which the agent launches itself, or an HTTP entry for a `serve` the user
+// runs (on a fixed port, with a token kept in a 0600 file),: the portable .mcp.json, Claude
 // Code's ~/.claude.json, Codex's config.toml or Gemini CLI's settings.json. Every file gets the
 // token as an environment variable, never the token itself, so a config that ends up in a
 // repository leaks nothing. Then every agent on the machine uses the same servers.
@@ -30,6 +31,12 @@ export interface ShareRequest {
   readonly folder: string;
   readonly userHome: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * How to start Switchboard's CLI (`node …/cli.js`): the entry then launches `serve --stdio` for
+   * the folder, which the agent starts and stops itself; nothing to run by hand, no token. Without
+   * it, the entry is an HTTP one for a `serve` the user runs.
+   */
+  readonly launch?: { readonly command: string; readonly args: readonly string[] };
 }
 
 export interface ShareResult {
@@ -69,11 +76,14 @@ function writeToml(file: string, table: string): 'added' | 'present' {
 }
 
 export function shareGateway(request: ShareRequest): ShareResult {
-  const entry = {
-    type: 'http',
-    url: `http://127.0.0.1:${request.port}/mcp`,
-    headers: { Authorization: `Bearer \${env:${TOKEN_ENV_VAR}}` },
-  };
+  const { launch } = request;
+  const entry = launch
+    ? { type: 'stdio', command: launch.command, args: [...launch.args, 'serve', '--stdio', '--folder', request.folder] }
+    : {
+        type: 'http',
+        url: `http://127.0.0.1:${request.port}/mcp`,
+        headers: { Authorization: `Bearer \${env:${TOKEN_ENV_VAR}}` },
+      };
   const exported = exportEntry(SHARED_ENTRY_NAME, entry, FORMATS[request.target], { userHome: request.userHome });
   const file = shareFile(request);
   const outcome =
@@ -85,6 +95,15 @@ export function shareGateway(request: ShareRequest): ShareResult {
           ['mcpServers', SHARED_ENTRY_NAME],
           (JSON.parse(exported.text) as { mcpServers: Record<string, unknown> }).mcpServers[SHARED_ENTRY_NAME],
         );
+  if (launch) {
+    return {
+      file,
+      outcome,
+      steps: [
+        `Nothing to run: the agent starts Switchboard (serve --stdio) for ${request.folder} when it needs it, and stops it when it ends. The folder's own servers run once you have allowed them (in the editor, or with mcp-switchboard doctor on a terminal).`,
+      ],
+    };
+  }
   const tokenFile = defaultGatewayTokenFile(request.env as NodeJS.ProcessEnv);
   return {
     file,

@@ -7,6 +7,7 @@ import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
 import { buildCli, CLI, fixture, REPO_ROOT, runCli, tempWorkspace, waitForFile } from '../doctor/helpers';
+import { LAUNCHED_BY_ENV } from '../../../src/core/runtime';
 import { eventually, tempCacheHome } from './helpers';
 
 async function markerPid(file: string): Promise<number> {
@@ -68,6 +69,59 @@ describe('CLI: serve --stdio', function () {
     await client.close();
     await eventually(() => (isAlive(servePid) || isAlive(alphaAgain) ? undefined : true), 'serve and its servers to exit', 20_000);
     assert.doesNotMatch(stderr.join(''), /\[error\]/, stderr.join(''));
+  });
+
+  it('tells every server Switchboard started so, and a serve started that way refuses to serve again (no serve within serve)', async () => {
+    const ws = tempWorkspace(cleanup, { alpha: fixture('--name', 'alpha') });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio', '--folder', ws.dir, '--trust-workspace'],
+      cwd: REPO_ROOT,
+      env: { ...(process.env as Record<string, string>), XDG_CACHE_HOME: tempCacheHome(cleanup) },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    const seen = (await client.callTool({ name: 'alpha__env', arguments: { name: LAUNCHED_BY_ENV } })) as CallToolResult;
+    assert.equal(textOf(seen), '1', 'the server sees who started it');
+
+    // What a shared entry read by Switchboard would start: serve, with that variable set.
+    const nested = await runCli(['serve', '--stdio', '--folder', ws.dir], { env: { [LAUNCHED_BY_ENV]: '1' } });
+    assert.equal(nested.code, 2);
+    assert.match(nested.stderr, /started by Switchboard itself/);
+  });
+
+  it('share --stdio writes an entry that an agent launches as it is: this CLI, serve --stdio, the folder', async () => {
+    const home = tempWorkspace(cleanup).dir;
+    const ws = tempWorkspace(cleanup, { alpha: fixture('--name', 'alpha') });
+    const shared = await runCli(['share', 'portable', '--stdio', '--folder', ws.dir], { env: { HOME: home } });
+    assert.equal(shared.code, 0, shared.stderr);
+    assert.match(shared.stdout, /Nothing to run/);
+    const entry = (
+      JSON.parse(fs.readFileSync(ws.file('.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> }
+    ).mcpServers.switchboard;
+    assert.ok(entry);
+    assert.equal(entry.command, process.execPath);
+    assert.deepEqual(entry.args, [fs.realpathSync(CLI), 'serve', '--stdio', '--folder', ws.dir]);
+    // The agent starts exactly that. (The folder's own servers wait for the user's consent.)
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    cleanup.add(() => client.close());
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        env: {
+          ...(process.env as Record<string, string>),
+          HOME: home,
+          XDG_CONFIG_HOME: `${home}/.config`,
+          XDG_CACHE_HOME: tempCacheHome(cleanup),
+        },
+        stderr: 'ignore',
+      }),
+    );
+    assert.ok(client.getServerVersion()?.name, 'the server introduced itself');
+    assert.ok(Array.isArray((await client.listTools()).tools));
   });
 
   it('refuses flags that apply to HTTP only', async () => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runServe, type ServeReady } from '../../../src/core/cli';
-import { loadConfiguration, type HttpServerDefinition } from '../../../src/core/config';
+import { loadConfiguration, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config';
 import { readOrCreateGatewayToken, TOKEN_ENV_VAR } from '../../../src/core/share/gatewayToken';
 import { SHARE_TARGETS, shareGateway, type ShareTarget } from '../../../src/core/share/shareGateway';
 import { STDIO_SERVER } from '../connection/helpers';
@@ -81,6 +81,34 @@ describe("share: the gateway in other agents' configs", function () {
       assert.equal(shared.url, 'http://127.0.0.1:47801/mcp');
       assert.equal(shared.headers.Authorization, `Bearer ${TOKEN}`);
       assert.match(result.steps.join('\n'), /mcp-switchboard serve --folder .* --port 47801 --token-file/);
+    });
+  }
+
+  for (const target of SHARE_TARGETS) {
+    it(`${target}: with a launcher, adds an entry that launches serve --stdio for the folder: nothing to run, no token`, async () => {
+      const home = temp(cleanup, 'share-stdio-home-');
+      const folder = temp(cleanup, 'share-stdio-ws-');
+      const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+      const launch = { command: process.execPath, args: ['/opt/switchboard/dist/cli.js'] };
+      const result = shareGateway({ target, port: 47_801, folder, userHome: home, env, launch });
+      assert.equal(result.outcome, 'added');
+      assert.doesNotMatch(fs.readFileSync(result.file, 'utf8'), new RegExp(TOKEN_ENV_VAR), 'no token needed');
+      assert.match(result.steps.join('\n'), /Nothing to run/);
+      const loaded = await loadConfiguration(
+        baseInput({
+          userHome: home,
+          env: { ...env, CODEX_HOME: undefined },
+          workspaceFolders: [{ name: 'ws', path: folder }],
+          sources: [SOURCE_OF[target]],
+        }),
+        { resolve: async () => undefined },
+      );
+      const shared = expectValid(
+        loaded.servers.find((server) => server.name === 'switchboard') as StdioServerDefinition,
+      ) as StdioServerDefinition;
+      assert.equal(shared.transport, 'stdio');
+      assert.equal(shared.command, process.execPath);
+      assert.deepEqual(shared.args, ['/opt/switchboard/dist/cli.js', 'serve', '--stdio', '--folder', folder]);
     });
   }
 
