@@ -78,7 +78,10 @@ export function suggestServerName(entry: NewEntry): string {
       'tool',
     ]);
     const words = [entry.command, ...(entry.args ?? [])].filter((word) => !word.startsWith('-') && !launchers.has(word.toLowerCase()));
-    base = words[0] ?? entry.command;
+    // A package is what names the server, even after a command this list does not know (a
+    // mistyped `npx-typo`, a wrapper script): a scoped name, or one that says mcp or server.
+    const packageLike = words.find((word) => word.startsWith('@') || /(?:^|[-_/.])(?:mcp|server)(?:[-_/.]|$)/i.test(word));
+    base = packageLike ?? words[0] ?? entry.command;
     base = base.split(/[\\/]/).pop() ?? base;
     base = base.replace(/@[^@/]*$/, '').replace(/\.(m?js|py|exe|cmd)$/i, '');
   }

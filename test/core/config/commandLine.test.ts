@@ -36,6 +36,10 @@ describe('Add Server input', () => {
     ['node /opt/tools/weather.mjs', 'weather'],
     ['https://api.example.com/mcp', 'api-example-com'],
     ['npx -y some-pkg@1.2.3', 'some-pkg'],
+    // A command the launcher list does not know (here a typo of npx) does not name the server.
+    ['npx-typo -y @modelcontextprotocol/server-memory', 'memory'],
+    ['my-wrapper.sh uvx mcp-server-git', 'git'],
+    ['weather-tool --verbose', 'weather-tool'],
   ];
   for (const [line, expected] of names) {
     it(`suggests "${expected}" for ${line}`, () => assert.equal(suggestServerName(entryFromCommandLine(line)), expected));
