@@ -20,7 +20,30 @@ import { registryUrl } from './settings';
 const SEARCH_DEBOUNCE_MS = 300;
 const TITLE = 'Add MCP Server from Registry';
 
-type ServerItem = vscode.QuickPickItem & { readonly server?: RegistryServer; readonly more?: string };
+type ServerItem = vscode.QuickPickItem & {
+  readonly server?: RegistryServer;
+  readonly more?: string;
+  /** A way out when the registry cannot be searched: what Enter on the row does. */
+  readonly action?: 'retry' | 'addByHand' | 'registrySetting';
+};
+
+/** What the user can do when the registry cannot be reached, each a row Enter acts on. */
+function unreachableItems(host: string, error: unknown): ServerItem[] {
+  // The label names the registry; the detail line (cut at the picker's width) keeps only the cause.
+  const reason = (error instanceof RegistryError ? error.message : String(error)).replace(/^cannot reach the registry at \S+: /, '');
+  return [
+    // The reason first and whole in the label's own line: the detail line is cut at the width.
+    { label: `$(error) ${host} cannot be searched`, detail: displayText(reason), alwaysShow: true, action: 'retry' },
+    { label: '$(refresh) Try again', alwaysShow: true, action: 'retry' },
+    { label: '$(add) Add a server by its command line or URL instead', alwaysShow: true, action: 'addByHand' },
+    {
+      label: '$(gear) Use another registry',
+      description: 'mcpSwitchboard.registry.url (an enterprise registry)',
+      alwaysShow: true,
+      action: 'registrySetting',
+    },
+  ];
+}
 
 function installKinds(item: RegistryServer): string {
   const kinds = [...(item.server.packages ?? []).map((pkg) => pkg.registryType), ...(item.server.remotes ?? []).map(() => 'remote')];
@@ -68,13 +91,7 @@ function pickServer(client: RegistryClient): Promise<RegistryServer | undefined>
       (error: unknown) => {
         if (controller.signal.aborted) return;
         pick.busy = false;
-        pick.items = [
-          {
-            label: '$(error) The registry cannot be searched',
-            detail: error instanceof RegistryError ? error.message : String(error),
-            alwaysShow: true,
-          },
-        ];
+        pick.items = unreachableItems(new URL(client.url).host, error);
       },
     );
   };
@@ -87,6 +104,14 @@ function pickServer(client: RegistryClient): Promise<RegistryServer | undefined>
       // Enter on a highlighted row: selectedItems can be empty while the items were just replaced.
       const chosen = pick.selectedItems[0] ?? pick.activeItems[0];
       if (chosen?.more) return load(pick.value, chosen.more);
+      if (chosen?.action === 'retry') return load(pick.value);
+      if (chosen?.action === 'addByHand' || chosen?.action === 'registrySetting') {
+        pick.hide();
+        void (chosen.action === 'addByHand'
+          ? vscode.commands.executeCommand('mcpSwitchboard.addServer')
+          : vscode.commands.executeCommand('workbench.action.openSettings', 'mcpSwitchboard.registry.url'));
+        return;
+      }
       if (!chosen?.server) return;
       resolve(chosen.server);
       pick.hide();

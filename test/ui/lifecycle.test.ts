@@ -95,34 +95,24 @@ describe('a lazy server (UI)', function () {
     await page.keyboard.press('Escape');
   });
 
-  it("leaves the editor's own output for a Switchboard server free of 'Failed to parse message' warnings", async () => {
-    const { page } = workbench;
-    await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
-    // MCP: List Servers → always → Show Output: the editor's log of its connection to the gateway.
-    await runFromPalette(page, 'MCP: List Servers', { opensQuickInput: true });
-    const picker = page.locator('.quick-input-widget');
-    await picker.locator('.monaco-list-row', { hasText: 'always' }).first().click();
-    await picker.locator('.monaco-list-row', { hasText: 'Show Output' }).first().click();
-    const log = page.locator('.part.panel .view-lines');
-    // The editor started the server, listed its tools and called nothing yet: every request so
-    // far went over a 2025 session's POST streams, each opened by a priming event.
-    await log.filter({ hasText: 'Connection state: Running' }).waitFor({ timeout: 30_000 });
-    // The editor draws spaces as no-break spaces: \s matches both (a plain space would not).
-    await log.filter({ hasText: /Discovered\s\d+\stools/ }).waitFor({ timeout: 30_000 });
-    const text = await log.innerText();
-    await screenshot(page, 'editor-server-output');
-    assert.match(text, /Connection\sstate:\sRunning/);
-    assert.doesNotMatch(text, /Failed\sto\sparse\smessage/, text);
-    await runFromPalette(page, 'View: Hide Panel');
-  });
-
   it('shows it idle with its cached tools, counts it healthy in the status bar, and starts it for a tool run from the palette', async () => {
     const { page } = workbench;
     // Both healthy: one running, one idle after learning its tools.
     await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
     await activityBarEntry(page, 'MCP Switchboard').click();
     const later = treeRow(page, 'later');
-    await later.locator('.label-description', { hasText: /^idle · \d+ tools$/ }).waitFor({ timeout: 30_000 });
+    await later
+      .locator('.label-description', { hasText: /^idle · \d+ tools$/ })
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        // What the row said instead, and the window as it was.
+        await screenshot(page, 'idle-server-failed');
+        const said = await later
+          .locator('.label-description')
+          .innerText()
+          .catch(() => '(no row)');
+        throw new Error(`${String(error)}\nthe row of later read: ${said}`);
+      });
     await later.click();
     await treeRow(page, 'echo').first().waitFor({ timeout: 30_000 });
     const hover = await rowTooltip(page, later, 'Idle since');
@@ -135,5 +125,40 @@ describe('a lazy server (UI)', function () {
     await output.waitFor({ timeout: 30_000 });
     await later.locator('.label-description', { hasText: /^running · / }).waitFor({ timeout: 30_000 });
     assert.match(await later.locator('.label-description').innerText(), /^running · \d+ tools$/);
+  });
+  it("leaves the editor's own output for a Switchboard server free of 'Failed to parse message' warnings", async () => {
+    const { page } = workbench;
+    await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
+    // MCP: List Servers → always → Show Output: the editor's log of its connection to the gateway.
+    // The palette lists recently used commands first: the row is clicked, not Enter on the first one.
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>MCP: List Servers');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'MCP: List Servers' }).first().click();
+    const picker = page.locator('.quick-input-widget');
+    // The editor's list re-renders while its servers change state: click once both read Running,
+    // or the click can land on the row that moved under it.
+    for (const name of ['always', 'later']) {
+      await picker
+        .locator('.monaco-list-row', { hasText: name })
+        .filter({ hasText: /Running/i })
+        .waitFor({ timeout: 30_000 });
+    }
+    await picker
+      .locator('.monaco-list-row', { hasText: 'always' })
+      .filter({ hasText: /Running/i })
+      .first()
+      .click();
+    await picker.locator('.monaco-list-row', { hasText: 'Show Output' }).first().click();
+    const log = page.locator('.part.panel .view-lines');
+    // Every request of the editor to this server went over a 2025 session's POST streams, each
+    // opened by a priming event.
+    await log.filter({ hasText: 'Connection state: Running' }).waitFor({ timeout: 30_000 });
+    // The editor draws spaces as no-break spaces: \s matches both (a plain space would not).
+    await log.filter({ hasText: /Discovered\s\d+\stools/ }).waitFor({ timeout: 30_000 });
+    const text = await log.filter({ hasText: 'Connection state' }).first().innerText();
+    await screenshot(page, 'editor-server-output');
+    assert.match(text, /Connection\sstate:\sRunning/);
+    assert.doesNotMatch(text, /Failed\sto\sparse\smessage/, text);
+    await runFromPalette(page, 'View: Hide Panel');
   });
 });

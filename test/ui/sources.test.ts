@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import readline from 'node:readline';
 import type { Page } from 'playwright-core';
 import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
@@ -303,5 +304,48 @@ describe('Add Server from Registry (UI)', function () {
     const settings = fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8');
     assert.match(settings, /"X-Api-Key": "\$\{input:weather-x-api-key\}"/);
     assert.doesNotMatch(settings, /key-123/);
+  });
+});
+
+describe('Add Server from Registry, offline (UI)', function () {
+  this.timeout(240_000);
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    // A port nobody listens on: the registry cannot be reached, as on a machine offline.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    workbench = await openWorkbench('basic', { userSettings: { 'mcpSwitchboard.registry.url': `http://127.0.0.1:${closed}` } });
+    // The extension has activated (its view is there) before its command is looked for.
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+  });
+
+  it('says which registry cannot be reached and why, and offers a way on: try again, Add Server by hand, another registry', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Add Server from Registry…', { opensQuickInput: true });
+    const picker = page.locator('.quick-input-widget', { hasText: 'Add MCP Server from Registry (1/3)' });
+    const error = picker.locator('.monaco-list-row', { hasText: 'cannot be searched' });
+    await error.waitFor({ timeout: 30_000 });
+    assert.match(await error.innerText(), /127\.0\.0\.1:\d+ cannot be searched\s+connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    for (const way of ['Try again', 'Add a server by its command line or URL instead', 'Use another registry']) {
+      await picker.locator('.monaco-list-row', { hasText: way }).waitFor({ timeout: 5_000 });
+    }
+    assert.match(
+      await picker.locator('.monaco-list-row', { hasText: 'Use another registry' }).innerText(),
+      /mcpSwitchboard\.registry\.url/,
+    );
+    await screenshot(page, 'registry-offline');
+    await picker.locator('.monaco-list-row', { hasText: 'Add a server by its command line or URL instead' }).click();
+    await page.locator('.quick-input-widget', { hasText: 'Add MCP Server (1/3): command line or URL' }).waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Escape');
   });
 });

@@ -34,6 +34,9 @@ export interface ToolCatalogOptions {
   readonly debounceMs?: number;
 }
 
+/** How long a call waits to learn which server has its name, for servers without a requestMs. */
+const MAX_NAME_WAIT_MS = 60_000;
+
 export interface CatalogDiagnostics {
   readonly refresh: RefreshCounters;
   readonly cacheEntries: number;
@@ -154,14 +157,11 @@ export class ToolCatalog implements ToolSource, Disposable {
   }
 
   readyBy(servers: readonly string[]): number | undefined {
-    let latest: number | undefined;
-    for (const server of servers) {
-      const at = this.waits.readyBy(server);
-      // A server without a limit makes the call wait without one.
-      if (at === undefined) return undefined;
-      latest = Math.max(latest ?? at, at);
-    }
-    return latest;
+    if (servers.length === 0) return undefined;
+    // A name nobody knows yet is waited for within a bound even when a server has no limit of its
+    // own (requestMs 0): the client may have asked for a tool that no server will ever list.
+    const unbounded = this.clock.now() + MAX_NAME_WAIT_MS;
+    return Math.max(...servers.map((server) => this.waits.readyBy(server) ?? unbounded));
   }
 
   whenReady(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void> {

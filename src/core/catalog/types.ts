@@ -95,8 +95,9 @@ export interface ToolSource {
   /** Whether the server is starting and none of its tools are known yet. */
   isStartingWithoutTools?(server: string): boolean;
   /**
-   * A call's one deadline for a server that is not ready, made when the call arrives: its
-   * requestMs from now (the latest of several servers'). Passed on as CallerOptions.readyBy.
+   * A call's one deadline for servers that are not ready, made when the call arrives: their
+   * requestMs from now (the latest of several servers'; 60 s for a server without a limit, since
+   * the name may be one no server will ever list). Passed on as CallerOptions.readyBy.
    */
   readyBy?(servers: readonly string[]): number | undefined;
   /**

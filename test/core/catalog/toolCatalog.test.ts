@@ -269,6 +269,17 @@ describe('ToolCatalog', () => {
     assert.equal(catalog.diagnostics().waitingCalls, 0);
   });
 
+  it("a call's deadline is its servers' requestMs from now, and at most 60 s for a server without one", async () => {
+    const limited = definition('git', { timeouts: { connectMs: 0, requestMs: 5_000 } });
+    const unlimited = definition('fs', { timeouts: { connectMs: 0, requestMs: 0 } });
+    const { catalog, clock } = setup({ definitions: [limited, unlimited] });
+    await catalog.ready;
+    assert.equal(catalog.readyBy(['git']), clock.now() + 5_000);
+    assert.equal(catalog.readyBy(['fs']), clock.now() + 60_000, 'a name nobody lists is not waited for forever');
+    assert.equal(catalog.readyBy(['git', 'fs']), clock.now() + 60_000, 'the latest of several');
+    assert.equal(catalog.readyBy([]), undefined);
+  });
+
   it('gives up on a waiting call after requestMs, when the server fails, or when cancelled', async () => {
     const storage = new MemoryToolCacheStorage();
     const def = definition('git', { timeouts: { connectMs: 0, requestMs: 5_000 } });

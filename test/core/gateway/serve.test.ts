@@ -35,24 +35,37 @@ describe('gateway: serve', function () {
   afterEach(() => cleanup.run());
 
   it('parses [--folder DIR] [--port N]', () => {
-    assert.deepEqual(parseServeArgs([], '/work'), { folder: '/work', port: 0, wait: true, trustWorkspace: false });
+    assert.deepEqual(parseServeArgs([], '/work'), {
+      folder: '/work',
+      port: 0,
+      wait: true,
+      trustWorkspace: false,
+      stdio: false,
+      eager: false,
+    });
     assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), {
       folder: path.resolve('/work', 'sub'),
       port: 8123,
       wait: false,
       trustWorkspace: false,
+      stdio: false,
+      eager: false,
     });
     assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), {
       folder: '/abs',
       port: 0,
       wait: true,
       trustWorkspace: true,
+      stdio: false,
+      eager: false,
     });
     assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), {
       folder: '/work',
       port: 0,
       wait: true,
       trustWorkspace: false,
+      stdio: false,
+      eager: false,
       tokenFile: path.resolve('/work', 'keys/token'),
     });
     assert.throws(() => parseServeArgs(['--token-file'], '/work'), /--token-file needs a value/);
@@ -60,6 +73,16 @@ describe('gateway: serve', function () {
     assert.throws(() => parseServeArgs(['--port', '-1'], '/work'), /--port must be an integer/);
     assert.throws(() => parseServeArgs(['--port'], '/work'), /--port needs a value/);
     assert.throws(() => parseServeArgs(['--verbose'], '/work'), /unknown argument "--verbose"\nusage: mcp-switchboard serve/);
+    assert.deepEqual(parseServeArgs(['--stdio', '--eager'], '/work'), {
+      folder: '/work',
+      port: 0,
+      wait: true,
+      trustWorkspace: false,
+      stdio: true,
+      eager: true,
+    });
+    assert.throws(() => parseServeArgs(['--stdio', '--token-file', 't'], '/work'), /--token-file apply to HTTP only/);
+    assert.throws(() => parseServeArgs(['--eager'], '/work'), /--eager applies to --stdio only/);
   });
 
   it("serves the folder's servers, prints one JSON line, and stops everything when aborted", async () => {
