@@ -23,7 +23,8 @@ const WARMUP = 5;
 
 function loadCore(outdir) {
   return loadBundle(path.join(outdir, 'catalog.cjs'), [
-    "export { ToolCatalog, MemoryToolCacheStorage, FolderToolCacheStorage, DEFAULT_MAX_EXPOSED, qualifyToolNames } from './src/core/catalog';",
+    "export { ToolCatalog, MemoryToolCacheStorage, FolderToolCacheStorage, DEFAULT_MAX_EXPOSED } from './src/core/catalog';",
+    "export { qualifyToolNames } from './src/core/catalog/naming';",
     "export { buildSnapshot, SnapshotMemo } from './src/core/catalog/snapshot';",
     "export { prepareToolList } from './src/core/catalog/preparedList';",
     "export { compileGlobalFilters, evaluateFilters, filterContext } from './src/core/catalog/filters';",
@@ -116,10 +117,12 @@ const SETTINGS = {
 function fakeManager(core, defs, lists, state) {
   const stateEmitter = new core.Emitter();
   const toolsEmitter = new core.Emitter();
+  const serversEmitter = new core.Emitter();
   const views = defs.map((definition) => ({ name: definition.name, state: { kind: state }, definition }));
   return {
     onDidChangeState: stateEmitter.event,
     onDidChangeTools: toolsEmitter.event,
+    onDidChangeServers: serversEmitter.event,
     servers: () => views,
     server: (name) => views.find((view) => view.name === name),
     connection: (name) => (state === 'running' ? { tools: lists.get(name), listTools: async () => lists.get(name) } : undefined),

@@ -63,7 +63,7 @@ export interface FilterSubject {
   readonly name: string;
   readonly readOnly: boolean;
   /** `server/tool`, when the caller has it already (the snapshot does): not built again per step. */
-  readonly qualified?: string;
+  readonly qualified?: string | undefined;
 }
 
 export interface FilterStep {

@@ -11,6 +11,7 @@ import {
   unmatchedAllowPatterns,
   type CompiledGlobalFilters,
   type FilterStep,
+  type FilterSubject,
 } from './filters';
 import type { PreparedTool, PreparedToolList } from './preparedList';
 import { serverNamesOf } from './snapshotNames';
@@ -40,8 +41,9 @@ export function filterServer(
   const filterErrors = new Map<string, number>();
   const qualified = steps === FILTER_STEPS ? serverNamesOf(list, server.name).qualified : undefined;
   const rows = list.tools.map((prepared, index): Row => {
-    const subject = { server: server.name, name: prepared.name, readOnly: prepared.readOnly };
-    let rule = evaluateFilters(qualified ? { ...subject, qualified: qualified[index] } : subject, context, steps);
+    // One object per tool, of one shape (V8 keeps the steps' property reads monomorphic).
+    const subject: FilterSubject = { server: server.name, name: prepared.name, readOnly: prepared.readOnly, qualified: qualified?.[index] };
+    let rule = evaluateFilters(subject, context, steps);
     if (!rule && prepared.problem !== undefined) rule = { kind: 'malformedSchema', reason: prepared.problem };
     if (rule?.kind === 'filterError') filterErrors.set(rule.reason, (filterErrors.get(rule.reason) ?? 0) + 1);
     else if (rule?.kind === 'malformedSchema') {
