@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { eventually } from '../core/support/poll';
 import { activityBarEntry, openWorkbench, runFromPalette, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
@@ -71,20 +72,18 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await treeRow(page, 'rich').click();
     // A running server shows its own icon (a data: SVG here), as the browser draws it. The tree
     // draws the row again when its server's state arrives, so this waits for the drawing it expects.
-    const icon = await treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon').elementHandle({ timeout: 30_000 });
-    const drawn = await page
-      .waitForFunction(
-        (element) => {
-          const image = element?.ownerDocument.defaultView?.getComputedStyle(element).backgroundImage ?? '';
-          return image.startsWith('url("data:image/svg+xml') ? image : undefined;
-        },
-        icon,
-        { timeout: 30_000 },
-      )
-      .then(
-        (handle) => handle.jsonValue(),
-        () => 'none',
-      );
+    // The element is looked up again on every try: a handle held across a redraw would go stale.
+    const icon = treeRow(page, 'rich').locator('.custom-view-tree-node-item-icon');
+    const drawn = await eventually(
+      async () => {
+        const image = await icon
+          .evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).backgroundImage ?? '')
+          .catch(() => '');
+        return image.startsWith('url("data:image/svg+xml') ? image : undefined;
+      },
+      "the server's own icon on its row",
+      30_000,
+    ).catch(() => 'none');
     assert.match(drawn ?? '', /^url\("data:image\/svg\+xml/);
     for (const [group, count] of [
       ['Tools', '20'],
@@ -111,6 +110,9 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
 
   it('clicking a prompt puts its slash command in the chat input', async () => {
     const { page } = workbench;
+    // A hover left open by the test before would take the click.
+    await page.mouse.move(700, 600);
+    await page.keyboard.press('Escape');
     await treeRow(page, 'Prompts').click();
     await treeRow(page, 'summarize').click();
     await page.locator('.interactive-input-part', { hasText: '/mcp.rich.summarize' }).waitFor({ timeout: 30_000 });
