@@ -32,6 +32,7 @@ import {
   repoRoot,
   replaceSection,
   shouldWrite,
+  stopChild,
   ticksToMs,
 } from './support.mjs';
 
@@ -117,16 +118,6 @@ function firstJsonLine(command, args, env, what) {
     void exited.then(({ code, signal }) => reject(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${stderr}`)));
   });
   return { child, exited, line };
-}
-
-async function stopChild(child, exited) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 10_000))]);
-  if (outcome === undefined) {
-    child.kill('SIGKILL');
-    await exited;
-  }
 }
 
 async function httpClient(url, headers = {}, options = {}) {

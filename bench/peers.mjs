@@ -28,6 +28,7 @@ import {
   repoRoot,
   replaceSection,
   shouldWrite,
+  stopChild,
 } from './support.mjs';
 
 const STDIO_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
@@ -60,16 +61,6 @@ function start(command, args, env = {}) {
   child.stderr.on('data', (chunk) => (output = (output + chunk.toString()).slice(-4000)));
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return { child, exited, output: () => output };
-}
-
-async function stop({ child, exited }) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 10_000))]);
-  if (outcome === undefined) {
-    child.kill('SIGKILL');
-    await exited;
-  }
 }
 
 /**
@@ -252,7 +243,7 @@ async function main() {
   } finally {
     for (const way of ways) {
       await way.client.close().catch(() => undefined);
-      await stop(way.process);
+      await stopChild(way.process.child, way.process.exited);
     }
     fs.rmSync(tempRoot, { recursive: true, force: true });
   }

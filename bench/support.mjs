@@ -209,3 +209,14 @@ export function replaceBlock(begin, end, block, fallback, file = resultsFile) {
   const to = previous.indexOf(end);
   fs.writeFileSync(file, from >= 0 && to > from ? `${previous.slice(0, from)}${block}${previous.slice(to + end.length)}` : fallback);
 }
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */
+export async function stopChild(child, exited) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 10_000))]);
+  if (outcome === undefined) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

@@ -46,12 +46,15 @@ function isEventStream(contentType: string | null | undefined): boolean {
     .startsWith('text/event-stream');
 }
 
+// On every POST's first chunk: made once.
+const DECODER = new TextDecoder();
+const ENCODER = new TextEncoder();
 const UNNAMED_PRIMING = /^id: [^\n]*\n(?:retry: \d+\n)?data: \n\n$/;
 
 /** The SDK's priming event (an id, a retry, empty data) with a name of its own; any other chunk as it is. */
 function namedPriming(chunk: Uint8Array): Uint8Array {
-  const text = new TextDecoder().decode(chunk);
-  return UNNAMED_PRIMING.test(text) ? new TextEncoder().encode(`event: priming\n${text}`) : chunk;
+  const text = DECODER.decode(chunk);
+  return UNNAMED_PRIMING.test(text) ? ENCODER.encode(`event: priming\n${text}`) : chunk;
 }
 
 /** The stream's first chunk (the priming event) joined with the next one if it comes within PRIMING_HOLD_MS. */

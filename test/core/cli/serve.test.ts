@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { serveCacheDir } from '../../../src/core/cli';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
-import { buildCli, fixture, runCli, tempWorkspace, waitForFile } from '../doctor/helpers';
+import { buildCli, fixture, runCli, markerPid, tempWorkspace } from '../doctor/helpers';
 import { bareClient, eventually, startServe, tempCacheHome } from './helpers';
 
 const INITIALIZE = JSON.stringify({
@@ -22,11 +22,6 @@ function rawPost(url: string, headers: Record<string, string> = {}): Promise<Res
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: INITIALIZE,
   });
-}
-
-/** The pid a fixture wrote with `--marker`, once it has written it. */
-async function markerPid(file: string): Promise<number> {
-  return (JSON.parse(await waitForFile(file)) as { pid: number }).pid;
 }
 
 describe('CLI: serve', function () {

@@ -6,13 +6,9 @@ import fs from 'node:fs';
 import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
-import { buildCli, CLI, fixture, REPO_ROOT, runCli, tempWorkspace, waitForFile } from '../doctor/helpers';
+import { buildCli, CLI, fixture, REPO_ROOT, runCli, markerPid, tempWorkspace } from '../doctor/helpers';
 import { LAUNCHED_BY_ENV } from '../../../src/core/runtime';
 import { eventually, tempCacheHome } from './helpers';
-
-async function markerPid(file: string): Promise<number> {
-  return (JSON.parse(await waitForFile(file)) as { pid: number }).pid;
-}
 
 describe('CLI: serve --stdio', function () {
   this.timeout(60_000);

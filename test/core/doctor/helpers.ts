@@ -99,6 +99,11 @@ export function tempWorkspace(cleanup: Cleanup, settings?: Record<string, unknow
 }
 
 /** Waits (polling the file system: there is no event for another process writing a file). */
+/** The pid a fixture wrote with `--marker`, once it has written it. */
+export async function markerPid(file: string): Promise<number> {
+  return (JSON.parse(await waitForFile(file)) as { pid: number }).pid;
+}
+
 export async function waitForFile(file: string, timeoutMs = 15_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
