@@ -10,14 +10,16 @@ import { MemoryToolCacheStorage } from '../../src/core/catalog';
 import { createRuntime } from '../../src/core/runtime/runtime';
 import { stdioDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, waitForRunning } from '../core/gateway/helpers';
-import { conformanceCli, grade, OFFER_SCENARIOS, runScenarios, startTokenProxy, type ScenarioRun } from './serverHarness';
+import { conformanceCli, grade, OFFER_SCENARIOS, runScenario, runScenarios, startTokenProxy, type ScenarioRun } from './serverHarness';
 
 const UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
+const TASKS_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-tasks-upstream.mjs');
 
 /** Scenarios of one revision, and the checks each is expected to fail through the gateway. */
 type Expected = Record<string, Record<string, string>>;
 
 const BOTH = [...OFFER_SCENARIOS, 'json-schema-2020-12'];
+const STATELESS = 'server-stateless@2026-07-28';
 
 // Not here: what the gateway's own 2025 sessions do (session lifecycle, SSE polling, several
 // streams), which the fixture's stateless 2025 side over HTTP cannot show (gatewayServer.test.ts
@@ -119,9 +121,9 @@ async function runAll(cleanup: Cleanup, url: string, scenarios: readonly string[
   return runs;
 }
 
-/** The fixture over HTTP; its URL once it listens. */
-async function startHttpUpstream(cleanup: Cleanup): Promise<string> {
-  const child = spawn(process.execPath, [UPSTREAM, '--http'], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** A fixture over HTTP; its URL once it listens. */
+async function startHttpUpstream(cleanup: Cleanup, fixture: string, knobs: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [fixture, '--http', ...knobs], { stdio: ['pipe', 'pipe', 'inherit'] });
   cleanup.add(() => void child.kill());
   const port = await new Promise<string>((resolve, reject) => {
     let output = '';
@@ -140,6 +142,12 @@ describe('gateway: conformance server scenarios, both revisions, with a 2026-07-
   const cleanup = new Cleanup();
   let direct = new Map<string, ScenarioRun>();
   let through = new Map<string, ScenarioRun>();
+  // The tasks extension's scenarios again, in front of an upstream that makes its own tasks.
+  let ownDirect = new Map<string, ScenarioRun>();
+  let ownThrough = new Map<string, ScenarioRun>();
+  // server-stateless again, in front of an upstream that announces a change of its prompts without making one.
+  let announcedDirect: ScenarioRun | undefined;
+  let announcedThrough: ScenarioRun | undefined;
 
   before(async function () {
     this.timeout(600_000);
@@ -147,17 +155,31 @@ describe('gateway: conformance server scenarios, both revisions, with a 2026-07-
     const scenarios = Object.keys(EXPECTED);
     const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
     cleanup.add(() => runtime.dispose());
-    await runtime.manager.start([stdioDefinition([], { name: 'upstream', args: [UPSTREAM, '--modern'] })]);
-    await waitForRunning(runtime.manager, ['upstream']);
+    await runtime.manager.start([
+      stdioDefinition([], { name: 'upstream', args: [UPSTREAM, '--modern'] }),
+      stdioDefinition([], { name: 'tasks', args: [TASKS_UPSTREAM] }),
+      stdioDefinition([], { name: 'announcer', args: [UPSTREAM, '--modern', '--announce-prompts'] }),
+    ]);
+    await waitForRunning(runtime.manager, ['upstream', 'tasks', 'announcer']);
     const state = runtime.manager.connection('upstream')?.state;
     assert.equal(state?.kind === 'running' ? state.era : state?.kind, 'modern', 'the connection to the fixture speaks 2026-07-28');
     const gateway = runtime.gateway();
     await gateway.start();
-    const gatewayUrl = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp/upstream`;
+    const proxied = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp`;
     const directly = scenarios.filter((scenario) => !(scenario in TASK_SCENARIOS));
+    const taskScenarios = Object.keys(TASK_SCENARIOS);
+    // Two groups at a time (each runs PARALLEL_RUNS scenarios at once): more would crowd a small machine.
     [direct, through] = await Promise.all([
-      runAll(cleanup, await startHttpUpstream(cleanup), directly),
-      runAll(cleanup, gatewayUrl, scenarios),
+      runAll(cleanup, await startHttpUpstream(cleanup, UPSTREAM), directly),
+      runAll(cleanup, `${proxied}/upstream`, scenarios),
+    ]);
+    [ownDirect, ownThrough] = await Promise.all([
+      runAll(cleanup, await startHttpUpstream(cleanup, TASKS_UPSTREAM), taskScenarios),
+      runAll(cleanup, `${proxied}/tasks`, taskScenarios),
+    ]);
+    [announcedDirect, announcedThrough] = await Promise.all([
+      runScenario(cleanup, await startHttpUpstream(cleanup, UPSTREAM, ['--announce-prompts']), STATELESS),
+      runScenario(cleanup, `${proxied}/announcer`, STATELESS),
     ]);
   });
   after(() => cleanup.run());
@@ -171,4 +193,20 @@ describe('gateway: conformance server scenarios, both revisions, with a 2026-07-
       grade(relayed, expected);
     });
   }
+
+  for (const scenario of Object.keys(TASK_SCENARIOS)) {
+    it(`${scenario}, the upstream's own tasks`, () => {
+      const served = ownDirect.get(scenario);
+      const relayed = ownThrough.get(scenario);
+      assert.ok(served && relayed, `${scenario} did not run`);
+      grade(served, {});
+      grade(relayed, {});
+    });
+  }
+
+  it(`${STATELESS}, an upstream that announces a change of its prompts without making one`, () => {
+    assert.ok(announcedDirect && announcedThrough, `${STATELESS} did not run`);
+    grade(announcedDirect, {});
+    grade(announcedThrough, {});
+  });
 });

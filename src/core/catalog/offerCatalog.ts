@@ -18,7 +18,7 @@ import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CachedOffer } from './cache';
 import { CatalogError } from './errors';
-import type { OfferCapabilities, OfferedServer, OfferSource } from './types';
+import type { OfferCapabilities, OfferChange, OfferedServer, OfferSource } from './types';
 
 /** What the offer catalog needs of the manager; ServerManager provides it. */
 export interface OfferManager {
@@ -72,10 +72,10 @@ function offerCapabilities(capabilities: Readonly<Record<string, unknown>>, defi
 }
 
 export class OfferCatalog implements OfferSource, Disposable {
-  private readonly changeEmitter = new Emitter<string>();
+  private readonly changeEmitter = new Emitter<OfferChange>();
   private readonly noticeEmitter = new Emitter<ServerNotice>();
   /** The server whose offer (or whether it is served) changed. */
-  readonly onDidChange: Event<string> = this.changeEmitter.event;
+  readonly onDidChange: Event<OfferChange> = this.changeEmitter.event;
   /** Updates of subscribed resources (of shown resources only) and log messages. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
   /** What each server said of itself when it last ran, for while it reconnects: capabilities, instructions, identity. */
@@ -93,7 +93,7 @@ export class OfferCatalog implements OfferSource, Disposable {
     this.subscriptions = [
       manager.onDidChangeState((event) => containFailure(this.logger, 'offer catalog: handling a state change', () => this.onState(event))),
       manager.onDidChangeOffer((event) =>
-        containFailure(this.logger, 'offer catalog: handling an offer change', () => this.onOffer(event.server)),
+        containFailure(this.logger, 'offer catalog: handling an offer change', () => this.onOffer(event.server, event.announced)),
       ),
       manager.onNotice((notice) =>
         containFailure(this.logger, 'offer catalog: handling a server notice', () => this.onServerNotice(notice)),
@@ -219,12 +219,12 @@ export class OfferCatalog implements OfferSource, Disposable {
       this.remember(event.server);
     }
     if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running')
-      this.changeEmitter.fire(event.server);
+      this.changeEmitter.fire({ server: event.server, announced: [] });
   }
 
-  private onOffer(server: string): void {
+  private onOffer(server: string, announced: OfferChange['announced']): void {
     this.remember(server);
-    this.changeEmitter.fire(server);
+    this.changeEmitter.fire({ server, announced });
   }
 
   /** Stores a running server's offer and capabilities for the next start. */

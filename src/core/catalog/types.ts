@@ -129,12 +129,21 @@ export interface OfferedServer {
   readonly serverInfo?: ServerInfo;
 }
 
+/**
+ * A server's offer changed, or whether it is served. `announced`: the lists the server itself said
+ * changed (list_changed), which a client in front is told of even when they read the same.
+ */
+export interface OfferChange {
+  readonly server: string;
+  readonly announced: readonly ('resources' | 'prompts')[];
+}
+
 /** What the gateway needs for resources, prompts, completion and logging (OfferCatalog provides it). */
 export interface OfferSource {
   offer(server: string): OfferedServer | undefined;
   offers(): OfferedServer[];
   /** The server whose offer changed. */
-  readonly onDidChange: Event<string>;
+  readonly onDidChange: Event<OfferChange>;
   readonly onNotice: Event<ServerNotice>;
   forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
     server: string,

@@ -5,7 +5,7 @@ import type { Logger } from '../base/logging';
 import { PRODUCT_VERSION } from '../base/version';
 import type { HttpServerDefinition } from '../config';
 import type { ServerRequestHandlers } from './clientLink';
-import type { ClientInputRound, ClientRounds } from './inputRounds';
+import type { ClientInputRound, ClientRounds, ClientTasks } from './inputRounds';
 import type { LaunchOptions } from './launchDiagnostics';
 
 /** What a connection needs of an OAuth provider (auth/ implements it). */
@@ -66,6 +66,15 @@ export interface CallerOptions {
    * NOT_READY error. Without it, the request waits up to `timeouts.requestMs` from now.
    */
   readonly readyBy?: number;
+  /**
+   * Whether the caller is a 2026-07-28 client that declared the tasks extension itself (a gateway
+   * client), for an upstream that supports it. `declared`: the call declares it upstream, the
+   * upstream may answer with a task of its own, and the connection follows that task for the
+   * caller (telling `onUpstreamTask`). Not declared: an upstream that answers such a caller only
+   * with a task (-32021) gives it that error. Without this (the host's own callers, 2025 clients),
+   * a tool that needs a task is run as one for the caller.
+   */
+  readonly clientTasks?: ClientTasks;
 }
 
 /** A request's outcome: its result, or with `rounds` a round for the client to answer. */

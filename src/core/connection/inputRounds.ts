@@ -30,6 +30,13 @@ export interface ClientRounds {
   readonly requestState?: string;
 }
 
+/** Whether a client declared the tasks extension itself (CallerOptions.clientTasks says what follows). */
+export interface ClientTasks {
+  readonly declared: boolean;
+  /** The server made a task of the call: the connection follows it from now on. */
+  readonly onUpstreamTask?: () => void;
+}
+
 /** A round for the client to answer, with what the host answered of the same round. */
 export interface ClientInputRound extends InputRequiredResult {
   readonly answeredByHost?: Readonly<Record<string, unknown>>;

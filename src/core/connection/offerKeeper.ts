@@ -23,6 +23,11 @@ import { listAllTools, type QuarantinedTool, type ToolList } from './toolList';
 export interface OfferChangeEvent {
   readonly server: string;
   readonly offer: ServerOffer;
+  /**
+   * The lists the server announced as changed (list_changed), even when they read the same again:
+   * a client in front is told as the server told (a gateway passes announcements on).
+   */
+  readonly announced: readonly OfferList[];
 }
 
 export interface ToolsChangeEvent {
@@ -120,7 +125,7 @@ export class OfferKeeper {
   sessionHooks(): Pick<OpenSessionOptions, 'onToolListChanged' | 'onOfferChanged' | 'onResourceUpdated' | 'onLogMessage'> {
     return {
       onToolListChanged: (session) => void this.refresh(session, 'tools'),
-      onOfferChanged: (session, list) => void this.refresh(session, list),
+      onOfferChanged: (session, list) => void this.relistOffer(session, [list], true),
       onResourceUpdated: (session, uri) => {
         if (session === this.options.activeSession() && this.subscriptions.has(uri))
           this.noticeEmitter.fire({ kind: 'resourceUpdated', server: this.options.server, uri });
@@ -213,13 +218,16 @@ export class OfferKeeper {
     return relist.done;
   }
 
-  /** Lists resources, templates and prompts (or some of them) again; a failure is logged and the previous lists stay. */
-  async relistOffer(session: McpSession, lists: readonly OfferList[] = ['resources', 'prompts']): Promise<void> {
+  /**
+   * Lists resources, templates and prompts (or some of them) again; a failure is logged and the
+   * previous lists stay. `announced`: the server said they changed (its list_changed).
+   */
+  async relistOffer(session: McpSession, lists: readonly OfferList[] = ['resources', 'prompts'], announced = false): Promise<void> {
     if (session !== this.options.activeSession()) return;
     try {
       const offer = await listOffer(session, this.options.refreshPolicy(), this.current, lists);
       if (session !== this.options.activeSession()) return;
-      this.replaceOffer(offer);
+      this.replaceOffer(offer, announced ? lists : []);
     } catch (error) {
       this.options.logger.warn(`listing ${lists.length === 2 ? 'resources and prompts' : lists[0]} again failed: ${errorMessage(error)}`);
     }
@@ -245,15 +253,15 @@ export class OfferKeeper {
     return !same;
   }
 
-  private replaceOffer(offer: ServerOffer): void {
+  private replaceOffer(offer: ServerOffer, announced: readonly OfferList[] = []): void {
     for (const problem of offer.problems) {
       if (!this.current.problems.includes(problem)) this.options.logger.warn(problem);
     }
     const next = fingerprint(offer);
-    if (next === this.currentFingerprint) return;
+    if (next === this.currentFingerprint && announced.length === 0) return;
     this.current = deepFreeze(offer);
     this.currentFingerprint = next;
-    this.offerEmitter.fire({ server: this.options.server, offer: this.current });
+    this.offerEmitter.fire({ server: this.options.server, offer: this.current, announced });
   }
 
   /**

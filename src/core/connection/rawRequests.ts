@@ -41,6 +41,11 @@ export class RawRequests {
       const abort = () => {
         this.pending.delete(id);
         reject(signal?.reason);
+        // The server is told, as the SDK client tells it of its own requests; a closed link is told nothing.
+        if (!this.closed)
+          this.transport
+            .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the caller' } })
+            .catch(() => undefined);
       };
       signal?.addEventListener('abort', abort, { once: true });
       this.pending.set(id, (response) => {

@@ -244,12 +244,18 @@ export class ServerConnection {
         const callerPolicy = { ...policy, onProgress: options.onProgress };
         // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
         if (requiresTask(tool) && session.era === 'legacy') return session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks);
+        // A caller that declared the tasks extension gets what a server that has it makes of the call: maybe a task.
+        if (options.clientTasks?.declared === true && tool !== undefined && session.era === 'modern' && session.declaresTasks)
+          return session.requestToolCallDeclaringTasks(tool, args, callerPolicy, budget, this.tasks, options);
         const plain = session.requestToolCall(name, args, callerPolicy, budget, tool, options);
         // A 2026-07-28 server may answer a plain call only as a task (-32021 naming the tasks
-        // extension): then it is made again with the extension declared, and run as a task.
-        if (session.era !== 'modern' || tool === undefined) return plain;
+        // extension): then it is made again with the extension declared, and its task followed, unless
+        // the caller is a client that could have declared it and did not: that answer is its own.
+        if (session.era !== 'modern' || tool === undefined || options.clientTasks !== undefined) return plain;
         return plain.catch((error: unknown) =>
-          needsTasks(error) ? session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks) : Promise.reject(error),
+          needsTasks(error)
+            ? session.requestToolCallDeclaringTasks(tool, args, callerPolicy, budget, this.tasks, {})
+            : Promise.reject(error),
         );
       }),
     ) as Promise<CallOutcome<O, CallToolResult>>;

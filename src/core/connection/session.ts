@@ -2,6 +2,7 @@
 // knows the protocol (eras, paging, timeouts, cancellation, expired HTTP sessions, change
 // subscriptions) but no policy: reconnecting, states and events belong to ServerConnection.
 import {
+  ProtocolError,
   withInputRequired,
   type CallToolResult,
   type Client,
@@ -21,6 +22,7 @@ import {
   closeLink,
   linkClient,
   NO_TIMEOUT,
+  TASKS_EXTENSION,
   type ClientLink,
   type EraVerdict,
   type LinkOptions,
@@ -28,7 +30,7 @@ import {
 } from './clientLink';
 import { ConnectionError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
-import { extrasFor, runClientRounds, type ClientInputRound, type RoundParams, type UpstreamExtras } from './inputRounds';
+import { extrasFor, runClientRounds, type ClientInputRound, type ClientTasks, type RoundParams, type UpstreamExtras } from './inputRounds';
 import { translateRequestError } from './requestErrors';
 import { wireClient, type SessionHooks } from './sessionWiring';
 import { RequestDeadlines } from './requestDeadlines';
@@ -36,9 +38,29 @@ import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { RetiredClients } from './retiredClients';
 import { StdioProcessTransport } from './stdioTransport';
 import type { RunningTasks } from './runningTasks';
-import { modernTaskPath, TaskCalls } from './taskCalls';
+import { TaskCalls } from './taskCalls';
+import { ServerTaskFollower, serverTaskPath, taskEnvelope } from './serverTasks';
 
 type RawSchema = Parameters<Client['request']>[1];
+
+/** A 2026-07-28 server's answer to a call that declared the tasks extension: the task it made of it. */
+interface UpstreamTask {
+  readonly resultType: 'task';
+  readonly taskId: string;
+}
+
+function isUpstreamTask(result: unknown): result is UpstreamTask {
+  const candidate = result as Partial<UpstreamTask> | null;
+  return (
+    candidate?.resultType === 'task' &&
+    typeof candidate.taskId === 'string' &&
+    candidate.taskId.length > 0 &&
+    candidate.taskId.length <= MAX_TASK_ID_CHARS
+  );
+}
+
+/** A task id longer than this is no id a server needs; one is refused rather than echoed on every poll. */
+const MAX_TASK_ID_CHARS = 1_000;
 
 export interface SessionCounters {
   transportsCreated: number;
@@ -66,6 +88,7 @@ export class McpSession {
   private renewal: Promise<void> | undefined;
   private readonly changes: ChangeSubscription;
   private readonly tasks: TaskCalls;
+  private readonly serverTasks: ServerTaskFollower;
   /** Clients a renewal replaced, closed once their requests settle. */
   private readonly retired = new RetiredClients();
 
@@ -75,9 +98,10 @@ export class McpSession {
   ) {
     this.changes = new ChangeSubscription(this, options.logger);
     this.tasks = new TaskCalls(options.definition.name, options.logger, options.clock);
+    this.serverTasks = new ServerTaskFollower(options.clock, options.logger);
   }
 
-  /** A tool that requires a task, for a plain call: run as one, its status reported as progress (taskCalls.ts). */
+  /** A 2025-11-25 tool that requires a task, for a plain call: run as one, its status reported as progress (taskCalls.ts). */
   requestTaskCall(
     tool: Tool,
     args: Record<string, unknown>,
@@ -87,14 +111,51 @@ export class McpSession {
   ): Promise<CallToolResult> {
     // No quiet-time limit: each poll shows the server alive; the maximum total time still applies.
     return this.request(`tools/call \`${tool.name}\` (a task)`, { ...policy, timeoutMs: 0 }, budget, (options, onprogress) =>
-      this.tasks.run(
-        this.client,
-        tool,
-        args,
+      this.tasks.run(this.client, tool, args, registry, options.signal as AbortSignal, onprogress),
+    );
+  }
+
+  /**
+   * A tools/call that declares the tasks extension upstream, for a caller that declared it (a
+   * 2026-07-28 gateway client): on the raw path, as the tasks package makes its own calls, since
+   * the SDK client refuses a `task` result. Rounds go to the caller as on the plain path; a task
+   * the server makes of the call is followed to its outcome for the caller (taskCalls.ts).
+   */
+  async requestToolCallDeclaringTasks(
+    tool: Tool,
+    args: Record<string, unknown>,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+    registry: RunningTasks,
+    upstream: UpstreamExtras & { readonly clientTasks?: ClientTasks },
+  ): Promise<CallToolResult | ClientInputRound> {
+    const what = `tools/call \`${tool.name}\``;
+    const path = serverTaskPath(this.link, this.options);
+    const envelope = taskEnvelope(path, upstream.meta);
+    const send = (round: RoundParams) =>
+      this.request(what, policy, budget, async (options) => {
+        const params = { name: tool.name, arguments: args, _meta: envelope, ...round };
+        const response = await path.raw.dispatch({ method: 'tools/call', params }, options.signal);
+        if (response.kind === 'error') throw new ProtocolError(response.error.code, response.error.message, response.error.data);
+        return response.result as CallToolResult | InputRequiredResult | UpstreamTask;
+      });
+    const result = await runClientRounds(what, upstream.rounds ?? { clientAnswers: new Set() }, this.options.serverRequests ?? {}, send);
+    const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${tool.name}\``);
+    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${problem}`);
+    if (!isUpstreamTask(result)) {
+      if ((result as { resultType?: unknown }).resultType === 'task')
+        throw new ConnectionError('PROTOCOL_ERROR', `${what} failed: the server answered with a task but no usable task id`);
+      return result as CallToolResult | ClientInputRound;
+    }
+    upstream.clientTasks?.onUpstreamTask?.();
+    // No quiet-time limit: each poll shows the server alive; the maximum total time still applies.
+    return this.request(`${what} (the server's task)`, { ...policy, timeoutMs: 0 }, budget, (options, onprogress) =>
+      this.serverTasks.follow(
+        { server: this.options.definition.name, tool: tool.name, taskId: result.taskId },
+        path,
         registry,
         options.signal as AbortSignal,
         onprogress,
-        this.era === 'modern' ? modernTaskPath(this.link, this.options) : undefined,
       ),
     );
   }
@@ -110,6 +171,12 @@ export class McpSession {
 
   get capabilities(): Record<string, unknown> {
     return { ...(this.client.getServerCapabilities() ?? {}) };
+  }
+
+  /** Whether the server supports the tasks extension (2026-07-28): only then can it make a task of a call. */
+  get declaresTasks(): boolean {
+    const extensions = (this.client.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+    return extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
   }
 
   get instructions(): string | undefined {

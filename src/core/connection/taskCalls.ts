@@ -4,22 +4,15 @@
 // Switchboard creates the task, follows it at the server's poll interval, reports each status as
 // progress, cancels it upstream when the caller gives up, and returns the final result. The
 // protocol work is the SDK's tasks package (`@modelcontextprotocol/ext-tasks`): one task session
-// per client, since its adapter takes over the client's fallback handlers while it lives.
+// per client, since its adapter takes over the client's fallback handlers while it lives. A
+// 2026-07-28 server's tasks are followed on the raw path instead (serverTasks.ts).
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Client, type Progress, type Tool } from '@modelcontextprotocol/client';
 import type { TaskEnabledSession, TaskFailedError } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
 import { z } from 'zod';
 import { errorMessage } from '../base/errorMessage';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
-import {
-  clientCapabilities,
-  NO_TIMEOUT,
-  TASKS_EXTENSION,
-  type ClientLink,
-  type LinkOptions,
-  type ServerRequestHandlers,
-} from './clientLink';
-import type { RawRequests } from './rawRequests';
+import { NO_TIMEOUT, TASKS_EXTENSION } from './clientLink';
 import { ConnectionError, isConnectionError } from './errors';
 import type { RunningTasks } from './runningTasks';
 
@@ -65,39 +58,6 @@ function asSeenByTasks(client: Client, esm: EsmClient): Client {
   return new Proxy(client, { get: (target, key, receiver) => (key === 'request' ? request : Reflect.get(target, key, receiver)) });
 }
 
-/**
- * A 2026-07-28 server's tasks (the tasks extension): the package sends their traffic on the raw
- * path (rawRequests.ts) with the request envelope Switchboard's client would send, and asks the
- * connection's handlers (the caller's client, else the host) what a task asks.
- */
-export interface ModernTaskPath {
-  readonly raw: RawRequests;
-  readonly framing: {
-    readonly protocolVersion: string;
-    readonly clientInfo: Readonly<Record<string, unknown>>;
-    readonly clientCapabilities: Readonly<Record<string, unknown>>;
-  };
-  readonly handlers: ServerRequestHandlers;
-}
-
-/** How a 2026-07-28 server's tasks travel on `link`: raw, framed as its client frames its requests. */
-export function modernTaskPath(
-  link: Pick<ClientLink, 'raw' | 'protocolVersion'>,
-  options: Pick<LinkOptions, 'serverRequests' | 'clientInfo'>,
-): ModernTaskPath {
-  const handlers = options.serverRequests ?? {};
-  const declared = clientCapabilities(handlers);
-  return {
-    raw: link.raw,
-    framing: {
-      protocolVersion: link.protocolVersion,
-      clientInfo: { ...options.clientInfo },
-      clientCapabilities: { ...declared, extensions: { ...declared.extensions, [TASKS_EXTENSION]: {} } },
-    },
-    handlers,
-  };
-}
-
 /** Whether `error` is a 2026-07-28 server saying the call needs the tasks extension (-32021). */
 export function needsTasks(error: unknown): boolean {
   if (!isConnectionError(error, 'SERVER_ERROR') || error.rpcCode !== ProtocolErrorCode.MissingRequiredClientCapability) return false;
@@ -126,41 +86,49 @@ export class TaskCalls {
     registry: RunningTasks,
     signal: AbortSignal,
     onProgress: (progress: Progress) => void,
-    modern?: ModernTaskPath,
   ): Promise<CallToolResult> {
     const { tasks: ext, esm } = await loadModules();
-    const slot = registry.reserve(tool.name);
+    const declaration = ext.toolDeclarationFromMcpTool(tool as Parameters<ExtTasks['toolDeclarationFromMcpTool']>[0]);
+    // Arguments were checked against the tool's schema (offerKeeper): JSON from here on.
+    return this.settle(client, tool.name, registry, signal, onProgress, (cancelled) =>
+      this.sessionFor(client, ext, esm).callTool(tool.name, args as Parameters<TaskEnabledSession['callTool']>[1], {
+        declaration,
+        signal: cancelled,
+        task: { preference: 'require' },
+      }),
+    );
+  }
+
+  /** The execution `start` makes, followed to its outcome: listed in `registry`, cancelled upstream when `signal` ends it. */
+  private async settle(
+    client: Client,
+    tool: string,
+    registry: RunningTasks,
+    signal: AbortSignal,
+    onProgress: (progress: Progress) => void,
+    start: (signal: AbortSignal) => Promise<Awaited<ReturnType<TaskEnabledSession['callTool']>>>,
+  ): Promise<CallToolResult> {
+    const { tasks: ext } = await loadModules();
+    const slot = registry.reserve(tool);
     const cancelled = new AbortController();
     let told: Promise<void> | undefined;
     const stop = () => cancelled.abort(signal.reason);
     signal.addEventListener('abort', stop, { once: true });
     try {
-      const declaration = ext.toolDeclarationFromMcpTool(tool as Parameters<ExtTasks['toolDeclarationFromMcpTool']>[0]);
-      // Arguments were checked against the tool's schema (offerKeeper): JSON from here on.
-      // A 2026-07-28 server decides itself whether a call becomes a task; 2025 ones are asked for one.
-      const preference = modern ? 'allow' : 'require';
-      const execution = await this.sessionFor(client, ext, esm, modern).callTool(
-        tool.name,
-        args as Parameters<TaskEnabledSession['callTool']>[1],
-        { declaration, signal: cancelled.signal, task: { preference } },
-      );
+      const execution = await start(cancelled.signal);
       // When the call ends by cancellation, it ends once the server was told (or gave no answer in time).
       const cancelUpstream = () => {
         told = this.bounded(execution.cancel.bind(execution)).catch((error: unknown) =>
-          this.logger.debug(`tasks/cancel of a ${tool.name} task failed: ${errorMessage(error)}`),
+          this.logger.debug(`tasks/cancel of a ${tool} task failed: ${errorMessage(error)}`),
         );
       };
       if (execution.kind === 'task')
-        slot.started(execution.handle.taskId, () =>
-          cancelled.abort(new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`)),
-        );
+        slot.started(execution.handle.taskId, () => cancelled.abort(new ConnectionError('CANCELLED', `the ${tool} task was cancelled`)));
       if (cancelled.signal.aborted) cancelUpstream();
       else cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
       let step = 0;
       let last: string | undefined;
-      // 2025-11-25 only: a 2026-07-28 task's input requests come with tasks/get, answered through onInputRequest.
-      const askedFor =
-        execution.kind === 'task' && !modern ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal) : undefined;
+      const askedFor = execution.kind === 'task' ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal) : undefined;
       const { outcome } = await execution.settle({
         signal: cancelled.signal,
         onEvent: (event) => {
@@ -180,16 +148,16 @@ export class TaskCalls {
         case 'completed':
           return outcome.result as CallToolResult;
         case 'cancelled':
-          throw new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled by the server`);
+          throw new ConnectionError('CANCELLED', `the ${tool} task was cancelled by the server`);
         case 'failed':
           throw failure(outcome.error);
       }
     } catch (error) {
       await told;
       if (cancelled.signal.aborted && !signal.aborted)
-        throw new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error });
+        throw new ConnectionError('CANCELLED', `the ${tool} task was cancelled`, { cause: error });
       throw error instanceof ext.TaskCancelledError
-        ? new ConnectionError('CANCELLED', `the ${tool.name} task was cancelled`, { cause: error })
+        ? new ConnectionError('CANCELLED', `the ${tool} task was cancelled`, { cause: error })
         : error;
     } finally {
       signal.removeEventListener('abort', stop);
@@ -237,50 +205,18 @@ export class TaskCalls {
     await current?.tasks.close().catch((error: unknown) => this.logger.debug(`closing the task session failed: ${errorMessage(error)}`));
   }
 
-  private sessionFor(client: Client, ext: ExtTasks, esm: EsmClient, modern: ModernTaskPath | undefined): TaskEnabledSession {
+  private sessionFor(client: Client, ext: ExtTasks, esm: EsmClient): TaskEnabledSession {
     if (this.session?.client === client) return this.session.tasks;
     // A renewed HTTP session has a new client: the old task session goes with the old client.
     void this.close();
     const seen = asSeenByTasks(client, esm) as unknown as Parameters<ExtTasks['createTaskSessionFromClient']>[0];
-    const onError = (error: Error) => this.logger.debug(`tasks: ${errorMessage(error)}`);
-    const tasks = modern
-      ? ext.createTaskSessionFromClient(seen, {
-          endpointId: this.server,
-          onError,
-          rawDispatch: (request, options) =>
-            modern.raw.dispatch(request as { method: string; params?: unknown }, options?.signal) as ReturnType<RawDispatch>,
-          v2RequestFraming: modern.framing as Parameters<ExtTasks['createTaskSessionFromClient']>[1]['v2RequestFraming'] & object,
-          onInputRequest: (request) => answerInput(modern.handlers, request) as never,
-        })
-      : ext.createTaskSessionFromClient(seen, { endpointId: this.server, onError });
+    const tasks = ext.createTaskSessionFromClient(seen, {
+      endpointId: this.server,
+      onError: (error: Error) => this.logger.debug(`tasks: ${errorMessage(error)}`),
+    });
     this.session = { client, tasks };
     return tasks;
   }
-}
-
-type RawDispatch = Extract<Parameters<ExtTasks['createTaskSessionFromClient']>[1], { rawDispatch: unknown }>['rawDispatch'];
-
-/** What a 2026-07-28 task asks, answered as the same request from the server would be (serverRequests.ts). */
-async function answerInput(
-  handlers: ServerRequestHandlers,
-  request: { readonly kind: string; readonly params?: Readonly<Record<string, unknown>> },
-): Promise<unknown> {
-  const { elicit, sample, listRoots } = handlers;
-  switch (request.kind) {
-    case 'elicitation':
-      if (elicit) return elicit(request.params as Parameters<typeof elicit>[0]);
-      break;
-    case 'sampling':
-      if (sample) return sample(request.params as Parameters<typeof sample>[0]);
-      break;
-    case 'roots':
-      if (listRoots) return listRoots();
-      break;
-  }
-  throw new ProtocolError(
-    ProtocolErrorCode.InvalidRequest,
-    `Switchboard cannot answer a task's ${String(request.kind).slice(0, 40)} request`,
-  );
 }
 
 /** A failed task, as the caller sees a failed request: the server's code and data when it gave them. */

@@ -21,7 +21,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { InputRequiredResult } from '@modelcontextprotocol/client';
-import { type CallerOptions, CAPABILITY_OF, isInputRound, type ClientInputRound, type InputKind } from '../connection';
+import { type CallerOptions, CAPABILITY_OF, isInputRound, TASKS_EXTENSION, type ClientInputRound, type InputKind } from '../connection';
 import { rpcError } from './callErrors';
 
 const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];
@@ -51,7 +51,7 @@ interface SealedRound {
 /** One request of a client, between its forward and its reply. */
 export interface OpenRound {
   /** What the upstream request carries for this client. */
-  readonly options: Pick<CallerOptions, 'meta' | 'rounds'>;
+  readonly options: Pick<CallerOptions, 'meta' | 'rounds' | 'clientTasks'>;
   /** The outcome as this client gets it: the result, or the round for it to answer. */
   reply<R>(outcome: R | ClientInputRound): Promise<R | InputRequiredResult>;
 }
@@ -92,8 +92,10 @@ export class GatewayRounds {
     const capabilities = Object.fromEntries(
       KINDS.flatMap((kind) => (clientAnswers.has(kind) ? [[kind, declared[kind]]] : host.has(kind) ? [[kind, CAPABILITY_OF[kind]]] : [])),
     );
+    const extensions = declared.extensions as Record<string, unknown> | undefined;
     const options: OpenRound['options'] = {
       meta: { [CLIENT_CAPABILITIES]: capabilities, ...(envelope[LOG_LEVEL] !== undefined ? { [LOG_LEVEL]: envelope[LOG_LEVEL] } : {}) },
+      clientTasks: { declared: extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null },
       rounds: {
         clientAnswers,
         ...(Object.keys(responses).length > 0 ? { inputResponses: responses } : {}),

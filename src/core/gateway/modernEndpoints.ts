@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { OfferSource, ToolSource } from '../catalog';
+import type { OfferChange, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
@@ -95,7 +95,7 @@ export class ModernEndpoints {
    */
   notifyOffer(
     affects: (endpoint: EndpointId) => boolean,
-    what: 'lists' | { readonly updated: string },
+    what: { readonly announced: OfferChange['announced'] } | { readonly updated: string },
     printOf?: (endpoint: EndpointId) => OfferFingerprint,
   ): void {
     const offers = this.offers;
@@ -103,15 +103,15 @@ export class ModernEndpoints {
     const fingerprint = printOf ?? ((endpoint: EndpointId) => offerFingerprint(offers, endpoint));
     for (const entry of this.endpoints.values()) {
       if (!affects(entry.endpoint)) continue;
-      if (typeof what === 'object') {
+      if ('updated' in what) {
         entry.handler.notify.resourceUpdated(what.updated);
         continue;
       }
       const print = fingerprint(entry.endpoint);
       const before = entry.offerPrint;
       entry.offerPrint = print;
-      if (print.resources !== before?.resources) entry.handler.notify.resourcesChanged();
-      if (print.prompts !== before?.prompts) entry.handler.notify.promptsChanged();
+      if (print.resources !== before?.resources || what.announced.includes('resources')) entry.handler.notify.resourcesChanged();
+      if (print.prompts !== before?.prompts || what.announced.includes('prompts')) entry.handler.notify.promptsChanged();
     }
   }
 

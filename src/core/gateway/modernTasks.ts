@@ -163,7 +163,9 @@ export async function callOrEscalate(
     escalateNow();
     return (await working.promise).input(kind, { method: INPUT_METHOD[kind], params });
   });
-  const first = run({ ...round.options, signal: controller.signal, onProgress }, relay).then(
+  // A task the upstream makes of the call is the client's task from that moment: no wait for ESCALATE_MS.
+  const clientTasks = { declared: true, onUpstreamTask: () => escalateNow() };
+  const first = run({ ...round.options, signal: controller.signal, onProgress, clientTasks }, relay).then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
@@ -184,7 +186,7 @@ export async function callOrEscalate(
         working.resolve(work);
         const outcome = await first;
         if ('error' in outcome) throw outcome.error;
-        return continueRounds(outcome.value, work, { ...round.options, onProgress }, (options) => run(options, relay));
+        return continueRounds(outcome.value, work, { ...round.options, onProgress, clientTasks }, (options) => run(options, relay));
       },
       clientKeyOf(ctx),
     );

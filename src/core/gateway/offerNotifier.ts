@@ -3,7 +3,7 @@
 // (to the 2025 sessions that subscribed, and to 2026-07-28 listeners through the SDK's handler),
 // and log messages (to 2025 sessions of the server's endpoint and of the aggregated one).
 import type { Server } from '@modelcontextprotocol/server';
-import type { OfferSource } from '../catalog';
+import type { OfferChange, OfferSource } from '../catalog';
 import type { ServerNotice } from '../connection';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logging';
@@ -58,7 +58,7 @@ export interface NotifierTargets {
   /** `printOf` gives each endpoint's lists, hashed once per change for sessions and listeners alike. */
   notifyModern(
     affects: (endpoint: EndpointId) => boolean,
-    what: 'lists' | { readonly updated: string },
+    what: { readonly announced: OfferChange['announced'] } | { readonly updated: string },
     printOf?: (endpoint: EndpointId) => OfferFingerprint,
   ): void;
 }
@@ -76,7 +76,7 @@ export class OfferNotifier implements Disposable {
     private readonly logger: Logger,
   ) {
     this.subscriptions = [
-      offers.onDidChange((server) => containFailure(this.logger, "notifying a server's offer change", () => this.offerChanged(server))),
+      offers.onDidChange((change) => containFailure(this.logger, "notifying a server's offer change", () => this.offerChanged(change))),
       offers.onNotice((notice) => containFailure(this.logger, "passing on a server's notice", () => this.passOnNotice(notice))),
     ];
   }
@@ -89,7 +89,8 @@ export class OfferNotifier implements Disposable {
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
   }
 
-  private offerChanged(server: string): void {
+  /** A list goes out when it changed, or when its server announced it (then it may differ in what no print covers). */
+  private offerChanged({ server, announced }: OfferChange): void {
     const prints = new Map<string, OfferFingerprint>();
     const printOf = (endpoint: EndpointId) => {
       const key = endpointKey(endpoint);
@@ -104,10 +105,12 @@ export class OfferNotifier implements Disposable {
       session.offerPrint = print;
       const deliver = (what: string, send: () => Promise<void>) =>
         send().catch((error: unknown) => this.logger.debug(`${what} not delivered to session ${id}: ${errorMessage(error)}`));
-      if (print.resources !== before.resources) void deliver('resources/list_changed', () => session.server.sendResourceListChanged());
-      if (print.prompts !== before.prompts) void deliver('prompts/list_changed', () => session.server.sendPromptListChanged());
+      if (print.resources !== before.resources || announced.includes('resources'))
+        void deliver('resources/list_changed', () => session.server.sendResourceListChanged());
+      if (print.prompts !== before.prompts || announced.includes('prompts'))
+        void deliver('prompts/list_changed', () => session.server.sendPromptListChanged());
     }
-    this.targets.notifyModern((endpoint) => affects(endpoint, server), 'lists', printOf);
+    this.targets.notifyModern((endpoint) => affects(endpoint, server), { announced }, printOf);
   }
 
   private passOnNotice(notice: ServerNotice): void {
