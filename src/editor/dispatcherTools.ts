@@ -1,4 +1,5 @@
-import { isForModel, describeFilterRule, isCatalogError, type CatalogTool, type ToolCatalog } from '../core/catalog';
+import { isForModel, describeFilterRule, type CatalogTool, type ToolCatalog } from '../core/catalog';
+import { isSwitchboardError } from '../core/state';
 import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { errorMessage } from '../core/base/errorMessage';
@@ -61,7 +62,7 @@ function lookup(catalog: ToolCatalog, qualifiedName: string): CatalogTool {
   try {
     catalog.assertCallable(tool.server, tool.name);
   } catch (error) {
-    const why = isCatalogError(error) && error.rule ? describeFilterRule(error.rule, tool.server) : errorMessage(error);
+    const why = isSwitchboardError(error) && error.rule ? describeFilterRule(error.rule, tool.server) : errorMessage(error);
     throw new Error(`The tool "${qualifiedName}" is not available: ${why}.`);
   }
   return tool;

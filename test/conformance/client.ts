@@ -13,7 +13,7 @@ import {
   type HttpServerDefinition,
   type OAuthSettings,
 } from '../../src/core/config/types';
-import { isConnectionError, ServerConnection } from '../../src/core/connection';
+import { isSwitchboardError, ServerConnection } from '../../src/core/connection';
 import { systemClock } from '../../src/core/base/clock';
 import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
 import type { Logger } from '../../src/core/base/logging';
@@ -99,7 +99,7 @@ async function authScenario(connection: ServerConnection, signIn: () => Promise<
   try {
     expectSuccess(tool.name, await connection.sendToolCall(tool.name, {}));
   } catch (error) {
-    if (!isConnectionError(error, 'NEEDS_SIGN_IN')) throw error;
+    if (!isSwitchboardError(error, 'NEEDS_SIGN_IN')) throw error;
     console.error(`${tool.name}: ${error.message}; signing in once more`);
     await signIn();
     expectSuccess(tool.name, await connection.sendToolCall(tool.name, {}));

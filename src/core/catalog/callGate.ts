@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { CallerOptions, CallOutcome } from '../connection';
 import { isServed, startsOnDemand, type ServerStateKind } from '../state';
 import type { CatalogManager } from './catalogManager';
-import { CatalogError } from './errors';
+import { SwitchboardError } from '../state';
 import { describeFilterRule } from './filters';
 import type { ServerWaits } from './serverWaits';
 import type { CatalogServer, CatalogSnapshot } from './types';
@@ -50,19 +50,24 @@ export class ToolCallGate {
   /** The server entry for a callable tool, or the reason it cannot be called. */
   resolve(server: string, tool: string): CatalogServer {
     const entry = this.options.snapshot().servers.find((candidate) => candidate.name === server);
-    if (!entry) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
-    if (!isServed(entry.state)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);
+    if (!entry) throw new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
+    if (!isServed(entry.state)) throw new SwitchboardError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`, { notSent: true });
     const found = entry.tools.find((candidate) => candidate.name === tool);
     if (!found) {
       if (entry.state !== 'running' && entry.tools.length === 0) {
-        throw new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${entry.state}, so its tool "${tool}" cannot be called`);
+        throw new SwitchboardError('SERVER_UNAVAILABLE', `server "${server}" is ${entry.state}, so its tool "${tool}" cannot be called`, {
+          notSent: true,
+        });
       }
-      throw new CatalogError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`);
+      throw new SwitchboardError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`, { notSent: true });
     }
     const rule = found.filteredBy;
     if (!found.exposed && rule) {
       const code = rule.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED';
-      throw new CatalogError(code, `tool "${tool}" of server "${server}" is ${describeFilterRule(rule, server)}`, rule);
+      throw new SwitchboardError(code, `tool "${tool}" of server "${server}" is ${describeFilterRule(rule, server)}`, {
+        rule,
+        notSent: true,
+      });
     }
     return entry;
   }

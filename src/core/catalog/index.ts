@@ -1,6 +1,5 @@
 export { DEFAULT_MAX_EXPOSED } from './budget';
 export { MemoryToolCacheStorage, type ToolCacheStorage } from './cache';
-export { isCatalogError } from './errors';
 export { describeFilterRule } from './filters';
 export { FolderToolCacheStorage } from './folderStorage';
 export { OfferCatalog } from './offerCatalog';
@@ -9,7 +8,6 @@ export { prepareToolList } from './preparedList';
 export { type CatalogSettings } from './settings';
 export { ToolCatalog } from './toolCatalog';
 export type * from './types';
-export { CatalogError } from './errors';
 export { MAX_EXPOSED_SETTING } from './filters';
 export { sanitizeNamePart } from './naming';
 export { SETTINGS_SECTION, TOOLS_DISABLED, catalogSettingsFrom, settingsFileLookup } from './settings';

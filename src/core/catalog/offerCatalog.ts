@@ -17,7 +17,7 @@ import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CachedOffer } from './cache';
-import { CatalogError } from './errors';
+import { SwitchboardError } from '../state';
 import type { OfferCapabilities, OfferChange, OfferedServer, OfferSource } from './types';
 
 /** What the offer catalog needs of the manager; ServerManager provides it. */
@@ -172,12 +172,14 @@ export class OfferCatalog implements OfferSource, Disposable {
 
   private assertShown(server: string, feature: 'resources' | 'prompts' | 'logging'): void {
     const view = this.manager.server(server);
-    if (!view) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
-    if (!isServed(view.state.kind)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${view.state.kind}`);
+    if (!view) throw new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
+    if (!isServed(view.state.kind))
+      throw new SwitchboardError('SERVER_HELD_BACK', `server "${server}" is ${view.state.kind}`, { notSent: true });
     if (feature !== 'logging' && view.definition?.[feature] === false) {
-      throw new CatalogError(
+      throw new SwitchboardError(
         'TOOL_FILTERED',
         `the ${feature} of server "${server}" are hidden from chat ("${feature}": false in its entry)`,
+        { notSent: true },
       );
     }
   }

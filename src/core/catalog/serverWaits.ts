@@ -10,7 +10,7 @@
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Event } from '../base/events';
 import { notReadyError } from '../connection';
-import { CatalogError } from './errors';
+import { SwitchboardError } from '../state';
 import { isConnecting } from '../state';
 import type { ServerRecord } from './serverRecords';
 
@@ -18,7 +18,7 @@ import type { ServerRecord } from './serverRecords';
 const MAX_LIST_WAIT_MS = 60_000;
 
 interface Waiter {
-  fail(error: CatalogError): void;
+  fail(error: SwitchboardError): void;
 }
 
 export interface WaitSource {
@@ -30,7 +30,7 @@ export interface WaitSource {
 /** What ends a wait besides its condition. */
 interface WaitRule {
   /** Checked on every change of the server's record: undefined to go on waiting. */
-  readonly settle: (record: ServerRecord | undefined) => 'done' | CatalogError | undefined;
+  readonly settle: (record: ServerRecord | undefined) => 'done' | SwitchboardError | undefined;
   readonly signal: AbortSignal | undefined;
   /** When the wait ends (a time on the catalog's clock), and how. */
   readonly deadline?: { readonly at: number; readonly outcome: () => Error | undefined };
@@ -78,14 +78,20 @@ export class ServerWaits {
    * until `readyBy` (NOT_READY), or until it settles otherwise (SERVER_UNAVAILABLE).
    */
   whenReady(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void> {
-    if (signal?.aborted) return Promise.reject(new CatalogError('CANCELLED', `the call to server "${server}" was cancelled`));
+    if (signal?.aborted)
+      return Promise.reject(new SwitchboardError('CANCELLED', `the call to server "${server}" was cancelled`, { notSent: true }));
     const requestMs = this.source.record(server)?.definition?.timeouts.requestMs ?? 0;
     return this.wait(server, {
       settle: (record) => {
-        if (!record) return new CatalogError('SERVER_UNAVAILABLE', `server "${server}" was removed while a call was waiting for it`);
+        if (!record)
+          return new SwitchboardError('SERVER_UNAVAILABLE', `server "${server}" was removed while a call was waiting for it`, {
+            notSent: true,
+          });
         if (record.state === 'running') return 'done';
         if (!isConnecting(record.state))
-          return new CatalogError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`);
+          return new SwitchboardError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`, {
+            notSent: true,
+          });
         return undefined;
       },
       signal,
@@ -94,7 +100,7 @@ export class ServerWaits {
   }
 
   /** Ends every wait: calls fail with `error`, lists resolve. */
-  failAll(error: CatalogError): void {
+  failAll(error: SwitchboardError): void {
     for (const waiter of [...this.waiters]) waiter.fail(error);
   }
 
@@ -110,7 +116,8 @@ export class ServerWaits {
         else resolve();
       };
       const waiter: Waiter = { fail: finish };
-      const onAbort = () => finish(new CatalogError('CANCELLED', `the call to server "${server}" was cancelled while it was starting`));
+      const onAbort = () =>
+        finish(new SwitchboardError('CANCELLED', `the call to server "${server}" was cancelled while it was starting`, { notSent: true }));
       const check = () => {
         const outcome = rule.settle(this.source.record(server));
         if (outcome === 'done') finish();

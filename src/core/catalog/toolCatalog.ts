@@ -12,7 +12,7 @@ import { startsOnDemand, type ServerStateChangeEvent } from '../state';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
 import { ToolCallGate } from './callGate';
 import type { CatalogManager } from './catalogManager';
-import { CatalogError } from './errors';
+import { SwitchboardError } from '../state';
 import { fingerprintTools, type PreparedTool } from './preparedList';
 import { DEFAULT_REFRESH_DEBOUNCE_MS, type RefreshCounters } from './refreshScheduler';
 import { ServerRecords, type ServerRecord } from './serverRecords';
@@ -271,7 +271,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.disposed = true;
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
     this.records.refresh.dispose();
-    this.waits.failAll(new CatalogError('SERVER_UNAVAILABLE', 'the tool catalog was disposed'));
+    this.waits.failAll(new SwitchboardError('SERVER_UNAVAILABLE', 'the tool catalog was disposed', { notSent: true }));
     this.publisher.dispose();
     this.records.dispose();
     await this.cache.idle();

@@ -6,15 +6,9 @@ import type { ServerInfo, ServerStateKind } from '../state';
 import type { Event } from '../base/events';
 
 /** Which rule removed a tool from what chat sees. */
-export type FilterRule =
-  | { readonly kind: 'serverDeny'; readonly pattern: string }
-  | { readonly kind: 'serverAllow' }
-  | { readonly kind: 'globalDeny'; readonly pattern: string }
-  | { readonly kind: 'disabledSetting' }
-  | { readonly kind: 'readOnlyOnly' }
-  | { readonly kind: 'malformedSchema'; readonly reason: string }
-  | { readonly kind: 'filterError'; readonly reason: string }
-  | { readonly kind: 'budget'; readonly maxExposed: number };
+/** Why a tool is not exposed (the core's one vocabulary, state/errors.ts). */
+export type { FilterRule } from '../state';
+import type { FilterRule } from '../state';
 
 export interface CatalogTool {
   readonly server: string;

@@ -10,7 +10,7 @@ import { sandboxOf, signsInWithOAuth, type ServerDefinition } from '../config';
 import { isTransientSandboxStart } from '../sandbox';
 import { boundedInstructions, identityOf, type ServerState } from '../state';
 import { abortable, type ConnectPhase, type EraVerdict } from './clientLink';
-import { ConnectionError, isTransientRemoteFailure, type ConnectionErrorCode } from './errors';
+import { SwitchboardError, isTransientRemoteFailure, type ConnectionErrorCode, type ConnectionFailure } from './errors';
 import { LaunchDiagnostics, type AttemptLaunch } from './launchDiagnostics';
 import type { ListedOffer, OfferKeeper } from './offerKeeper';
 import { decideRetry } from './reconnectPolicy';
@@ -85,7 +85,7 @@ export class AttemptRunner {
     this.generation += 1;
     this.cancelRetry();
     const superseded = this.attempt;
-    superseded?.abort.abort(new ConnectionError('CLOSED', 'superseded by a newer connection attempt'));
+    superseded?.abort.abort(new SwitchboardError('CLOSED', 'superseded by a newer connection attempt'));
     const attempt: Attempt = { generation: this.generation, abort: new AbortController(), mode, done: Promise.resolve() };
     this.attempt = attempt;
     const { maxAttempts } = this.connection.definition.reconnect;
@@ -109,7 +109,7 @@ export class AttemptRunner {
     this.generation += 1;
     this.cancelRetry();
     const attempt = this.attempt;
-    attempt?.abort.abort(new ConnectionError('CLOSED', 'stopped while connecting'));
+    attempt?.abort.abort(new SwitchboardError('CLOSED', 'stopped while connecting'));
     this.attempt = undefined;
     this.detach();
     this.failures = 0;
@@ -122,7 +122,7 @@ export class AttemptRunner {
    * The running session is gone (process exit, stream error, unreachable server). Idempotent per
    * session: process exit and a failed request may both report the same loss.
    */
-  sessionLost(session: McpSession, reason: ConnectionError): void {
+  sessionLost(session: McpSession, reason: ConnectionFailure): void {
     if (session !== this.current || session.isClosing) return;
     this.connection.logger.warn(`connection lost: ${reason.message}`);
     this.detach(false);
@@ -131,7 +131,7 @@ export class AttemptRunner {
   }
 
   /** A request was refused for want of a sign-in: not a lost connection, and retrying cannot help. */
-  signInNeeded(session: McpSession, failure: ConnectionError): void {
+  signInNeeded(session: McpSession, failure: ConnectionFailure): void {
     if (session !== this.current) return;
     this.detach(false);
     this.setNeedsSignIn(failure);
@@ -172,7 +172,7 @@ export class AttemptRunner {
       connectMs > 0
         ? clock.setTimeout(() => {
             const waitingFor = phase === 'spawn' || phase === 'connect' ? 'the connection' : phase;
-            attempt.abort.abort(new ConnectionError('CONNECT_TIMEOUT', `timed out after ${connectMs} ms waiting for ${waitingFor}`));
+            attempt.abort.abort(new SwitchboardError('CONNECT_TIMEOUT', `timed out after ${connectMs} ms waiting for ${waitingFor}`));
           }, connectMs)
         : undefined;
     try {
@@ -240,7 +240,7 @@ export class AttemptRunner {
     if (toolsChanged) this.keeper.publishTools();
   }
 
-  private failed(mode: AttemptMode, failure: ConnectionError): void {
+  private failed(mode: AttemptMode, failure: ConnectionFailure): void {
     // A remembered era may be what failed (a server that was downgraded); the next try probes.
     this.verdict = undefined;
     this.connection.logger.warn(`connect failed: ${failure.message}`);
@@ -264,17 +264,17 @@ export class AttemptRunner {
   }
 
   /** The sandbox runtime's own start failed in a way a second try heals (its bridges were slow). */
-  private isSandboxHiccup(failure: ConnectionError): boolean {
+  private isSandboxHiccup(failure: ConnectionFailure): boolean {
     return (
       failure.code === 'PROCESS_EXITED' && sandboxOf(this.connection.definition) !== undefined && isTransientSandboxStart(failure.message)
     );
   }
 
-  private isRemoteTransient(failure: ConnectionError): boolean {
+  private isRemoteTransient(failure: ConnectionFailure): boolean {
     return this.connection.definition.transport !== 'stdio' && isTransientRemoteFailure(failure);
   }
 
-  private scheduleReconnect(lastError: ConnectionError): void {
+  private scheduleReconnect(lastError: ConnectionFailure): void {
     const { definition, clock } = this.connection;
     const decision = decideRetry({
       failures: this.failures,
@@ -342,7 +342,7 @@ export class AttemptRunner {
     return { authProvider: provider.transportAuth(), ...(fetch ? { fetch } : {}) };
   }
 
-  private setNeedsSignIn(failure: ConnectionError): void {
+  private setNeedsSignIn(failure: ConnectionFailure): void {
     this.failures = 0;
     const need = failure.signIn ?? { reason: 'signInRequired' as const };
     const detail = redactSecrets(failure.message, this.connection.definition.secrets);

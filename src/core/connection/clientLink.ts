@@ -21,7 +21,7 @@ import {
 import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../config';
 import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../base/logging';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { signInFailure, translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
@@ -208,7 +208,7 @@ const MAX_PROBE_MS = 5_000;
  * process is gone, so the next attempt starts it again, straight into initialize.
  */
 export function closedDuringProbe(error: unknown): boolean {
-  const cause = error instanceof ConnectionError ? error.cause : error;
+  const cause = error instanceof SwitchboardError ? error.cause : error;
   return (
     cause instanceof SdkError &&
     cause.code === SdkErrorCode.EraNegotiationFailed &&
@@ -276,24 +276,24 @@ function connectFailure(
   transport: Transport,
   phase: ConnectPhase,
   options: LinkOptions,
-): ConnectionError {
+): SwitchboardError {
   const { definition } = options;
   if (transport instanceof StdioProcessTransport && transport.exitStatus) {
     const { code, signal } = transport.exitStatus;
-    return new ConnectionError(
+    return new SwitchboardError(
       'PROCESS_EXITED',
       `server process exited with ${signal ? `signal ${signal}` : `code ${code}`} during ${phase}`,
       { cause: error },
     );
   }
-  if (error instanceof ConnectionError) return error;
+  if (error instanceof SwitchboardError) return error;
   // The state says it is the connect that needs the sign-in.
   const signIn = signInFailure(error);
   if (signIn) return signIn;
   const where = definition.transport === 'stdio' ? definition.command : definition.url;
   const status = httpStatus(error);
   if (status !== undefined) {
-    return new ConnectionError(
+    return new SwitchboardError(
       'HTTP_ERROR',
       `${kind === 'sse' ? 'SSE' : 'streamable HTTP'} ${phase} at ${where} failed with HTTP ${status}: ${errorMessage(error)}`,
       {
@@ -303,12 +303,12 @@ function connectFailure(
     );
   }
   if (isUnreachable(error) || (error instanceof TypeError && error.message === 'fetch failed')) {
-    return new ConnectionError('CONNECT_FAILED', `cannot reach ${where}: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
+    return new SwitchboardError('CONNECT_FAILED', `cannot reach ${where}: ${describeFetchFailure(error)}`, { cause: error, notSent: true });
   }
   if (error instanceof SseError)
-    return new ConnectionError('CONNECT_FAILED', `cannot open SSE stream at ${where}: ${error.message}`, { cause: error });
+    return new SwitchboardError('CONNECT_FAILED', `cannot open SSE stream at ${where}: ${error.message}`, { cause: error });
   if (error instanceof Error && /protocol version is not supported|negotiation failed/i.test(error.message)) {
-    return new ConnectionError('PROTOCOL_ERROR', error.message, { cause: error });
+    return new SwitchboardError('PROTOCOL_ERROR', error.message, { cause: error });
   }
   return translateRequestError(error, { what: phase, timeoutMs: options.requestTimeoutMs, maxTotalMs: 0, closing: false });
 }

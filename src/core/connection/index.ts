@@ -1,4 +1,4 @@
-export { isConnectionError, notReadyError } from './errors';
+export { isSwitchboardError, notReadyError } from './errors';
 export { type CallerOptions, type ConnectionOptions } from './connectionOptions';
 export { LineRingBuffer } from './lineRingBuffer';
 export type { ToolsChangeEvent } from './offerKeeper';
@@ -10,7 +10,7 @@ export type { ServerNotice } from './serverNotices';
 export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
 export { checkToolArguments } from './toolArguments';
 export type { HostPlaces, SandboxPlacement } from './stdioLaunch';
-export { ConnectionError, SignInRequiredError, stripRpcPrefix } from './errors';
+export { SwitchboardError, SignInRequiredError, stripRpcPrefix } from './errors';
 export type { CallOutcome } from './connectionOptions';
 export type { ForwardedMethod, ForwardedResult, ServerOffer } from './serverOffer';
 export type { OfferChangeEvent } from './offerKeeper';

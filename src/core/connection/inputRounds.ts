@@ -6,7 +6,7 @@
 import { isInputRequiredResult, type InputRequiredResult } from '@modelcontextprotocol/client';
 import { CreateMessageRequestParamsSchema, ElicitRequestParamsSchema } from '@modelcontextprotocol/core';
 import type { ProtocolEra, ServerRequestHandlers } from './clientLink';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 
 export type InputKind = 'elicitation' | 'sampling' | 'roots';
 
@@ -112,13 +112,13 @@ export async function runClientRounds<R>(
     }
     params = retryParams(answered, result.requestState);
   }
-  throw new ConnectionError('PROTOCOL_ERROR', `${what} still required input after ${MAX_HOST_ROUNDS} rounds that the host answered`);
+  throw new SwitchboardError('PROTOCOL_ERROR', `${what} still required input after ${MAX_HOST_ROUNDS} rounds that the host answered`);
 }
 
 /** One input request answered by the host, validated first: the upstream may send anything. */
 async function answerForHost(host: ServerRequestHandlers, key: string, request: unknown): Promise<unknown> {
   const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
-  const invalid = (detail: string) => new ConnectionError('PROTOCOL_ERROR', `input request "${key.slice(0, 80)}" is not valid: ${detail}`);
+  const invalid = (detail: string) => new SwitchboardError('PROTOCOL_ERROR', `input request "${key.slice(0, 80)}" is not valid: ${detail}`);
   switch (method) {
     case 'elicitation/create': {
       const parsed = ElicitRequestParamsSchema.safeParse(params);

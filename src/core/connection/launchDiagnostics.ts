@@ -8,7 +8,7 @@ import { redactSecrets, type Logger } from '../base/logging';
 import type { ServerDefinition } from '../config';
 import type { StdioLaunch } from './clientLink';
 import type { SandboxPlacement } from './stdioLaunch';
-import { ConnectionError, type ConnectionErrorCode } from './errors';
+import { SwitchboardError, isConnectionFailure, type ConnectionErrorCode, type ConnectionFailure } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
 import type { McpSession } from './session';
 
@@ -30,7 +30,7 @@ export interface LaunchOptions {
 /** One connect attempt's launch, and how it explains its failure. */
 export interface AttemptLaunch {
   readonly stdio: StdioLaunch;
-  explain(error: unknown): ConnectionError;
+  explain(error: unknown): ConnectionFailure;
 }
 
 const STDERR_TAIL_IN_ERROR = 20;
@@ -88,23 +88,23 @@ export class LaunchDiagnostics {
       },
       ...(this.options.sandbox ? { sandboxPlacement: this.options.sandbox } : {}),
     };
-    return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionError(error), firstGarbage)) };
+    return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionFailure(error), firstGarbage)) };
   }
 
   /** Why a running session ended: the process's exit, or the connection closing. */
-  describeClose(session: McpSession): ConnectionError {
+  describeClose(session: McpSession): ConnectionFailure {
     const exit = session.exitStatus;
     const how = exit
       ? `the server process exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}`
       : 'the connection closed';
-    return this.withStderrHint(new ConnectionError('CONNECTION_LOST', how));
+    return this.withStderrHint(new SwitchboardError('CONNECTION_LOST', how));
   }
 
   /** Adds the last stderr line to messages about a stdio process that died or never answered. */
-  private withStderrHint(error: ConnectionError): ConnectionError {
+  private withStderrHint(error: ConnectionFailure): ConnectionFailure {
     const last = this.definition.transport === 'stdio' ? this.stderr.tail(1)[0] : undefined;
     if (last === undefined || !HINTED_BY_STDERR.includes(error.code) || error.message.includes(last)) return error;
-    return new ConnectionError(error.code, `${error.message}. Last stderr line: ${last}`, {
+    return new SwitchboardError(error.code, `${error.message}. Last stderr line: ${last}`, {
       cause: error.cause,
       status: error.status,
       notSent: error.notSent,
@@ -112,13 +112,13 @@ export class LaunchDiagnostics {
   }
 }
 
-function asConnectionError(error: unknown): ConnectionError {
-  return error instanceof ConnectionError ? error : new ConnectionError('CONNECT_FAILED', errorMessage(error), { cause: error });
+function asConnectionFailure(error: unknown): ConnectionFailure {
+  return isConnectionFailure(error) ? error : new SwitchboardError('CONNECT_FAILED', errorMessage(error), { cause: error });
 }
 
-function withGarbageHint(error: ConnectionError, first: string | undefined): ConnectionError {
+function withGarbageHint(error: ConnectionFailure, first: string | undefined): ConnectionFailure {
   if (first === undefined || !HINTED_BY_GARBAGE.includes(error.code)) return error;
-  return new ConnectionError(
+  return new SwitchboardError(
     'PROTOCOL_ERROR',
     `${error.message}. The server wrote output to stdout that is not JSON-RPC ("${first}"); a stdio server must write only JSON-RPC messages to stdout and log to stderr`,
     { cause: error },

@@ -3,7 +3,7 @@
 // client loop forever. What a page holds is screened by the caller, item by item.
 import { PaginatedResultSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 
 /** Each list method and the field of its result that holds the items. */
@@ -73,8 +73,8 @@ export async function readPages(
     pages += 1;
     cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
     if (cursor !== undefined) {
-      if (seen.has(cursor)) throw new ConnectionError('PROTOCOL_ERROR', `${method} returned the cursor "${cursor.slice(0, 80)}" twice`);
-      if (pages >= MAX_PAGES) throw new ConnectionError('PROTOCOL_ERROR', `${method} did not end after ${MAX_PAGES} pages`);
+      if (seen.has(cursor)) throw new SwitchboardError('PROTOCOL_ERROR', `${method} returned the cursor "${cursor.slice(0, 80)}" twice`);
+      if (pages >= MAX_PAGES) throw new SwitchboardError('PROTOCOL_ERROR', `${method} did not end after ${MAX_PAGES} pages`);
       seen.add(cursor);
     }
   } while (cursor !== undefined && wantMore());

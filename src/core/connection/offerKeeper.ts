@@ -10,7 +10,7 @@ import { Emitter, type Event } from '../base/events';
 import { fingerprint } from '../base/fingerprint';
 import { deepFreeze } from '../base/freeze';
 import type { Logger } from '../base/logging';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import { sessionPages } from './listPaging';
 import { ResourceSubscriptions } from './resourceSubscriptions';
 import { EMPTY_OFFER, listOffer, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
@@ -108,11 +108,11 @@ export class OfferKeeper {
     const tool = this.toolList.tools.find((candidate) => candidate.name === name);
     const quarantined = tool ? undefined : this.toolList.quarantined.find((candidate) => candidate.name === name);
     if (quarantined)
-      throw new ConnectionError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${server}\` is quarantined: ${quarantined.problem}`);
-    if (!tool) throw new ConnectionError('UNKNOWN_TOOL', `server \`${server}\` has no tool \`${name}\``);
+      throw new SwitchboardError('UNKNOWN_TOOL', `tool \`${name}\` of server \`${server}\` is quarantined: ${quarantined.problem}`);
+    if (!tool) throw new SwitchboardError('UNKNOWN_TOOL', `server \`${server}\` has no tool \`${name}\``);
     const problems = checkToolArguments(tool, args);
     if (problems.length > 0)
-      throw new ConnectionError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
+      throw new SwitchboardError('INVALID_ARGUMENTS', `invalid arguments for tool \`${name}\`: ${problems.join('; ')}`);
     return tool;
   }
 

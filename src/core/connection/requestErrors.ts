@@ -1,7 +1,7 @@
-// Turns whatever an SDK request threw into a ConnectionError with a code, and decides whether the
+// Turns whatever an SDK request threw into a SwitchboardError with a code, and decides whether the
 // request provably never left this process (the only case in which it may be sent again).
 import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
-import { ConnectionError, findSignInRequired, stripRpcPrefix, type SignInNeed } from './errors';
+import { SwitchboardError, findSignInRequired, stripRpcPrefix, type SignInNeed } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { errorMessage } from '../base/errorMessage';
 import type { RequestEnd } from './requestDeadlines';
@@ -17,20 +17,20 @@ export interface RequestErrorContext {
   readonly closing: boolean;
 }
 
-export function translateRequestError(error: unknown, context: RequestErrorContext): ConnectionError {
+export function translateRequestError(error: unknown, context: RequestErrorContext): SwitchboardError {
   const { what } = context;
-  if (context.ended === 'caller') return new ConnectionError('CANCELLED', `${what} was cancelled`, { cause: error });
+  if (context.ended === 'caller') return new SwitchboardError('CANCELLED', `${what} was cancelled`, { cause: error });
   if (context.ended === 'timeout')
-    return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
+    return new SwitchboardError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
   if (context.ended === 'maxTotal') {
-    return new ConnectionError(
+    return new SwitchboardError(
       'REQUEST_TIMEOUT',
       `${what} did not finish within ${context.maxTotalMs} ms (the maximum even while the server reports progress)`,
       { cause: error },
     );
   }
-  if (context.closing) return new ConnectionError('CLOSED', `${what} was interrupted: the connection was closed`, { cause: error });
-  if (error instanceof ConnectionError) return error;
+  if (context.closing) return new SwitchboardError('CLOSED', `${what} was interrupted: the connection was closed`, { cause: error });
+  if (error instanceof SwitchboardError) return error;
   const signIn = signInFailure(error, what);
   if (signIn) return signIn;
   if (error instanceof SdkError) {
@@ -39,44 +39,44 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
   } else if (error instanceof ProtocolError) {
     // The upstream's own text, without the SDK's "MCP error <code>: " prefix: the code travels in
     // rpcCode, and every hop that wraps the message would add the prefix once more.
-    return new ConnectionError('SERVER_ERROR', `${what} failed: ${stripRpcPrefix(error.message)}`, {
+    return new SwitchboardError('SERVER_ERROR', `${what} failed: ${stripRpcPrefix(error.message)}`, {
       cause: error,
       rpcCode: error.code,
       data: error.data,
     });
   }
   if (isUnreachable(error)) {
-    return new ConnectionError('CONNECTION_LOST', `${what} failed: server unreachable: ${describeFetchFailure(error)}`, {
+    return new SwitchboardError('CONNECTION_LOST', `${what} failed: server unreachable: ${describeFetchFailure(error)}`, {
       cause: error,
       notSent: true,
     });
   }
   const status = httpStatus(error);
   if (status !== undefined) {
-    return new ConnectionError('HTTP_ERROR', `${what} failed: HTTP ${status}: ${errorMessage(error)}`, { cause: error, status });
+    return new SwitchboardError('HTTP_ERROR', `${what} failed: HTTP ${status}: ${errorMessage(error)}`, { cause: error, status });
   }
   if (error instanceof TypeError && error.message === 'fetch failed') {
-    return new ConnectionError('CONNECTION_LOST', `${what} failed: ${describeFetchFailure(error)}`, { cause: error });
+    return new SwitchboardError('CONNECTION_LOST', `${what} failed: ${describeFetchFailure(error)}`, { cause: error });
   }
   // Zod errors (a result that does not match the schema) and anything else unexpected.
-  return new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${errorMessage(error)}`, { cause: error });
+  return new SwitchboardError('PROTOCOL_ERROR', `${what} failed: ${errorMessage(error)}`, { cause: error });
 }
 
 /** What the SDK itself reports (never from the wire); undefined for HTTP errors, read by status below. */
-function translateSdkError(error: SdkError, context: RequestErrorContext): ConnectionError | undefined {
+function translateSdkError(error: SdkError, context: RequestErrorContext): SwitchboardError | undefined {
   const { what } = context;
   switch (error.code) {
     case SdkErrorCode.RequestTimeout:
-      return new ConnectionError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
+      return new SwitchboardError('REQUEST_TIMEOUT', `${what} got no response within ${context.timeoutMs} ms`, { cause: error });
     case SdkErrorCode.ConnectionClosed:
       // The request was written; the server may have acted on it before the connection died.
-      return new ConnectionError('CONNECTION_LOST', `${what} failed: the connection closed before the server answered`, { cause: error });
+      return new SwitchboardError('CONNECTION_LOST', `${what} failed: the connection closed before the server answered`, { cause: error });
     case SdkErrorCode.NotConnected:
-      return new ConnectionError('CONNECTION_LOST', `${what} failed: not connected`, { cause: error, notSent: true });
+      return new SwitchboardError('CONNECTION_LOST', `${what} failed: not connected`, { cause: error, notSent: true });
     case SdkErrorCode.CapabilityNotSupported:
     case SdkErrorCode.InputRequiredRoundsExceeded:
       // An input_required round (2026-07-28) asking for something no handler answers yet.
-      return new ConnectionError(
+      return new SwitchboardError(
         'PROTOCOL_ERROR',
         `${what} failed: the server asked for input Switchboard cannot give here: ${error.message}`,
         { cause: error },
@@ -90,9 +90,9 @@ function translateSdkError(error: SdkError, context: RequestErrorContext): Conne
  * The server wants a sign-in: our provider said so (no credentials, a refused refresh, a step-up),
  * the SDK gave up on its redirect, or the retry after a refresh was refused again.
  */
-export function signInFailure(error: unknown, what?: string): ConnectionError | undefined {
+export function signInFailure(error: unknown, what?: string): SwitchboardError | undefined {
   const need = (message: string, signIn: SignInNeed, notSent = true) =>
-    new ConnectionError('NEEDS_SIGN_IN', what ? `${what}: ${message}` : message, { cause: error, notSent, signIn });
+    new SwitchboardError('NEEDS_SIGN_IN', what ? `${what}: ${message}` : message, { cause: error, notSent, signIn });
   const required = findSignInRequired(error);
   if (required) return need(required.message, { reason: required.reason, ...(required.scope ? { scope: required.scope } : {}) });
   if (InsufficientScopeError.isInstance(error)) {

@@ -7,7 +7,7 @@ import { errorMessage } from '../base/errorMessage';
 import type { Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { isConnecting, isSettled, type ServerState, type ServerStateChangeEvent } from '../state';
-import { ConnectionError, notReadyError } from './errors';
+import { SwitchboardError, isConnectionFailure, notReadyError, type ConnectionFailure } from './errors';
 import type { McpSession } from './session';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 
@@ -28,9 +28,9 @@ export interface GatedConnection {
   /** Starts an idle server: a request needs it. */
   wake(): void;
   /** A request found the session gone: reconnect. */
-  sessionLost(session: McpSession, failure: ConnectionError): void;
+  sessionLost(session: McpSession, failure: ConnectionFailure): void;
   /** A request was refused for want of a sign-in: wait for one. */
-  signInNeeded(session: McpSession, failure: ConnectionError): void;
+  signInNeeded(session: McpSession, failure: ConnectionFailure): void;
 }
 
 /** What a request brings to its wait: its abort signal, and when to stop waiting (CallerOptions.readyBy). */
@@ -47,7 +47,7 @@ export class RequestGate {
   async withSession<T>(what: string, options: ReadyOptions, operation: SessionOperation<T>): Promise<T> {
     const { connection } = this;
     const { signal } = options;
-    if (connection.disposed) throw new ConnectionError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
+    if (connection.disposed) throw new SwitchboardError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
     const requestMs = connection.requestMs;
     const policy: RequestPolicy = { timeoutMs: requestMs, maxTotalMs: requestMs * MAX_TOTAL_TIMEOUT_FACTOR, signal };
     const budget: RetryBudget = { retried: false };
@@ -72,14 +72,14 @@ export class RequestGate {
   }
 
   /** The reason a request cannot be served in the current state. */
-  notRunning(what: string): ConnectionError {
+  notRunning(what: string): SwitchboardError {
     const { connection } = this;
     const state = connection.currentState;
     if (state.kind === 'stopped' && connection.disposed)
-      return new ConnectionError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
+      return new SwitchboardError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
     if (state.kind === 'needsSignIn') {
       // Said so that a person reading it (in chat, in a terminal) knows what to do.
-      return new ConnectionError(
+      return new SwitchboardError(
         'NEEDS_SIGN_IN',
         `${what}: server \`${connection.name}\` needs a sign-in (${state.detail}): use Sign In on its row in the editor, or run \`mcp-switchboard login ${connection.name}\``,
         {
@@ -89,12 +89,12 @@ export class RequestGate {
       );
     }
     const detail = state.kind === 'error' ? `: ${state.message}` : '';
-    return new ConnectionError('NOT_RUNNING', `${what}: server \`${connection.name}\` is ${state.kind}${detail}`);
+    return new SwitchboardError('NOT_RUNNING', `${what}: server \`${connection.name}\` is ${state.kind}${detail}`);
   }
 
   /** Translates and, if the failure means the connection is gone, starts reconnecting. */
-  private noteFailure(session: McpSession, error: unknown): ConnectionError {
-    const failure = error instanceof ConnectionError ? error : new ConnectionError('PROTOCOL_ERROR', errorMessage(error), { cause: error });
+  private noteFailure(session: McpSession, error: unknown): ConnectionFailure {
+    const failure = isConnectionFailure(error) ? error : new SwitchboardError('PROTOCOL_ERROR', errorMessage(error), { cause: error });
     // Not a lost connection: retrying cannot help until somebody signs in.
     if (failure.code === 'NEEDS_SIGN_IN') this.connection.signInNeeded(session, failure);
     else if (failure.notSent || failure.code === 'CONNECTION_LOST') this.connection.sessionLost(session, failure);
@@ -104,21 +104,21 @@ export class RequestGate {
   /** The running session, waiting for a starting/reconnecting server until `readyBy`. */
   private waitForSession(what: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<McpSession> {
     const { connection } = this;
-    if (signal?.aborted) return Promise.reject(new ConnectionError('CANCELLED', `${what} was cancelled`));
+    if (signal?.aborted) return Promise.reject(new SwitchboardError('CANCELLED', `${what} was cancelled`));
     const ready = connection.currentState.kind === 'running' ? connection.session : undefined;
     if (ready) return Promise.resolve(ready);
     connection.wake();
     if (!isConnecting(connection.currentState.kind)) return Promise.reject(this.notRunning(what));
     return new Promise<McpSession>((resolve, reject) => {
       let timer: TimerHandle | undefined;
-      const finish = (error: ConnectionError | undefined, session?: McpSession) => {
+      const finish = (error: SwitchboardError | undefined, session?: McpSession) => {
         subscription.dispose();
         if (timer !== undefined) connection.clock.clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         if (session) resolve(session);
         else reject(error);
       };
-      const onAbort = () => finish(new ConnectionError('CANCELLED', `${what} was cancelled`));
+      const onAbort = () => finish(new SwitchboardError('CANCELLED', `${what} was cancelled`));
       const subscription = connection.onDidChangeState(({ state }) => {
         const session = connection.session;
         if (state.kind === 'running' && session) finish(undefined, session);

@@ -2,7 +2,7 @@
 // (2025-11-25 `execution.taskSupport: "required"`) is run as one for a caller that makes a plain
 // call. Bounded per server; each can be cancelled (the tree's Cancel Task, the caller's signal).
 import { Emitter, type Event } from '../base/events';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -70,7 +70,7 @@ export class RunningTasks {
   /** Holds a place for a task-run call of `tool`; throws when the server has its maximum. */
   reserve(tool: string): TaskSlot {
     if (this.reserved >= MAX_TASKS_PER_SERVER) {
-      throw new ConnectionError(
+      throw new SwitchboardError(
         'BUSY',
         `server \`${this.server}\` is running ${MAX_TASKS_PER_SERVER} tasks, the most Switchboard runs at once on one server; try again when one ends`,
         { notSent: true },

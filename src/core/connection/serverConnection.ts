@@ -14,7 +14,7 @@ import type { LifecycleSettings, ServerDefinition } from '../config';
 import { copyState, isConnecting, isSettled, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state';
 import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
-import { ConnectionError } from './errors';
+import { SwitchboardError, type ConnectionFailure } from './errors';
 import { OfferKeeper, type OfferChangeEvent, type ToolsChangeEvent } from './offerKeeper';
 import { RequestGate } from './requestGate';
 import { ServerLifecycle } from './serverLifecycle';
@@ -288,7 +288,7 @@ export class ServerConnection {
       ),
     );
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
-    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
+    if (problem) throw new SwitchboardError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
     return result as CallOutcome<O, ForwardedResult<M>>;
   }
 
@@ -319,12 +319,12 @@ export class ServerConnection {
   }
 
   /** For the request gate: a request found the session gone. */
-  sessionLost(session: McpSession, failure: ConnectionError): void {
+  sessionLost(session: McpSession, failure: ConnectionFailure): void {
     this.attempts.sessionLost(session, failure);
   }
 
   /** For the request gate: a request was refused for want of a sign-in. */
-  signInNeeded(session: McpSession, failure: ConnectionError): void {
+  signInNeeded(session: McpSession, failure: ConnectionFailure): void {
     this.attempts.signInNeeded(session, failure);
   }
 

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import { readPages, sessionPages, type ListMethod, type PageRequester, type PagingSession } from './listPaging';
 import type { RequestPolicy } from './requestPolicy';
 import { errorMessage } from '../base/errorMessage';
@@ -167,7 +167,7 @@ export async function listOffer(
     } catch (error) {
       if (policy.signal?.aborted) throw error;
       // A server with resources but no templates may not know the templates method at all.
-      if (error instanceof ConnectionError && error.rpcCode === METHOD_NOT_FOUND) return [];
+      if (error instanceof SwitchboardError && error.rpcCode === METHOD_NOT_FOUND) return [];
       problems.push(`${spec.method} failed: ${errorMessage(error)}`);
       return kept;
     }

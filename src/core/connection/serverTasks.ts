@@ -12,7 +12,7 @@ import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { clientCapabilities, TASKS_EXTENSION, type ClientLink, type LinkOptions, type ServerRequestHandlers } from './clientLink';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import type { RawRequests } from './rawRequests';
 import type { RunningTasks } from './runningTasks';
 
@@ -121,7 +121,7 @@ export class ServerTaskFollower {
     const ended = new AbortController();
     const stop = () => ended.abort(signal.reason);
     signal.addEventListener('abort', stop, { once: true });
-    slot.started(task.taskId, () => ended.abort(new ConnectionError('CANCELLED', `the ${task.tool} task was cancelled`)));
+    slot.started(task.taskId, () => ended.abort(new SwitchboardError('CANCELLED', `the ${task.tool} task was cancelled`)));
     const asked = new Set<string>();
     let open = 0;
     let askFailed: unknown;
@@ -144,7 +144,7 @@ export class ServerTaskFollower {
         if (askFailed !== undefined) throw askFailed;
         const detail = DETAILED_TASK.safeParse(await rpc('tasks/get', {}, ended.signal));
         if (!detail.success)
-          throw new ConnectionError('PROTOCOL_ERROR', `tasks/get of the ${task.tool} task answered something that is not a task`);
+          throw new SwitchboardError('PROTOCOL_ERROR', `tasks/get of the ${task.tool} task answered something that is not a task`);
         const current = detail.data;
         const message = current.statusMessage?.slice(0, MAX_MESSAGE_CHARS);
         slot.status(current.status, message);
@@ -167,12 +167,12 @@ export class ServerTaskFollower {
             );
           case 'cancelled':
             over = true;
-            throw new ConnectionError('CANCELLED', `the ${task.tool} task was cancelled by the server`);
+            throw new SwitchboardError('CANCELLED', `the ${task.tool} task was cancelled by the server`);
           case 'input_required':
             for (const [key, request] of Object.entries(current.inputRequests ?? {})) {
               if (asked.has(key)) continue;
               if (open >= MAX_OPEN_INPUTS || asked.size >= MAX_INPUTS)
-                throw new ConnectionError(
+                throw new SwitchboardError(
                   'PROTOCOL_ERROR',
                   `the ${task.tool} task asks more than ${MAX_OPEN_INPUTS} things at once, or ${MAX_INPUTS} in all`,
                 );
@@ -189,10 +189,10 @@ export class ServerTaskFollower {
       const cancelled = ended.signal.aborted;
       if (!over) await this.cancel(rpc, task);
       if (!cancelled) throw error;
-      throw isCancel(error) ? error : new ConnectionError('CANCELLED', `the ${task.tool} task was cancelled`, { cause: error });
+      throw isCancel(error) ? error : new SwitchboardError('CANCELLED', `the ${task.tool} task was cancelled`, { cause: error });
     } finally {
       // Asks still open are for a task that is over.
-      if (!ended.signal.aborted) ended.abort(new ConnectionError('CANCELLED', `the ${task.tool} task is over`));
+      if (!ended.signal.aborted) ended.abort(new SwitchboardError('CANCELLED', `the ${task.tool} task is over`));
       signal.removeEventListener('abort', stop);
       slot.release();
     }
@@ -232,7 +232,7 @@ function clamp(suggested: number | undefined): number {
 }
 
 function isCancel(error: unknown): boolean {
-  return error instanceof ConnectionError && error.code === 'CANCELLED';
+  return error instanceof SwitchboardError && error.code === 'CANCELLED';
 }
 
 /** The tool result as the call itself would have answered it. */

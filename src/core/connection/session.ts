@@ -28,7 +28,7 @@ import {
   type LinkOptions,
   type ProtocolEra,
 } from './clientLink';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import { httpStatus, isSessionRejected } from './httpTransport';
 import { extrasFor, runClientRounds, type ClientInputRound, type ClientTasks, type RoundParams, type UpstreamExtras } from './inputRounds';
 import { translateRequestError } from './requestErrors';
@@ -141,10 +141,10 @@ export class McpSession {
       });
     const result = await runClientRounds(what, upstream.rounds ?? { clientAnswers: new Set() }, this.options.serverRequests ?? {}, send);
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${tool.name}\``);
-    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${problem}`);
+    if (problem) throw new SwitchboardError('PROTOCOL_ERROR', `${what} failed: ${problem}`);
     if (!isUpstreamTask(result)) {
       if ((result as { resultType?: unknown }).resultType === 'task')
-        throw new ConnectionError('PROTOCOL_ERROR', `${what} failed: the server answered with a task but no usable task id`);
+        throw new SwitchboardError('PROTOCOL_ERROR', `${what} failed: the server answered with a task but no usable task id`);
       return result as CallToolResult | ClientInputRound;
     }
     upstream.clientTasks?.onUpstreamTask?.();
@@ -231,7 +231,7 @@ export class McpSession {
     try {
       return await McpSession.openWith('http', options);
     } catch (error) {
-      const status = error instanceof ConnectionError ? error.status : undefined;
+      const status = error instanceof SwitchboardError ? error.status : undefined;
       if (!definition.sseFallback || options.signal.aborted || status === undefined || status < 400 || status > 499) throw error;
       options.logger.info(`streamable HTTP answered ${status}; falling back to the legacy SSE transport`);
       return McpSession.openWith('sse', options);
@@ -368,7 +368,7 @@ export class McpSession {
     // A result is passed on (cloned, serialized) by everything downstream: refuse one that would
     // overflow the stack there, naming what was wrong, rather than let it crash the host later.
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${name}\``);
-    if (problem) throw new ConnectionError('PROTOCOL_ERROR', `${what} failed: ${problem}`);
+    if (problem) throw new SwitchboardError('PROTOCOL_ERROR', `${what} failed: ${problem}`);
     return result as CallToolResult | ClientInputRound;
   }
 
@@ -385,7 +385,7 @@ export class McpSession {
     send: (options: RequestOptions, onprogress: (progress: Progress) => void) => Promise<T>,
   ): Promise<T> {
     for (;;) {
-      if (policy.signal?.aborted) throw new ConnectionError('CANCELLED', `${what} was cancelled`);
+      if (policy.signal?.aborted) throw new SwitchboardError('CANCELLED', `${what} was cancelled`);
       const sentWithSession = this.transport.sessionId;
       const deadlines = new RequestDeadlines(this.options.clock, policy);
       this.inFlight += 1;
@@ -410,7 +410,7 @@ export class McpSession {
         if (rejected) {
           // A fresh session was rejected as well: this connection is no use. The request was
           // refused before the server acted on it; the connection reconnects with backoff.
-          throw new ConnectionError(
+          throw new SwitchboardError(
             'CONNECTION_LOST',
             `${what} failed: the server rejected the session again after a new one was initialized`,
             { cause: error, notSent: true },
@@ -473,7 +473,7 @@ export class McpSession {
       // Without a session nothing works: report the connection lost so that it reconnects with
       // backoff, rather than stay "running" while every call fails. The request that found the
       // session gone was refused, so it was never carried out.
-      throw new ConnectionError('CONNECTION_LOST', `the session expired and a new one could not be initialized: ${failure.message}`, {
+      throw new SwitchboardError('CONNECTION_LOST', `the session expired and a new one could not be initialized: ${failure.message}`, {
         cause: failure,
         notSent: true,
       });

@@ -5,7 +5,7 @@ import { SseError, type Client, type LoggingMessageNotification, type Transport 
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { TransportType } from '../config';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import type { OfferList } from './serverOffer';
 
 /** What the session reports to its connection; each gets the session it came from. */
@@ -38,7 +38,7 @@ export function wireClient<S extends WiredSession>(
   client.onerror = (error) => {
     const session = holder.session;
     if (session?.isClosing) return;
-    if (error instanceof ConnectionError && error.code === 'PROTOCOL_ERROR') logger.warn(error.message);
+    if (error instanceof SwitchboardError && error.code === 'PROTOCOL_ERROR') logger.warn(error.message);
     else logger.debug(`transport: ${errorMessage(error)}`);
     // The SSE stream is the connection: once it errors the server-side session is gone, even if
     // EventSource reconnects on its own (it would land in a new, uninitialized session).

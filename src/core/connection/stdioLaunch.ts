@@ -7,7 +7,7 @@ import os from 'node:os';
 import { describeSandboxRules, protectedPlaces, type SandboxRules } from '../config';
 import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxStderrFilter, type SandboxRuntime } from '../sandbox';
 import { errorMessage } from '../base/errorMessage';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 
 /** Where this host's sandboxes come from. Every field has a default; tests and the editor set some. */
 export interface SandboxPlacement {
@@ -81,10 +81,10 @@ export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly
   const placement = sandbox.placement ?? {};
   const env = withToolDirs(request.env, placement.toolDirs ?? []);
   const check = await checkSandbox({ platform: request.platform, searchPath: searchPath(env) });
-  if (!check.ok) throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: ${check.reason}. ${check.fix}`);
+  if (!check.ok) throw new SwitchboardError('SANDBOX_UNAVAILABLE', `sandbox unavailable: ${check.reason}. ${check.fix}`);
   const runtime = placement.runtime ?? defaultSandboxRuntime();
   if (!runtime || !fs.existsSync(runtime.cliPath))
-    throw new ConnectionError(
+    throw new SwitchboardError(
       'SANDBOX_UNAVAILABLE',
       'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)',
     );
@@ -103,7 +103,7 @@ export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly
       runtime,
     );
   } catch (error) {
-    throw new ConnectionError('SANDBOX_UNAVAILABLE', `sandbox unavailable: cannot prepare its folder: ${errorMessage(error)}`, {
+    throw new SwitchboardError('SANDBOX_UNAVAILABLE', `sandbox unavailable: cannot prepare its folder: ${errorMessage(error)}`, {
       cause: error,
     });
   }

@@ -14,7 +14,7 @@ import readline from 'node:readline';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { nullLogger, type Logger } from '../base/logging';
-import { ConnectionError } from './errors';
+import { SwitchboardError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
 import { buildSpawnCommand } from './spawnCommand';
 import { plainLaunch, resolveSandboxedLaunch, searchPath, type StdioSandboxOptions } from './stdioLaunch';
@@ -112,7 +112,7 @@ export class StdioProcessTransport implements Transport {
     if (this.child) throw new Error('StdioProcessTransport already started');
     const { command, args, cwd, platform = process.platform } = this.options;
     if (!fs.existsSync(cwd)) {
-      throw new ConnectionError('ENOENT', `working directory \`${cwd}\` does not exist (cwd of command \`${command}\`)`);
+      throw new SwitchboardError('ENOENT', `working directory \`${cwd}\` does not exist (cwd of command \`${command}\`)`);
     }
     const sandbox = this.options.sandbox;
     const launch = sandbox ? await resolveSandboxedLaunch({ ...this.options, sandbox, platform }) : plainLaunch(this.options);
@@ -168,13 +168,13 @@ export class StdioProcessTransport implements Transport {
     });
   }
 
-  private describeSpawnError(error: NodeJS.ErrnoException): ConnectionError {
+  private describeSpawnError(error: NodeJS.ErrnoException): SwitchboardError {
     const { command, env, cwd } = this.options;
     if (error.code !== 'ENOENT') {
-      return new ConnectionError('SPAWN_FAILED', `could not start \`${command}\`: ${error.message}`, { cause: error });
+      return new SwitchboardError('SPAWN_FAILED', `could not start \`${command}\`: ${error.message}`, { cause: error });
     }
     if (command.includes('/') || command.includes('\\')) {
-      return new ConnectionError('ENOENT', `command \`${command}\` not found (resolved against ${path.resolve(cwd, command)})`, {
+      return new SwitchboardError('ENOENT', `command \`${command}\` not found (resolved against ${path.resolve(cwd, command)})`, {
         cause: error,
       });
     }
@@ -184,7 +184,7 @@ export class StdioProcessTransport implements Transport {
       .split(path.delimiter)
       .filter((folder) => folder !== '');
     const searched = folders.length === 0 ? '\nPATH is empty' : `\nSearched (PATH, in order):\n${folders.join('\n')}`;
-    return new ConnectionError('ENOENT', `command \`${command}\` not found on PATH${searched}`, { cause: error });
+    return new SwitchboardError('ENOENT', `command \`${command}\` not found on PATH${searched}`, { cause: error });
   }
 
   private onStdoutLine(line: string): void {
@@ -276,7 +276,7 @@ export class StdioProcessTransport implements Transport {
       if (this.exit && !this.closed && !this.established) await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
       // notSent: the message never left this process, so the caller may send it again once the
       // server is back (ServerConnection does, within requestMs).
-      throw new ConnectionError('CONNECTION_LOST', `not connected: ${this.describeExit()}`, { notSent: true });
+      throw new SwitchboardError('CONNECTION_LOST', `not connected: ${this.describeExit()}`, { notSent: true });
     }
     this.pendingWrites += 1;
     const failure = await new Promise<Error | undefined>((resolve) =>
@@ -291,7 +291,7 @@ export class StdioProcessTransport implements Transport {
     if (!this.established) await this.whenEnded(WRITE_ERROR_EXIT_WAIT_MS);
     const detail = this.exit ? `: ${this.describeExit()}` : '';
     // A failed write (EPIPE: the process closed its stdin) was not read by anyone.
-    throw new ConnectionError('CONNECTION_LOST', `cannot write to the server's stdin (${failure.message})${detail}`, {
+    throw new SwitchboardError('CONNECTION_LOST', `cannot write to the server's stdin (${failure.message})${detail}`, {
       cause: failure,
       notSent: true,
     });

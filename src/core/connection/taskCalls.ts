@@ -13,7 +13,7 @@ import { errorMessage } from '../base/errorMessage';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { NO_TIMEOUT, TASKS_EXTENSION } from './clientLink';
-import { ConnectionError, isConnectionError } from './errors';
+import { SwitchboardError, isSwitchboardError } from './errors';
 import type { RunningTasks } from './runningTasks';
 
 /** `tasks/result` is read by the tasks package; the one kept open for a waiting task is not. */
@@ -60,7 +60,7 @@ function asSeenByTasks(client: Client, esm: EsmClient): Client {
 
 /** Whether `error` is a 2026-07-28 server saying the call needs the tasks extension (-32021). */
 export function needsTasks(error: unknown): boolean {
-  if (!isConnectionError(error, 'SERVER_ERROR') || error.rpcCode !== ProtocolErrorCode.MissingRequiredClientCapability) return false;
+  if (!isSwitchboardError(error, 'SERVER_ERROR') || error.rpcCode !== ProtocolErrorCode.MissingRequiredClientCapability) return false;
   const required = (error.data as { requiredCapabilities?: { extensions?: Record<string, unknown> } } | undefined)?.requiredCapabilities;
   return required?.extensions?.[TASKS_EXTENSION] !== undefined;
 }
@@ -123,7 +123,7 @@ export class TaskCalls {
         );
       };
       if (execution.kind === 'task')
-        slot.started(execution.handle.taskId, () => cancelled.abort(new ConnectionError('CANCELLED', `the ${tool} task was cancelled`)));
+        slot.started(execution.handle.taskId, () => cancelled.abort(new SwitchboardError('CANCELLED', `the ${tool} task was cancelled`)));
       if (cancelled.signal.aborted) cancelUpstream();
       else cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
       let step = 0;
@@ -148,16 +148,16 @@ export class TaskCalls {
         case 'completed':
           return outcome.result as CallToolResult;
         case 'cancelled':
-          throw new ConnectionError('CANCELLED', `the ${tool} task was cancelled by the server`);
+          throw new SwitchboardError('CANCELLED', `the ${tool} task was cancelled by the server`);
         case 'failed':
           throw failure(outcome.error);
       }
     } catch (error) {
       await told;
       if (cancelled.signal.aborted && !signal.aborted)
-        throw new ConnectionError('CANCELLED', `the ${tool} task was cancelled`, { cause: error });
+        throw new SwitchboardError('CANCELLED', `the ${tool} task was cancelled`, { cause: error });
       throw error instanceof ext.TaskCancelledError
-        ? new ConnectionError('CANCELLED', `the ${tool} task was cancelled`, { cause: error })
+        ? new SwitchboardError('CANCELLED', `the ${tool} task was cancelled`, { cause: error })
         : error;
     } finally {
       signal.removeEventListener('abort', stop);

@@ -1,8 +1,9 @@
-// Turns whatever the tool source threw for a forwarded call into the JSON-RPC error the gateway's
-// client receives. Tool failures the upstream reported as results (`isError`) never get here.
+// The edge where the core's one error (state/errors.ts) becomes the JSON-RPC error the gateway's
+// client receives: which code (its mistake, try again, or the server's trouble) and which words.
+// Tool failures the upstream reported as results (`isError`) never get here.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { isCatalogError, type CatalogError, describeFilterRule } from '../catalog';
-import { isConnectionError, stripRpcPrefix } from '../connection';
+import { describeFilterRule } from '../catalog';
+import { isSwitchboardError, stripRpcPrefix, type SwitchboardError } from '../connection';
 import type { CallTarget } from './endpoint';
 import { errorMessage } from '../base/errorMessage';
 
@@ -17,49 +18,92 @@ export function rpcError(code: number, message: string, data?: unknown): Protoco
   return new ProtocolError(code, stripRpcPrefix(message), data);
 }
 
-/**
- * The JSON-RPC error for a call the catalog refused or the upstream failed, in the words of the
- * endpoint's client: `requested` is the name it used (qualified on the aggregated endpoint).
- */
-export function toProtocolError(error: unknown, target: CallTarget, requested: string = target.name): ProtocolError {
-  if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
-  const message = errorMessage(error);
-  const unavailable = (): ProtocolError =>
-    rpcError(ProtocolErrorCode.InternalError, `Server "${target.server}" is unavailable: ${message}`);
-  if (isCatalogError(error)) return catalogRefusal(error, target, requested) ?? unavailable();
-  if (!isConnectionError(error)) {
-    return rpcError(ProtocolErrorCode.InternalError, `Calling tool "${target.name}" of server "${target.server}" failed: ${message}`);
+/** The JSON-RPC code for each of the core's codes. */
+function rpcCodeOf(error: SwitchboardError): number {
+  switch (error.code) {
+    // The client's mistake: nothing was sent, and the same request will not do better.
+    case 'UNKNOWN_TOOL':
+    case 'UNKNOWN_SERVER':
+    case 'INVALID_ARGUMENTS':
+    case 'TOOL_FILTERED':
+    case 'TOOL_DISABLED':
+    case 'SERVER_HELD_BACK':
+      return ProtocolErrorCode.InvalidParams;
+    // The upstream's own error keeps its code (and data), so that the client can act on it.
+    case 'SERVER_ERROR':
+      return error.rpcCode ?? ProtocolErrorCode.InternalError;
+    // Timed out, or not ready by the request's deadline: the client may try again.
+    case 'REQUEST_TIMEOUT':
+    case 'NOT_READY':
+      return REQUEST_TIMEOUT_CODE;
+    // The server is unavailable, for one reason or another.
+    case 'ENOENT':
+    case 'SANDBOX_UNAVAILABLE':
+    case 'SPAWN_FAILED':
+    case 'PROCESS_EXITED':
+    case 'CONNECT_TIMEOUT':
+    case 'CONNECT_FAILED':
+    case 'HTTP_ERROR':
+    case 'PROTOCOL_ERROR':
+    case 'CONNECTION_LOST':
+    case 'CANCELLED':
+    case 'NOT_RUNNING':
+    case 'CLOSED':
+    case 'NEEDS_SIGN_IN':
+    case 'BUSY':
+    case 'SERVER_UNAVAILABLE':
+      return ProtocolErrorCode.InternalError;
   }
-  if (error.code === 'UNKNOWN_TOOL' || error.code === 'INVALID_ARGUMENTS') return rpcError(ProtocolErrorCode.InvalidParams, message);
-  return upstreamError(error, target.server);
 }
 
 /**
- * What went wrong upstream, for any forwarded request: the upstream's own JSON-RPC error keeps its
- * code and data (so the client can act on them), a timeout is -32001, anything else means the
- * server is unavailable.
+ * What went wrong, for any forwarded request: the error's own words, or "server x is unavailable"
+ * when the trouble is the server's.
  */
 export function upstreamError(error: unknown, server: string): ProtocolError {
   const message = errorMessage(error);
-  if (isConnectionError(error, 'SERVER_ERROR')) return rpcError(error.rpcCode ?? ProtocolErrorCode.InternalError, message, error.data);
-  // A request that timed out, or a server that was not ready by the call's deadline: the client may try again.
-  if (isConnectionError(error, 'REQUEST_TIMEOUT') || isConnectionError(error, 'NOT_READY')) return rpcError(REQUEST_TIMEOUT_CODE, message);
-  return rpcError(ProtocolErrorCode.InternalError, `Server "${server}" is unavailable: ${message}`);
+  if (!isSwitchboardError(error)) return rpcError(ProtocolErrorCode.InternalError, `Server "${server}" is unavailable: ${message}`);
+  const code = rpcCodeOf(error);
+  const unavailable = code === ProtocolErrorCode.InternalError && error.code !== 'SERVER_ERROR';
+  return rpcError(
+    code,
+    unavailable ? `Server "${server}" is unavailable: ${message}` : message,
+    error.code === 'SERVER_ERROR' ? error.data : undefined,
+  );
 }
 
-/** The catalog's refusals are the client's mistake (InvalidParams); a server that is down is not. */
-function catalogRefusal(error: CatalogError, target: CallTarget, requested: string): ProtocolError | undefined {
+/**
+ * The JSON-RPC error for a tool call, in the words of the endpoint's client: `requested` is the
+ * name it used (qualified on the aggregated endpoint).
+ */
+export function toProtocolError(error: unknown, target: CallTarget, requested: string = target.name): ProtocolError {
+  if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
+  if (!isSwitchboardError(error)) {
+    return rpcError(
+      ProtocolErrorCode.InternalError,
+      `Calling tool "${target.name}" of server "${target.server}" failed: ${errorMessage(error)}`,
+    );
+  }
   switch (error.code) {
     case 'UNKNOWN_TOOL':
-      return rpcError(ProtocolErrorCode.InvalidParams, `Unknown tool "${requested}": ${error.message}`);
+    case 'UNKNOWN_SERVER':
+      return rpcError(rpcCodeOf(error), `Unknown tool "${requested}": ${error.message}`);
     case 'TOOL_FILTERED':
     case 'TOOL_DISABLED': {
       const reason = error.rule ? describeFilterRule(error.rule, target.server) : 'filtered out';
-      return rpcError(ProtocolErrorCode.InvalidParams, `Tool "${requested}" of server "${target.server}" is not exposed: ${reason}`);
+      return rpcError(rpcCodeOf(error), `Tool "${requested}" of server "${target.server}" is not exposed: ${reason}`);
     }
     case 'SERVER_HELD_BACK':
-      return rpcError(ProtocolErrorCode.InvalidParams, `Tool "${requested}" is unavailable: ${error.message}`);
+      return rpcError(rpcCodeOf(error), `Tool "${requested}" is unavailable: ${error.message}`);
     default:
-      return undefined;
+      return upstreamError(error, target.server);
   }
+}
+
+/** The JSON-RPC error for a request about resources or prompts (`what` names it). */
+export function offerError(error: unknown, server: string, what: string): ProtocolError {
+  if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
+  if (isSwitchboardError(error) && rpcCodeOf(error) === ProtocolErrorCode.InvalidParams)
+    return rpcError(ProtocolErrorCode.InvalidParams, `${what}: ${error.message}`);
+  return upstreamError(error, server);
 }

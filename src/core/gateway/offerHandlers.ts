@@ -2,12 +2,12 @@
 // prompts (list, get), completion and logging/setLevel. Lists come from the offer catalog (kept
 // while a server reconnects); requests go through its gate to the upstream server with the
 // client's cancellation and progress, and errors keep the upstream's code.
-import { ProtocolError, ProtocolErrorCode, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientInputRound, ForwardedResult } from '../connection';
 import type { OpenRound } from './clientRounds';
-import { isCatalogError, type OfferCapabilities, type OfferSource } from '../catalog';
+import type { OfferCapabilities, OfferSource } from '../catalog';
 import type { Logger } from '../base/logging';
-import { rpcError, upstreamError } from './callErrors';
+import { offerError } from './callErrors';
 import type { Relayed } from './clientRelay';
 import type { EndpointId } from './endpoint';
 import { clientRequestOptions } from './requestOptions';
@@ -17,12 +17,6 @@ import { listedPrompts, listedResources, listedTemplates, routePrompt, routeReso
 export interface SubscriptionLedger {
   add(server: string, uri: string): boolean;
   remove(server: string, uri: string): boolean;
-}
-
-export function offerError(error: unknown, target: Routed, what: string): ProtocolError {
-  if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
-  if (isCatalogError(error)) return rpcError(ProtocolErrorCode.InvalidParams, `${what}: ${error.message}`);
-  return upstreamError(error, target.server);
 }
 
 /** The params as sent, minus `_meta` (the gateway's upstream client adds its own). */
@@ -78,7 +72,7 @@ export function registerOfferHandlers(
     try {
       return await run();
     } catch (error) {
-      throw offerError(error, target, what);
+      throw offerError(error, target.server, what);
     }
   };
   const context: HandlerContext = {

@@ -12,7 +12,7 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { type ClientInputRound, type CallerOptions, isConnectionError, runRelayed } from '../connection';
+import { type ClientInputRound, type CallerOptions, isSwitchboardError, runRelayed } from '../connection';
 import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
@@ -97,7 +97,7 @@ async function mapWhenKnown(source: ToolSource, endpoint: EndpointId, name: stri
         whenReady(server, mapped.signal, readyBy).then(
           () => server,
           (error: unknown) => {
-            if (isConnectionError(error, 'NOT_READY')) notReady ??= error;
+            if (isSwitchboardError(error, 'NOT_READY')) notReady ??= error;
             return server;
           },
         ),

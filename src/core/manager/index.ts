@@ -1,4 +1,3 @@
-export { ManagerError } from './errors';
 export { countWhere, readyCount, type HealthSummary } from './health';
 export {
   DEFAULT_CONCURRENCY,

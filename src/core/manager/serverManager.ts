@@ -5,7 +5,7 @@ import { waitForState, type WaitOptions, type WaitOutcome } from './waitForState
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
 import {
-  ConnectionError,
+  SwitchboardError,
   type CallerOptions,
   type CallOutcome,
   type ConnectionOptions,
@@ -22,7 +22,6 @@ import { Emitter, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { ConcurrencyLimit } from './concurrencyLimit';
 import { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS, StartQueue } from './startQueue';
-import { ManagerError } from './errors';
 import { summarizeHealth, type HealthSummary } from './health';
 import { isEnabled, isInvalid, isLazy, ManagedServer, type ConfiguredServer, type ServerBlock, type ServerView } from './managedServer';
 import { planReconcile, type ReconcilePlan } from './reconcilePlan';
@@ -317,7 +316,7 @@ export class ServerManager {
     const entry = this.require(server);
     if (entry.startable && entry.connection) return entry.connection;
     const state = entry.state;
-    throw new ConnectionError('NOT_RUNNING', `server "${server}" is ${state.kind}${state.kind === 'blocked' ? `: ${state.detail}` : ''}`);
+    throw new SwitchboardError('NOT_RUNNING', `server "${server}" is ${state.kind}${state.kind === 'blocked' ? `: ${state.detail}` : ''}`);
   }
 
   /** Disposes every connection, in reverse configuration order, continuing past failures. */
@@ -370,7 +369,7 @@ export class ServerManager {
 
   private require(name: string): ManagedServer {
     const entry = this.entries.get(name);
-    if (!entry) throw new ManagerError('UNKNOWN_SERVER', `no server named "${name}" is configured`);
+    if (!entry) throw new SwitchboardError('UNKNOWN_SERVER', `no server named "${name}" is configured`);
     return entry;
   }
 }

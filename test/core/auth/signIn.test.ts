@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { MemorySecretStore, CallbackRouter, type SignInBrowser } from '../../../src/core/auth';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { DEFAULT_OAUTH, type HttpServerDefinition, type OAuthSettings } from '../../../src/core/config/types';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { type ServerState } from '../../../src/core/state/serverState';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { describeState } from '../../../src/core/presentation/stateText';
@@ -170,7 +170,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     await startWith(remote());
     await runtime.signIns.signIn('notes', browser);
     await fetch(new URL('/control/revoke-refresh', fixture.mcpUrl), { method: 'POST' });
-    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
+    await assert.rejects(whoami(), (error: unknown) => isSwitchboardError(error, 'NEEDS_SIGN_IN'));
     assert.equal(state()?.kind, 'needsSignIn');
     assert.equal(browser.opened.length, 1, 'only the first, asked-for sign-in opened a browser');
     const record = (await saved())[`oauth:${fixture.mcpUrl}`];
@@ -180,7 +180,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     await assert.rejects(
       whoami(),
       (error: unknown) =>
-        isConnectionError(error, 'NEEDS_SIGN_IN') && /needs a sign-in .* run `mcp-switchboard login notes`/.test(error.message),
+        isSwitchboardError(error, 'NEEDS_SIGN_IN') && /needs a sign-in .* run `mcp-switchboard login notes`/.test(error.message),
     );
     assert.equal(fixture.stats().unauthorized, unauthorized, 'the call went nowhere near the server');
     const again = await runtime.signIns.signIn('notes', browser);
@@ -193,7 +193,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     const registrations = fixture.stats().registrations;
     await fetch(new URL('/control/forget-clients', fixture.mcpUrl), { method: 'POST' });
     await fetch(new URL('/control/revoke-access', fixture.mcpUrl), { method: 'POST' });
-    await assert.rejects(whoami(), (error: unknown) => isConnectionError(error, 'NEEDS_SIGN_IN'));
+    await assert.rejects(whoami(), (error: unknown) => isSwitchboardError(error, 'NEEDS_SIGN_IN'));
     assert.equal(state()?.kind, 'needsSignIn');
     assert.deepEqual(await store.keys(), [], 'the unknown registration and its tokens are forgotten');
     assert.equal(browser.opened.length, 1);
@@ -205,7 +205,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     await startWith(remote());
     await runtime.signIns.signIn('notes', browser);
     await assert.rejects(runtime.manager.forwardToolCall('notes', 'write_note', { text: 'hi' }), (error: unknown) =>
-      isConnectionError(error, 'NEEDS_SIGN_IN'),
+      isSwitchboardError(error, 'NEEDS_SIGN_IN'),
     );
     const waiting = state();
     assert.equal(waiting?.kind, 'needsSignIn');

@@ -10,7 +10,7 @@ import {
   type ToolCacheEntry,
   type ToolCacheStorage,
 } from '../../../src/core/catalog/cache';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { FolderToolCacheStorage } from '../../../src/core/catalog/folderStorage';
 import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
@@ -150,7 +150,7 @@ describe('ToolCatalog with the ServerManager', function () {
     assert.equal(catalog.diagnostics().waitingCalls, 1, 'still waiting just before requestMs');
     clock.advance(1);
     await assert.rejects(calling, (error) => {
-      assert.ok(isConnectionError(error, 'NOT_READY'), String(error));
+      assert.ok(isSwitchboardError(error, 'NOT_READY'), String(error));
       assert.match(error.message, /`hung` was not ready within 600 ms \(timeouts\.requestMs\); nothing was sent/);
       return true;
     });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry } from '../../../src/core/catalog/cache';
-import { isCatalogError } from '../../../src/core/catalog/errors';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/state';
 import type { CatalogSettings } from '../../../src/core/catalog/settings';
 import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
@@ -232,7 +231,7 @@ describe('ToolCatalog', () => {
     run(manager, 'git', tools('push', 'log', 'status'));
     manager.setState('fs', 'error');
     const expectations: [string, string, string, RegExp][] = [
-      ['nope', 'x', 'UNKNOWN_TOOL', /no server named "nope"/],
+      ['nope', 'x', 'UNKNOWN_SERVER', /no server named "nope"/],
       ['git', 'missing', 'UNKNOWN_TOOL', /has no tool "missing"/],
       ['git', 'push', 'TOOL_FILTERED', /tools\.deny pattern "push"/],
       ['git', 'log', 'TOOL_DISABLED', /mcpSwitchboard\.tools\.disabled/],
@@ -240,13 +239,16 @@ describe('ToolCatalog', () => {
     ];
     for (const [server, name, code, message] of expectations) {
       await assert.rejects(catalog.callExposedTool(server, name, {}), (error) => {
-        assert.ok(isCatalogError(error), String(error));
+        assert.ok(isSwitchboardError(error), String(error));
         assert.equal(error.code, code);
         assert.match(error.message, message);
         return true;
       });
     }
-    await assert.rejects(catalog.callExposedTool('git', 'push', {}), (error) => isCatalogError(error) && error.rule?.kind === 'serverDeny');
+    await assert.rejects(
+      catalog.callExposedTool('git', 'push', {}),
+      (error) => isSwitchboardError(error) && error.rule?.kind === 'serverDeny',
+    );
     assert.deepEqual(manager.calls, []);
     await catalog.callExposedTool('git', 'status', { x: 1 });
     assert.deepEqual(manager.calls, [{ server: 'git', tool: 'status', args: { x: 1 } }]);
@@ -293,21 +295,21 @@ describe('ToolCatalog', () => {
     clock.advance(4_999);
     assert.equal(catalog.diagnostics().waitingCalls, 1);
     clock.advance(1);
-    await assert.rejects(timedOut, (error) => isConnectionError(error, 'NOT_READY') && /within 5000 ms/.test(error.message));
+    await assert.rejects(timedOut, (error) => isSwitchboardError(error, 'NOT_READY') && /within 5000 ms/.test(error.message));
 
     const controller = new AbortController();
     const cancelled = catalog.callExposedTool('git', 'status', {}, { signal: controller.signal });
     controller.abort();
-    await assert.rejects(cancelled, (error) => isCatalogError(error, 'CANCELLED'));
+    await assert.rejects(cancelled, (error) => isSwitchboardError(error, 'CANCELLED'));
 
     const failed = catalog.callExposedTool('git', 'status', {});
     manager.setState('git', 'error');
-    await assert.rejects(failed, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /is error/.test(error.message));
+    await assert.rejects(failed, (error) => isSwitchboardError(error, 'SERVER_UNAVAILABLE') && /is error/.test(error.message));
 
     manager.setState('git', 'starting');
     const vanished = catalog.callExposedTool('git', 'gone', {});
     run(manager, 'git', tools('status'));
-    await assert.rejects(vanished, (error) => isCatalogError(error, 'UNKNOWN_TOOL'), 'the live list no longer has it');
+    await assert.rejects(vanished, (error) => isSwitchboardError(error, 'UNKNOWN_TOOL'), 'the live list no longer has it');
 
     assert.equal(catalog.diagnostics().waitingCalls, 0);
     assert.equal(clock.pendingTimers, 0);
@@ -323,9 +325,9 @@ describe('ToolCatalog', () => {
     await microtasks();
     assert.throws(
       () => catalog.assertCallable('git', 'status'),
-      (error) => isCatalogError(error, 'SERVER_HELD_BACK') && /is blocked/.test(error.message),
+      (error) => isSwitchboardError(error, 'SERVER_HELD_BACK') && /is blocked/.test(error.message),
     );
-    await assert.rejects(catalog.callExposedTool('git', 'status', {}), (error) => isCatalogError(error, 'SERVER_HELD_BACK'));
+    await assert.rejects(catalog.callExposedTool('git', 'status', {}), (error) => isSwitchboardError(error, 'SERVER_HELD_BACK'));
 
     const fresh = setup();
     await fresh.catalog.ready;
@@ -467,7 +469,7 @@ describe('ToolCatalog', () => {
     manager.setState('git', 'starting');
     const waiting = catalog.callExposedTool('git', 'status', {});
     await catalog.dispose();
-    await assert.rejects(waiting, (error) => isCatalogError(error, 'SERVER_UNAVAILABLE') && /disposed/.test(error.message));
+    await assert.rejects(waiting, (error) => isSwitchboardError(error, 'SERVER_UNAVAILABLE') && /disposed/.test(error.message));
     const count = changes.length;
     run(manager, 'git', tools('x'));
     await microtasks();

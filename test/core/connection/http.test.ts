@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { assertState, Cleanup, connect, httpDefinition, startHttpFixture, textOf, waitForState } from './helpers';
 
 describe('ServerConnection over HTTP', () => {
@@ -154,7 +154,7 @@ describe('ServerConnection over HTTP', () => {
     assert.equal(stats.sessionsTerminated, 1);
     assert.equal(stats.sessions, 0);
     assert.equal(connection.state.kind, 'stopped');
-    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'CLOSED'));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isSwitchboardError(error, 'CLOSED'));
   });
 
   it('reconnects when the HTTP server goes away and comes back', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { type ServerState } from '../../../src/core/state/serverState';
 import { FakeClock } from '../support/fakeClock';
 import { TrackingClock } from '../support/trackingClock';
@@ -26,7 +26,7 @@ describe('ServerConnection reconnecting', () => {
     assert.equal(textOf(await connection.sendToolCall('count')), '1');
     const before = events.length;
     // The crash takes the call with it: it had been delivered, so it is not retried.
-    await assert.rejects(connection.sendToolCall('echo', { text: 'boom' }), (error) => isConnectionError(error, 'CONNECTION_LOST'));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'boom' }), (error) => isSwitchboardError(error, 'CONNECTION_LOST'));
     await waitForState(connection, (state) => state.kind === 'running');
 
     const after = events.slice(before);
@@ -90,7 +90,7 @@ describe('ServerConnection reconnecting', () => {
     assert.equal(connection.state.kind, 'error');
     await assert.rejects(
       connection.sendToolCall('echo', { text: 'x' }),
-      (error) => isConnectionError(error, 'NOT_RUNNING') && /gave up/.test(error.message),
+      (error) => isSwitchboardError(error, 'NOT_RUNNING') && /gave up/.test(error.message),
     );
 
     fs.rmSync(gate);
@@ -221,6 +221,6 @@ describe('ServerConnection reconnecting', () => {
     const wait = clock.pending().find((entry) => entry.delay === 200);
     assert.ok(wait, JSON.stringify(clock.pendingDelays()));
     wait.fire();
-    await assert.rejects(waiting, (error) => isConnectionError(error, 'NOT_READY') && /was not ready within 200 ms/.test(error.message));
+    await assert.rejects(waiting, (error) => isSwitchboardError(error, 'NOT_READY') && /was not ready within 200 ms/.test(error.message));
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { type ServerState } from '../../../src/core/state/serverState';
 import { assertState, Cleanup, connect, stdioDefinition, stdioStats, tempDir, textOf, waitForState } from './helpers';
 import { until } from '../support/poll';
@@ -187,7 +187,7 @@ describe('ServerConnection over stdio', () => {
   it('a disabled definition stays disabled', async () => {
     const { connection } = connect(cleanup, stdioDefinition([], { enabled: false }));
     assert.equal((await connection.start()).kind, 'disabled');
-    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isConnectionError(error, 'NOT_RUNNING'));
+    await assert.rejects(connection.sendToolCall('echo', { text: 'x' }), (error) => isSwitchboardError(error, 'NOT_RUNNING'));
   });
 
   it('counts calls in the fixture (sanity check for the tests that rely on it)', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isConnectionError, MAX_TOTAL_TIMEOUT_FACTOR } from '../../../src/core/connection';
+import { isSwitchboardError, MAX_TOTAL_TIMEOUT_FACTOR } from '../../../src/core/connection';
 import { FakeClock } from '../support/fakeClock';
 import { assertState, Cleanup, connect, isAlive, stdioDefinition, stdioStats, textOf } from './helpers';
 
@@ -44,7 +44,7 @@ describe('ServerConnection timeouts', () => {
     await working;
     clock.advance(300);
     await assert.rejects(call, (error) => {
-      assert.ok(isConnectionError(error, 'REQUEST_TIMEOUT'), String(error));
+      assert.ok(isSwitchboardError(error, 'REQUEST_TIMEOUT'), String(error));
       assert.match(error.message, /no response within 300 ms/);
       return true;
     });
@@ -65,7 +65,7 @@ describe('ServerConnection timeouts', () => {
       { ms: 5000, progressEveryMs: 50 },
       { signal: controller.signal, onProgress: () => controller.abort(new Error('user pressed stop')) },
     );
-    await assert.rejects(call, (error) => isConnectionError(error, 'CANCELLED'));
+    await assert.rejects(call, (error) => isSwitchboardError(error, 'CANCELLED'));
     const stats = await stdioStats(connection);
     assert.equal(stats.cancellations, 1);
     assert.match(stats.lastCancelReason ?? '', /user pressed stop/);
@@ -100,7 +100,7 @@ describe('ServerConnection timeouts', () => {
     // an answer; the maximum total time still ends it.
     const call = connection.sendToolCall('slow', { ms: 60_000, progressEveryMs: 20 }, { onProgress: () => clock.advance(1_900) });
     await assert.rejects(call, (error) => {
-      assert.ok(isConnectionError(error, 'REQUEST_TIMEOUT'), String(error));
+      assert.ok(isSwitchboardError(error, 'REQUEST_TIMEOUT'), String(error));
       assert.match(error.message, /within 20000 ms \(the maximum even while the server reports progress\)/);
       return true;
     });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isConnectionError, type ServerConnection } from '../../../src/core/connection';
+import { isSwitchboardError, type ServerConnection } from '../../../src/core/connection';
 import { Cleanup, connect, stdioDefinition, stdioStats, textOf } from './helpers';
 
 describe('ServerConnection tool calls', () => {
@@ -29,7 +29,7 @@ describe('ServerConnection tool calls', () => {
     it('throws a JSON-RPC error as SERVER_ERROR, sent once', async () => {
       const before = await calls();
       await assert.rejects(connection.sendToolCall('rpc_error'), (error) => {
-        assert.ok(isConnectionError(error, 'SERVER_ERROR'), String(error));
+        assert.ok(isSwitchboardError(error, 'SERVER_ERROR'), String(error));
         assert.equal(error.rpcCode, -32603);
         assert.match(error.message, /fixture rpc error/);
         return true;
@@ -40,16 +40,16 @@ describe('ServerConnection tool calls', () => {
     it('rejects missing required arguments without sending anything', async () => {
       const before = await calls();
       await assert.rejects(connection.sendToolCall('add', { a: 1 }), (error) => {
-        assert.ok(isConnectionError(error, 'INVALID_ARGUMENTS'), String(error));
+        assert.ok(isSwitchboardError(error, 'INVALID_ARGUMENTS'), String(error));
         assert.equal(error.message, 'invalid arguments for tool `add`: missing required argument `b`');
         return true;
       });
       await assert.rejects(
         connection.sendToolCall('env', {}),
-        (error) => isConnectionError(error, 'INVALID_ARGUMENTS') && /`name`/.test(error.message),
+        (error) => isSwitchboardError(error, 'INVALID_ARGUMENTS') && /`name`/.test(error.message),
       );
       await assert.rejects(connection.sendToolCall('add', [] as unknown as Record<string, unknown>), (error) =>
-        isConnectionError(error, 'INVALID_ARGUMENTS'),
+        isSwitchboardError(error, 'INVALID_ARGUMENTS'),
       );
       assert.equal(await calls(), before, 'nothing reached the server');
       assert.equal(textOf(await connection.sendToolCall('add', { a: 1, b: 2 })), '3');
@@ -57,7 +57,7 @@ describe('ServerConnection tool calls', () => {
 
     it('rejects a tool the server did not list without sending anything', async () => {
       const before = await calls();
-      await assert.rejects(connection.sendToolCall('no_such_tool'), (error) => isConnectionError(error, 'UNKNOWN_TOOL'));
+      await assert.rejects(connection.sendToolCall('no_such_tool'), (error) => isSwitchboardError(error, 'UNKNOWN_TOOL'));
       assert.equal(await calls(), before);
     });
   });
@@ -66,7 +66,7 @@ describe('ServerConnection tool calls', () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await assert.rejects(
       connection.sendToolCall('echo', { text: 'x' }),
-      (error) => isConnectionError(error, 'NOT_RUNNING') && /is stopped/.test(error.message),
+      (error) => isSwitchboardError(error, 'NOT_RUNNING') && /is stopped/.test(error.message),
     );
   });
 
@@ -82,7 +82,7 @@ describe('ServerConnection tool calls', () => {
     await connection.start();
     const call = connection.sendToolCall('slow', { ms: 5000 });
     const stopped = connection.stop();
-    await assert.rejects(call, (error) => isConnectionError(error, 'CLOSED'));
+    await assert.rejects(call, (error) => isSwitchboardError(error, 'CLOSED'));
     await stopped;
   });
 });

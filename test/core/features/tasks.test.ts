@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { MAX_TASKS_PER_SERVER, RunningTasks } from '../../../src/core/connection/runningTasks';
 import { Cleanup, textOf } from '../connection/helpers';
 import { RESEARCH_TOOL, startEverything } from './everything';
@@ -59,7 +59,7 @@ describe('tasks: a task-required tool answers a plain call', function () {
       () => assert.fail('the call should fail'),
       (error: unknown) => error,
     );
-    assert.ok(isConnectionError(failure, 'CANCELLED'), String(failure));
+    assert.ok(isSwitchboardError(failure, 'CANCELLED'), String(failure));
     assert.equal(connection.tasks.size, 0);
     const session = connection.session;
     assert.ok(session);
@@ -109,7 +109,7 @@ describe('tasks: the bound per server', () => {
     assert.equal(tasks.size, MAX_TASKS_PER_SERVER);
     assert.throws(
       () => tasks.reserve('tool'),
-      (error: unknown) => isConnectionError(error, 'BUSY') && error.notSent,
+      (error: unknown) => isSwitchboardError(error, 'BUSY') && error.notSent,
     );
     slots[0]?.release();
     slots[0]?.release();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import type { HostAnswers } from '../../../src/core/connection/serverRequests';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
@@ -80,7 +80,7 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
       () => assert.fail('the call should fail'),
       (error: unknown) => error,
     );
-    assert.ok(isConnectionError(failure, 'CANCELLED'), String(failure));
+    assert.ok(isSwitchboardError(failure, 'CANCELLED'), String(failure));
     assert.equal(connection.tasks.size, 0);
   });
 
@@ -104,7 +104,7 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
     const call = runtime.catalog.callExposedTool('reports', 'long_report', { topic: 'moles' }, { signal: controller.signal });
     await until(() => connection.tasks.size === 1, 10_000, 'the task to start');
     controller.abort(new Error('the caller gave up'));
-    assert.ok(isConnectionError(await failureOf(call), 'CANCELLED'));
+    assert.ok(isSwitchboardError(await failureOf(call), 'CANCELLED'));
     assert.deepEqual(Object.values(await tasksSeen(runtime)), ['cancelled', 0, 0], 'the server was told');
     assert.equal(connection.tasks.size, 0);
   });
@@ -113,7 +113,7 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
     let asked = 0;
     const runtime = await start(cleanup, { elicit: () => ((asked += 1), new Promise(() => undefined)) }, 50, ['--asks', '17']);
     const failure = await failureOf(runtime.catalog.callExposedTool('reports', 'long_report', { topic: 'ants', ask: true }));
-    assert.ok(isConnectionError(failure, 'PROTOCOL_ERROR'), String(failure));
+    assert.ok(isSwitchboardError(failure, 'PROTOCOL_ERROR'), String(failure));
     assert.match(String(failure), /asks more than 16 things at once/);
     assert.equal(asked, 16, 'the first 16 were asked, all at once');
     assert.deepEqual(Object.values(await tasksSeen(runtime)), ['cancelled', 0, 0]);
@@ -122,7 +122,7 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
   it('a tasks/get answer that is not a task is refused, and the task cancelled upstream', async () => {
     const runtime = await start(cleanup, {}, 50, ['--bad-get']);
     const failure = await failureOf(runtime.catalog.callExposedTool('reports', 'long_report', { topic: 'newts' }));
-    assert.ok(isConnectionError(failure, 'PROTOCOL_ERROR'), String(failure));
+    assert.ok(isSwitchboardError(failure, 'PROTOCOL_ERROR'), String(failure));
     assert.match(String(failure), /answered something that is not a task/);
     assert.deepEqual(Object.values(await tasksSeen(runtime)), ['cancelled', 0, 0]);
   });
@@ -138,7 +138,7 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
     );
     await eventually(async () => ((await tasksSeen(runtime)).startedCalls === 1 ? true : undefined), 'the server to have the call');
     controller.abort(new Error('the caller gave up'));
-    assert.ok(isConnectionError(await failureOf(call), 'CANCELLED'));
+    assert.ok(isSwitchboardError(await failureOf(call), 'CANCELLED'));
     await eventually(async () => ((await tasksSeen(runtime)).cancelledCalls === 1 ? true : undefined), 'the server to see it cancelled');
   });
 

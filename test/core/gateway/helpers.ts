@@ -6,7 +6,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchLike } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CatalogError } from '../../../src/core/catalog/errors';
+import { SwitchboardError } from '../../../src/core/state';
 import type { CallerOptions } from '../../../src/core/connection';
 import type { CatalogServer, CatalogSnapshot, CatalogTool, FilterRule, ToolSource } from '../../../src/core/catalog/types';
 import type { ServerDefinition } from '../../../src/core/config/types';
@@ -85,12 +85,14 @@ export class FixtureToolSource implements ToolSource, Disposable {
   /** The gate, decided as the catalog decides it (same error codes); records what it forwards. */
   async callExposedTool(server: string, tool: string, args: Record<string, unknown>, options: CallerOptions = {}): Promise<CallToolResult> {
     const entry = this.snapshot().servers.find((candidate) => candidate.name === server);
-    if (!entry) throw new CatalogError('UNKNOWN_TOOL', `no server named "${server}" is configured`);
-    if (!isServed(entry.state)) throw new CatalogError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);
+    if (!entry) throw new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`);
+    if (!isServed(entry.state)) throw new SwitchboardError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`);
     const found = entry.tools.find((candidate) => candidate.name === tool);
-    if (!found) throw new CatalogError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`);
+    if (!found) throw new SwitchboardError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`);
     if (found.filteredBy)
-      throw new CatalogError(found.filteredBy.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED', 'filtered', found.filteredBy);
+      throw new SwitchboardError(found.filteredBy.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED', 'filtered', {
+        rule: found.filteredBy,
+      });
     this.calls.push({ server, tool, args });
     return this.manager.forwardToolCall(server, tool, args, options);
   }

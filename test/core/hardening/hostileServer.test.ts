@@ -3,7 +3,7 @@
 // too deep fails that call alone; a throwing listener is contained.
 import assert from 'node:assert/strict';
 import { Emitter, setListenerErrorSink } from '../../../src/core/base/events';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../../../src/core/base/jsonShape';
 import {
   assertState,
@@ -41,7 +41,7 @@ describe('hostile servers: quarantined tools and bounded results', function () {
       assert.equal(textOf(await connection.sendToolCall('echo', { text: 'still here' })), 'still here');
       await assert.rejects(
         connection.sendToolCall('deep', {}),
-        (error) => isConnectionError(error, 'UNKNOWN_TOOL') && /quarantined: .*64 levels/.test(error.message),
+        (error) => isSwitchboardError(error, 'UNKNOWN_TOOL') && /quarantined: .*64 levels/.test(error.message),
       );
     });
   }
@@ -65,7 +65,7 @@ describe('hostile servers: quarantined tools and bounded results', function () {
     await assert.rejects(
       connection.sendToolCall('deep_result', { levels: 1_000 }),
       (error) =>
-        isConnectionError(error, 'PROTOCOL_ERROR') &&
+        isSwitchboardError(error, 'PROTOCOL_ERROR') &&
         /result of tool `deep_result` is nested more than 256 levels deep/.test(error.message),
     );
     assert.equal(textOf(await connection.sendToolCall('echo', { text: 'after' })), 'after');

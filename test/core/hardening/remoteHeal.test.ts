@@ -2,7 +2,7 @@
 // longer knows the session and answers 404 (the spec) or 400 (the reference servers); a server
 // that is down at start is retried with backoff, and after the breaker opens, slowly.
 import assert from 'node:assert/strict';
-import { isConnectionError } from '../../../src/core/connection';
+import { isSwitchboardError } from '../../../src/core/connection';
 import { type ServerState } from '../../../src/core/state/serverState';
 import { DEFAULT_SLOW_RETRY_MS } from '../../../src/core/connection';
 import {
@@ -99,7 +99,7 @@ describe('remote servers heal by themselves', function () {
     await startHttpFixture(cleanup, ['--port', String(server.port), '--unknown-session', '400', '--hang-initialize']);
     await assert.rejects(
       connection.sendToolCall('echo', { text: 'x' }),
-      (error) => isConnectionError(error, 'CONNECTION_LOST') && /a new one could not be initialized/.test(error.message),
+      (error) => isSwitchboardError(error, 'CONNECTION_LOST') && /a new one could not be initialized/.test(error.message),
     );
     assertState(await waitForState(connection, (state) => state.kind !== 'running'), 'reconnecting');
   });

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { InvalidServer, StdioServerDefinition } from '../../../src/core/config/types';
 import type { ServerState, ServerStateChangeEvent } from '../../../src/core/state/serverState';
-import { ManagerError, ServerManager, type ManagerOptions, type ServerView } from '../../../src/core/manager';
+import { isSwitchboardError } from '../../../src/core/state';
+import { ServerManager, type ManagerOptions, type ServerView } from '../../../src/core/manager';
 import { Cleanup, isAlive, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';
 import { until } from '../support/poll';
@@ -274,10 +275,7 @@ describe('ServerManager', function () {
     await manager.start([server('calc')]);
     const result = await manager.forwardToolCall('calc', 'add', { a: 2, b: 3 });
     assert.equal(textOf(result), '5');
-    await assert.rejects(
-      manager.forwardToolCall('nope', 'add', {}),
-      (error: unknown) => error instanceof ManagerError && error.code === 'UNKNOWN_SERVER',
-    );
+    await assert.rejects(manager.forwardToolCall('nope', 'add', {}), (error: unknown) => isSwitchboardError(error, 'UNKNOWN_SERVER'));
   });
 
   it('leaves no process behind after dispose(), even one that ignores SIGTERM and has a grandchild', async () => {

@@ -3,8 +3,8 @@
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { defaultCredentialsFile, FileSecretStore } from '../../auth';
-import { isCatalogError, MemoryToolCacheStorage } from '../../catalog';
-import { isConnectionError } from '../../connection';
+import { MemoryToolCacheStorage } from '../../catalog';
+import { isSwitchboardError } from '../../connection';
 import { isSettled, type ServerState } from '../../state';
 import type { ManagerOptions } from '../../manager';
 import { createRuntime, type SwitchboardRuntime } from '../../runtime';
@@ -185,7 +185,7 @@ async function callTool(
     result = await catalog.callExposedTool(target.server, target.tool, call.args, { onProgress, ...(signal ? { signal } : {}) });
   } catch (error) {
     io.err(`${target.server}/${target.tool} failed: ${errorMessage(error)}\n`);
-    if (isConnectionError(error, 'UNKNOWN_TOOL') || isCatalogError(error, 'UNKNOWN_TOOL')) {
+    if (isSwitchboardError(error, 'UNKNOWN_TOOL') || isSwitchboardError(error, 'UNKNOWN_SERVER')) {
       const tools = manager.server(target.server)?.tools.map((tool) => tool.name) ?? [];
       if (tools.length > 0) io.err(`  tools of ${target.server}: ${tools.join(', ')}\n`);
     }
