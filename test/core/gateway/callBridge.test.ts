@@ -2,7 +2,7 @@
 // during a 2026-07-28 client's call becomes that client's round; a retry resumes the same call; an
 // ask left unanswered is asked again; an abandoned call is cancelled when its round expires; the
 // number that wait at once is bounded. End to end with the reference server:
-// features/gatewayModernTasks.test.ts.
+// tasks/gateway2026.test.ts.
 import assert from 'node:assert/strict';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { CallBridge, MAX_PARKED, MAX_PARKED_PER_CLIENT } from '../../../src/core/gateway/callBridge';

@@ -56,7 +56,7 @@ describe('gateway over the real catalog: every filter rule refuses a call, on bo
   // One server per rule, and the tool that rule hides. Two rules are not here: `filterError` needs a
   // filter step that throws, which no setting can make (the catalog's own tests cover it), and a
   // live tool with a malformed schema never reaches the catalog: the connection quarantines it, so
-  // it is refused as unknown (test/core/hardening).
+  // it is refused as unknown (test/core/connection/hostileServer.test.ts).
   const rules = [
     { server: 'deny', overrides: { tools: { deny: ['ad*'] } }, rule: /denied by the tools\.deny pattern "ad\*"/ },
     { server: 'allow', overrides: { tools: { allow: ['echo', 'count'] } }, rule: /not matched by the tools\.allow list/ },
