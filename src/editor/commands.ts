@@ -16,6 +16,7 @@ import { removeServerInteractively } from './removeServer';
 import { revealEntry, setServerEnabled } from './settingsEntry';
 import { copyForClientInteractively, entryAsWritten } from './copyForClient';
 import type { TreeNode } from './serversView';
+import type { ToolToRun } from './runTool';
 import { errorMessage } from '../core/base/errorMessage';
 
 export interface CommandServices {
@@ -29,7 +30,7 @@ export interface CommandServices {
   /** Opens a read-only view of what chat sees and what is filtered out, and why; returns its URI. */
   showToolCatalog(): Promise<vscode.Uri>;
   /** Asks for a tool and its arguments and calls it the way chat would. */
-  runTool(qualifiedName?: string): Promise<unknown>;
+  runTool(tool?: ToolToRun): Promise<unknown>;
   /** Reads a resource and opens it read-only (text) or as a preview (images). */
   openResource(server: string, uri: string): Promise<unknown>;
   /** OAuth: sign in to a remote server in the browser; forget one server's sign-in, or all. */
@@ -293,7 +294,8 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   shareWithAgents: () => () => shareWithAgentsInteractively(),
   importServers: () => () => importServersInteractively(),
   showToolCatalog: (services) => () => services.showToolCatalog(),
-  runTool: (services) => (argument) => services.runTool(typeof argument === 'string' ? argument : undefined),
+  // From the palette (nothing), a tool row (its node), or a caller that names the tool.
+  runTool: (services) => (argument) => services.runTool(typeof argument === 'string' ? argument : toolOfRow(argument)),
   clearStoredInputs,
   resetConsent,
   openSettingsEntry,
@@ -341,4 +343,10 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       }
     });
   });
+}
+
+/** The tool of a tool row the command was run from, if it was. */
+function toolOfRow(argument: unknown): ToolToRun | undefined {
+  const node = argument as Partial<TreeNode> | undefined;
+  return node?.kind === 'tool' && node.row ? { server: node.row.server, name: node.row.name } : undefined;
 }

@@ -4,13 +4,21 @@ import { CALL_TOOL } from './dispatcherTools';
 import type { LogChannels } from './logChannels';
 import { argumentSkeleton, argumentsChecker, describeArguments } from '../core/presentation';
 
+/** A tool by the name chat knows it by, or by its server and its own name (a tool row). */
+export type ToolToRun = string | { readonly server: string; readonly name: string };
+
 /**
  * "Run Tool…": try an exposed tool by hand, the way chat would call it. It goes through
  * vscode.lm.invokeTool, so the editor's own confirmation applies to tools that are not read-only.
  */
-export async function runToolInteractively(catalog: ToolCatalog, logs: LogChannels, qualifiedName?: string): Promise<string | undefined> {
+export async function runToolInteractively(catalog: ToolCatalog, logs: LogChannels, target?: ToolToRun): Promise<string | undefined> {
   const exposed = catalog.snapshot().servers.flatMap((server) => server.tools.filter((tool) => tool.exposed));
-  let name = qualifiedName;
+  let name =
+    typeof target === 'object'
+      ? exposed.find((tool) => tool.server === target.server && tool.name === target.name)?.qualifiedName
+      : target;
+  // A row's tool that chat no longer gets (switched off meanwhile): nothing to run.
+  if (typeof target === 'object' && name === undefined) return undefined;
   if (!name) {
     const picked = await vscode.window.showQuickPick(
       exposed.map((tool) => ({ label: tool.qualifiedName, description: tool.readOnly ? 'read-only' : '', detail: tool.tool.description })),

@@ -222,7 +222,8 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     // none: checked, it looked offered; clickable, it could not be turned on from here.
     if (!row.filteredBy) item.checkboxState = row.enabled ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
     item.iconPath = new vscode.ThemeIcon(row.filteredBy ? 'circle-slash' : row.readOnly ? 'eye' : 'tools');
-    item.contextValue = 'tool';
+    // Chat may call it, so may the user, from the row (Run Tool…).
+    item.contextValue = row.enabled && !row.filteredBy && !row.notOffered ? 'tool runnable' : 'tool';
     return item;
   }
 

@@ -206,6 +206,25 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await page.keyboard.press('Escape');
   });
 
+  it("Run Tool from a tool's own row: the row's button opens that tool's arguments, no list to pick from", async () => {
+    const { page } = workbench;
+    // The view as the tests before left it (a second click on its entry would close the sidebar).
+    if (!(await treeRow(page, 'rich').isVisible())) await activityBarEntry(page, 'MCP Switchboard').click();
+    if (!(await treeRow(page, 'Tools').isVisible())) await treeRow(page, 'rich').click();
+    if (!(await treeRow(page, 'add').isVisible())) await treeRow(page, 'Tools').click();
+    const row = treeRow(page, 'add');
+    await row.waitFor({ timeout: 30_000 });
+    // The row's buttons show on hover, as a user sees them.
+    await row.hover();
+    await row.locator('.actions .action-label[aria-label^="Run Tool"]').click();
+    const box = page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' });
+    await box.waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).isVisible(), false);
+    assert.equal(await page.locator('.quick-input-widget input').inputValue(), '{"a":0,"b":0}');
+    await screenshot(page, 'run-tool-from-row');
+    await page.keyboard.press('Escape');
+  });
+
   it('asks before a tool that is not read-only, naming the server, tool and arguments; accepting returns the upstream result', async () => {
     const { page } = workbench;
     await runToolFromPalette(page, 'rich__add', '{"a": 2, "b": 3}');

@@ -25,8 +25,12 @@ function placeholder(schema: Schema, depth: number): unknown {
       return 0;
     case 'boolean':
       return false;
-    case 'array':
-      return [];
+    case 'array': {
+      // One item of the shape the array takes (the memory server's `entities`: objects with a name,
+      // a type and a list of observations), so the box shows what goes in it; no shape, no item.
+      const items = asSchema(schema.items);
+      return depth < 3 && (items.type !== undefined || items.properties !== undefined) ? [placeholder(items, depth + 1)] : [];
+    }
     case 'object':
       return depth < 3 ? skeletonOf(schema, depth + 1) : {};
     default:
@@ -46,6 +50,14 @@ export function argumentSkeleton(tool: Pick<Tool, 'inputSchema'>): string {
   return JSON.stringify(skeleton, null, Object.keys(skeleton).length > 3 ? 1 : undefined);
 }
 
+/** `number`, `array of object`: an argument's type as the prompt names it. */
+function typeName(schema: Schema): string {
+  const type = String(schema.type ?? 'any');
+  if (type !== 'array') return type;
+  const items = asSchema(schema.items);
+  return items.type === undefined ? 'array' : `array of ${String(items.type)}`;
+}
+
 /** `a (number, required), b (string)`: what the prompt lists. */
 export function describeArguments(tool: Pick<Tool, 'inputSchema'>): string {
   const schema = asSchema(tool.inputSchema);
@@ -53,7 +65,7 @@ export function describeArguments(tool: Pick<Tool, 'inputSchema'>): string {
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const names = Object.keys(properties);
   if (names.length === 0) return 'This tool takes no arguments.';
-  return `Arguments: ${names.map((name) => `${name} (${String(asSchema(properties[name]).type ?? 'any')}${required.has(name) ? ', required' : ''})`).join(', ')}`;
+  return `Arguments: ${names.map((name) => `${name} (${typeName(asSchema(properties[name]))}${required.has(name) ? ', required' : ''})`).join(', ')}`;
 }
 
 /**

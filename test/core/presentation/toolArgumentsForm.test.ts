@@ -30,6 +30,37 @@ describe('Run Tool arguments', () => {
     assert.equal(argumentSkeleton({ inputSchema: { type: 'object' as const } }), '{}');
   });
 
+  it("shows an array's items: one of their shape, nested objects and arrays included", () => {
+    // The memory server's create_entities, as it lists it.
+    const createEntities = {
+      inputSchema: {
+        type: 'object' as const,
+        properties: {
+          entities: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                entityType: { type: 'string' },
+                observations: { type: 'array', items: { type: 'string' } },
+              },
+              required: ['name', 'entityType', 'observations'],
+            },
+          },
+        },
+        required: ['entities'],
+      },
+    };
+    assert.deepEqual(JSON.parse(argumentSkeleton(createEntities)), { entities: [{ name: '', entityType: '', observations: [''] }] });
+    assert.equal(describeArguments(createEntities), 'Arguments: entities (array of object, required)');
+    // Bounded: a schema that nests without end gives a skeleton that stops.
+    const deep = { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'string' } } } } };
+    assert.deepEqual(JSON.parse(argumentSkeleton({ inputSchema: { type: 'object' as const, properties: { deep }, required: ['deep'] } })), {
+      deep: [[[[]]]],
+    });
+  });
+
   it('lists every argument with its type, required ones marked', () => {
     assert.equal(describeArguments(add), 'Arguments: a (number, required), b (number, required), note (string)');
     assert.equal(describeArguments({ inputSchema: { type: 'object' as const } }), 'This tool takes no arguments.');
