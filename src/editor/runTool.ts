@@ -14,9 +14,7 @@ export type ToolToRun = string | { readonly server: string; readonly name: strin
 export async function runToolInteractively(catalog: ToolCatalog, logs: LogChannels, target?: ToolToRun): Promise<string | undefined> {
   const exposed = catalog.snapshot().servers.flatMap((server) => server.tools.filter((tool) => tool.exposed));
   let name =
-    typeof target === 'object'
-      ? exposed.find((tool) => tool.server === target.server && tool.name === target.name)?.qualifiedName
-      : target;
+    typeof target === 'object' ? exposed.find((tool) => tool.server === target.server && tool.name === target.name)?.qualifiedName : target;
   // A row's tool that chat no longer gets (switched off meanwhile): nothing to run.
   if (typeof target === 'object' && name === undefined) return undefined;
   if (!name) {
