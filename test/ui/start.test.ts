@@ -26,6 +26,14 @@ function groupProcesses(group: number): Array<{ pid: number; ppid: number; state
     .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), state: match[4] ?? '', args: match[5] ?? '' }));
 }
 
+/** npm, start.mjs and start-guard.mjs, one per line: pid, parent, group, session, state, seconds, command. */
+function startProcesses(): string {
+  return execFileSync('ps', ['-e', '-o', 'pid=,ppid=,pgid=,sid=,stat=,etimes=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => /start\.mjs|start-guard\.mjs|npm start/.test(line))
+    .join(' | ');
+}
+
 // A zombie has exited and holds nothing but its pid until its parent (or init, for an orphan) reaps
 // it; how soon init reaps is up to the machine, not to `npm start`.
 const runningMembers = (group: number) => groupProcesses(group).filter((entry) => !entry.state.startsWith('Z'));
@@ -92,7 +100,11 @@ describe('npm start cleans up (UI)', function () {
   async function assertCleanedUp(started: Started): Promise<void> {
     await until(
       () => runningMembers(started.codeServer).length === 0,
-      () => `code-server's process group (${started.codeServer}) to end: ${JSON.stringify(groupProcesses(started.codeServer))}`,
+      () =>
+        `code-server's process group (${started.codeServer}) to end: ${JSON.stringify(groupProcesses(started.codeServer))}; ` +
+        // What could have ended it: npm, start.mjs and its guard, as they are now (a run that failed
+        // once under load left code-server running and untouched, with no trace of why).
+        `npm start's own processes: ${startProcesses()}`,
     );
     await until(
       () => [...stateDirs()].every((name) => before.has(name)),
