@@ -292,7 +292,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   addServer: () => () => addServerInteractively(),
   addServerFromRegistry: () => () => addServerFromRegistry(),
   shareWithAgents: () => () => shareWithAgentsInteractively(),
-  importServers: () => () => importServersInteractively(),
+  importServers: (services) => () => importServersInteractively(services.manager.servers()),
   showToolCatalog: (services) => () => services.showToolCatalog(),
   // From the palette (nothing), a tool row (its node), or a caller that names the tool.
   runTool: (services) => (argument) => services.runTool(typeof argument === 'string' ? argument : toolOfRow(argument)),

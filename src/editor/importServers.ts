@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import * as vscode from 'vscode';
-import { FILE_SOURCES, nodeFileSystem, readSourceFiles, SOURCE_TITLES, sourceFiles, type SourceFile } from '../core/config';
+import { FILE_SOURCES, nodeFileSystem, readSourceFiles, sameLaunchAs, SOURCE_TITLES, sourceFiles, type SourceFile } from '../core/config';
 import { editorLocations } from './configurationReader';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 import { displayText } from '../core/base/displayText';
@@ -25,13 +25,16 @@ interface ReadSource {
   readonly problems: string[];
 }
 
+/** The servers Switchboard has now, with what each runs: an import that runs the same is said to. */
+export type ConfiguredServers = ReadonlyArray<{ readonly name: string; readonly definition?: unknown }>;
+
 /** Only the sources whose files exist here, each with what it holds, so no pick leads nowhere. */
-async function availableSources(): Promise<Array<SourceChoice & { read: ReadSource }>> {
+async function availableSources(configured: ConfiguredServers): Promise<Array<SourceChoice & { read: ReadSource }>> {
   const available: Array<SourceChoice & { read: ReadSource }> = [];
   for (const choice of sourceChoices()) {
     const files = choice.files.filter((file) => fs.existsSync(file.file));
     if (files.length === 0) continue;
-    const read = await readSources(files);
+    const read = await readSources(files, configured);
     const count = read.candidates.length;
     const what = count > 0 ? `${count} server${count === 1 ? '' : 's'}` : read.problems.length > 0 ? 'cannot be read' : 'no servers';
     // Claude Code's one file holds several blocks (the folder's, the user's): named once.
@@ -47,8 +50,8 @@ async function availableSources(): Promise<Array<SourceChoice & { read: ReadSour
 }
 
 /** Pick a source, preview its servers (as JSON), choose which to copy and where. Returns the names added. */
-export async function importServersInteractively(): Promise<string[]> {
-  const sources = await availableSources();
+export async function importServersInteractively(configured: ConfiguredServers = []): Promise<string[]> {
+  const sources = await availableSources(configured);
   if (sources.length === 0) {
     const looked = sourceChoices().flatMap((choice) => choice.files.map((file) => file.file));
     void vscode.window.showInformationMessage(`Nothing to import: none of these files exists here: ${looked.join(', ')}.`);
@@ -65,7 +68,7 @@ export async function importServersInteractively(): Promise<string[]> {
   return chooseAndWrite(source.label, candidates);
 }
 
-async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
+async function readSources(files: readonly SourceFile[], configured: ConfiguredServers): Promise<ReadSource> {
   const candidates: Candidate[] = [];
   const problems: string[] = [];
   // Each file read once, however many blocks of it the source names.
@@ -84,6 +87,8 @@ async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
       const taken = (['user', 'workspace'] as const).filter(
         (scope) => (scope === 'user' || vscode.workspace.workspaceFolders?.length) && entryExists(candidate.name, scope),
       );
+      // The same server under another name (`memory2` beside `memory`): shown, not picked.
+      const twin = sameLaunchAs(candidate.raw, candidate.name, configured);
       candidates.push({
         name: candidate.name,
         raw: candidate.raw,
@@ -91,10 +96,11 @@ async function readSources(files: readonly SourceFile[]): Promise<ReadSource> {
         description: [
           file,
           ...(taken.length > 0 ? [`"${candidate.name}" is already in your ${taken.join(' and ')} settings: skipped there`] : []),
+          ...(twin !== undefined ? [`runs the same as "${twin}", which you have`] : []),
           ...(ignored.length > 0 ? [`not carried over: ${ignored.join(', ')}`] : []),
         ].join(' · '),
         detail: preview(candidate.raw),
-        picked: taken.length === 0,
+        picked: taken.length === 0 && twin === undefined,
       });
     }
   }

@@ -33,7 +33,9 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     this.timeout(120_000);
     fs.writeFileSync(
       path.join(codexHome, 'config.toml'),
-      `model = "gpt-5-codex"\n\n${codexTable('from-codex', 'startup_timeout_sec = 20\noauth_resource = "https://x.example/"')}`,
+      // `twin` runs what `from-portable` runs: once that is imported, Import says so.
+      `model = "gpt-5-codex"\n\n${codexTable('from-codex', 'startup_timeout_sec = 20\noauth_resource = "https://x.example/"')}\n` +
+        `[mcp_servers.twin]\ncommand = ${JSON.stringify(node)}\nargs = [${JSON.stringify(fixture)}, "--name", "from-portable"]\n`,
     );
     workbench = await openWorkbench('basic', {
       env: { CODEX_HOME: codexHome },
@@ -62,7 +64,7 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     const picker = page.locator('.quick-input-widget', { hasText: 'from where' });
     await picker.waitFor({ timeout: 15_000 });
     assert.match(await picker.locator('.monaco-list-row', { hasText: 'portable' }).innerText(), /1 server/);
-    assert.match(await picker.locator('.monaco-list-row', { hasText: 'Codex' }).innerText(), /1 server/);
+    assert.match(await picker.locator('.monaco-list-row', { hasText: 'Codex' }).innerText(), /2 servers/);
     await answer(page, 'from where', 'portable');
     await answer(page, 'these will be added');
     await answer(page, 'save to', 'User settings');
@@ -80,6 +82,11 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
     const row = preview.locator('.monaco-list-row', { hasText: 'from-codex' });
     assert.match(await row.innerText(), /not carried over: oauth_resource/);
     assert.match(await row.innerText(), /"connectMs":20000/);
+    // The same server as one already imported, under another name: said, and not picked.
+    const twin = preview.locator('.monaco-list-row', { hasText: 'twin' });
+    assert.match(await twin.innerText(), /runs the same as "from-portable", which you have/);
+    assert.equal(await row.getAttribute('aria-checked'), 'true', 'from-codex is picked');
+    assert.equal(await twin.getAttribute('aria-checked'), 'false', 'twin is not');
     await screenshot(page, 'import-codex');
     await page.keyboard.press('Enter');
     await answer(page, 'save to', 'User settings');
@@ -88,6 +95,7 @@ describe('Import Servers from .mcp.json and Codex (UI)', function () {
       .waitFor({ timeout: 30_000 });
     const settings = fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8');
     assert.match(settings, /"from-codex"/);
+    assert.doesNotMatch(settings, /"twin"/);
     assert.doesNotMatch(settings, /oauth_resource/);
   });
 

@@ -22,6 +22,7 @@ export {
   type SourceFile,
 } from './sourceLocations';
 export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from './sources';
+export { launchKey, sameLaunchAs } from './sameLaunch';
 export * from './types';
 export { loadFolderConfiguration } from './folderConfiguration';
 export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';
