@@ -1,7 +1,8 @@
 // `serve --stdio`: the gateway's aggregated endpoint (every exposed tool, under its qualified name)
 // for one client on the process's own stdin and stdout, as an agent launches any stdio server.
 // The same session server as a 2025 HTTP session gets: what servers ask goes back to this client,
-// tasks it drives itself are its own, and it is told when the list of tools changes.
+// tasks it drives itself are its own, and it is told what a 2025 session is told: the list of tools
+// changed, the resources or prompts changed, a subscribed resource was updated, a log message.
 import type { Transport } from '@modelcontextprotocol/server';
 import { systemClock, type Clock } from '../base/clock';
 import { containFailure } from '../base/contain';
@@ -12,7 +13,7 @@ import type { RelayHost } from './clientRelay';
 import type { GatewayTasks } from './taskHandlers';
 import { AGGREGATED } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
-import { SessionLedger } from './offerNotifier';
+import { OfferNotifier, SessionLedger, type RelaySession } from './offerNotifier';
 import { createSessionServer } from './sessionServer';
 import { SessionTasks } from './sessionTasks';
 
@@ -34,11 +35,18 @@ export interface StdioSession {
 export async function serveStdioSession(options: StdioSessionOptions, transport: Transport): Promise<StdioSession> {
   const { source, offers, relays, logger } = options;
   const tasks: GatewayTasks = new SessionTasks(options.clock ?? systemClock);
+  const ledger = new SessionLedger();
   const server = createSessionServer(AGGREGATED, source, logger, {
-    ...(offers ? { offers, ledger: new SessionLedger() } : {}),
+    ...(offers ? { offers, ledger } : {}),
     ...(relays ? { relays } : {}),
     tasks,
   });
+  // The one session of this process is the notifier's only target; there are no 2026-07-28 listeners.
+  let session: RelaySession | undefined;
+  const notifier = offers
+    ? new OfferNotifier(offers, { sessions: () => (session ? [['stdio', session]] : []), notifyModern: () => undefined }, logger)
+    : undefined;
+  if (notifier) session = { endpoint: AGGREGATED, server, ledger, offerPrint: notifier.fingerprint(AGGREGATED) };
   let closedResolve: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (closedResolve = resolve));
   let fingerprint = listFingerprint(listedTools(source.snapshot(), AGGREGATED));
@@ -52,7 +60,11 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   );
   server.onclose = () => {
     subscription.dispose();
+    notifier?.dispose();
     tasks.dispose();
+    // What the client subscribed to, upstream, goes with it.
+    for (const { server: name, uri } of ledger.drain())
+      void offers?.unsubscribeResource(name, uri).catch((error: unknown) => logger.debug(`unsubscribing ${uri}: ${errorMessage(error)}`));
     closedResolve();
   };
   await server.connect(transport);

@@ -120,6 +120,38 @@ describe('CLI: serve --stdio', function () {
     assert.ok(Array.isArray((await client.listTools()).tools));
   });
 
+  it("tells the agent when a server's prompts or resources change, as a 2025 session is told", async () => {
+    const ws = tempWorkspace(cleanup, { rich: { ...fixture('--name', 'rich', '--features'), lifecycle: 'eager' } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio', '--eager', '--folder', ws.dir, '--trust-workspace'],
+      cwd: REPO_ROOT,
+      env: { ...(process.env as Record<string, string>), XDG_CACHE_HOME: tempCacheHome(cleanup) },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    cleanup.add(() => client.close());
+    let promptChanges = 0;
+    let resourceChanges = 0;
+    client.setNotificationHandler('notifications/prompts/list_changed', () => void (promptChanges += 1));
+    client.setNotificationHandler('notifications/resources/list_changed', () => void (resourceChanges += 1));
+    await client.connect(transport);
+    // Once the agent sees the server's prompts, any notice of their first listing is in: the pipe
+    // keeps order, and that notice went out before the list could show them.
+    await eventually(async () => ((await client.listPrompts()).prompts.length > 0 ? true : undefined), 'the prompts to be listed', 20_000);
+    promptChanges = 0;
+    resourceChanges = 0;
+    await client.callTool({ name: 'rich__add_prompt', arguments: { name: 'late_prompt' } });
+    await eventually(() => (promptChanges > 0 ? true : undefined), 'prompts/list_changed to reach the agent', 20_000);
+    const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+    assert.ok(
+      prompts.some((name) => name.endsWith('late_prompt')),
+      prompts.join(', '),
+    );
+    await client.callTool({ name: 'rich__add_resource', arguments: { name: 'late_resource' } });
+    await eventually(() => (resourceChanges > 0 ? true : undefined), 'resources/list_changed to reach the agent', 20_000);
+  });
+
   it('refuses flags that apply to HTTP only', async () => {
     const run = await runCli(['serve', '--stdio', '--port', '8080'], { trustWorkspace: false });
     assert.equal(run.code, 2);
