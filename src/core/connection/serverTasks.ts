@@ -121,6 +121,8 @@ export class ServerTaskFollower {
     const ended = new AbortController();
     const stop = () => ended.abort(signal.reason);
     signal.addEventListener('abort', stop, { once: true });
+    // A caller that gave up before the task was made: the task is cancelled at the first step.
+    if (signal.aborted) stop();
     slot.started(task.taskId, () => ended.abort(new SwitchboardError('CANCELLED', `the ${task.tool} task was cancelled`)));
     const asked = new Set<string>();
     let open = 0;
