@@ -103,7 +103,9 @@ export function toProtocolError(error: unknown, target: CallTarget, requested: s
 /** The JSON-RPC error for a request about resources or prompts (`what` names it). */
 export function offerError(error: unknown, server: string, what: string): ProtocolError {
   if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
-  if (isSwitchboardError(error) && rpcCodeOf(error) === ProtocolErrorCode.InvalidParams)
+  // Refused here (unknown, held back, hidden): the client's mistake, in the gateway's words. An
+  // upstream's own error, -32602 included, passes as upstreamError passes it: its code and data.
+  if (isSwitchboardError(error) && error.code !== 'SERVER_ERROR' && rpcCodeOf(error) === ProtocolErrorCode.InvalidParams)
     return rpcError(ProtocolErrorCode.InvalidParams, `${what}: ${error.message}`);
   return upstreamError(error, server);
 }
