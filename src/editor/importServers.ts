@@ -93,11 +93,12 @@ async function readSources(files: readonly SourceFile[], configured: ConfiguredS
         name: candidate.name,
         raw: candidate.raw,
         label: candidate.name,
+        // What matters to the choice first: a long file path would cut it off at the default width.
         description: [
-          file,
           ...(taken.length > 0 ? [`"${candidate.name}" is already in your ${taken.join(' and ')} settings: skipped there`] : []),
           ...(twin !== undefined ? [`runs the same as "${twin}", which you have`] : []),
           ...(ignored.length > 0 ? [`not carried over: ${ignored.join(', ')}`] : []),
+          file,
         ].join(' · '),
         detail: preview(candidate.raw),
         picked: taken.length === 0 && twin === undefined,
