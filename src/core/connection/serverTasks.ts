@@ -105,11 +105,7 @@ export class ServerTaskFollower {
     signal: AbortSignal,
     onProgress: (progress: Progress) => void,
   ): Promise<CallToolResult> {
-    const rpc = async (method: string, params: Record<string, unknown>, until: AbortSignal): Promise<unknown> => {
-      const response = await path.raw.dispatch({ method, params: { ...params, taskId: task.taskId, _meta: taskEnvelope(path) } }, until);
-      if (response.kind === 'error') throw new ProtocolError(response.error.code, response.error.message, response.error.data);
-      return response.result;
-    };
+    const rpc = taskRpc(path, task.taskId);
     let slot: ReturnType<RunningTasks['reserve']>;
     try {
       slot = registry.reserve(task.tool);
@@ -200,7 +196,7 @@ export class ServerTaskFollower {
     }
   }
 
-  private async cancel(rpc: (method: string, params: Record<string, unknown>, until: AbortSignal) => Promise<unknown>, task: FollowedTask) {
+  private async cancel(rpc: TaskRpc, task: FollowedTask): Promise<void> {
     const deadline = new AbortController();
     const timer = this.clock.setTimeout(() => deadline.abort(new Error(`no answer within ${CANCEL_TIMEOUT_MS} ms`)), CANCEL_TIMEOUT_MS);
     try {
@@ -226,6 +222,17 @@ export class ServerTaskFollower {
       signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+type TaskRpc = (method: string, params: Record<string, unknown>, until: AbortSignal) => Promise<unknown>;
+
+/** A tasks/* request about one task on the raw path; the server's JSON-RPC error as a ProtocolError. */
+function taskRpc(path: ServerTaskPath, taskId: string): TaskRpc {
+  return async (method, params, until) => {
+    const response = await path.raw.dispatch({ method, params: { ...params, taskId, _meta: taskEnvelope(path) } }, until);
+    if (response.kind === 'error') throw new ProtocolError(response.error.code, response.error.message, response.error.data);
+    return response.result;
+  };
 }
 
 function clamp(suggested: number | undefined): number {
