@@ -115,8 +115,11 @@ export async function runClientRounds<R>(
   throw new SwitchboardError('PROTOCOL_ERROR', `${what} still required input after ${MAX_HOST_ROUNDS} rounds that the host answered`);
 }
 
-/** One input request answered by the host, validated first: the upstream may send anything. */
-async function answerForHost(host: ServerRequestHandlers, key: string, request: unknown): Promise<unknown> {
+/**
+ * One input request answered by `host` (the host's handlers, or a caller's relay through them),
+ * validated first: the upstream may send anything. Also what a server's task asks (serverTasks.ts).
+ */
+export async function answerForHost(host: ServerRequestHandlers, key: string, request: unknown): Promise<unknown> {
   const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
   const invalid = (detail: string) => new SwitchboardError('PROTOCOL_ERROR', `input request "${key.slice(0, 80)}" is not valid: ${detail}`);
   switch (method) {

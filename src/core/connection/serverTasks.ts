@@ -5,14 +5,21 @@
 // a client in front sees every open request and may answer them one by one. The caller giving up
 // cancels the task upstream. The SDK client refuses this traffic, so it goes on the raw path
 // (rawRequests.ts), framed as the client frames its requests.
-import { ProtocolError, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  type CallToolResult,
+  type Progress,
+} from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { Clock } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { clientCapabilities, TASKS_EXTENSION, type ClientLink, type LinkOptions, type ServerRequestHandlers } from './clientLink';
 import { SwitchboardError } from './errors';
+import { answerForHost } from './inputRounds';
 import type { RawRequests } from './rawRequests';
 import type { RunningTasks } from './runningTasks';
 
@@ -79,12 +86,6 @@ const DETAILED_TASK = z.looseObject({
   inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.unknown().optional() })).optional(),
 });
 
-const KIND_OF: Readonly<Record<string, 'elicitation' | 'sampling' | 'roots'>> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
-
 export interface FollowedTask {
   readonly server: string;
   readonly tool: string;
@@ -126,7 +127,7 @@ export class ServerTaskFollower {
     const ask = (key: string, request: { method: string; params?: unknown }) => {
       asked.add(key);
       open += 1;
-      answer(path.handlers, request)
+      answerForHost(path.handlers, key, request)
         .then((response) => rpc('tasks/update', { inputResponses: { [key]: response } }, ended.signal))
         .catch((error: unknown) => {
           if (!ended.signal.aborted) askFailed ??= error;
@@ -248,21 +249,4 @@ function isCancel(error: unknown): boolean {
 function withoutResultType(result: Record<string, unknown>): CallToolResult {
   const { resultType: _resultType, ...rest } = result;
   return { content: [], ...rest } as CallToolResult;
-}
-
-/** What a task asks, answered as the same request from the server would be (serverRequests.ts). */
-async function answer(handlers: ServerRequestHandlers, request: { method: string; params?: unknown }): Promise<unknown> {
-  const { elicit, sample, listRoots } = handlers;
-  switch (KIND_OF[request.method]) {
-    case 'elicitation':
-      if (elicit) return elicit(request.params as Parameters<typeof elicit>[0]);
-      break;
-    case 'sampling':
-      if (sample) return sample(request.params as Parameters<typeof sample>[0]);
-      break;
-    case 'roots':
-      if (listRoots) return listRoots();
-      break;
-  }
-  throw new ProtocolError(-32600, `Switchboard cannot answer a task's ${request.method.slice(0, 40)} request`);
 }

@@ -48,6 +48,13 @@ interface SealedRound {
   readonly t: number;
 }
 
+/** Whether this 2026-07-28 request declared the tasks extension (in its `_meta` envelope). */
+export function declaresTasks(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const extensions = (envelope?.[CLIENT_CAPABILITIES] as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
+}
+
 /** One request of a client, between its forward and its reply. */
 export interface OpenRound {
   /** What the upstream request carries for this client. */
@@ -92,10 +99,9 @@ export class GatewayRounds {
     const capabilities = Object.fromEntries(
       KINDS.flatMap((kind) => (clientAnswers.has(kind) ? [[kind, declared[kind]]] : host.has(kind) ? [[kind, CAPABILITY_OF[kind]]] : [])),
     );
-    const extensions = declared.extensions as Record<string, unknown> | undefined;
     const options: OpenRound['options'] = {
       meta: { [CLIENT_CAPABILITIES]: capabilities, ...(envelope[LOG_LEVEL] !== undefined ? { [LOG_LEVEL]: envelope[LOG_LEVEL] } : {}) },
-      clientTasks: { declared: extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null },
+      clientTasks: { declared: declaresTasks(ctx) },
       rounds: {
         clientAnswers,
         ...(Object.keys(responses).length > 0 ? { inputResponses: responses } : {}),

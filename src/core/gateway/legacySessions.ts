@@ -13,7 +13,7 @@ import type { OfferSource, ToolSource } from '../catalog';
 import type { RelayHost } from './clientRelay';
 import { describeEndpoint, endpointKey, type EndpointId } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
-import { SessionLedger, type OfferNotifier, type RelaySession } from './offerNotifier';
+import { SessionLedger, unsubscribeSession, type OfferNotifier, type RelaySession } from './offerNotifier';
 import type { OfferFingerprint } from './offerIndex';
 import { BoundedEventStore, EventBudget } from './eventStore';
 import { createSessionServer } from './sessionServer';
@@ -162,18 +162,12 @@ export class LegacySessions {
   }
 
   private closed(transport: WebStandardStreamableHTTPServerTransport, ledger: SessionLedger): void {
-    const { offers, logger } = this.options;
-    // Whatever the session subscribed to upstream ends with it.
-    for (const { server: name, uri } of ledger.drain()) {
-      offers
-        ?.unsubscribeResource(name, uri)
-        .catch((error: unknown) => logger.debug(`unsubscribing ${uri.slice(0, 200)}: ${errorMessage(error)}`));
-    }
+    unsubscribeSession(ledger, this.options.offers, this.options.logger);
     const id = transport.sessionId;
     const session = id === undefined ? undefined : this.table.get(id);
     if (id === undefined || session?.transport !== transport) return;
     this.table.forget(id, session);
-    logger.debug(`session ${id} closed`);
+    this.options.logger.debug(`session ${id} closed`);
     this.closeEmitter.fire({ endpoint: session.endpoint, tag: session.tag });
   }
 }

@@ -25,12 +25,11 @@ import {
   relayAsking,
   type RequestRelay,
 } from '../connection';
-import { clientKeyOf, type OpenRound } from './clientRounds';
+import { clientKeyOf, declaresTasks, type OpenRound } from './clientRounds';
 import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle, TASK_PARAMS } from './taskHandlers';
 
 export { TASKS_EXTENSION };
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** How long a task-supporting call runs before its client gets a task instead of waiting. */
 export const ESCALATE_MS = 400;
@@ -51,13 +50,6 @@ export interface ModernTasks {
 
 export function createModernTasks(clock: Clock): ModernTasks {
   return { tasks: new SessionTasks<never>(clock, MODERN_RULES), clock };
-}
-
-/** Whether this 2026-07-28 request declared the tasks extension. */
-export function declaresTasks(ctx: ServerContext): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const extensions = (envelope?.[CLIENT_CAPABILITIES] as { extensions?: Record<string, unknown> } | undefined)?.extensions;
-  return extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
 }
 
 function requireTasks(ctx: ServerContext): void {

@@ -45,6 +45,15 @@ export class SessionLedger implements SubscriptionLedger {
   }
 }
 
+/** A session is gone: whatever it subscribed to upstream ends with it. */
+export function unsubscribeSession(ledger: SessionLedger, offers: OfferSource | undefined, logger: Logger): void {
+  for (const { server, uri } of ledger.drain()) {
+    offers
+      ?.unsubscribeResource(server, uri)
+      .catch((error: unknown) => logger.debug(`unsubscribing ${uri.slice(0, 200)}: ${errorMessage(error)}`));
+  }
+}
+
 export interface RelaySession {
   readonly endpoint: EndpointId;
   readonly server: Server;

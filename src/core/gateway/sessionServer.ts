@@ -19,7 +19,7 @@ import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError, upstreamError } from './callErrors';
 import { describeEndpoint, endpointKey, type EndpointId, type CallTarget } from './endpoint';
 import { listedTools, mapToolName, taskSupportOf } from './exposure';
-import { callOrEscalate, declaresTasks, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
+import { callOrEscalate, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
 import {
   drivesTasks,
   GATEWAY_TASKS,
@@ -208,7 +208,7 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     }
     const round = openRound(ctx, 'tools/call', request.params.name);
     // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
-    if (modernTasks && declaresTasks(ctx)) {
+    if (modernTasks && round.options.clientTasks?.declared === true) {
       return callOrEscalate(modernTasks, ctx, round, (options, relay) =>
         runRelayed(extras.relays, target.server, relay, () => callFor(source, target, request.params, options)),
       );

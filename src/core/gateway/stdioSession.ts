@@ -13,7 +13,7 @@ import type { RelayHost } from './clientRelay';
 import type { GatewayTasks } from './taskHandlers';
 import { AGGREGATED } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
-import { OfferNotifier, SessionLedger, type RelaySession } from './offerNotifier';
+import { OfferNotifier, SessionLedger, unsubscribeSession, type RelaySession } from './offerNotifier';
 import { createSessionServer } from './sessionServer';
 import { SessionTasks } from './sessionTasks';
 
@@ -62,9 +62,7 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
     subscription.dispose();
     notifier?.dispose();
     tasks.dispose();
-    // What the client subscribed to, upstream, goes with it.
-    for (const { server: name, uri } of ledger.drain())
-      void offers?.unsubscribeResource(name, uri).catch((error: unknown) => logger.debug(`unsubscribing ${uri}: ${errorMessage(error)}`));
+    unsubscribeSession(ledger, offers, logger);
     closedResolve();
   };
   await server.connect(transport);
