@@ -25,13 +25,11 @@ const SCENARIOS: Record<string, Record<string, string>> = {
   'tools-list@2025-11-25': {},
   'tools-list@2026-07-28': {},
   'server-sse-multiple-streams@2026-07-28': {},
-  'server-sse-polling@2025-11-25': {
-    // The scenario needs a tool named test_reconnection that closes its own stream mid-call; the
-    // gateway serves the upstream's tools, and this one has none. The priming event with an id
-    // passes; the resume itself (stream lost mid-call, Last-Event-ID, result) is in
-    // test/core/gateway/resumability.test.ts.
-    'server-sse-disconnect-resume': 'the fronted server has no test_reconnection tool to close the stream mid-call',
-  },
+  // The fixture's test_reconnection answers after the gateway's 50 ms hold, so its answer is a
+  // stream: the priming event first, with an id and a retry. Its stream is not closed mid-call (the
+  // gateway does not cut a client's stream), so the resume check reads INFO; the resume itself
+  // (stream lost mid-call, Last-Event-ID, result) is in test/core/gateway/resumability.test.ts.
+  'server-sse-polling@2025-11-25': {},
   'http-header-validation@2026-07-28': {
     // The suite calls the first listed tool with no arguments; the fixture's `echo` requires one,
     // and the gateway refuses the call before it goes upstream, as it should.
@@ -47,7 +45,7 @@ describe('gateway: conformance server scenarios, both revisions', function () {
 
   before(async () => {
     conformanceCli();
-    setup = await startGateway(cleanup, [toolsServer('alpha')]);
+    setup = await startGateway(cleanup, [toolsServer('alpha', ['--reconnection-tool'])]);
     url = `http://127.0.0.1:${await startTokenProxy(cleanup, setup.gateway.port, setup.gateway.token)}/mcp/alpha`;
   });
   after(() => cleanup.run());

@@ -3,7 +3,7 @@
 // what it missed (the call's result, most often). One store per session, bounded per session and,
 // through one EventBudget, across all of them: the oldest events go first (the gateway's oldest,
 // whichever session holds them), and a client that asks to resume from one that is gone is told so.
-import type { EventStore } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Per session: the most events kept, and their total size. */
 export const MAX_EVENTS_PER_SESSION = 512;
@@ -11,7 +11,7 @@ export const MAX_EVENT_BYTES_PER_SESSION = 4 * 1024 * 1024;
 /** Across every session of a gateway: 256 sessions at their own cap would hold 1 GiB. */
 export const MAX_EVENT_BYTES_TOTAL = 64 * 1024 * 1024;
 
-type Message = Parameters<EventStore['storeEvent']>[1];
+type Message = JSONRPCMessage;
 
 interface Stored {
   readonly id: string;
@@ -55,7 +55,7 @@ export class EventBudget {
   }
 }
 
-export class BoundedEventStore implements EventStore {
+export class BoundedEventStore {
   private readonly events: Stored[] = [];
   private bytes = 0;
   private next = 0;
@@ -66,7 +66,8 @@ export class BoundedEventStore implements EventStore {
     private readonly budget = new EventBudget(),
   ) {}
 
-  async storeEvent(streamId: string, message: Message): Promise<string> {
+  /** Keeps a message sent on a stream; returns its event id. */
+  keep(streamId: string, message: Message): string {
     const id = `${streamId}_${++this.next}`;
     const size = JSON.stringify(message).length;
     // One event over the session's whole cap is not kept: everything before it could not be either.
@@ -96,11 +97,13 @@ export class BoundedEventStore implements EventStore {
     this.budget.credit(dropped.bytes);
   }
 
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+  /** The stream an event was sent on, while the event is kept. */
+  streamOf(eventId: string): string | undefined {
     return this.events.find((event) => event.id === eventId)?.streamId;
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: Message) => Promise<void> }): Promise<string> {
+  /** The events of the same stream after `lastEventId`, with their ids; throws when they cannot all be given. */
+  after(lastEventId: string): Array<readonly [string, Message]> {
     const index = this.events.findIndex((event) => event.id === lastEventId);
     if (index < 0)
       throw new Error(
@@ -111,8 +114,7 @@ export class BoundedEventStore implements EventStore {
     const tooLarge = missed.find((event) => event.message === undefined);
     if (tooLarge)
       throw new Error(`event ${tooLarge.id} was larger than ${this.maxBytes / 1024 / 1024} MiB and was not kept: it cannot be sent again`);
-    for (const event of missed) await send(event.id, event.message as Message);
-    return streamId;
+    return missed.map((event) => [event.id, event.message as Message] as const);
   }
 
   /** Events kept now (for tests and bounds). */

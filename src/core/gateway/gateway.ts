@@ -253,9 +253,9 @@ export class McpGateway {
     if (typeof sessionId === 'string') {
       const session = this.legacy.find(sessionId, endpoint);
       if (!session) return reply(res, 404, 'Session not found', {}, -32001);
-      if (req.method !== 'POST') return session.serve(req, res);
+      if (req.method !== 'POST') return session.transport.handle(req, res);
       const body = await this.readBody(req, res);
-      return body.read ? session.serve(req, res, body.value) : undefined;
+      return body.read ? session.transport.handle(req, res, body.value) : undefined;
     }
     if (!hasEndpoint(this.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
     if (req.method === 'GET' || req.method === 'DELETE') return reply(res, 400, 'Bad Request: Mcp-Session-Id header is required');

@@ -3,8 +3,7 @@
 // (sessionTable.ts), told when its endpoint's tool list changed, and closed with the gateway.
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import { WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
 import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
@@ -18,16 +17,15 @@ import type { OfferFingerprint } from './offerIndex';
 import { BoundedEventStore, EventBudget } from './eventStore';
 import { createSessionServer } from './sessionServer';
 import { SessionTable, type TableSession } from './sessionTable';
-import { sessionHandler } from './sessionHttp';
+import { SessionTransport } from './sessionTransport';
 import { SessionTasks } from './sessionTasks';
 import type { GatewayTasks } from './taskHandlers';
 
 export interface LegacySession extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
   readonly key: string;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  /** Answers one HTTP request of the session (sessionTransport). */
-  readonly serve: NodeMcpRequestHandler;
+  /** Answers the session's HTTP requests. */
+  readonly transport: SessionTransport;
   readonly server: Server;
   /** Of the tool list as of the last notice (or the session's start): a change sends a new one. */
   fingerprint: string;
@@ -67,7 +65,7 @@ export class LegacySessions {
   /** A session closed (its client ended it, or it was evicted). */
   readonly onDidClose: Event<ClosedSession> = this.closeEmitter.event;
   /** Transports whose initialize request is still being answered; they have no session id yet. */
-  private readonly opening = new Set<WebStandardStreamableHTTPServerTransport>();
+  private readonly opening = new Set<SessionTransport>();
   /** What every session's stream events may hold together. */
   private readonly eventBudget = new EventBudget();
 
@@ -98,13 +96,14 @@ export class LegacySessions {
       tasks,
     });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      // Priming events with ids, and what was sent kept (bounded): a client whose stream broke
-      // resumes with Last-Event-ID instead of losing the call's result.
-      eventStore: events,
-      retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: (id) => {
+    const transport: SessionTransport = new SessionTransport({
+      newSessionId: () => randomUUID(),
+      // What a streamed answer sent is kept (bounded): a client whose stream broke resumes with
+      // Last-Event-ID instead of losing the call's result.
+      events,
+      clock: this.options.clock,
+      retryMs: SSE_RETRY_MS,
+      onInitialized: (id) => {
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
         const offerPrint = this.options.notifier()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
@@ -112,7 +111,6 @@ export class LegacySessions {
           endpoint,
           key: endpointKey(endpoint),
           transport,
-          serve,
           server,
           fingerprint,
           ledger,
@@ -125,7 +123,6 @@ export class LegacySessions {
         logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
       },
     });
-    const serve = sessionHandler(transport, this.options.clock, logger);
     server.onclose = () => {
       tasks.dispose();
       events.clear();
@@ -134,7 +131,7 @@ export class LegacySessions {
     this.opening.add(transport);
     try {
       await server.connect(transport);
-      await serve(req, res, body);
+      await transport.handle(req, res, body);
     } finally {
       this.opening.delete(transport);
     }
@@ -161,7 +158,7 @@ export class LegacySessions {
     return [...this.table.drain().map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
   }
 
-  private closed(transport: WebStandardStreamableHTTPServerTransport, ledger: SessionLedger): void {
+  private closed(transport: SessionTransport, ledger: SessionLedger): void {
     unsubscribeSession(ledger, this.options.offers, this.options.logger);
     const id = transport.sessionId;
     const session = id === undefined ? undefined : this.table.get(id);

@@ -104,7 +104,7 @@ describe('gateway: resumable 2025 streams', function () {
     assert.ok(result?.result, JSON.stringify(after));
   });
 
-  it("sends no message event without a message: the priming event is named, so the editor's client does not log 'Failed to parse message'", async () => {
+  it("answers at once in one JSON response, and streams a slow answer from a named priming event, so the editor's client never logs 'Failed to parse message'", async () => {
     const { gateway } = await startGateway(cleanup, [toolsServer('alpha', ['--slow-ms', '300'])]);
     const url = gateway.endpointUrl('alpha');
     const headers = {
@@ -114,50 +114,50 @@ describe('gateway: resumable 2025 streams', function () {
     };
     const post = (body: unknown, extra: Record<string, string> = {}) =>
       fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    // Answered at once: the whole answer in one JSON body, with the session's id.
     const init = await post({
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     });
-    const session = { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
-    const answered = (id: number) => (frames: Frame[]) => frames.some((frame) => (frame.data as { id?: number } | undefined)?.id === id);
-    const streams = {
-      // Answered at once: the priming event leaves joined with the answer.
-      initialize: await readFrames(init, answered(1)),
-      // Answered after 300 ms: the priming event leaves alone, first.
-      slowCall: await readFrames(
-        await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } }, session),
-        answered(2),
-      ),
-    };
-    for (const [name, frames] of Object.entries(streams)) {
-      assert.ok(
-        frames.some((frame) => (frame.data as { id?: number } | undefined)?.id !== undefined),
-        `${name}: the answer came`,
-      );
-      const emptyMessages = frames.filter((frame) => frame.event === 'message' && !frame.raw);
-      assert.deepEqual(emptyMessages, [], `${name}: a message event with nothing to parse`);
-      const priming = frames.find((frame) => frame.event === 'priming');
-      assert.ok(priming?.id, `${name}: the priming event still carries an id to resume from: ${JSON.stringify(frames)}`);
-    }
+    assert.match(init.headers.get('content-type') ?? '', /^application\/json/);
+    const sessionId = init.headers.get('mcp-session-id') ?? '';
+    assert.match(sessionId, /^[0-9a-f-]{36}$/);
+    const initAnswer = (await init.json()) as { id?: number; result?: { protocolVersion?: string } };
+    assert.equal(initAnswer.id, 1);
+    assert.equal(initAnswer.result?.protocolVersion, '2025-11-25');
+    const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+
+    // Answered after 300 ms: an SSE stream, its named priming event first, with an id to resume from.
+    const slow = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } }, session);
+    assert.match(slow.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frames = await readFrames(slow, (all) => all.some((frame) => (frame.data as { id?: number } | undefined)?.id === 2));
+    assert.equal(frames[0]?.event, 'priming', JSON.stringify(frames));
+    assert.ok(frames[0]?.id, `the priming event carries an id to resume from: ${JSON.stringify(frames)}`);
+    assert.deepEqual(
+      frames.filter((frame) => frame.event === 'message' && !frame.raw),
+      [],
+      'a message event with nothing to parse',
+    );
+    assert.ok(frames.some((frame) => (frame.data as { id?: number } | undefined)?.id === 2));
   });
 
   it('keeps a bounded number of events per session, and says so for one that is gone', async () => {
     const store = new BoundedEventStore(3, 1_000_000);
     const ids: string[] = [];
     for (let index = 0; index < 5; index++)
-      ids.push(
-        await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: index } }),
-      );
+      ids.push(store.keep('s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: index } }));
     assert.equal(store.size, 3);
-    await assert.rejects(store.replayEventsAfter(ids[0] ?? '', { send: async () => undefined }), /no longer kept/);
-    const replayed: string[] = [];
-    assert.equal(await store.replayEventsAfter(ids[2] ?? '', { send: async (id) => void replayed.push(id) }), 's');
-    assert.deepEqual(replayed, ids.slice(3));
+    assert.throws(() => store.after(ids[0] ?? ''), /no longer kept/);
+    assert.equal(store.streamOf(ids[2] ?? ''), 's');
+    assert.deepEqual(
+      store.after(ids[2] ?? '').map(([id]) => id),
+      ids.slice(3),
+    );
     const small = new BoundedEventStore(100, 200);
     for (let index = 0; index < 10; index++)
-      await small.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(50) } });
+      small.keep('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(50) } });
     assert.ok(small.size < 10, `bounded by bytes: ${small.size}`);
   });
 
@@ -171,7 +171,7 @@ describe('gateway: resumable 2025 streams', function () {
     const stores = Array.from({ length: 4 }, () => new BoundedEventStore(512, 1_000_000, budget));
     const ids: string[][] = stores.map(() => []);
     for (let round = 0; round < 10; round++)
-      for (const [index, store] of stores.entries()) ids[index]?.push(await store.storeEvent('s', message(round)));
+      for (const [index, store] of stores.entries()) ids[index]?.push(store.keep('s', message(round)));
     assert.ok(budget.bytes <= 10_000, `${budget.bytes} bytes kept across sessions`);
     assert.ok(
       stores.every((store) => store.size >= 2),
@@ -179,8 +179,8 @@ describe('gateway: resumable 2025 streams', function () {
     );
     // The first events of every session went; the last of each can still be resumed from.
     for (const [index, store] of stores.entries()) {
-      await assert.rejects(store.replayEventsAfter(ids[index]?.[0] ?? '', { send: async () => undefined }), /no longer kept/);
-      assert.equal(await store.replayEventsAfter(ids[index]?.at(-2) ?? '', { send: async () => undefined }), 's');
+      assert.throws(() => store.after(ids[index]?.[0] ?? ''), /no longer kept/);
+      assert.equal(store.after(ids[index]?.at(-2) ?? '').length, 1);
     }
     // A closed session gives its share back.
     for (const store of stores) store.clear();
@@ -190,25 +190,26 @@ describe('gateway: resumable 2025 streams', function () {
   it('an event larger than a session may keep is not kept whole: a resume across it is refused, one past it works', async () => {
     const budget = new EventBudget(1_000_000);
     const store = new BoundedEventStore(100, 1_000, budget);
-    const before = await store.storeEvent('s', {
+    const before = store.keep('s', {
       jsonrpc: '2.0',
       method: 'notifications/progress',
       params: { progressToken: 1, progress: 1 },
     });
-    const huge = await store.storeEvent('s', {
+    const huge = store.keep('s', {
       jsonrpc: '2.0',
       method: 'notifications/message',
       params: { level: 'info', data: 'x'.repeat(5_000) },
     });
-    const after = await store.storeEvent('s', {
+    const after = store.keep('s', {
       jsonrpc: '2.0',
       method: 'notifications/progress',
       params: { progressToken: 1, progress: 3 },
     });
     assert.ok(budget.bytes < 1_000, `the large event is not held: ${budget.bytes} bytes`);
-    await assert.rejects(store.replayEventsAfter(before, { send: async () => undefined }), /no longer kept|larger than/);
-    const replayed: string[] = [];
-    await store.replayEventsAfter(huge, { send: async (id) => void replayed.push(id) });
-    assert.deepEqual(replayed, [after]);
+    assert.throws(() => store.after(before), /no longer kept|larger than/);
+    assert.deepEqual(
+      store.after(huge).map(([id]) => id),
+      [after],
+    );
   });
 });
