@@ -13,8 +13,10 @@ let tools;
 for (;;) { try { await client.connect(new StreamableHTTPClientTransport(new URL(ready.servers.fixture), { requestInit: { headers: { Authorization: `Bearer ${ready.token}` } } })); tools = (await client.listTools()).tools; if (tools.length) break; } catch (e) { } await new Promise(r=>setTimeout(r,200)); }
 const echo = tools.find(t => t.name.endsWith('echo')).name;
 for (let i = 0; i < 300; i++) await client.callTool({ name: echo, arguments: { text: 'hi' } });
+const cpu = () => { const f = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10; };
+const cpu0 = cpu();
 const times = [];
 for (let i = 0; i < N; i++) { const s = performance.now(); await client.callTool({ name: echo, arguments: { text: 'hello from the benchmark' } }); times.push(performance.now() - s); }
 times.sort((a, b) => a - b);
-console.log('p50', times[Math.floor(N / 2)].toFixed(3), 'p95', times[Math.floor(N * 0.95)].toFixed(3));
+console.log('cpu/call ms', ((cpu() - cpu0) / N).toFixed(3), 'p50', times[Math.floor(N / 2)].toFixed(3), 'p95', times[Math.floor(N * 0.95)].toFixed(3));
 await client.close(); child.kill('SIGINT'); await new Promise(r => child.once('exit', r));

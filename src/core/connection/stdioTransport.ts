@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import { isJsonRpcMessage } from '../base/jsonRpc';
 import { nullLogger, type Logger } from '../base/logging';
 import { SwitchboardError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
@@ -191,8 +191,8 @@ export class StdioProcessTransport implements Transport {
     if (line.trim() === '') return;
     let message: JSONRPCMessage | undefined;
     try {
-      const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(line));
-      if (parsed.success) message = parsed.data;
+      const parsed: unknown = JSON.parse(line);
+      if (isJsonRpcMessage(parsed)) message = parsed;
     } catch {
       // Not JSON at all; reported below like JSON that is not JSON-RPC.
     }

@@ -20,9 +20,13 @@ export function createToken(): string {
  * can run on any input and the comparison time does not reveal the token's length.
  */
 export function tokenMatches(presented: string, expected: string): boolean {
-  const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-  return timingSafeEqual(digest(presented), digest(expected));
+  if (expectedDigest?.token !== expected) expectedDigest = { token: expected, digest: sha256(expected) };
+  return timingSafeEqual(sha256(presented), expectedDigest.digest);
 }
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+/** The gateway's own token changes once per start: its digest is made once, not on every request. */
+let expectedDigest: { readonly token: string; readonly digest: Buffer } | undefined;
 
 /** The token from `Authorization: Bearer <token>`, or undefined for any other shape. */
 export function bearerToken(authorization: string | undefined): string | undefined {

@@ -26,6 +26,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { Clock, TimerHandle } from '../base/clock';
+import { isJsonRpcMessage } from '../base/jsonRpc';
 import type { BoundedEventStore } from './eventStore';
 
 /** How long a POST's answer waits for all it will carry before it becomes a stream. */
@@ -241,8 +242,9 @@ export class SessionTransport implements Transport {
       return refuse(res, [415, -32000, 'Unsupported Media Type: Content-Type must be application/json']);
     if (Array.isArray(body) && body.length > MAX_BATCH)
       return refuse(res, [400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`]);
-    const messages = (Array.isArray(body) ? body : [body]) as unknown[];
-    if (!messages.every(isJsonRpcMessage)) return refuse(res, [400, -32700, 'Parse error: Invalid JSON-RPC message']);
+    const raw = (Array.isArray(body) ? body : [body]) as unknown[];
+    if (!raw.every(isJsonRpcMessage)) return refuse(res, [400, -32700, 'Parse error: Invalid JSON-RPC message']);
+    const messages = raw as JSONRPCMessage[];
     const initialize = messages.find((message) => 'method' in message && message.method === 'initialize' && 'id' in message);
     if (initialize) {
       if (this.initialized) return refuse(res, [400, -32600, 'Invalid Request: Server already initialized']);
@@ -395,17 +397,4 @@ function headerOf(req: http.IncomingMessage, name: string): string | undefined {
 
 function isJsonContentType(value: string | undefined): boolean {
   return (value ?? '').split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isId = (value: unknown): boolean => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
-
-/** A JSON-RPC 2.0 request, notification, result or error, by shape (params and results are the server's to check). */
-function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
-  if (!isObject(value) || value.jsonrpc !== '2.0') return false;
-  if (typeof value.method === 'string')
-    return (!('id' in value) || isId(value.id)) && (value.params === undefined || isObject(value.params));
-  if (!isId(value.id)) return false;
-  if ('result' in value) return isObject(value.result);
-  return isObject(value.error) && typeof value.error.code === 'number' && typeof value.error.message === 'string';
 }
