@@ -153,6 +153,14 @@ async function mcpHub(tempRoot) {
   return { process: gateway, ...(await connect(`http://127.0.0.1:${port}/mcp`, {}, gateway, true)) };
 }
 
+/** CPU time a process has used (user and system), in ms: the gateway's own work, whatever the machine's load. */
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+// USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK).
+const CLOCK_TICKS = 100;
+
 /** VmRSS and VmHWM (peak) of a process, in MiB. */
 function memoryMiB(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -200,14 +208,16 @@ async function main() {
       },
     ];
     for (const definition of definitions) {
-      const way = { ...definition, ...(await definition.open()), seq: [], batches: [] };
+      const way = { ...definition, ...(await definition.open()), seq: [], batches: [], cpu: 0 };
       ways.push(way);
       await sequential(way, WARMUP_CALLS);
       console.log(`[bench] ${way.key} ready`);
     }
     for (let round = 0; round < rounds; round++) {
       for (const way of ways) {
+        const before = cpuMs(way.process.child.pid);
         await sequential(way, PER_ROUND, way.seq);
+        way.cpu += cpuMs(way.process.child.pid) - before;
         way.batches.push(await concurrent(way, CONCURRENCY));
       }
     }
@@ -217,9 +227,10 @@ async function main() {
     const throughput = (way) => (CONCURRENCY * way.batches.length * 1000) / way.batches.reduce((sum, ms) => sum + ms, 0);
     const peers = ways.filter((way) => way.key !== 'switchboard');
     const leanest = peers.reduce((best, way) => (way.memory.rss < best.memory.rss ? way : best));
+    const cpuPerCall = (way) => way.cpu / way.seq.length;
     const rows = ways.map(
       (way) =>
-        `| ${way.label} | ${fmt(p50(way))} | ${fmt(percentile(way.seq, 95))} | ${Math.round(throughput(way))} | ${way.memory.rss.toFixed(0)} | ${way.memory.peak.toFixed(0)} |`,
+        `| ${way.label} | ${fmt(p50(way))} | ${fmt(percentile(way.seq, 95))} | ${cpuPerCall(way).toFixed(2)} | ${Math.round(throughput(way))} | ${way.memory.rss.toFixed(0)} | ${way.memory.peak.toFixed(0)} |`,
     );
     const latencyRatio = p50(by.switchboard) / p50(by.supergateway);
     const memoryRatio = by.switchboard.memory.rss / leanest.memory.rss;
@@ -232,11 +243,11 @@ async function main() {
       '',
       `The same \`echo\` call of the same stdio fixture, by a 2025-11-25 SDK client over streamable HTTP, through each gateway (mcp-hub: legacy SSE, all it serves; ${PER_ROUND} sequential calls and ${CONCURRENCY} concurrent ones per round). Memory is the gateway process's own (not the fixture's).`,
       '',
-      '| Gateway | p50 (ms) | p95 (ms) | calls/s (100 concurrent) | RSS after (MiB) | RSS peak (MiB) |',
-      '|---|---|---|---|---|---|',
+      '| Gateway | p50 (ms) | p95 (ms) | gateway CPU per sequential call (ms) | calls/s (100 concurrent) | RSS after (MiB) | RSS peak (MiB) |',
+      '|---|---|---|---|---|---|---|',
       ...rows,
       '',
-      `Switchboard's p50 is **${ratio(latencyRatio)}** supergateway's (goal ≤ 0.85×); its RSS is **${ratio(memoryRatio)}** the leanest peer's (${leanest.label}; goal ≤ 1.00×); its throughput is ${ratio(throughput(by.switchboard) / throughput(by.supergateway))} supergateway's.`,
+      `Switchboard's p50 is **${ratio(latencyRatio)}** supergateway's (goal ≤ 0.85×); its RSS is **${ratio(memoryRatio)}** the leanest peer's (${leanest.label}; goal ≤ 1.00×); its throughput is ${ratio(throughput(by.switchboard) / throughput(by.supergateway))} supergateway's; its CPU per call ${ratio(cpuPerCall(by.switchboard) / cpuPerCall(by.supergateway))} supergateway's.`,
     ].join('\n');
     console.log(`\n${section}\n`);
     if (write) replaceSection(SECTION, section);
