@@ -19,7 +19,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
-  bundle,
+  bundleCli,
   clockTicksPerSecond,
   dateLine,
   loadAverage,
@@ -59,7 +59,7 @@ async function loadCore(outdir) {
     "export { ServerConnection } from './src/core/connection';",
     "export { DEFAULT_TIMEOUTS } from './src/core/config/types';",
   ]);
-  const cli = await bundle(path.join(outdir, 'cli.cjs'), { entryPoints: ['src/cli.ts'] });
+  const cli = await bundleCli(path.join(outdir, 'cli.cjs'));
   return { core, cli };
 }
 

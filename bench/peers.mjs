@@ -17,7 +17,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
-  bundle,
+  bundleCli,
   commitLabel,
   dateLine,
   loadAverage,
@@ -98,7 +98,8 @@ async function switchboard(cli, tempRoot) {
   fs.mkdirSync(path.join(folder, '.vscode'));
   const servers = { fixture: { command: fixtureCommand[0], args: fixtureCommand.slice(1) } };
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'mcpSwitchboard.servers': servers }));
-  const serve = start(process.execPath, [cli, 'serve', '--folder', folder, '--trust-workspace'], {
+  // As its users run it: the command itself, with the Node options of its shebang.
+  const serve = start(cli, ['serve', '--folder', folder, '--trust-workspace'], {
     XDG_CACHE_HOME: path.join(tempRoot, 'cache'),
   });
   const ready = await new Promise((resolve, reject) => {
@@ -193,7 +194,7 @@ async function main() {
   const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-peers-'));
   const ways = [];
   try {
-    const cli = await bundle(path.join(tempRoot, 'cli.cjs'), { entryPoints: ['src/cli.ts'] });
+    const cli = await bundleCli(path.join(tempRoot, 'cli.cjs'));
     console.log(
       `[bench] ${rounds} rounds × (${PER_ROUND} sequential + ${CONCURRENCY} concurrent) per gateway; load average ${loadAverage()}`,
     );

@@ -15,7 +15,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { bundle, dateLine, loadAverage, machineLine, option, percentile, replaceSection, repoRoot, shouldWrite } from './support.mjs';
+import { bundleCli, dateLine, loadAverage, machineLine, option, percentile, replaceSection, repoRoot, shouldWrite } from './support.mjs';
 
 const STDIO_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'stdio-server.mjs');
 const HTTP_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'http-server.mjs');
@@ -153,7 +153,7 @@ function leftoverProcesses(tempRoot) {
 
 async function main() {
   const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-soak-'));
-  const cli = await bundle(path.join(tempRoot, 'cli.cjs'), { entryPoints: ['src/cli.ts'] });
+  const cli = await bundleCli(path.join(tempRoot, 'cli.cjs'));
   const seenPids = new Set();
   const ports = await freePorts(HTTP_SERVERS);
   const servers = [

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI_BUILD_OPTIONS } from '../scripts/cliBuild.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
@@ -153,6 +154,13 @@ export const ticksToMs = (ticks) => (ticks * 1000) / clockTicksPerSecond;
 // ── Bundling ──
 
 /** Bundles with the options the extension's build uses; returns the output file. */
+/** The CLI, bundled as the build makes dist/cli.js, executable: run it as a command to run it as its users do. */
+export async function bundleCli(outfile) {
+  await bundle(outfile, CLI_BUILD_OPTIONS);
+  fs.chmodSync(outfile, 0o755);
+  return outfile;
+}
+
 export async function bundle(outfile, options) {
   await esbuild.build({
     bundle: true,

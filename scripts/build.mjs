@@ -7,6 +7,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { CLI_BUILD_OPTIONS } from './cliBuild.mjs';
 import { repoRoot } from './harness-paths.mjs';
 
 const production = process.argv.includes('--production');
@@ -31,7 +32,7 @@ const common = {
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // The doctor CLI runs the same core as the extension, without the editor.
-  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, ...CLI_BUILD_OPTIONS, outfile: 'dist/cli.js' },
 ];
 
 // The sandbox runtime (@anthropic-ai/sandbox-runtime) runs as a command of its own, one per
@@ -93,3 +94,5 @@ if (watch) {
   await Promise.all(builds.map((options) => esbuild.build(options)));
 }
 copySandboxFiles();
+// The CLI is a command (its shebang gives Node its options); npm sets the bit on install, this does it for a checkout.
+if (!watch) fs.chmodSync(path.join(repoRoot, 'dist', 'cli.js'), 0o755);

@@ -11,7 +11,15 @@ const choices: Record<string, unknown[]> = {
   method: ['tools/call', 3, ABSENT],
   params: [{ a: 1 }, {}, [], 'x', null, ABSENT],
   result: [{ content: [] }, {}, [], null, 'x', ABSENT],
-  error: [{ code: -32601, message: 'no' }, { code: 1.5, message: 'x' }, { code: 1, message: 2 }, { code: 1, message: 'x', data: [1] }, {}, 'x', ABSENT],
+  error: [
+    { code: -32601, message: 'no' },
+    { code: 1.5, message: 'x' },
+    { code: 1, message: 2 },
+    { code: 1, message: 'x', data: [1] },
+    {},
+    'x',
+    ABSENT,
+  ],
   extra: [1, ABSENT],
 };
 
