@@ -74,10 +74,10 @@ export interface ServersTreeSource {
   devRestart?(server: string): DevRestart | undefined;
 }
 
-/** How long after a dev.watch restart the row says `restarted`. */
+/** How long after a dev.watch restart the row's icon says so. */
 const RESTART_NOTE_MS = 60_000;
 
-/** Whether the server runs because dev.watch restarted it (the row says so for a minute). */
+/** Whether the server runs because dev.watch restarted it (the row's icon says so for a minute). */
 function restartedByWatch(view: ServerView, restart: DevRestart | undefined): boolean {
   return (
     restart !== undefined &&
@@ -86,6 +86,12 @@ function restartedByWatch(view: ServerView, restart: DevRestart | undefined): bo
     view.state.since - restart.at < RESTART_NOTE_MS
   );
 }
+
+/** A running server's marks: its state word stays "running", the icon tells these apart. */
+const RUNNING_MARKS = {
+  restarted: new vscode.ThemeIcon('debug-restart', new vscode.ThemeColor('testing.iconPassed')),
+  sandboxed: new vscode.ThemeIcon('lock', new vscode.ThemeColor('testing.iconPassed')),
+};
 
 const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
   running: new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed')),
@@ -179,13 +185,24 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       tools: rows.length,
       offered: rows.filter(isOffered).length,
       tasks: view.tasks.length,
-      sandboxed: sandboxOf(view.definition) !== undefined,
-      restarted: restartedByWatch(view, restart),
     });
     item.tooltip = serverTooltip(view, offer, rows.length, restart);
-    // A running server shows its own icon, if it has one; any other state shows what is wrong.
-    const own = view.state.kind === 'running' ? pickRowIcon(view.state.serverInfo.icons) : undefined;
-    item.iconPath = own ? { light: vscode.Uri.parse(own.light), dark: vscode.Uri.parse(own.dark) } : ICONS[view.state.kind];
+    // A running server shows that dev.watch just restarted it, or that it is sandboxed, or its own
+    // icon if it has one; any other state shows what is wrong.
+    const mark =
+      view.state.kind !== 'running'
+        ? undefined
+        : restartedByWatch(view, restart)
+          ? 'restarted'
+          : sandboxOf(view.definition) !== undefined
+            ? 'sandboxed'
+            : undefined;
+    const own = view.state.kind === 'running' && !mark ? pickRowIcon(view.state.serverInfo.icons) : undefined;
+    item.iconPath = mark
+      ? RUNNING_MARKS[mark]
+      : own
+        ? { light: vscode.Uri.parse(own.light), dark: vscode.Uri.parse(own.dark) }
+        : ICONS[view.state.kind];
     const enabled = view.state.kind !== 'disabled';
     const primary = rowPrimaryAction(view.state);
     // Menus in package.json match on these words.
@@ -201,7 +218,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       ...(view.state.kind === 'blocked' && view.state.reason !== 'untrusted' && view.state.reason !== 'needsInput' ? ['consent'] : []),
       ...(signsInWithOAuth(view.definition) ? ['oauth'] : []),
     ].join(' ');
-    item.accessibilityInformation = { label: `${view.name}, ${view.state.kind}, ${item.description}` };
+    item.accessibilityInformation = { label: `${view.name}, ${item.description}${mark ? `, ${mark}` : ''}` };
     return item;
   }
 

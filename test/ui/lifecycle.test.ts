@@ -102,7 +102,7 @@ describe('a lazy server (UI)', function () {
     await activityBarEntry(page, 'MCP Switchboard').click();
     const later = treeRow(page, 'later');
     await later
-      .locator('.label-description', { hasText: /^idle · \d+ tools$/ })
+      .locator('.label-description', { hasText: /^ready · \d+ tools$/ })
       .waitFor({ timeout: 30_000 })
       .catch(async (error: unknown) => {
         // What the row said instead, and the window as it was.
@@ -116,7 +116,7 @@ describe('a lazy server (UI)', function () {
     await later.click();
     await treeRow(page, 'echo').first().waitFor({ timeout: 30_000 });
     const hover = await rowTooltip(page, later, 'Idle since');
-    assert.match(await hover.innerText(), /later — idle · \d+ tools cached · starts when used[\s\S]*Offers: \d+ tools \(cached\)/);
+    assert.match(await hover.innerText(), /later — ready · \d+ tools cached · starts when used[\s\S]*Offers: \d+ tools \(cached\)/);
     await screenshot(page, 'idle-server');
     await page.mouse.move(700, 600);
 

@@ -56,7 +56,9 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
     await consent.locator('.monaco-button', { hasText: 'Run Sandboxed' }).click();
     await activityBarEntry(page, 'MCP Switchboard').click();
     const row = treeRow(page, 'boxed');
-    await row.locator('.label-description', { hasText: /^sandboxed · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    // One vocabulary: the state word stays "running"; the lock icon says it is sandboxed.
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    await row.locator('.codicon-lock').waitFor({ timeout: 10_000 });
     const hover = await rowTooltip(page, row, 'Sandboxed');
     assert.ok(
       (await hover.innerText()).includes(`Sandboxed: writes ${workspace} and temp; no network (rules: Run Sandboxed)`),

@@ -2,6 +2,7 @@
 // restarts a running server sandboxed, in the real editor, without a reload of the window. Before,
 // the setting was read when servers loaded but a change to it reloaded nothing, and the servers
 // kept running unsandboxed until the window was reloaded.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -41,11 +42,15 @@ describe('the sandbox setting takes effect at once (UI)', function () {
     const { page, userDataDir } = workbench;
     const row = treeRow(page, 'mine');
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await row.locator('.codicon-lock').count(), 0, 'not sandboxed before the setting');
     const file = path.join(userDataDir, 'User', 'settings.json');
     const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
     await saveUserSettings(page, { ...settings, 'mcpSwitchboard.sandbox.enabled': true });
-    await row.locator('.label-description', { hasText: /^sandboxed · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    // Sandboxed: still "running" in words (one vocabulary), with the lock icon.
+    await row.locator('.codicon-lock').waitFor({ timeout: 60_000 });
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
     await saveUserSettings(page, { ...settings, 'mcpSwitchboard.sandbox.enabled': false });
+    await row.locator('.codicon-lock').waitFor({ state: 'detached', timeout: 60_000 });
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
   });
 });

@@ -235,7 +235,8 @@ describe('dev.watch (UI)', function () {
     fs.mkdirSync(path.join(serverFolder, 'src', 'lib'), { recursive: true });
     // The editor's file watcher starts in the background and says nothing when it is ready: a change
     // it did not see yet is written again (each write is a real change), a bounded number of times.
-    const restarted = row.locator('.label-description', { hasText: /^restarted · \d+ tools$/ });
+    // Restarted by dev.watch: the icon says so for a minute; the words stay "running".
+    const restarted = row.locator('.codicon-debug-restart');
     for (let attempt = 0; ; attempt++) {
       fs.writeFileSync(path.join(serverFolder, 'src', 'lib', 'tool.js'), `export const version = ${attempt};`);
       if (

@@ -78,27 +78,25 @@ export interface RowContext {
    */
   readonly offered?: number;
   readonly tasks?: number;
-  readonly sandboxed?: boolean;
-  readonly restarted?: boolean;
 }
 
 /**
- * E.g. "running · 12 tools", "idle · 12 tools", "exited (1)", "command not found", "denied by you".
- * `sandboxed` replaces "running" for a server that runs in a sandbox (the tooltip has the rules),
- * and `restarted` for one dev.watch just restarted (the tooltip says which file changed). While
- * tasks run, they replace the tool count: "running · 2 tasks" (the rows under it list them).
+ * E.g. "running · 12 tools", "ready · 12 tools", "exited (1)", "command not found", "denied by you".
+ * The first word is always the state, in one vocabulary everywhere: a lazy server not started yet
+ * is "ready" (its cached tools are what chat has, and the editor's own list says Running), and a
+ * sandboxed or just-restarted server still reads "running" (its icon and tooltip say the rest).
+ * While tasks run, they replace the tool count: "running · 2 tasks" (the rows under it list them).
  */
 export function describeRow(state: ServerState, now: number, context: RowContext = {}): string {
   switch (state.kind) {
     case 'idle': {
       const count = context.offered ?? context.tools;
-      return count ? `idle · ${tools(count)}` : 'idle';
+      return count ? `ready · ${tools(count)}` : 'ready';
     }
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
-      const word = context.restarted ? 'restarted' : context.sandboxed ? 'sandboxed' : 'running';
-      if (context.tasks) return `${word} · ${plural(context.tasks, 'task')}`;
-      return `${word} · ${tools(context.offered ?? state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
+      if (context.tasks) return `running · ${plural(context.tasks, 'task')}`;
+      return `running · ${tools(context.offered ?? state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
     }
     case 'starting':
       if (!state.attempt) return 'starting…';

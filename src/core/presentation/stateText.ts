@@ -30,13 +30,14 @@ export interface StateContext {
   readonly tools?: number;
 }
 
-/** E.g. "running · 12 tools · 84 ms", "idle · 12 tools cached", "reconnecting in 4 s (attempt 3/5)". */
+/** E.g. "running · 12 tools · 84 ms", "ready · 12 tools cached · starts when used", "reconnecting in 4 s (attempt 3/5)". */
 export function describeState(state: ServerState, now: number = Date.now(), context: StateContext = {}): string {
   switch (state.kind) {
     case 'idle': {
       const tools = context.tools ?? 0;
       const known = tools > 0 ? ` · ${plural(tools, 'tool')} cached` : '';
-      return state.reason === 'unused' ? `idle${known} · stopped while unused` : `idle${known} · starts when used`;
+      // "ready", as the row says: chat has its tools, and the editor's own list says Running.
+      return state.reason === 'unused' ? `ready${known} · stopped while unused` : `ready${known} · starts when used`;
     }
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;

@@ -93,7 +93,7 @@ describe('lazy start and idle stop', function () {
     assert.ok(toolNames(runtime, 'later').includes('echo'), 'the cached tools are offered');
     assert.equal(
       describeState(stateOf(runtime, 'later'), Date.now(), { tools: toolNames(runtime, 'later').length }),
-      `idle · ${toolNames(runtime, 'later').length} tools cached · starts when used`,
+      `ready · ${toolNames(runtime, 'later').length} tools cached · starts when used`,
     );
 
     const result = await runtime.catalog.callExposedTool('later', 'echo', { text: 'wake up' });

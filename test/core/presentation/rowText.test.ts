@@ -19,18 +19,16 @@ describe('describeRow (the Servers view row, narrow)', () => {
   const cases: Array<[string, ServerState, string, RowContext?]> = [
     ['running', running(), 'running · 12 tools'],
     ['running, most tools filtered: what chat gets', running({ toolCount: 17 }), 'running · 1 tool', { tools: 17, offered: 1 }],
-    ['idle with cached tools, some filtered', { kind: 'idle', reason: 'lazy', since: 0 }, 'idle · 3 tools', { tools: 15, offered: 3 }],
-    ['running sandboxed', running({ toolCount: 1 }), 'sandboxed · 1 tool', { sandboxed: true }],
-    ['just restarted by dev.watch', running({ toolCount: 4 }), 'restarted · 4 tools', { restarted: true, sandboxed: true }],
+    ['idle with cached tools, some filtered', { kind: 'idle', reason: 'lazy', since: 0 }, 'ready · 3 tools', { tools: 15, offered: 3 }],
     ['running tasks for callers', running(), 'running · 2 tasks', { tasks: 2 }],
-    ['running one sandboxed task', running(), 'sandboxed · 1 task', { tasks: 1, sandboxed: true }],
+    ['running one task', running(), 'running · 1 task', { tasks: 1 }],
     [
       'running with quarantined tools',
       running({ toolCount: 3, quarantinedTools: [{ name: 'deep', problem: 'too deep' }] }),
       'running · 3 tools, 1 bad',
     ],
-    ['idle with cached tools', { kind: 'idle', reason: 'lazy', since: 0 }, 'idle · 15 tools', { tools: 15 }],
-    ['idle, nothing cached', { kind: 'idle', reason: 'unused', since: 0 }, 'idle'],
+    ['idle with cached tools', { kind: 'idle', reason: 'lazy', since: 0 }, 'ready · 15 tools', { tools: 15 }],
+    ['idle, nothing cached', { kind: 'idle', reason: 'unused', since: 0 }, 'ready'],
     ['starting', { kind: 'starting', since: 0 }, 'starting…'],
     ['starting a retry', { kind: 'starting', since: 0, attempt: 2, maxAttempts: 5 }, 'starting (2/5)'],
     ['a slow retry', { kind: 'starting', since: 0, attempt: 6, maxAttempts: 5 }, 'starting (slow retry)'],
@@ -131,7 +129,7 @@ describe('describeRow (the Servers view row, narrow)', () => {
     ];
     for (const state of states) {
       for (const tasks of [0, 32]) {
-        const text = describeRow(state, now, { tools: 999, tasks, sandboxed: true });
+        const text = describeRow(state, now, { tools: 999, tasks });
         assert.ok(text.length <= ROW_TEXT_BUDGET, `${state.kind}: "${text}" (${text.length})`);
       }
     }

@@ -37,8 +37,8 @@ describe('a lazy server in the real editor', function () {
   it('learns its tools once, then shows idle with the tools cached, and its process is gone', async () => {
     await waitForServer(api, 'sleepy', (state) => state.kind === 'idle' && markerPid() !== undefined);
     const row = api.tree().find((item) => item.label === 'sleepy');
-    assert.match(row?.description ?? '', /^idle · \d+ tools$/);
-    assert.match(row?.tooltip ?? '', /idle · \d+ tools cached · starts when used/);
+    assert.match(row?.description ?? '', /^ready · \d+ tools$/);
+    assert.match(row?.tooltip ?? '', /ready · \d+ tools cached · starts when used/);
     assert.equal(row?.icon, 'pass');
     assert.ok(
       row?.children.some((child) => child.label === 'echo'),
