@@ -95,7 +95,7 @@ describe('a lazy server (UI)', function () {
     await page.keyboard.press('Escape');
   });
 
-  it('shows it idle with its cached tools, counts it healthy in the status bar, and starts it for a tool run from the palette', async () => {
+  it('shows it ready with its cached tools, counts it healthy in the status bar, and starts it for a tool run from the palette', async () => {
     const { page } = workbench;
     // Both healthy: one running, one idle after learning its tools.
     await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });

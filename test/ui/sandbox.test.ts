@@ -45,7 +45,7 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('offers Run Sandboxed with its rules, and the row then says sandboxed', async () => {
+  it('offers Run Sandboxed with its rules, and the row then shows its lock', async () => {
     const { page, workspace } = workbench;
     const consent = page.locator('.monaco-dialog-box', { hasText: '"boxed"' });
     await consent.waitFor({ timeout: 60_000 });

@@ -41,11 +41,13 @@ export interface ListedOffer {
   readonly offer: ServerOffer;
 }
 
-/** One session's tools relisting after change notifications: one request at a time. */
-interface ToolsRelist {
+/** One session's relisting of one list after change notifications: one request at a time. */
+interface Relist {
   readonly session: McpSession;
   /** Another change came while a request was in flight: ask once more after it. */
   again: boolean;
+  /** The server announced a change since the last request: the next one's result says so. */
+  announced: boolean;
   done: Promise<void>;
 }
 
@@ -84,7 +86,7 @@ export class OfferKeeper {
   /** When each list whose cache hint runs out is to be listed again (epoch ms). */
   private readonly refreshDue = new Map<ListKind, number>();
   /** The tools/list a change notification started, if one is in flight. */
-  private toolsRelist: ToolsRelist | undefined;
+  private readonly relists = new Map<ListKind, Relist>();
 
   constructor(private readonly options: OfferKeeperOptions) {
     this.subscriptions = new ResourceSubscriptions(options.server, options.logger, options.activeSession, options.refreshPolicy);
@@ -125,7 +127,7 @@ export class OfferKeeper {
   sessionHooks(): Pick<OpenSessionOptions, 'onToolListChanged' | 'onOfferChanged' | 'onResourceUpdated' | 'onLogMessage'> {
     return {
       onToolListChanged: (session) => void this.refresh(session, 'tools'),
-      onOfferChanged: (session, list) => void this.relistOffer(session, [list], true),
+      onOfferChanged: (session, list) => void this.refresh(session, list, true),
       onResourceUpdated: (session, uri) => {
         if (session === this.options.activeSession() && this.subscriptions.has(uri))
           this.noticeEmitter.fire({ kind: 'resourceUpdated', server: this.options.server, uri });
@@ -186,36 +188,45 @@ export class OfferKeeper {
   }
 
   /**
-   * Lists one list again (after a change notification); a failure is logged and the previous list
-   * stays. Tools are listed one request at a time: a change announced while one is in flight asks
-   * once more after it, however many came. So a burst of list_changed costs at most two requests,
-   * their answers apply in order, and the last event carries the server's latest list: what the
-   * catalog shows, without listing again itself.
+   * Lists one list again (after a change notification; `announced`: the server said it changed); a
+   * failure is logged and the previous list stays. One request at a time per list: a change
+   * announced while one is in flight asks once more after it, however many came. So a burst of
+   * list_changed costs at most two requests and, for resources and prompts (whose announcements
+   * are passed on to clients even when nothing changed), at most two announcements; the answers
+   * apply in order, and the last event carries the server's latest list: what the catalog shows,
+   * without listing again itself.
    */
-  async refresh(session: McpSession, list: ListKind): Promise<void> {
+  async refresh(session: McpSession, list: ListKind, announced = false): Promise<void> {
     if (session !== this.options.activeSession()) return;
-    if (list !== 'tools') return this.relistOffer(session, [list]);
-    const running = this.toolsRelist;
+    const running = this.relists.get(list);
     if (running?.session === session) {
       running.again = true;
+      running.announced ||= announced;
       return running.done;
     }
-    const relist: ToolsRelist = { session, again: true, done: Promise.resolve() };
+    const relist: Relist = { session, again: true, announced, done: Promise.resolve() };
     relist.done = (async () => {
       try {
         while (relist.again && session === this.options.activeSession()) {
           relist.again = false;
-          const policy = this.options.refreshPolicy();
-          await this.listTools(session, { ...policy, maxTotalMs: 0 }, { retried: false }).catch((error: unknown) =>
-            this.options.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`),
-          );
+          const said = relist.announced;
+          relist.announced = false;
+          await this.relistOnce(session, list, said);
         }
       } finally {
-        if (this.toolsRelist === relist) this.toolsRelist = undefined;
+        if (this.relists.get(list) === relist) this.relists.delete(list);
       }
     })();
-    this.toolsRelist = relist;
+    this.relists.set(list, relist);
     return relist.done;
+  }
+
+  private async relistOnce(session: McpSession, list: ListKind, announced: boolean): Promise<void> {
+    if (list !== 'tools') return this.relistOffer(session, [list], announced);
+    const policy = this.options.refreshPolicy();
+    await this.listTools(session, { ...policy, maxTotalMs: 0 }, { retried: false }).catch((error: unknown) =>
+      this.options.logger.warn(`refreshing tools after tools/list_changed failed: ${errorMessage(error)}`),
+    );
   }
 
   /**

@@ -143,6 +143,30 @@ describe('resources, prompts, completion and logging through the gateway', funct
     });
   }
 
+  it('passes a burst of prompt announcements on as at most two, listing the prompts at most twice for it', async () => {
+    const { gateway } = await run(cleanup, [stdioDefinition(['--features', '--announcing'], { name: 'up' })]);
+    const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
+    await listening;
+    let passedOn = 0;
+    client.setNotificationHandler('notifications/prompts/list_changed', () => void (passedOn += 1));
+    const listsSoFar = async (count: number) =>
+      Number(
+        (
+          ((await client.callTool({ name: 'announce_prompts', arguments: { count } })).content as Array<{ text: string }>)[0] ?? {
+            text: '',
+          }
+        ).text,
+      );
+    const before = await listsSoFar(0);
+    await listsSoFar(20);
+    await eventually(() => (passedOn > 0 ? true : undefined), 'the announcement reached the client', 10_000);
+    // Long enough for every announcement of the burst to have been handled, had each its own relist.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const asked = (await listsSoFar(0)) - before;
+    assert.ok(asked >= 1 && asked <= 2, `${asked} prompts/list requests for 20 announcements`);
+    assert.ok(passedOn >= 1 && passedOn <= 2, `${passedOn} prompts/list_changed passed on for 20 announcements`);
+  });
+
   it("relays a 2025 server's log messages to the session, after logging/setLevel was forwarded", async () => {
     const { gateway } = await run(cleanup, [upstream('legacy')]);
     const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
