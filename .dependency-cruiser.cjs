@@ -16,7 +16,8 @@ const LAYERS = {
   manager: ['base', 'config', 'state', 'connection'],
   catalog: ['base', 'config', 'state', 'connection'],
   gateway: ['base', 'config', 'state', 'connection', 'catalog'],
-  presentation: ['base', 'config', 'state', 'catalog'],
+  // sandbox: a failure it caused is explained from its own denial lines (notices, row words).
+  presentation: ['base', 'config', 'state', 'sandbox', 'catalog'],
   runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
   'cli/doctor': [

@@ -2,7 +2,8 @@ import type { TaskNode } from './taskRows';
 import * as vscode from 'vscode';
 import { isActive } from '../core/state';
 import type { ServerManager, ServerView } from '../core/manager';
-import { describeState } from '../core/presentation';
+import { describeState, sandboxDeniedHost } from '../core/presentation';
+import { sandboxOf } from '../core/config';
 import { addServerInteractively } from './addServer';
 import { addServerFromRegistry } from './registryPicker';
 import { shareWithAgentsInteractively } from './shareWithAgents';
@@ -13,7 +14,7 @@ import { importServersInteractively } from './importServers';
 import type { SecretInputResolver } from './inputPrompts';
 import type { LogChannels } from './logChannels';
 import { removeServerInteractively } from './removeServer';
-import { revealEntry, setServerEnabled } from './settingsEntry';
+import { allowHostInSandbox, revealEntry, setServerEnabled, setServerSandboxed } from './settingsEntry';
 import { copyForClientInteractively, entryAsWritten } from './copyForClient';
 import type { TreeNode } from './serversView';
 import type { ToolToRun } from './runTool';
@@ -235,6 +236,39 @@ function switchServer(enabled: boolean): Command {
   };
 }
 
+/** Run Sandboxed / Run Unsandboxed: a stdio server's `sandboxEnabled`, in its entry (which restarts it). */
+function switchSandbox(sandboxed: boolean): Command {
+  return (services) => async (argument) => {
+    const title = sandboxed ? 'Run which server in a sandbox?' : 'Run which server without its sandbox?';
+    const name = await serverName(
+      services,
+      argument as ServerArgument,
+      title,
+      (view) => view.definition?.transport === 'stdio' && (sandboxOf(view.definition) !== undefined) !== sandboxed,
+    );
+    const view = name ? services.manager.server(name) : undefined;
+    if (view && !(await setServerSandboxed(view.name, view.source, sandboxed))) await revealEntry(view.name, view.source);
+  };
+}
+
+/** The one host a failed server's sandbox refused it (its stderr says which), allowed in its entry's rules. */
+const allowSandboxHost: Command = (services) => async (argument) => {
+  const name = await serverName(
+    services,
+    argument as ServerArgument,
+    'Allow a host for which server?',
+    (view) => sandboxDeniedHost(view.state) !== undefined,
+  );
+  const view = name ? services.manager.server(name) : undefined;
+  const host = view ? sandboxDeniedHost(view.state) : undefined;
+  const sandbox = sandboxOf(view?.definition);
+  if (!view || !host || !sandbox) return;
+  if (await allowHostInSandbox(view.name, view.source, host, sandbox.rules)) return;
+  // Not in settings (a file of another agent, the workspace's mcp.json): the user edits it there.
+  await revealEntry(view.name, view.source);
+  void vscode.window.showInformationMessage(`Add "${host}" to the "sandbox.network.allowedDomains" of "${view.name}" in this file.`);
+};
+
 const signIn: Command = (services) => async (argument) => {
   const name = await serverName(services, argument as ServerArgument, 'Sign in to which server?', (view) => services.canSignIn(view.name));
   if (name) await services.signIn(name);
@@ -257,6 +291,16 @@ const showServerActions: Command = (services) => async () => {
     { label: '$(go-to-file) Open Settings Entry', command: COMMANDS.openSettingsEntry },
     { label: '$(trash) Remove Server…', command: COMMANDS.removeServer },
     { label: '$(refresh) Invalidate Tool Cache', command: COMMANDS.invalidateToolCache },
+    ...(view?.definition?.transport === 'stdio'
+      ? [
+          sandboxOf(view.definition)
+            ? { label: '$(unlock) Run Unsandboxed', command: COMMANDS.runUnsandboxed }
+            : { label: '$(lock) Run Sandboxed', command: COMMANDS.runSandboxed },
+        ]
+      : []),
+    ...(view && sandboxDeniedHost(view.state)
+      ? [{ label: `$(globe) Allow ${sandboxDeniedHost(view.state)} in Its Sandbox`, command: COMMANDS.allowSandboxHost }]
+      : []),
     ...(services.canSignIn(name)
       ? [
           { label: '$(account) Sign In', command: COMMANDS.signIn },
@@ -305,6 +349,9 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   enableServer: switchServer(true),
   disableServer: switchServer(false),
   showServerActions,
+  runSandboxed: switchSandbox(true),
+  runUnsandboxed: switchSandbox(false),
+  allowSandboxHost,
   signIn,
   signOut,
   signOutAll: (services) => () => services.signOutAll(),

@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
 import type { ServerStateChangeEvent } from '../core/state';
-import { failureActions, noticeReason, type FailureAction } from '../core/presentation';
+import { failureActions, noticeReason, sandboxDeniedHost, type FailureAction } from '../core/presentation';
 import { COMMANDS } from './commandIds';
 
 const ACTIONS: Record<FailureAction, { label: string; command: string }> = {
+  // The label names the host (see onStateChange).
+  allowSandboxHost: { label: 'Allow in Its Sandbox', command: COMMANDS.allowSandboxHost },
   openSettingsEntry: { label: 'Open Settings Entry', command: COMMANDS.openSettingsEntry },
   reconnect: { label: 'Reconnect', command: COMMANDS.reconnectServer },
   showLogs: { label: 'Show Logs', command: COMMANDS.showLogs },
@@ -31,7 +33,10 @@ export class FailureNotices {
     if (event.state.kind !== 'error' || this.notified.has(event.server)) return;
     this.notified.add(event.server);
     const reason = noticeReason(event.state.message);
-    const actions = failureActions(event.state.code).map((action) => ACTIONS[action]);
+    const host = sandboxDeniedHost(event.state);
+    const actions = failureActions(event.state.code, host).map((action) =>
+      action === 'allowSandboxHost' ? { ...ACTIONS[action], label: `Allow ${host} in Its Sandbox` } : ACTIONS[action],
+    );
     void vscode.window
       .showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, ...actions.map((action) => action.label))
       .then((choice) => {

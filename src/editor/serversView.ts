@@ -3,7 +3,7 @@ import { isActive, type ServerStateKind } from '../core/state';
 import { describeFilterRule, type CatalogSnapshot, type OfferedServer, type PreparedTool } from '../core/catalog';
 import { sandboxOf, signsInWithOAuth } from '../core/config';
 import type { ServerView } from '../core/manager';
-import { describeRow, rowPrimaryAction, pickRowIcon } from '../core/presentation';
+import { describeRow, rowPrimaryAction, pickRowIcon, sandboxDeniedHost } from '../core/presentation';
 import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
 import type { DevRestart } from './devWatchers';
 import { serverTooltip } from './serverTooltip';
@@ -217,6 +217,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       // Waiting for, or refused, the user's consent: *Allow…* asks for this server alone.
       ...(view.state.kind === 'blocked' && view.state.reason !== 'untrusted' && view.state.reason !== 'needsInput' ? ['consent'] : []),
       ...(signsInWithOAuth(view.definition) ? ['oauth'] : []),
+      // A stdio server can be run in a sandbox or out of it (Run Sandboxed / Run Unsandboxed).
+      ...(view.definition?.transport === 'stdio' ? [sandboxOf(view.definition) ? 'sandboxed' : 'unsandboxed'] : []),
+      ...(sandboxDeniedHost(view.state) !== undefined ? ['sandboxDenied'] : []),
     ].join(' ');
     item.accessibilityInformation = { label: `${view.name}, ${item.description}${mark ? `, ${mark}` : ''}` };
     return item;

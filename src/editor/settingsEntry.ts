@@ -2,7 +2,7 @@
 // one of the extra source files.
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree, type JSONPath } from 'jsonc-parser';
-import type { ServerSource } from '../core/config';
+import type { SandboxRules, ServerSource } from '../core/config';
 import { inspectSetting, SECTION, SERVERS_KEY, updateSetting } from './settings';
 
 export type WritableScope = 'user' | 'workspace';
@@ -51,8 +51,11 @@ export function entryExists(name: string, scope: WritableScope): boolean {
   return name in serversAt(scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
 }
 
-/** Sets `enabled` on the entry in its own scope. Entries from files are edited in their file. */
-export async function setServerEnabled(name: string, source: ServerSource, enabled: boolean): Promise<boolean> {
+/**
+ * Rewrites the entry in its own settings scope with `edit`; false when it is not in settings (a
+ * file's entry is edited in its file: the caller opens it).
+ */
+async function editEntry(name: string, source: ServerSource, edit: (entry: Record<string, unknown>) => void): Promise<boolean> {
   const target = targetFor(source);
   if (target === undefined) return false;
   const folder = folderFor(source);
@@ -60,11 +63,41 @@ export async function setServerEnabled(name: string, source: ServerSource, enabl
   const entry = servers[name];
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return false;
   const updated: Record<string, unknown> = { ...(entry as Record<string, unknown>) };
-  if (enabled) delete updated.enabled;
-  else updated.enabled = false;
+  edit(updated);
   servers[name] = updated;
   await updateSetting(SERVERS_KEY, servers, target, folder);
   return true;
+}
+
+/** Sets `enabled` on the entry in its own scope. Entries from files are edited in their file. */
+export function setServerEnabled(name: string, source: ServerSource, enabled: boolean): Promise<boolean> {
+  return editEntry(name, source, (entry) => {
+    if (enabled) delete entry.enabled;
+    else entry.enabled = false;
+  });
+}
+
+/** Runs the server in a sandbox, or not (`sandboxEnabled`); rules of its own, if any, stay for next time. */
+export function setServerSandboxed(name: string, source: ServerSource, sandboxed: boolean): Promise<boolean> {
+  return editEntry(name, source, (entry) => {
+    if (typeof entry.sandbox === 'boolean') delete entry.sandbox;
+    entry.sandboxEnabled = sandboxed;
+  });
+}
+
+/**
+ * Lets the sandboxed server reach `host`: added to the `network.allowedDomains` of the entry's own
+ * rules; an entry without rules of its own gets the rules it runs with now (`current`), plus the host.
+ */
+export function allowHostInSandbox(name: string, source: ServerSource, host: string, current: SandboxRules): Promise<boolean> {
+  return editEntry(name, source, (entry) => {
+    const own = typeof entry.sandbox === 'object' && entry.sandbox !== null ? (entry.sandbox as Record<string, unknown>) : undefined;
+    const rules: Record<string, unknown> = own ?? { filesystem: current.filesystem, network: current.network };
+    const network = typeof rules.network === 'object' && rules.network !== null ? (rules.network as Record<string, unknown>) : {};
+    const allowed = Array.isArray(network.allowedDomains) ? (network.allowedDomains as unknown[]) : [];
+    entry.sandbox = { ...rules, network: { ...network, allowedDomains: allowed.includes(host) ? allowed : [...allowed, host] } };
+    entry.sandboxEnabled = true;
+  });
 }
 
 /** Deletes the entry from its settings scope; false when it is not there (or not in settings). */

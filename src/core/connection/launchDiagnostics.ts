@@ -10,6 +10,7 @@ import type { StdioLaunch } from './clientLink';
 import type { SandboxPlacement } from './stdioLaunch';
 import { SwitchboardError, isConnectionFailure, type ConnectionErrorCode, type ConnectionFailure } from './errors';
 import { LineRingBuffer } from './lineRingBuffer';
+import { deniedTarget, downloadingLauncher } from '../sandbox';
 import type { McpSession } from './session';
 
 export interface LaunchOptions {
@@ -100,11 +101,28 @@ export class LaunchDiagnostics {
     return this.withStderrHint(new SwitchboardError('CONNECTION_LOST', how));
   }
 
-  /** Adds the last stderr line to messages about a stdio process that died or never answered. */
+  /**
+   * Adds the last stderr line to messages about a stdio process that died or never answered; when
+   * the sandbox refused it a connection, that refusal instead: it is the cause, and the server's
+   * own last words (npm's "You can rerun…") are not.
+   */
   private withStderrHint(error: ConnectionFailure): ConnectionFailure {
-    const last = this.definition.transport === 'stdio' ? this.stderr.tail(1)[0] : undefined;
-    if (last === undefined || !HINTED_BY_STDERR.includes(error.code) || error.message.includes(last)) return error;
-    return new SwitchboardError(error.code, `${error.message}. Last stderr line: ${last}`, {
+    const definition = this.definition;
+    if (definition.transport !== 'stdio' || !HINTED_BY_STDERR.includes(error.code)) return error;
+    const lines = this.stderr.tail(this.stderr.size);
+    // Only a sandbox's own lines: an unsandboxed server's stderr has none (a look-alike is its own).
+    const denied = (definition.sandbox?.enabled ? lines : [])
+      .map(deniedTarget)
+      .filter((target) => target !== undefined)
+      .at(-1);
+    const last = lines.at(-1);
+    let hint: string | undefined;
+    if (denied !== undefined) {
+      const launcher = downloadingLauncher(definition.command);
+      hint = `the sandbox denied network access to ${denied}${launcher ? ` (${launcher} downloads the server before it runs it)` : ''}`;
+    } else if (last !== undefined && !error.message.includes(last)) hint = `Last stderr line: ${last}`;
+    if (hint === undefined) return error;
+    return new SwitchboardError(error.code, `${error.message}. ${hint}`, {
       cause: error.cause,
       status: error.status,
       notSent: error.notSent,

@@ -5,6 +5,6 @@ export { pickRowIcon } from './serverIcon';
 export { elicitFields, parseFieldText, urlDomain } from './elicitationFields';
 export type { ElicitField } from './elicitationFields';
 export { argumentSkeleton, argumentsChecker, describeArguments } from './toolArgumentsForm';
-export { describeRefetch, failureActions, noticeReason } from './notices';
+export { describeRefetch, failureActions, noticeReason, sandboxDeniedHost } from './notices';
 export type { FailureAction } from './notices';
 export { catalogReport } from './catalogReport';

@@ -1,14 +1,25 @@
 // The one-line texts of the editor's notifications. Pure, so that they are tested in plain Node.
 import type { CatalogSnapshot } from '../catalog';
-import type { ConnectionErrorCode } from '../state';
+import { hostOfTarget } from '../sandbox';
+import type { ConnectionErrorCode, ServerState } from '../state';
 
-export type FailureAction = 'openSettingsEntry' | 'reconnect' | 'showLogs';
+export type FailureAction = 'allowSandboxHost' | 'openSettingsEntry' | 'reconnect' | 'showLogs';
+
+/**
+ * The host a failed sandboxed server's sandbox refused it, as `sandbox.network.allowedDomains` names
+ * it: what *Allow … in Its Sandbox* adds.
+ */
+export function sandboxDeniedHost(state: ServerState): string | undefined {
+  return state.kind === 'error' && state.sandboxDenied !== undefined ? hostOfTarget(state.sandboxDenied) : undefined;
+}
 
 /**
  * The buttons of a failure notice, the one that fixes the cause first: a reconnect cannot fix a
  * typo in the command, but the settings entry can (and a changed entry restarts the server).
  */
-export function failureActions(code: ConnectionErrorCode): readonly FailureAction[] {
+export function failureActions(code: ConnectionErrorCode, deniedHost?: string): readonly FailureAction[] {
+  // The sandbox refused what the server needed: allowing that one host is the fix, in one click.
+  if (deniedHost !== undefined) return ['allowSandboxHost', 'showLogs', 'openSettingsEntry'];
   switch (code) {
     case 'ENOENT':
     case 'SPAWN_FAILED':

@@ -3,7 +3,7 @@
 // what kind of trouble there is and the tooltip (describeState and more) says the rest. The icon
 // already says error, blocked or needs sign-in, so the words name the cause.
 import type { ConnectionErrorCode, BlockedReason, ServerState, SignInReason } from '../state';
-import { failureActions } from './notices';
+import { failureActions, sandboxDeniedHost } from './notices';
 import { firstProblem, plural } from './stateText';
 
 /** The longest description a row should need for a state (checked by the tests for every kind). */
@@ -49,8 +49,12 @@ const SIGN_IN_WORDS: Record<SignInReason, string> = {
   refused: 'sign-in refused',
 };
 
+const SANDBOX_DENIED = /\bthe sandbox denied network access to \S/;
+
 /** The few words that tell this failure from the others: the exit code, the HTTP status. */
 function errorWords(code: ConnectionErrorCode, message: string): string {
+  // The cause, when the sandbox refused a connection the server needed (launchDiagnostics says so).
+  if (SANDBOX_DENIED.test(message)) return 'network denied';
   if (code === 'PROCESS_EXITED') {
     const exit = /\b(?:code|signal) (\w+)/.exec(message);
     return exit ? `exited (${exit[1]})` : 'exited';
@@ -123,7 +127,7 @@ export function describeRow(state: ServerState, now: number, context: RowContext
 }
 
 /** The one action a row offers on hover (beside Show Logs): the one that most likely fixes it. */
-export type RowAction = 'allow' | 'signIn' | 'start' | 'reconnect' | 'openSettingsEntry' | 'enable';
+export type RowAction = 'allow' | 'allowSandboxHost' | 'signIn' | 'start' | 'reconnect' | 'openSettingsEntry' | 'enable';
 
 export function rowPrimaryAction(state: ServerState): RowAction | undefined {
   switch (state.kind) {
@@ -137,6 +141,8 @@ export function rowPrimaryAction(state: ServerState): RowAction | undefined {
     case 'reconnecting':
       return 'reconnect';
     case 'error':
+      // The sandbox refused what the server needed: allowing that host is the fix.
+      if (sandboxDeniedHost(state) !== undefined) return 'allowSandboxHost';
       // A typo in the command or a wrong URL is fixed in the entry; a reconnect would fail again.
       return failureActions(state.code)[0] === 'openSettingsEntry' ? 'openSettingsEntry' : 'reconnect';
     case 'disabled':

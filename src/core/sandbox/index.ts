@@ -1,4 +1,11 @@
 // The sandbox a stdio server may run in: whether one can run here, and how to start a server in it.
 export { checkSandbox, type SandboxCheck } from './availability';
 export { defaultSandboxRuntime, prepareSandboxedCommand, type SandboxRuntime, type SandboxedCommand } from './sandboxLaunch';
-export { classifySandboxStderr, isTransientSandboxStart, sandboxStderrFilter } from './stderrFilter';
+export {
+  classifySandboxStderr,
+  deniedTarget,
+  downloadingLauncher,
+  hostOfTarget,
+  isTransientSandboxStart,
+  sandboxStderrFilter,
+} from './stderrFilter';

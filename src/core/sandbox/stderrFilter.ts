@@ -8,6 +8,7 @@ const DEBUG_PREFIX = '[SandboxDebug]';
 /** `Connection blocked to host:port`, `HTTP request blocked to host:port` (proxy and SOCKS). */
 const BLOCKED = /\b(?:Connection|HTTP request) blocked to (\S+)/;
 const MAX_HOST = 300;
+const DENIAL_PREFIX = 'sandbox: denied network access to ';
 
 export type SandboxStderrLine =
   /** The server's own line (or the runtime's error, which is not a debug line). */
@@ -19,14 +20,38 @@ export type SandboxStderrLine =
 
 export function classifySandboxStderr(line: string): SandboxStderrLine {
   const start = line.indexOf(DEBUG_PREFIX);
-  if (start === -1) return { kind: 'server', text: line };
+  // A server's own line that reads like a denial is marked as the server's: only the sandbox's own
+  // denials may offer to allow a host.
+  if (start === -1) return { kind: 'server', text: line.startsWith(DENIAL_PREFIX) ? `(the server wrote) ${line}` : line };
   const blocked = BLOCKED.exec(line.slice(start));
   if (!blocked?.[1]) return { kind: 'runtime' };
   const target = blocked[1].slice(0, MAX_HOST);
-  return {
-    kind: 'denial',
-    text: `sandbox: denied network access to ${target} (not in sandbox.network.allowedDomains, or in deniedDomains)`,
-  };
+  return { kind: 'denial', text: `${DENIAL_PREFIX}${target} (not in sandbox.network.allowedDomains, or in deniedDomains)` };
+}
+
+/** The `host:port` of a denial line this filter wrote (in a stderr tail), or undefined for any other line. */
+export function deniedTarget(line: string): string | undefined {
+  if (!line.startsWith(DENIAL_PREFIX)) return undefined;
+  return line.slice(DENIAL_PREFIX.length).split(' ', 1)[0] || undefined;
+}
+
+/** The host of a `host:port` target (`[::1]:443` → `::1`), as `sandbox.network.allowedDomains` names it. */
+export function hostOfTarget(target: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(target);
+  if (bracketed?.[1]) return bracketed[1];
+  return target.replace(/:\d+$/, '');
+}
+
+/** Launchers that download what they run before running it: a sandbox without network stops them first. */
+const DOWNLOADERS = new Set(['npx', 'uvx', 'bunx', 'pnpx', 'pnpm', 'yarn', 'pipx', 'bun', 'uv']);
+
+/** The launcher's name when `command` downloads packages (npx, uvx, pnpm dlx, bunx…), for a failure's explanation. */
+export function downloadingLauncher(command: string): string | undefined {
+  const name = command
+    .split(/[\\/]/)
+    .pop()
+    ?.replace(/\.(cmd|exe)$/i, '');
+  return name !== undefined && DOWNLOADERS.has(name) ? name : undefined;
 }
 
 /** A debug message that is a pretty-printed JSON value spans lines; only its first has the prefix. */

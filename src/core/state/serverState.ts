@@ -131,6 +131,11 @@ export interface ErrorState {
   readonly message: string;
   /** The last lines the stdio process wrote to stderr (empty for HTTP). */
   readonly stderrTail: readonly string[];
+  /**
+   * For a sandboxed server: the `host:port` its sandbox last refused it in this attempt, from the
+   * sandbox's own lines (a server's look-alike is not one), most likely what it failed for.
+   */
+  readonly sandboxDenied?: string;
   readonly since: number;
   /**
    * For a remote server whose failure waiting may heal (unreachable, 5xx, timeouts): when the slow

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { NO_SANDBOX_RULES, type SandboxRules } from '../../../src/core/config/types';
+import { describeRow, failureActions, rowPrimaryAction, sandboxDeniedHost } from '../../../src/core/presentation';
 import { assertState, Cleanup, connect, FIXTURES, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 
 const PROBE = path.join(FIXTURES, 'sandbox-probe-server.mjs');
@@ -121,6 +122,28 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     assert.ok(who.tmpdir.startsWith(root), `TMPDIR ${who.tmpdir} is the server's private folder`);
     assert.match(await call(connection, 'write_file', { path: path.join(who.tmpdir, 'scratch'), text: 'temp' }), /^ok/);
     assertState(connection.state, 'running');
+  });
+
+  it('a server that fails because the sandbox refused it a host says so first, and allowing that host lets it start', async () => {
+    const root = tempDir(cleanup, 'switchboard-sandbox-');
+    const port = await loopbackServer(cleanup);
+    // As npx fetching its package from the registry: refused, it writes its own last words and exits.
+    const definition = (allowedDomains: string[]) => ({
+      ...probeDefinition(root, rules({ allowWrite: [root], allowedDomains })),
+      args: [PROBE, '--fetch-at-start', `http://127.0.0.1:${port}/`],
+    });
+    const refused = connect(cleanup, definition([]), { sandbox: { stateRoot: root } }).connection;
+    const state = await refused.start();
+    assertState(state, 'error');
+    assert.match(state.message, new RegExp(`the sandbox denied network access to 127\\.0\\.0\\.1:${port}`), state.message);
+    assert.doesNotMatch(state.message, /giving up/, "the cause, not the server's last stderr line");
+    assert.equal(sandboxDeniedHost(state), '127.0.0.1');
+    assert.equal(describeRow(state, Date.now()), 'network denied');
+    assert.equal(rowPrimaryAction(state), 'allowSandboxHost');
+    assert.equal(failureActions(state.code, sandboxDeniedHost(state))[0], 'allowSandboxHost');
+
+    const allowed = connect(cleanup, definition(['127.0.0.1']), { sandbox: { stateRoot: root } }).connection;
+    assertState(await allowed.start(), 'running');
   });
 
   it('without a sandbox the same tools succeed (the refusals above are the sandbox)', async () => {

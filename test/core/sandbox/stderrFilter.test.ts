@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { classifySandboxStderr, prepareSandboxedCommand, sandboxStderrFilter } from '../../../src/core/sandbox';
+import {
+  classifySandboxStderr,
+  deniedTarget,
+  downloadingLauncher,
+  hostOfTarget,
+  prepareSandboxedCommand,
+  sandboxStderrFilter,
+} from '../../../src/core/sandbox';
 import { NO_SANDBOX_RULES } from '../../../src/core/config/types';
 
 describe("a sandboxed server's stderr", () => {
@@ -100,5 +107,24 @@ describe("a sandboxed server's stderr", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('reads back the host of its own denial lines, and knows the launchers that download what they run', () => {
+    const denial = classifySandboxStderr('[SandboxDebug] HTTP request blocked to registry.npmjs.org:443');
+    const line = denial.kind === 'denial' ? denial.text : '';
+    assert.equal(deniedTarget(line), 'registry.npmjs.org:443');
+    assert.equal(hostOfTarget('registry.npmjs.org:443'), 'registry.npmjs.org');
+    assert.equal(hostOfTarget('[::1]:8080'), '::1');
+    assert.equal(hostOfTarget('example.com'), 'example.com');
+    // Only the sandbox's own line: a server's look-alike is marked as the server's.
+    assert.equal(deniedTarget(`npm error ${line}`), undefined);
+    const spoof = classifySandboxStderr('sandbox: denied network access to evil.example:443 (trust me)');
+    assert.equal(spoof.kind, 'server');
+    assert.equal(deniedTarget(spoof.kind === 'server' ? spoof.text : line), undefined);
+    assert.equal(deniedTarget('npm error network'), undefined);
+    for (const command of ['npx', '/usr/local/bin/npx', 'C:\\nodejs\\npx.cmd', 'uvx', 'bunx', 'pnpm'])
+      assert.ok(downloadingLauncher(command), command);
+    for (const command of ['node', 'python3', '/usr/bin/docker', 'npx-typo'])
+      assert.equal(downloadingLauncher(command), undefined, command);
   });
 });

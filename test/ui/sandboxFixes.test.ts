@@ -1,0 +1,87 @@
+// Sandboxing a user's own server from its row, and the fix for a sandboxed server that its sandbox
+// stopped: the failure says which host was refused, and one click allows exactly that host in the
+// server's entry, after which it runs. In the real editor, with the real sandbox.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
+
+describe('sandbox fixes from the Servers view (UI)', function () {
+  if (process.platform !== 'linux') return;
+  this.timeout(180_000);
+  let workbench: Workbench;
+  let registry: http.Server;
+  let port = 0;
+
+  before(async function () {
+    this.timeout(120_000);
+    // What the server must reach before it serves, as npx must reach its registry.
+    registry = http.createServer((_request, response) => response.end('package'));
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    port = (registry.address() as AddressInfo).port;
+    workbench = await openWorkbench('basic', {
+      userSettings: {
+        'mcpSwitchboard.servers': {
+          mine: { command: process.execPath, args: [probe] },
+          fetcher: { command: process.execPath, args: [probe, '--fetch-at-start', `http://127.0.0.1:${port}/`], sandboxEnabled: true },
+        },
+      },
+    });
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
+  });
+
+  after(async () => {
+    await workbench?.close();
+    await new Promise<void>((resolve) => registry?.close(() => resolve()));
+  });
+
+  it("names the host the sandbox refused, and the notice's one click allows exactly it; the server then runs", async () => {
+    const { page, userDataDir } = workbench;
+    const row = treeRow(page, 'fetcher');
+    await row.locator('.label-description', { hasText: 'network denied' }).waitFor({ timeout: 60_000 });
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'MCP server "fetcher" failed' }).first();
+    await notice.waitFor({ timeout: 30_000 });
+    const text = await notice.innerText();
+    assert.match(text, new RegExp(`the sandbox denied network access to 127\\.0\\.0\\.1:${port}`), text);
+    assert.doesNotMatch(text, /giving up/, "the cause, not the server's last words");
+    const buttons = (await notice.locator('.monaco-button').allInnerTexts()).map((label) => label.trim());
+    assert.equal(buttons[0], 'Allow 127.0.0.1 in Its Sandbox', buttons.join(' | '));
+    await screenshot(page, 'sandbox-denied-notice');
+    await notice.locator('.monaco-button', { hasText: 'Allow 127.0.0.1 in Its Sandbox' }).click();
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    await row.locator('.codicon-lock').waitFor({ timeout: 10_000 });
+    const settings = JSON.parse(fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8')) as {
+      'mcpSwitchboard.servers': { fetcher: { sandbox?: { network?: { allowedDomains?: string[] } } } };
+    };
+    assert.deepEqual(settings['mcpSwitchboard.servers'].fetcher.sandbox?.network?.allowedDomains, ['127.0.0.1']);
+  });
+
+  it("Run Sandboxed and Run Unsandboxed from a server's row menu", async () => {
+    const { page, userDataDir } = workbench;
+    const row = treeRow(page, 'mine');
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await row.locator('.codicon-lock').count(), 0);
+    const fromMenu = async (title: string) => {
+      await row.click({ button: 'right' });
+      await page.locator('.context-view .action-item', { hasText: title }).first().click();
+    };
+    await fromMenu('Run Sandboxed');
+    await row.locator('.codicon-lock').waitFor({ timeout: 60_000 });
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    const read = () =>
+      (
+        JSON.parse(fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8')) as {
+          'mcpSwitchboard.servers': { mine: { sandboxEnabled?: boolean } };
+        }
+      )['mcpSwitchboard.servers'].mine.sandboxEnabled;
+    assert.equal(read(), true);
+    await fromMenu('Run Unsandboxed');
+    await row.locator('.codicon-lock').waitFor({ state: 'detached', timeout: 60_000 });
+    assert.equal(read(), false);
+  });
+});
