@@ -59,6 +59,8 @@ describe('sandbox fixes from the Servers view (UI)', function () {
       'mcpSwitchboard.servers': { fetcher: { sandbox?: { network?: { allowedDomains?: string[] } } } };
     };
     assert.deepEqual(settings['mcpSwitchboard.servers'].fetcher.sandbox?.network?.allowedDomains, ['127.0.0.1']);
+    // The notifications center stays open over the view otherwise.
+    await runFromPalette(page, 'Notifications: Clear All Notifications');
   });
 
   it("Run Sandboxed and Run Unsandboxed from a server's row menu", async () => {
