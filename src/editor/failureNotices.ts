@@ -35,7 +35,7 @@ export class FailureNotices {
     const reason = noticeReason(event.state.message);
     const host = sandboxDeniedHost(event.state);
     const actions = failureActions(event.state.code, host).map((action) =>
-      action === 'allowSandboxHost' ? { ...ACTIONS[action], label: `Allow ${host} in Its Sandbox` } : ACTIONS[action],
+      action === 'allowSandboxHost' ? { ...ACTIONS[action], label: `Allow ${host}` } : ACTIONS[action],
     );
     void vscode.window
       .showWarningMessage(`MCP server "${event.server}" failed: ${reason}`, ...actions.map((action) => action.label))

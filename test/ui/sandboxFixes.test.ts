@@ -47,12 +47,12 @@ describe('sandbox fixes from the Servers view (UI)', function () {
     const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'MCP server "fetcher" failed' }).first();
     await notice.waitFor({ timeout: 30_000 });
     const text = await notice.innerText();
-    assert.match(text, new RegExp(`the sandbox denied network access to 127\\.0\\.0\\.1:${port}`), text);
+    assert.match(text, new RegExp(`failed: sandbox denied network access to 127\\.0\\.0\\.1:${port}`), text);
     assert.doesNotMatch(text, /giving up/, "the cause, not the server's last words");
     const buttons = (await notice.locator('.monaco-button').allInnerTexts()).map((label) => label.trim());
-    assert.equal(buttons[0], 'Allow 127.0.0.1 in Its Sandbox', buttons.join(' | '));
+    assert.deepEqual(buttons, ['Allow 127.0.0.1', 'Show Logs']);
     await screenshot(page, 'sandbox-denied-notice');
-    await notice.locator('.monaco-button', { hasText: 'Allow 127.0.0.1 in Its Sandbox' }).click();
+    await notice.locator('.monaco-button', { hasText: 'Allow 127.0.0.1' }).click();
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
     await row.locator('.codicon-lock').waitFor({ timeout: 10_000 });
     const settings = JSON.parse(fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8')) as {

@@ -116,13 +116,15 @@ export class LaunchDiagnostics {
       .filter((target) => target !== undefined)
       .at(-1);
     const last = lines.at(-1);
-    let hint: string | undefined;
+    let message: string | undefined;
     if (denied !== undefined) {
+      // The cause first: the notice and the tooltip lead with it.
       const launcher = downloadingLauncher(definition.command);
-      hint = `the sandbox denied network access to ${denied}${launcher ? ` (${launcher} downloads the server before it runs it)` : ''}`;
-    } else if (last !== undefined && !error.message.includes(last)) hint = `Last stderr line: ${last}`;
-    if (hint === undefined) return error;
-    return new SwitchboardError(error.code, `${error.message}. ${hint}`, {
+      const note = launcher ? ` (${launcher} downloads the server before it runs it)` : '';
+      message = `sandbox denied network access to ${denied}${note}; ${error.message}`;
+    } else if (last !== undefined && !error.message.includes(last)) message = `${error.message}. Last stderr line: ${last}`;
+    if (message === undefined) return error;
+    return new SwitchboardError(error.code, message, {
       cause: error.cause,
       status: error.status,
       notSent: error.notSent,

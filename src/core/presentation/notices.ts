@@ -19,7 +19,7 @@ export function sandboxDeniedHost(state: ServerState): string | undefined {
  */
 export function failureActions(code: ConnectionErrorCode, deniedHost?: string): readonly FailureAction[] {
   // The sandbox refused what the server needed: allowing that one host is the fix, in one click.
-  if (deniedHost !== undefined) return ['allowSandboxHost', 'showLogs', 'openSettingsEntry'];
+  if (deniedHost !== undefined) return ['allowSandboxHost', 'showLogs'];
   switch (code) {
     case 'ENOENT':
     case 'SPAWN_FAILED':

@@ -49,12 +49,8 @@ const SIGN_IN_WORDS: Record<SignInReason, string> = {
   refused: 'sign-in refused',
 };
 
-const SANDBOX_DENIED = /\bthe sandbox denied network access to \S/;
-
 /** The few words that tell this failure from the others: the exit code, the HTTP status. */
 function errorWords(code: ConnectionErrorCode, message: string): string {
-  // The cause, when the sandbox refused a connection the server needed (launchDiagnostics says so).
-  if (SANDBOX_DENIED.test(message)) return 'network denied';
   if (code === 'PROCESS_EXITED') {
     const exit = /\b(?:code|signal) (\w+)/.exec(message);
     return exit ? `exited (${exit[1]})` : 'exited';
@@ -110,7 +106,8 @@ export function describeRow(state: ServerState, now: number, context: RowContext
     case 'reconnecting':
       return `retry in ${Math.max(0, Math.ceil((state.nextTryAt - now) / 1000))} s (${state.attempt}/${state.maxAttempts})`;
     case 'error':
-      return errorWords(state.code, state.message);
+      // The cause, when its sandbox refused a connection the server needed.
+      return state.sandboxDenied !== undefined ? 'network denied' : errorWords(state.code, state.message);
     case 'disabled':
       return 'disabled';
     case 'stopped':

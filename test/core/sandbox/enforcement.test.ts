@@ -135,7 +135,7 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     const refused = connect(cleanup, definition([]), { sandbox: { stateRoot: root } }).connection;
     const state = await refused.start();
     assertState(state, 'error');
-    assert.match(state.message, new RegExp(`the sandbox denied network access to 127\\.0\\.0\\.1:${port}`), state.message);
+    assert.match(state.message, new RegExp(`^sandbox denied network access to 127\\.0\\.0\\.1:${port}`), state.message);
     assert.doesNotMatch(state.message, /giving up/, "the cause, not the server's last stderr line");
     assert.equal(sandboxDeniedHost(state), '127.0.0.1');
     assert.equal(describeRow(state, Date.now()), 'network denied');
