@@ -8,6 +8,7 @@ import type { ServerView } from './core/manager';
 import { describeRefetch } from './core/presentation';
 import { createRuntime, type SwitchboardRuntime } from './core/runtime';
 import { registerCommands } from './editor/commands';
+import { refreshCliLauncher, writeCliLauncher } from './editor/cliLauncher';
 import { ConfigurationSync } from './editor/configurationSync';
 import { rememberEditorUserDir } from './editor/configurationReader';
 import { SourceFileWatchers } from './editor/sourceWatchers';
@@ -203,6 +204,9 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
   const signInBrowser = context.own(new EditorSignInBrowser(extension.extension.id, logs));
   context.own(vscode.window.registerUriHandler(signInBrowser));
   const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
+  // Agents given `serve --stdio` start it through a launcher that must name this version's CLI.
+  const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
+  refreshCliLauncher(extension.globalStorageUri.fsPath, cliPath, (message) => logs.main.warn(message));
   for (const command of registerCommands({
     manager,
     sync,
@@ -213,6 +217,7 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
     showToolCatalog: () => catalogDocument.show(),
     runTool: (name) => runToolInteractively(catalog, logs, name),
     openResource: (server, uri) => resources.open(server, uri),
+    cliLauncher: () => writeCliLauncher(extension.globalStorageUri.fsPath, cliPath),
     ...signIns,
   }))
     context.own(command);

@@ -40,6 +40,8 @@ export interface CommandServices {
   signOutAll(): Promise<void>;
   /** Whether a server is remote with OAuth on (it can sign in and out). */
   canSignIn(server: string): boolean;
+  /** Writes (again) the command other agents start Switchboard with (cliLauncher.ts); its path. */
+  cliLauncher(): string;
 }
 
 /** Commands accept a server name (keybindings, other extensions), a tree node, or nothing (quick pick). */
@@ -335,7 +337,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   openSettings,
   addServer: () => () => addServerInteractively(),
   addServerFromRegistry: () => () => addServerFromRegistry(),
-  shareWithAgents: () => () => shareWithAgentsInteractively(),
+  shareWithAgents: (services) => () => shareWithAgentsInteractively(() => services.cliLauncher()),
   importServers: (services) => () => importServersInteractively(services.manager.servers()),
   showToolCatalog: (services) => () => services.showToolCatalog(),
   // From the palette (nothing), a tool row (its node), or a caller that names the tool.

@@ -3,11 +3,14 @@
 // nothing left running once the agent closes the pipes.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
 import { buildCli, CLI, fixture, REPO_ROOT, runCli, markerPid, tempWorkspace } from '../doctor/helpers';
 import { LAUNCHED_BY_ENV } from '../../../src/core/runtime';
+import { shareGateway } from '../../../src/core/share';
+import { writeCliLauncher } from '../../../src/editor/cliLauncher';
 import { eventually, tempCacheHome } from './helpers';
 
 describe('CLI: serve --stdio', function () {
@@ -118,6 +121,40 @@ describe('CLI: serve --stdio', function () {
     );
     assert.ok(client.getServerVersion()?.name, 'the server introduced itself');
     assert.ok(Array.isArray((await client.listTools()).tools));
+  });
+
+  it("the editor's Share: its launcher (a stable path, even with a space and a quote) starts this CLI on the editor's runtime, and the agent's entry names only the launcher", async () => {
+    const home = tempWorkspace(cleanup).dir;
+    const ws = tempWorkspace(cleanup, { alpha: fixture('--name', 'alpha') });
+    const storage = path.join(home, "global storage's folder");
+    const launcher = writeCliLauncher(storage, CLI, process.execPath);
+    assert.equal(launcher, path.join(storage, 'bin', 'mcp-switchboard'));
+    assert.equal(fs.statSync(launcher).mode & 0o777, 0o700);
+    shareGateway({ target: 'mcpJsonPortable', port: 1, folder: ws.dir, userHome: home, env: {}, launch: { command: launcher, args: [] } });
+    const entry = (
+      JSON.parse(fs.readFileSync(ws.file('.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> }
+    ).mcpServers.switchboard;
+    assert.deepEqual(entry, { type: 'stdio', command: launcher, args: ['serve', '--stdio', '--folder', ws.dir] });
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      env: {
+        ...(process.env as Record<string, string>),
+        HOME: home,
+        XDG_CONFIG_HOME: `${home}/.config`,
+        XDG_CACHE_HOME: tempCacheHome(cleanup),
+      },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    assert.equal(client.getServerVersion()?.name, 'mcp-switchboard');
+    assert.ok(Array.isArray((await client.listTools()).tools));
+    const servePid = transport.pid;
+    assert.ok(servePid);
+    await client.close();
+    await eventually(() => (isAlive(servePid) ? undefined : true), 'serve to exit when the agent goes', 20_000);
   });
 
   it("tells the agent when a server's prompts or resources change, as a 2025 session is told", async () => {
