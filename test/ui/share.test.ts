@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Page } from 'playwright-core';
-import { openWorkbench, runFromPalette, screenshot, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, type Workbench } from './workbench';
 
 async function answer(page: Page, title: RegExp | string, text: string): Promise<void> {
   await page.locator('.quick-input-widget', { hasText: title }).waitFor({ timeout: 15_000 });
@@ -24,6 +24,7 @@ describe('Share with Other Agents (UI)', function () {
   before(async function () {
     this.timeout(120_000);
     workbench = await openWorkbench('basic');
+    await activityBarEntry(workbench.page, 'MCP Switchboard').click();
   });
 
   after(async () => {
