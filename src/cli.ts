@@ -62,6 +62,10 @@ serve --stdio is what an agent launches as one stdio MCP server: every exposed t
 servers under its qualified name, nothing on stdout but the protocol. Servers start when first used
 (--eager: as configured), and everything stops when the agent closes the pipes.
 
+With MCP_SWITCHBOARD_USER_SETTINGS=<the editor's User/settings.json>, doctor, serve and login also
+read the editor's user settings as the editor does: its servers (under the folder's), its sources,
+and the sandbox settings from it alone. The launcher that Share with Other Agents writes sets it.
+
 Doctor options:
   --folder DIR          workspace folder whose .vscode/settings.json is read (default: .)
   --json                print the report as JSON

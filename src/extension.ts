@@ -10,7 +10,7 @@ import { createRuntime, type SwitchboardRuntime } from './core/runtime';
 import { registerCommands } from './editor/commands';
 import { refreshCliLauncher, writeCliLauncher } from './editor/cliLauncher';
 import { ConfigurationSync } from './editor/configurationSync';
-import { rememberEditorUserDir } from './editor/configurationReader';
+import { editorLocations, rememberEditorUserDir } from './editor/configurationReader';
 import { SourceFileWatchers } from './editor/sourceWatchers';
 import { DevWatchers } from './editor/devWatchers';
 import { editorHostPlaces, editorToolDirs } from './editor/sandboxTools';
@@ -206,7 +206,9 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
   const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
   // Agents given `serve --stdio` start it through a launcher that must name this version's CLI.
   const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
-  refreshCliLauncher(extension.globalStorageUri.fsPath, cliPath, (message) => logs.main.warn(message));
+  const userDir = editorLocations().editorUserDir;
+  const userSettings = userDir ? path.join(userDir, 'settings.json') : undefined;
+  refreshCliLauncher(extension.globalStorageUri.fsPath, cliPath, userSettings, (message) => logs.main.warn(message));
   for (const command of registerCommands({
     manager,
     sync,
@@ -217,7 +219,7 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
     showToolCatalog: () => catalogDocument.show(),
     runTool: (name) => runToolInteractively(catalog, logs, name),
     openResource: (server, uri) => resources.open(server, uri),
-    cliLauncher: () => writeCliLauncher(extension.globalStorageUri.fsPath, cliPath),
+    cliLauncher: () => writeCliLauncher(extension.globalStorageUri.fsPath, cliPath, userSettings),
     ...signIns,
   }))
     context.own(command);

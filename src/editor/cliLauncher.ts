@@ -9,11 +9,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../core/base/errorMessage';
+import { USER_SETTINGS_ENV } from '../core/config';
 
-/** The command to put in an agent's config: `<global storage>/bin/mcp-switchboard` (`.cmd` on Windows). */
+/**
+ * The command to put in an agent's config: `<global storage>/bin/mcp-switchboard` (`.cmd` on
+ * Windows). `userSettings`: the editor's user settings file, which the CLI then reads as the editor
+ * does (its servers, sources and sandbox settings): an agent gets the servers the editor has, not
+ * only the folder's.
+ */
 export function writeCliLauncher(
   storageDir: string,
   cliPath: string,
+  userSettings: string | undefined,
   runtime: string = process.execPath,
   platform = process.platform,
 ): string {
@@ -22,11 +29,19 @@ export function writeCliLauncher(
   const windows = platform === 'win32';
   const file = path.join(dir, windows ? 'mcp-switchboard.cmd' : 'mcp-switchboard');
   const text = windows
-    ? `@echo off\r\nrem Written by MCP Switchboard each time the editor starts: the CLI of the installed extension.\r\nset ELECTRON_RUN_AS_NODE=1\r\n"${runtime}" "${cliPath}" %*\r\n`
+    ? [
+        '@echo off',
+        'rem Written by MCP Switchboard each time the editor starts: the CLI of the installed extension.',
+        'set ELECTRON_RUN_AS_NODE=1',
+        ...(userSettings ? [`set "${USER_SETTINGS_ENV}=${userSettings}"`] : []),
+        `"${runtime}" "${cliPath}" %*`,
+        '',
+      ].join('\r\n')
     : [
         '#!/bin/sh',
         '# Written by MCP Switchboard each time the editor starts: the CLI of the installed extension,',
-        "# on the editor's own runtime.",
+        "# on the editor's own runtime, reading the editor's user settings.",
+        ...(userSettings ? [`${USER_SETTINGS_ENV}=${shellQuote(userSettings)}`, `export ${USER_SETTINGS_ENV}`] : []),
         `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} --max-semi-space-size=4 ${shellQuote(cliPath)} "$@"`,
         '',
       ].join('\n');
@@ -38,11 +53,16 @@ export function writeCliLauncher(
 }
 
 /** At each start: a launcher written before (something was shared) now names this version of the CLI. */
-export function refreshCliLauncher(storageDir: string, cliPath: string, warn: (message: string) => void): void {
+export function refreshCliLauncher(
+  storageDir: string,
+  cliPath: string,
+  userSettings: string | undefined,
+  warn: (message: string) => void,
+): void {
   const existing = ['mcp-switchboard', 'mcp-switchboard.cmd'].map((name) => path.join(storageDir, 'bin', name));
   if (!existing.some((file) => fs.existsSync(file))) return;
   try {
-    writeCliLauncher(storageDir, cliPath);
+    writeCliLauncher(storageDir, cliPath, userSettings);
   } catch (error) {
     warn(`the launcher other agents start Switchboard with could not be updated: ${errorMessage(error)}`);
   }

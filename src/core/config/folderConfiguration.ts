@@ -5,7 +5,7 @@ import type { LoadedConfiguration } from './load';
 import { loadConfiguration } from './load';
 import { createEnvInputResolver } from './inputs';
 import { nodeFileSystem, type ConfigFileSystem } from './fileSystem';
-import { readWorkspaceSettingsFile, settingsEntries } from './settingsFile';
+import { readUserSettingsFile, readWorkspaceSettingsFile, settingsEntries } from './settingsFile';
 import type { ConfigDiagnostic } from './types';
 
 export type FolderConfiguration =
@@ -22,7 +22,18 @@ export type FolderConfiguration =
       readonly diagnostics: readonly ConfigDiagnostic[];
     };
 
+/** Names the editor's user settings file for the CLI (its launcher for other agents sets it). */
+export const USER_SETTINGS_ENV = 'MCP_SWITCHBOARD_USER_SETTINGS';
+
 export interface FolderConfigurationOptions {
+  /**
+   * The editor's user settings file, read as the editor reads its user scope: its servers (under
+   * the folder's), its sources and lifecycle defaults where the folder sets none, and the sandbox
+   * settings from it alone (a workspace cannot turn sandboxing off). Its folder is the editor's
+   * `User` folder (its own mcp.json). What `serve --stdio` gets when the editor's Share starts it.
+   * Default: $MCP_SWITCHBOARD_USER_SETTINGS.
+   */
+  readonly userSettingsFile?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly userHome?: string;
   readonly fs?: ConfigFileSystem;
@@ -45,14 +56,29 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
   if (settings.unreadable) {
     return { kind: 'unreadable', settingsFile, diagnostics: settings.diagnostics };
   }
+  const userSettingsFile = options.userSettingsFile ?? (env[USER_SETTINGS_ENV] || undefined);
+  const user = userSettingsFile === undefined ? undefined : await readUserSettingsFile(userSettingsFile, baseFs);
   const fromSettings = settingsEntries(settings.servers, settings.source);
+  const fromUser = user && !user.unreadable ? settingsEntries(user.servers, user.source) : { entries: [], diagnostics: [] };
+  const sourcesFrom = settings.sources === undefined && user?.sources !== undefined ? user : settings;
+  const lifecycle = {
+    lifecycle: settings.lifecycleDefaults?.lifecycle ?? user?.lifecycleDefaults?.lifecycle,
+    idleStopMinutes: settings.lifecycleDefaults?.idleStopMinutes ?? user?.lifecycleDefaults?.idleStopMinutes,
+  };
+  const lifecycleOrigin =
+    settings.lifecycleDefaults?.lifecycle !== undefined || settings.lifecycleDefaults?.idleStopMinutes !== undefined || !user
+      ? settings.source
+      : user.source;
+  // With the editor's user settings, sandboxing is the user's alone, as in the editor.
+  const sandbox = user ? user.sandboxDefaults : settings.sandboxDefaults;
   const loaded = await loadConfiguration(
     {
-      entries: fromSettings.entries,
-      sources: settings.sources,
-      sourcesOrigin: settings.source,
-      ...(settings.lifecycleDefaults ? { lifecycleDefaults: { ...settings.lifecycleDefaults, origin: settings.source } } : {}),
-      ...(settings.sandboxDefaults ? { sandboxDefaults: { ...settings.sandboxDefaults, origin: settings.source } } : {}),
+      entries: [...fromUser.entries, ...fromSettings.entries],
+      sources: sourcesFrom.sources,
+      sourcesOrigin: sourcesFrom.source,
+      lifecycleDefaults: { ...lifecycle, origin: lifecycleOrigin },
+      ...(sandbox ? { sandboxDefaults: { ...sandbox, origin: (user ?? settings).source } } : {}),
+      ...(userSettingsFile === undefined ? {} : { editorUserDir: path.dirname(userSettingsFile) }),
       workspaceFolders: [{ name: path.basename(folder), path: folder }],
       env,
       ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
@@ -65,7 +91,13 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
     settingsFile,
     settingsFound,
     servers: loaded.servers,
-    diagnostics: [...settings.diagnostics, ...fromSettings.diagnostics, ...loaded.diagnostics],
+    diagnostics: [
+      ...(user?.diagnostics ?? []),
+      ...settings.diagnostics,
+      ...fromUser.diagnostics,
+      ...fromSettings.diagnostics,
+      ...loaded.diagnostics,
+    ],
     files: loaded.files,
   };
 }

@@ -24,7 +24,7 @@ export {
 export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from './sources';
 export { launchKey, sameLaunchAs } from './sameLaunch';
 export * from './types';
-export { loadFolderConfiguration } from './folderConfiguration';
+export { loadFolderConfiguration, USER_SETTINGS_ENV } from './folderConfiguration';
 export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';
 export { userConfigFolder } from './paths';
 export { canonicalJson } from './hash';

@@ -34,7 +34,15 @@ export interface WorkspaceSettings {
 
 export async function readWorkspaceSettingsFile(dir: string, fs: ConfigFileSystem = nodeFileSystem): Promise<WorkspaceSettings> {
   const file = path.join(dir, '.vscode', 'settings.json');
-  const source: ServerSource = { kind: 'workspace', file };
+  return readSettingsFile(file, { kind: 'workspace', file }, fs);
+}
+
+/** The editor's user settings file (`<User>/settings.json`), read as the user scope. */
+export function readUserSettingsFile(file: string, fs: ConfigFileSystem = nodeFileSystem): Promise<WorkspaceSettings> {
+  return readSettingsFile(file, { kind: 'user', file }, fs);
+}
+
+async function readSettingsFile(file: string, source: ServerSource, fs: ConfigFileSystem): Promise<WorkspaceSettings> {
   const empty = { file, source, servers: undefined, sources: undefined };
   const read = await fs.readText(file, MAX_FILE_BYTES);
   if (read.kind === 'missing') return { ...empty, diagnostics: [], unreadable: false };

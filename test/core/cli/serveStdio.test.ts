@@ -123,11 +123,15 @@ describe('CLI: serve --stdio', function () {
     assert.ok(Array.isArray((await client.listTools()).tools));
   });
 
-  it("the editor's Share: its launcher (a stable path, even with a space and a quote) starts this CLI on the editor's runtime, and the agent's entry names only the launcher", async () => {
+  it("the editor's Share: its launcher (a stable path, even with a space and a quote) starts this CLI on the editor's runtime with the editor's user servers, and the agent's entry names only the launcher", async () => {
     const home = tempWorkspace(cleanup).dir;
     const ws = tempWorkspace(cleanup, { alpha: fixture('--name', 'alpha') });
     const storage = path.join(home, "global storage's folder");
-    const launcher = writeCliLauncher(storage, CLI, process.execPath);
+    // The editor's user settings: a server of the user's own (no consent needed), which the agent gets too.
+    const userSettings = path.join(home, 'User', 'settings.json');
+    fs.mkdirSync(path.dirname(userSettings), { recursive: true });
+    fs.writeFileSync(userSettings, JSON.stringify({ 'mcpSwitchboard.servers': { mine: fixture('--name', 'mine') } }));
+    const launcher = writeCliLauncher(storage, CLI, userSettings, process.execPath);
     assert.equal(launcher, path.join(storage, 'bin', 'mcp-switchboard'));
     assert.equal(fs.statSync(launcher).mode & 0o777, 0o700);
     shareGateway({ target: 'mcpJsonPortable', port: 1, folder: ws.dir, userHome: home, env: {}, launch: { command: launcher, args: [] } });
@@ -150,7 +154,10 @@ describe('CLI: serve --stdio', function () {
     cleanup.add(() => client.close());
     await client.connect(transport);
     assert.equal(client.getServerVersion()?.name, 'mcp-switchboard');
-    assert.ok(Array.isArray((await client.listTools()).tools));
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('mine__echo'), `the user's own server, from the editor's user settings: ${names.join(', ')}`);
+    const echoed = (await client.callTool({ name: 'mine__echo', arguments: { text: 'from the agent' } })) as CallToolResult;
+    assert.equal(textOf(echoed), 'from the agent');
     const servePid = transport.pid;
     assert.ok(servePid);
     await client.close();

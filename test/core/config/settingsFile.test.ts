@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { readWorkspaceSettingsFile, settingsEntries } from '../../../src/core/config';
+import { loadFolderConfiguration, readWorkspaceSettingsFile, settingsEntries, USER_SETTINGS_ENV } from '../../../src/core/config';
 import { TempDirs } from './helpers';
 
 describe('config: readWorkspaceSettingsFile', () => {
@@ -97,4 +97,50 @@ describe('config: settingsEntries', () => {
       assert.equal(result.diagnostics[0]?.path, 'mcpSwitchboard.servers');
     });
   }
+});
+
+describe("config: a folder with the editor's user settings (what serve --stdio gets from the editor's Share)", () => {
+  const dirs = new TempDirs();
+  afterEach(() => dirs.cleanup());
+
+  it("adds the user's servers under the folder's, takes sandboxing from the user alone", async () => {
+    const folder = dirs.make();
+    dirs.write(
+      folder,
+      '.vscode/settings.json',
+      JSON.stringify({
+        'mcpSwitchboard.servers': { shared: { command: 'from-folder' }, own: { command: 'folder-only' } },
+        // A workspace cannot turn sandboxing off, in the editor or here.
+        'mcpSwitchboard.sandbox.enabled': false,
+      }),
+    );
+    const editor = dirs.make();
+    const userSettings = dirs.write(
+      editor,
+      'User/settings.json',
+      JSON.stringify({
+        'mcpSwitchboard.servers': { shared: { command: 'from-user' }, mine: { command: 'user-only' } },
+        'mcpSwitchboard.sandbox.enabled': true,
+      }),
+    );
+    const loaded = await loadFolderConfiguration(folder, { env: { [USER_SETTINGS_ENV]: userSettings } });
+    assert.equal(loaded.kind, 'loaded');
+    if (loaded.kind !== 'loaded') return;
+    const byName = new Map(loaded.servers.map((server) => [server.name, server]));
+    assert.deepEqual([...byName.keys()].sort(), ['mine', 'own', 'shared']);
+    const command = (name: string) => {
+      const server = byName.get(name);
+      return server && 'transport' in server && server.transport === 'stdio' ? server.command : undefined;
+    };
+    assert.equal(command('shared'), 'from-folder', 'the folder wins a clash, silently, as the editor merges scopes');
+    assert.equal(command('mine'), 'user-only');
+    assert.deepEqual(byName.get('mine')?.source, { kind: 'user', file: userSettings });
+    for (const name of ['mine', 'own', 'shared']) {
+      const server = byName.get(name);
+      assert.ok(server && 'sandbox' in server && server.sandbox?.enabled, `${name} runs sandboxed: the user's setting`);
+    }
+    // Without the user's file: the folder's servers only, as before.
+    const alone = await loadFolderConfiguration(folder, { env: {} });
+    assert.deepEqual(alone.kind === 'loaded' ? alone.servers.map((server) => server.name).sort() : [], ['own', 'shared']);
+  });
 });
