@@ -172,6 +172,13 @@ class PostAnswer {
     for (const message of held) this.transport.writeEvent(this.streamId, message);
   }
 
+  /** The session closed: an answer still held is refused as the session's requests are (its stream ends with the session's). */
+  abort(): void {
+    this.clearHold();
+    if (this.mode === 'held' && !this.res.headersSent) refuse(this.res, [404, -32001, 'Session not found']);
+    this.mode = 'gone';
+  }
+
   private clearHold(): void {
     if (this.hold !== undefined) this.transport.clock.clearTimeout(this.hold);
     this.hold = undefined;
@@ -258,6 +265,14 @@ export class SessionTransport implements Transport {
     }
     if (this.closed) return refuse(res, [404, -32001, 'Session not found']);
     const ids = messages.flatMap((message) => ('method' in message && 'id' in message ? [message.id as RequestId] : []));
+    // An id still in flight would take over the first request's answer, which would then never come.
+    const reused = ids.find((id, index) => this.answers.has(id) || ids.indexOf(id) !== index);
+    if (reused !== undefined)
+      return refuse(res, [
+        400,
+        -32600,
+        `Invalid Request: request id ${JSON.stringify(reused).slice(0, 80)} is already in flight in this session`,
+      ]);
     if (ids.length === 0) {
       res.writeHead(202).end();
       for (const message of messages) this.onmessage?.(message);
@@ -324,6 +339,7 @@ export class SessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const answer of new Set(this.answers.values())) answer.abort();
     for (const stream of this.streams.values()) stream.end();
     this.streams.clear();
     this.answers.clear();

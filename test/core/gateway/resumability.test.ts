@@ -143,6 +143,38 @@ describe('gateway: resumable 2025 streams', function () {
     assert.ok(frames.some((frame) => (frame.data as { id?: number } | undefined)?.id === 2));
   });
 
+  it('refuses a request whose id is still in flight in the session, and the first still gets its answer', async () => {
+    const { gateway } = await startGateway(cleanup, [toolsServer('alpha', ['--slow-ms', '300'])]);
+    const url = gateway.endpointUrl('alpha');
+    const headers = {
+      Authorization: `Bearer ${gateway.token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    };
+    const post = (body: unknown, extra: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    const session = { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
+    await init.text();
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: {} } };
+    // Its answer's stream has begun (the call takes 300 ms, past the 50 ms hold): it is in flight.
+    const first = await post(call, session);
+    assert.match(first.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const again = await post(call, session);
+    assert.equal(again.status, 400);
+    assert.match(((await again.json()) as { error: { message: string } }).error.message, /request id 7 is already in flight/);
+    const frames = await readFrames(first, (all) => all.some((frame) => (frame.data as { id?: number } | undefined)?.id === 7));
+    assert.ok(
+      frames.some((frame) => (frame.data as { result?: unknown; id?: number } | undefined)?.id === 7),
+      JSON.stringify(frames),
+    );
+  });
+
   it('keeps a bounded number of events per session, and says so for one that is gone', async () => {
     const store = new BoundedEventStore(3, 1_000_000);
     const ids: string[] = [];
