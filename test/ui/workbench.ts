@@ -51,7 +51,15 @@ export async function runFromPalette(page: Page, title: string, options: { opens
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
-  await input.fill(`>${title}`);
+  await input.fill(`>${title}`).catch(async (error: unknown) => {
+    // Something took the palette's focus (it went inert, then away): say what was on the screen.
+    const dialogs = await page.locator('.monaco-dialog-box').allInnerTexts();
+    const notices = await page.locator('.notification-toast, .notifications-center .notification-list-item').allInnerTexts();
+    await screenshot(page, 'palette-lost');
+    throw new Error(
+      `the palette closed before "${title}" could be typed; dialogs: ${JSON.stringify(dialogs)}; notifications: ${JSON.stringify(notices)}\n${String(error)}`,
+    );
+  });
   const match = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   await match.waitFor();
   await page.keyboard.press('Enter');
