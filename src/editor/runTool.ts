@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolCatalog } from '../core/catalog';
 import { CALL_TOOL } from './dispatcherTools';
 import type { LogChannels } from './logChannels';
-import { argumentSkeleton, argumentsChecker, describeArguments } from '../core/presentation';
+import { askToolArguments } from './runToolForm';
 
 /** A tool by the name chat knows it by, or by its server and its own name (a tool row). */
 export type ToolToRun = string | { readonly server: string; readonly name: string };
@@ -26,19 +26,12 @@ export async function runToolInteractively(catalog: ToolCatalog, logs: LogChanne
   }
   const tool = exposed.find((candidate) => candidate.qualifiedName === name);
   if (!tool) return undefined;
-  // The required arguments filled in with placeholders, checked against the tool's schema as the
-  // user types: a call that does not fit cannot be submitted.
-  const check = argumentsChecker(tool.tool);
-  const text = await vscode.window.showInputBox({
-    title: `Arguments for ${tool.server}/${tool.name} (JSON)`,
-    value: argumentSkeleton(tool.tool),
-    prompt: describeArguments(tool.tool),
-    ignoreFocusOut: true,
-    validateInput: check,
-  });
-  if (text === undefined) return undefined;
+  // A form of the arguments, the required ones filled in with placeholders, checked against the
+  // tool's schema: a call that does not fit cannot be sent.
+  const args = await askToolArguments(tool.tool, `Arguments for ${tool.server}/${tool.name}`);
+  if (args === undefined) return undefined;
   const result = await vscode.lm.invokeTool(CALL_TOOL, {
-    input: { tool: tool.qualifiedName, arguments: JSON.parse(text) as object },
+    input: { tool: tool.qualifiedName, arguments: args },
     toolInvocationToken: undefined,
   });
   const output = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');

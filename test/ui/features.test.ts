@@ -192,7 +192,15 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await input.fill('rich__add');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'rich__add' }).first().waitFor();
     await page.keyboard.press('Enter');
-    const box = page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' });
+    // The form first: one row per argument, with its type and the value it starts from.
+    const form = page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' });
+    await form.waitFor();
+    assert.match(await form.locator('.monaco-list-row', { hasText: /^a \*/ }).innerText(), /number = 0/);
+    assert.match(await form.locator('.monaco-list-row', { hasText: /^b \*/ }).innerText(), /number = 0/);
+    // The JSON is still there, the whole object in one box.
+    await input.fill('Edit as JSON');
+    await page.keyboard.press('Enter');
+    const box = page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add (JSON)' });
     await box.waitFor();
     assert.equal(await input.inputValue(), '{"a":0,"b":0}');
     assert.match(await box.innerText(), /a \(number, required\), b \(number, required\)/);
@@ -220,9 +228,45 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     const box = page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' });
     await box.waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('.quick-input-widget', { hasText: 'Run which MCP tool?' }).isVisible(), false);
-    assert.equal(await page.locator('.quick-input-widget input').inputValue(), '{"a":0,"b":0}');
+    assert.equal(await box.locator('.monaco-list-row', { hasText: /^(a|b) \*/ }).count(), 2);
     await screenshot(page, 'run-tool-from-row');
     await page.keyboard.press('Escape');
+  });
+
+  it('Run Tool fills the form argument by argument, as each type needs, and Run sends them', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('rich__add');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'rich__add' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const form = page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add' });
+    for (const [name, value] of [
+      ['a', '2.5'],
+      ['b', '4'],
+    ] as const) {
+      await form.waitFor();
+      await form.locator('.monaco-list-row', { hasText: new RegExp(`^${name} \\*`) }).click();
+      const box = page.locator('.quick-input-widget', { hasText: `Arguments for rich/add › ${name}` });
+      await box.waitFor();
+      // A number field refuses what is not one.
+      await input.fill('two');
+      await page.locator('.quick-input-widget', { hasText: 'Enter a number.' }).waitFor();
+      await input.fill(value);
+      await page.keyboard.press('Enter');
+    }
+    await form.locator('.monaco-list-row', { hasText: /^b \*/ }).filter({ hasText: 'number = 4' }).waitFor();
+    await screenshot(page, 'run-tool-form');
+    await form.locator('.monaco-list-row', { hasText: 'Run' }).filter({ hasText: 'with these arguments' }).click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'add' });
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /"a": 2.5/);
+    await dialog
+      .locator('.monaco-button')
+      .filter({ hasText: /^(Yes|Allow|Continue|Run)/ })
+      .first()
+      .click();
+    assert.match(await outputLine(page, 'rich/add returned: 6.5'), /rich\/add returned: 6\.5/);
   });
 
   it('asks before a tool that is not read-only, naming the server, tool and arguments; accepting returns the upstream result', async () => {

@@ -76,8 +76,9 @@ export async function runFromPalette(page: Page, title: string, options: { opens
 }
 
 /**
- * *Run Tool…* from the palette: picks `qualifiedName` (`server__tool`) and enters `args` (JSON).
- * What follows (a confirmation, the result in the output) is the caller's to check.
+ * *Run Tool…* from the palette: picks `qualifiedName` (`server__tool`) and enters `args` (JSON),
+ * through the form's *Edit as JSON* (a tool without arguments, `{}`, runs at once: no form). What
+ * follows (a confirmation, the result in the output) is the caller's to check.
  */
 export async function runToolFromPalette(page: Page, qualifiedName: string, args: string): Promise<void> {
   await runFromPalette(page, 'MCP Switchboard: Run Tool…', { opensQuickInput: true });
@@ -86,7 +87,13 @@ export async function runToolFromPalette(page: Page, qualifiedName: string, args
   await input.fill(qualifiedName);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: qualifiedName }).first().waitFor();
   await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget', { hasText: `Arguments for ${qualifiedName.replace('__', '/')}` }).waitFor();
+  if (args === '{}') return;
+  const title = `Arguments for ${qualifiedName.replace('__', '/')}`;
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor();
+  await input.fill('Edit as JSON');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Edit as JSON' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget', { hasText: `${title} (JSON)` }).waitFor();
   await input.fill(args);
   await page.keyboard.press('Enter');
 }

@@ -4,7 +4,16 @@ export { describeRow, rowPrimaryAction } from './rowText';
 export { pickRowIcon } from './serverIcon';
 export { elicitFields, parseFieldText, urlDomain } from './elicitationFields';
 export type { ElicitField } from './elicitationFields';
-export { argumentSkeleton, argumentsChecker, describeArguments } from './toolArgumentsForm';
+export {
+  argumentFields,
+  argumentSkeleton,
+  argumentsChecker,
+  describeArguments,
+  parseNumberField,
+  placeholderOf,
+  shortValue,
+} from './toolArgumentsForm';
+export type { ArgumentField } from './toolArgumentsForm';
 export { describeRefetch, failureActions, noticeReason, sandboxDeniedHost } from './notices';
 export type { FailureAction } from './notices';
 export { catalogReport } from './catalogReport';

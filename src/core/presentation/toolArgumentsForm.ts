@@ -97,3 +97,77 @@ export function argumentsChecker(tool: Pick<Tool, 'inputSchema'>): (text: string
 export function checkArgumentsText(tool: Pick<Tool, 'inputSchema'>, text: string): string | undefined {
   return argumentsChecker(tool)(text);
 }
+
+/** How the form asks for one value. */
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'object' | 'array' | 'json';
+
+/** One argument (or one property of a nested object) as the form lists it. */
+export interface ArgumentField {
+  readonly name: string;
+  readonly schema: Record<string, unknown>;
+  readonly required: boolean;
+  readonly kind: FieldKind;
+  /** `number`, `array of object`, `one of fast, slow`. */
+  readonly typeLabel: string;
+  readonly description?: string;
+}
+
+/** How a value of this schema is asked for: a typed box, a pick, a nested form, or JSON. */
+export function fieldKind(schema: Record<string, unknown>): FieldKind {
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return 'enum';
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'string':
+    case 'number':
+    case 'integer':
+    case 'boolean':
+    case 'array':
+      return type;
+    case 'object':
+      return schema.properties !== undefined ? 'object' : 'json';
+    default:
+      return 'json';
+  }
+}
+
+/** The properties of an object schema, required first, each with how it is asked for. */
+export function argumentFields(schema: unknown): ArgumentField[] {
+  const object = asSchema(schema);
+  const properties = asSchema(object.properties);
+  const required = new Set(Array.isArray(object.required) ? object.required : []);
+  return Object.keys(properties)
+    .map((name) => {
+      const property = asSchema(properties[name]);
+      const kind = fieldKind(property);
+      const description = typeof property.description === 'string' ? property.description.slice(0, 300) : undefined;
+      return {
+        name,
+        schema: property,
+        required: required.has(name),
+        kind,
+        typeLabel: kind === 'enum' ? `one of ${(property.enum as unknown[]).map(String).join(', ').slice(0, 80)}` : typeName(property),
+        ...(description ? { description } : {}),
+      };
+    })
+    .sort((a, b) => Number(b.required) - Number(a.required));
+}
+
+/** A new value of the schema's type, as a new array item or a property set for the first time. */
+export function placeholderOf(schema: unknown): unknown {
+  return placeholder(asSchema(schema), 0);
+}
+
+/** The typed text of a `number` or `integer` field, or why it is not one. */
+export function parseNumberField(text: string, integer: boolean): { readonly value: number } | { readonly error: string } {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(value)) return { error: 'Enter a number.' };
+  if (integer && !Number.isInteger(value)) return { error: 'Enter a whole number.' };
+  return { value };
+}
+
+/** A value in a few characters, for a form's row. */
+export function shortValue(value: unknown): string {
+  if (value === undefined) return 'not set';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}

@@ -1,7 +1,15 @@
 // Run Tool's argument box: the skeleton from a tool's schema, and the check with the SDK's JSON
 // Schema validator before anything is sent.
 import assert from 'node:assert/strict';
-import { argumentSkeleton, checkArgumentsText, describeArguments } from '../../../src/core/presentation/toolArgumentsForm';
+import {
+  argumentFields,
+  argumentSkeleton,
+  checkArgumentsText,
+  describeArguments,
+  parseNumberField,
+  placeholderOf,
+  shortValue,
+} from '../../../src/core/presentation/toolArgumentsForm';
 
 const add = {
   inputSchema: {
@@ -72,5 +80,53 @@ describe('Run Tool arguments', () => {
     assert.match(checkArgumentsText(add, 'nope') ?? '', /^Not JSON/);
     assert.equal(checkArgumentsText(add, '[]'), 'Enter a JSON object.');
     assert.equal(checkArgumentsText(add, '{"a": 1, "b": 2}'), undefined);
+  });
+});
+
+describe("Run Tool's form: the rows and the values it asks for", () => {
+  it('lists required arguments first, each with how it is asked for; nested objects and arrays get their own', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        note: { type: 'string', description: 'Free text' },
+        mode: { type: 'string', enum: ['fast', 'slow'] },
+        count: { type: 'integer' },
+        on: { type: 'boolean' },
+        where: { type: 'object', properties: { x: { type: 'number' } } },
+        anything: { type: 'object' },
+        entities: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+        loose: {},
+      },
+      required: ['count', 'entities'],
+    };
+    const fields = argumentFields(schema);
+    assert.deepEqual(
+      fields.map((field) => [field.name, field.kind, field.required]),
+      [
+        ['count', 'integer', true],
+        ['entities', 'array', true],
+        ['note', 'string', false],
+        ['mode', 'enum', false],
+        ['on', 'boolean', false],
+        ['where', 'object', false],
+        ['anything', 'json', false],
+        ['loose', 'json', false],
+      ],
+    );
+    assert.equal(fields.find((field) => field.name === 'mode')?.typeLabel, 'one of fast, slow');
+    assert.equal(fields.find((field) => field.name === 'entities')?.typeLabel, 'array of object');
+    assert.equal(fields.find((field) => field.name === 'note')?.description, 'Free text');
+    assert.deepEqual(placeholderOf({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }), { name: '' });
+    assert.deepEqual(argumentFields({ type: 'object' }), []);
+  });
+
+  it('reads numbers as typed, refusing what is not one, and shows values in a few characters', () => {
+    assert.deepEqual(parseNumberField(' 2.5 ', false), { value: 2.5 });
+    assert.deepEqual(parseNumberField('2.5', true), { error: 'Enter a whole number.' });
+    assert.deepEqual(parseNumberField('two', false), { error: 'Enter a number.' });
+    assert.deepEqual(parseNumberField('', false), { error: 'Enter a number.' });
+    assert.equal(shortValue(undefined), 'not set');
+    assert.equal(shortValue({ a: 1 }), '{"a":1}');
+    assert.equal(shortValue('x'.repeat(100)).length, 60);
   });
 });
