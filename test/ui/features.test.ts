@@ -283,7 +283,7 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
       .filter({ hasText: /^(Yes|Allow|Continue|Run)/ })
       .first()
       .click();
-    assert.match(await outputLine(page, 'rich/add returned'), /rich\/add returned: 5/);
+    assert.match(await outputLine(page, 'rich/add returned: 5'), /rich\/add returned: 5/);
   });
 
   it("shows Switchboard's form when a tool asks for input, naming the server; the answer reaches the server", async () => {
