@@ -68,7 +68,10 @@ describe('a lazy server (UI)', function () {
             () => true,
             () => false,
           );
-        if (listed) return true;
+        // Both servers listed, and checked: the lazy one's row is there before its cached tools are.
+        const checked = async (name: string) =>
+          (await serverRow(name).count()) > 0 && (await serverRow(name).getAttribute('aria-checked')) === 'true';
+        if (listed && (await checked('always')) && (await checked('later'))) return true;
         await page.keyboard.press('Escape');
         await tree.waitFor({ state: 'hidden', timeout: 10_000 });
         return undefined;
