@@ -35,6 +35,8 @@ export const ANSWER_HOLD_MS = 50;
 export const KEEP_ALIVE_MS = 15_000;
 /** The most messages one POST may carry (the SDK's bound). */
 const MAX_BATCH = 100;
+/** The most requests of one session in flight at once: each holds a response open. */
+export const MAX_IN_FLIGHT = 256;
 const STANDALONE = '_GET_stream';
 
 export interface SessionTransportOptions {
@@ -267,6 +269,8 @@ export class SessionTransport implements Transport {
     const ids = messages.flatMap((message) => ('method' in message && 'id' in message ? [message.id as RequestId] : []));
     // An id still in flight would take over the first request's answer, which would then never come.
     const reused = ids.find((id, index) => this.answers.has(id) || ids.indexOf(id) !== index);
+    if (this.answers.size + ids.length > MAX_IN_FLIGHT)
+      return refuse(res, [429, -32000, `Too many requests in flight in this session (at most ${MAX_IN_FLIGHT})`]);
     if (reused !== undefined)
       return refuse(res, [
         400,
@@ -352,9 +356,10 @@ export class SessionTransport implements Transport {
     return this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId };
   }
 
-  /** A POST's answer becomes an SSE stream. */
+  /** A POST's answer becomes an SSE stream; its headers go at once (a client of an older revision gets no priming event to carry them). */
   openStream(streamId: string, res: http.ServerResponse): void {
     const stream = new EventStream(res, this.clock, this.sessionId, () => this.streamClosed(streamId, stream));
+    res.flushHeaders();
     this.streams.set(streamId, stream);
   }
 
