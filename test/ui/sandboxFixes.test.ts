@@ -69,11 +69,16 @@ describe('sandbox fixes from the Servers view (UI)', function () {
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
     assert.equal(await row.locator('.codicon-lock').count(), 0);
     // The menu takes no click in the moment after it opens (the right click's own release), so the
-    // item is hovered, then chosen with Enter, as from the keyboard.
+    // item is hovered, then chosen with Enter, as from the keyboard. The mouse leaves first: the
+    // second menu's item sits where the first one's was, and a hover that does not move the mouse
+    // focuses nothing.
     const fromMenu = async (title: string) => {
       await row.click({ button: 'right' });
       const item = page.locator('.context-view .action-menu-item', { hasText: title }).first();
+      await item.waitFor();
+      await page.mouse.move(5, 5);
       await item.hover();
+      await item.locator('xpath=ancestor-or-self::*[contains(@class, "focused")]').first().waitFor({ timeout: 5_000 });
       await page.keyboard.press('Enter');
       await item.waitFor({ state: 'detached', timeout: 10_000 });
     };
