@@ -286,6 +286,7 @@ const showServerActions: Command = (services) => async () => {
   if (!name) return;
   const view = services.manager.server(name);
   const running = view !== undefined && isActive(view.state.kind);
+  const deniedHost = view ? sandboxDeniedHost(view.state) : undefined;
   const actions = [
     { label: '$(debug-restart) Reconnect', command: COMMANDS.reconnectServer },
     running ? { label: '$(debug-stop) Stop', command: COMMANDS.stopServer } : { label: '$(play) Start', command: COMMANDS.startServer },
@@ -300,9 +301,7 @@ const showServerActions: Command = (services) => async () => {
             : { label: '$(lock) Run Sandboxed', command: COMMANDS.runSandboxed },
         ]
       : []),
-    ...(view && sandboxDeniedHost(view.state)
-      ? [{ label: `$(globe) Allow ${sandboxDeniedHost(view.state)} in Its Sandbox`, command: COMMANDS.allowSandboxHost }]
-      : []),
+    ...(deniedHost ? [{ label: `$(globe) Allow ${deniedHost} in Its Sandbox`, command: COMMANDS.allowSandboxHost }] : []),
     ...(services.canSignIn(name)
       ? [
           { label: '$(account) Sign In', command: COMMANDS.signIn },

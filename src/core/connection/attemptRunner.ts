@@ -7,7 +7,7 @@ import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
 import { sandboxOf, signsInWithOAuth, type ServerDefinition } from '../config';
-import { deniedTarget, isTransientSandboxStart } from '../sandbox';
+import { isTransientSandboxStart } from '../sandbox';
 import { boundedInstructions, identityOf, type ServerState } from '../state';
 import { abortable, type ConnectPhase, type EraVerdict } from './clientLink';
 import { SwitchboardError, isTransientRemoteFailure, type ConnectionErrorCode, type ConnectionFailure } from './errors';
@@ -358,12 +358,7 @@ export class AttemptRunner {
   private setError(code: ConnectionErrorCode, message: string, nextTryAt?: number): void {
     const { definition, clock } = this.connection;
     const stderrTail = this.launches.errorTail();
-    const denied = sandboxOf(definition)
-      ? stderrTail
-          .map(deniedTarget)
-          .filter((target) => target !== undefined)
-          .at(-1)
-      : undefined;
+    const denied = this.launches.sandboxDenied();
     const state = {
       kind: 'error' as const,
       code,

@@ -59,6 +59,19 @@ export class LaunchDiagnostics {
     return this.definition.transport === 'stdio' ? this.stderr.tail(STDERR_TAIL_IN_ERROR) : [];
   }
 
+  /**
+   * The `host:port` the sandbox last refused this attempt, from the sandbox's own lines; undefined
+   * for an unsandboxed server (its stderr has none: a look-alike is its own).
+   */
+  sandboxDenied(): string | undefined {
+    if (this.definition.transport !== 'stdio' || !this.definition.sandbox?.enabled) return undefined;
+    return this.stderr
+      .tail(this.stderr.size)
+      .map(deniedTarget)
+      .filter((target) => target !== undefined)
+      .at(-1);
+  }
+
   /** The launch of one attempt; what it writes to stdout that is not JSON-RPC is kept for its failure. */
   launch(onSpawn: (pid: number) => void): AttemptLaunch {
     const definition = this.definition;
@@ -109,13 +122,8 @@ export class LaunchDiagnostics {
   private withStderrHint(error: ConnectionFailure): ConnectionFailure {
     const definition = this.definition;
     if (definition.transport !== 'stdio' || !HINTED_BY_STDERR.includes(error.code)) return error;
-    const lines = this.stderr.tail(this.stderr.size);
-    // Only a sandbox's own lines: an unsandboxed server's stderr has none (a look-alike is its own).
-    const denied = (definition.sandbox?.enabled ? lines : [])
-      .map(deniedTarget)
-      .filter((target) => target !== undefined)
-      .at(-1);
-    const last = lines.at(-1);
+    const denied = this.sandboxDenied();
+    const last = this.stderr.tail(1)[0];
     let message: string | undefined;
     if (denied !== undefined) {
       // The cause first: the notice and the tooltip lead with it.

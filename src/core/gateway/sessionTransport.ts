@@ -134,7 +134,7 @@ class PostAnswer {
   /** A message for one of this POST's requests: its answer, or something sent on its way. */
   deliver(message: JSONRPCMessage): void {
     const isResponse = isAnswer(message);
-    if (isAnswer(message)) {
+    if (isResponse) {
       this.waiting.delete(message.id);
       this.responses.push(message);
     }
