@@ -7,6 +7,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { SANDBOX_TRIM_PLUGINS, TRIM_PLUGINS } from './bundleTrim.mjs';
 import { CLI_BUILD_OPTIONS } from './cliBuild.mjs';
 import { repoRoot } from './harness-paths.mjs';
 
@@ -26,12 +27,14 @@ const common = {
   absWorkingDir: repoRoot,
   // jsonc-parser's `main` is a UMD file that esbuild cannot follow; its ESM build bundles cleanly.
   mainFields: ['module', 'main'],
+  plugins: TRIM_PLUGINS,
 };
 
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  // The doctor CLI runs the same core as the extension, without the editor.
+  // The extension, which is also the CLI when run as a program (src/main.ts): the editor's package.
+  { ...common, entryPoints: ['src/main.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  // The CLI alone: the npm package `mcp-switchboard`, and `bin` of a checkout.
   { ...common, ...CLI_BUILD_OPTIONS, outfile: 'dist/cli.js' },
 ];
 
@@ -50,6 +53,7 @@ builds.push({
   format: 'esm',
   sourcemap: false,
   minify: true,
+  plugins: SANDBOX_TRIM_PLUGINS,
   // Its CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __srtRequire } from 'node:module'; const require = __srtRequire(import.meta.url);" },
 });

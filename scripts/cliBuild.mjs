@@ -7,8 +7,12 @@
 // - Comments are left out: some hold non-ASCII characters (— →), which make V8 keep the whole
 //   3.4 MB source as a two-byte string (7 MB); whitespace-only minification keeps the names, and the
 //   source map still points at the TypeScript.
+// - What the bundles leave out of their dependencies: scripts/bundleTrim.mjs.
+import { TRIM_PLUGINS } from './bundleTrim.mjs';
+
 export const CLI_BUILD_OPTIONS = {
   entryPoints: ['src/cli.ts'],
   banner: { js: '#!/usr/bin/env -S node --max-semi-space-size=4' },
   minifyWhitespace: true,
+  plugins: TRIM_PLUGINS,
 };

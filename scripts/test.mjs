@@ -138,6 +138,10 @@ const stageRunners = {
     const statsFile = path.join(resultsDir, 'vsix.json');
     const code = await run('node', ['test/harness/run-editor-tests.mjs', '--suite', 'vsix', '--stats', statsFile]);
     recordMocha('vsix', statsFile, code);
+    // Every package of dist/packages (made with the .vsix), and the CLI installed from its tarball.
+    const packagesStats = path.join(resultsDir, 'packages.json');
+    const packagesCode = await mocha(packagesStats, 60_000, 'test/packages/**/*.test.ts');
+    recordMocha('packages', packagesStats, packagesCode);
   },
   async ui() {
     const statsFile = path.join(resultsDir, 'ui.json');
@@ -184,7 +188,7 @@ async function buildOnce() {
   return ok;
 }
 
-/** The .vsix, for its install test: a production build of its own, made after the unit stage. */
+/** The packages (dist/packages), for their tests: a production build of its own, made after the unit stage. */
 function buildForEditor() {
   return stages.includes('vsix') ? runSteps([['npm', ['run', '--silent', 'package']]]) : Promise.resolve(true);
 }

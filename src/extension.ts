@@ -204,8 +204,9 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
   const signInBrowser = context.own(new EditorSignInBrowser(extension.extension.id, logs));
   context.own(vscode.window.registerUriHandler(signInBrowser));
   const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
-  // Agents given `serve --stdio` start it through a launcher that must name this version's CLI.
-  const cliPath = path.join(extension.extensionPath, 'dist', 'cli.js');
+  // Agents given `serve --stdio` start it through a launcher that must name this version's CLI:
+  // this very bundle, which is the CLI when run as a program (src/main.ts).
+  const cliPath = path.join(extension.extensionPath, 'dist', 'extension.js');
   const userDir = editorLocations().editorUserDir;
   const userSettings = userDir ? path.join(userDir, 'settings.json') : undefined;
   refreshCliLauncher(extension.globalStorageUri.fsPath, cliPath, userSettings, (message) => logs.main.warn(message));

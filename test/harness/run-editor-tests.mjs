@@ -3,12 +3,14 @@
 // Chromium, and exits with the suite's result.
 //   node test/harness/run-editor-tests.mjs [--suite suite|untrusted|vsix] [--stats FILE]
 // Each suite names its workspace, its trust, and the user settings the editor starts with (the
-// fixture servers of user scope). `vsix` installs dist/mcp-switchboard.vsix into a fresh extensions
-// folder first and runs against that installed copy (the marketplace path).
+// fixture servers of user scope). `vsix` installs the editor's package for this platform
+// (dist/packages, from `npm run package`) into a fresh extensions folder first and runs against
+// that installed copy (the marketplace path).
 import fs from 'node:fs';
 import path from 'node:path';
 import { format, parseArgs } from 'node:util';
 import { artifactsDir, repoRoot } from '../../scripts/harness-paths.mjs';
+import { hostTarget, packagesDir, targetPackage } from '../../scripts/packages.mjs';
 import { copyWorkspace, installVsix, launchBrowser, startCodeServer } from './editor.mjs';
 
 const { values: flags } = parseArgs({
@@ -109,7 +111,7 @@ const suite = SUITES[suiteName];
 if (!suite) throw new Error(`unknown suite ${suiteName}; expected one of ${Object.keys(SUITES).join(', ')}`);
 
 const testsPath = path.join(repoRoot, 'out', 'test', 'editor', 'index.js');
-const vsixPath = path.join(repoRoot, 'dist', 'mcp-switchboard.vsix');
+const vsixPath = path.join(packagesDir, targetPackage(hostTarget()).file);
 const runTimeoutMs = Number(flags.timeout);
 const MOCHA_TAG = '[mocha] ';
 const label = `editor-${suiteName}`;
@@ -175,6 +177,7 @@ async function main() {
           SWITCHBOARD_FIXTURE: fixture,
           SWITCHBOARD_EXPECTED_EXTENSIONS_DIR: extensionsDir ?? '',
           SWITCHBOARD_VSIX_BYTES: suiteName === 'vsix' ? String(fs.statSync(vsixPath).size) : '',
+          SWITCHBOARD_VSIX_TARGET: suiteName === 'vsix' ? hostTarget() : '',
           ...(flags.stats ? { MOCHA_STATS_FILE: flags.stats } : {}),
         },
       }),

@@ -3,9 +3,11 @@
 // palette starts it.
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { eventually } from '../core/support/poll';
 import {
   activityBarEntry,
+  editorLogLines,
   openWorkbench,
   rowTooltip,
   runFromPalette,
@@ -41,13 +43,7 @@ describe('a lazy server (UI)', function () {
     const { page } = workbench;
     await page.locator('.statusbar-item', { hasText: '2/2' }).waitFor({ timeout: 60_000 });
     await runFromPalette(page, 'MCP: List Servers', { opensQuickInput: true });
-    const picker = page.locator('.quick-input-widget');
-    for (const name of ['always', 'later']) {
-      await picker
-        .locator('.monaco-list-row', { hasText: name })
-        .filter({ hasText: /Running/i })
-        .waitFor({ timeout: 30_000 });
-    }
+    await editorListsRunning(workbench, ['always', 'later']);
     await screenshot(page, 'editor-list-servers');
     await page.keyboard.press('Escape');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
@@ -140,12 +136,7 @@ describe('a lazy server (UI)', function () {
     const picker = page.locator('.quick-input-widget');
     // The editor's list re-renders while its servers change state: click once both read Running,
     // or the click can land on the row that moved under it.
-    for (const name of ['always', 'later']) {
-      await picker
-        .locator('.monaco-list-row', { hasText: name })
-        .filter({ hasText: /Running/i })
-        .waitFor({ timeout: 30_000 });
-    }
+    await editorListsRunning(workbench, ['always', 'later']);
     await picker
       .locator('.monaco-list-row', { hasText: 'always' })
       .filter({ hasText: /Running/i })
@@ -165,3 +156,38 @@ describe('a lazy server (UI)', function () {
     await runFromPalette(page, 'View: Hide Panel');
   });
 });
+
+/**
+ * Waits for the open *MCP: List Servers* picker to read Running for each server. On failure it says
+ * what the picker read instead and what the editor logged of its connections to the gateway.
+ */
+async function editorListsRunning(workbench: Workbench, names: string[]): Promise<void> {
+  const picker = workbench.page.locator('.quick-input-widget');
+  try {
+    for (const name of names) {
+      await picker
+        .locator('.monaco-list-row', { hasText: name })
+        .filter({ hasText: /Running/i })
+        .waitFor({ timeout: 30_000 });
+    }
+  } catch (error) {
+    await screenshot(workbench.page, 'editor-list-servers-failed');
+    const rows = await picker.locator('.monaco-list-row').allInnerTexts();
+    const logs = editorLogLines(workbench.userDataDir, /./, /mcp/i);
+    // The editor's log of its own connection is kept in the browser, not on disk: its output is read.
+    const output = await editorServerOutput(workbench.page, names[0] ?? '').catch((why: unknown) => `(not read: ${String(why)})`);
+    throw new Error(
+      `${String(error)}\nthe list read: ${JSON.stringify(rows)}\nSwitchboard's logs:\n${logs}\nthe editor's output for ${names[0]}:\n${output}`,
+    );
+  }
+}
+
+/** From the open *MCP: List Servers* picker: the server's actions, Show Output, and the panel's text. */
+async function editorServerOutput(page: Page, name: string): Promise<string> {
+  const picker = page.locator('.quick-input-widget');
+  await picker.locator('.monaco-list-row', { hasText: name }).first().click({ timeout: 5_000 });
+  await picker.locator('.monaco-list-row', { hasText: 'Show Output' }).first().click({ timeout: 5_000 });
+  const log = page.locator('.part.panel .view-lines').filter({ hasText: /Connection|Starting|state/i });
+  await log.first().waitFor({ timeout: 5_000 });
+  return log.first().innerText();
+}

@@ -9,7 +9,16 @@ import path from 'node:path';
 import net from 'node:net';
 import readline from 'node:readline';
 import type { Page } from 'playwright-core';
-import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import {
+  activityBarEntry,
+  editorLogLines,
+  openWorkbench,
+  rowTooltip,
+  runFromPalette,
+  screenshot,
+  treeRow,
+  type Workbench,
+} from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const node = process.execPath;
@@ -170,26 +179,6 @@ describe('a Codex config.toml as a live source (UI)', function () {
   });
 });
 
-/** Lines of the extension's logs that match, for a failure message. */
-function logLines(userDataDir: string, pattern: RegExp): string {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(file);
-      else if (entry.name.endsWith('.log'))
-        found.push(
-          ...fs
-            .readFileSync(file, 'utf8')
-            .split('\n')
-            .filter((line) => pattern.test(line)),
-        );
-    }
-  };
-  walk(path.join(userDataDir, 'logs'));
-  return found.join(' | ') || '(nothing)';
-}
-
 describe('dev.watch (UI)', function () {
   this.timeout(180_000);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-watch-'));
@@ -248,7 +237,7 @@ describe('dev.watch (UI)', function () {
         break;
       if (attempt >= 8)
         throw new Error(
-          `no restart after 9 changes to src/lib/tool.js; the log says: ${logLines(workbench.userDataDir, /dev\.watch|watched\] (starting|running)/)}`,
+          `no restart after 9 changes to src/lib/tool.js; the log says: ${editorLogLines(workbench.userDataDir, /dev\.watch|watched\] (starting|running)/)}`,
         );
     }
     assert.notEqual(pid(), before, 'a new process');

@@ -126,6 +126,30 @@ export async function screenshot(target: Page | Locator, name: string): Promise<
 }
 
 /**
+ * Lines of the editor's logs (every window and extension host log under the user-data folder) that
+ * match, for a failure message. `file` picks the log files by path (all of them by default).
+ */
+export function editorLogLines(userDataDir: string, pattern: RegExp, file: RegExp = /\.log$/, maxLines = 60): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const where = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(where);
+      else if (entry.name.endsWith('.log') && file.test(where))
+        found.push(
+          ...fs
+            .readFileSync(where, 'utf8')
+            .split('\n')
+            .filter((line) => pattern.test(line))
+            .map((line) => `${entry.name}: ${line}`),
+        );
+    }
+  };
+  walk(path.join(userDataDir, 'logs'));
+  return found.slice(-maxLines).join('\n') || '(nothing)';
+}
+
+/**
  * Hovers a row until its tooltip (containing `text`) shows. A row that re-renders while the hover
  * opens (its description changed) closes it, so this moves away and hovers again, bounded.
  */

@@ -5,7 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { describeSandboxRules, protectedPlaces, type SandboxRules } from '../config';
-import { checkSandbox, defaultSandboxRuntime, prepareSandboxedCommand, sandboxStderrFilter, type SandboxRuntime } from '../sandbox';
+import {
+  checkSandbox,
+  defaultSandboxRuntime,
+  missingSeccompHelper,
+  prepareSandboxedCommand,
+  sandboxStderrFilter,
+  type SandboxRuntime,
+} from '../sandbox';
 import { errorMessage } from '../base/errorMessage';
 import { SwitchboardError } from './errors';
 
@@ -88,6 +95,8 @@ export async function resolveSandboxedLaunch(request: LaunchRequest & { readonly
       'SANDBOX_UNAVAILABLE',
       'sandbox unavailable: the sandbox runtime is missing from this installation. Reinstall MCP Switchboard, or turn the sandbox off for this server ("sandboxEnabled": false)',
     );
+  if (request.platform === 'linux' && !(runtime.seccompHelper && fs.existsSync(runtime.seccompHelper)))
+    throw new SwitchboardError('SANDBOX_UNAVAILABLE', missingSeccompHelper(process.arch));
   let prepared;
   try {
     const rules = withProtectedPlaces(sandbox.rules, placement, process.env, request.platform);

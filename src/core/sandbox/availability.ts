@@ -128,3 +128,14 @@ function isExecutable(file: string): boolean {
 function platformName(platform: NodeJS.Platform): string {
   return platform === 'win32' ? 'Windows' : platform;
 }
+
+/**
+ * Without its seccomp helper the runtime would still start, but a server could then reach any Unix
+ * socket (the Docker socket is root on the host): the sandbox does not run half-closed.
+ */
+export function missingSeccompHelper(arch: string): string {
+  const reason = ['x64', 'arm64'].includes(arch)
+    ? `its seccomp helper for linux-${arch}, which keeps a sandboxed server off Unix sockets, is missing from this installation. Install the linux-${arch} package of MCP Switchboard (the editor installs it by itself from the Marketplace; for the CLI, npm installs @mcp-switchboard/sandbox-linux-${arch} unless optional packages are left out)`
+    : `it has no seccomp helper for linux-${arch} (only x64 and arm64), and without one a sandboxed server could reach any Unix socket`;
+  return `sandbox unavailable: ${reason}; or turn the sandbox off for this server ("sandboxEnabled": false)`;
+}

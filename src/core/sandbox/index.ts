@@ -1,5 +1,5 @@
 // The sandbox a stdio server may run in: whether one can run here, and how to start a server in it.
-export { checkSandbox, type SandboxCheck } from './availability';
+export { checkSandbox, missingSeccompHelper, type SandboxCheck } from './availability';
 export { defaultSandboxRuntime, prepareSandboxedCommand, type SandboxRuntime, type SandboxedCommand } from './sandboxLaunch';
 export {
   classifySandboxStderr,

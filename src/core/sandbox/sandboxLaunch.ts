@@ -14,6 +14,11 @@ import type { SandboxRules } from '../config';
 export interface SandboxRuntime {
   readonly nodePath: string;
   readonly cliPath: string;
+  /**
+   * Linux: the runtime's seccomp helper (`apply-seccomp`), which keeps a sandboxed server from
+   * opening Unix sockets (the Docker socket, an SSH agent). Without it a Linux sandbox does not run.
+   */
+  readonly seccompHelper?: string;
 }
 
 export interface SandboxedCommand {
@@ -38,21 +43,53 @@ export interface LaunchInput {
  * The bundled runtime next to our bundle (dist/sandbox/srt.mjs), else the package in node_modules
  * (tests and development). Undefined when neither is there: a broken install, reported as such.
  */
-export function defaultSandboxRuntime(): SandboxRuntime | undefined {
+export function defaultSandboxRuntime(arch: string = process.arch): SandboxRuntime | undefined {
   const bundled = path.join(__dirname, 'sandbox', 'srt.mjs');
-  if (fs.existsSync(bundled)) return { nodePath: process.execPath, cliPath: bundled };
+  if (fs.existsSync(bundled)) return withHelper({ nodePath: process.execPath, cliPath: bundled }, bundledHelper(arch));
   try {
     // A computed name keeps the bundler from inlining the package into our own bundle.
     const packageName = ['@anthropic-ai', 'sandbox-runtime', 'dist', 'cli.js'].join('/');
-    return { nodePath: process.execPath, cliPath: createRequire(__filename).resolve(packageName) };
+    const cliPath = createRequire(__filename).resolve(packageName);
+    return withHelper(
+      { nodePath: process.execPath, cliPath },
+      existing(path.join(cliPath, '..', '..', 'vendor', 'seccomp', arch, 'apply-seccomp')),
+    );
   } catch {
     return undefined;
   }
 }
 
-/** The rules as the runtime's settings file spells them; the private temp folder is always writable. */
-function runtimeSettings(rules: SandboxRules, privateTemp: string): object {
+/**
+ * Where a package of ours keeps the seccomp helper of this architecture: the editor's package for
+ * a platform has it beside the runtime (vendor/seccomp/<arch>, where the runtime itself looks); the
+ * CLI's npm package has it in an optional package of its platform, `@mcp-switchboard/sandbox-linux-<arch>`.
+ */
+function bundledHelper(arch: string): string | undefined {
+  const beside = existing(path.join(__dirname, 'sandbox', 'vendor', 'seccomp', arch, 'apply-seccomp'));
+  if (beside) return beside;
+  try {
+    return existing(createRequire(__filename).resolve(`@mcp-switchboard/sandbox-linux-${arch}/apply-seccomp`));
+  } catch {
+    return undefined;
+  }
+}
+
+function existing(file: string): string | undefined {
+  return fs.existsSync(file) ? file : undefined;
+}
+
+function withHelper(runtime: SandboxRuntime, seccompHelper: string | undefined): SandboxRuntime {
+  return seccompHelper ? { ...runtime, seccompHelper } : runtime;
+}
+
+/**
+ * The rules as the runtime's settings file spells them; the private temp folder is always writable.
+ * The seccomp helper is named, not left for the runtime to look for (it would ask `npm root -g`, a
+ * folder anyone with npm can write to).
+ */
+function runtimeSettings(rules: SandboxRules, privateTemp: string, seccompHelper: string | undefined): object {
   return {
+    ...(seccompHelper ? { seccomp: { applyPath: seccompHelper } } : {}),
     network: { allowedDomains: [...rules.network.allowedDomains], deniedDomains: [...rules.network.deniedDomains] },
     filesystem: {
       denyRead: [...rules.filesystem.denyRead],
@@ -73,7 +110,10 @@ export function prepareSandboxedCommand(input: LaunchInput, runtime: SandboxRunt
   fs.mkdirSync(privateTemp, { recursive: true, mode: 0o700 });
   const settingsFile = path.join(folder, 'settings.json');
   fs.rmSync(settingsFile, { force: true });
-  fs.writeFileSync(settingsFile, JSON.stringify(runtimeSettings(input.rules, privateTemp), null, 2), { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(settingsFile, JSON.stringify(runtimeSettings(input.rules, privateTemp, runtime.seccompHelper), null, 2), {
+    mode: 0o600,
+    flag: 'wx',
+  });
   // The server's own variables are set inside the sandbox with env(1): the runtime itself keeps the
   // real TMPDIR, where it makes its proxy's sockets (a long or server-writable path would not do).
   const assignments = Object.entries(serverVariables(input.env, privateTemp)).map(([name, value]) => `${name}=${value}`);

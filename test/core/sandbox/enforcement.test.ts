@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { NO_SANDBOX_RULES, type SandboxRules } from '../../../src/core/config/types';
 import { describeRow, failureActions, rowPrimaryAction, sandboxDeniedHost } from '../../../src/core/presentation';
@@ -195,6 +195,20 @@ describe('sandboxed stdio server (bubblewrap)', function () {
       const written = fs.existsSync(path.join(root, target)) ? fs.readFileSync(path.join(root, target), 'utf8') : '';
       assert.equal(written, '', target);
     }
+  });
+
+  it('cannot connect to a Unix socket, even one in a folder it may write (the Docker or SSH agent socket)', async () => {
+    const root = tempDir(cleanup, 'switchboard-sandbox-');
+    const socketPath = path.join(root, 'agent.sock');
+    const listener = net.createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => listener.listen(socketPath, resolve));
+    cleanup.add(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+    const plain = connect(cleanup, probeDefinition(root, undefined)).connection;
+    assertState(await plain.start(), 'running');
+    assert.match(await call(plain, 'connect_unix', { path: socketPath }), /^ok: connected/, 'the socket answers without a sandbox');
+    const { connection } = connect(cleanup, probeDefinition(root, rules({ allowWrite: [root] })), { sandbox: { stateRoot: root } });
+    assertState(await connection.start(), 'running');
+    assert.match(await call(connection, 'connect_unix', { path: socketPath }), /^refused: EPERM/);
   });
 
   it('stopping a sandboxed server ends the runtime, bubblewrap and the server: no process is left', async () => {

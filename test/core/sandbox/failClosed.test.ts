@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NO_SANDBOX_RULES } from '../../../src/core/config/types';
-import { checkSandbox } from '../../../src/core/sandbox';
+import { checkSandbox, defaultSandboxRuntime, type SandboxRuntime } from '../../../src/core/sandbox';
 import { assertState, Cleanup, connect, FIXTURES, stdioDefinition, tempDir, waitForState } from '../connection/helpers';
 
 const PROBE = path.join(FIXTURES, 'sandbox-probe-server.mjs');
@@ -116,7 +116,7 @@ describe('a sandbox that cannot run (fail closed)', function () {
 
     it('a runtime whose proxy bridges were too slow to start is tried again, and the server runs', async () => {
       const counter = path.join(tempDir(cleanup, 'switchboard-flaky-'), 'attempts');
-      const runtime = { nodePath: process.execPath, cliPath: path.join(FIXTURES, 'flaky-sandbox-runtime.mjs') };
+      const runtime = { ...realRuntime(), cliPath: path.join(FIXTURES, 'flaky-sandbox-runtime.mjs') };
       const marker = `flaky-${process.pid}-${Date.now()}`;
       // Two failures: the first start's exit during the era probe is started once more anyway, so
       // the second failure is the one the sandbox's own retry must heal.
@@ -146,5 +146,29 @@ describe('a sandbox that cannot run (fail closed)', function () {
       assert.match(state.message, /the sandbox runtime is missing from this installation/);
       assert.equal(running(marker), false);
     });
+
+    it('a runtime without its seccomp helper: refused with the package that has it, never run without it', async () => {
+      const marker = `no-seccomp-${process.pid}-${Date.now()}`;
+      const { seccompHelper: _left, ...withoutHelper } = realRuntime();
+      const { connection } = connect(cleanup, sandboxedProbe({}, marker), { sandbox: { runtime: withoutHelper } });
+      const state = await connection.start();
+      assertState(state, 'error');
+      assert.equal(state.code, 'SANDBOX_UNAVAILABLE');
+      assert.match(
+        state.message,
+        new RegExp(`seccomp helper for linux-${process.arch}, which keeps a sandboxed server off Unix sockets, is missing`),
+      );
+      assert.equal(running(marker), false);
+      const helperGone = { ...realRuntime(), seccompHelper: '/nonexistent/apply-seccomp' };
+      const again = connect(cleanup, sandboxedProbe({}, marker), { sandbox: { runtime: helperGone } }).connection;
+      assert.match(((await again.start()) as { message: string }).message, /seccomp helper/);
+    });
   });
 });
+
+/** The runtime this checkout runs sandboxed servers with, helper included. */
+function realRuntime(): SandboxRuntime {
+  const runtime = defaultSandboxRuntime();
+  assert.ok(runtime?.seccompHelper, 'the sandbox runtime and its seccomp helper are installed');
+  return runtime;
+}

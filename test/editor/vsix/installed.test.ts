@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { contributedCommands, switchboardExtension } from '../support';
@@ -25,21 +27,50 @@ describe('the packaged .vsix, installed into a fresh extensions folder', () => {
     );
   });
 
-  // About 0.85 MB of it is the sandbox runtime and its seccomp helpers for x64 and arm64.
-  it('stays under 2 MB packaged', () => {
+  it('is the package of this platform, under 1 MB', () => {
     const bytes = Number(process.env.SWITCHBOARD_VSIX_BYTES ?? '');
     assert.ok(bytes > 0, 'the runner measures the .vsix it installed');
-    assert.ok(bytes < 2 * 1024 * 1024, `${bytes} bytes`);
+    assert.ok(bytes < 1_000_000, `${bytes} bytes`);
+    assert.equal(process.env.SWITCHBOARD_VSIX_TARGET, `${process.platform}-${process.arch}`);
   });
 
-  it('ships the sandbox runtime, with its seccomp helper still executable after the install', () => {
+  it("ships the sandbox runtime with this platform's seccomp helper only, still executable after the install", () => {
     const sandbox = path.join(switchboardExtension().extensionPath, 'dist', 'sandbox');
     assert.ok(fs.existsSync(path.join(sandbox, 'srt.mjs')));
     assert.ok(fs.existsSync(path.join(sandbox, 'LICENSE')));
-    for (const arch of ['x64', 'arm64']) {
-      const helper = path.join(sandbox, 'vendor', 'seccomp', arch, 'apply-seccomp');
-      assert.doesNotThrow(() => fs.accessSync(helper, fs.constants.X_OK), `${helper} is executable`);
-    }
+    const helpers = fs.readdirSync(path.join(sandbox, 'vendor', 'seccomp'));
+    assert.deepEqual(helpers, [process.arch]);
+    const helper = path.join(sandbox, 'vendor', 'seccomp', process.arch, 'apply-seccomp');
+    assert.doesNotThrow(() => fs.accessSync(helper, fs.constants.X_OK), `${helper} is executable`);
+  });
+
+  it("carries the core once: its bundle is also the CLI, run on the editor's runtime", () => {
+    const root = switchboardExtension().extensionPath;
+    assert.ok(!fs.existsSync(path.join(root, 'dist', 'cli.js')), 'no second bundle');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-vsix-cli-'));
+    fs.mkdirSync(path.join(folder, '.vscode'));
+    fs.writeFileSync(
+      path.join(folder, '.vscode', 'settings.json'),
+      JSON.stringify({
+        'mcpSwitchboard.servers': { echo: { command: process.env.SWITCHBOARD_NODE, args: [process.env.SWITCHBOARD_FIXTURE] } },
+      }),
+    );
+    const doctor = spawnSync(
+      process.execPath,
+      [path.join(root, 'dist', 'extension.js'), 'doctor', '--folder', folder, '--json', '--trust-workspace'],
+      {
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    fs.rmSync(folder, { recursive: true, force: true });
+    assert.equal(doctor.status, 0, doctor.stderr);
+    const report = JSON.parse(doctor.stdout) as { servers: { name: string; state: string; tools: unknown[] }[] };
+    assert.deepEqual(
+      report.servers.map((server) => [server.name, server.state, server.tools.length > 0]),
+      [['echo', 'running', true]],
+    );
   });
 
   it('ships the bundle and no sources, tests or node_modules', () => {

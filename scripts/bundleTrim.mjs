@@ -1,0 +1,85 @@
+// What the bundles leave out of their dependencies, each a measured cost with nothing of ours using
+// it (`node scripts/package.mjs` prints the packages' sizes). Used by every build of ours, the
+// benchmarks' too, so that tests and benchmarks run what ships.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * zod's translations of its error messages into 40 languages (260 KB of the bundle): zod is
+ * reached through namespaces (`z.locales`), which a bundler cannot shake. Only English is kept,
+ * which zod sets itself; nothing of ours or of the SDK picks another.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: path.join(args.resolveDir, args.path), namespace: 'zod-english-only' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
+/**
+ * The SDK's client and server packages each bundle the same JSON Schema validator (ajv, 150 KB):
+ * the server's imports get the client's copy, when the two files (and the chunks each imports)
+ * are the same but for their chunks' hashed names and their source-map line. After an SDK update
+ * that makes them differ, both are kept, as before.
+ */
+const oneAjv = {
+  name: 'one-ajv',
+  setup(build) {
+    const dist = (name) =>
+      path.join(build.initialOptions.absWorkingDir ?? process.cwd(), 'node_modules', '@modelcontextprotocol', name, 'dist');
+    const hashed = /-[\w-]{8}\.mjs/g;
+    const find = (dir, stem) => fs.readdirSync(dir).find((file) => new RegExp(`^${stem}-[\\w-]{8}\\.mjs$`).test(file));
+    const normal = (file) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .replace(/\n\/\/# sourceMappingURL=.*\s*$/, '')
+        .replace(hashed, '-#.mjs');
+    const same = (stem) => {
+      const client = find(dist('client'), stem);
+      const server = find(dist('server'), stem);
+      return client && server && normal(path.join(dist('client'), client)) === normal(path.join(dist('server'), server))
+        ? { client: path.join(dist('client'), client), server: path.join(dist('server'), server) }
+        : undefined;
+    };
+    let provider;
+    try {
+      provider = same('ajvProvider');
+      const imported = provider ? [...fs.readFileSync(provider.client, 'utf8').matchAll(/from "\.\/([\w]+)-[\w-]{8}\.mjs"/g)] : [];
+      if (!imported.every(([, stem]) => same(stem))) provider = undefined;
+    } catch {
+      provider = undefined;
+    }
+    if (!provider) return;
+    build.onResolve({ filter: /^\.\/ajvProvider-[\w-]{8}\.mjs$/ }, (args) =>
+      path.join(args.resolveDir, args.path) === provider.server ? { path: provider.client } : undefined,
+    );
+  },
+};
+
+/**
+ * node-forge (300 KB of the sandbox runtime) serves only the runtime's TLS-terminating proxy
+ * (`network.tlsTerminate`), which the settings we write never turn on. Anything that reaches it
+ * anyway fails loudly instead of running without it.
+ */
+const noNodeForge = {
+  name: 'no-node-forge',
+  setup(build) {
+    build.onResolve({ filter: /^node-forge$/ }, () => ({ path: 'node-forge', namespace: 'no-node-forge' }));
+    build.onLoad({ filter: /.*/, namespace: 'no-node-forge' }, () => ({
+      contents: `const refuse = () => { throw new Error('TLS termination is not part of this build of the sandbox runtime'); };
+const stub = new Proxy(refuse, { get: (_target, key) => (key === Symbol.toPrimitive ? undefined : stub), apply: refuse, construct: refuse });
+export default stub;`,
+    }));
+  },
+};
+
+/** For our own bundles (the extension, the CLI). */
+export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv];
+/** For the sandbox runtime's bundle. */
+export const SANDBOX_TRIM_PLUGINS = [zodEnglishOnly, noNodeForge];
