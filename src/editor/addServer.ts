@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { CommandLineError, entryFromCommandLine, suggestServerName, type NewEntry } from '../core/config';
+import { CommandLineError, entryFromCommandLine, freeServerName, suggestServerName, type NewEntry } from '../core/config';
 import { portableEntryExists, portableFile, writePortableEntry } from './portableFile';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 
@@ -53,11 +53,13 @@ export async function nameAndSave(
   title: string,
   launch?: string,
 ): Promise<string | undefined> {
+  const free = freeServerName(suggested, (name) => existingScopes(name).length > 0);
+  const takenNote = free === suggested ? '' : `"${suggested}" is taken, so "${free}" is suggested. `;
   const name = await vscode.window.showInputBox({
     title: `${title} (2/3): name`,
-    value: suggested,
+    value: free,
     ignoreFocusOut: true,
-    prompt: `${launch ? `It ${launch}. ` : ''}Chat shows it in every tool name (mcp_<name>_<tool>).`,
+    prompt: `${launch ? `It ${launch}. ` : ''}${takenNote}Chat shows it in every tool name (mcp_<name>_<tool>).`,
     validateInput: (value) => {
       if (!NAME_PATTERN.test(value)) return 'Use letters, digits, "_", "-" and "." only.';
       // Said now, not after the last step; keeping the name replaces the entry (asked again then).

@@ -117,8 +117,12 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
    * does not say whether it found the server; the gateway does (the editor's session on the
    * endpoint). So: try, look, and try again a bounded number of times.
    */
-  private connectInEditor(name: string, attempt: number): void {
-    if (this.disposed || this.gateway.serverSessionCount(name) > 0 || !this.current().has(name)) return;
+  private connectInEditor(name: string, attempt: number, connected?: () => void): void {
+    if (this.disposed || !this.current().has(name)) return;
+    if (this.gateway.serverSessionCount(name) > 0) {
+      connected?.();
+      return;
+    }
     const delay = EDITOR_START_DELAYS_MS[attempt];
     if (delay === undefined) {
       this.log(`${name}: the editor did not connect to it; its own MCP views list it stopped until the next chat request starts it`);
@@ -127,7 +131,7 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       void Promise.resolve(vscode.commands.executeCommand(START_SERVER_COMMAND, this.editorId(name), { waitForLiveTools: true })).then(
-        () => this.connectInEditor(name, attempt + 1),
+        () => this.connectInEditor(name, attempt + 1, connected),
         (error: unknown) => this.log(`${name}: the editor could not start it: ${String(error)}`),
       );
     }, delay);
@@ -155,17 +159,18 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   /** A session opened on an older version of the server's definition ended: the editor stopped it for the new one. */
   private sessionClosed(server: string, version: string | undefined): void {
     const current = this.published.get(server);
+    // A server no longer published (it failed, or was stopped from our view) is not started again.
     if (version === undefined || current === undefined || version === current) return;
     const id = this.editorId(server);
     this.log(`${server}: its definition changed, so the editor stopped it; starting it again there`);
     // The session ends while the editor is still stopping the server, and a start then is ignored:
-    // its stop command resolves once the server is stopped. An editor without these commands (or
-    // with the server gone meanwhile) simply starts it on the next chat request.
-    void Promise.resolve(vscode.commands.executeCommand(STOP_SERVER_COMMAND, id))
-      .then(() => vscode.commands.executeCommand(START_SERVER_COMMAND, id, { waitForLiveTools: true }))
-      .then(
-        () => this.restarted.fire(server),
-        (error: unknown) => this.log(`${server}: the editor did not start it again: ${String(error)}`),
-      );
+    // its stop command resolves once the server is stopped. A start can still be lost (the editor
+    // takes in the new definition meanwhile), so it is tried and checked as a first connection is,
+    // until the gateway sees the editor's session. An editor without these commands (or with the
+    // server gone meanwhile) simply starts it on the next chat request.
+    void Promise.resolve(vscode.commands.executeCommand(STOP_SERVER_COMMAND, id)).then(
+      () => this.connectInEditor(server, 0, () => this.restarted.fire(server)),
+      (error: unknown) => this.log(`${server}: the editor did not start it again: ${String(error)}`),
+    );
   }
 }

@@ -66,6 +66,25 @@ describe('adding and importing servers from the palette (UI)', function () {
     await page.keyboard.press('Escape');
   });
 
+  it('Add Server… suggests a free name when the one a command serves is taken, and says so', async () => {
+    const { page } = workbench;
+    const line = `"${process.execPath}" "${fixture}" --name twice`;
+    await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
+    await answer(page, 'command line or URL', line);
+    await page.locator('.quick-input-widget', { hasText: 'name' }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'stdio-server');
+    await answer(page, 'name', 'stdio-server');
+    await answer(page, 'where to save it', 'User settings');
+    await treeRow(page, 'stdio-server').waitFor({ timeout: 30_000 });
+    await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
+    await answer(page, 'command line or URL', line);
+    await page
+      .locator('.quick-input-widget', { hasText: '"stdio-server" is taken, so "stdio-server-2" is suggested' })
+      .waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'stdio-server-2');
+    await page.keyboard.press('Escape');
+  });
+
   it('Import Servers… previews the servers of .vscode/mcp.json and adds the chosen ones', async () => {
     const { page } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Import Servers…', { opensQuickInput: true });

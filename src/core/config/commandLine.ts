@@ -94,6 +94,19 @@ export function suggestServerName(entry: NewEntry): string {
 }
 
 /**
+ * The suggested name, or the first of `name-2`, `name-3`… that no server has yet: the suggestion
+ * should add a server, and keeping a taken name replaces one (which the name step says).
+ */
+export function freeServerName(suggested: string, isTaken: (name: string) => boolean): string {
+  if (!isTaken(suggested)) return suggested;
+  for (let index = 2; index < 1000; index++) {
+    const candidate = `${suggested}-${index}`;
+    if (!isTaken(candidate)) return candidate;
+  }
+  return suggested;
+}
+
+/**
  * `server-memory`, `mcp-server-git`, `github-mcp-server`, `fetch-mcp` all name the thing they
  * serve; chat shows the name in every tool (`mcp_memory_…`), so the words that only say "MCP
  * server" are left out.

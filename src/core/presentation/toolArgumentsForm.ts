@@ -26,10 +26,12 @@ function placeholder(schema: Schema, depth: number): unknown {
     case 'boolean':
       return false;
     case 'array': {
-      // One item of the shape the array takes (the memory server's `entities`: objects with a name,
-      // a type and a list of observations), so the box shows what goes in it; no shape, no item.
+      // One item of the shape an array of objects takes (the memory server's `entities`: objects
+      // with a name, a type and a list of observations), so the box shows what goes in it. An array
+      // of strings or numbers starts empty: an item "" or 0 would be sent as if the user meant it.
       const items = asSchema(schema.items);
-      return depth < 3 && (items.type !== undefined || items.properties !== undefined) ? [placeholder(items, depth + 1)] : [];
+      const itemType = Array.isArray(items.type) ? items.type[0] : items.type;
+      return depth < 3 && (itemType === 'object' || items.properties !== undefined) ? [placeholder(items, depth + 1)] : [];
     }
     case 'object':
       return depth < 3 ? skeletonOf(schema, depth + 1) : {};

@@ -116,7 +116,7 @@ export function prepareSandboxedCommand(input: LaunchInput, runtime: SandboxRunt
   });
   // The server's own variables are set inside the sandbox with env(1): the runtime itself keeps the
   // real TMPDIR, where it makes its proxy's sockets (a long or server-writable path would not do).
-  const assignments = Object.entries(serverVariables(input.env, privateTemp)).map(([name, value]) => `${name}=${value}`);
+  const assignments = Object.entries(serverVariables(input.env, input.rules, privateTemp)).map(([name, value]) => `${name}=${value}`);
   return {
     command: runtime.nodePath,
     // An absolute env(1): the server's PATH may be anything, and lookups happen inside the sandbox.
@@ -131,17 +131,33 @@ export function prepareSandboxedCommand(input: LaunchInput, runtime: SandboxRunt
  * and reports its denials with SRT_DEBUG, filtered out of the server's stderr by stderrFilter.ts):
  * its temp files and package caches go to its private folder, since the user's own caches are
  * outside what it may write (and a shared cache written from inside would let it plant code that
- * later runs unsandboxed).
+ * later runs unsandboxed). A cache the environment names is kept only where the rules let the server
+ * write it: one inherited from elsewhere (`npm start` sets `npm_config_cache` to ~/.npm for the
+ * editor it starts) would leave `npx` failing on a read-only folder.
  */
-function serverVariables(env: Readonly<Record<string, string | undefined>>, privateTemp: string): Record<string, string> {
+function serverVariables(
+  env: Readonly<Record<string, string | undefined>>,
+  rules: SandboxRules,
+  privateTemp: string,
+): Record<string, string> {
+  const writable = (dir: string) =>
+    [...rules.filesystem.allowWrite, privateTemp].some((root) => {
+      const relative = path.relative(root, dir);
+      return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+    });
+  const cacheIn = (name: string, value: string) => {
+    const named = [name, name.toUpperCase()].filter((key) => env[key] !== undefined);
+    if (named.length > 0 && named.every((key) => path.isAbsolute(env[key] as string) && writable(env[key] as string))) return {};
+    return Object.fromEntries([name, ...named].map((key) => [key, value]));
+  };
   const unlessSet = (name: string, value: string) =>
     env[name] === undefined && env[name.toUpperCase()] === undefined ? { [name]: value } : {};
   return {
     TMPDIR: privateTemp,
     TMP: privateTemp,
     TEMP: privateTemp,
-    ...unlessSet('npm_config_cache', path.join(privateTemp, 'npm-cache')),
-    ...unlessSet('UV_CACHE_DIR', path.join(privateTemp, 'uv-cache')),
+    ...cacheIn('npm_config_cache', path.join(privateTemp, 'npm-cache')),
+    ...cacheIn('UV_CACHE_DIR', path.join(privateTemp, 'uv-cache')),
     // Node 24 and later send fetch() through HTTP_PROXY with this; the sandbox's network is its proxy.
     ...unlessSet('NODE_USE_ENV_PROXY', '1'),
   };

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { CommandLineError, entryFromCommandLine, splitCommandLine, suggestServerName } from '../../../src/core/config/commandLine';
+import {
+  CommandLineError,
+  entryFromCommandLine,
+  freeServerName,
+  splitCommandLine,
+  suggestServerName,
+} from '../../../src/core/config/commandLine';
 
 describe('Add Server input', () => {
   const splits: Array<[string, string[]]> = [
@@ -44,4 +50,16 @@ describe('Add Server input', () => {
   for (const [line, expected] of names) {
     it(`suggests "${expected}" for ${line}`, () => assert.equal(suggestServerName(entryFromCommandLine(line)), expected));
   }
+
+  it('suggests the first free name when the one a package serves is taken', () => {
+    const taken = new Set(['memory', 'memory-2']);
+    assert.equal(
+      freeServerName('memory', (name) => taken.has(name)),
+      'memory-3',
+    );
+    assert.equal(
+      freeServerName('git', (name) => taken.has(name)),
+      'git',
+    );
+  });
 });

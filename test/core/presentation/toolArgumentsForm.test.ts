@@ -60,12 +60,19 @@ describe('Run Tool arguments', () => {
         required: ['entities'],
       },
     };
-    assert.deepEqual(JSON.parse(argumentSkeleton(createEntities)), { entities: [{ name: '', entityType: '', observations: [''] }] });
+    assert.deepEqual(JSON.parse(argumentSkeleton(createEntities)), { entities: [{ name: '', entityType: '', observations: [] }] });
     assert.equal(describeArguments(createEntities), 'Arguments: entities (array of object, required)');
     // Bounded: a schema that nests without end gives a skeleton that stops.
-    const deep = { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'string' } } } } };
+    type Level = { type: string; items?: { type: string; properties: { next: Level }; required: string[] } };
+    const level = (inner: Level): Level => ({ type: 'array', items: { type: 'object', properties: { next: inner }, required: ['next'] } });
+    const deep = level(level(level(level({ type: 'string' }))));
     assert.deepEqual(JSON.parse(argumentSkeleton({ inputSchema: { type: 'object' as const, properties: { deep }, required: ['deep'] } })), {
-      deep: [[[[]]]],
+      deep: [{ next: [{}] }],
+    });
+    // An array of strings or numbers starts empty: an item "" would be sent as meant.
+    const tags = { type: 'array', items: { type: 'string' } };
+    assert.deepEqual(JSON.parse(argumentSkeleton({ inputSchema: { type: 'object' as const, properties: { tags }, required: ['tags'] } })), {
+      tags: [],
     });
   });
 

@@ -211,6 +211,32 @@ describe('sandboxed stdio server (bubblewrap)', function () {
     assert.match(await call(connection, 'connect_unix', { path: socketPath }), /^refused: EPERM/);
   });
 
+  it('gives npx a cache it can write when the one it inherits is outside its rules (npm start sets ~/.npm), and keeps one inside them', async () => {
+    const root = tempDir(cleanup, 'switchboard-sandbox-');
+    const outside = tempDir(cleanup, 'switchboard-npm-cache-');
+    const inherited = connect(
+      cleanup,
+      { ...probeDefinition(root, rules({ allowWrite: [root] })), env: { npm_config_cache: outside } },
+      { sandbox: { stateRoot: root } },
+    );
+    assertState(await inherited.connection.start(), 'running');
+    const given = JSON.parse((await call(inherited.connection, 'whoami', {})).replace(/^ok: /, '')) as { tmpdir: string; npmCache: string };
+    assert.notEqual(given.npmCache, outside);
+    assert.ok(given.npmCache.startsWith(given.tmpdir), `${given.npmCache} is in the server's private folder`);
+    assert.match(
+      await call(inherited.connection, 'write_file', { path: path.join(given.npmCache, 'index'), text: 'x', makeFolders: true }),
+      /^ok: /,
+    );
+    const inside = path.join(root, 'npm-cache');
+    const own = connect(
+      cleanup,
+      { ...probeDefinition(root, rules({ allowWrite: [root] })), env: { npm_config_cache: inside } },
+      { sandbox: { stateRoot: root } },
+    );
+    assertState(await own.connection.start(), 'running');
+    assert.equal((JSON.parse((await call(own.connection, 'whoami', {})).replace(/^ok: /, '')) as { npmCache: string }).npmCache, inside);
+  });
+
   it('stopping a sandboxed server ends the runtime, bubblewrap and the server: no process is left', async () => {
     const root = tempDir(cleanup, 'switchboard-sandbox-');
     const { connection } = connect(cleanup, probeDefinition(root, rules({})), { sandbox: { stateRoot: root } });
