@@ -34,7 +34,8 @@ const server = await startCodeServer({
   userSettings: { 'git.openRepositoryInParentFolders': 'never' },
   log: (line) => {
     // The extension gallery is unreachable on a closed network and says so twice; it is not ours.
-    if (/\berror\b/i.test(line) && !/extensionquery|open-vsx\.org/.test(line)) console.error(`[code-server] ${line}`);
+    // Nor is the editor's file watcher losing a path that came and went (a sandbox's mount point).
+    if (/\berror\b/i.test(line) && !/extensionquery|open-vsx\.org|File Watcher .*ENOENT/.test(line)) console.error(`[code-server] ${line}`);
   },
 });
 const url = server.workbenchUrl();
