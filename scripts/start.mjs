@@ -17,6 +17,7 @@ execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { 
 setupEditor({ needBrowser: false });
 
 const workspace = path.join(repoRoot, 'demo');
+let stopping = false;
 // A stable extensions folder keeps what the user installs between runs; the user-data folder is
 // fresh each time, so the demo starts from the same state.
 const extensionsDir = path.join(cacheDir, 'start', 'extensions');
@@ -35,6 +36,8 @@ const server = await startCodeServer({
   log: (line) => {
     // The extension gallery is unreachable on a closed network and says so twice; it is not ours.
     // Nor is the editor's file watcher losing a path that came and went (a sandbox's mount point).
+    // Once stopping, what code-server says of its own shutdown is not news.
+    if (stopping) return;
     if (/\berror\b/i.test(line) && !/extensionquery|open-vsx\.org|File Watcher .*ENOENT/.test(line)) console.error(`[code-server] ${line}`);
   },
 });
@@ -52,7 +55,6 @@ console.log(`Open: ${url}\n`);
 console.log('The demo starts fresh each time: its user settings and your answers to its consent dialogs are not kept.');
 console.log('Press Ctrl-C to stop.');
 
-let stopping = false;
 async function stop(reason) {
   if (stopping) return;
   stopping = true;
