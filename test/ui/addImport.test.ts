@@ -72,16 +72,14 @@ describe('adding and importing servers from the palette (UI)', function () {
     await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
     await answer(page, 'command line or URL', line);
     await page.locator('.quick-input-widget', { hasText: 'name' }).waitFor({ timeout: 15_000 });
-    assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'stdio-server');
-    await answer(page, 'name', 'stdio-server');
+    assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'stdio');
+    await answer(page, 'name', 'stdio');
     await answer(page, 'where to save it', 'User settings');
-    await treeRow(page, 'stdio-server').waitFor({ timeout: 30_000 });
+    await treeRow(page, 'stdio').waitFor({ timeout: 30_000 });
     await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
     await answer(page, 'command line or URL', line);
-    await page
-      .locator('.quick-input-widget', { hasText: '"stdio-server" is taken, so "stdio-server-2" is suggested' })
-      .waitFor({ timeout: 15_000 });
-    assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'stdio-server-2');
+    await page.locator('.quick-input-widget', { hasText: '"stdio" is taken, so "stdio-2" is suggested' }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.quick-input-widget input').inputValue(), 'stdio-2');
     await page.keyboard.press('Escape');
   });
 
