@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'out/', '.vscode-test/', 'test-artifacts/', 'node_modules/'] },
+  { ignores: ['dist/', 'out/', '.vscode-test/', 'test-artifacts/', 'node_modules/', 'test/fixtures/conformance-suite/'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

@@ -10,7 +10,7 @@ import { MemoryToolCacheStorage } from '../../src/core/catalog';
 import { createRuntime } from '../../src/core/runtime/runtime';
 import { stdioDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, waitForRunning } from '../core/gateway/helpers';
-import { conformanceCli, grade, OFFER_SCENARIOS, runScenario, runScenarios, startTokenProxy, type ScenarioRun } from './serverHarness';
+import { conformanceCli, grade, OFFER_SCENARIOS, runAll, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';
 
 const UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
 const TASKS_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-tasks-upstream.mjs');
@@ -95,31 +95,6 @@ const TASK_SCENARIOS: Expected = {
 };
 
 const EXPECTED: Expected = { ...SCENARIOS_2025, ...SCENARIOS_2026, ...TASK_SCENARIOS };
-
-/**
- * Scenarios that change what the upstream shares with every client (its log level, its
- * subscriptions, its lists) run one at a time; the rest a few at a time, to keep CI short.
- */
-const SERIAL = new Set([
-  'logging-set-level',
-  'tools-call-with-logging',
-  'resources-subscribe',
-  'resources-unsubscribe',
-  'server-stateless',
-]);
-const PARALLEL_RUNS = 3;
-
-async function runAll(cleanup: Cleanup, url: string, scenarios: readonly string[]): Promise<Map<string, ScenarioRun>> {
-  const serial = scenarios.filter((scenario) => SERIAL.has(scenario.split('@')[0] ?? ''));
-  const runs = await runScenarios(
-    cleanup,
-    url,
-    scenarios.filter((scenario) => !serial.includes(scenario)),
-    PARALLEL_RUNS,
-  );
-  for (const [scenario, run] of await runScenarios(cleanup, url, serial, 1)) runs.set(scenario, run);
-  return runs;
-}
 
 /** A fixture over HTTP; its URL once it listens. */
 async function startHttpUpstream(cleanup: Cleanup, fixture: string, knobs: string[] = []): Promise<string> {

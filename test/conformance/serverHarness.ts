@@ -174,3 +174,26 @@ export async function runScenarios(
   await Promise.all(Array.from({ length: parallel }, worker));
   return runs;
 }
+
+/** Scenarios that change what the upstream shares with every client (its log level, its subscriptions, its lists). */
+const SERIAL = new Set([
+  'logging-set-level',
+  'tools-call-with-logging',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'server-stateless',
+]);
+const PARALLEL_RUNS = 3;
+
+/** Runs scenarios against `url`: the SERIAL ones one at a time, the rest a few at a time, to keep CI short. */
+export async function runAll(cleanup: Cleanup, url: string, scenarios: readonly string[]): Promise<Map<string, ScenarioRun>> {
+  const serial = scenarios.filter((scenario) => SERIAL.has(scenario.split('@')[0] ?? ''));
+  const runs = await runScenarios(
+    cleanup,
+    url,
+    scenarios.filter((scenario) => !serial.includes(scenario)),
+    PARALLEL_RUNS,
+  );
+  for (const [scenario, run] of await runScenarios(cleanup, url, serial, 1)) runs.set(scenario, run);
+  return runs;
+}

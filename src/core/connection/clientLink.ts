@@ -27,7 +27,7 @@ import { signInFailure, translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 import { reissueOnBrokenStream } from './streamReissue';
 import { RawRequests } from './rawRequests';
-import { traceTraffic } from './traffic';
+import { resultTypeMend, traceTraffic } from './traffic';
 import { errorMessage } from '../base/errorMessage';
 
 /** The 2025 revisions open with `initialize`; 2026-07-28 and later with `server/discover`. */
@@ -243,7 +243,17 @@ export async function linkClient(
     const { prior } = options;
     const reissue = kind === 'http' ? reissueOnBrokenStream(transport, options.logger) : undefined;
     const raw = new RawRequests(transport);
-    const connecting = client.connect(traceTraffic(transport, options.logger, reissue?.noteInbound, raw.take), {
+    let mended = false;
+    const mend = resultTypeMend(
+      () => client.getProtocolEra() === 'modern',
+      () => {
+        if (mended) return;
+        mended = true;
+        options.logger.warn('the server leaves resultType out of its results, which 2026-07-28 requires; they are read as complete');
+      },
+    );
+    const hooks = { ...(reissue ? { onInbound: reissue.noteInbound } : {}), mend, take: raw.take };
+    const connecting = client.connect(traceTraffic(transport, options.logger, hooks), {
       signal,
       timeout,
       ...(prior ? { prior } : {}),

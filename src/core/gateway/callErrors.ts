@@ -57,19 +57,21 @@ function rpcCodeOf(error: SwitchboardError): number {
 }
 
 /**
- * What went wrong, for any forwarded request: the error's own words, or "server x is unavailable"
- * when the trouble is the server's.
+ * What went wrong, for any forwarded request: the error's own words, "server x is unavailable" when
+ * the server could not be reached, or the server's name before what it did wrong (an answer the
+ * protocol does not allow: it was reached, and answered).
  */
 export function upstreamError(error: unknown, server: string): ProtocolError {
   const message = errorMessage(error);
   if (!isSwitchboardError(error)) return rpcError(ProtocolErrorCode.InternalError, `Server "${server}" is unavailable: ${message}`);
   const code = rpcCodeOf(error);
   const unavailable = code === ProtocolErrorCode.InternalError && error.code !== 'SERVER_ERROR';
-  return rpcError(
-    code,
-    unavailable ? `Server "${server}" is unavailable: ${message}` : message,
-    error.code === 'SERVER_ERROR' ? error.data : undefined,
-  );
+  const words = !unavailable
+    ? message
+    : error.code === 'PROTOCOL_ERROR'
+      ? `Server "${server}": ${message}`
+      : `Server "${server}" is unavailable: ${message}`;
+  return rpcError(code, words, error.code === 'SERVER_ERROR' ? error.data : undefined);
 }
 
 /**
