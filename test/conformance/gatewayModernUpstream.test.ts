@@ -10,7 +10,16 @@ import { MemoryToolCacheStorage } from '../../src/core/catalog';
 import { createRuntime } from '../../src/core/runtime/runtime';
 import { stdioDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, waitForRunning } from '../core/gateway/helpers';
-import { conformanceCli, grade, OFFER_SCENARIOS, runAll, runScenario, startTokenProxy, type ScenarioRun } from './serverHarness';
+import {
+  conformanceCli,
+  grade,
+  OFFER_SCENARIOS,
+  runAll,
+  runScenario,
+  startTokenProxy,
+  type ScenarioRun,
+  SCENARIOS_2026_ONLY,
+} from './serverHarness';
 
 const UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
 const TASKS_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-tasks-upstream.mjs');
@@ -37,33 +46,7 @@ const SCENARIOS_2025: Expected = Object.fromEntries(
   ].map((name) => [`${name}@2025-11-25`, {}]),
 );
 
-const SCENARIOS_2026: Expected = Object.fromEntries(
-  [
-    ...BOTH,
-    'server-stateless',
-    'server-sse-multiple-streams',
-    'sep-2164-resource-not-found',
-    'caching',
-    'http-header-validation',
-    'http-custom-header-server-validation',
-    ...[
-      'basic-elicitation',
-      'basic-sampling',
-      'basic-list-roots',
-      'request-state',
-      'multiple-input-requests',
-      'multi-round',
-      'missing-input-response',
-      'non-tool-request',
-      'result-type',
-      'unsupported-methods',
-      'tampered-state',
-      'capability-check',
-      'ignore-extra-params',
-      'validate-input',
-    ].map((name) => `input-required-result-${name}`),
-  ].map((name) => [`${name}@2026-07-28`, {}]),
-);
+const SCENARIOS_2026: Expected = Object.fromEntries([...BOTH, ...SCENARIOS_2026_ONLY].map((name) => [`${name}@2026-07-28`, {}]));
 
 /**
  * The tasks extension's scenarios (2026-07-28, SEP-2663), graded through the gateway only: the

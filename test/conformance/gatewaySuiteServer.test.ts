@@ -20,7 +20,7 @@ import { MemoryToolCacheStorage } from '../../src/core/catalog';
 import { createRuntime } from '../../src/core/runtime/runtime';
 import { httpDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, waitForRunning } from '../core/gateway/helpers';
-import { conformanceCli, OFFER_SCENARIOS, runAll, startTokenProxy, type ScenarioRun } from './serverHarness';
+import { conformanceCli, OFFER_SCENARIOS, runAll, startTokenProxy, type ScenarioRun, SCENARIOS_2026_ONLY } from './serverHarness';
 
 const SUITE_SERVER = path.resolve(__dirname, '../fixtures/conformance-suite/everything-server.ts');
 
@@ -49,32 +49,7 @@ const SCENARIOS: Expected = Object.fromEntries(
       'completion-complete',
       'json-schema-2020-12',
     ].map((name) => `${name}@2025-11-25`),
-    ...[
-      ...OFFER_SCENARIOS,
-      'json-schema-2020-12',
-      'server-stateless',
-      'server-sse-multiple-streams',
-      'sep-2164-resource-not-found',
-      'caching',
-      'http-header-validation',
-      'http-custom-header-server-validation',
-      ...[
-        'basic-elicitation',
-        'basic-sampling',
-        'basic-list-roots',
-        'request-state',
-        'multiple-input-requests',
-        'multi-round',
-        'missing-input-response',
-        'non-tool-request',
-        'result-type',
-        'unsupported-methods',
-        'tampered-state',
-        'capability-check',
-        'ignore-extra-params',
-        'validate-input',
-      ].map((name) => `input-required-result-${name}`),
-    ].map((name) => `${name}@2026-07-28`),
+    ...[...OFFER_SCENARIOS, 'json-schema-2020-12', ...SCENARIOS_2026_ONLY].map((name) => `${name}@2026-07-28`),
   ].map((scenario) => [scenario, {}]),
 );
 Object.assign(SCENARIOS, {

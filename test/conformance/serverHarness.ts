@@ -37,6 +37,32 @@ export const OFFER_SCENARIOS: readonly string[] = [
   'prompts-get-with-image',
 ];
 
+/** The 2026-07-28 server scenarios besides the offer ones: stateless HTTP, caching, headers, input_required rounds. */
+export const SCENARIOS_2026_ONLY: readonly string[] = [
+  'server-stateless',
+  'server-sse-multiple-streams',
+  'sep-2164-resource-not-found',
+  'caching',
+  'http-header-validation',
+  'http-custom-header-server-validation',
+  ...[
+    'basic-elicitation',
+    'basic-sampling',
+    'basic-list-roots',
+    'request-state',
+    'multiple-input-requests',
+    'multi-round',
+    'missing-input-response',
+    'non-tool-request',
+    'result-type',
+    'unsupported-methods',
+    'tampered-state',
+    'capability-check',
+    'ignore-extra-params',
+    'validate-input',
+  ].map((name) => `input-required-result-${name}`),
+];
+
 export interface Check {
   readonly id: string;
   readonly status: string;
