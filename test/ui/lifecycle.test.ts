@@ -54,6 +54,8 @@ describe('a lazy server (UI)', function () {
     const tree = page.locator('.quick-input-widget', { hasText: 'Configure Tools' });
     const serverRow = (name: string) =>
       tree.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+    // What the picker showed the last time it was opened, for the failure message.
+    let lastSeen = '(never opened)';
     await eventually(
       async () => {
         await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
@@ -68,15 +70,23 @@ describe('a lazy server (UI)', function () {
         const checked = async (name: string) =>
           (await serverRow(name).count()) > 0 && (await serverRow(name).getAttribute('aria-checked')) === 'true';
         if (listed && (await checked('always')) && (await checked('later'))) return true;
+        const rows = await tree.locator('.monaco-list-row').all();
+        lastSeen = JSON.stringify(
+          await Promise.all(rows.map(async (row) => `${await row.innerText()} [checked: ${await row.getAttribute('aria-checked')}]`)),
+        );
+        await screenshot(page, 'editor-configure-tools-failed');
         await page.keyboard.press('Escape');
         await tree.waitFor({ state: 'hidden', timeout: 10_000 });
         return undefined;
       },
-      "the editor's Configure Tools to list the servers",
+      () => `the editor's Configure Tools to list the servers (it last showed ${lastSeen})`,
       90_000,
     ).catch(async (error: unknown) => {
-      await screenshot(page, 'editor-configure-tools-failed');
-      throw error;
+      // And what the editor says of its connection to each server.
+      await runFromPalette(page, 'MCP: List Servers', { opensQuickInput: true }).catch(() => undefined);
+      const output = await editorServerOutput(page, 'always').catch((why: unknown) => `(not read: ${String(why)})`);
+      const logs = editorLogLines(workbench.userDataDir, /./, /mcp/i);
+      throw new Error(`${String(error)}\nthe editor's output for always:\n${output}\nSwitchboard's logs:\n${logs}`);
     });
     for (const name of ['always', 'later']) {
       const row = serverRow(name);
