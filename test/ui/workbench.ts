@@ -126,6 +126,18 @@ export async function screenshot(target: Page | Locator, name: string): Promise<
 }
 
 /**
+ * Keeps the editor's logs of this workbench (its window, extension host and every extension's
+ * output channels) in test-artifacts/logs/<name>, for a failure that only happens in CI: the
+ * user-data folder is removed when the workbench closes.
+ */
+export function keepEditorLogs(userDataDir: string, name: string): string {
+  const target = path.join(repoRoot, 'test-artifacts', 'logs', name);
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.cpSync(path.join(userDataDir, 'logs'), target, { recursive: true });
+  return target;
+}
+
+/**
  * Lines of the editor's logs (every window and extension host log under the user-data folder) that
  * match, for a failure message. `file` picks the log files by path (all of them by default).
  */

@@ -37,7 +37,7 @@ export class ToolCallGate {
       state = 'starting';
     }
     if (state !== 'running') {
-      if (startsOnDemand(state)) manager.wake(server);
+      if (startsOnDemand(state)) manager.wake(server, `a call of \`${tool}\``);
       // Registered synchronously, before this returns: diagnostics count it at once.
       await waits.whenReady(server, options.signal, readyBy);
       this.resolve(server, tool);

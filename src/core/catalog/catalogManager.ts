@@ -34,8 +34,8 @@ export interface CatalogManager {
     args: Record<string, unknown>,
     options: O,
   ): Promise<CallOutcome<O, CallToolResult>>;
-  /** Starts an idle server: a call needs it. */
-  wake(server: string): void;
+  /** Starts an idle server: a call (`why`) needs it. */
+  wake(server: string, why?: string): void;
   /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */
   learn(server: string): void;
 }

@@ -25,8 +25,8 @@ export interface GatedConnection {
   /** The running session, if any. */
   readonly session: McpSession | undefined;
   readonly onDidChangeState: Event<ServerStateChangeEvent>;
-  /** Starts an idle server: a request needs it. */
-  wake(): void;
+  /** Starts an idle server: a request (`why`) needs it. */
+  wake(why?: string): void;
   /** A request found the session gone: reconnect. */
   sessionLost(session: McpSession, failure: ConnectionFailure): void;
   /** A request was refused for want of a sign-in: wait for one. */
@@ -107,7 +107,7 @@ export class RequestGate {
     if (signal?.aborted) return Promise.reject(new SwitchboardError('CANCELLED', `${what} was cancelled`));
     const ready = connection.currentState.kind === 'running' ? connection.session : undefined;
     if (ready) return Promise.resolve(ready);
-    connection.wake();
+    connection.wake(what);
     if (!isConnecting(connection.currentState.kind)) return Promise.reject(this.notRunning(what));
     return new Promise<McpSession>((resolve, reject) => {
       let timer: TimerHandle | undefined;

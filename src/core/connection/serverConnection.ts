@@ -192,9 +192,9 @@ export class ServerConnection {
     return this.lifecycle.goIdle(reason);
   }
 
-  /** Starts an idle server: a request needs it. Nothing to do in any other state. */
-  wake(): void {
-    this.lifecycle.wake();
+  /** Starts an idle server: a request (`why`) needs it. Nothing to do in any other state. */
+  wake(why?: string): void {
+    this.lifecycle.wake(why);
   }
 
   /** Starts an idle server that has nothing cached, to learn its lists, and idles it again once unused. */

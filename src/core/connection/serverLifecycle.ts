@@ -55,8 +55,9 @@ export class ServerLifecycle {
   }
 
   /** Starts an idle server: a request needs it. Nothing to do in any other state. */
-  wake(): void {
-    this.startFromIdle('starting: a request needs it');
+  /** `why`: what needs it, for the log (a user reads why a lazy server started). */
+  wake(why = 'a request'): void {
+    this.startFromIdle(`starting: ${why} needs it`);
   }
 
   /** Starts an idle server that has nothing cached, to learn its lists; it idles again once unused. */
@@ -83,7 +84,7 @@ export class ServerLifecycle {
   /** A resource subscription holds the server: an idle one starts, and none stops for lack of use. */
   subscribed(): void {
     this.idleStop.cancel();
-    this.wake();
+    this.wake('a resource subscription');
   }
 
   unsubscribed(): void {

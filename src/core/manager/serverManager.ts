@@ -233,9 +233,9 @@ export class ServerManager {
   }
 
   /** Starts an idle server because a request needs it (a call that goes through the catalog first). */
-  wake(name: string): void {
+  wake(name: string, why?: string): void {
     const entry = this.entries.get(name);
-    if (entry?.startable) entry.connection?.wake();
+    if (entry?.startable) entry.connection?.wake(why);
   }
 
   /** Starts an idle server that has nothing cached, to learn its lists; it idles again once unused. */

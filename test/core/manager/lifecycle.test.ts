@@ -53,8 +53,12 @@ describe('lazy start and idle stop', function () {
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
+  /** The logger of each runtime made here, to read what it said. */
+  const loggers = new WeakMap<SwitchboardRuntime, MemoryLogger>();
   function runtimeWith(storage: MemoryToolCacheStorage, clock: FakeClock = new FakeClock()): SwitchboardRuntime {
-    const runtime = createRuntime({ logger: new MemoryLogger(), storage, settings: {}, connection: { clock } });
+    const logger = new MemoryLogger();
+    const runtime = createRuntime({ logger, storage, settings: {}, connection: { clock } });
+    loggers.set(runtime, logger);
     cleanup.add(() => runtime.dispose());
     return runtime;
   }
@@ -100,6 +104,8 @@ describe('lazy start and idle stop', function () {
     assert.equal(textOf(result), 'wake up');
     assert.equal(stateOf(runtime, 'later').kind, 'running');
     assert.equal(connectAttempts(runtime, 'later'), 1);
+    // The log says what started it.
+    assert.match(loggers.get(runtime)?.text() ?? '', /\[later\] starting: a call of `echo` needs it/);
   });
 
   it('a lazy server with nothing cached starts once to learn its lists, stores them, and stops', async () => {
