@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { SandboxRules } from '../config';
+import { isInsideFolders, type SandboxRules } from '../config';
 
 /** Where the sandbox runtime is: the Node to run it on and its command-line entry. */
 export interface SandboxRuntime {
@@ -140,11 +140,8 @@ function serverVariables(
   rules: SandboxRules,
   privateTemp: string,
 ): Record<string, string> {
-  const writable = (dir: string) =>
-    [...rules.filesystem.allowWrite, privateTemp].some((root) => {
-      const relative = path.relative(root, dir);
-      return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-    });
+  const roots = [...rules.filesystem.allowWrite, privateTemp];
+  const writable = (dir: string) => roots.includes(path.resolve(dir)) || isInsideFolders(dir, roots, path);
   const cacheIn = (name: string, value: string) => {
     const named = [name, name.toUpperCase()].filter((key) => env[key] !== undefined);
     if (named.length > 0 && named.every((key) => path.isAbsolute(env[key] as string) && writable(env[key] as string))) return {};
