@@ -97,8 +97,12 @@ const stageRunners = {
   },
   async unit() {
     const statsFile = path.join(resultsDir, 'unit.json');
-    // --expose-gc: the gateway session test measures the heap after a collection.
-    const code = await mocha(statsFile, 30_000, 'test/core/**/*.test.ts', ['--expose-gc']);
+    // --expose-gc: the gateway session test measures the heap after a collection. Two files at a
+    // time (each in its own worker process): most of a file's time is spent waiting on the servers
+    // it starts (the reference server's tasks alone sleep 40 s), so two overlap on two cores: 140 s
+    // instead of 240 s here. A test that looks at processes looks at the ones it started (by pid or
+    // by a marker of its own), never at all of them.
+    const code = await mocha(statsFile, 30_000, 'test/core/**/*.test.ts', ['--expose-gc', '--parallel', '--jobs', '2']);
     recordMocha('unit', statsFile, code);
   },
   async conformance() {
