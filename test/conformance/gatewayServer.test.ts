@@ -11,7 +11,7 @@ import { MemoryToolCacheStorage } from '../../src/core/catalog';
 import { createRuntime } from '../../src/core/runtime/runtime';
 import { stdioDefinition } from '../core/connection/helpers';
 import { Cleanup, MemoryLogger, startGateway, toolsServer, waitForRunning, type Setup } from '../core/gateway/helpers';
-import { conformanceCli, grade, OFFER_SCENARIOS, runScenario, runScenarios, startTokenProxy, type ScenarioRun } from './serverHarness';
+import { conformanceCli, grade, OFFER_SCENARIOS, runAll, startTokenProxy, type ScenarioRun } from './serverHarness';
 
 const CONFORMANCE_UPSTREAM = path.resolve(__dirname, '../fixtures/conformance-upstream.mjs');
 
@@ -40,27 +40,32 @@ const SCENARIOS: Record<string, Record<string, string>> = {
 describe('gateway: conformance server scenarios, both revisions', function () {
   this.timeout(120_000);
   const cleanup = new Cleanup();
-  let setup: Setup;
-  let url: string;
+  let runs = new Map<string, ScenarioRun>();
 
-  before(async () => {
+  before(async function () {
+    this.timeout(300_000);
     conformanceCli();
-    setup = await startGateway(cleanup, [toolsServer('alpha', ['--reconnection-tool'])]);
-    url = `http://127.0.0.1:${await startTokenProxy(cleanup, setup.gateway.port, setup.gateway.token)}/mcp/alpha`;
+    const setup: Setup = await startGateway(cleanup, [toolsServer('alpha', ['--reconnection-tool'])]);
+    const url = `http://127.0.0.1:${await startTokenProxy(cleanup, setup.gateway.port, setup.gateway.token)}/mcp/alpha`;
+    runs = await runAll(cleanup, url, Object.keys(SCENARIOS));
   });
   after(() => cleanup.run());
 
-  for (const [scenario, expected] of Object.entries(SCENARIOS))
-    it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
+  for (const [scenario, expected] of Object.entries(SCENARIOS)) {
+    it(scenario, () => {
+      const run = runs.get(scenario);
+      assert.ok(run, `${scenario} did not run`);
+      grade(run, expected);
+    });
+  }
 });
 
 /**
  * Every server scenario about what a server offers, graded through the gateway (see
- * conformance-upstream.mjs). The ones that change what the upstream shares with every client (its
- * log level, its subscriptions, its lists) run one at a time, and so do the ones where the upstream
- * asks the client: a 2025 stdio server's request names no call, so the gateway relays it only while
- * one call to that server is in flight (with several, the host answers). The rest only read, so
- * they run a few at a time to keep CI short.
+ * conformance-upstream.mjs). They run one at a time (runAll): some change what the upstream shares
+ * with every client (its log level, its subscriptions, its lists), and in some the upstream asks the
+ * client, and a 2025 stdio server's request names no call, so the gateway relays it only while one
+ * call to that server is in flight (with several, the host answers).
  */
 const SHARED_STATE_SCENARIOS: Record<string, Record<string, string>> = {
   ...Object.fromEntries(
@@ -86,13 +91,15 @@ const READING_SCENARIOS: readonly string[] = [
   'sep-2164-resource-not-found@2026-07-28',
   'caching@2026-07-28',
 ];
-const PARALLEL_RUNS = 3;
+const SCENARIOS_OF_THE_UPSTREAM: Record<string, Record<string, string>> = {
+  ...Object.fromEntries(READING_SCENARIOS.map((scenario) => [scenario, {}])),
+  ...SHARED_STATE_SCENARIOS,
+};
 
 describe('gateway: conformance server scenarios for resources, prompts, completion, logging, sampling and elicitation', function () {
   this.timeout(120_000);
   const cleanup = new Cleanup();
-  let url: string;
-  let readingRuns = new Map<string, ScenarioRun>();
+  let runs = new Map<string, ScenarioRun>();
 
   before(async function () {
     this.timeout(300_000);
@@ -103,18 +110,16 @@ describe('gateway: conformance server scenarios for resources, prompts, completi
     await waitForRunning(runtime.manager, ['everything']);
     const gateway = runtime.gateway();
     await gateway.start();
-    url = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp/everything`;
-    readingRuns = await runScenarios(cleanup, url, READING_SCENARIOS, PARALLEL_RUNS);
+    const url = `http://127.0.0.1:${await startTokenProxy(cleanup, gateway.port, gateway.token)}/mcp/everything`;
+    runs = await runAll(cleanup, url, Object.keys(SCENARIOS_OF_THE_UPSTREAM));
   });
   after(() => cleanup.run());
 
-  for (const scenario of READING_SCENARIOS) {
+  for (const [scenario, expected] of Object.entries(SCENARIOS_OF_THE_UPSTREAM)) {
     it(scenario, () => {
-      const run = readingRuns.get(scenario);
+      const run = runs.get(scenario);
       assert.ok(run, `${scenario} did not run`);
-      grade(run, {});
+      grade(run, expected);
     });
   }
-  for (const [scenario, expected] of Object.entries(SHARED_STATE_SCENARIOS))
-    it(scenario, async () => grade(await runScenario(cleanup, url, scenario), expected));
 });
