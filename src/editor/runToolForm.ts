@@ -35,8 +35,13 @@ export async function askToolArguments(tool: { readonly inputSchema: unknown }, 
   if (argumentFields(schema).length === 0) return {};
   const check = argumentsChecker({ inputSchema: schema });
   let values = JSON.parse(argumentSkeleton({ inputSchema: schema })) as Values;
+  // A required argument starts from a placeholder ("", 0, []) that its schema may well accept: Run
+  // waits until the user has given each one (a default in the schema counts as given), and picking
+  // it asks for the first one still missing.
+  const fields = argumentFields(schema);
+  const unset = new Set(fields.filter((field) => field.required && !('default' in field.schema)).map((field) => field.name));
   for (;;) {
-    const problem = check(JSON.stringify(values));
+    const problem = unset.size > 0 ? `set ${[...unset].join(', ')}` : check(JSON.stringify(values));
     const picked = await pickRow(
       [
         ...fieldRows(schema, values),
@@ -49,7 +54,11 @@ export async function askToolArguments(tool: { readonly inputSchema: unknown }, 
     if (!picked) return undefined;
     if (picked.action === 'run' && !problem) return values;
     if (picked.action === 'json') return askAsJson(schema, values, `${title} (JSON)`);
-    if (picked.field) values = await setField(values, picked.field, `${title} › ${picked.field.name}`, 1);
+    const field = picked.field ?? (picked.action === 'run' ? fields.find((candidate) => unset.has(candidate.name)) : undefined);
+    if (!field) continue;
+    const next = await setField(values, field, `${title} › ${field.name}`, 1);
+    if (next !== values) unset.delete(field.name);
+    values = next;
   }
 }
 

@@ -197,6 +197,13 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     await form.waitFor();
     assert.match(await form.locator('.monaco-list-row', { hasText: /^a \*/ }).innerText(), /number = 0/);
     assert.match(await form.locator('.monaco-list-row', { hasText: /^b \*/ }).innerText(), /number = 0/);
+    // Those zeros are placeholders, not the user's values: Run waits for both, and picking it asks
+    // for the first one.
+    const notYet = form.locator('.monaco-list-row', { hasText: 'Run' }).filter({ hasText: 'not yet: set a, b' });
+    await notYet.click();
+    await page.locator('.quick-input-widget', { hasText: 'Arguments for rich/add › a' }).waitFor();
+    await page.keyboard.press('Escape');
+    await notYet.waitFor();
     // The JSON is still there, the whole object in one box.
     await input.fill('Edit as JSON');
     await page.keyboard.press('Enter');
