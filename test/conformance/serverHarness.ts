@@ -73,6 +73,7 @@ export interface Check {
 }
 
 export interface ScenarioRun {
+  /** The CLI's exit code: of the scenario alone (runScenario), or of its whole revision (runAll). */
   readonly exitCode: number | null;
   readonly output: string;
   readonly checks: Map<string, Check>;
@@ -112,10 +113,11 @@ export async function runScenario(cleanup: Cleanup, url: string, run: string): P
 
 /**
  * Runs every server scenario the suite has for `revision` against `url`, one after another in one
- * CLI process, and returns the runs of `wanted` (the others' results are dropped). The CLI takes half
- * a second of CPU to start, far more than most scenarios take: one process per revision instead of
- * one per scenario took these tests from 139 s (229 s of CPU) to 59 s (41 s of CPU). A wanted scenario the suite runs on its own only
- * (not in that revision's list) is run alone, so none goes unrun.
+ * CLI process, and returns the runs of `wanted` (the others' results are dropped). The CLI takes
+ * half a second of CPU to start, far more than most scenarios take: one process per revision
+ * instead of one per scenario took these tests from 139 s (229 s of CPU) to 59 s (41 s of CPU). A
+ * wanted scenario the suite runs on its own only (not in that revision's list) is run alone, so
+ * none goes unrun.
  */
 async function runRevision(cleanup: Cleanup, url: string, revision: string, wanted: readonly string[]): Promise<Map<string, ScenarioRun>> {
   const { exitCode, output, results } = await runCli(cleanup, url, ['--suite', 'all', '--spec-version', revision], 600_000);
