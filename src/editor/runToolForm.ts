@@ -32,19 +32,19 @@ interface Row extends vscode.QuickPickItem {
  */
 export async function askToolArguments(tool: { readonly inputSchema: unknown }, title: string): Promise<object | undefined> {
   const schema = tool.inputSchema as { type: 'object' };
-  if (argumentFields(schema).length === 0) return {};
+  const fields = argumentFields(schema);
+  if (fields.length === 0) return {};
   const check = argumentsChecker({ inputSchema: schema });
   let values = JSON.parse(argumentSkeleton({ inputSchema: schema })) as Values;
   // A required argument starts from a placeholder ("", 0, []) that its schema may well accept: Run
   // waits until the user has given each one (a default in the schema counts as given), and picking
   // it asks for the first one still missing.
-  const fields = argumentFields(schema);
   const unset = new Set(fields.filter((field) => field.required && !('default' in field.schema)).map((field) => field.name));
   for (;;) {
     const problem = unset.size > 0 ? `set ${[...unset].join(', ')}` : check(JSON.stringify(values));
     const picked = await pickRow(
       [
-        ...fieldRows(schema, values),
+        ...fieldRows(fields, values),
         { label: RUN, action: 'run', description: problem ? `not yet: ${problem}` : 'with these arguments' },
         { label: AS_JSON, action: 'json', description: 'the whole object in one box' },
       ],
@@ -62,8 +62,8 @@ export async function askToolArguments(tool: { readonly inputSchema: unknown }, 
   }
 }
 
-function fieldRows(schema: unknown, values: Values): Row[] {
-  return argumentFields(schema).map((field) => ({
+function fieldRows(fields: readonly ArgumentField[], values: Values): Row[] {
+  return fields.map((field) => ({
     label: `${field.name}${field.required ? ' *' : ''}`,
     description: `${field.typeLabel} = ${shortValue(values[field.name])}`,
     ...(field.description ? { detail: field.description } : {}),
@@ -131,9 +131,10 @@ async function askValue(
 }
 
 async function askObject(schema: Record<string, unknown>, start: Values, title: string, depth: number): Promise<Values | undefined> {
+  const fields = argumentFields(schema);
   let values = start;
   for (;;) {
-    const picked = await pickRow([...fieldRows(schema, values), { label: DONE, action: 'done' }], title, 'Pick a property to set it');
+    const picked = await pickRow([...fieldRows(fields, values), { label: DONE, action: 'done' }], title, 'Pick a property to set it');
     if (!picked) return undefined;
     if (picked.action === 'done') return values;
     if (picked.field) values = await setField(values, picked.field, `${title} › ${picked.field.name}`, depth + 1);

@@ -54,8 +54,10 @@ export class ServerLifecycle {
     return host.attempts.halt({ kind: 'idle', reason, since: host.clock.now() });
   }
 
-  /** Starts an idle server: a request needs it. Nothing to do in any other state. */
-  /** `why`: what needs it, for the log (a user reads why a lazy server started). */
+  /**
+   * Starts an idle server: a request needs it. Nothing to do in any other state. `why`: what needs
+   * it, for the log (a user reads why a lazy server started).
+   */
   wake(why = 'a request'): void {
     this.startFromIdle(`starting: ${why} needs it`);
   }

@@ -141,7 +141,7 @@ function serverVariables(
   privateTemp: string,
 ): Record<string, string> {
   const roots = [...rules.filesystem.allowWrite, privateTemp];
-  const writable = (dir: string) => roots.includes(path.resolve(dir)) || isInsideFolders(dir, roots, path);
+  const writable = (dir: string) => roots.some((root) => path.relative(root, dir) === '') || isInsideFolders(dir, roots, path);
   const cacheIn = (name: string, value: string) => {
     const named = [name, name.toUpperCase()].filter((key) => env[key] !== undefined);
     if (named.length > 0 && named.every((key) => path.isAbsolute(env[key] as string) && writable(env[key] as string))) return {};
