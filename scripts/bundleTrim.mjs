@@ -79,7 +79,51 @@ export default stub;`,
   },
 };
 
+/**
+ * The SDK's Protocol.request builds a result validator for every request without a schema (every
+ * tools/call): it first checks that the method has a result schema in the era by parsing
+ * `undefined` with it, which fails, and a failed zod parse formats its error message. That probe was
+ * 26 µs of each gateway call's path to the server (bench/RESULTS.md, "Where a gateway call's time
+ * goes"). The validator depends only on the era's codec (one object per era) and the method, so it
+ * is made once per pair. The build fails if the function is no longer there as expected: an SDK
+ * update must be looked at, not silently lose (or break) this.
+ */
+const RESULT_VALIDATOR = 'function codecResultValidator(codec, method) {\n';
+const resultValidatorOnce = {
+  name: 'result-validator-once',
+  setup(build) {
+    let patched = 0;
+    build.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/](client|server)[\\/]dist[\\/]src-[\w-]+\.mjs$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      if (!source.includes('function codecResultValidator(')) return undefined;
+      if (source.split(RESULT_VALIDATOR).length !== 2) {
+        throw new Error(`${args.path}: codecResultValidator changed shape; see result-validator-once in scripts/bundleTrim.mjs`);
+      }
+      patched += 1;
+      const memo =
+        'const resultValidators = new WeakMap();\n' +
+        'function codecResultValidator(codec, method) {\n' +
+        '\tlet byMethod = resultValidators.get(codec);\n' +
+        '\tif (byMethod === undefined) resultValidators.set(codec, (byMethod = new Map()));\n' +
+        '\tif (!byMethod.has(method)) byMethod.set(method, codecResultValidatorOnce(codec, method));\n' +
+        '\treturn byMethod.get(method);\n' +
+        '}\n' +
+        'function codecResultValidatorOnce(codec, method) {\n';
+      return { contents: source.replace(RESULT_VALIDATOR, memo), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+    build.onStart(() => {
+      patched = 0;
+    });
+    // Every bundle these plugins build holds the SDK's client.
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && patched === 0) {
+        result.errors.push({ text: 'result-validator-once: the SDK no longer has codecResultValidator; see scripts/bundleTrim.mjs' });
+      }
+    });
+  },
+};
+
 /** For our own bundles (the extension, the CLI). */
-export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv];
+export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv, resultValidatorOnce];
 /** For the sandbox runtime's bundle. */
 export const SANDBOX_TRIM_PLUGINS = [zodEnglishOnly, noNodeForge];

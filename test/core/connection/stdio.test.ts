@@ -158,6 +158,15 @@ describe('ServerConnection over stdio', () => {
     );
   });
 
+  it('reads messages cut anywhere, even inside a character, and ended with \\r\\n', async () => {
+    const { connection, logger } = connect(cleanup, stdioDefinition(['--split-writes']));
+    assertState(await connection.start(), 'running');
+    const text = 'naïve ☃ — 日本語 '.repeat(40);
+    assert.equal(textOf(await connection.sendToolCall('echo', { text })), text);
+    assert.equal(textOf(await connection.sendToolCall('echo', { text: 'second' })), 'second');
+    assert.ok(!logger.entries.some((entry) => entry.level === 'warn'), logger.text());
+  });
+
   it('turns a server that only writes garbage to stdout into a clear error', async () => {
     // Generous: the server only answers (with garbage) once node has started and read our line.
     const { connection } = connect(cleanup, stdioDefinition(['--garbage-only'], { timeouts: { connectMs: 1000, requestMs: 10_000 } }));

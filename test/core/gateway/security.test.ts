@@ -100,6 +100,10 @@ describe('gateway: security', function () {
       assert.equal(tokenMatches('abc', 'abd'), false);
       assert.equal(tokenMatches('', 'a'.repeat(43)), false);
       assert.equal(tokenMatches('a'.repeat(10_000), 'a'.repeat(43)), false);
+      assert.equal(tokenMatches('abc', 'abcd'), false);
+      // As long in characters, not in bytes: compared as bytes, refused, no throw.
+      assert.equal(tokenMatches('é', 'ab'), false);
+      assert.equal(tokenMatches('éé', 'abcd'), false);
       assert.equal(bearerToken('Bearer  abc '), 'abc');
       assert.equal(bearerToken('Bearer a b'), undefined);
       assert.equal(bearerToken(undefined), undefined);
