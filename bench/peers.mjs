@@ -3,7 +3,7 @@
 // client (the editor's era) over streamable HTTP through four gateways side by side, in one run:
 // Switchboard (`mcp-switchboard serve`), supergateway (stateful stdio→streamable HTTP), mcp-proxy
 // and mcp-hub, each pinned as a dev dependency. Rounds are interleaved, so every gateway sees the
-// same machine load. Reports per gateway the sequential latency (p50, p95), the throughput of 100
+// same machine load, each round starting with the next gateway. Reports per gateway the sequential latency (p50, p95), the throughput of 100
 // concurrent calls, and the gateway process's memory (RSS after the run, and its peak), with the
 // ratio of Switchboard's p50 to supergateway's and of its RSS to the leanest peer's. Not a test;
 // prints a markdown table and replaces the `## bench:peers` section of bench/RESULTS.md.
@@ -39,6 +39,7 @@ const write = shouldWrite();
 const PER_ROUND = 100;
 const CONCURRENCY = 100;
 const WARMUP_CALLS = 300;
+const SETTLE_MS = 200;
 const ECHO_ARGS = { text: 'hello from the benchmark' };
 const bin = (pkg, file) => path.join(repoRoot, 'node_modules', pkg, file);
 const packageVersion = (pkg) => JSON.parse(fs.readFileSync(bin(pkg, 'package.json'), 'utf8')).version;
@@ -215,7 +216,11 @@ async function main() {
       console.log(`[bench] ${way.key} ready`);
     }
     for (let round = 0; round < rounds; round++) {
-      for (const way of ways) {
+      // Each round starts with the next gateway, so that each follows every other equally often:
+      // a gateway still busy after its burst of concurrent calls (collecting garbage, closing
+      // streams) slows whoever is measured next. And that burst gets a moment to settle first.
+      for (const way of [...ways.slice(round % ways.length), ...ways.slice(0, round % ways.length)]) {
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
         const before = cpuMs(way.process.child.pid);
         await sequential(way, PER_ROUND, way.seq);
         way.cpu += cpuMs(way.process.child.pid) - before;
