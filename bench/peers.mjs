@@ -243,7 +243,7 @@ async function main() {
     const section = [
       SECTION,
       '',
-      `Command: \`npm run bench:peers\` (\`node bench/peers.mjs\`, ${rounds} rounds, interleaved)  `,
+      `Command: \`npm run bench:peers\` (\`node bench/peers.mjs\`, ${rounds} rounds, interleaved, each starting with the next gateway)  `,
       `${dateLine()}  `,
       `${machineLine()}; load average at start ${loadAverage()}`,
       '',
