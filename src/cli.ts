@@ -38,6 +38,7 @@ const err = (text: string): void => stdio.write(process.stderr, displayLines(tex
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
+                             [--host ADDRESS] [--allowed-host NAME] [--trusted-proxy CIDR]
                                             run the gateway headless; prints {"url","token","servers"}
        mcp-switchboard serve --stdio [--folder DIR] [--eager]
                                             the same, for one agent on stdin/stdout (a stdio server)
@@ -51,12 +52,21 @@ const USAGE = `Usage: mcp-switchboard doctor [options]
 doctor connects every MCP server configured for a workspace, exactly as the extension would,
 reports their state and tools (and which tools the catalog exposes), and stops them again.
 
-serve runs the servers and the MCP gateway on 127.0.0.1 until SIGINT/SIGTERM/SIGHUP. It prints its
-line once every enabled server has finished its first connect attempt (--no-wait: at once; a
-client's tools/list then waits for starting servers that have nothing cached). Clients send
-"Authorization: Bearer <token>" to <url> (every tool) or to servers[<name>] (one server). Tool
-lists are cached in $XDG_CACHE_HOME/mcp-switchboard (default ~/.cache/mcp-switchboard). It exits
-0 after the signal, 1 when serving fails, 2 when the folder or its settings cannot be read.
+serve runs the servers and the MCP gateway on 127.0.0.1 (for other machines: --host, below) until
+SIGINT/SIGTERM/SIGHUP. It prints its line once every enabled server has finished its first connect
+attempt (--no-wait: at once; a client's tools/list then waits for starting servers that have
+nothing cached). Clients send "Authorization: Bearer <token>" to <url> (every tool) or to
+servers[<name>] (one server). Tool lists are cached in $XDG_CACHE_HOME/mcp-switchboard (default
+~/.cache/mcp-switchboard). It exits 0 after the signal, 1 when serving fails, 2 when the folder or
+its settings cannot be read.
+
+For a team, serve can listen on another address of this machine (--host 0.0.0.0 for all of them).
+The token is still required, and each name clients reach it by is listed: --allowed-host
+mcp.example.com (any port; name:port for one, *.example.com for every name below). A Host that is
+an IP address is accepted once serve listens beyond loopback (no page can rebind to one). Behind a proxy,
+--trusted-proxy 10.0.0.0/8 believes that proxy's X-Forwarded-Host and X-Forwarded-For (nobody
+else's); --allowed-origin https://app.example.com admits a browser page. Each flag repeats, or
+takes a comma-separated list. serve speaks plain HTTP: put a TLS-terminating proxy in front.
 
 serve --stdio is what an agent launches as one stdio MCP server: every exposed tool of the folder's
 servers under its qualified name, nothing on stdout but the protocol. Servers start when first used

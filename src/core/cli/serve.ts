@@ -17,6 +17,7 @@ import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
 import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../consent';
 import { terminalConfirm } from './terminalQuestion';
+import type { GatewayReach } from '../gateway';
 
 export interface ServeOptions {
   readonly folder: string;
@@ -29,6 +30,8 @@ export interface ServeOptions {
   readonly wait?: boolean;
   /** Reads (or creates, 0600) the gateway's token here, so it is the same on every run. */
   readonly tokenFile?: string;
+  /** Where the gateway listens and who may reach it; absent: 127.0.0.1 only. */
+  readonly reach?: GatewayReach;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   /** Aborting it shuts everything down; runServe then resolves. */
@@ -127,7 +130,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
         options.signal,
       );
     if (options.signal.aborted) return 0;
-    const gateway = runtime.gateway({ port: options.port ?? 0, ...(token ? { token } : {}) });
+    const gateway = runtime.gateway({
+      port: options.port ?? 0,
+      ...(options.reach ? { reach: options.reach } : {}),
+      ...(token ? { token } : {}),
+    });
     await gateway.start();
     const ready: ServeReady = {
       url: gateway.aggregatedUrl,

@@ -1,5 +1,6 @@
 // `serve [--folder DIR] [--port N] ...` and `serve --stdio`: the headless gateway's command line.
 import path from 'node:path';
+import { LOOPBACK_REACH, validateReach, type GatewayReach } from '../gateway';
 
 export interface ServeArgs {
   /** Absolute; the folder whose .vscode/settings.json (and mcp.json, ...) configure the servers. */
@@ -16,10 +17,13 @@ export interface ServeArgs {
   readonly stdio: boolean;
   /** With --stdio: start servers as configured; without, every server starts when first used. */
   readonly eager: boolean;
+  /** --host, --allowed-host, --trusted-proxy, --allowed-origin: 127.0.0.1 only unless given. */
+  readonly reach: GatewayReach;
 }
 
 export const SERVE_USAGE =
   'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]\n' +
+  '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--eager] [--trust-workspace]';
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
@@ -31,6 +35,10 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   let trustWorkspace = false;
   let stdio = false;
   let eager = false;
+  let host = LOOPBACK_REACH.host;
+  const allowedHosts: string[] = [];
+  const trustedProxies: string[] = [];
+  const allowedOrigins: string[] = [];
   const httpOnly: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
@@ -50,6 +58,18 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     } else if (flag === '--token-file') {
       httpOnly.push('--token-file');
       tokenFile = path.resolve(cwd, value());
+    } else if (flag === '--host') {
+      httpOnly.push('--host');
+      host = value();
+    } else if (flag === '--allowed-host') {
+      httpOnly.push('--allowed-host');
+      allowedHosts.push(...value().split(','));
+    } else if (flag === '--trusted-proxy') {
+      httpOnly.push('--trusted-proxy');
+      trustedProxies.push(...value().split(','));
+    } else if (flag === '--allowed-origin') {
+      httpOnly.push('--allowed-origin');
+      allowedOrigins.push(...value().split(','));
     } else if (flag === '--wait' && inline === undefined) {
       wait = true;
     } else if (flag === '--no-wait' && inline === undefined) {
@@ -65,7 +85,13 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     }
   }
   if (stdio && httpOnly.length > 0)
-    throw new Error(`--stdio serves on stdin/stdout: ${httpOnly.join(' and ')} apply to HTTP only\n${SERVE_USAGE}`);
+    throw new Error(`--stdio serves on stdin/stdout: ${[...new Set(httpOnly)].join(' and ')} apply to HTTP only\n${SERVE_USAGE}`);
+  let reach: GatewayReach;
+  try {
+    reach = validateReach({ host, allowedHosts, trustedProxies, allowedOrigins });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${SERVE_USAGE}`);
+  }
   if (eager && !stdio) throw new Error(`--eager applies to --stdio only (HTTP serve starts servers as configured)\n${SERVE_USAGE}`);
-  return { folder, port, wait, trustWorkspace, stdio, eager, ...(tokenFile ? { tokenFile } : {}) };
+  return { folder, port, wait, trustWorkspace, stdio, eager, reach, ...(tokenFile ? { tokenFile } : {}) };
 }

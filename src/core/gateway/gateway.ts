@@ -1,10 +1,10 @@
-// Serves the catalog's exposed tools to MCP clients over streamable HTTP on 127.0.0.1: one
-// endpoint per server plus an aggregated one, in both protocol eras. Every request passes the
-// request guard first. The SDK then owns the protocol: for 2025-era clients (the editor) one
+// Serves the catalog's exposed tools to MCP clients over streamable HTTP, on 127.0.0.1 unless
+// `serve` is told otherwise (GatewayReach): one endpoint per server plus an aggregated one, in both
+// protocol eras. Every request passes the request guard first. The SDK then owns the protocol: for 2025-era clients (the editor) one
 // transport and one Server per client session; for 2026-07-28 clients, see modernEndpoints.ts.
 import { GATEWAY_TOKEN_PATTERN } from '../base/token';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
 import type { Disposable } from '../base/events';
@@ -19,7 +19,7 @@ import { GatewayRounds } from './clientRounds';
 import { LegacySessions } from './legacySessions';
 import { OfferNotifier } from './offerNotifier';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
-import { checkRequest, createToken } from './requestGuard';
+import { createToken, isLoopbackAddress, LOOPBACK_REACH, RequestGuard, validateReach, type GatewayReach } from './requestGuard';
 import { errorMessage } from '../base/errorMessage';
 
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -33,8 +33,11 @@ export interface GatewayOptions {
   readonly logger?: Logger;
   /** 0 or absent: an ephemeral port. */
   readonly port?: number;
-  /** The only accepted value; typed so that callers cannot ask for anything else by accident. */
-  readonly host?: typeof LOOPBACK_HOST;
+  /**
+   * Where to listen and who may reach it (`serve --host` and the rest, for a team). Absent:
+   * 127.0.0.1 only, which is what the editor always uses.
+   */
+  readonly reach?: GatewayReach;
   /** A session unused this long is closed; its client gets 404 and initializes again. Default 30 minutes. */
   readonly sessionIdleMs?: number;
   /** Open sessions at most; the least recently used is closed to admit a new one. Default 256. */
@@ -74,16 +77,15 @@ export class McpGateway {
   private readonly modernTasks: ModernTasks;
   /** 2026-07-28 clients' calls parked while they answer what a 2025 upstream asked. */
   private readonly bridge: CallBridge;
+  private readonly reach: GatewayReach;
+  private guard: RequestGuard | undefined;
   private boundPort: number | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
   private disposing: Promise<void> | undefined;
 
   constructor(options: GatewayOptions) {
-    const host: string = options.host ?? LOOPBACK_HOST;
-    if (host !== LOOPBACK_HOST) {
-      throw new Error(`The MCP gateway only listens on ${LOOPBACK_HOST}; refusing to bind to "${host}"`);
-    }
+    this.reach = validateReach(options.reach ?? LOOPBACK_REACH);
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
@@ -139,8 +141,10 @@ export class McpGateway {
     return this.boundPort;
   }
 
+  /** The base URL a client on this machine uses: 127.0.0.1 when listening on every address. */
   get url(): string {
-    return `http://${LOOPBACK_HOST}:${this.port}`;
+    const host = this.reach.host === '0.0.0.0' || this.reach.host === '::' ? LOOPBACK_HOST : this.reach.host;
+    return `http://${net.isIPv6(host) ? `[${host}]` : host}:${this.port}`;
   }
 
   /** `/mcp`: every exposed tool, under its qualified name. */
@@ -153,7 +157,7 @@ export class McpGateway {
     return this.url + endpointPath(serverEndpoint(server));
   }
 
-  /** The socket address, for diagnostics: always 127.0.0.1 once started. */
+  /** The socket address, for diagnostics: 127.0.0.1 once started, unless `reach` says otherwise. */
   address(): AddressInfo | undefined {
     const address = this.httpServer.address();
     return address === null || typeof address === 'string' ? undefined : address;
@@ -194,16 +198,18 @@ export class McpGateway {
   private async listen(): Promise<GatewayAddress> {
     await new Promise<void>((resolve, reject) => {
       this.httpServer.once('error', reject);
-      this.httpServer.listen({ host: LOOPBACK_HOST, port: this.requestedPort }, () => {
+      this.httpServer.listen({ host: this.reach.host, port: this.requestedPort }, () => {
         this.httpServer.off('error', reject);
         resolve();
       });
     });
     const address = this.httpServer.address();
-    if (address === null || typeof address === 'string' || address.address !== LOOPBACK_HOST) {
+    const loopback = isLoopbackAddress(this.reach.host);
+    if (address === null || typeof address === 'string' || (loopback && !isLoopbackAddress(address.address))) {
       this.httpServer.close();
-      throw new Error(`The MCP gateway did not bind to ${LOOPBACK_HOST} (got ${JSON.stringify(address)})`);
+      throw new Error(`The MCP gateway did not bind to ${this.reach.host} (got ${JSON.stringify(address)})`);
     }
+    this.guard = new RequestGuard(address.port, this.token, this.reach);
     this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
     this.boundPort = address.port;
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
@@ -222,7 +228,13 @@ export class McpGateway {
       this.subscription.dispose();
       this.notifier?.dispose();
     } else this.legacy.table.startSweeping();
-    this.logger.info(`listening on ${this.url} (loopback only, token required)`);
+    if (loopback) this.logger.info(`listening on ${this.url} (loopback only, token required)`);
+    else {
+      const where = `${net.isIPv6(address.address) ? `[${address.address}]` : address.address}:${address.port}`;
+      this.logger.info(`listening on ${where}, reachable from other machines (token required)`);
+      // The gateway speaks plain HTTP: the token crosses the network as it is unless a proxy in front adds TLS.
+      this.logger.warn(`plain HTTP on ${where}: put a proxy that terminates TLS in front of it, or keep it on a private network`);
+    }
     return { url: this.url, port: address.port, token: this.token };
   }
 
@@ -237,10 +249,11 @@ export class McpGateway {
   }
 
   private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (this.disposing || this.boundPort === undefined) return reply(res, 503, 'The MCP gateway is shutting down');
-    const verdict = checkRequest(req.headers, this.boundPort, this.token);
+    if (this.disposing || this.guard === undefined) return reply(res, 503, 'The MCP gateway is shutting down');
+    const verdict = this.guard.check(req.headers, req.socket.remoteAddress);
     if (!verdict.ok) {
-      this.logger.debug(`rejected ${req.method ?? '?'} ${req.url ?? ''} with ${verdict.status}: ${verdict.message}`);
+      const client = this.guard.clientAddress(req.headers, req.socket.remoteAddress) ?? '?';
+      this.logger.debug(`rejected ${req.method ?? '?'} ${req.url ?? ''} from ${client} with ${verdict.status}: ${verdict.message}`);
       const headers: Record<string, string> = verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-switchboard"' } : {};
       return reply(res, verdict.status, verdict.message, headers);
     }

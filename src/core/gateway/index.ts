@@ -2,4 +2,5 @@
 // security rules.
 export { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from './endpoint';
 export { LOOPBACK_HOST, McpGateway, type GatewayOptions } from './gateway';
+export { LOOPBACK_REACH, validateReach, type GatewayReach } from './requestGuard';
 export { serveStdioSession, type StdioSession } from './stdioSession';

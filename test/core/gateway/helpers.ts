@@ -188,14 +188,16 @@ export interface RawRequest {
   readonly body?: string;
   /** false: send no Host header at all. */
   readonly setHost?: boolean;
+  /** Where to connect; default 127.0.0.1. */
+  readonly address?: string;
 }
 
-/** One HTTP request to 127.0.0.1:port with full control over Host and Origin (fetch cannot set Host). */
+/** One HTTP request to 127.0.0.1:port (or `address`) with full control over Host and Origin (fetch cannot set Host). */
 export function rawRequest(port: number, request: RawRequest = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
-        host: '127.0.0.1',
+        host: request.address ?? '127.0.0.1',
         port,
         method: request.method ?? 'POST',
         path: request.path ?? '/mcp',

@@ -7,7 +7,8 @@ import { PassThrough } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeReady } from '../../../src/core/cli';
 import { isAlive, STDIO_SERVER } from '../connection/helpers';
-import { Cleanup, connectClient, eventually, textOf } from './helpers';
+import { Cleanup, connectClient, eventually, initializeHeaders, INITIALIZE_BODY, rawRequest, textOf } from './helpers';
+import { LOOPBACK_REACH as LOOPBACK } from '../../../src/core/gateway';
 
 function collect(stream: PassThrough): () => string {
   let text = '';
@@ -42,6 +43,7 @@ describe('gateway: serve', function () {
       trustWorkspace: false,
       stdio: false,
       eager: false,
+      reach: LOOPBACK,
     });
     assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), {
       folder: path.resolve('/work', 'sub'),
@@ -50,6 +52,7 @@ describe('gateway: serve', function () {
       trustWorkspace: false,
       stdio: false,
       eager: false,
+      reach: LOOPBACK,
     });
     assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), {
       folder: '/abs',
@@ -58,6 +61,7 @@ describe('gateway: serve', function () {
       trustWorkspace: true,
       stdio: false,
       eager: false,
+      reach: LOOPBACK,
     });
     assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), {
       folder: '/work',
@@ -66,6 +70,7 @@ describe('gateway: serve', function () {
       trustWorkspace: false,
       stdio: false,
       eager: false,
+      reach: LOOPBACK,
       tokenFile: path.resolve('/work', 'keys/token'),
     });
     assert.throws(() => parseServeArgs(['--token-file'], '/work'), /--token-file needs a value/);
@@ -80,9 +85,45 @@ describe('gateway: serve', function () {
       trustWorkspace: false,
       stdio: true,
       eager: true,
+      reach: LOOPBACK,
     });
     assert.throws(() => parseServeArgs(['--stdio', '--token-file', 't'], '/work'), /--token-file apply to HTTP only/);
     assert.throws(() => parseServeArgs(['--eager'], '/work'), /--eager applies to --stdio only/);
+  });
+
+  it('parses --host, --allowed-host, --trusted-proxy and --allowed-origin, each repeated or comma-separated', () => {
+    const args = parseServeArgs(
+      [
+        '--host',
+        '0.0.0.0',
+        '--allowed-host',
+        'MCP.example.com,*.svc.cluster.local',
+        '--allowed-host=gw.internal:8080',
+        '--trusted-proxy',
+        '10.0.0.0/8',
+        '--trusted-proxy',
+        'fd00::/8',
+        '--allowed-origin',
+        'https://app.example.com',
+      ],
+      '/work',
+    );
+    assert.deepEqual(args.reach, {
+      host: '0.0.0.0',
+      allowedHosts: ['mcp.example.com', '*.svc.cluster.local', 'gw.internal:8080'],
+      trustedProxies: ['10.0.0.0/8', 'fd00::/8'],
+      allowedOrigins: ['https://app.example.com'],
+    });
+    assert.throws(
+      () => parseServeArgs(['--host', 'example.com'], '/work'),
+      /listens on an IP address, not "example.com"\nusage: mcp-switchboard serve/,
+    );
+    assert.throws(() => parseServeArgs(['--trusted-proxy', '10.0.0.0/40'], '/work'), /Not an IP address or CIDR block/);
+    assert.throws(() => parseServeArgs(['--allowed-host'], '/work'), /--allowed-host needs a value/);
+    assert.throws(
+      () => parseServeArgs(['--stdio', '--host', '0.0.0.0', '--allowed-host', 'a.test', '--allowed-host', 'b.test'], '/work'),
+      /--host and --allowed-host apply to HTTP only/,
+    );
   });
 
   it("serves the folder's servers, prints one JSON line, and stops everything when aborted", async () => {
@@ -126,6 +167,38 @@ describe('gateway: serve', function () {
       socket.once('error', () => resolve(true));
     });
     assert.ok(refused, 'the port is closed');
+  });
+
+  it('listens where --host says, for the names --allowed-host lists', async () => {
+    const folder = workspace(cleanup, { 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } });
+    const stdout = new PassThrough();
+    const out = collect(stdout);
+    const controller = new AbortController();
+    cleanup.add(() => controller.abort());
+    const reach = { host: '0.0.0.0', allowedHosts: ['team.example.test'], trustedProxies: [], allowedOrigins: [] };
+    const exit = runServe({
+      folder,
+      trustWorkspace: true,
+      stdout,
+      stderr: new PassThrough(),
+      signal: controller.signal,
+      env: cacheEnv(cleanup),
+      reach,
+    });
+    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    assert.match(ready.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, 'a URL this machine can use');
+    const port = Number(new URL(ready.url).port);
+    const headers = (host: string) => initializeHeaders({ Host: host, Authorization: `Bearer ${ready.token}` });
+    assert.equal(
+      (await rawRequest(port, { path: '/mcp/alpha', headers: headers('team.example.test'), body: INITIALIZE_BODY })).status,
+      200,
+    );
+    assert.equal(
+      (await rawRequest(port, { path: '/mcp/alpha', headers: headers('other.example.test'), body: INITIALIZE_BODY })).status,
+      403,
+    );
+    controller.abort();
+    assert.equal(await exit, 0);
   });
 
   it('serveCommand serves until SIGTERM and rejects a bad command line with exit 2', async () => {
