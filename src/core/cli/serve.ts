@@ -34,8 +34,12 @@ export interface ServeOptions {
   readonly reach?: GatewayReach;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
-  /** Aborting it shuts everything down; runServe then resolves. */
+  /** Aborting it shuts everything down (after the drain); runServe then resolves. */
   readonly signal: AbortSignal;
+  /** Aborting it ends the drain at once (a second SIGTERM or Ctrl+C). */
+  readonly force?: AbortSignal;
+  /** How long the gateway waits for calls in flight once stopped. Default 25 s (Kubernetes gives 30). */
+  readonly drainMs?: number;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -144,6 +148,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     options.stdout.write(`${displayLines(JSON.stringify(ready))}\n`);
     await aborted(options.signal);
     logger.info('shutting down');
+    const drained = await gateway.drain(options.drainMs ?? DEFAULT_DRAIN_MS, options.force);
+    if (drained.left === 0) logger.info('every call in flight was answered');
     return 0;
   } catch (error) {
     logger.error(`serve failed: ${errorMessage(error)}`);
@@ -190,6 +196,7 @@ export interface ServeCommandOptions {
 }
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+export const DEFAULT_DRAIN_MS = 25_000;
 
 /** The CLI entry: parses `[--folder DIR] [--port N]` and serves until SIGINT, SIGTERM or SIGHUP. */
 export async function serveCommand(argv: readonly string[], options: ServeCommandOptions = {}): Promise<number> {
@@ -203,14 +210,16 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
     return 2;
   }
   const controller = new AbortController();
-  const stop = (): void => controller.abort();
+  const force = new AbortController();
+  // The first signal stops taking requests and drains the calls in flight; a second cuts them.
+  const stop = (): void => (controller.signal.aborted ? force.abort() : controller.abort());
   // SIGHUP too: a closed terminal must stop the servers rather than kill serve and orphan them.
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
   const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
   try {
     // With --stdio, stdin carries the protocol: nobody can be asked on it.
     const ask = args.stdio ? undefined : terminalConfirm();
-    return await runServe({ ...args, stdout, stderr, signal, ...(ask ? { ask } : {}) });
+    return await runServe({ ...args, stdout, stderr, signal, force: force.signal, ...(ask ? { ask } : {}) });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);
   }

@@ -19,11 +19,14 @@ export interface ServeArgs {
   readonly eager: boolean;
   /** --host, --allowed-host, --trusted-proxy, --allowed-origin: 127.0.0.1 only unless given. */
   readonly reach: GatewayReach;
+  /** --drain-seconds: how long a stop waits for the calls in flight; absent: serve's default. */
+  readonly drainMs?: number;
 }
 
 export const SERVE_USAGE =
   'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
+  '                             [--drain-seconds N]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--eager] [--trust-workspace]';
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
@@ -36,6 +39,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   let stdio = false;
   let eager = false;
   let host = LOOPBACK_REACH.host;
+  let drainMs: number | undefined;
   const allowedHosts: string[] = [];
   const trustedProxies: string[] = [];
   const allowedOrigins: string[] = [];
@@ -70,6 +74,12 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     } else if (flag === '--allowed-origin') {
       httpOnly.push('--allowed-origin');
       allowedOrigins.push(...value().split(','));
+    } else if (flag === '--drain-seconds') {
+      httpOnly.push('--drain-seconds');
+      const raw = value();
+      if (!/^\d{1,4}$/.test(raw) || Number(raw) > 3600)
+        throw new Error(`--drain-seconds must be an integer from 0 to 3600, got "${raw}"\n${SERVE_USAGE}`);
+      drainMs = Number(raw) * 1000;
     } else if (flag === '--wait' && inline === undefined) {
       wait = true;
     } else if (flag === '--no-wait' && inline === undefined) {
@@ -93,5 +103,15 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     throw new Error(`${(error as Error).message}\n${SERVE_USAGE}`);
   }
   if (eager && !stdio) throw new Error(`--eager applies to --stdio only (HTTP serve starts servers as configured)\n${SERVE_USAGE}`);
-  return { folder, port, wait, trustWorkspace, stdio, eager, reach, ...(tokenFile ? { tokenFile } : {}) };
+  return {
+    folder,
+    port,
+    wait,
+    trustWorkspace,
+    stdio,
+    eager,
+    reach,
+    ...(tokenFile ? { tokenFile } : {}),
+    ...(drainMs === undefined ? {} : { drainMs }),
+  };
 }

@@ -52,6 +52,12 @@ export interface GatewayOptions {
 }
 
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+
+/** The probes' paths, exactly (a Map: no `constructor` or `__proto__` to stumble on). */
+const PROBES = new Map<string, 'live' | 'ready'>([
+  ['/healthz', 'live'],
+  ['/readyz', 'ready'],
+]);
 export const DEFAULT_MAX_SESSIONS = 256;
 
 export interface GatewayAddress {
@@ -80,6 +86,11 @@ export class McpGateway {
   private readonly reach: GatewayReach;
   private guard: RequestGuard | undefined;
   private boundPort: number | undefined;
+  /** POSTs whose response has not ended: what a drain waits for. */
+  private inFlight = 0;
+  private readonly whenIdle = new Set<() => void>();
+  private draining = false;
+  private portClosed: Promise<void> | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
   private disposing: Promise<void> | undefined;
@@ -189,6 +200,34 @@ export class McpGateway {
     return this.legacy.table.size;
   }
 
+  /**
+   * Stops taking requests and waits, at most `timeoutMs`, for the calls in flight to be answered:
+   * a rolling update loses none. New connections are refused, a new request on an open connection
+   * gets 503 with `Connection: close`, and `/readyz` says 503. Resolves early when `force` aborts
+   * (a second SIGTERM). dispose() ends whatever is left.
+   */
+  async drain(timeoutMs: number, force?: AbortSignal): Promise<{ readonly answered: boolean; readonly left: number }> {
+    this.draining = true;
+    void this.closePort();
+    const left = this.inFlight;
+    if (left === 0) return { answered: true, left: 0 };
+    this.logger.info(`draining: waiting up to ${timeoutMs} ms for ${left} call(s) in flight`);
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.whenIdle.delete(done);
+        force?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.whenIdle.add(done);
+      force?.addEventListener('abort', done, { once: true });
+      if (force?.aborted) done();
+    });
+    if (this.inFlight > 0) this.logger.warn(`drained with ${this.inFlight} call(s) still in flight: they are cut`);
+    return { answered: this.inFlight === 0, left: this.inFlight };
+  }
+
   /** Closes every session and the port. Idempotent. */
   dispose(): Promise<void> {
     this.disposing ??= this.shutdown();
@@ -239,6 +278,13 @@ export class McpGateway {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method === 'POST') {
+      this.inFlight += 1;
+      res.once('close', () => {
+        this.inFlight -= 1;
+        if (this.inFlight === 0) for (const resolve of this.whenIdle) resolve();
+      });
+    }
     try {
       await this.route(req, res);
     } catch (error) {
@@ -250,6 +296,10 @@ export class McpGateway {
 
   private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (this.disposing || this.guard === undefined) return reply(res, 503, 'The MCP gateway is shutting down');
+    const target = req.url ?? '';
+    const probe = PROBES.get(target);
+    if (probe !== undefined) return this.answerProbe(probe, req, res);
+    if (this.draining) return reply(res, 503, 'The MCP gateway is shutting down', { Connection: 'close' });
     const verdict = this.guard.check(req.headers, req.socket.remoteAddress);
     if (!verdict.ok) {
       const client = this.guard.clientAddress(req.headers, req.socket.remoteAddress) ?? '?';
@@ -258,7 +308,6 @@ export class McpGateway {
       return reply(res, verdict.status, verdict.message, headers);
     }
     // Origin-form only ("/mcp/x?y"); an absolute-form target names no endpoint of ours.
-    const target = req.url ?? '';
     const endpoint = target.startsWith('/') ? parseEndpointPath(target.split('?', 1)[0] ?? '') : undefined;
     if (!endpoint) return reply(res, 404, 'Not found');
 
@@ -279,6 +328,20 @@ export class McpGateway {
     // 2026-07-28 request, which never has a session.
     if (await isLegacyPost(req, body.value)) return this.legacy.open(endpoint, req, res, body.value);
     return this.modern.serve(endpoint, req, res, body.value);
+  }
+
+  /**
+   * `/healthz` (the process answers) and `/readyz` (it takes requests: started, not draining), for
+   * a load balancer's or Kubernetes' probes. Without the token, which probes do not carry; the
+   * Host check still applies, and the answer says nothing but the verdict.
+   */
+  private answerProbe(probe: 'live' | 'ready', req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'Method not allowed', { Allow: 'GET, HEAD' });
+    const verdict = this.guard?.checkHeaders(req.headers, req.socket.remoteAddress);
+    if (verdict?.ok !== true) return reply(res, 403, verdict?.message ?? 'Forbidden');
+    const ok = probe === 'live' || !this.draining;
+    res.writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: ok ? 'ok' : 'draining' }));
   }
 
   /** Reads a POST body, answering oversized, unparsable and malformed tools/call bodies itself. */
@@ -323,11 +386,17 @@ export class McpGateway {
     }
   }
 
+  /** Stops taking connections; resolves once the last one has closed. Once, whoever asks first (drain or dispose). */
+  private closePort(): Promise<void> {
+    this.portClosed ??= new Promise<void>((resolve) => (this.httpServer.listening ? this.httpServer.close(() => resolve()) : resolve()));
+    return this.portClosed;
+  }
+
   private async shutdown(): Promise<void> {
     this.subscription?.dispose();
     this.notifier?.dispose();
-    const listening = this.httpServer.listening;
-    const closed = new Promise<void>((resolve) => (listening ? this.httpServer.close(() => resolve()) : resolve()));
+    const listening = this.boundPort !== undefined;
+    const closed = this.closePort();
     // Unfinished tasks of 2026-07-28 clients end with the gateway (their calls are cancelled upstream).
     this.modernTasks.tasks.dispose();
     this.bridge.dispose();

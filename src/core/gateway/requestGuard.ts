@@ -194,6 +194,17 @@ export class RequestGuard {
 
   /** Host, then Origin, then the token: header failures are 403 even without a token. */
   check(headers: IncomingHttpHeaders, peer: string | undefined): GuardVerdict {
+    const headerVerdict = this.checkHeaders(headers, peer);
+    if (!headerVerdict.ok) return headerVerdict;
+    const presented = bearerToken(headers.authorization);
+    if (presented === undefined || !tokenMatches(presented, this.token)) {
+      return { ok: false, status: 401, message: 'Unauthorized: a valid bearer token is required' };
+    }
+    return { ok: true };
+  }
+
+  /** Host, then Origin: what even a request that needs no token (a health probe) must pass. */
+  checkHeaders(headers: IncomingHttpHeaders, peer: string | undefined): GuardVerdict {
     const host = this.hostOf(headers, peer);
     if (!this.isAllowedHost(host)) {
       const names = this.hostPatterns.length > 0 ? ' or an allowed host' : '';
@@ -206,10 +217,6 @@ export class RequestGuard {
     const origin = headers.origin;
     if (origin !== undefined && !isLoopbackOrigin(origin) && !this.origins.has(origin.toLowerCase())) {
       return { ok: false, status: 403, message: 'Forbidden: requests from this Origin are not accepted' };
-    }
-    const presented = bearerToken(headers.authorization);
-    if (presented === undefined || !tokenMatches(presented, this.token)) {
-      return { ok: false, status: 401, message: 'Unauthorized: a valid bearer token is required' };
     }
     return { ok: true };
   }

@@ -201,6 +201,34 @@ describe('gateway: serve', function () {
     assert.equal(await exit, 0);
   });
 
+  it('a stop lets the call in flight finish (--drain-seconds bounds the wait), then exits 0', async () => {
+    assert.equal(parseServeArgs(['--drain-seconds', '7'], '/work').drainMs, 7000);
+    assert.throws(() => parseServeArgs(['--drain-seconds', '-1'], '/work'), /--drain-seconds must be an integer from 0 to 3600/);
+    assert.throws(() => parseServeArgs(['--stdio', '--drain-seconds', '3'], '/work'), /--drain-seconds apply to HTTP only/);
+
+    const folder = workspace(cleanup, { 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } });
+    const stdout = new PassThrough();
+    const out = collect(stdout);
+    const controller = new AbortController();
+    cleanup.add(() => controller.abort());
+    const exit = runServe({
+      folder,
+      trustWorkspace: true,
+      stdout,
+      stderr: new PassThrough(),
+      signal: controller.signal,
+      env: cacheEnv(cleanup),
+      drainMs: 10_000,
+    });
+    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
+    const call = client.callTool({ name: 'slow', arguments: { ms: 1500 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    assert.equal(textOf((await call) as CallToolResult), 'slept 1500', 'the call in flight was answered');
+    assert.equal(await exit, 0);
+  });
+
   it('serveCommand serves until SIGTERM and rejects a bad command line with exit 2', async () => {
     const folder = workspace(cleanup, {});
     const stdout = new PassThrough();
@@ -219,6 +247,24 @@ describe('gateway: serve', function () {
     const err = collect(usage);
     assert.equal(await serveCommand(['--bogus'], { stdout: new PassThrough(), stderr: usage }), 2);
     assert.match(err(), /unknown argument "--bogus"/);
+  });
+
+  it('serveCommand: the first SIGTERM drains, a second one cuts the drain short', async () => {
+    const folder = workspace(cleanup, { 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } });
+    const stdout = new PassThrough();
+    const out = collect(stdout);
+    const exit = serveCommand(['--folder', folder, '--trust-workspace', '--drain-seconds', '60'], { stdout, stderr: new PassThrough() });
+    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
+    void client.callTool({ name: 'slow', arguments: { ms: 30_000 } }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.emit('SIGTERM', 'SIGTERM');
+    const drainingExit = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve('still draining'), 500))]);
+    assert.equal(drainingExit, 'still draining', 'one SIGTERM waits for the call');
+    const started = Date.now();
+    process.emit('SIGTERM', 'SIGTERM');
+    assert.equal(await exit, 0);
+    assert.ok(Date.now() - started < 10_000, `the second SIGTERM ended it in ${Date.now() - started} ms`);
   });
 
   it('refuses a folder that does not exist or a settings file that does not parse', async () => {
