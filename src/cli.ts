@@ -67,6 +67,7 @@ an IP address is accepted once serve listens beyond loopback (no page can rebind
 --trusted-proxy 10.0.0.0/8 believes that proxy's X-Forwarded-Host and X-Forwarded-For (nobody
 else's); --allowed-origin https://app.example.com admits a browser page. Each flag repeats, or
 takes a comma-separated list. serve speaks plain HTTP: put a TLS-terminating proxy in front.
+--token-secret FILE reads the token from a mounted Secret (read only, symlinks followed, 0644 allowed).
 GET /healthz and /readyz answer probes without the token. A stop signal drains: no new
 connections, the calls in flight answered within --drain-seconds (default 25); a second one cuts it.
 

@@ -11,7 +11,7 @@ import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
 import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
-import { readOrCreateGatewayToken } from '../share';
+import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
 import { parseServeArgs } from './serveArgs';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
@@ -30,6 +30,8 @@ export interface ServeOptions {
   readonly wait?: boolean;
   /** Reads (or creates, 0600) the gateway's token here, so it is the same on every run. */
   readonly tokenFile?: string;
+  /** Reads the gateway's token from a mounted Secret (read only, never created). */
+  readonly tokenSecret?: string;
   /** Where the gateway listens and who may reach it; absent: 127.0.0.1 only. */
   readonly reach?: GatewayReach;
   readonly stdout: NodeJS.WritableStream;
@@ -92,9 +94,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   let token: string | undefined;
   try {
-    token = options.tokenFile ? readOrCreateGatewayToken(options.tokenFile) : undefined;
+    if (options.tokenSecret) token = readGatewayTokenSecret(options.tokenSecret);
+    else if (options.tokenFile) token = readOrCreateGatewayToken(options.tokenFile);
   } catch (error) {
-    logger.error(`--token-file: ${errorMessage(error)}`);
+    logger.error(`${options.tokenSecret ? '--token-secret' : '--token-file'}: ${errorMessage(error)}`);
     return 2;
   }
   const loaded = await loadFolderConfiguration(options.folder, {

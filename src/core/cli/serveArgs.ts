@@ -11,6 +11,8 @@ export interface ServeArgs {
   readonly wait: boolean;
   /** A token kept across runs, for agents that have the gateway in their configs. */
   readonly tokenFile?: string;
+  /** The token from a mounted Secret (Kubernetes, Docker), read only. */
+  readonly tokenSecret?: string;
   /** Run the folder's own stdio servers without asking. */
   readonly trustWorkspace: boolean;
   /** Serve one client on stdin/stdout instead of HTTP (an agent launches it as a stdio server). */
@@ -24,7 +26,8 @@ export interface ServeArgs {
 }
 
 export const SERVE_USAGE =
-  'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--wait | --no-wait] [--trust-workspace]\n' +
+  'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE | --token-secret FILE] [--wait | --no-wait]\n' +
+  '                             [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
   '                             [--drain-seconds N]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--eager] [--trust-workspace]';
@@ -35,6 +38,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   let port = 0;
   let wait = true;
   let tokenFile: string | undefined;
+  let tokenSecret: string | undefined;
   let trustWorkspace = false;
   let stdio = false;
   let eager = false;
@@ -62,6 +66,9 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     } else if (flag === '--token-file') {
       httpOnly.push('--token-file');
       tokenFile = path.resolve(cwd, value());
+    } else if (flag === '--token-secret') {
+      httpOnly.push('--token-secret');
+      tokenSecret = path.resolve(cwd, value());
     } else if (flag === '--host') {
       httpOnly.push('--host');
       host = value();
@@ -96,6 +103,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   }
   if (stdio && httpOnly.length > 0)
     throw new Error(`--stdio serves on stdin/stdout: ${[...new Set(httpOnly)].join(' and ')} apply to HTTP only\n${SERVE_USAGE}`);
+  if (tokenFile && tokenSecret) throw new Error(`--token-file and --token-secret: one token, from one place\n${SERVE_USAGE}`);
   let reach: GatewayReach;
   try {
     reach = validateReach({ host, allowedHosts, trustedProxies, allowedOrigins });
@@ -112,6 +120,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     eager,
     reach,
     ...(tokenFile ? { tokenFile } : {}),
+    ...(tokenSecret ? { tokenSecret } : {}),
     ...(drainMs === undefined ? {} : { drainMs }),
   };
 }

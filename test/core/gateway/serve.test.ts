@@ -120,6 +120,8 @@ describe('gateway: serve', function () {
     );
     assert.throws(() => parseServeArgs(['--trusted-proxy', '10.0.0.0/40'], '/work'), /Not an IP address or CIDR block/);
     assert.throws(() => parseServeArgs(['--allowed-host'], '/work'), /--allowed-host needs a value/);
+    assert.equal(parseServeArgs(['--token-secret', 'run/secrets/token'], '/work').tokenSecret, path.resolve('/work', 'run/secrets/token'));
+    assert.throws(() => parseServeArgs(['--token-file', 'a', '--token-secret', 'b'], '/work'), /one token, from one place/);
     assert.throws(
       () => parseServeArgs(['--stdio', '--host', '0.0.0.0', '--allowed-host', 'a.test', '--allowed-host', 'b.test'], '/work'),
       /--host and --allowed-host apply to HTTP only/,
@@ -169,14 +171,19 @@ describe('gateway: serve', function () {
     assert.ok(refused, 'the port is closed');
   });
 
-  it('listens where --host says, for the names --allowed-host lists', async () => {
+  it('listens where --host says, for the names --allowed-host lists, with the token of --token-secret', async () => {
     const folder = workspace(cleanup, { 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } });
     const stdout = new PassThrough();
     const out = collect(stdout);
     const controller = new AbortController();
     cleanup.add(() => controller.abort());
     const reach = { host: '0.0.0.0', allowedHosts: ['team.example.test'], trustedProxies: [], allowedOrigins: [] };
+    const secretDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-secret-'));
+    cleanup.add(() => fs.rmSync(secretDir, { recursive: true, force: true }));
+    const tokenSecret = path.join(secretDir, 'token');
+    fs.writeFileSync(tokenSecret, `${'t'.repeat(40)}\n`, { mode: 0o644 });
     const exit = runServe({
+      tokenSecret,
       folder,
       trustWorkspace: true,
       stdout,
@@ -187,6 +194,7 @@ describe('gateway: serve', function () {
     });
     const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
     assert.match(ready.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, 'a URL this machine can use');
+    assert.equal(ready.token, 't'.repeat(40), "the Secret's token");
     const port = Number(new URL(ready.url).port);
     const headers = (host: string) => initializeHeaders({ Host: host, Authorization: `Bearer ${ready.token}` });
     assert.equal(

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runServe, type ServeReady } from '../../../src/core/cli';
 import { loadConfiguration, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config';
-import { readOrCreateGatewayToken, TOKEN_ENV_VAR } from '../../../src/core/share/gatewayToken';
+import { readGatewayTokenSecret, readOrCreateGatewayToken, TOKEN_ENV_VAR } from '../../../src/core/share/gatewayToken';
 import { SHARE_TARGETS, shareGateway, type ShareTarget } from '../../../src/core/share/shareGateway';
 import { STDIO_SERVER } from '../connection/helpers';
 import { Cleanup, connectClient, eventually } from '../gateway/helpers';
@@ -121,6 +121,37 @@ describe("share: the gateway in other agents' configs", function () {
     assert.equal(readOrCreateGatewayToken(file), token);
     fs.chmodSync(file, 0o644);
     assert.throws(() => readOrCreateGatewayToken(file), /can be read by other users: run chmod 600/);
+  });
+
+  it("reads a team gateway's token from a mounted Secret (symlinks, 0644), never writes one, refuses one others can change", () => {
+    // A Kubernetes Secret volume: token -> ..data/token, ..data -> ..<timestamp>, files 0644.
+    const dir = temp(cleanup, 'share-secret-');
+    const generation = path.join(dir, '..2026_11_28_07_00_00.000000001');
+    fs.mkdirSync(generation);
+    fs.writeFileSync(path.join(generation, 'token'), `${TOKEN}\n`, { mode: 0o644 });
+    fs.chmodSync(path.join(generation, 'token'), 0o644);
+    fs.symlinkSync(path.basename(generation), path.join(dir, '..data'));
+    fs.symlinkSync(path.join('..data', 'token'), path.join(dir, 'token'));
+    const secret = path.join(dir, 'token');
+    assert.equal(readGatewayTokenSecret(secret), TOKEN);
+    assert.throws(() => readOrCreateGatewayToken(secret), /not a regular file/, '--token-file stays strict');
+
+    assert.throws(() => readGatewayTokenSecret(path.join(dir, 'missing')), /cannot be read \(ENOENT\)/);
+    assert.ok(!fs.existsSync(path.join(dir, 'missing')), 'nothing is created');
+    assert.throws(() => readGatewayTokenSecret(dir), /is not a file/);
+    fs.chmodSync(path.join(generation, 'token'), 0o664);
+    assert.throws(() => readGatewayTokenSecret(secret), /can be changed by other users/);
+    fs.chmodSync(path.join(generation, 'token'), 0o644);
+    fs.writeFileSync(path.join(generation, 'token'), 'short\n');
+    assert.throws(() => readGatewayTokenSecret(secret), /does not hold a token/);
+    fs.writeFileSync(path.join(generation, 'token'), 'a'.repeat(5000));
+    assert.throws(() => readGatewayTokenSecret(secret), /larger than a token/);
+    if (process.getuid?.() === 0) {
+      // Only root can give a file away; CI runs as root.
+      fs.writeFileSync(path.join(generation, 'token'), `${TOKEN}\n`);
+      fs.chownSync(path.join(generation, 'token'), 4321, 4321);
+      assert.throws(() => readGatewayTokenSecret(secret), /belongs to another user \(uid 4321\)/);
+    }
   });
 
   it("an agent with the shared entry reaches serve's servers (Switchboard reading Codex's config plays the agent)", async () => {
