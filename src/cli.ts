@@ -38,7 +38,6 @@ const err = (text: string): void => stdio.write(process.stderr, displayLines(tex
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
-                             [--host ADDRESS] [--allowed-host NAME] [--trusted-proxy CIDR]
                                             run the gateway headless; prints {"url","token","servers"}
        mcp-switchboard serve --stdio [--folder DIR] [--eager]
                                             the same, for one agent on stdin/stdout (a stdio server)
@@ -68,6 +67,7 @@ an IP address is accepted once serve listens beyond loopback (no page can rebind
 else's); --allowed-origin https://app.example.com admits a browser page. Each flag repeats, or
 takes a comma-separated list. serve speaks plain HTTP: put a TLS-terminating proxy in front.
 --token-secret FILE reads the token from a mounted Secret (read only, symlinks followed, 0644 allowed).
+--log-format json writes one JSON object per stderr line; --access-log adds one per request.
 GET /healthz and /readyz answer probes without the token. A stop signal drains: no new
 connections, the calls in flight answered within --drain-seconds (default 25); a second one cuts it.
 

@@ -12,12 +12,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
 import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
 import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
-import { parseServeArgs } from './serveArgs';
+import { parseServeArgs, type LogFormat } from './serveArgs';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
 import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../consent';
 import { terminalConfirm } from './terminalQuestion';
-import type { GatewayReach } from '../gateway';
+import type { AccessEntry, GatewayReach } from '../gateway';
 
 export interface ServeOptions {
   readonly folder: string;
@@ -42,6 +42,10 @@ export interface ServeOptions {
   readonly force?: AbortSignal;
   /** How long the gateway waits for calls in flight once stopped. Default 25 s (Kubernetes gives 30). */
   readonly drainMs?: number;
+  /** stderr's lines: `text` (`[level] message`, default) or `json` (one object per line, for a log collector). */
+  readonly logFormat?: LogFormat;
+  /** One line per gateway request (method, path, status, ms, client, JSON-RPC method). */
+  readonly accessLog?: boolean;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -78,7 +82,7 @@ export interface ServeReady {
  * or its settings file cannot be read.
  */
 export async function runServe(options: ServeOptions): Promise<number> {
-  const logger = streamLogger(options.stderr, options.logLevel ?? 'info');
+  const logger = streamLogger(options.stderr, options.logLevel ?? 'info', options.logFormat ?? 'text');
   if (!isDirectory(options.folder)) {
     logger.error(`folder not found: ${options.folder}`);
     return 2;
@@ -140,6 +144,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     const gateway = runtime.gateway({
       port: options.port ?? 0,
       ...(options.reach ? { reach: options.reach } : {}),
+      ...(options.accessLog ? { onAccess: accessLogger(options.stderr, options.logFormat ?? 'text') } : {}),
       ...(token ? { token } : {}),
     });
     await gateway.start();
@@ -252,11 +257,14 @@ function formatDiagnostic(diagnostic: ConfigDiagnostic): string {
   return `${where ? `${where}: ` : ''}${diagnostic.message}`;
 }
 
-function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel): Logger {
+function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel, format: LogFormat): Logger {
   const threshold = LOG_LEVELS.indexOf(minimum);
   const at = (level: LogLevel) => (message: string) => {
-    // Server names, errors and stderr lines are outside text: shown inert.
-    if (LOG_LEVELS.indexOf(level) >= threshold) stream.write(`[${level}] ${displayLines(message)}\n`);
+    if (LOG_LEVELS.indexOf(level) < threshold) return;
+    // Server names, errors and stderr lines are outside text: shown inert in a terminal, and
+    // escaped by JSON.stringify in a JSON line (which no terminal interprets).
+    if (format === 'json') stream.write(jsonLine({ time: new Date().toISOString(), level, ...splitComponent(message) }));
+    else stream.write(`[${level}] ${displayLines(message)}\n`);
   };
   return {
     enabled: (level) => LOG_LEVELS.indexOf(level) >= threshold,
@@ -265,6 +273,34 @@ function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel): Logger 
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
+  };
+}
+
+/**
+ * One JSON object and a newline. JSON.stringify escapes C0 controls (ESC included); the characters
+ * it leaves as they are but a terminal acts on (DEL and C1 controls, bidi overrides, line and
+ * paragraph separators) are escaped too, for whoever reads the log with `kubectl logs`.
+ */
+function jsonLine(value: object): string {
+  return `${JSON.stringify(value).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+}
+
+/** `[gateway] listening…` → component `gateway`: what a log collector filters on. */
+function splitComponent(message: string): { component?: string; message: string } {
+  const match = /^\[([^\]\n]{1,80})\] /.exec(message);
+  return match ? { component: match[1], message: message.slice(match[0].length) } : { message };
+}
+
+/** An access log line: text as a log line does, or one JSON object with the fields apart. */
+function accessLogger(stream: NodeJS.WritableStream, format: LogFormat): (entry: AccessEntry) => void {
+  return (entry) => {
+    if (format === 'json') stream.write(jsonLine({ time: new Date().toISOString(), level: 'info', type: 'access', ...entry }));
+    else {
+      const rpc = entry.rpc === undefined ? '' : ` ${entry.rpc}`;
+      stream.write(
+        `[access] ${displayLines(`${entry.client ?? '-'} ${entry.method} ${entry.path}${rpc} ${entry.status} ${entry.ms} ms`)}\n`,
+      );
+    }
   };
 }
 

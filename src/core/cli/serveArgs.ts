@@ -23,94 +23,124 @@ export interface ServeArgs {
   readonly reach: GatewayReach;
   /** --drain-seconds: how long a stop waits for the calls in flight; absent: serve's default. */
   readonly drainMs?: number;
+  /** --log-format: `text` (default) or `json`, one object per line. */
+  readonly logFormat: LogFormat;
+  /** --access-log: one line per HTTP request. */
+  readonly accessLog: boolean;
 }
+
+export type LogFormat = 'text' | 'json';
 
 export const SERVE_USAGE =
   'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE | --token-secret FILE] [--wait | --no-wait]\n' +
   '                             [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
-  '                             [--drain-seconds N]\n' +
+  '                             [--drain-seconds N] [--log-format text|json] [--access-log]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--eager] [--trust-workspace]';
+
+/** What the flags set, before the checks across flags. */
+interface Parsed {
+  folder: string;
+  port: number;
+  wait: boolean;
+  tokenFile?: string;
+  tokenSecret?: string;
+  trustWorkspace: boolean;
+  stdio: boolean;
+  eager: boolean;
+  host: string;
+  allowedHosts: string[];
+  trustedProxies: string[];
+  allowedOrigins: string[];
+  drainMs?: number;
+  logFormat: LogFormat;
+  accessLog: boolean;
+}
+
+const usageError = (message: string): Error => new Error(`${message}\n${SERVE_USAGE}`);
+
+function integer(flag: string, raw: string, max: number): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > max)
+    throw usageError(`${flag} must be an integer from 0 to ${max}, got "${raw.slice(0, 40)}"`);
+  return Number(raw);
+}
+
+/** Flags that take a value: what each sets, and whether it applies to HTTP only. */
+const VALUE_FLAGS: Readonly<Record<string, { readonly http: boolean; readonly set: (parsed: Parsed, raw: string, cwd: string) => void }>> =
+  {
+    '--folder': { http: false, set: (p, raw, cwd) => (p.folder = path.resolve(cwd, raw)) },
+    '--port': { http: true, set: (p, raw) => (p.port = integer('--port', raw, 65535)) },
+    '--token-file': { http: true, set: (p, raw, cwd) => (p.tokenFile = path.resolve(cwd, raw)) },
+    '--token-secret': { http: true, set: (p, raw, cwd) => (p.tokenSecret = path.resolve(cwd, raw)) },
+    '--host': { http: true, set: (p, raw) => (p.host = raw) },
+    '--allowed-host': { http: true, set: (p, raw) => p.allowedHosts.push(...raw.split(',')) },
+    '--trusted-proxy': { http: true, set: (p, raw) => p.trustedProxies.push(...raw.split(',')) },
+    '--allowed-origin': { http: true, set: (p, raw) => p.allowedOrigins.push(...raw.split(',')) },
+    '--drain-seconds': { http: true, set: (p, raw) => (p.drainMs = integer('--drain-seconds', raw, 3600) * 1000) },
+    '--log-format': {
+      http: false,
+      set: (p, raw) => {
+        if (raw !== 'text' && raw !== 'json') throw usageError(`--log-format is text or json, got "${raw.slice(0, 40)}"`);
+        p.logFormat = raw;
+      },
+    },
+  };
+
+/** Flags without a value. */
+const SWITCHES: Readonly<Record<string, { readonly http: boolean; readonly set: (parsed: Parsed) => void }>> = {
+  '--wait': { http: false, set: (p) => (p.wait = true) },
+  '--no-wait': { http: false, set: (p) => (p.wait = false) },
+  '--trust-workspace': { http: false, set: (p) => (p.trustWorkspace = true) },
+  '--stdio': { http: false, set: (p) => (p.stdio = true) },
+  '--eager': { http: false, set: (p) => (p.eager = true) },
+  '--access-log': { http: true, set: (p) => (p.accessLog = true) },
+};
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {
-  let folder = cwd;
-  let port = 0;
-  let wait = true;
-  let tokenFile: string | undefined;
-  let tokenSecret: string | undefined;
-  let trustWorkspace = false;
-  let stdio = false;
-  let eager = false;
-  let host = LOOPBACK_REACH.host;
-  let drainMs: number | undefined;
-  const allowedHosts: string[] = [];
-  const trustedProxies: string[] = [];
-  const allowedOrigins: string[] = [];
-  const httpOnly: string[] = [];
+  const p: Parsed = {
+    folder: cwd,
+    port: 0,
+    wait: true,
+    trustWorkspace: false,
+    stdio: false,
+    eager: false,
+    host: LOOPBACK_REACH.host,
+    allowedHosts: [],
+    trustedProxies: [],
+    allowedOrigins: [],
+    logFormat: 'text',
+    accessLog: false,
+  };
+  const httpOnly = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
-    const value = (): string => {
-      const next = inline ?? argv[++i];
-      if (next === undefined || next === '') throw new Error(`${flag} needs a value\n${SERVE_USAGE}`);
-      return next;
-    };
-    if (flag === '--folder') {
-      folder = path.resolve(cwd, value());
-    } else if (flag === '--port') {
-      httpOnly.push('--port');
-      const raw = value();
-      port = Number(raw);
-      if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got "${raw}"\n${SERVE_USAGE}`);
-    } else if (flag === '--token-file') {
-      httpOnly.push('--token-file');
-      tokenFile = path.resolve(cwd, value());
-    } else if (flag === '--token-secret') {
-      httpOnly.push('--token-secret');
-      tokenSecret = path.resolve(cwd, value());
-    } else if (flag === '--host') {
-      httpOnly.push('--host');
-      host = value();
-    } else if (flag === '--allowed-host') {
-      httpOnly.push('--allowed-host');
-      allowedHosts.push(...value().split(','));
-    } else if (flag === '--trusted-proxy') {
-      httpOnly.push('--trusted-proxy');
-      trustedProxies.push(...value().split(','));
-    } else if (flag === '--allowed-origin') {
-      httpOnly.push('--allowed-origin');
-      allowedOrigins.push(...value().split(','));
-    } else if (flag === '--drain-seconds') {
-      httpOnly.push('--drain-seconds');
-      const raw = value();
-      if (!/^\d{1,4}$/.test(raw) || Number(raw) > 3600)
-        throw new Error(`--drain-seconds must be an integer from 0 to 3600, got "${raw}"\n${SERVE_USAGE}`);
-      drainMs = Number(raw) * 1000;
-    } else if (flag === '--wait' && inline === undefined) {
-      wait = true;
-    } else if (flag === '--no-wait' && inline === undefined) {
-      wait = false;
-    } else if (flag === '--trust-workspace' && inline === undefined) {
-      trustWorkspace = true;
-    } else if (flag === '--stdio' && inline === undefined) {
-      stdio = true;
-    } else if (flag === '--eager' && inline === undefined) {
-      eager = true;
-    } else {
-      throw new Error(`unknown argument "${arg}"\n${SERVE_USAGE}`);
-    }
+    const [flag = '', inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
+    const valued = Object.hasOwn(VALUE_FLAGS, flag) ? VALUE_FLAGS[flag] : undefined;
+    const toggle = inline === undefined && Object.hasOwn(SWITCHES, flag) ? SWITCHES[flag] : undefined;
+    if (valued) {
+      const raw = inline ?? argv[++i];
+      if (raw === undefined || raw === '') throw usageError(`${flag} needs a value`);
+      valued.set(p, raw, cwd);
+    } else if (toggle) toggle.set(p);
+    else throw usageError(`unknown argument "${arg}"`);
+    if ((valued ?? toggle)?.http) httpOnly.add(flag);
   }
-  if (stdio && httpOnly.length > 0)
-    throw new Error(`--stdio serves on stdin/stdout: ${[...new Set(httpOnly)].join(' and ')} apply to HTTP only\n${SERVE_USAGE}`);
-  if (tokenFile && tokenSecret) throw new Error(`--token-file and --token-secret: one token, from one place\n${SERVE_USAGE}`);
+  if (p.stdio && httpOnly.size > 0) throw usageError(`--stdio serves on stdin/stdout: ${[...httpOnly].join(' and ')} apply to HTTP only`);
+  if (p.tokenFile && p.tokenSecret) throw usageError('--token-file and --token-secret: one token, from one place');
+  if (p.eager && !p.stdio) throw usageError('--eager applies to --stdio only (HTTP serve starts servers as configured)');
   let reach: GatewayReach;
   try {
-    reach = validateReach({ host, allowedHosts, trustedProxies, allowedOrigins });
+    reach = validateReach({
+      host: p.host,
+      allowedHosts: p.allowedHosts,
+      trustedProxies: p.trustedProxies,
+      allowedOrigins: p.allowedOrigins,
+    });
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n${SERVE_USAGE}`);
+    throw usageError((error as Error).message);
   }
-  if (eager && !stdio) throw new Error(`--eager applies to --stdio only (HTTP serve starts servers as configured)\n${SERVE_USAGE}`);
+  const { folder, port, wait, trustWorkspace, stdio, eager, logFormat, accessLog, tokenFile, tokenSecret, drainMs } = p;
   return {
     folder,
     port,
@@ -119,6 +149,8 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     stdio,
     eager,
     reach,
+    logFormat,
+    accessLog,
     ...(tokenFile ? { tokenFile } : {}),
     ...(tokenSecret ? { tokenSecret } : {}),
     ...(drainMs === undefined ? {} : { drainMs }),

@@ -49,6 +49,21 @@ export interface GatewayOptions {
    * least 32 characters. Absent: 256 random bits, new for this gateway.
    */
   readonly token?: string;
+  /** Told of every HTTP request once its response has ended (serve --access-log). */
+  readonly onAccess?: (entry: AccessEntry) => void;
+}
+
+/** One request, as an access log has it. Text from the client is cut short; nothing secret is in it. */
+export interface AccessEntry {
+  readonly method: string;
+  /** The path without its query. */
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
+  /** The peer, or the client a trusted proxy names. */
+  readonly client: string | undefined;
+  /** The JSON-RPC method of the body (`tools/call echo` with the tool), `batch of N`, or absent. */
+  readonly rpc?: string;
 }
 
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
@@ -90,6 +105,9 @@ export class McpGateway {
   private inFlight = 0;
   private readonly whenIdle = new Set<() => void>();
   private draining = false;
+  private readonly onAccess: ((entry: AccessEntry) => void) | undefined;
+  /** What each request's body asked, for the access log. */
+  private readonly rpcOf = new WeakMap<http.IncomingMessage, string>();
   private portClosed: Promise<void> | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
@@ -97,6 +115,7 @@ export class McpGateway {
 
   constructor(options: GatewayOptions) {
     this.reach = validateReach(options.reach ?? LOOPBACK_REACH);
+    this.onAccess = options.onAccess;
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
@@ -278,6 +297,7 @@ export class McpGateway {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (this.onAccess) this.logAccess(req, res, this.onAccess);
     if (req.method === 'POST') {
       this.inFlight += 1;
       res.once('close', () => {
@@ -344,6 +364,25 @@ export class McpGateway {
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: ok ? 'ok' : 'draining' }));
   }
 
+  private logAccess(req: http.IncomingMessage, res: http.ServerResponse, onAccess: (entry: AccessEntry) => void): void {
+    const started = performance.now();
+    res.once('close', () => {
+      try {
+        const rpc = this.rpcOf.get(req);
+        onAccess({
+          method: (req.method ?? '?').slice(0, 16),
+          path: (req.url ?? '').split('?', 1)[0]?.slice(0, 200) ?? '',
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          client: this.guard?.clientAddress(req.headers, req.socket.remoteAddress),
+          ...(rpc === undefined ? {} : { rpc }),
+        });
+      } catch (error) {
+        this.logger.error(`the access log failed: ${errorMessage(error)}`);
+      }
+    });
+  }
+
   /** Reads a POST body, answering oversized, unparsable and malformed tools/call bodies itself. */
   private async readBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ read: true; value: unknown } | { read: false }> {
     const body = await readJsonBody(req);
@@ -355,6 +394,7 @@ export class McpGateway {
       reply(res, 400, `Parse error: ${body.message}`, {}, -32700);
       return { read: false };
     }
+    if (this.onAccess) this.rpcOf.set(req, describeRpc(body.body));
     const malformed = screenRequest(body.body);
     if (malformed) {
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -408,6 +448,16 @@ export class McpGateway {
     await closed;
     if (listening) this.logger.info('stopped');
   }
+}
+
+/** `tools/call <tool>`, another method, `batch of N`, or `?`: at most 120 characters. */
+function describeRpc(body: unknown): string {
+  if (Array.isArray(body)) return `batch of ${body.length}`;
+  if (typeof body !== 'object' || body === null) return '?';
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  if (typeof method !== 'string') return 'response';
+  const tool = method === 'tools/call' && typeof params?.name === 'string' ? ` ${params.name}` : '';
+  return `${method}${tool}`.slice(0, 120);
 }
 
 /** A JSON-RPC error body, which SDK clients surface as the error message. */

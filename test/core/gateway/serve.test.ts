@@ -44,6 +44,8 @@ describe('gateway: serve', function () {
       stdio: false,
       eager: false,
       reach: LOOPBACK,
+      logFormat: 'text',
+      accessLog: false,
     });
     assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), {
       folder: path.resolve('/work', 'sub'),
@@ -53,6 +55,8 @@ describe('gateway: serve', function () {
       stdio: false,
       eager: false,
       reach: LOOPBACK,
+      logFormat: 'text',
+      accessLog: false,
     });
     assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), {
       folder: '/abs',
@@ -62,6 +66,8 @@ describe('gateway: serve', function () {
       stdio: false,
       eager: false,
       reach: LOOPBACK,
+      logFormat: 'text',
+      accessLog: false,
     });
     assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), {
       folder: '/work',
@@ -71,6 +77,8 @@ describe('gateway: serve', function () {
       stdio: false,
       eager: false,
       reach: LOOPBACK,
+      logFormat: 'text',
+      accessLog: false,
       tokenFile: path.resolve('/work', 'keys/token'),
     });
     assert.throws(() => parseServeArgs(['--token-file'], '/work'), /--token-file needs a value/);
@@ -86,6 +94,8 @@ describe('gateway: serve', function () {
       stdio: true,
       eager: true,
       reach: LOOPBACK,
+      logFormat: 'text',
+      accessLog: false,
     });
     assert.throws(() => parseServeArgs(['--stdio', '--token-file', 't'], '/work'), /--token-file apply to HTTP only/);
     assert.throws(() => parseServeArgs(['--eager'], '/work'), /--eager applies to --stdio only/);
@@ -120,6 +130,11 @@ describe('gateway: serve', function () {
     );
     assert.throws(() => parseServeArgs(['--trusted-proxy', '10.0.0.0/40'], '/work'), /Not an IP address or CIDR block/);
     assert.throws(() => parseServeArgs(['--allowed-host'], '/work'), /--allowed-host needs a value/);
+    assert.deepEqual(
+      [parseServeArgs(['--log-format', 'json', '--access-log'], '/work')].map((a) => [a.logFormat, a.accessLog]),
+      [['json', true]],
+    );
+    assert.throws(() => parseServeArgs(['--log-format', 'xml'], '/work'), /--log-format is text or json/);
     assert.equal(parseServeArgs(['--token-secret', 'run/secrets/token'], '/work').tokenSecret, path.resolve('/work', 'run/secrets/token'));
     assert.throws(() => parseServeArgs(['--token-file', 'a', '--token-secret', 'b'], '/work'), /one token, from one place/);
     assert.throws(
@@ -235,6 +250,58 @@ describe('gateway: serve', function () {
     controller.abort();
     assert.equal(textOf((await call) as CallToolResult), 'slept 1500', 'the call in flight was answered');
     assert.equal(await exit, 0);
+  });
+
+  it('--log-format json: one object per line on stderr, outside text escaped; --access-log: one per request', async () => {
+    const hostile = 'bad\u202e\u001b[31mname';
+    const folder = workspace(cleanup, {
+      'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] }, [hostile]: { args: ['no command'] } },
+    });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const out = collect(stdout);
+    const err = collect(stderr);
+    const controller = new AbortController();
+    cleanup.add(() => controller.abort());
+    const exit = runServe({
+      folder,
+      trustWorkspace: true,
+      stdout,
+      stderr,
+      signal: controller.signal,
+      env: cacheEnv(cleanup),
+      logFormat: 'json',
+      accessLog: true,
+    });
+    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
+    assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'logged' } })) as CallToolResult), 'logged');
+    await client.close();
+    controller.abort();
+    assert.equal(await exit, 0);
+
+    const lines = err()
+      .split('\n')
+      .filter((line) => line !== '');
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.ok(
+      entries.every((entry) => typeof entry.time === 'string' && typeof entry.level === 'string'),
+      err(),
+    );
+    assert.ok(!err().includes('\u001b') && !err().includes('\u202e'), 'no raw escape or bidi character reaches the terminal');
+    assert.ok(
+      entries.some((entry) => typeof entry.message === 'string' && entry.message.includes(hostile)),
+      'the name itself is kept, escaped',
+    );
+    assert.ok(entries.some((entry) => entry.component === 'gateway' && String(entry.message).startsWith('listening on')));
+    const call = entries.find((entry) => entry.type === 'access' && entry.rpc === 'tools/call echo');
+    assert.ok(call, err());
+    assert.equal(call.method, 'POST');
+    assert.equal(call.path, '/mcp/alpha');
+    assert.equal(call.status, 200);
+    assert.equal(call.client, '127.0.0.1');
+    assert.equal(typeof call.ms, 'number');
+    assert.ok(!err().includes(ready.token), 'the token is in no log line');
   });
 
   it('serveCommand serves until SIGTERM and rejects a bad command line with exit 2', async () => {
