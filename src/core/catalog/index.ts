@@ -6,7 +6,7 @@ export { OfferCatalog } from './offerCatalog';
 export { buildSnapshot } from './snapshot';
 export { prepareToolList } from './preparedList';
 export { type CatalogSettings } from './settings';
-export { ToolCatalog } from './toolCatalog';
+export { ToolCatalog, type CallSettlement, type SettledCall } from './toolCatalog';
 export type * from './types';
 export { MAX_EXPOSED_SETTING } from './filters';
 export { sanitizeNamePart } from './naming';

@@ -5,10 +5,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
 import { containFailure } from '../base/contain';
-import type { Disposable, Event } from '../base/events';
+import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import type { CallerOptions, CallOutcome, ToolsChangeEvent } from '../connection';
-import { startsOnDemand, type ServerStateChangeEvent } from '../state';
+import { isSwitchboardError, startsOnDemand, type ErrorCode, type ServerStateChangeEvent } from '../state';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
 import { ToolCallGate } from './callGate';
 import type { CatalogManager } from './catalogManager';
@@ -46,9 +46,23 @@ export interface CatalogDiagnostics {
   readonly builds: number;
 }
 
+/** How a call through the catalog ended: a result, a result with `isError`, or an error's code. */
+export type CallSettlement = 'ok' | 'toolError' | ErrorCode | 'failed';
+
+export interface SettledCall {
+  readonly server: string;
+  readonly tool: string;
+  readonly outcome: CallSettlement;
+  /** From the call's arrival to its end, waits for the server included. */
+  readonly ms: number;
+}
+
 export class ToolCatalog implements ToolSource, Disposable {
   /** Fires when what chat sees changed: at most once per burst of events. */
   readonly onDidChange: Event<CatalogSnapshot>;
+  /** Fires once per call from chat or a gateway client, when it ends: what metrics count. */
+  readonly onDidSettleCall: Event<SettledCall>;
+  private readonly callsSettled = new Emitter<SettledCall>();
   /** Resolves once the stored cache has been read; cached tools appear from then on. Never rejects. */
   readonly ready: Promise<void>;
 
@@ -87,6 +101,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     const publisher = new SnapshotPublisher({ inputs: () => records.snapshotInputs(), settings: () => this.settings, logger: this.logger });
     this.publisher = publisher;
     this.onDidChange = publisher.onDidChange;
+    this.onDidSettleCall = this.callsSettled.event;
     this.waits = new ServerWaits(records, clock);
     this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager });
     this.subscriptions.push(records.onDidChangeInputs(() => publisher.markDirty()));
@@ -129,7 +144,15 @@ export class ToolCatalog implements ToolSource, Disposable {
     args: Record<string, unknown>,
     options: O = {} as O,
   ): Promise<CallOutcome<O, CallToolResult>> {
-    return this.calls.call(server, tool, args, options);
+    const call = this.calls.call(server, tool, args, options);
+    if (this.callsSettled.listenerCount === 0) return call;
+    const started = this.clock.now();
+    const settle = (outcome: CallSettlement) => this.callsSettled.fire({ server, tool, outcome, ms: this.clock.now() - started });
+    call.then(
+      (result) => settle(isErrorResult(result) ? 'toolError' : 'ok'),
+      (error: unknown) => settle(isSwitchboardError(error) ? error.code : 'failed'),
+    );
+    return call;
   }
 
   /**
@@ -271,6 +294,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.disposed = true;
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
     this.records.refresh.dispose();
+    this.callsSettled.dispose();
     this.waits.failAll(new SwitchboardError('SERVER_UNAVAILABLE', 'the tool catalog was disposed', { notSent: true }));
     this.publisher.dispose();
     this.records.dispose();
@@ -326,4 +350,8 @@ export class ToolCatalog implements ToolSource, Disposable {
   private current(): BuiltSnapshot {
     return this.publisher.current();
   }
+}
+
+function isErrorResult(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
 }

@@ -9,7 +9,7 @@ import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import { isInvalid, type ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
+import { createGatewayMetrics, createRuntime, LAUNCHED_BY_ENV, type GatewayMetrics, type SwitchboardRuntime } from '../runtime';
 import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
 import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
 import { parseServeArgs, type LogFormat } from './serveArgs';
@@ -46,6 +46,8 @@ export interface ServeOptions {
   readonly logFormat?: LogFormat;
   /** One line per gateway request (method, path, status, ms, client, JSON-RPC method). */
   readonly accessLog?: boolean;
+  /** Prometheus metrics at /metrics (with the token). */
+  readonly metrics?: boolean;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -131,6 +133,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     // Signed in with `mcp-switchboard login`; serve refreshes but never signs in (nobody to ask).
     secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
+  let metrics: GatewayMetrics | undefined;
   try {
     if (options.stdio) return await serveStdio(runtime, consented, options, logger);
     await runtime.manager.start(consented.servers, consented.blocks);
@@ -141,10 +144,21 @@ export async function runServe(options: ServeOptions): Promise<number> {
         options.signal,
       );
     if (options.signal.aborted) return 0;
+    if (options.metrics) {
+      // The gateway, created just below, is the one runtime.gateway() returns from then on.
+      metrics = await createGatewayMetrics({
+        catalog: runtime.catalog,
+        manager: runtime.manager,
+        sessions: () => runtime.gateway().sessionCount,
+      });
+    }
+    const logAccess = options.accessLog ? accessLogger(options.stderr, options.logFormat ?? 'text') : undefined;
+    const onAccess = [logAccess, metrics?.access].filter((sink) => sink !== undefined);
     const gateway = runtime.gateway({
       port: options.port ?? 0,
       ...(options.reach ? { reach: options.reach } : {}),
-      ...(options.accessLog ? { onAccess: accessLogger(options.stderr, options.logFormat ?? 'text') } : {}),
+      ...(onAccess.length > 0 ? { onAccess: (entry: AccessEntry) => onAccess.forEach((sink) => sink(entry)) } : {}),
+      ...(metrics ? { metrics } : {}),
       ...(token ? { token } : {}),
     });
     await gateway.start();
@@ -163,6 +177,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     logger.error(`serve failed: ${errorMessage(error)}`);
     return 1;
   } finally {
+    metrics?.dispose();
     await runtime.dispose();
   }
 }

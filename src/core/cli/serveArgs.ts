@@ -27,6 +27,8 @@ export interface ServeArgs {
   readonly logFormat: LogFormat;
   /** --access-log: one line per HTTP request. */
   readonly accessLog: boolean;
+  /** --metrics: Prometheus metrics at /metrics, with the token. */
+  readonly metrics: boolean;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -35,7 +37,7 @@ export const SERVE_USAGE =
   'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE | --token-secret FILE] [--wait | --no-wait]\n' +
   '                             [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
-  '                             [--drain-seconds N] [--log-format text|json] [--access-log]\n' +
+  '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--metrics]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--eager] [--trust-workspace]';
 
 /** What the flags set, before the checks across flags. */
@@ -55,6 +57,7 @@ interface Parsed {
   drainMs?: number;
   logFormat: LogFormat;
   accessLog: boolean;
+  metrics: boolean;
 }
 
 const usageError = (message: string): Error => new Error(`${message}\n${SERVE_USAGE}`);
@@ -94,6 +97,7 @@ const SWITCHES: Readonly<Record<string, { readonly http: boolean; readonly set: 
   '--stdio': { http: false, set: (p) => (p.stdio = true) },
   '--eager': { http: false, set: (p) => (p.eager = true) },
   '--access-log': { http: true, set: (p) => (p.accessLog = true) },
+  '--metrics': { http: true, set: (p) => (p.metrics = true) },
 };
 
 /** Throws an Error whose message says what is wrong and how the command is used. */
@@ -111,6 +115,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     allowedOrigins: [],
     logFormat: 'text',
     accessLog: false,
+    metrics: false,
   };
   const httpOnly = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -140,7 +145,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   } catch (error) {
     throw usageError((error as Error).message);
   }
-  const { folder, port, wait, trustWorkspace, stdio, eager, logFormat, accessLog, tokenFile, tokenSecret, drainMs } = p;
+  const { folder, port, wait, trustWorkspace, stdio, eager, logFormat, accessLog, metrics, tokenFile, tokenSecret, drainMs } = p;
   return {
     folder,
     port,
@@ -151,6 +156,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     reach,
     logFormat,
     accessLog,
+    metrics,
     ...(tokenFile ? { tokenFile } : {}),
     ...(tokenSecret ? { tokenSecret } : {}),
     ...(drainMs === undefined ? {} : { drainMs }),

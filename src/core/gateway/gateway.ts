@@ -49,8 +49,16 @@ export interface GatewayOptions {
    * least 32 characters. Absent: 256 random bits, new for this gateway.
    */
   readonly token?: string;
-  /** Told of every HTTP request once its response has ended (serve --access-log). */
+  /** Told of every HTTP request once its response has ended (serve --access-log, metrics). */
   readonly onAccess?: (entry: AccessEntry) => void;
+  /** Served at /metrics, to a client with the token (serve --metrics). */
+  readonly metrics?: MetricsEndpoint;
+}
+
+/** What /metrics serves: Prometheus' text format, rendered when scraped. */
+export interface MetricsEndpoint {
+  readonly contentType: string;
+  render(): Promise<string>;
 }
 
 /** One request, as an access log has it. Text from the client is cut short; nothing secret is in it. */
@@ -106,6 +114,7 @@ export class McpGateway {
   private readonly whenIdle = new Set<() => void>();
   private draining = false;
   private readonly onAccess: ((entry: AccessEntry) => void) | undefined;
+  private readonly metrics: MetricsEndpoint | undefined;
   /** What each request's body asked, for the access log. */
   private readonly rpcOf = new WeakMap<http.IncomingMessage, string>();
   private portClosed: Promise<void> | undefined;
@@ -116,6 +125,7 @@ export class McpGateway {
   constructor(options: GatewayOptions) {
     this.reach = validateReach(options.reach ?? LOOPBACK_REACH);
     this.onAccess = options.onAccess;
+    this.metrics = options.metrics;
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
@@ -327,6 +337,7 @@ export class McpGateway {
       const headers: Record<string, string> = verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-switchboard"' } : {};
       return reply(res, verdict.status, verdict.message, headers);
     }
+    if (target === '/metrics' && this.metrics) return this.answerMetrics(this.metrics, req, res);
     // Origin-form only ("/mcp/x?y"); an absolute-form target names no endpoint of ours.
     const endpoint = target.startsWith('/') ? parseEndpointPath(target.split('?', 1)[0] ?? '') : undefined;
     if (!endpoint) return reply(res, 404, 'Not found');
@@ -362,6 +373,13 @@ export class McpGateway {
     const ok = probe === 'live' || !this.draining;
     res.writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: ok ? 'ok' : 'draining' }));
+  }
+
+  private async answerMetrics(metrics: MetricsEndpoint, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'GET') return reply(res, 405, 'Method not allowed', { Allow: 'GET' });
+    const text = await metrics.render();
+    res.writeHead(200, { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' });
+    res.end(text);
   }
 
   private logAccess(req: http.IncomingMessage, res: http.ServerResponse, onAccess: (entry: AccessEntry) => void): void {

@@ -46,6 +46,7 @@ describe('gateway: serve', function () {
       reach: LOOPBACK,
       logFormat: 'text',
       accessLog: false,
+      metrics: false,
     });
     assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), {
       folder: path.resolve('/work', 'sub'),
@@ -57,6 +58,7 @@ describe('gateway: serve', function () {
       reach: LOOPBACK,
       logFormat: 'text',
       accessLog: false,
+      metrics: false,
     });
     assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), {
       folder: '/abs',
@@ -68,6 +70,7 @@ describe('gateway: serve', function () {
       reach: LOOPBACK,
       logFormat: 'text',
       accessLog: false,
+      metrics: false,
     });
     assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), {
       folder: '/work',
@@ -79,6 +82,7 @@ describe('gateway: serve', function () {
       reach: LOOPBACK,
       logFormat: 'text',
       accessLog: false,
+      metrics: false,
       tokenFile: path.resolve('/work', 'keys/token'),
     });
     assert.throws(() => parseServeArgs(['--token-file'], '/work'), /--token-file needs a value/);
@@ -96,6 +100,7 @@ describe('gateway: serve', function () {
       reach: LOOPBACK,
       logFormat: 'text',
       accessLog: false,
+      metrics: false,
     });
     assert.throws(() => parseServeArgs(['--stdio', '--token-file', 't'], '/work'), /--token-file apply to HTTP only/);
     assert.throws(() => parseServeArgs(['--eager'], '/work'), /--eager applies to --stdio only/);
@@ -302,6 +307,50 @@ describe('gateway: serve', function () {
     assert.equal(call.client, '127.0.0.1');
     assert.equal(typeof call.ms, 'number');
     assert.ok(!err().includes(ready.token), 'the token is in no log line');
+  });
+
+  it('--metrics: Prometheus text at /metrics, with the token: calls by server and outcome, requests, sessions, servers', async () => {
+    const folder = workspace(cleanup, {
+      'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] }, off: { command: 'nonexistent-command-x' } },
+    });
+    const stdout = new PassThrough();
+    const out = collect(stdout);
+    const controller = new AbortController();
+    cleanup.add(() => controller.abort());
+    const exit = runServe({
+      folder,
+      trustWorkspace: true,
+      stdout,
+      stderr: new PassThrough(),
+      signal: controller.signal,
+      env: cacheEnv(cleanup),
+      metrics: true,
+    });
+    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
+    assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'counted' } })) as CallToolResult), 'counted');
+    assert.equal(((await client.callTool({ name: 'fail', arguments: {} })) as CallToolResult).isError, true);
+    await assert.rejects(client.callTool({ name: 'nope', arguments: {} }));
+
+    const base = new URL(ready.url).origin;
+    assert.equal((await fetch(`${base}/metrics`)).status, 401, 'not without the token');
+    const scrape = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${ready.token}` } });
+    assert.equal(scrape.status, 200);
+    assert.match(scrape.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    const text = await scrape.text();
+    assert.match(text, /^mcp_switchboard_tool_calls_total\{server="alpha",outcome="ok"\} 1$/m);
+    assert.match(text, /^mcp_switchboard_tool_calls_total\{server="alpha",outcome="toolError"\} 1$/m);
+    assert.match(text, /^mcp_switchboard_tool_calls_total\{server="alpha",outcome="UNKNOWN_TOOL"\} 1$/m);
+    assert.match(text, /^mcp_switchboard_tool_call_duration_seconds_count\{server="alpha"\} 3$/m);
+    assert.match(text, /^mcp_switchboard_http_requests_total\{method="POST",status="200"\} \d+$/m);
+    assert.match(text, /^mcp_switchboard_http_requests_total\{method="GET",status="401"\} 1$/m);
+    assert.match(text, /^mcp_switchboard_sessions 1$/m);
+    assert.match(text, /^mcp_switchboard_servers\{state="running"\} 1$/m);
+    assert.match(text, /^mcp_switchboard_servers\{state="(error|starting)"\} 1$/m);
+    assert.match(text, /^mcp_switchboard_process_resident_memory_bytes \d+/m);
+    assert.ok(!text.includes('echo') && !text.includes(ready.token), 'no tool name, no token');
+    controller.abort();
+    assert.equal(await exit, 0);
   });
 
   it('serveCommand serves until SIGTERM and rejects a bad command line with exit 2', async () => {
