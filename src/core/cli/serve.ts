@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { FolderToolCacheStorage } from '../catalog';
-import { loadFolderConfiguration, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
+import { loadFolderConfiguration, USER_SETTINGS_ENV, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import { isInvalid, type ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createGatewayMetrics, createRuntime, LAUNCHED_BY_ENV, type GatewayMetrics, type SwitchboardRuntime } from '../runtime';
+import { createGatewayMetrics, createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
 import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
 import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
 import { parseServeArgs, type LogFormat } from './serveArgs';
@@ -32,6 +32,12 @@ export interface ServeOptions {
   readonly tokenFile?: string;
   /** Reads the gateway's token from a mounted Secret (read only, never created). */
   readonly tokenSecret?: string;
+  /**
+   * A settings file in the editor's format (`mcpSwitchboard.servers`, `.tools`, `.sandbox`…), read
+   * as the editor reads its user settings: a team gateway's configuration. Default:
+   * $MCP_SWITCHBOARD_USER_SETTINGS.
+   */
+  readonly configFile?: string;
   /** Where the gateway listens and who may reach it; absent: 127.0.0.1 only. */
   readonly reach?: GatewayReach;
   readonly stdout: NodeJS.WritableStream;
@@ -106,8 +112,16 @@ export async function runServe(options: ServeOptions): Promise<number> {
     logger.error(`${options.tokenSecret ? '--token-secret' : '--token-file'}: ${errorMessage(error)}`);
     return 2;
   }
+  // --config names the settings file a team's gateway is configured by; else the editor's user
+  // settings when the Share launcher names them.
+  const userSettingsFile = options.configFile ?? (env[USER_SETTINGS_ENV] || undefined);
+  if (options.configFile !== undefined && !fs.existsSync(options.configFile)) {
+    logger.error(`--config: ${options.configFile} does not exist`);
+    return 2;
+  }
   const loaded = await loadFolderConfiguration(options.folder, {
     env,
+    ...(userSettingsFile === undefined ? {} : { userSettingsFile }),
     ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
   });
   if (loaded.kind === 'unreadable') {
@@ -128,30 +142,43 @@ export async function runServe(options: ServeOptions): Promise<number> {
     logger,
     connection: { defaultCwd: options.folder, baseEnv: env, sandbox: { hostPlaces: () => ({ workspaceFolders: [options.folder] }) } },
     storage: new FolderToolCacheStorage(cacheDir),
-    settings: await readCatalogSettings(options.folder),
+    settings: await readCatalogSettings(options.folder, userSettingsFile),
     hostAnswers: cliAnswers(options.folder, 'serve'),
     // Signed in with `mcp-switchboard login`; serve refreshes but never signs in (nobody to ask).
     secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
-  let metrics: GatewayMetrics | undefined;
   try {
     if (options.stdio) return await serveStdio(runtime, consented, options, logger);
-    await runtime.manager.start(consented.servers, consented.blocks);
-    if (options.wait !== false)
-      await firstAttemptsDone(
-        runtime.manager,
-        consented.servers.filter((server) => !consented.blocks.has(server.name)),
-        options.signal,
-      );
-    if (options.signal.aborted) return 0;
-    if (options.metrics) {
-      // The gateway, created just below, is the one runtime.gateway() returns from then on.
-      metrics = await createGatewayMetrics({
-        catalog: runtime.catalog,
-        manager: runtime.manager,
-        sessions: () => runtime.gateway().sessionCount,
-      });
-    }
+    return await serveHttp(runtime, consented, options, token, logger);
+  } catch (error) {
+    logger.error(`serve failed: ${errorMessage(error)}`);
+    return 1;
+  } finally {
+    await runtime.dispose();
+  }
+}
+
+/** HTTP serve: the servers, then the gateway on its port until the signal, then the drain. */
+async function serveHttp(
+  runtime: SwitchboardRuntime,
+  consented: ConsentedServers,
+  options: ServeOptions,
+  token: string | undefined,
+  logger: Logger,
+): Promise<number> {
+  await runtime.manager.start(consented.servers, consented.blocks);
+  if (options.wait !== false)
+    await firstAttemptsDone(
+      runtime.manager,
+      consented.servers.filter((server) => !consented.blocks.has(server.name)),
+      options.signal,
+    );
+  if (options.signal.aborted) return 0;
+  // The gateway, created just below, is the one runtime.gateway() returns from then on.
+  const metrics = options.metrics
+    ? await createGatewayMetrics({ catalog: runtime.catalog, manager: runtime.manager, sessions: () => runtime.gateway().sessionCount })
+    : undefined;
+  try {
     const logAccess = options.accessLog ? accessLogger(options.stderr, options.logFormat ?? 'text') : undefined;
     const onAccess = [logAccess, metrics?.access].filter((sink) => sink !== undefined);
     const gateway = runtime.gateway({
@@ -173,12 +200,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     const drained = await gateway.drain(options.drainMs ?? DEFAULT_DRAIN_MS, options.force);
     if (drained.left === 0) logger.info('every call in flight was answered');
     return 0;
-  } catch (error) {
-    logger.error(`serve failed: ${errorMessage(error)}`);
-    return 1;
   } finally {
     metrics?.dispose();
-    await runtime.dispose();
   }
 }
 
@@ -216,6 +239,8 @@ export interface ServeCommandOptions {
   readonly stdout?: NodeJS.WritableStream;
   readonly stderr?: NodeJS.WritableStream;
   readonly cwd?: string;
+  /** MCP_SWITCHBOARD_<FLAG> variables and the servers' environment. Default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -227,7 +252,7 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   const stderr = options.stderr ?? process.stderr;
   let args;
   try {
-    args = parseServeArgs(argv, options.cwd ?? process.cwd());
+    args = parseServeArgs(argv, options.cwd ?? process.cwd(), options.env ?? process.env);
   } catch (error) {
     stderr.write(`${errorMessage(error)}\n`);
     return 2;
@@ -242,7 +267,15 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
   try {
     // With --stdio, stdin carries the protocol: nobody can be asked on it.
     const ask = args.stdio ? undefined : terminalConfirm();
-    return await runServe({ ...args, stdout, stderr, signal, force: force.signal, ...(ask ? { ask } : {}) });
+    return await runServe({
+      ...args,
+      stdout,
+      stderr,
+      signal,
+      force: force.signal,
+      ...(options.env ? { env: options.env } : {}),
+      ...(ask ? { ask } : {}),
+    });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);
   }

@@ -13,6 +13,8 @@ export interface ServeArgs {
   readonly tokenFile?: string;
   /** The token from a mounted Secret (Kubernetes, Docker), read only. */
   readonly tokenSecret?: string;
+  /** --config: the settings file (the editor's format) a team gateway is configured by. */
+  readonly configFile?: string;
   /** Run the folder's own stdio servers without asking. */
   readonly trustWorkspace: boolean;
   /** Serve one client on stdin/stdout instead of HTTP (an agent launches it as a stdio server). */
@@ -35,10 +37,11 @@ export type LogFormat = 'text' | 'json';
 
 export const SERVE_USAGE =
   'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE | --token-secret FILE] [--wait | --no-wait]\n' +
-  '                             [--trust-workspace]\n' +
+  '                             [--config FILE] [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
   '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--metrics]\n' +
-  '       mcp-switchboard serve --stdio [--folder DIR] [--eager] [--trust-workspace]';
+  '       mcp-switchboard serve --stdio [--folder DIR] [--config FILE] [--eager] [--trust-workspace]\n' +
+  'Each flag of HTTP serve can come from MCP_SWITCHBOARD_<FLAG> (MCP_SWITCHBOARD_ALLOWED_HOST=a,b); the command line wins.';
 
 /** What the flags set, before the checks across flags. */
 interface Parsed {
@@ -47,6 +50,7 @@ interface Parsed {
   wait: boolean;
   tokenFile?: string;
   tokenSecret?: string;
+  configFile?: string;
   trustWorkspace: boolean;
   stdio: boolean;
   eager: boolean;
@@ -75,6 +79,7 @@ const VALUE_FLAGS: Readonly<Record<string, { readonly http: boolean; readonly se
     '--port': { http: true, set: (p, raw) => (p.port = integer('--port', raw, 65535)) },
     '--token-file': { http: true, set: (p, raw, cwd) => (p.tokenFile = path.resolve(cwd, raw)) },
     '--token-secret': { http: true, set: (p, raw, cwd) => (p.tokenSecret = path.resolve(cwd, raw)) },
+    '--config': { http: false, set: (p, raw, cwd) => (p.configFile = path.resolve(cwd, raw)) },
     '--host': { http: true, set: (p, raw) => (p.host = raw) },
     '--allowed-host': { http: true, set: (p, raw) => p.allowedHosts.push(...raw.split(',')) },
     '--trusted-proxy': { http: true, set: (p, raw) => p.trustedProxies.push(...raw.split(',')) },
@@ -100,8 +105,38 @@ const SWITCHES: Readonly<Record<string, { readonly http: boolean; readonly set: 
   '--metrics': { http: true, set: (p) => (p.metrics = true) },
 };
 
-/** Throws an Error whose message says what is wrong and how the command is used. */
-export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs {
+/** `--allowed-host` → `MCP_SWITCHBOARD_ALLOWED_HOST`. */
+export function serveFlagEnvName(flag: string): string {
+  return `MCP_SWITCHBOARD_${flag.slice(2).toUpperCase().replaceAll('-', '_')}`;
+}
+
+/** Flags a container sets through its environment: not --stdio's (an agent launches that one). */
+const NOT_FROM_ENV = new Set(['--stdio', '--eager']);
+
+/** The flags the environment gives, as arguments before the command line's. */
+function flagsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  const args: string[] = [];
+  for (const flag of Object.keys(VALUE_FLAGS)) {
+    const value = env[serveFlagEnvName(flag)];
+    if (value !== undefined && value !== '') args.push(`${flag}=${value}`);
+  }
+  for (const flag of Object.keys(SWITCHES)) {
+    const value = env[serveFlagEnvName(flag)]?.toLowerCase();
+    if (NOT_FROM_ENV.has(flag) || value === undefined || value === '' || value === '0' || value === 'false') continue;
+    if (value !== '1' && value !== 'true')
+      throw usageError(`${serveFlagEnvName(flag)} is 1, true, 0 or false, got "${value.slice(0, 20)}"`);
+    args.push(flag);
+  }
+  return args;
+}
+
+/**
+ * Throws an Error whose message says what is wrong and how the command is used. `env`: the flags
+ * of HTTP serve from MCP_SWITCHBOARD_<FLAG> variables, before the command line's (which win; lists
+ * add up). `serve --stdio` ignores them.
+ */
+export function parseServeArgs(argv: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>> = {}): ServeArgs {
+  if (!argv.includes('--stdio')) argv = [...flagsFromEnv(env), ...argv];
   const p: Parsed = {
     folder: cwd,
     port: 0,
@@ -145,7 +180,8 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
   } catch (error) {
     throw usageError((error as Error).message);
   }
-  const { folder, port, wait, trustWorkspace, stdio, eager, logFormat, accessLog, metrics, tokenFile, tokenSecret, drainMs } = p;
+  const { folder, port, wait, trustWorkspace, stdio, eager, logFormat, accessLog, metrics, tokenFile, tokenSecret, configFile, drainMs } =
+    p;
   return {
     folder,
     port,
@@ -159,6 +195,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeArgs 
     metrics,
     ...(tokenFile ? { tokenFile } : {}),
     ...(tokenSecret ? { tokenSecret } : {}),
+    ...(configFile ? { configFile } : {}),
     ...(drainMs === undefined ? {} : { drainMs }),
   };
 }

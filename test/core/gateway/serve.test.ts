@@ -353,6 +353,64 @@ describe('gateway: serve', function () {
     assert.equal(await exit, 0);
   });
 
+  it('takes each HTTP flag from MCP_SWITCHBOARD_<FLAG> too (the command line wins), never for --stdio', () => {
+    const env = {
+      MCP_SWITCHBOARD_HOST: '0.0.0.0',
+      MCP_SWITCHBOARD_ALLOWED_HOST: 'a.test,b.test',
+      MCP_SWITCHBOARD_PORT: '8080',
+      MCP_SWITCHBOARD_METRICS: 'true',
+      MCP_SWITCHBOARD_ACCESS_LOG: '0',
+      MCP_SWITCHBOARD_CONFIG: 'team/settings.json',
+    };
+    const args = parseServeArgs(['--port', '9090', '--allowed-host', 'c.test'], '/work', env);
+    assert.deepEqual(
+      [args.reach.host, args.reach.allowedHosts, args.port, args.metrics, args.accessLog, args.configFile],
+      ['0.0.0.0', ['a.test', 'b.test', 'c.test'], 9090, true, false, path.resolve('/work', 'team/settings.json')],
+    );
+    assert.throws(() => parseServeArgs([], '/work', { MCP_SWITCHBOARD_PORT: 'x' }), /--port must be an integer/);
+    assert.throws(() => parseServeArgs([], '/work', { MCP_SWITCHBOARD_METRICS: 'yes' }), /MCP_SWITCHBOARD_METRICS is 1, true, 0 or false/);
+    const stdio = parseServeArgs(['--stdio'], '/work', { MCP_SWITCHBOARD_HOST: '0.0.0.0', MCP_SWITCHBOARD_STDIO: '1' });
+    assert.equal(stdio.reach.host, '127.0.0.1', 'an agent launching --stdio gets none of them');
+    assert.equal(parseServeArgs([], '/work', { MCP_SWITCHBOARD_STDIO: '1', MCP_SWITCHBOARD_EAGER: '1' }).stdio, false);
+  });
+
+  it('--config: a team gateway configured by a settings file, trusted as user settings, its tool filters applied', async () => {
+    const folder = workspace(cleanup, {});
+    const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-config-'));
+    cleanup.add(() => fs.rmSync(configDir, { recursive: true, force: true }));
+    const configFile = path.join(configDir, 'settings.json');
+    fs.writeFileSync(
+      configFile,
+      `// the team's servers\n${JSON.stringify({
+        'mcpSwitchboard.servers': { team: { command: process.execPath, args: [STDIO_SERVER] } },
+        'mcpSwitchboard.tools.deny': ['team/fail'],
+      })}`,
+    );
+    const stdout = new PassThrough();
+    const out = collect(stdout);
+    const controller = new AbortController();
+    cleanup.add(() => controller.abort());
+    // No --trust-workspace: the file is the operator's, as user settings are the user's.
+    const exit = runServe({ folder, configFile, stdout, stderr: new PassThrough(), signal: controller.signal, env: cacheEnv(cleanup) });
+    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    assert.deepEqual(Object.keys(ready.servers), ['team']);
+    const { client } = await connectClient(cleanup, ready.servers.team ?? '', ready.token);
+    const tools = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(tools.includes('echo') && !tools.includes('fail'), tools.join(', '));
+    controller.abort();
+    assert.equal(await exit, 0);
+
+    const missing = runServe({
+      folder,
+      configFile: path.join(configDir, 'nope.json'),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      signal: controller.signal,
+      env: cacheEnv(cleanup),
+    });
+    assert.equal(await missing, 2);
+  });
+
   it('serveCommand serves until SIGTERM and rejects a bad command line with exit 2', async () => {
     const folder = workspace(cleanup, {});
     const stdout = new PassThrough();

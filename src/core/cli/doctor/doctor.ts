@@ -4,6 +4,7 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { defaultCredentialsFile, FileSecretStore } from '../../auth';
 import { MemoryToolCacheStorage } from '../../catalog';
+import { USER_SETTINGS_ENV } from '../../config';
 import { isSwitchboardError } from '../../connection';
 import { isSettled, type ServerState } from '../../state';
 import type { ManagerOptions } from '../../manager';
@@ -71,7 +72,7 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     },
     startupGateMs: 0,
     storage: new MemoryToolCacheStorage(),
-    settings: await readCatalogSettings(workspace.folder),
+    settings: await readCatalogSettings(workspace.folder, (environment.env ?? process.env)[USER_SETTINGS_ENV] || undefined),
     hostAnswers: cliAnswers(workspace.folder, 'doctor'),
     // Signed in with `mcp-switchboard login`; the doctor refreshes but never signs in.
     secrets: new FileSecretStore(defaultCredentialsFile(environment.env ?? process.env)),

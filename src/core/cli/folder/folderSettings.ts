@@ -30,13 +30,19 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * `mcpSwitchboard.tools.*` from DIR/.vscode/settings.json, read as the editor reads them (the same
- * defaults, `cacheTtlDays` included). A file that cannot be read contributes nothing here; serve
- * and doctor have already refused to run on it.
+ * defaults, `cacheTtlDays` included), over those of the user settings file when there is one (`serve
+ * --config`, $MCP_SWITCHBOARD_USER_SETTINGS): a setting the folder gives wins, as a workspace setting
+ * does in the editor. A file that cannot be read contributes nothing here; serve and doctor have
+ * already refused to run on it.
  */
-export async function readCatalogSettings(folder: string): Promise<CatalogSettings> {
-  const file = path.join(folder, '.vscode', 'settings.json');
+export async function readCatalogSettings(folder: string, userSettingsFile?: string): Promise<CatalogSettings> {
+  const workspace = await readSettingsObject(path.join(folder, '.vscode', 'settings.json'), 'workspace');
+  const user = userSettingsFile === undefined ? {} : await readSettingsObject(userSettingsFile, 'user');
+  return catalogSettingsFrom(settingsFileLookup({ ...user, ...workspace }));
+}
+
+async function readSettingsObject(file: string, kind: 'workspace' | 'user'): Promise<Record<string, unknown>> {
   const read = await nodeFileSystem.readText(file, limits.MAX_FILE_BYTES);
-  const value = read.kind === 'ok' ? parseJsonc(read.text, { kind: 'workspace', file }).value : undefined;
-  const settings = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  return catalogSettingsFrom(settingsFileLookup(settings));
+  const value = read.kind === 'ok' ? parseJsonc(read.text, { kind, file }).value : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
