@@ -3,7 +3,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry } from '../../../src/core/catalog/cache';
 import { isSwitchboardError } from '../../../src/core/state';
 import type { CatalogSettings } from '../../../src/core/catalog/settings';
-import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
+import { ToolCatalog, type SettledCall } from '../../../src/core/catalog/toolCatalog';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
 import { hashServerConnection } from '../../../src/core/config/hash';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
@@ -252,6 +252,28 @@ describe('ToolCatalog', () => {
     assert.deepEqual(manager.calls, []);
     await catalog.callExposedTool('git', 'status', { x: 1 });
     assert.deepEqual(manager.calls, [{ server: 'git', tool: 'status', args: { x: 1 } }]);
+  });
+
+  it('tells of each call when it ends: its outcome, and its time from arrival (waits included) on the clock', async () => {
+    const storage = new MemoryToolCacheStorage();
+    const [key, value] = storedEntry(definition('git'), tools('status'), new FakeClock().now());
+    await storage.set(key, value);
+    const { manager, catalog, clock } = setup({ storage });
+    await catalog.ready;
+    const settled: SettledCall[] = [];
+    catalog.onDidSettleCall((call) => settled.push(call));
+    manager.setState('git', 'starting');
+    const held = catalog.callExposedTool('git', 'status', {});
+    await microtasks();
+    clock.advance(250);
+    run(manager, 'git', tools('status'));
+    await held;
+    await assert.rejects(catalog.callExposedTool('git', 'missing', {}));
+    await microtasks();
+    assert.deepEqual(settled, [
+      { server: 'git', tool: 'status', outcome: 'ok', ms: 250 },
+      { server: 'git', tool: 'missing', outcome: 'UNKNOWN_TOOL', ms: 0 },
+    ]);
   });
 
   it('holds a call to a cached tool until the server runs, then forwards it', async () => {
