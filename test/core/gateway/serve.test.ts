@@ -346,7 +346,8 @@ describe('gateway: serve', function () {
     assert.match(text, /^mcp_switchboard_http_requests_total\{method="GET",status="401"\} 1$/m);
     assert.match(text, /^mcp_switchboard_sessions 1$/m);
     assert.match(text, /^mcp_switchboard_servers\{state="running"\} 1$/m);
-    assert.match(text, /^mcp_switchboard_servers\{state="(error|starting)"\} 1$/m);
+    // A command that does not exist: failed, or between two attempts, whichever the scrape sees.
+    assert.match(text, /^mcp_switchboard_servers\{state="(error|starting|reconnecting)"\} 1$/m);
     assert.match(text, /^mcp_switchboard_process_resident_memory_bytes \d+/m);
     assert.ok(!text.includes('echo') && !text.includes(ready.token), 'no tool name, no token');
     controller.abort();
