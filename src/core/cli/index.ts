@@ -2,7 +2,7 @@
 // arguments, the folder's settings file and stdout/stderr in place of the editor's UI.
 export * from './doctor';
 export { readCatalogSettings, serveCacheDir } from './folder';
-export { runServe, serveCommand, type ServeReady } from './serve';
+export { runServe, serveCommand, type ServeOptions, type ServeReady } from './serve';
 export { parseServeArgs } from './serveArgs';
 export { LOGIN_USAGE, runLogin } from './login';
 export { REGISTRY_USAGE, runRegistry } from './registry';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeReady } from '../../../src/core/cli';
+import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeOptions, type ServeReady } from '../../../src/core/cli';
 import { isAlive, STDIO_SERVER } from '../connection/helpers';
 import { Cleanup, connectClient, eventually, initializeHeaders, INITIALIZE_BODY, rawRequest, textOf } from './helpers';
 import { LOOPBACK_REACH as LOOPBACK } from '../../../src/core/gateway';
@@ -34,6 +34,24 @@ function workspace(cleanup: Cleanup, settings: string | Record<string, unknown>)
 describe('gateway: serve', function () {
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
+
+  const ALPHA = { 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } };
+
+  /** runServe on a folder with `settings`, until the test ends; resolves once its ready line is out. */
+  async function serving(settings: Record<string, unknown>, options: Partial<ServeOptions> = {}) {
+    const folder = workspace(cleanup, settings);
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const out = collect(stdout);
+    const err = collect(stderr);
+    const controller = new AbortController();
+    cleanup.add(() => controller.abort());
+    const exit = runServe({ folder, trustWorkspace: true, stdout, stderr, signal: controller.signal, env: cacheEnv(cleanup), ...options });
+    const ready = JSON.parse(
+      await eventually(() => (out().includes('\n') ? out() : undefined), `the JSON line (stderr: ${err()})`),
+    ) as ServeReady;
+    return { folder, ready, exit, err, stop: () => controller.abort() };
+  }
 
   it('parses [--folder DIR] [--port N]', () => {
     assert.deepEqual(parseServeArgs([], '/work'), {
@@ -192,27 +210,12 @@ describe('gateway: serve', function () {
   });
 
   it('listens where --host says, for the names --allowed-host lists, with the token of --token-secret', async () => {
-    const folder = workspace(cleanup, { 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } });
-    const stdout = new PassThrough();
-    const out = collect(stdout);
-    const controller = new AbortController();
-    cleanup.add(() => controller.abort());
     const reach = { host: '0.0.0.0', allowedHosts: ['team.example.test'], trustedProxies: [], allowedOrigins: [] };
     const secretDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-secret-'));
     cleanup.add(() => fs.rmSync(secretDir, { recursive: true, force: true }));
     const tokenSecret = path.join(secretDir, 'token');
     fs.writeFileSync(tokenSecret, `${'t'.repeat(40)}\n`, { mode: 0o644 });
-    const exit = runServe({
-      tokenSecret,
-      folder,
-      trustWorkspace: true,
-      stdout,
-      stderr: new PassThrough(),
-      signal: controller.signal,
-      env: cacheEnv(cleanup),
-      reach,
-    });
-    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const { ready, exit, stop } = await serving(ALPHA, { tokenSecret, reach });
     assert.match(ready.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, 'a URL this machine can use');
     assert.equal(ready.token, 't'.repeat(40), "the Secret's token");
     const port = Number(new URL(ready.url).port);
@@ -225,7 +228,7 @@ describe('gateway: serve', function () {
       (await rawRequest(port, { path: '/mcp/alpha', headers: headers('other.example.test'), body: INITIALIZE_BODY })).status,
       403,
     );
-    controller.abort();
+    stop();
     assert.equal(await exit, 0);
   });
 
@@ -234,55 +237,23 @@ describe('gateway: serve', function () {
     assert.throws(() => parseServeArgs(['--drain-seconds', '-1'], '/work'), /--drain-seconds must be an integer from 0 to 3600/);
     assert.throws(() => parseServeArgs(['--stdio', '--drain-seconds', '3'], '/work'), /--drain-seconds apply to HTTP only/);
 
-    const folder = workspace(cleanup, { 'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] } } });
-    const stdout = new PassThrough();
-    const out = collect(stdout);
-    const controller = new AbortController();
-    cleanup.add(() => controller.abort());
-    const exit = runServe({
-      folder,
-      trustWorkspace: true,
-      stdout,
-      stderr: new PassThrough(),
-      signal: controller.signal,
-      env: cacheEnv(cleanup),
-      drainMs: 10_000,
-    });
-    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const { ready, exit, stop } = await serving(ALPHA, { drainMs: 10_000 });
     const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
     const call = client.callTool({ name: 'slow', arguments: { ms: 1500 } });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    controller.abort();
+    stop();
     assert.equal(textOf((await call) as CallToolResult), 'slept 1500', 'the call in flight was answered');
     assert.equal(await exit, 0);
   });
 
   it('--log-format json: one object per line on stderr, outside text escaped; --access-log: one per request', async () => {
     const hostile = 'bad\u202e\u001b[31mname';
-    const folder = workspace(cleanup, {
-      'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] }, [hostile]: { args: ['no command'] } },
-    });
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    const out = collect(stdout);
-    const err = collect(stderr);
-    const controller = new AbortController();
-    cleanup.add(() => controller.abort());
-    const exit = runServe({
-      folder,
-      trustWorkspace: true,
-      stdout,
-      stderr,
-      signal: controller.signal,
-      env: cacheEnv(cleanup),
-      logFormat: 'json',
-      accessLog: true,
-    });
-    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const settings = { 'mcpSwitchboard.servers': { ...ALPHA['mcpSwitchboard.servers'], [hostile]: { args: ['no command'] } } };
+    const { ready, exit, err, stop } = await serving(settings, { logFormat: 'json', accessLog: true });
     const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
     assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'logged' } })) as CallToolResult), 'logged');
     await client.close();
-    controller.abort();
+    stop();
     assert.equal(await exit, 0);
 
     const lines = err()
@@ -310,23 +281,8 @@ describe('gateway: serve', function () {
   });
 
   it('--metrics: Prometheus text at /metrics, with the token: calls by server and outcome, requests, sessions, servers', async () => {
-    const folder = workspace(cleanup, {
-      'mcpSwitchboard.servers': { alpha: { command: process.execPath, args: [STDIO_SERVER] }, off: { command: 'nonexistent-command-x' } },
-    });
-    const stdout = new PassThrough();
-    const out = collect(stdout);
-    const controller = new AbortController();
-    cleanup.add(() => controller.abort());
-    const exit = runServe({
-      folder,
-      trustWorkspace: true,
-      stdout,
-      stderr: new PassThrough(),
-      signal: controller.signal,
-      env: cacheEnv(cleanup),
-      metrics: true,
-    });
-    const ready = JSON.parse(await eventually(() => (out().includes('\n') ? out() : undefined), 'the JSON line')) as ServeReady;
+    const settings = { 'mcpSwitchboard.servers': { ...ALPHA['mcpSwitchboard.servers'], off: { command: 'nonexistent-command-x' } } };
+    const { ready, exit, stop } = await serving(settings, { metrics: true });
     const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
     assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'counted' } })) as CallToolResult), 'counted');
     assert.equal(((await client.callTool({ name: 'fail', arguments: {} })) as CallToolResult).isError, true);
@@ -350,7 +306,7 @@ describe('gateway: serve', function () {
     assert.match(text, /^mcp_switchboard_servers\{state="(error|starting|reconnecting)"\} 1$/m);
     assert.match(text, /^mcp_switchboard_process_resident_memory_bytes \d+/m);
     assert.ok(!text.includes('echo') && !text.includes(ready.token), 'no tool name, no token');
-    controller.abort();
+    stop();
     assert.equal(await exit, 0);
   });
 
