@@ -1,9 +1,12 @@
 // How the CLI (`mcp-switchboard`, dist/cli.js) is bundled: one place for the build and the benchmarks.
 //
-// - Run as a command (its `bin`), it starts Node with a 4 MiB young generation. `serve` is a
-//   long-running gateway; Node's default lets the young generation grow to 32 MiB under load, which
-//   was a quarter of the process's memory (bench:peers: 120 MB RSS against 98 MB, with no more CPU
-//   per call). npm's Windows shims read `env -S` shebangs too. `node dist/cli.js` runs without it.
+// - Run as a command (its `bin`), it starts Node with a 2 MiB semi-space (young generation).
+//   `serve` is a long-running gateway; Node's default lets the young generation grow to 32 MiB under
+//   load, which was a quarter of the process's memory (bench:peers: 120 MB RSS against 98 MB, with
+//   no more CPU per call); 2 MiB instead of 4 took another 20 MiB off after 10 rounds of bursts (115
+//   → 95 MiB) at the same latency (bench/RESULTS.md). The editor's launcher for other agents
+//   (src/editor/cliLauncher.ts) passes the same flag. npm's Windows shims read `env -S` shebangs
+//   too. `node dist/cli.js` runs without it.
 // - Comments are left out: some hold non-ASCII characters (— →), which make V8 keep the whole
 //   3.4 MB source as a two-byte string (7 MB); whitespace-only minification keeps the names, and the
 //   source map still points at the TypeScript.
@@ -12,7 +15,7 @@ import { TRIM_PLUGINS } from './bundleTrim.mjs';
 
 export const CLI_BUILD_OPTIONS = {
   entryPoints: ['src/cli.ts'],
-  banner: { js: '#!/usr/bin/env -S node --max-semi-space-size=4' },
+  banner: { js: '#!/usr/bin/env -S node --max-semi-space-size=2' },
   minifyWhitespace: true,
   plugins: TRIM_PLUGINS,
 };

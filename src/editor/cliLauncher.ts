@@ -42,7 +42,8 @@ export function writeCliLauncher(
         '# Written by MCP Switchboard each time the editor starts: the CLI of the installed extension,',
         "# on the editor's own runtime, reading the editor's user settings.",
         ...(userSettings ? [`${USER_SETTINGS_ENV}=${shellQuote(userSettings)}`, `export ${USER_SETTINGS_ENV}`] : []),
-        `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} --max-semi-space-size=4 ${shellQuote(cliPath)} "$@"`,
+        // The young generation of the CLI's own shebang (scripts/cliBuild.mjs says why).
+        `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} --max-semi-space-size=2 ${shellQuote(cliPath)} "$@"`,
         '',
       ].join('\n');
   // Written beside and renamed over: an agent starting it meanwhile never reads half a script.
