@@ -67,7 +67,8 @@ an IP address is accepted once serve listens beyond loopback (no page can rebind
 else's); --allowed-origin https://app.example.com admits a browser page. Each flag repeats, or
 takes a comma-separated list. serve speaks plain HTTP: put a TLS-terminating proxy in front.
 --token-secret FILE reads the token from a mounted Secret (read only, symlinks followed, 0644 allowed).
---log-format json writes one JSON object per stderr line; --access-log adds one per request;
+--log-format json writes one JSON object per stderr line; --access-log adds one per request and
+--audit-log one per tool call (who, which tool, outcome; never the arguments);
 --metrics serves Prometheus metrics at /metrics (with the token). --config FILE is a settings file
 in the editor's format, read as user settings. Each flag can come from MCP_SWITCHBOARD_<FLAG>.
 GET /healthz and /readyz answer probes without the token. A stop signal drains: no new

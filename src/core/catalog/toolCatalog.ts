@@ -55,6 +55,8 @@ export interface SettledCall {
   readonly outcome: CallSettlement;
   /** From the call's arrival to its end, waits for the server included. */
   readonly ms: number;
+  /** Who asked, as the caller's options say (a gateway client's name and version); absent for chat. */
+  readonly caller?: string;
 }
 
 export class ToolCatalog implements ToolSource, Disposable {
@@ -147,7 +149,9 @@ export class ToolCatalog implements ToolSource, Disposable {
     const call = this.calls.call(server, tool, args, options);
     if (this.callsSettled.listenerCount === 0) return call;
     const started = this.clock.now();
-    const settle = (outcome: CallSettlement) => this.callsSettled.fire({ server, tool, outcome, ms: this.clock.now() - started });
+    const caller = options.caller === undefined ? {} : { caller: options.caller };
+    const settle = (outcome: CallSettlement) =>
+      this.callsSettled.fire({ server, tool, outcome, ms: this.clock.now() - started, ...caller });
     call.then(
       (result) => settle(isErrorResult(result) ? 'toolError' : 'ok'),
       (error: unknown) => settle(isSwitchboardError(error) ? error.code : 'failed'),

@@ -3,7 +3,7 @@
 // where to connect; everything else goes to stderr.
 import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { FolderToolCacheStorage } from '../catalog';
+import { FolderToolCacheStorage, type SettledCall } from '../catalog';
 import { loadFolderConfiguration, USER_SETTINGS_ENV, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import { isInvalid, type ServerManager } from '../manager';
@@ -54,6 +54,8 @@ export interface ServeOptions {
   readonly accessLog?: boolean;
   /** Prometheus metrics at /metrics (with the token). */
   readonly metrics?: boolean;
+  /** One line per tool call: who (as the client names itself), which tool, outcome, time; never the arguments. */
+  readonly auditLog?: boolean;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -178,6 +180,7 @@ async function serveHttp(
   const metrics = options.metrics
     ? await createGatewayMetrics({ catalog: runtime.catalog, manager: runtime.manager, sessions: () => runtime.gateway().sessionCount })
     : undefined;
+  const audit = options.auditLog ? runtime.catalog.onDidSettleCall(auditLogger(options.stderr, options.logFormat ?? 'text')) : undefined;
   try {
     const logAccess = options.accessLog ? accessLogger(options.stderr, options.logFormat ?? 'text') : undefined;
     const onAccess = [logAccess, metrics?.access].filter((sink) => sink !== undefined);
@@ -201,6 +204,7 @@ async function serveHttp(
     if (drained.left === 0) logger.info('every call in flight was answered');
     return 0;
   } finally {
+    audit?.dispose();
     metrics?.dispose();
   }
 }
@@ -349,6 +353,15 @@ function accessLogger(stream: NodeJS.WritableStream, format: LogFormat): (entry:
         `[access] ${displayLines(`${entry.client ?? '-'} ${entry.method} ${entry.path}${rpc} ${entry.status} ${entry.ms} ms`)}\n`,
       );
     }
+  };
+}
+
+/** An audit line per tool call: the arguments are never in it (they may hold anything). */
+function auditLogger(stream: NodeJS.WritableStream, format: LogFormat): (call: SettledCall) => void {
+  return (call) => {
+    const entry = { caller: call.caller ?? '-', server: call.server, tool: call.tool, outcome: call.outcome, ms: call.ms };
+    if (format === 'json') stream.write(jsonLine({ time: new Date().toISOString(), level: 'info', type: 'audit', ...entry }));
+    else stream.write(`[audit] ${displayLines(`${entry.caller} ${entry.server}/${entry.tool} ${entry.outcome} ${entry.ms} ms`)}\n`);
   };
 }
 

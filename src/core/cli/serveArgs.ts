@@ -31,6 +31,8 @@ export interface ServeArgs {
   readonly accessLog: boolean;
   /** --metrics: Prometheus metrics at /metrics, with the token. */
   readonly metrics: boolean;
+  /** --audit-log: one line per tool call (who, which tool, outcome, time; never its arguments). */
+  readonly auditLog: boolean;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -39,7 +41,7 @@ export const SERVE_USAGE =
   'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE | --token-secret FILE] [--wait | --no-wait]\n' +
   '                             [--config FILE] [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
-  '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--metrics]\n' +
+  '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--audit-log] [--metrics]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--config FILE] [--eager] [--trust-workspace]\n' +
   'Each flag of HTTP serve can come from MCP_SWITCHBOARD_<FLAG> (MCP_SWITCHBOARD_ALLOWED_HOST=a,b); the command line wins.';
 
@@ -62,6 +64,7 @@ interface Parsed {
   logFormat: LogFormat;
   accessLog: boolean;
   metrics: boolean;
+  auditLog: boolean;
 }
 
 const usageError = (message: string): Error => new Error(`${message}\n${SERVE_USAGE}`);
@@ -103,6 +106,7 @@ const SWITCHES: Readonly<Record<string, { readonly http: boolean; readonly set: 
   '--eager': { http: false, set: (p) => (p.eager = true) },
   '--access-log': { http: true, set: (p) => (p.accessLog = true) },
   '--metrics': { http: true, set: (p) => (p.metrics = true) },
+  '--audit-log': { http: true, set: (p) => (p.auditLog = true) },
 };
 
 /** `--allowed-host` → `MCP_SWITCHBOARD_ALLOWED_HOST`. */
@@ -151,6 +155,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
     logFormat: 'text',
     accessLog: false,
     metrics: false,
+    auditLog: false,
   };
   const httpOnly = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -180,8 +185,22 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
   } catch (error) {
     throw usageError((error as Error).message);
   }
-  const { folder, port, wait, trustWorkspace, stdio, eager, logFormat, accessLog, metrics, tokenFile, tokenSecret, configFile, drainMs } =
-    p;
+  const {
+    folder,
+    port,
+    wait,
+    trustWorkspace,
+    stdio,
+    eager,
+    logFormat,
+    accessLog,
+    auditLog,
+    metrics,
+    tokenFile,
+    tokenSecret,
+    configFile,
+    drainMs,
+  } = p;
   return {
     folder,
     port,
@@ -192,6 +211,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
     reach,
     logFormat,
     accessLog,
+    auditLog,
     metrics,
     ...(tokenFile ? { tokenFile } : {}),
     ...(tokenSecret ? { tokenSecret } : {}),

@@ -75,6 +75,11 @@ export interface CallerOptions {
    * a tool that needs a task is run as one for the caller.
    */
   readonly clientTasks?: ClientTasks;
+  /**
+   * Who asked, for the audit log: the gateway client's name and version as it gave them (not
+   * authenticated: any client with the token can say anything). Never sent upstream.
+   */
+  readonly caller?: string;
 }
 
 /** A request's outcome: its result, or with `rounds` a round for the client to answer. */

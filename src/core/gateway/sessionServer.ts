@@ -13,7 +13,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { type ClientInputRound, type CallerOptions, isSwitchboardError, runRelayed } from '../connection';
-import { sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
+import { clientKeyOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError, upstreamError } from './callErrors';
@@ -201,7 +201,7 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
   });
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
-    const target = await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal);
+    const target = { ...(await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal)), caller: callerOf(server, ctx) };
     if (tasks && request.params.task !== undefined) {
       // The SDK types this handler's answer as a CallToolResult; TaskReceivingServer lets the task's through.
       return taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
@@ -221,19 +221,33 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
   });
 }
 
+/** The tool a request calls, and who asked (for the audit log). */
+type CallerTarget = CallTarget & { readonly caller?: string };
+
 /** The call a task runs: as a plain request makes it, failing with the JSON-RPC error its client should see. */
 async function callFor(
   source: ToolSource,
-  target: CallTarget,
+  target: CallerTarget,
   params: CallToolRequestParams,
   options: CallerOptions,
 ): Promise<CallToolResult | ClientInputRound> {
   try {
-    const sent = target.readyBy === undefined ? options : { ...options, readyBy: target.readyBy };
+    const sent = {
+      ...options,
+      ...(target.readyBy === undefined ? {} : { readyBy: target.readyBy }),
+      ...(target.caller ? { caller: target.caller } : {}),
+    };
     return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, sent)) as CallToolResult | ClientInputRound;
   } catch (error) {
     throw toProtocolError(error, target, params.name);
   }
+}
+
+/** `name@version` as the client gave them: per request for a 2026-07-28 client, from initialize for a 2025 session. */
+function callerOf(server: Server, ctx: ServerContext): string {
+  if (ctx.mcpReq.envelope !== undefined) return clientKeyOf(ctx);
+  const info = server.getClientVersion();
+  return `${info?.name.slice(0, 200) ?? '(unnamed)'}@${info?.version.slice(0, 50) ?? ''}`;
 }
 
 /** A task-augmented call (2025-11-25): the task is created and returned, the call runs in it. */
@@ -243,7 +257,7 @@ function taskCall(
   relays: RelayHost | undefined,
   source: ToolSource,
   logger: Logger,
-  target: CallTarget,
+  target: CallerTarget,
   params: CallToolRequestParams,
 ): CreateTaskResult {
   if (taskSupportOf(source.snapshot(), target) === 'forbidden') throw noTaskSupport(params.name);

@@ -65,6 +65,7 @@ describe('gateway: serve', function () {
       logFormat: 'text',
       accessLog: false,
       metrics: false,
+      auditLog: false,
     });
     assert.deepEqual(parseServeArgs(['--folder', 'sub', '--port', '8123', '--no-wait'], '/work'), {
       folder: path.resolve('/work', 'sub'),
@@ -77,6 +78,7 @@ describe('gateway: serve', function () {
       logFormat: 'text',
       accessLog: false,
       metrics: false,
+      auditLog: false,
     });
     assert.deepEqual(parseServeArgs(['--folder=/abs', '--port=0', '--wait', '--trust-workspace'], '/work'), {
       folder: '/abs',
@@ -89,6 +91,7 @@ describe('gateway: serve', function () {
       logFormat: 'text',
       accessLog: false,
       metrics: false,
+      auditLog: false,
     });
     assert.deepEqual(parseServeArgs(['--token-file', 'keys/token'], '/work'), {
       folder: '/work',
@@ -101,6 +104,7 @@ describe('gateway: serve', function () {
       logFormat: 'text',
       accessLog: false,
       metrics: false,
+      auditLog: false,
       tokenFile: path.resolve('/work', 'keys/token'),
     });
     assert.throws(() => parseServeArgs(['--token-file'], '/work'), /--token-file needs a value/);
@@ -119,6 +123,7 @@ describe('gateway: serve', function () {
       logFormat: 'text',
       accessLog: false,
       metrics: false,
+      auditLog: false,
     });
     assert.throws(() => parseServeArgs(['--stdio', '--token-file', 't'], '/work'), /--token-file apply to HTTP only/);
     assert.throws(() => parseServeArgs(['--eager'], '/work'), /--eager applies to --stdio only/);
@@ -246,10 +251,10 @@ describe('gateway: serve', function () {
     assert.equal(await exit, 0);
   });
 
-  it('--log-format json: one object per line on stderr, outside text escaped; --access-log: one per request', async () => {
+  it('--log-format json: one object per line on stderr, outside text escaped; --access-log: one per request; --audit-log: one per call', async () => {
     const hostile = 'bad\u202e\u001b[31mname';
     const settings = { 'mcpSwitchboard.servers': { ...ALPHA['mcpSwitchboard.servers'], [hostile]: { args: ['no command'] } } };
-    const { ready, exit, err, stop } = await serving(settings, { logFormat: 'json', accessLog: true });
+    const { ready, exit, err, stop } = await serving(settings, { logFormat: 'json', accessLog: true, auditLog: true });
     const { client } = await connectClient(cleanup, ready.servers.alpha ?? '', ready.token);
     assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'logged' } })) as CallToolResult), 'logged');
     await client.close();
@@ -278,6 +283,12 @@ describe('gateway: serve', function () {
     assert.equal(call.client, '127.0.0.1');
     assert.equal(typeof call.ms, 'number');
     assert.ok(!err().includes(ready.token), 'the token is in no log line');
+    const audits = entries.filter((entry) => entry.type === 'audit');
+    assert.deepEqual(
+      audits.map(({ caller, server, tool, outcome }) => ({ caller, server, tool, outcome })),
+      [{ caller: 'gateway-test@1.0.0', server: 'alpha', tool: 'echo', outcome: 'ok' }],
+    );
+    assert.ok(!JSON.stringify(audits).includes('logged'), 'never the arguments');
   });
 
   it('--metrics: Prometheus text at /metrics, with the token: calls by server and outcome, requests, sessions, servers', async () => {
