@@ -63,21 +63,40 @@ const oneAjv = {
 };
 
 /**
- * node-forge (300 KB of the sandbox runtime) serves only the runtime's TLS-terminating proxy
- * (`network.tlsTerminate`), which the settings we write never turn on. Anything that reaches it
- * anyway fails loudly instead of running without it.
+ * A module left out of a bundle: whoever imports it (from `importer`, when given) gets a stand-in
+ * that throws `reason` as soon as anything of it is used, so nothing runs without it unnoticed.
  */
-const noNodeForge = {
-  name: 'no-node-forge',
-  setup(build) {
-    build.onResolve({ filter: /^node-forge$/ }, () => ({ path: 'node-forge', namespace: 'no-node-forge' }));
-    build.onLoad({ filter: /.*/, namespace: 'no-node-forge' }, () => ({
-      contents: `const refuse = () => { throw new Error('TLS termination is not part of this build of the sandbox runtime'); };
-const stub = new Proxy(refuse, { get: (_target, key) => (key === Symbol.toPrimitive ? undefined : stub), apply: refuse, construct: refuse });
-export default stub;`,
-    }));
-  },
-};
+function leftOut(name, reason, importer) {
+  const namespace = `left-out-${name.replace(/[^a-z0-9]+/gi, '-')}`;
+  const filter = new RegExp(`^${name.replace(/[/.]/g, (c) => `\\${c}`)}$`);
+  return {
+    name: namespace,
+    setup(build) {
+      build.onResolve({ filter }, (args) => (importer && !importer.test(args.importer) ? undefined : { path: name, namespace }));
+      build.onLoad({ filter: /.*/, namespace }, () => ({
+        contents: `const refuse = () => { throw new Error(${JSON.stringify(reason)}); };
+const stub = new Proxy(refuse, { get: (_target, key) => (typeof key === 'symbol' || key === '__esModule' ? undefined : stub), apply: refuse, construct: refuse });
+module.exports = stub;`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * node-forge (300 KB of the sandbox runtime) serves only the runtime's TLS-terminating proxy
+ * (`network.tlsTerminate`), which the settings we write never turn on.
+ */
+const noNodeForge = leftOut('node-forge', 'TLS termination is not part of this build of the sandbox runtime');
+
+/**
+ * prom-client (serve --metrics) requires the OpenTelemetry API for exemplars and tdigest for
+ * summaries; we create neither (22 and 10 KB of the minified bundle, which put the editor's package
+ * over 1 MB).
+ */
+const PROM_CLIENT = /[\\/]prom-client[\\/]/;
+const noExemplars = leftOut('@opentelemetry/api', 'metric exemplars are not part of this build', PROM_CLIENT);
+const noSummaries = leftOut('tdigest', 'summary metrics are not part of this build', PROM_CLIENT);
 
 /**
  * The SDK's Protocol.request builds a result validator for every request without a schema (every
@@ -124,6 +143,6 @@ const resultValidatorOnce = {
 };
 
 /** For our own bundles (the extension, the CLI). */
-export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv, resultValidatorOnce];
+export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv, resultValidatorOnce, noExemplars, noSummaries];
 /** For the sandbox runtime's bundle. */
 export const SANDBOX_TRIM_PLUGINS = [zodEnglishOnly, noNodeForge];

@@ -8,6 +8,7 @@ import { serveCacheDir } from '../../../src/core/cli';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
 import { buildCli, fixture, runCli, markerPid, tempWorkspace } from '../doctor/helpers';
 import { bareClient, eventually, startServe, tempCacheHome } from './helpers';
+import { initializeHeaders, INITIALIZE_BODY, rawRequest } from '../gateway/helpers';
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
@@ -109,6 +110,51 @@ describe('CLI: serve', function () {
       'stdout carries exactly one line',
     );
     assert.match(serve.stderr(), /shutting down/);
+  });
+
+  it('the built CLI as a team gateway: flags from the environment, JSON logs, access and audit lines, /metrics, probes, a clean SIGTERM', async () => {
+    const ws = tempWorkspace(cleanup, { alpha: fixture() });
+    const serve = await startServe(cleanup, ['--folder', ws.dir, '--log-format', 'json'], {
+      XDG_CACHE_HOME: tempCacheHome(cleanup),
+      MCP_SWITCHBOARD_ALLOWED_HOST: 'team.example.test',
+      MCP_SWITCHBOARD_METRICS: 'true',
+      MCP_SWITCHBOARD_ACCESS_LOG: '1',
+      MCP_SWITCHBOARD_AUDIT_LOG: '1',
+    });
+    const { url, token, servers } = serve.ready;
+    const client = await bareClient(cleanup, servers.alpha ?? '', token);
+    assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { text: 'audited' } })) as CallToolResult), 'audited');
+    const origin = new URL(url).origin;
+    assert.equal((await fetch(`${origin}/readyz`)).status, 200);
+    const metrics = await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(metrics.status, 200);
+    const text = await metrics.text();
+    assert.match(text, /^mcp_switchboard_tool_calls_total\{server="alpha",outcome="ok"\} 1$/m);
+    assert.match(text, /^mcp_switchboard_process_cpu_seconds_total \d/m, "the process's own, in the bundle");
+    const port = Number(new URL(url).port);
+    const asTeam = (host: string) =>
+      rawRequest(port, {
+        path: '/mcp/alpha',
+        headers: initializeHeaders({ Host: host, Authorization: `Bearer ${token}` }),
+        body: INITIALIZE_BODY,
+      });
+    assert.equal((await asTeam('team.example.test')).status, 200, 'MCP_SWITCHBOARD_ALLOWED_HOST');
+    assert.equal((await asTeam('other.example.test')).status, 403);
+
+    serve.child.kill('SIGTERM');
+    assert.deepEqual(await serve.exited, { code: 0, signal: null });
+    const entries = serve
+      .stderr()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.ok(entries.some((entry) => entry.type === 'access' && entry.rpc === 'tools/call echo' && entry.status === 200));
+    assert.ok(
+      entries.some(
+        (entry) => entry.type === 'audit' && entry.tool === 'echo' && entry.outcome === 'ok' && entry.caller === 'serve-test@1.0.0',
+      ),
+    );
+    assert.ok(!serve.stderr().includes('audited'), 'no argument in any line');
   });
 
   it("keeps the tool cache in the user cache folder, so a restart lists a slow server's tools before it connects", async () => {
