@@ -15,10 +15,11 @@ const LAYERS = {
   auth: ['base', 'config', 'state', 'connection'],
   manager: ['base', 'config', 'state', 'connection'],
   catalog: ['base', 'config', 'state', 'connection'],
-  gateway: ['base', 'config', 'state', 'connection', 'catalog'],
+  identity: ['base', 'state', 'connection', 'catalog'],
+  gateway: ['base', 'config', 'state', 'connection', 'catalog', 'identity'],
   // sandbox: a failure it caused is explained from its own denial lines (notices, row words).
   presentation: ['base', 'config', 'state', 'sandbox', 'catalog'],
-  runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'gateway'],
+  runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'identity', 'gateway'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
   'cli/doctor': [
     'base',
@@ -43,6 +44,7 @@ const LAYERS = {
     'auth',
     'manager',
     'catalog',
+    'identity',
     'gateway',
     'presentation',
     'runtime',

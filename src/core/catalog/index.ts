@@ -1,6 +1,6 @@
 export { DEFAULT_MAX_EXPOSED } from './budget';
 export { MemoryToolCacheStorage, type ToolCacheStorage } from './cache';
-export { describeFilterRule } from './filters';
+export { compileGlob, describeFilterRule, type GlobPattern } from './filters';
 export { FolderToolCacheStorage } from './folderStorage';
 export { OfferCatalog } from './offerCatalog';
 export { buildSnapshot } from './snapshot';

@@ -12,7 +12,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createGatewayMetrics, createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
 import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
 import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
-import { parseServeArgs, type LogFormat } from './serveArgs';
+import { parseServeArgs, type LogFormat, type ServeOAuth } from './serveArgs';
+import { loadTeamIdentity } from './serveIdentity';
+import type { DeniedCall } from '../identity';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
 import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../consent';
@@ -56,6 +58,8 @@ export interface ServeOptions {
   readonly metrics?: boolean;
   /** One line per tool call: who (as the client names itself), which tool, outcome, time; never the arguments. */
   readonly auditLog?: boolean;
+  /** A team gateway: users' OAuth access tokens instead of the static token, and a policy. */
+  readonly oauth?: ServeOAuth;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -168,6 +172,10 @@ async function serveHttp(
   token: string | undefined,
   logger: Logger,
 ): Promise<number> {
+  // Before any server starts: an issuer that cannot be read or a broken policy stops serve here.
+  const identity = options.oauth
+    ? await loadTeamIdentity(options.oauth, options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined)
+    : undefined;
   await runtime.manager.start(consented.servers, consented.blocks);
   if (options.wait !== false)
     await firstAttemptsDone(
@@ -190,6 +198,7 @@ async function serveHttp(
       ...(onAccess.length > 0 ? { onAccess: (entry: AccessEntry) => onAccess.forEach((sink) => sink(entry)) } : {}),
       ...(metrics ? { metrics } : {}),
       ...(token ? { token } : {}),
+      ...(identity ? { identity } : {}),
     });
     await gateway.start();
     const ready: ServeReady = {
@@ -362,6 +371,15 @@ function auditLogger(stream: NodeJS.WritableStream, format: LogFormat): (call: S
     const entry = { caller: call.caller ?? '-', server: call.server, tool: call.tool, outcome: call.outcome, ms: call.ms };
     if (format === 'json') stream.write(jsonLine({ time: new Date().toISOString(), level: 'info', type: 'audit', ...entry }));
     else stream.write(`[audit] ${displayLines(`${entry.caller} ${entry.server}/${entry.tool} ${entry.outcome} ${entry.ms} ms`)}\n`);
+  };
+}
+
+/** An audit line for a call a policy refused: the rule that refused it, never the arguments. */
+function deniedAuditLogger(stream: NodeJS.WritableStream, format: LogFormat): (call: DeniedCall) => void {
+  return (call) => {
+    const entry = { caller: call.caller ?? '-', server: call.server, tool: call.tool, outcome: 'denied', rule: call.rule, ms: 0 };
+    if (format === 'json') stream.write(jsonLine({ time: new Date().toISOString(), level: 'info', type: 'audit', ...entry }));
+    else stream.write(`[audit] ${displayLines(`${entry.caller} ${entry.server}/${entry.tool} denied (${entry.rule})`)}\n`);
   };
 }
 

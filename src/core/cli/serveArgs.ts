@@ -33,6 +33,22 @@ export interface ServeArgs {
   readonly metrics: boolean;
   /** --audit-log: one line per tool call (who, which tool, outcome, time; never its arguments). */
   readonly auditLog: boolean;
+  /** --oauth-issuer and the rest: a team gateway that takes its users' access tokens. */
+  readonly oauth?: ServeOAuth;
+}
+
+/** A team gateway's identity: whose tokens it takes, for what, and what each user may use. */
+export interface ServeOAuth {
+  /** The identity provider's issuer URL, as its tokens' `iss` says it. */
+  readonly issuer: string;
+  /** The gateway's `/mcp` as clients reach it; absent: as it listens. */
+  readonly resource?: URL;
+  /** What the tokens' `aud` must contain, when not the resource URL. */
+  readonly audience?: string;
+  /** Scopes every token must carry. */
+  readonly scopes: readonly string[];
+  /** --policy: the JSON file of rules (who may see and call which servers and tools). */
+  readonly policyFile?: string;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -42,6 +58,7 @@ export const SERVE_USAGE =
   '                             [--config FILE] [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
   '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--audit-log] [--metrics]\n' +
+  '                             [--oauth-issuer URL [--oauth-resource URL] [--oauth-audience AUD] [--oauth-scope S]... [--policy FILE]]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--config FILE] [--eager] [--trust-workspace]\n' +
   'Each flag of HTTP serve can come from MCP_SWITCHBOARD_<FLAG> (MCP_SWITCHBOARD_ALLOWED_HOST=a,b); the command line wins.';
 
@@ -65,9 +82,26 @@ interface Parsed {
   accessLog: boolean;
   metrics: boolean;
   auditLog: boolean;
+  oauthIssuer?: string;
+  oauthResource?: string;
+  oauthAudience?: string;
+  oauthScopes: string[];
+  policyFile?: string;
 }
 
 const usageError = (message: string): Error => new Error(`${message}\n${SERVE_USAGE}`);
+
+function httpUrl(flag: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw usageError(`${flag} must be a URL, got "${raw.slice(0, 80)}"`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.hash !== '' || url.search !== '')
+    throw usageError(`${flag} must be an http(s) URL without credentials, query or fragment, got "${raw.slice(0, 80)}"`);
+  return url;
+}
 
 function integer(flag: string, raw: string, max: number): number {
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > max)
@@ -88,6 +122,12 @@ const VALUE_FLAGS: Readonly<Record<string, { readonly http: boolean; readonly se
     '--trusted-proxy': { http: true, set: (p, raw) => p.trustedProxies.push(...raw.split(',')) },
     '--allowed-origin': { http: true, set: (p, raw) => p.allowedOrigins.push(...raw.split(',')) },
     '--drain-seconds': { http: true, set: (p, raw) => (p.drainMs = integer('--drain-seconds', raw, 3600) * 1000) },
+    // Kept as written: a token's `iss` is compared with it character for character.
+    '--oauth-issuer': { http: true, set: (p, raw) => (p.oauthIssuer = httpUrl('--oauth-issuer', raw) && raw) },
+    '--oauth-resource': { http: true, set: (p, raw) => (p.oauthResource = httpUrl('--oauth-resource', raw).href) },
+    '--oauth-audience': { http: true, set: (p, raw) => (p.oauthAudience = raw) },
+    '--oauth-scope': { http: true, set: (p, raw) => p.oauthScopes.push(...raw.split(/[ ,]+/).filter(Boolean)) },
+    '--policy': { http: true, set: (p, raw, cwd) => (p.policyFile = path.resolve(cwd, raw)) },
     '--log-format': {
       http: false,
       set: (p, raw) => {
@@ -156,6 +196,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
     accessLog: false,
     metrics: false,
     auditLog: false,
+    oauthScopes: [],
   };
   const httpOnly = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -173,6 +214,8 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
   }
   if (p.stdio && httpOnly.size > 0) throw usageError(`--stdio serves on stdin/stdout: ${[...httpOnly].join(' and ')} apply to HTTP only`);
   if (p.tokenFile && p.tokenSecret) throw usageError('--token-file and --token-secret: one token, from one place');
+  if (p.oauthIssuer === undefined && (p.oauthResource ?? p.oauthAudience ?? p.policyFile ?? p.oauthScopes[0]) !== undefined)
+    throw usageError('--oauth-resource, --oauth-audience, --oauth-scope and --policy need --oauth-issuer');
   if (p.eager && !p.stdio) throw usageError('--eager applies to --stdio only (HTTP serve starts servers as configured)');
   let reach: GatewayReach;
   try {
@@ -194,8 +237,22 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
     tokenSecret,
     configFile,
     drainMs,
+    oauthIssuer,
+    oauthResource,
+    oauthAudience,
+    oauthScopes,
+    policyFile,
     ...plain
   } = p;
+  const oauth: ServeOAuth | undefined = oauthIssuer
+    ? {
+        issuer: oauthIssuer,
+        scopes: oauthScopes,
+        ...(oauthResource ? { resource: new URL(oauthResource) } : {}),
+        ...(oauthAudience ? { audience: oauthAudience } : {}),
+        ...(policyFile ? { policyFile } : {}),
+      }
+    : undefined;
   return {
     ...plain,
     reach,
@@ -203,5 +260,6 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
     ...(tokenSecret ? { tokenSecret } : {}),
     ...(configFile ? { configFile } : {}),
     ...(drainMs === undefined ? {} : { drainMs }),
+    ...(oauth ? { oauth } : {}),
   };
 }

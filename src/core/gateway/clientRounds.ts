@@ -23,6 +23,7 @@ import {
 import type { InputRequiredResult } from '@modelcontextprotocol/client';
 import { type CallerOptions, CAPABILITY_OF, isInputRound, TASKS_EXTENSION, type ClientInputRound, type InputKind } from '../connection';
 import { rpcError } from './callErrors';
+import { principalOf } from '../identity';
 
 const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];
 
@@ -176,6 +177,13 @@ export class GatewayRounds {
  * gives; the gateway's totals still bound everything.
  */
 export function clientKeyOf(ctx: ServerContext): string {
+  // On a team gateway a client is also its user: shares and tasks are per user, never shared.
+  const principal = principalOf(ctx.http?.authInfo);
+  return principal ? `${principal.key}\u0000${clientNameOf(ctx)}` : clientNameOf(ctx);
+}
+
+/** `name@version` as a 2026-07-28 request's envelope gives them (bounded). */
+export function clientNameOf(ctx: ServerContext): string {
   const info = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO] as
     { name?: unknown; version?: unknown } | undefined;
   const name = typeof info?.name === 'string' ? info.name.slice(0, 200) : '(unnamed)';

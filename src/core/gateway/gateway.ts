@@ -16,7 +16,10 @@ import { createModernTasks, type ModernTasks } from './modernTasks';
 import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
-import { LegacySessions } from './legacySessions';
+import { LegacySessions, type SessionAccess } from './legacySessions';
+import { ResourceServer, type GatewayIdentity } from './resourceServer';
+import { principalOf, type Principal } from '../identity';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OfferNotifier } from './offerNotifier';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { createToken, isLoopbackAddress, LOOPBACK_REACH, RequestGuard, validateReach, type GatewayReach } from './requestGuard';
@@ -53,6 +56,11 @@ export interface GatewayOptions {
   readonly onAccess?: (entry: AccessEntry) => void;
   /** Served at /metrics, to a client with the token (serve --metrics). */
   readonly metrics?: MetricsEndpoint;
+  /**
+   * A team gateway: every MCP request carries a user's OAuth access token, which decides what they
+   * see (resourceServer.ts). The static token then guards /metrics only.
+   */
+  readonly identity?: GatewayIdentity;
 }
 
 /** What /metrics serves: Prometheus' text format, rendered when scraped. */
@@ -108,6 +116,9 @@ export class McpGateway {
   private readonly bridge: CallBridge;
   private readonly reach: GatewayReach;
   private guard: RequestGuard | undefined;
+  private readonly identity: GatewayIdentity | undefined;
+  /** Made once listening, when the gateway's URL (its default resource) is known. */
+  private resourceServer: ResourceServer | undefined;
   private boundPort: number | undefined;
   /** POSTs whose response has not ended: what a drain waits for. */
   private inFlight = 0;
@@ -126,6 +137,7 @@ export class McpGateway {
     this.reach = validateReach(options.reach ?? LOOPBACK_REACH);
     this.onAccess = options.onAccess;
     this.metrics = options.metrics;
+    this.identity = options.identity;
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
@@ -159,13 +171,18 @@ export class McpGateway {
     );
     this.modernTasks = createModernTasks(clock);
     this.bridge = new CallBridge(this.relays, clock);
-    this.modern = new ModernEndpoints(this.source, this.logger, {
-      ...(this.offers ? { offers: this.offers } : {}),
-      ...(this.relays ? { relays: this.relays } : {}),
-      rounds,
-      modernTasks: this.modernTasks,
-      bridge: this.bridge,
-    });
+    this.modern = new ModernEndpoints(
+      this.source,
+      this.logger,
+      {
+        ...(this.offers ? { offers: this.offers } : {}),
+        ...(this.relays ? { relays: this.relays } : {}),
+        rounds,
+        modernTasks: this.modernTasks,
+        bridge: this.bridge,
+      },
+      this.identity ? (authInfo) => this.accessOf(principalOf(authInfo)) : undefined,
+    );
     this.httpServer = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -278,8 +295,9 @@ export class McpGateway {
       throw new Error(`The MCP gateway did not bind to ${this.reach.host} (got ${JSON.stringify(address)})`);
     }
     this.guard = new RequestGuard(address.port, this.token, this.reach);
-    this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
     this.boundPort = address.port;
+    if (this.identity) this.resourceServer = new ResourceServer(this.identity, this.url, this.source, this.offers);
+    this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.offers) {
       this.notifier = new OfferNotifier(
@@ -296,10 +314,11 @@ export class McpGateway {
       this.subscription.dispose();
       this.notifier?.dispose();
     } else this.legacy.table.startSweeping();
-    if (loopback) this.logger.info(`listening on ${this.url} (loopback only, token required)`);
+    const required = this.resourceServer ? `access tokens of ${this.identity?.verifier.issuer ?? '?'} required` : 'token required';
+    if (loopback) this.logger.info(`listening on ${this.url} (loopback only, ${required})`);
     else {
       const where = `${net.isIPv6(address.address) ? `[${address.address}]` : address.address}:${address.port}`;
-      this.logger.info(`listening on ${where}, reachable from other machines (token required)`);
+      this.logger.info(`listening on ${where}, reachable from other machines (${required})`);
       // The gateway speaks plain HTTP: the token crosses the network as it is unless a proxy in front adds TLS.
       this.logger.warn(`plain HTTP on ${where}: put a proxy that terminates TLS in front of it, or keep it on a private network`);
     }
@@ -330,35 +349,58 @@ export class McpGateway {
     const probe = PROBES.get(target);
     if (probe !== undefined) return this.answerProbe(probe, req, res);
     if (this.draining) return reply(res, 503, 'The MCP gateway is shutting down', { Connection: 'close' });
-    const verdict = this.guard.check(req.headers, req.socket.remoteAddress);
+    const path = target.split('?', 1)[0] ?? '';
+    const resourceServer = this.resourceServer;
+    // A team gateway checks users' access tokens, the gateway's own token guarding /metrics only.
+    const tokenChecked = !resourceServer || (path === '/metrics' && this.metrics);
+    const verdict = tokenChecked
+      ? this.guard.check(req.headers, req.socket.remoteAddress)
+      : this.guard.checkHeaders(req.headers, req.socket.remoteAddress);
     if (!verdict.ok) {
       const client = this.guard.clientAddress(req.headers, req.socket.remoteAddress) ?? '?';
       this.logger.debug(`rejected ${req.method ?? '?'} ${req.url ?? ''} from ${client} with ${verdict.status}: ${verdict.message}`);
       const headers: Record<string, string> = verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-switchboard"' } : {};
       return reply(res, verdict.status, verdict.message, headers);
     }
-    if (target === '/metrics' && this.metrics) return this.answerMetrics(this.metrics, req, res);
+    if (path === '/metrics' && this.metrics) return this.answerMetrics(this.metrics, req, res);
+    let principal: Principal | undefined;
+    if (resourceServer) {
+      if (resourceServer.isMetadataPath(path)) return resourceServer.answerMetadata(req, res);
+      const authentication = await resourceServer.authenticate(req, res);
+      if (!authentication.ok) return;
+      principal = authentication.principal;
+      // The SDK's pass-through for a verified token: its handler gives it to the server factory (modernEndpoints.ts).
+      (req as http.IncomingMessage & { auth?: AuthInfo }).auth = authentication.authInfo;
+    }
     // Origin-form only ("/mcp/x?y"); an absolute-form target names no endpoint of ours.
-    const endpoint = target.startsWith('/') ? parseEndpointPath(target.split('?', 1)[0] ?? '') : undefined;
+    const endpoint = target.startsWith('/') ? parseEndpointPath(path) : undefined;
     if (!endpoint) return reply(res, 404, 'Not found');
+    const access = this.accessOf(principal);
 
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.legacy.find(sessionId, endpoint);
+      const session = this.legacy.find(sessionId, endpoint, principal?.key);
       if (!session) return reply(res, 404, 'Session not found', {}, -32001);
       if (req.method !== 'POST') return session.transport.handle(req, res);
       const body = await this.readBody(req, res);
       return body.read ? session.transport.handle(req, res, body.value) : undefined;
     }
-    if (!hasEndpoint(this.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
+    if (!hasEndpoint(access.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
     if (req.method === 'GET' || req.method === 'DELETE') return reply(res, 400, 'Bad Request: Mcp-Session-Id header is required');
     if (req.method !== 'POST') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
     const body = await this.readBody(req, res);
     if (!body.read) return;
     // Without a session id: a 2025-era initialize (or a stray request the SDK refuses), or any
     // 2026-07-28 request, which never has a session.
-    if (await isLegacyPost(req, body.value)) return this.legacy.open(endpoint, req, res, body.value);
+    if (await isLegacyPost(req, body.value)) return this.legacy.open(endpoint, req, res, body.value, access);
     return this.modern.serve(endpoint, req, res, body.value);
+  }
+
+  /** What a request may see: the whole catalog, or on a team gateway its user's view under the policy. */
+  private accessOf(principal: Principal | undefined): SessionAccess {
+    if (!this.resourceServer) return { source: this.source, offers: this.offers };
+    const view = this.resourceServer.catalogFor(principal);
+    return { source: view.source, offers: view.offers, ...(principal ? { principal } : {}) };
   }
 
   /**

@@ -3,4 +3,5 @@
 export { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from './endpoint';
 export { LOOPBACK_HOST, McpGateway, type AccessEntry, type GatewayOptions, type MetricsEndpoint } from './gateway';
 export { LOOPBACK_REACH, validateReach, type GatewayReach } from './requestGuard';
+export type { GatewayIdentity } from './resourceServer';
 export { serveStdioSession, type StdioSession } from './stdioSession';

@@ -20,6 +20,7 @@ import { SessionTable, type TableSession } from './sessionTable';
 import { SessionTransport } from './sessionTransport';
 import { SessionTasks } from './sessionTasks';
 import type { GatewayTasks } from './taskHandlers';
+import type { Principal } from '../identity';
 
 export interface LegacySession extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
@@ -33,6 +34,15 @@ export interface LegacySession extends TableSession, RelaySession {
   offerPrint: OfferFingerprint;
   /** The `v` query parameter of the URL the session was opened at (the editor puts its definition version there). */
   readonly tag: string | undefined;
+  /** On a team gateway, the user who opened it: only their requests find it. */
+  readonly principalKey: string | undefined;
+}
+
+/** What one session serves: the catalog, or a user's view of it on a team gateway. */
+export interface SessionAccess {
+  readonly source: ToolSource;
+  readonly offers: OfferSource | undefined;
+  readonly principal?: Principal;
 }
 
 /** A session that closed: where it was open, and its tag. */
@@ -73,10 +83,13 @@ export class LegacySessions {
     this.table = new SessionTable<LegacySession>(options.limits, options.clock, options.logger);
   }
 
-  /** The session with this id, if it is open at `endpoint` (a session answers only where it was opened). */
-  find(id: string, endpoint: EndpointId): LegacySession | undefined {
+  /**
+   * The session with this id, if it is open at `endpoint` (a session answers only where it was
+   * opened) and was opened by the same user (another user's request finds no session).
+   */
+  find(id: string, endpoint: EndpointId, principalKey: string | undefined): LegacySession | undefined {
     const session = this.table.get(id);
-    if (!session || session.key !== endpointKey(endpoint)) return undefined;
+    if (!session || session.key !== endpointKey(endpoint) || session.principalKey !== principalKey) return undefined;
     this.table.touch(id, session);
     return session;
   }
@@ -85,14 +98,21 @@ export class LegacySessions {
    * A POST without a session id: the SDK answers it, creating a session if it is an initialize
    * request and rejecting it otherwise; a transport that did not become a session is closed.
    */
-  async open(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    const { source, offers, relays, logger } = this.options;
+  async open(
+    endpoint: EndpointId,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    body: unknown,
+    access: SessionAccess,
+  ): Promise<void> {
+    const { source, relays, logger } = this.options;
     const ledger = new SessionLedger();
     // The session's tasks (a client that drives tasks itself): cancelled when the session closes.
     const tasks: GatewayTasks = new SessionTasks(this.options.clock);
-    const server = createSessionServer(endpoint, source, logger, {
-      ...(offers ? { offers, ledger } : {}),
+    const server = createSessionServer(endpoint, access.source, logger, {
+      ...(access.offers ? { offers: access.offers, ledger } : {}),
       ...(relays ? { relays } : {}),
+      ...(access.principal ? { principal: access.principal } : {}),
       tasks,
     });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);
@@ -104,6 +124,7 @@ export class LegacySessions {
       clock: this.options.clock,
       retryMs: SSE_RETRY_MS,
       onInitialized: (id) => {
+        // Of the whole endpoint, as the gateway's notices compare: a user's view changes only when it does.
         const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
         const offerPrint = this.options.notifier()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
@@ -116,6 +137,7 @@ export class LegacySessions {
           ledger,
           offerPrint,
           tag: tagOf(req),
+          principalKey: access.principal?.key,
           lastUsed: 0,
           where,
           close: () => server.close(),

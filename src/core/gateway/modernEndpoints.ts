@@ -4,7 +4,8 @@
 // gateway.ts; the request guard runs before either.
 import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
+import type { SessionAccess } from './legacySessions';
 import type { OfferChange, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { endpointKey, type EndpointId } from './endpoint';
@@ -41,11 +42,16 @@ export class ModernEndpoints {
 
   private readonly offers: OfferSource | undefined;
 
-  /** `extras`: what every request's server serves besides tools, and the rounds of its client. */
+  /**
+   * `extras`: what every request's server serves besides tools, and the rounds of its client.
+   * `accessOf`: what a request's user may see (a team gateway's view per user, from the token the
+   * gateway verified and passed as the request's `auth`); the whole catalog when absent.
+   */
   constructor(
     private readonly source: ToolSource,
     private readonly logger: Logger,
     private readonly extras: Pick<SessionExtras, 'offers' | 'relays' | 'rounds' | 'modernTasks' | 'bridge'> = {},
+    private readonly accessOf?: (authInfo: AuthInfo | undefined) => SessionAccess,
   ) {
     this.offers = extras.offers;
   }
@@ -128,7 +134,18 @@ export class ModernEndpoints {
     const existing = this.endpoints.get(key);
     if (existing) return existing;
     const onerror = (error: Error) => this.logger.debug(`modern request on ${key}: ${errorMessage(error)}`);
-    const handler = createMcpHandler(() => createSessionServer(endpoint, this.source, this.logger, this.extras), {
+    const accessOf = this.accessOf;
+    const factory: McpServerFactory = accessOf
+      ? (ctx) => {
+          const access = accessOf(ctx.authInfo);
+          return createSessionServer(endpoint, access.source, this.logger, {
+            ...this.extras,
+            ...(access.offers ? { offers: access.offers } : {}),
+            ...(access.principal ? { principal: access.principal } : {}),
+          });
+        }
+      : () => createSessionServer(endpoint, this.source, this.logger, this.extras);
+    const handler = createMcpHandler(factory, {
       legacy: 'reject',
       onerror,
       maxSubscriptions: MAX_SUBSCRIPTIONS_PER_ENDPOINT,

@@ -26,6 +26,7 @@ import {
   type RequestRelay,
 } from '../connection';
 import { clientKeyOf, declaresTasks, type OpenRound } from './clientRounds';
+import { principalOf } from '../identity';
 import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle, TASK_PARAMS } from './taskHandlers';
 
@@ -104,20 +105,31 @@ function withoutRelatedTask(result: CallToolResult): CallToolResult {
 export function registerModernTaskHandlers(server: Server, { tasks }: ModernTasks): void {
   server.setRequestHandler('tasks/get', { params: TASK_PARAMS }, async (params, ctx) => {
     requireTasks(ctx);
+    ownTask(tasks, params.taskId, ctx);
     return detailed(tasks.detail(params.taskId));
   });
   server.setRequestHandler('tasks/update', { params: TASK_PARAMS }, async (params, ctx) => {
     requireTasks(ctx);
+    ownTask(tasks, params.taskId, ctx);
     // The SDK lifts `inputResponses` off the params of every request (SEP-2322) into the context.
     tasks.update(params.taskId, ctx.mcpReq.inputResponses ?? {});
     return { resultType: 'complete' };
   });
   server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, async (params, ctx) => {
     requireTasks(ctx);
+    ownTask(tasks, params.taskId, ctx);
     // Idempotent: a task that already ended is acknowledged as it is.
     if (!isTaskOver(tasks.detail(params.taskId).task.status)) tasks.cancel(params.taskId);
     return { resultType: 'complete' };
   });
+}
+
+/**
+ * On a team gateway a task is its user's: another user's request sees no such task. (Without
+ * users, every client holds the one token, and a task id is enough, as before.)
+ */
+function ownTask(tasks: ModernTasks['tasks'], taskId: string, ctx: ServerContext): void {
+  if (principalOf(ctx.http?.authInfo)) tasks.assertOwner(taskId, clientKeyOf(ctx));
 }
 
 type Outcome = CallToolResult | ClientInputRound;

@@ -13,7 +13,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { type ClientInputRound, type CallerOptions, isSwitchboardError, runRelayed } from '../connection';
-import { clientKeyOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
+import { clientNameOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError, upstreamError } from './callErrors';
@@ -34,6 +34,7 @@ import type { CallBridge } from './callBridge';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
 import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
+import type { Principal } from '../identity';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -138,6 +139,8 @@ export interface SessionExtras {
   readonly modernTasks?: ModernTasks;
   /** Gives a 2026-07-28 client what a 2025 upstream asks mid-call, as rounds (callBridge.ts). */
   readonly bridge?: CallBridge;
+  /** The user a team gateway's request comes from (`source` and `offers` are then their view). */
+  readonly principal?: Principal;
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -164,7 +167,8 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const relayed = relayedThrough(extras.relays, server, extras.bridge);
   // A 2025 session's log level (logging/setLevel), for a 2026-07-28 upstream that takes it per request.
   const session: { logLevel?: string } = {};
-  const key = endpointKey(endpoint);
+  // A round's state is bound to the user too: another user's request cannot spend it.
+  const key = extras.principal ? `${endpointKey(endpoint)}\u0000${extras.principal.key}` : endpointKey(endpoint);
   const openRound = (ctx: ServerContext, method: string, target: string): OpenRound =>
     extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
   if (tasks) registerTaskHandlers(server, tasks, logger);
@@ -201,7 +205,10 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
   });
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
-    const target = { ...(await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal)), caller: callerOf(server, ctx) };
+    const target = {
+      ...(await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal)),
+      caller: callerOf(server, ctx, extras.principal),
+    };
     if (tasks && request.params.task !== undefined) {
       // The SDK types this handler's answer as a CallToolResult; TaskReceivingServer lets the task's through.
       return taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
@@ -243,11 +250,17 @@ async function callFor(
   }
 }
 
-/** `name@version` as the client gave them: per request for a 2026-07-28 client, from initialize for a 2025 session. */
-function callerOf(server: Server, ctx: ServerContext): string {
-  if (ctx.mcpReq.envelope !== undefined) return clientKeyOf(ctx);
+/**
+ * Who asked, for the audit log: the user's subject on a team gateway, and `name@version` as the
+ * client gave them (per request for a 2026-07-28 client, from initialize for a 2025 session).
+ */
+function callerOf(server: Server, ctx: ServerContext, principal: Principal | undefined): string {
   const info = server.getClientVersion();
-  return `${info?.name.slice(0, 200) ?? '(unnamed)'}@${info?.version.slice(0, 50) ?? ''}`;
+  const client =
+    ctx.mcpReq.envelope !== undefined
+      ? clientNameOf(ctx)
+      : `${info?.name.slice(0, 200) ?? '(unnamed)'}@${info?.version.slice(0, 50) ?? ''}`;
+  return principal ? `${principal.subject.slice(0, 255)} via ${client}` : client;
 }
 
 /** A task-augmented call (2025-11-25): the task is created and returned, the call runs in it. */

@@ -264,13 +264,18 @@ export class SessionTasks<C> {
     return largest;
   }
 
+  /**
+   * Tasks of another owner are, to `owner`, tasks that do not exist (a team gateway's users: one
+   * user cannot read, answer or cancel another's task even with its id).
+   */
+  assertOwner(taskId: string, owner: string): void {
+    const entry = this.entries.get(taskId);
+    if (entry && entry.owner !== owner) throw unknownTask(taskId);
+  }
+
   private find(taskId: string): Entry<C> {
     const entry = this.entries.get(taskId);
-    if (!entry)
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown task ${taskId.slice(0, 100)}: it never existed in this session, or its ttl ran out`,
-      );
+    if (!entry) throw unknownTask(taskId);
     return entry;
   }
 
@@ -370,4 +375,11 @@ function nextPulse(entry: { readonly pulse: Emitter<void> }, signal: AbortSignal
 function firstText(result: CallToolResult): string | undefined {
   const text = result.content?.find((block) => block.type === 'text');
   return text && 'text' in text ? text.text : undefined;
+}
+
+function unknownTask(taskId: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Unknown task ${taskId.slice(0, 100)}: it never existed in this session, or its ttl ran out`,
+  );
 }

@@ -9,6 +9,10 @@ import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type Serve
 import { isAlive, STDIO_SERVER } from '../connection/helpers';
 import { Cleanup, connectClient, eventually, initializeHeaders, INITIALIZE_BODY, rawRequest, textOf } from './helpers';
 import { LOOPBACK_REACH as LOOPBACK } from '../../../src/core/gateway';
+import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
+
+/** The fixture is an ES module: loaded as one. */
+const startTeamIdp = async (): Promise<TeamIdp> => (await import('../../fixtures/team-idp.mjs')).startTeamIdp();
 
 function collect(stream: PassThrough): () => string {
   let text = '';
@@ -52,6 +56,24 @@ describe('gateway: serve', function () {
     ) as ServeReady;
     return { folder, ready, exit, err, stop: () => controller.abort() };
   }
+
+  it('parses --oauth-issuer, --oauth-resource, --oauth-audience, --oauth-scope and --policy, and refuses them half given', () => {
+    const args = parseServeArgs(
+      ['--oauth-issuer', 'https://login.example.test/tenant', '--oauth-scope', 'mcp', '--oauth-scope=read,write', '--policy', 'p.json'],
+      '/work',
+      { MCP_SWITCHBOARD_OAUTH_RESOURCE: 'https://mcp.example.test/mcp' },
+    );
+    assert.deepEqual(args.oauth, {
+      issuer: 'https://login.example.test/tenant',
+      scopes: ['mcp', 'read', 'write'],
+      resource: new URL('https://mcp.example.test/mcp'),
+      policyFile: path.resolve('/work', 'p.json'),
+    });
+    assert.throws(() => parseServeArgs(['--policy', 'p.json'], '/work'), /need --oauth-issuer/);
+    assert.throws(() => parseServeArgs(['--oauth-issuer', 'login.example.test'], '/work'), /--oauth-issuer must be a URL/);
+    assert.throws(() => parseServeArgs(['--oauth-issuer', 'https://u:p@login.example.test'], '/work'), /without credentials/);
+    assert.throws(() => parseServeArgs(['--stdio', '--oauth-issuer', 'https://login.example.test'], '/work'), /apply to HTTP only/);
+  });
 
   it('parses [--folder DIR] [--port N]', () => {
     assert.deepEqual(parseServeArgs([], '/work'), {
@@ -289,6 +311,77 @@ describe('gateway: serve', function () {
       [{ caller: 'gateway-test@1.0.0', server: 'alpha', tool: 'echo', outcome: 'ok' }],
     );
     assert.ok(!JSON.stringify(audits).includes('logged'), 'never the arguments');
+  });
+
+  it('--oauth-issuer and --policy: each user’s token, what the policy lets them see, and the audit line of a call it refused', async () => {
+    const idp = await startTeamIdp();
+    cleanup.add(() => idp.close());
+    const policyFile = path.join(workspace(cleanup, {}), 'policy.json');
+    fs.writeFileSync(
+      policyFile,
+      JSON.stringify({
+        rules: [
+          { match: { groups: ['eng'] }, allow: { servers: ['*'] } },
+          { name: 'support may echo', match: { groups: ['support'] }, allow: { servers: ['alpha'], tools: ['echo'] } },
+        ],
+      }),
+    );
+    const { ready, exit, err, stop } = await serving(ALPHA, {
+      oauth: { issuer: idp.issuer, scopes: ['mcp'], policyFile },
+      auditLog: true,
+      logFormat: 'json',
+    });
+    idp.allowResource(ready.url);
+    const names = async (user: string) => {
+      const { client } = await connectClient(cleanup, ready.url, await idp.token(user, ready.url, 'mcp'));
+      return { client, tools: (await client.listTools()).tools.map((tool) => tool.name) };
+    };
+    const alice = await names('alice');
+    assert.ok(alice.tools.includes('alpha__cwd') && alice.tools.includes('alpha__echo'), alice.tools.join());
+    const bob = await names('bob');
+    assert.deepEqual(bob.tools, ['alpha__echo']);
+    await assert.rejects(bob.client.callTool({ name: 'alpha__cwd', arguments: {} }), /Unknown tool/);
+    assert.equal(textOf((await bob.client.callTool({ name: 'alpha__echo', arguments: { text: 'hi' } })) as CallToolResult), 'hi');
+    stop();
+    assert.equal(await exit, 0);
+    const audits = err()
+      .split('\n')
+      .filter((line) => line.includes('"type":"audit"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      audits.map(({ caller, tool, outcome }) => ({ caller, tool, outcome })),
+      [
+        { caller: 'bob via gateway-test@1.0.0', tool: 'cwd', outcome: 'denied' },
+        { caller: 'bob via gateway-test@1.0.0', tool: 'echo', outcome: 'ok' },
+      ],
+    );
+    assert.equal(audits[0]?.rule, 'no rule allows it');
+  });
+
+  it('--oauth-issuer: an issuer that cannot be read, or a broken policy, stops serve before it serves', async () => {
+    const dead = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const stderr = new PassThrough();
+    const err = collect(stderr);
+    const folder = workspace(cleanup, ALPHA);
+    const base = {
+      folder,
+      trustWorkspace: true,
+      stdout: new PassThrough(),
+      stderr,
+      signal: new AbortController().signal,
+      env: cacheEnv(cleanup),
+    };
+    assert.equal(await runServe({ ...base, oauth: { issuer: `http://127.0.0.1:${dead}`, scopes: [] } }), 1);
+    assert.match(err(), /The issuer http:\/\/127\.0\.0\.1:\d+ could not be read|publishes no OAuth or OpenID metadata/);
+    const policyFile = path.join(folder, 'policy.json');
+    fs.writeFileSync(policyFile, JSON.stringify({ rules: [{ allow: { servers: ['*'] }, deny: { servers: ['x'] } }] }));
+    assert.equal(await runServe({ ...base, oauth: { issuer: `http://127.0.0.1:${dead}`, scopes: [], policyFile } }), 1);
+    assert.match(err(), /--policy: .*policy\.json: Policy: rules\.0: a rule has either "allow" or "deny"/);
   });
 
   it('--metrics: Prometheus text at /metrics, with the token: calls by server and outcome, requests, sessions, servers', async () => {

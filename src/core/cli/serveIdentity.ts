@@ -1,0 +1,39 @@
+// `serve --oauth-issuer`: what a team gateway needs before it takes a request. Read at start, so a
+// wrong issuer, an unreachable one or a broken policy file stops serve with the reason, instead of
+// a gateway that refuses everyone (or, worse, lets everyone see everything).
+import { readRegularFileSync } from '../base/regularFile';
+import { errorMessage } from '../base/errorMessage';
+import type { GatewayIdentity } from '../gateway';
+import { AccessPolicy, createJwtVerifier, type DeniedCall } from '../identity';
+import type { ServeOAuth } from './serveArgs';
+
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+/** Throws an Error saying what is wrong (the policy file's path and rule, or the issuer). */
+export async function loadTeamIdentity(oauth: ServeOAuth, onDenied: ((denied: DeniedCall) => void) | undefined): Promise<GatewayIdentity> {
+  let policy: AccessPolicy | undefined;
+  if (oauth.policyFile !== undefined) {
+    const text = readRegularFileSync(oauth.policyFile, MAX_POLICY_BYTES);
+    if (text === undefined) throw new Error(`--policy: ${oauth.policyFile} does not exist`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`--policy: ${oauth.policyFile} is not JSON: ${errorMessage(error)}`);
+    }
+    try {
+      policy = AccessPolicy.parse(json);
+    } catch (error) {
+      throw new Error(`--policy: ${oauth.policyFile}: ${errorMessage(error)}`);
+    }
+  }
+  const verifier = await createJwtVerifier({ issuer: oauth.issuer });
+  return {
+    verifier,
+    ...(oauth.resource ? { resource: oauth.resource } : {}),
+    ...(oauth.audience ? { audience: oauth.audience } : {}),
+    ...(oauth.scopes.length > 0 ? { requiredScopes: oauth.scopes } : {}),
+    ...(policy ? { policy } : {}),
+    ...(onDenied ? { onDenied } : {}),
+  };
+}

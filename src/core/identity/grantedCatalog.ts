@@ -1,0 +1,127 @@
+// The catalog as one principal may see it: the servers and tools their grant allows, and nothing
+// else. A view, not a copy: it reads the catalog on every use, so it never has to be kept in step.
+// Everything the gateway serves a user goes through it (lists, calls, resources, prompts,
+// subscriptions), so a tool a policy keeps from a user is one they cannot see, name or call: the
+// refusal is the same as for a tool that does not exist, and says nothing about who may call it.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CatalogServer, CatalogSnapshot, OfferSource, ToolSource } from '../catalog';
+import type { CallerOptions, CallOutcome, ForwardedMethod, ForwardedResult } from '../connection';
+import { SwitchboardError } from '../state';
+import type { Grant } from './policy';
+
+/** A call a policy kept from its caller, for the audit log. */
+export interface DeniedCall {
+  readonly server: string;
+  readonly tool: string;
+  readonly caller: string | undefined;
+  /** The deny rule's name, or "no rule allows it". */
+  readonly rule: string;
+}
+
+export interface GrantedCatalog {
+  readonly source: ToolSource;
+  readonly offers: OfferSource | undefined;
+}
+
+export function grantedCatalog(
+  source: ToolSource,
+  offers: OfferSource | undefined,
+  grant: Grant,
+  onDenied?: (denied: DeniedCall) => void,
+): GrantedCatalog {
+  return { source: grantedSource(source, grant, onDenied), offers: offers && grantedOffers(offers, grant) };
+}
+
+function unknownServer(server: string): SwitchboardError {
+  return new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
+}
+
+function grantedSource(source: ToolSource, grant: Grant, onDenied: ((denied: DeniedCall) => void) | undefined): ToolSource {
+  // The catalog's snapshot is one object until it changes: the view is made once per snapshot.
+  let seen: { readonly from: CatalogSnapshot; readonly view: CatalogSnapshot } | undefined;
+  const view = (snapshot: CatalogSnapshot): CatalogSnapshot => {
+    if (seen?.from === snapshot) return seen.view;
+    const servers = snapshot.servers
+      .filter((server) => grant.allowsServer(server.name))
+      // A tool kept from the user is never listed, but its name still maps to it, so that calling
+      // it reaches callExposedTool below: refused as unknown, and told to the audit log with the rule.
+      .map((server): CatalogServer => ({
+        ...server,
+        tools: server.tools.map((tool) => (tool.exposed && !grant.allowsTool(server.name, tool.name) ? { ...tool, exposed: false } : tool)),
+      }));
+    const allowed = new Set(servers.map((server) => server.name));
+    const result: CatalogSnapshot = {
+      servers,
+      warnings: snapshot.warnings.filter((warning) => warning.server === undefined || allowed.has(warning.server)),
+      eligible: servers.reduce((count, server) => count + server.tools.filter((tool) => tool.exposed).length, 0),
+      maxExposed: snapshot.maxExposed,
+    };
+    seen = { from: snapshot, view: result };
+    return result;
+  };
+  const granted = (servers: readonly string[] | undefined) =>
+    (servers ?? source.snapshot().servers.map((server) => server.name)).filter((server) => grant.allowsServer(server));
+  return {
+    snapshot: () => view(source.snapshot()),
+    onDidChange: (listener) => source.onDidChange((snapshot) => listener(view(snapshot))),
+    callExposedTool<O extends CallerOptions = CallerOptions>(
+      server: string,
+      tool: string,
+      args: Record<string, unknown>,
+      options?: O,
+    ): Promise<CallOutcome<O, CallToolResult>> {
+      const rule = grant.denialOf(server, tool);
+      if (rule !== undefined) {
+        onDenied?.({ server, tool, caller: options?.caller, rule });
+        const error = grant.allowsServer(server)
+          ? new SwitchboardError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`, { notSent: true })
+          : unknownServer(server);
+        return Promise.reject(error);
+      }
+      return source.callExposedTool(server, tool, args, options);
+    },
+    ...(source.whenToolsKnown && {
+      whenToolsKnown: (servers?: readonly string[], signal?: AbortSignal) =>
+        source.whenToolsKnown?.(granted(servers), signal) ?? Promise.resolve(),
+    }),
+    ...(source.isStartingWithoutTools && {
+      isStartingWithoutTools: (server: string) => grant.allowsServer(server) && source.isStartingWithoutTools?.(server) === true,
+    }),
+    ...(source.readyBy && { readyBy: (servers: readonly string[]) => source.readyBy?.(granted(servers)) }),
+    ...(source.whenReady && {
+      whenReady: (server: string, signal: AbortSignal | undefined, readyBy: number | undefined) =>
+        grant.allowsServer(server)
+          ? (source.whenReady?.(server, signal, readyBy) ?? Promise.resolve())
+          : Promise.reject(unknownServer(server)),
+    }),
+  };
+}
+
+function grantedOffers(offers: OfferSource, grant: Grant): OfferSource {
+  const check = (server: string): void => {
+    if (!grant.allowsServer(server)) throw unknownServer(server);
+  };
+  return {
+    offer: (server) => (grant.allowsServer(server) ? offers.offer(server) : undefined),
+    offers: () => offers.offers().filter((offer) => grant.allowsServer(offer.name)),
+    onDidChange: (listener) => offers.onDidChange((change) => grant.allowsServer(change.server) && listener(change)),
+    onNotice: (listener) => offers.onNotice((notice) => grant.allowsServer(notice.server) && listener(notice)),
+    forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
+      server: string,
+      method: M,
+      params: Record<string, unknown>,
+      options?: O,
+    ): Promise<CallOutcome<O, ForwardedResult<M>>> {
+      if (!grant.allowsServer(server)) return Promise.reject(unknownServer(server));
+      return offers.forwardRequest(server, method, params, options);
+    },
+    subscribeResource: async (server, uri) => {
+      check(server);
+      return offers.subscribeResource(server, uri);
+    },
+    unsubscribeResource: async (server, uri) => {
+      check(server);
+      return offers.unsubscribeResource(server, uri);
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export { audiencesOf, createJwtVerifier, MAX_TOKEN_CHARS, type JwtVerifier, type JwtVerifierOptions } from './jwtVerifier';
+export { AccessPolicy, FULL_GRANT, policySchema, type Grant, type PolicyFile } from './policy';
+export { grantedCatalog, type DeniedCall, type GrantedCatalog } from './grantedCatalog';
+export { authInfoOf, principalOf, type Principal } from './principal';
