@@ -7,7 +7,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SANDBOX_TRIM_PLUGINS, TRIM_PLUGINS } from './bundleTrim.mjs';
+import { EXTENSION_TRIM_PLUGINS, SANDBOX_TRIM_PLUGINS, TRIM_PLUGINS } from './bundleTrim.mjs';
 import { CLI_BUILD_OPTIONS } from './cliBuild.mjs';
 import { repoRoot } from './harness-paths.mjs';
 
@@ -33,7 +33,7 @@ const common = {
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   // The extension, which is also the CLI when run as a program (src/main.ts): the editor's package.
-  { ...common, entryPoints: ['src/main.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/main.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: EXTENSION_TRIM_PLUGINS },
   // The CLI alone: the npm package `mcp-switchboard`, and `bin` of a checkout.
   { ...common, ...CLI_BUILD_OPTIONS, outfile: 'dist/cli.js' },
 ];

@@ -66,13 +66,21 @@ const oneAjv = {
  * A module left out of a bundle: whoever imports it (from `importer`, when given) gets a stand-in
  * that throws `reason` as soon as anything of it is used, so nothing runs without it unnoticed.
  */
-function leftOut(name, reason, importer) {
+function leftOut(name, reason, importer, exportNames) {
   const namespace = `left-out-${name.replace(/[^a-z0-9]+/gi, '-')}`;
   const filter = new RegExp(`^${name.replace(/[/.]/g, (c) => `\\${c}`)}$`);
   return {
     name: namespace,
     setup(build) {
       build.onResolve({ filter }, (args) => (importer && !importer.test(args.importer) ? undefined : { path: name, namespace }));
+      // An ES module of ours is imported by name: each name it exports is the refusal.
+      if (exportNames)
+        return build.onLoad({ filter: /.*/, namespace }, () => ({
+          contents: exportNames
+            .map((exported) => `export function ${exported}() { throw new Error(${JSON.stringify(reason)}); }`)
+            .join('\n'),
+          loader: 'js',
+        }));
       build.onLoad({ filter: /.*/, namespace }, () => ({
         contents: `const refuse = () => { throw new Error(${JSON.stringify(reason)}); };
 const stub = new Proxy(refuse, { get: (_target, key) => (typeof key === 'symbol' || key === '__esModule' ? undefined : stub), apply: refuse, construct: refuse });
@@ -144,5 +152,19 @@ const resultValidatorOnce = {
 
 /** For our own bundles (the extension, the CLI). */
 export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv, resultValidatorOnce, noExemplars, noSummaries];
+
+/**
+ * A team gateway (`serve --oauth-issuer`: the identity provider's tokens, the policy, jose) is the
+ * npm package's and the container image's, not the editor's: the editor's gateway never takes
+ * users' tokens, and its package stays under 1 MB. `serve` run from the editor's bundle says so.
+ */
+const noTeamIdentity = leftOut(
+  './serveIdentity',
+  'a team gateway (serve --oauth-issuer) is not part of the editor: run the npm package mcp-switchboard or its container image',
+  /[\\/]cli[\\/]serve\.ts$/,
+  ['loadTeamIdentity'],
+);
+/** For the editor's bundle (which is also its CLI for other agents, `serve --stdio`). */
+export const EXTENSION_TRIM_PLUGINS = [...TRIM_PLUGINS, noTeamIdentity];
 /** For the sandbox runtime's bundle. */
 export const SANDBOX_TRIM_PLUGINS = [zodEnglishOnly, noNodeForge];

@@ -3,14 +3,14 @@
 // a gateway that refuses everyone (or, worse, lets everyone see everything).
 import { readRegularFileSync } from '../base/regularFile';
 import { errorMessage } from '../base/errorMessage';
-import type { GatewayIdentity } from '../gateway';
+import { oauthIdentity, type IdentityFactory } from '../gateway';
 import { AccessPolicy, createJwtVerifier, type DeniedCall } from '../identity';
 import type { ServeOAuth } from './serveArgs';
 
 const MAX_POLICY_BYTES = 1024 * 1024;
 
 /** Throws an Error saying what is wrong (the policy file's path and rule, or the issuer). */
-export async function loadTeamIdentity(oauth: ServeOAuth, onDenied: ((denied: DeniedCall) => void) | undefined): Promise<GatewayIdentity> {
+export async function loadTeamIdentity(oauth: ServeOAuth, onDenied: ((denied: DeniedCall) => void) | undefined): Promise<IdentityFactory> {
   let policy: AccessPolicy | undefined;
   if (oauth.policyFile !== undefined) {
     const text = readRegularFileSync(oauth.policyFile, MAX_POLICY_BYTES);
@@ -28,12 +28,12 @@ export async function loadTeamIdentity(oauth: ServeOAuth, onDenied: ((denied: De
     }
   }
   const verifier = await createJwtVerifier({ issuer: oauth.issuer });
-  return {
+  return oauthIdentity({
     verifier,
     ...(oauth.resource ? { resource: oauth.resource } : {}),
     ...(oauth.audience ? { audience: oauth.audience } : {}),
     ...(oauth.scopes.length > 0 ? { requiredScopes: oauth.scopes } : {}),
     ...(policy ? { policy } : {}),
     ...(onDenied ? { onDenied } : {}),
-  };
+  });
 }

@@ -17,8 +17,8 @@ import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
 import { LegacySessions, type SessionAccess } from './legacySessions';
-import { ResourceServer, type GatewayIdentity } from './resourceServer';
-import { principalOf, type Principal } from '../identity';
+import type { IdentityFactory, RequestIdentity } from './resourceServer';
+import { principalOf, type Principal } from '../identity/principal';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OfferNotifier } from './offerNotifier';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
@@ -60,7 +60,7 @@ export interface GatewayOptions {
    * A team gateway: every MCP request carries a user's OAuth access token, which decides what they
    * see (resourceServer.ts). The static token then guards /metrics only.
    */
-  readonly identity?: GatewayIdentity;
+  readonly identity?: IdentityFactory;
 }
 
 /** What /metrics serves: Prometheus' text format, rendered when scraped. */
@@ -116,9 +116,9 @@ export class McpGateway {
   private readonly bridge: CallBridge;
   private readonly reach: GatewayReach;
   private guard: RequestGuard | undefined;
-  private readonly identity: GatewayIdentity | undefined;
+  private readonly identity: IdentityFactory | undefined;
   /** Made once listening, when the gateway's URL (its default resource) is known. */
-  private resourceServer: ResourceServer | undefined;
+  private resourceServer: RequestIdentity | undefined;
   private boundPort: number | undefined;
   /** POSTs whose response has not ended: what a drain waits for. */
   private inFlight = 0;
@@ -296,7 +296,7 @@ export class McpGateway {
     }
     this.guard = new RequestGuard(address.port, this.token, this.reach);
     this.boundPort = address.port;
-    if (this.identity) this.resourceServer = new ResourceServer(this.identity, this.url, this.source, this.offers);
+    if (this.identity) this.resourceServer = this.identity({ url: this.url, source: this.source, offers: this.offers });
     this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
     this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
     if (this.offers) {
@@ -314,7 +314,7 @@ export class McpGateway {
       this.subscription.dispose();
       this.notifier?.dispose();
     } else this.legacy.table.startSweeping();
-    const required = this.resourceServer ? `access tokens of ${this.identity?.verifier.issuer ?? '?'} required` : 'token required';
+    const required = this.resourceServer ? `access tokens of ${this.resourceServer.issuer} required` : 'token required';
     if (loopback) this.logger.info(`listening on ${this.url} (loopback only, ${required})`);
     else {
       const where = `${net.isIPv6(address.address) ? `[${address.address}]` : address.address}:${address.port}`;

@@ -3,5 +3,5 @@
 export { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from './endpoint';
 export { LOOPBACK_HOST, McpGateway, type AccessEntry, type GatewayOptions, type MetricsEndpoint } from './gateway';
 export { LOOPBACK_REACH, validateReach, type GatewayReach } from './requestGuard';
-export type { GatewayIdentity } from './resourceServer';
+export { oauthIdentity, type GatewayIdentity, type IdentityFactory } from './resourceServer';
 export { serveStdioSession, type StdioSession } from './stdioSession';

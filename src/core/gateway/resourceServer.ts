@@ -48,10 +48,37 @@ const METADATA_PREFIX = '/.well-known/oauth-protected-resource';
 /** Distinct grants whose catalog views are kept; a team has few. */
 const MAX_VIEWS = 1024;
 
+/**
+ * What the gateway asks of a team gateway's identity: made by `serve` once the gateway listens
+ * (its URL is the default resource). An interface, so that the editor's gateway, which never takes
+ * users' tokens, carries none of this (nor jose) in its bundle.
+ */
+export interface RequestIdentity {
+  /** The issuer whose tokens it takes, for the log. */
+  readonly issuer: string;
+  isMetadataPath(path: string): boolean;
+  answerMetadata(req: http.IncomingMessage, res: http.ServerResponse): void;
+  authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<Authentication>;
+  catalogFor(principal: Principal | undefined): GrantedCatalog;
+}
+
+/** Makes the identity once the gateway listens. */
+export type IdentityFactory = (listening: {
+  readonly url: string;
+  readonly source: ToolSource;
+  readonly offers: OfferSource | undefined;
+}) => RequestIdentity;
+
+/** A factory for `identity` (GatewayOptions): the OAuth resource server below. */
+export function oauthIdentity(identity: GatewayIdentity): IdentityFactory {
+  return ({ url, source, offers }) => new ResourceServer(identity, url, source, offers);
+}
+
 export type Authentication = { readonly ok: true; readonly authInfo: AuthInfo; readonly principal: Principal } | { readonly ok: false };
 
-export class ResourceServer {
+export class ResourceServer implements RequestIdentity {
   readonly resource: URL;
+  readonly issuer: string;
   private readonly audience: string;
   private readonly metadataUrl: string;
   private readonly metadata: OAuthProtectedResourceMetadata;
@@ -64,6 +91,7 @@ export class ResourceServer {
     private readonly offers: OfferSource | undefined,
   ) {
     this.resource = identity.resource ?? new URL('/mcp', listeningUrl);
+    this.issuer = identity.verifier.issuer;
     this.audience = identity.audience ?? this.resource.href;
     this.metadataUrl = getOAuthProtectedResourceMetadataUrl(this.resource);
     const issuer = new URL(identity.verifier.issuer);

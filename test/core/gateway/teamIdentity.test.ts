@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { McpGateway } from '../../../src/core/gateway';
+import { McpGateway, oauthIdentity } from '../../../src/core/gateway';
 import { AccessPolicy, createJwtVerifier, type DeniedCall, type JwtVerifier } from '../../../src/core/identity';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
 
@@ -56,7 +56,12 @@ describe('gateway: a team gateway checks its users’ access tokens (OAuth resou
     gateway = new McpGateway({
       source: setup.source,
       logger: setup.logger,
-      identity: { verifier, requiredScopes: ['mcp'], policy: AccessPolicy.parse(POLICY), onDenied: (call) => denied.push(call) },
+      identity: oauthIdentity({
+        verifier,
+        requiredScopes: ['mcp'],
+        policy: AccessPolicy.parse(POLICY),
+        onDenied: (call) => denied.push(call),
+      }),
     });
     cleanup.add(() => gateway.dispose());
     await gateway.start();
