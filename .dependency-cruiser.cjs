@@ -17,6 +17,7 @@ const LAYERS = {
   catalog: ['base', 'config', 'state', 'connection'],
   identity: ['base', 'state', 'connection', 'catalog'],
   gateway: ['base', 'config', 'state', 'connection', 'catalog', 'identity'],
+  cluster: ['base', 'gateway'],
   // sandbox: a failure it caused is explained from its own denial lines (notices, row words).
   presentation: ['base', 'config', 'state', 'sandbox', 'catalog'],
   runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'identity', 'gateway'],
@@ -46,6 +47,7 @@ const LAYERS = {
     'catalog',
     'identity',
     'gateway',
+    'cluster',
     'presentation',
     'runtime',
     'registry',

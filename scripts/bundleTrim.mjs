@@ -164,7 +164,14 @@ const noTeamIdentity = leftOut(
   /[\\/]cli[\\/]serve\.ts$/,
   ['loadTeamIdentity'],
 );
+/** Likewise a team gateway's replicas (serve --replica-url: forwarding between them, Redis). */
+const noReplicas = leftOut(
+  './serveCluster',
+  'a team gateway on several replicas (serve --replica-url) is not part of the editor: run the npm package mcp-switchboard or its container image',
+  /[\\/]cli[\\/]serve\.ts$/,
+  ['startCluster'],
+);
 /** For the editor's bundle (which is also its CLI for other agents, `serve --stdio`). */
-export const EXTENSION_TRIM_PLUGINS = [...TRIM_PLUGINS, noTeamIdentity];
+export const EXTENSION_TRIM_PLUGINS = [...TRIM_PLUGINS, noTeamIdentity, noReplicas];
 /** For the sandbox runtime's bundle. */
 export const SANDBOX_TRIM_PLUGINS = [zodEnglishOnly, noNodeForge];

@@ -14,12 +14,13 @@ import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
 import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
 import { parseServeArgs, type LogFormat, type ServeOAuth } from './serveArgs';
 import { loadTeamIdentity } from './serveIdentity';
+import { startCluster, type ServeCluster } from './serveCluster';
 import type { DeniedCall } from '../identity';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
 import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../consent';
 import { terminalConfirm } from './terminalQuestion';
-import type { AccessEntry, GatewayReach } from '../gateway';
+import type { AccessEntry, GatewayReach, IdentityFactory, ReplicaRouter } from '../gateway';
 
 export interface ServeOptions {
   readonly folder: string;
@@ -60,6 +61,8 @@ export interface ServeOptions {
   readonly auditLog?: boolean;
   /** A team gateway: users' OAuth access tokens instead of the static token, and a policy. */
   readonly oauth?: ServeOAuth;
+  /** One replica of a team gateway among several (forwarding, and Redis for finished tasks). */
+  readonly cluster?: ServeCluster;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -176,6 +179,23 @@ async function serveHttp(
   const identity = options.oauth
     ? await loadTeamIdentity(options.oauth, options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined)
     : undefined;
+  const cluster = options.cluster ? await startCluster(options.cluster, logger) : undefined;
+  try {
+    return await serveUntilStopped(runtime, consented, options, token, logger, identity, cluster?.router);
+  } finally {
+    await cluster?.dispose();
+  }
+}
+
+async function serveUntilStopped(
+  runtime: SwitchboardRuntime,
+  consented: ConsentedServers,
+  options: ServeOptions,
+  token: string | undefined,
+  logger: Logger,
+  identity: IdentityFactory | undefined,
+  replicas: ReplicaRouter | undefined,
+): Promise<number> {
   await runtime.manager.start(consented.servers, consented.blocks);
   if (options.wait !== false)
     await firstAttemptsDone(
@@ -199,6 +219,7 @@ async function serveHttp(
       ...(metrics ? { metrics } : {}),
       ...(token ? { token } : {}),
       ...(identity ? { identity } : {}),
+      ...(replicas ? { replicas } : {}),
     });
     await gateway.start();
     const ready: ServeReady = {

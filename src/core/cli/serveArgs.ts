@@ -1,6 +1,7 @@
 // `serve [--folder DIR] [--port N] ...` and `serve --stdio`: the headless gateway's command line.
 import path from 'node:path';
 import { LOOPBACK_REACH, validateReach, type GatewayReach } from '../gateway';
+import type { ServeCluster } from './serveCluster';
 
 export interface ServeArgs {
   /** Absolute; the folder whose .vscode/settings.json (and mcp.json, ...) configure the servers. */
@@ -35,6 +36,8 @@ export interface ServeArgs {
   readonly auditLog: boolean;
   /** --oauth-issuer and the rest: a team gateway that takes its users' access tokens. */
   readonly oauth?: ServeOAuth;
+  /** --replica-url, --cluster-key-secret, --redis: one replica of several behind a load balancer. */
+  readonly cluster?: ServeCluster;
 }
 
 /** A team gateway's identity: whose tokens it takes, for what, and what each user may use. */
@@ -59,6 +62,7 @@ export const SERVE_USAGE =
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
   '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--audit-log] [--metrics]\n' +
   '                             [--oauth-issuer URL [--oauth-resource URL] [--oauth-audience AUD] [--oauth-scope S]... [--policy FILE]]\n' +
+  '                             [--replica-url URL --cluster-key-secret FILE [--redis URL]]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--config FILE] [--eager] [--trust-workspace]\n' +
   'Each flag of HTTP serve can come from MCP_SWITCHBOARD_<FLAG> (MCP_SWITCHBOARD_ALLOWED_HOST=a,b); the command line wins.';
 
@@ -87,6 +91,9 @@ interface Parsed {
   oauthAudience?: string;
   oauthScopes: string[];
   policyFile?: string;
+  replicaUrl?: string;
+  clusterKeyFile?: string;
+  redisUrl?: string;
 }
 
 const usageError = (message: string): Error => new Error(`${message}\n${SERVE_USAGE}`);
@@ -128,6 +135,15 @@ const VALUE_FLAGS: Readonly<Record<string, { readonly http: boolean; readonly se
     '--oauth-audience': { http: true, set: (p, raw) => (p.oauthAudience = raw) },
     '--oauth-scope': { http: true, set: (p, raw) => p.oauthScopes.push(...raw.split(/[ ,]+/).filter(Boolean)) },
     '--policy': { http: true, set: (p, raw, cwd) => (p.policyFile = path.resolve(cwd, raw)) },
+    '--replica-url': { http: true, set: (p, raw) => (p.replicaUrl = httpUrl('--replica-url', raw).origin) },
+    '--cluster-key-secret': { http: true, set: (p, raw, cwd) => (p.clusterKeyFile = path.resolve(cwd, raw)) },
+    '--redis': {
+      http: true,
+      set: (p, raw) => {
+        if (!/^rediss?:\/\//.test(raw)) throw usageError('--redis is a redis:// or rediss:// URL');
+        p.redisUrl = raw;
+      },
+    },
     '--log-format': {
       http: false,
       set: (p, raw) => {
@@ -216,6 +232,10 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
   if (p.tokenFile && p.tokenSecret) throw usageError('--token-file and --token-secret: one token, from one place');
   if (p.oauthIssuer === undefined && (p.oauthResource ?? p.oauthAudience ?? p.policyFile ?? p.oauthScopes[0]) !== undefined)
     throw usageError('--oauth-resource, --oauth-audience, --oauth-scope and --policy need --oauth-issuer');
+  if ((p.replicaUrl === undefined) !== (p.clusterKeyFile === undefined))
+    throw usageError('--replica-url and --cluster-key-secret go together: a replica needs its address and the key its peers share');
+  if (p.redisUrl !== undefined && p.replicaUrl === undefined)
+    throw usageError('--redis needs --replica-url: one replica keeps its tasks itself');
   if (p.eager && !p.stdio) throw usageError('--eager applies to --stdio only (HTTP serve starts servers as configured)');
   let reach: GatewayReach;
   try {
@@ -242,8 +262,13 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
     oauthAudience,
     oauthScopes,
     policyFile,
+    replicaUrl,
+    clusterKeyFile,
+    redisUrl,
     ...plain
   } = p;
+  const cluster: ServeCluster | undefined =
+    replicaUrl && clusterKeyFile ? { replicaUrl, keyFile: clusterKeyFile, ...(redisUrl ? { redisUrl } : {}) } : undefined;
   const oauth: ServeOAuth | undefined = oauthIssuer
     ? {
         issuer: oauthIssuer,
@@ -261,5 +286,6 @@ export function parseServeArgs(argv: readonly string[], cwd: string, env: Readon
     ...(configFile ? { configFile } : {}),
     ...(drainMs === undefined ? {} : { drainMs }),
     ...(oauth ? { oauth } : {}),
+    ...(cluster ? { cluster } : {}),
   };
 }

@@ -24,6 +24,7 @@ import type { InputRequiredResult } from '@modelcontextprotocol/client';
 import { type CallerOptions, CAPABILITY_OF, isInputRound, TASKS_EXTENSION, type ClientInputRound, type InputKind } from '../connection';
 import { rpcError } from './callErrors';
 import { principalOf } from '../identity';
+import type { ReplicaRouter } from './replicas';
 
 const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];
 
@@ -74,14 +75,20 @@ export class GatewayRounds {
   /** States minted at or before this are refused: a nonce of one of them may have been forgotten. */
   private floor = -Infinity;
 
-  /** @param hostAnswers what the host answers itself when a client did not declare it. */
+  /**
+   * @param hostAnswers what the host answers itself when a client did not declare it.
+   * @param marks a team gateway's replica marks its states as its own (replicas.ts), so that a retry
+   *   that reaches another replica is sent on to this one, which holds the round (and its spent nonces).
+   */
   constructor(
     private readonly hostAnswers: () => ReadonlySet<InputKind>,
     private readonly now: () => number = Date.now,
+    private readonly marks?: Pick<ReplicaRouter, 'mint' | 'local'>,
   ) {}
 
   /** For `ServerOptions.requestState.verify`: a state this gateway did not seal is refused before any handler runs. */
-  readonly verify = (state: string, ctx: ServerContext): Promise<SealedRound> => this.codec.verify(state, ctx);
+  readonly verify = (state: string, ctx: ServerContext): Promise<SealedRound> =>
+    this.codec.verify(this.marks ? this.marks.local(state) : state, ctx);
 
   /**
    * The request of a 2026-07-28 client to `target` (a tool, a prompt, a resource) by `method` on
@@ -149,7 +156,8 @@ export class GatewayRounds {
         `The answers to this round are over ${MAX_SEALED_BYTES / 1024} KiB, too large to carry in its requestState`,
       );
     }
-    return { resultType: 'input_required', inputRequests, requestState: await this.codec.mint(round) };
+    const state = await this.codec.mint(round);
+    return { resultType: 'input_required', inputRequests, requestState: this.marks ? this.marks.mint(state) : state };
   }
 
   private spend(sealed: SealedRound): void {

@@ -13,12 +13,14 @@ import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoin
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { createModernTasks, type ModernTasks } from './modernTasks';
+import { heldIds, type ReplicaRouter } from './replicas';
+import { answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './replicaRequests';
 import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
 import { LegacySessions, type SessionAccess } from './legacySessions';
 import type { IdentityFactory, RequestIdentity } from './resourceServer';
-import { principalOf, type Principal } from '../identity/principal';
+import { principalOf, type Principal } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OfferNotifier } from './offerNotifier';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
@@ -61,6 +63,11 @@ export interface GatewayOptions {
    * see (resourceServer.ts). The static token then guards /metrics only.
    */
   readonly identity?: IdentityFactory;
+  /**
+   * The other replicas of a team gateway: requests about what another replica holds are sent on
+   * to it, and finished tasks are kept where every replica finds them (replicas.ts).
+   */
+  readonly replicas?: ReplicaRouter;
 }
 
 /** What /metrics serves: Prometheus' text format, rendered when scraped. */
@@ -119,6 +126,8 @@ export class McpGateway {
   private readonly identity: IdentityFactory | undefined;
   /** Made once listening, when the gateway's URL (its default resource) is known. */
   private resourceServer: RequestIdentity | undefined;
+  private readonly replicas: ReplicaRouter | undefined;
+  private storing: Disposable | undefined;
   private boundPort: number | undefined;
   /** POSTs whose response has not ended: what a drain waits for. */
   private inFlight = 0;
@@ -138,6 +147,7 @@ export class McpGateway {
     this.onAccess = options.onAccess;
     this.metrics = options.metrics;
     this.identity = options.identity;
+    this.replicas = options.replicas;
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
@@ -163,13 +173,17 @@ export class McpGateway {
       limits,
       clock: options.clock ?? systemClock,
       closing: () => this.disposing !== undefined,
+      ...(this.replicas ? { newSessionId: markedId(this.replicas) } : {}),
     });
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(
       () => this.relays?.hostKinds() ?? new Set(),
       () => clock.now(),
+      this.replicas,
     );
-    this.modernTasks = createModernTasks(clock);
+    this.modernTasks = createModernTasks(clock, this.replicas && markedId(this.replicas));
+    const shared = this.replicas?.tasks;
+    if (shared) this.storing = keepFinishedTasks(this.modernTasks.tasks, shared, this.logger);
     this.bridge = new CallBridge(this.relays, clock);
     this.modern = new ModernEndpoints(
       this.source,
@@ -380,7 +394,15 @@ export class McpGateway {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.legacy.find(sessionId, endpoint, principal?.key);
-      if (!session) return reply(res, 404, 'Session not found', {}, -32001);
+      if (!session) {
+        // Another replica's session goes there; one whose replica is gone is not found (the client initializes again).
+        const holder = holderOf(this.replicas, req, [sessionId]);
+        if (holder && this.replicas) {
+          const body = req.method === 'POST' ? await this.readBody(req, res) : { read: true as const, value: undefined };
+          if (!body.read || (await this.replicas.forward(req, res, body.value, holder))) return;
+        }
+        return reply(res, 404, 'Session not found', {}, -32001);
+      }
       if (req.method !== 'POST') return session.transport.handle(req, res);
       const body = await this.readBody(req, res);
       return body.read ? session.transport.handle(req, res, body.value) : undefined;
@@ -390,6 +412,12 @@ export class McpGateway {
     if (req.method !== 'POST') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
     const body = await this.readBody(req, res);
     if (!body.read) return;
+    // A 2026-07-28 request about another replica's task or round goes there.
+    const holder = holderOf(this.replicas, req, heldIds(req, body.value));
+    if (holder && this.replicas) {
+      if (await this.replicas.forward(req, res, body.value, holder)) return;
+      return answerForGoneReplica(res, body.value, principal, this.replicas.tasks, this.logger);
+    }
     // Without a session id: a 2025-era initialize (or a stray request the SDK refuses), or any
     // 2026-07-28 request, which never has a session.
     if (await isLegacyPost(req, body.value)) return this.legacy.open(endpoint, req, res, body.value, access);
@@ -494,6 +522,7 @@ export class McpGateway {
 
   private async shutdown(): Promise<void> {
     this.subscription?.dispose();
+    this.storing?.dispose();
     this.notifier?.dispose();
     const listening = this.boundPort !== undefined;
     const closed = this.closePort();

@@ -62,6 +62,8 @@ export interface LegacySessionsOptions {
   readonly clock: Clock;
   /** The gateway is shutting down: a session created now is closed at once. */
   readonly closing: () => boolean;
+  /** A new session's id (a team gateway's replicas mark theirs: replicas.ts). */
+  readonly newSessionId?: () => string;
 }
 
 const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
@@ -117,7 +119,7 @@ export class LegacySessions {
     });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);
     const transport: SessionTransport = new SessionTransport({
-      newSessionId: () => randomUUID(),
+      newSessionId: this.options.newSessionId ?? (() => randomUUID()),
       // What a streamed answer sent is kept (bounded): a client whose stream broke resumes with
       // Last-Event-ID instead of losing the call's result.
       events,

@@ -49,8 +49,9 @@ export interface ModernTasks {
   readonly clock: Clock;
 }
 
-export function createModernTasks(clock: Clock): ModernTasks {
-  return { tasks: new SessionTasks<never>(clock, MODERN_RULES), clock };
+/** @param newId a task's id (randomUUID unless a team gateway's replica marks its own). */
+export function createModernTasks(clock: Clock, newId?: () => string): ModernTasks {
+  return { tasks: new SessionTasks<never>(clock, MODERN_RULES, newId), clock };
 }
 
 function requireTasks(ctx: ServerContext): void {
@@ -65,7 +66,7 @@ function wireTask(task: Task): Record<string, unknown> {
 }
 
 /** tasks/get's DetailedTask: the result of a completed task, the error of a failed one, what an input_required one asks. */
-function detailed({ task, outcome, inputRequests }: TaskDetail): Record<string, unknown> {
+export function detailed({ task, outcome, inputRequests }: TaskDetail): Record<string, unknown> {
   const base = { resultType: 'complete', ...wireTask(task) };
   switch (task.status) {
     case 'completed':

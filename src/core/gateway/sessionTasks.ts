@@ -93,11 +93,16 @@ export class SessionTasks<C> {
   private readonly changeEmitter = new Emitter<Task>();
   /** A task's status or message changed: the session tells its client (notifications/tasks/status). */
   readonly onDidChange: Event<Task> = this.changeEmitter.event;
+  private readonly finishEmitter = new Emitter<Task>();
+  /** A task ended, its outcome known (a team gateway keeps it for the other replicas). */
+  readonly onDidFinish: Event<Task> = this.finishEmitter.event;
   private disposed = false;
 
+  /** @param newId a task's id (a team gateway's replicas mark theirs: replicas.ts). */
   constructor(
     private readonly clock: Clock,
     private readonly rules: TaskRules = SESSION_RULES,
+    private readonly newId: () => string = randomUUID,
   ) {}
 
   /** Creates a task running `run` for `owner`; throws when the session (or that owner) runs its maximum. */
@@ -118,7 +123,7 @@ export class SessionTasks<C> {
     }
     this.makeRoom(owner);
     const ttl = Math.min(MAX_TTL_MS, Math.max(1_000, Math.floor(requestedTtl ?? DEFAULT_TTL_MS)));
-    const taskId = randomUUID();
+    const taskId = this.newId();
     const now = new Date(this.clock.now()).toISOString();
     const entry: Entry<C> = {
       owner,
@@ -213,6 +218,7 @@ export class SessionTasks<C> {
     this.disposed = true;
     for (const [taskId, entry] of this.entries) this.drop(taskId, entry, 'The session closed');
     this.changeEmitter.dispose();
+    this.finishEmitter.dispose();
   }
 
   /** Unfinished tasks, of `owner` or of everyone. */
@@ -262,6 +268,11 @@ export class SessionTasks<C> {
     let largest: string | undefined;
     for (const [owner, count] of counts) if (largest === undefined || count > (counts.get(largest) ?? 0)) largest = owner;
     return largest;
+  }
+
+  /** Who started the task (the store's owner key), or undefined for a task it does not hold. */
+  ownerOf(taskId: string): string | undefined {
+    return this.entries.get(taskId)?.owner;
   }
 
   /**
@@ -337,6 +348,7 @@ export class SessionTasks<C> {
     entry.waiting.splice(0);
     entry.controller.abort(new ProtocolError(ProtocolErrorCode.InternalError, `Task ${entry.view.taskId} is ${status}`));
     entry.pulse.fire();
+    this.finishEmitter.fire(entry.view);
   }
 
   private expire(taskId: string): void {
