@@ -87,6 +87,8 @@ export class Replicas implements ReplicaRouter {
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
     headers[FORWARDED_HEADER] = this.self;
+    // This replica checked the client's Host; the holder is reached at its own address, which it always accepts.
+    headers.host = new URL(holder).host;
     if (payload) headers['content-length'] = payload.length;
     return new Promise((resolve) => {
       const out = http.request(new URL(req.url ?? '/', holder), { method: req.method ?? 'GET', headers, agent: this.agent });
