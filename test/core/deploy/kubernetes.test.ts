@@ -1,0 +1,196 @@
+// The team gateway's image and Kubernetes manifests (deploy/): every object valid against the
+// Kubernetes API's own schemas (kubernetes-models, generated from the OpenAPI specification), the
+// objects consistent with each other, and the container's flags and environment ones `serve`
+// accepts, naming files the pod mounts. No cluster and no Docker engine run here: what the image
+// and the objects do once running is what the cluster tests prove of `serve` itself.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { parseServeArgs } from '../../../src/core/cli';
+import { REPO_ROOT } from '../doctor/helpers';
+
+const DEPLOY = path.join(REPO_ROOT, 'deploy');
+const MANIFESTS = path.join(DEPLOY, 'kubernetes');
+
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+};
+
+/** The model class of kubernetes-models for an apiVersion and kind (`apps/v1`, `Deployment` -> kubernetes-models/apps/v1/Deployment). */
+async function modelOf(apiVersion: string, kind: string): Promise<new (value: unknown) => { validate(): void }> {
+  const module = (await import(`kubernetes-models/${apiVersion}/${kind}`)) as Record<string, new (value: unknown) => { validate(): void }>;
+  const model = module[kind];
+  assert.ok(model, `no schema for ${apiVersion} ${kind}`);
+  return model;
+}
+
+function load(): Array<{ file: string; object: K8sObject }> {
+  const kustomization = yaml.load(fs.readFileSync(path.join(MANIFESTS, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+  return kustomization.resources.flatMap((file) =>
+    yaml.loadAll(fs.readFileSync(path.join(MANIFESTS, file), 'utf8')).map((object) => ({ file, object: object as K8sObject })),
+  );
+}
+
+function find<T>(objects: Array<{ object: K8sObject }>, kind: string, name: string): T {
+  const found = objects.find(({ object }) => object.kind === kind && object.metadata.name === name)?.object;
+  assert.ok(found, `${kind} ${name}`);
+  return found as unknown as T;
+}
+
+interface Container {
+  name: string;
+  args?: string[];
+  env?: Array<{ name: string; value?: string }>;
+  ports?: Array<{ name: string; containerPort: number }>;
+  readinessProbe?: { httpGet?: { path: string; port: string } };
+  livenessProbe?: { httpGet?: { path: string; port: string } };
+  startupProbe?: { httpGet?: { path: string; port: string } };
+  securityContext?: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[] } };
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+}
+interface Deployment {
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        terminationGracePeriodSeconds?: number;
+        securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
+        containers: Container[];
+        volumes: Array<{ name: string; emptyDir?: unknown; configMap?: { name: string }; secret?: { secretName: string } }>;
+      };
+    };
+  };
+}
+
+describe('deploy: the image and the Kubernetes manifests', () => {
+  const objects = load();
+  const deployment = find<Deployment>(objects, 'Deployment', 'mcp-switchboard');
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0] as Container;
+
+  it('lists every manifest in the kustomization, each object valid against the Kubernetes schemas', async () => {
+    const files = fs.readdirSync(MANIFESTS).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
+    assert.deepEqual([...new Set(objects.map(({ file }) => file))].sort(), files.sort());
+    for (const { file, object } of objects) {
+      const Model = await modelOf(object.apiVersion, object.kind);
+      assert.doesNotThrow(() => new Model(object).validate(), `${file}: ${object.kind} ${object.metadata.name}`);
+    }
+    // The validation can fail: a wrong type is refused.
+    const Model = await modelOf('apps/v1', 'Deployment');
+    assert.throws(() =>
+      new Model({
+        ...deployment,
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'x' },
+        spec: { ...deployment.spec, replicas: 'two' },
+      }).validate(),
+    );
+  });
+
+  it('runs serve with flags and environment it accepts, reading only files the pod mounts', () => {
+    const podIp = '10.1.2.3';
+    const env: Record<string, string> = {};
+    for (const entry of container.env ?? []) {
+      if (entry.value !== undefined) env[entry.name] = entry.value.replace('$(POD_IP)', podIp);
+    }
+    const args = parseServeArgs(container.args ?? [], '/srv/switchboard', env);
+    assert.equal(args.reach.host, '0.0.0.0');
+    assert.equal(args.port, 8080);
+    assert.deepEqual(args.cluster, {
+      replicaUrl: `http://${podIp}:8080`,
+      keyFile: '/run/secrets/switchboard/cluster-key',
+      redisUrl: 'redis://mcp-switchboard-redis:6379/0',
+    });
+    assert.equal(args.oauth?.issuer, 'https://login.example.com/tenant');
+    assert.equal(args.oauth?.resource?.href, 'https://mcp.example.com/mcp');
+    assert.ok(args.metrics && args.auditLog && args.accessLog && args.logFormat === 'json');
+    const mounts = container.volumeMounts ?? [];
+    for (const file of [args.configFile, args.tokenSecret, args.cluster?.keyFile, args.oauth?.policyFile]) {
+      assert.ok(file, 'a file the deployment names');
+      assert.ok(
+        mounts.some((mount) => file.startsWith(`${mount.mountPath}/`)),
+        `${file} is under a mounted volume`,
+      );
+    }
+    // The config map holds the files serve reads from it, and they parse.
+    const config = find<K8sObject>(objects, 'ConfigMap', 'mcp-switchboard');
+    assert.ok(JSON.parse(config.data?.['settings.json'] ?? '')['mcpSwitchboard.servers']);
+    assert.ok(Array.isArray(JSON.parse(config.data?.['policy.json'] ?? '').rules));
+    // The drain fits in the grace period Kubernetes gives before SIGKILL.
+    assert.ok((args.drainMs ?? 0) < (pod.terminationGracePeriodSeconds ?? 30) * 1000);
+  });
+
+  it('probes, hardens and connects the objects to each other', () => {
+    const labels = deployment.spec.template.metadata.labels;
+    const matches = (selector: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
+    assert.ok(matches(deployment.spec.selector.matchLabels));
+    const portName = container.ports?.[0]?.name;
+    assert.deepEqual(container.readinessProbe?.httpGet, { path: '/readyz', port: portName });
+    assert.deepEqual(container.livenessProbe?.httpGet, { path: '/healthz', port: portName });
+    assert.deepEqual(container.startupProbe?.httpGet, { path: '/readyz', port: portName });
+    assert.equal(container.securityContext?.readOnlyRootFilesystem, true);
+    assert.equal(container.securityContext?.allowPrivilegeEscalation, false);
+    assert.deepEqual(container.securityContext?.capabilities?.drop, ['ALL']);
+    assert.equal(pod.securityContext?.runAsNonRoot, true);
+    // serve writes its tool cache under /tmp (XDG_CACHE_HOME in the image): a writable emptyDir there.
+    const tmp = container.volumeMounts?.find((mount) => mount.mountPath === '/tmp');
+    assert.ok(tmp && pod.volumes.find((volume) => volume.name === tmp.name)?.emptyDir !== undefined);
+
+    const service = find<{ spec: { selector: Record<string, string>; ports: Array<{ name: string; targetPort: string }> } }>(
+      objects,
+      'Service',
+      'mcp-switchboard',
+    );
+    assert.ok(matches(service.spec.selector));
+    assert.equal(service.spec.ports[0]?.targetPort, portName);
+    const ingress = find<{
+      spec: { rules: Array<{ http: { paths: Array<{ backend: { service: { name: string; port: { name: string } } } }> } }> };
+    }>(objects, 'Ingress', 'mcp-switchboard');
+    assert.deepEqual(ingress.spec.rules[0]?.http.paths[0]?.backend.service, { name: 'mcp-switchboard', port: { name: 'http' } });
+    const hpa = find<{ spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } }>(
+      objects,
+      'HorizontalPodAutoscaler',
+      'mcp-switchboard',
+    );
+    assert.deepEqual(hpa.spec.scaleTargetRef.kind + '/' + hpa.spec.scaleTargetRef.name, 'Deployment/mcp-switchboard');
+    assert.ok(hpa.spec.minReplicas >= 2, 'at least two replicas: one can drain while the other serves');
+    const pdb = find<{ spec: { selector: { matchLabels: Record<string, string> } } }>(objects, 'PodDisruptionBudget', 'mcp-switchboard');
+    assert.ok(matches(pdb.spec.selector.matchLabels));
+    const policy = find<{ spec: { podSelector: { matchLabels: Record<string, string> } } }>(objects, 'NetworkPolicy', 'mcp-switchboard');
+    assert.ok(matches(policy.spec.podSelector.matchLabels));
+    const redis = find<{ metadata: { name: string } }>(objects, 'Service', 'mcp-switchboard-redis');
+    assert.ok(container.env?.some((entry) => entry.value?.includes(`redis://${redis.metadata.name}:`)));
+  });
+
+  it('builds an image that runs serve as a non-root user, checks /healthz, and installs the packages the build makes', async () => {
+    const dockerfile = fs.readFileSync(path.join(DEPLOY, 'Dockerfile'), 'utf8');
+    const instruction = (name: string) => [...dockerfile.matchAll(new RegExp(`^${name} (.+)$`, 'gm'))].map((match) => match[1] ?? '');
+    const user = instruction('USER').at(-1) ?? '';
+    assert.match(user, /^\d+:\d+$/);
+    assert.notEqual(user.split(':')[0], '0');
+    assert.equal(Number(user.split(':')[0]), pod.securityContext?.runAsUser, 'the image and the pod agree on the user');
+    const entrypoint = JSON.parse(instruction('ENTRYPOINT').at(-1) ?? '[]') as string[];
+    assert.deepEqual(entrypoint.slice(-2), ['mcp-switchboard', 'serve']);
+    const cmd = JSON.parse(instruction('CMD').at(-1) ?? '[]') as string[];
+    const args = parseServeArgs(cmd, '/srv/switchboard');
+    assert.deepEqual(instruction('EXPOSE'), [String(args.port)]);
+    assert.match(instruction('HEALTHCHECK').at(-1) ?? '', new RegExp(`127\\.0\\.0\\.1:${args.port}/healthz`));
+    for (const image of instruction('FROM'))
+      assert.match(image, /^node:\d+-bookworm-slim( AS \w+)?$/, 'a pinned major version, never latest');
+    const { CLI_NPM_NAME, seccompPackageName } = (await import(path.join(REPO_ROOT, 'scripts', 'packages.mjs'))) as {
+      CLI_NPM_NAME: string;
+      seccompPackageName: (arch: string) => string;
+    };
+    // npm pack names a scoped package's tarball <scope>-<name>-<version>.tgz.
+    assert.ok(dockerfile.includes(`/tmp/packages/${CLI_NPM_NAME}-[0-9]*.tgz`));
+    assert.ok(dockerfile.includes(`/tmp/packages/${seccompPackageName('$arch').slice(1).replace('/', '-')}-"*.tgz`));
+    assert.match(dockerfile, /ENV HOME=\/tmp \\\n\s+XDG_CACHE_HOME=\/tmp\/cache/);
+  });
+});
