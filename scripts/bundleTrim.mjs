@@ -171,7 +171,21 @@ const noReplicas = leftOut(
   /[\\/]cli[\\/]serve\.ts$/,
   ['startCluster'],
 );
+/** And a team gateway's traces (serve --otlp-endpoint: OpenTelemetry's SDK and OTLP exporter). */
+const noTracing = leftOut(
+  './serveTracing',
+  'traces (serve --otlp-endpoint) are not part of the editor: run the npm package mcp-switchboard or its container image',
+  /[\\/]cli[\\/]serve\.ts$/,
+  ['startTracing'],
+);
+/** And Prometheus metrics (serve --metrics: prom-client), which the editor's gateway never serves. */
+const noMetrics = leftOut(
+  './metrics',
+  'metrics (serve --metrics) are not part of the editor: run the npm package mcp-switchboard or its container image',
+  /[\\/]runtime[\\/]index\.ts$/,
+  ['createGatewayMetrics'],
+);
 /** For the editor's bundle (which is also its CLI for other agents, `serve --stdio`). */
-export const EXTENSION_TRIM_PLUGINS = [...TRIM_PLUGINS, noTeamIdentity, noReplicas];
+export const EXTENSION_TRIM_PLUGINS = [...TRIM_PLUGINS, noTeamIdentity, noReplicas, noTracing, noMetrics];
 /** For the sandbox runtime's bundle. */
 export const SANDBOX_TRIM_PLUGINS = [zodEnglishOnly, noNodeForge];

@@ -15,12 +15,13 @@ import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
 import { parseServeArgs, type LogFormat, type ServeOAuth } from './serveArgs';
 import { loadTeamIdentity } from './serveIdentity';
 import { startCluster, type ServeCluster } from './serveCluster';
+import { startTracing } from './serveTracing';
 import type { DeniedCall } from '../identity';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
 import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../consent';
 import { terminalConfirm } from './terminalQuestion';
-import type { AccessEntry, GatewayReach, IdentityFactory, ReplicaRouter } from '../gateway';
+import type { AccessEntry, CallTracer, GatewayReach, IdentityFactory, ReplicaRouter } from '../gateway';
 
 export interface ServeOptions {
   readonly folder: string;
@@ -63,6 +64,8 @@ export interface ServeOptions {
   readonly oauth?: ServeOAuth;
   /** One replica of a team gateway among several (forwarding, and Redis for finished tasks). */
   readonly cluster?: ServeCluster;
+  /** OpenTelemetry traces of the tool calls, sent to this OTLP/HTTP endpoint. */
+  readonly otlpEndpoint?: string;
   /** For `${env:...}`, `${input:...}` (MCP_SWITCHBOARD_INPUT_*) and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Default os.homedir(); locates the Cursor and Claude Desktop files. */
@@ -180,11 +183,24 @@ async function serveHttp(
     ? await loadTeamIdentity(options.oauth, options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined)
     : undefined;
   const cluster = options.cluster ? await startCluster(options.cluster, logger) : undefined;
+  const tracing = options.otlpEndpoint ? startTracing(options.otlpEndpoint) : undefined;
   try {
-    return await serveUntilStopped(runtime, consented, options, token, logger, identity, cluster?.router);
+    return await serveUntilStopped(runtime, consented, options, token, logger, {
+      identity,
+      replicas: cluster?.router,
+      tracer: tracing?.tracer,
+    });
   } finally {
+    await tracing?.shutdown();
     await cluster?.dispose();
   }
+}
+
+/** What a team gateway adds to the gateway, each absent unless asked for. */
+interface TeamParts {
+  readonly identity: IdentityFactory | undefined;
+  readonly replicas: ReplicaRouter | undefined;
+  readonly tracer: CallTracer | undefined;
 }
 
 async function serveUntilStopped(
@@ -193,8 +209,7 @@ async function serveUntilStopped(
   options: ServeOptions,
   token: string | undefined,
   logger: Logger,
-  identity: IdentityFactory | undefined,
-  replicas: ReplicaRouter | undefined,
+  { identity, replicas, tracer }: TeamParts,
 ): Promise<number> {
   await runtime.manager.start(consented.servers, consented.blocks);
   if (options.wait !== false)
@@ -220,6 +235,7 @@ async function serveUntilStopped(
       ...(token ? { token } : {}),
       ...(identity ? { identity } : {}),
       ...(replicas ? { replicas } : {}),
+      ...(tracer ? { tracer } : {}),
     });
     await gateway.start();
     const ready: ServeReady = {

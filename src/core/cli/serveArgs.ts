@@ -38,6 +38,8 @@ export interface ServeArgs {
   readonly oauth?: ServeOAuth;
   /** --replica-url, --cluster-key-secret, --redis: one replica of several behind a load balancer. */
   readonly cluster?: ServeCluster;
+  /** --otlp-endpoint: OpenTelemetry traces of the tool calls, sent there (OTLP over HTTP). */
+  readonly otlpEndpoint?: string;
 }
 
 /** A team gateway's identity: whose tokens it takes, for what, and what each user may use. */
@@ -62,7 +64,7 @@ export const SERVE_USAGE =
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
   '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--audit-log] [--metrics]\n' +
   '                             [--oauth-issuer URL [--oauth-resource URL] [--oauth-audience AUD] [--oauth-scope S]... [--policy FILE]]\n' +
-  '                             [--replica-url URL --cluster-key-secret FILE [--redis URL]]\n' +
+  '                             [--replica-url URL --cluster-key-secret FILE [--redis URL]] [--otlp-endpoint URL]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--config FILE] [--eager] [--trust-workspace]\n' +
   'Each flag of HTTP serve can come from MCP_SWITCHBOARD_<FLAG> (MCP_SWITCHBOARD_ALLOWED_HOST=a,b); the command line wins.';
 
@@ -94,6 +96,7 @@ interface Parsed {
   replicaUrl?: string;
   clusterKeyFile?: string;
   redisUrl?: string;
+  otlpEndpoint?: string;
 }
 
 const usageError = (message: string): Error => new Error(`${message}\n${SERVE_USAGE}`);
@@ -135,6 +138,7 @@ const VALUE_FLAGS: Readonly<Record<string, { readonly http: boolean; readonly se
     '--oauth-audience': { http: true, set: (p, raw) => (p.oauthAudience = raw) },
     '--oauth-scope': { http: true, set: (p, raw) => p.oauthScopes.push(...raw.split(/[ ,]+/).filter(Boolean)) },
     '--policy': { http: true, set: (p, raw, cwd) => (p.policyFile = path.resolve(cwd, raw)) },
+    '--otlp-endpoint': { http: true, set: (p, raw) => (p.otlpEndpoint = httpUrl('--otlp-endpoint', raw).href) },
     '--replica-url': { http: true, set: (p, raw) => (p.replicaUrl = httpUrl('--replica-url', raw).origin) },
     '--cluster-key-secret': { http: true, set: (p, raw, cwd) => (p.clusterKeyFile = path.resolve(cwd, raw)) },
     '--redis': {

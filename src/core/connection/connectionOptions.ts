@@ -51,7 +51,8 @@ export interface CallerOptions {
   readonly onProgress?: (progress: Progress) => void;
   /**
    * For a 2026-07-28 upstream, `_meta` keys the request carries for the gateway client it is made
-   * for: that client's capabilities, its log level. Ignored for a 2025 upstream.
+   * for: that client's capabilities, its log level, its trace context. A 2025 upstream gets only
+   * the trace context (`traceparent`, `tracestate`).
    */
   readonly meta?: Readonly<Record<string, unknown>>;
   /**

@@ -48,12 +48,23 @@ export interface UpstreamExtras {
   readonly rounds?: ClientRounds;
 }
 
-/** What a 2026-07-28 upstream gets besides the request; a 2025 one has no `_meta` envelope or rounds. */
+/** The W3C trace context keys of `_meta` (the SDK's TRACEPARENT_META_KEY and TRACESTATE_META_KEY). */
+const TRACE_KEYS = ['traceparent', 'tracestate'] as const;
+
+/**
+ * What a 2026-07-28 upstream gets besides the request; a 2025 one has no `_meta` envelope or
+ * rounds, but gets the trace context (`_meta` is open to any key in every revision).
+ */
 export function extrasFor(
   era: ProtocolEra,
   upstream: UpstreamExtras,
 ): { meta?: { _meta: Readonly<Record<string, unknown>> }; rounds?: ClientRounds } {
-  if (era !== 'modern') return {};
+  if (era !== 'modern') {
+    const trace = Object.fromEntries(
+      TRACE_KEYS.flatMap((key) => (typeof upstream.meta?.[key] === 'string' ? [[key, upstream.meta[key]]] : [])),
+    );
+    return Object.keys(trace).length > 0 ? { meta: { _meta: trace } } : {};
+  }
   return { ...(upstream.meta ? { meta: { _meta: upstream.meta } } : {}), ...(upstream.rounds ? { rounds: upstream.rounds } : {}) };
 }
 

@@ -14,6 +14,7 @@ import { hasEndpoint, listedTools, listFingerprint, servedServers } from './expo
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { createModernTasks, type ModernTasks } from './modernTasks';
 import { heldIds, type ReplicaRouter } from './replicas';
+import type { CallTracer } from './callTracing';
 import { answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './replicaRequests';
 import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
@@ -68,6 +69,8 @@ export interface GatewayOptions {
    * to it, and finished tasks are kept where every replica finds them (replicas.ts).
    */
   readonly replicas?: ReplicaRouter;
+  /** Spans of tool calls, the trace context passed upstream (serve --otlp-endpoint). */
+  readonly tracer?: CallTracer;
 }
 
 /** What /metrics serves: Prometheus' text format, rendered when scraped. */
@@ -174,6 +177,7 @@ export class McpGateway {
       clock: options.clock ?? systemClock,
       closing: () => this.disposing !== undefined,
       ...(this.replicas ? { newSessionId: markedId(this.replicas) } : {}),
+      ...(options.tracer ? { tracer: options.tracer } : {}),
     });
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(
@@ -194,6 +198,7 @@ export class McpGateway {
         rounds,
         modernTasks: this.modernTasks,
         bridge: this.bridge,
+        ...(options.tracer ? { tracer: options.tracer } : {}),
       },
       this.identity ? (authInfo) => this.accessOf(principalOf(authInfo)) : undefined,
     );

@@ -21,6 +21,7 @@ import { SessionTransport } from './sessionTransport';
 import { SessionTasks } from './sessionTasks';
 import type { GatewayTasks } from './taskHandlers';
 import type { Principal } from '../identity';
+import type { CallTracer } from './callTracing';
 
 export interface LegacySession extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
@@ -64,6 +65,8 @@ export interface LegacySessionsOptions {
   readonly closing: () => boolean;
   /** A new session's id (a team gateway's replicas mark theirs: replicas.ts). */
   readonly newSessionId?: () => string;
+  /** Spans of tool calls (callTracing.ts). */
+  readonly tracer?: CallTracer;
 }
 
 const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
@@ -115,6 +118,7 @@ export class LegacySessions {
       ...(access.offers ? { offers: access.offers, ledger } : {}),
       ...(relays ? { relays } : {}),
       ...(access.principal ? { principal: access.principal } : {}),
+      ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
       tasks,
     });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);

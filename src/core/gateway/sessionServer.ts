@@ -17,7 +17,7 @@ import { clientNameOf, sessionRound, type GatewayRounds, type OpenRound } from '
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { rpcError, toProtocolError, upstreamError } from './callErrors';
-import { describeEndpoint, endpointKey, type EndpointId, type CallTarget } from './endpoint';
+import { describeEndpoint, endpointKey, endpointPath, type EndpointId, type CallTarget } from './endpoint';
 import { listedTools, mapToolName, taskSupportOf } from './exposure';
 import { callOrEscalate, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
 import {
@@ -35,6 +35,7 @@ import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
 import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
 import type { Principal } from '../identity';
+import { traceContextOf, type CallTracer, type TraceContext } from './callTracing';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -141,6 +142,8 @@ export interface SessionExtras {
   readonly bridge?: CallBridge;
   /** The user a team gateway's request comes from (`source` and `offers` are then their view). */
   readonly principal?: Principal;
+  /** Spans of tool calls, and the trace context passed upstream (serve --otlp-endpoint). */
+  readonly tracer?: CallTracer;
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -205,31 +208,58 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
   });
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
-    const target = {
+    const mapped = {
       ...(await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal)),
       caller: callerOf(server, ctx, extras.principal),
     };
-    if (tasks && request.params.task !== undefined) {
-      // The SDK types this handler's answer as a CallToolResult; TaskReceivingServer lets the task's through.
-      return taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
+    if (!extras.tracer) return callTool(mapped);
+    const parent = traceContextOf(request.params._meta);
+    const traced = extras.tracer.startCall({
+      endpoint: endpointPath(endpoint),
+      server: mapped.server,
+      tool: mapped.name,
+      caller: mapped.caller,
+      ...(parent ? { parent } : {}),
+    });
+    try {
+      const result = await callTool({ ...mapped, trace: traced.upstream });
+      traced.end(outcomeOf(result));
+      return result;
+    } catch (error) {
+      traced.end(String((error as { code?: unknown }).code ?? 'error'));
+      throw error;
     }
-    const round = openRound(ctx, 'tools/call', request.params.name);
-    // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
-    if (modernTasks && round.options.clientTasks?.declared === true) {
-      return callOrEscalate(modernTasks, ctx, round, (options, relay) =>
-        runRelayed(extras.relays, target.server, relay, () => callFor(source, target, request.params, options)),
-      );
+
+    async function callTool(target: CallerTarget): Promise<CallToolResult | InputRequiredResult> {
+      if (tasks && request.params.task !== undefined) {
+        // The SDK types this handler's answer as a CallToolResult; TaskReceivingServer lets the task's through.
+        return taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
+      }
+      const round = openRound(ctx, 'tools/call', request.params.name);
+      // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
+      if (modernTasks && round.options.clientTasks?.declared === true) {
+        return callOrEscalate(modernTasks, ctx, round, (options, relay) =>
+          runRelayed(extras.relays, target.server, relay, () => callFor(source, target, request.params, options)),
+        );
+      }
+      const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
+      logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
+      // callFor gives the client the JSON-RPC error; what the relay and the round throw already is one.
+      return (await round.reply(await relayed(target.server, ctx, options, (sent) => callFor(source, target, request.params, sent)))) as
+        CallToolResult | InputRequiredResult;
     }
-    const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
-    logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
-    // callFor gives the client the JSON-RPC error; what the relay and the round throw already is one.
-    return (await round.reply(await relayed(target.server, ctx, options, (sent) => callFor(source, target, request.params, sent)))) as
-      CallToolResult | InputRequiredResult;
   });
 }
 
-/** The tool a request calls, and who asked (for the audit log). */
-type CallerTarget = CallTarget & { readonly caller?: string };
+/** How a tools/call answered, for its span: `ok`, `toolError`, or a round or a task for the client. */
+function outcomeOf(result: CallToolResult | InputRequiredResult): string {
+  const kind = (result as { resultType?: unknown }).resultType;
+  if (kind === 'input_required' || kind === 'task') return kind;
+  return (result as CallToolResult).isError === true ? 'toolError' : 'ok';
+}
+
+/** The tool a request calls, who asked (for the audit log), and the trace context for the upstream. */
+type CallerTarget = CallTarget & { readonly caller?: string; readonly trace?: TraceContext };
 
 /** The call a task runs: as a plain request makes it, failing with the JSON-RPC error its client should see. */
 async function callFor(
@@ -243,6 +273,7 @@ async function callFor(
       ...options,
       ...(target.readyBy === undefined ? {} : { readyBy: target.readyBy }),
       ...(target.caller ? { caller: target.caller } : {}),
+      ...(target.trace ? { meta: { ...options.meta, ...target.trace } } : {}),
     };
     return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, sent)) as CallToolResult | ClientInputRound;
   } catch (error) {
