@@ -14,7 +14,21 @@ import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mo
 const startTeamIdp = async (): Promise<TeamIdp> => (await import('../../fixtures/team-idp.mjs')).startTeamIdp();
 import { FakeClock } from '../support/fakeClock';
 import { MODERN_VERSION } from '../support/eraClient';
-import { Cleanup, initializeHeaders, INITIALIZE_BODY, rawRequest, startGateway, textOf, toolsServer, type Setup } from './helpers';
+import {
+  Cleanup,
+  initializeHeaders,
+  INITIALIZE_BODY,
+  MemoryLogger,
+  rawRequest,
+  startGateway,
+  textOf,
+  toolsServer,
+  waitForRunning,
+  type Setup,
+} from './helpers';
+import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import { createRuntime } from '../../../src/core/runtime/runtime';
+import { stdioDefinition } from '../connection/helpers';
 
 type Idp = TeamIdp;
 
@@ -276,5 +290,59 @@ describe('gateway: a team gateway checks its users’ access tokens (OAuth resou
     const stillRunning = await send('alice', 4, 'tasks/get', { taskId });
     assert.equal(stillRunning.result?.status, 'working', 'carol’s cancel did not reach alice’s task');
     await send('alice', 5, 'tasks/cancel', { taskId });
+  });
+});
+
+describe('gateway: a team gateway’s policy covers what servers offer besides tools', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  after(() => cleanup.run());
+
+  it('lists, reads and gets prompts only of the servers a user may see', async () => {
+    const idp = await startTeamIdp();
+    cleanup.add(() => idp.close());
+    const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([stdioDefinition(['--features'], { name: 'alpha' }), stdioDefinition(['--features'], { name: 'beta' })]);
+    await waitForRunning(runtime.manager, ['alpha', 'beta']);
+    const verifier = await createJwtVerifier({ issuer: idp.issuer });
+    const policy = AccessPolicy.parse({
+      rules: [
+        { match: { groups: ['eng'] }, allow: { servers: ['*'] } },
+        { match: { groups: ['support'] }, allow: { servers: ['alpha'], tools: ['echo'] } },
+      ],
+    });
+    const gateway = runtime.gateway({ identity: oauthIdentity({ verifier, policy }) });
+    await gateway.start();
+    const resource = `${gateway.url}/mcp`;
+    idp.allowResource(resource);
+    const connect = async (user: string, path = '/mcp') => {
+      const token = await idp.token(user, resource, 'mcp');
+      const client = new Client({ name: user, version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${gateway.url}${path}`), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      cleanup.add(() => client.close());
+      return client;
+    };
+    const prompts = async (client: Client) => (await client.listPrompts()).prompts.map((prompt) => prompt.name.split('__')[0]);
+    const alice = await connect('alice');
+    assert.deepEqual([...new Set(await prompts(alice))].sort(), ['alpha', 'beta']);
+    const bob = await connect('bob');
+    assert.deepEqual([...new Set(await prompts(bob))], ['alpha']);
+    assert.ok((await bob.listResources()).resources.length > 0, 'alpha’s resources');
+    const readme = await bob.readResource({ uri: 'fixture://readme' });
+    assert.match(JSON.stringify(readme.contents), /A resource served by the fixture/);
+    const betaPrompt = (await alice.listPrompts()).prompts.find((prompt) => prompt.name.startsWith('beta__'));
+    assert.ok(betaPrompt);
+    await assert.rejects(bob.getPrompt({ name: betaPrompt.name, arguments: {} }));
+    await assert.rejects(connect('bob', '/mcp/beta'));
+    // mallory matches no rule: nothing at all.
+    const mallory = await connect('mallory');
+    assert.deepEqual(await prompts(mallory), []);
+    assert.deepEqual((await mallory.listResources()).resources, []);
+    await assert.rejects(mallory.readResource({ uri: 'fixture://readme' }));
   });
 });
