@@ -154,38 +154,21 @@ const resultValidatorOnce = {
 export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv, resultValidatorOnce, noExemplars, noSummaries];
 
 /**
- * A team gateway (`serve --oauth-issuer`: the identity provider's tokens, the policy, jose) is the
- * npm package's and the container image's, not the editor's: the editor's gateway never takes
- * users' tokens, and its package stays under 1 MB. `serve` run from the editor's bundle says so.
+ * What `serve` does only for a team (the npm package's and the container image's, not the
+ * editor's): its gateway never takes users' tokens (jose, the policy), runs as one replica of
+ * several (forwarding, Redis), sends traces (OpenTelemetry's SDK and exporter) or serves metrics
+ * (prom-client); and its package stays under 1 MB. `serve` run from the editor's bundle says so.
+ * Each: the module, the file that imports it, what it exports, the feature as a user asks for it.
  */
-const noTeamIdentity = leftOut(
-  './serveIdentity',
-  'a team gateway (serve --oauth-issuer) is not part of the editor: run the npm package mcp-switchboard or its container image',
-  /[\\/]cli[\\/]serve\.ts$/,
-  ['loadTeamIdentity'],
-);
-/** Likewise a team gateway's replicas (serve --replica-url: forwarding between them, Redis). */
-const noReplicas = leftOut(
-  './serveCluster',
-  'a team gateway on several replicas (serve --replica-url) is not part of the editor: run the npm package mcp-switchboard or its container image',
-  /[\\/]cli[\\/]serve\.ts$/,
-  ['startCluster'],
-);
-/** And a team gateway's traces (serve --otlp-endpoint: OpenTelemetry's SDK and OTLP exporter). */
-const noTracing = leftOut(
-  './serveTracing',
-  'traces (serve --otlp-endpoint) are not part of the editor: run the npm package mcp-switchboard or its container image',
-  /[\\/]cli[\\/]serve\.ts$/,
-  ['startTracing'],
-);
-/** And Prometheus metrics (serve --metrics: prom-client), which the editor's gateway never serves. */
-const noMetrics = leftOut(
-  './metrics',
-  'metrics (serve --metrics) are not part of the editor: run the npm package mcp-switchboard or its container image',
-  /[\\/]runtime[\\/]index\.ts$/,
-  ['createGatewayMetrics'],
+const SERVE_ONLY = [
+  ['./serveIdentity', /[\\/]cli[\\/]serve\.ts$/, ['loadTeamIdentity'], 'a team gateway (serve --oauth-issuer)'],
+  ['./serveCluster', /[\\/]cli[\\/]serve\.ts$/, ['startCluster'], 'a team gateway on several replicas (serve --replica-url)'],
+  ['./serveTracing', /[\\/]cli[\\/]serve\.ts$/, ['startTracing'], 'tracing (serve --otlp-endpoint)'],
+  ['./metrics', /[\\/]runtime[\\/]index\.ts$/, ['createGatewayMetrics'], 'serving metrics (serve --metrics)'],
+].map(([name, importer, exportNames, feature]) =>
+  leftOut(name, `${feature} is not part of the editor: run the npm package mcp-switchboard or its container image`, importer, exportNames),
 );
 /** For the editor's bundle (which is also its CLI for other agents, `serve --stdio`). */
-export const EXTENSION_TRIM_PLUGINS = [...TRIM_PLUGINS, noTeamIdentity, noReplicas, noTracing, noMetrics];
+export const EXTENSION_TRIM_PLUGINS = [...TRIM_PLUGINS, ...SERVE_ONLY];
 /** For the sandbox runtime's bundle. */
 export const SANDBOX_TRIM_PLUGINS = [zodEnglishOnly, noNodeForge];

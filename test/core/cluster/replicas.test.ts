@@ -13,11 +13,10 @@ import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, textOf } from '../con
 import { waitForRunning } from '../gateway/helpers';
 import { freePort } from '../support/ports';
 import { startHaproxy, startRedis, type Service } from '../support/services';
+import { modernRequest, sessionRequest } from '../support/wire';
 
 const KEY = Buffer.from('a-key-every-replica-of-this-test-gateway-shares');
 const TOKEN = 'team-token-shared-by-both-replicas-0123456789';
-const MODERN = '2026-07-28';
-const TASKS = 'io.modelcontextprotocol/tasks';
 
 interface Replica {
   readonly runtime: SwitchboardRuntime;
@@ -77,7 +76,7 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
       era === 'modern'
         ? {
             capabilities: { elicitation: { form: {} } },
-            versionNegotiation: { mode: { pin: MODERN } },
+            versionNegotiation: { mode: { pin: '2026-07-28' } },
             inputRequired: { autoFulfill: false },
           }
         : {},
@@ -129,39 +128,7 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
   });
 
   /** One 2026-07-28 request as a client that declared the tasks extension sends it, through the proxy. */
-  async function send(
-    id: number,
-    method: string,
-    params: Record<string, unknown>,
-  ): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${TOKEN}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': MODERN,
-        'Mcp-Method': method,
-        'Mcp-Name': String(params.name ?? params.taskId),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientInfo': { name: 'wire', version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-          },
-        },
-      }),
-    });
-    const text = await response.text();
-    const line = text.split('\n').find((entry) => entry.startsWith('data:'));
-    return JSON.parse(line ? line.slice(5) : text) as { result?: Record<string, unknown>; error?: { message: string } };
-  }
+  const send = (id: number, method: string, params: Record<string, unknown>) => modernRequest(url, TOKEN, id, method, params);
 
   async function finished(taskId: string): Promise<Record<string, unknown>> {
     for (let poll = 0; poll < 200; poll++) {
@@ -194,14 +161,8 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
     const session = (agent.transport as StreamableHTTPClientTransport | undefined)?.sessionId ?? '';
     assert.ok(session.includes('.'), `a marked session id: ${session}`);
     const statuses = new Set<number>();
-    for (let i = 0; i < 4; i++) {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { ...headers, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-11-25', [FORWARDED_HEADER]: 'a client' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
-      });
-      statuses.add(response.status);
-    }
+    for (let i = 0; i < 4; i++)
+      statuses.add(await sessionRequest(url, TOKEN, session, i, 'tools/list', { [FORWARDED_HEADER]: 'a client' }));
     assert.deepEqual([...statuses].sort(), [200, 404]);
   });
 
@@ -242,18 +203,8 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
     assert.match(lost.error?.message ?? '', /the gateway replica that ran it is gone/, JSON.stringify(lost));
     for (const { id, held } of sessions) {
       for (let i = 0; i < 2; i++) {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${TOKEN}`,
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-            'Mcp-Session-Id': id,
-            'Mcp-Protocol-Version': '2025-11-25',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
-        });
-        assert.equal(response.status, held ? 404 : 200, `a session ${held ? 'of the stopped replica' : 'of the replica still up'}`);
+        const status = await sessionRequest(url, TOKEN, id, i, 'tools/list');
+        assert.equal(status, held ? 404 : 200, `a session ${held ? 'of the stopped replica' : 'of the replica still up'}`);
       }
     }
   });

@@ -14,6 +14,7 @@ import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mo
 const startTeamIdp = async (): Promise<TeamIdp> => (await import('../../fixtures/team-idp.mjs')).startTeamIdp();
 import { FakeClock } from '../support/fakeClock';
 import { MODERN_VERSION } from '../support/eraClient';
+import { modernRequest } from '../support/wire';
 import {
   Cleanup,
   initializeHeaders,
@@ -244,40 +245,8 @@ describe('gateway: a team gateway checks its users’ access tokens (OAuth resou
   });
 
   it('keeps a 2026-07-28 task its user’s: another user’s tasks/get finds no such task', async () => {
-    const TASKS = 'io.modelcontextprotocol/tasks';
-    const send = async (user: string, id: number, method: string, params: Record<string, unknown>) => {
-      const token = await idp.token(user, resource, 'mcp');
-      const response = await fetch(resource, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${token}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': MODERN_VERSION,
-          'Mcp-Method': method,
-          'Mcp-Name': String(params.name ?? params.taskId),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-              'io.modelcontextprotocol/clientInfo': { name: 'wire', version: '1.0.0' },
-              'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-            },
-          },
-        }),
-      });
-      const text = await response.text();
-      const line = text.split('\n').find((entry) => entry.startsWith('data:'));
-      return JSON.parse(line ? line.slice(5) : text) as {
-        result?: { resultType?: string; taskId?: string; status?: string };
-        error?: { message: string };
-      };
-    };
+    const send = async (user: string, id: number, method: string, params: Record<string, unknown>) =>
+      modernRequest(resource, await idp.token(user, resource, 'mcp'), id, method, params);
     const started = await send('alice', 1, 'tools/call', { name: 'alpha__slow', arguments: { ms: 5_000 } });
     assert.equal(started.result?.resultType, 'task', JSON.stringify(started));
     const taskId = String(started.result?.taskId);
