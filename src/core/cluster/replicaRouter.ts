@@ -16,6 +16,8 @@ const CONNECT_TIMEOUT_MS = 2_000;
 const MAX_MARK_CHARS = 512;
 /** Marks of other replicas already opened: a gateway has few replicas, but clients send what they like. */
 const MAX_KNOWN_MARKS = 1024;
+/** Requests being forwarded at once; past this a replica answers 503 rather than queue without bound. */
+export const MAX_FORWARDS = 1024;
 
 /** Headers that belong to one connection, not to the request (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -36,6 +38,8 @@ export interface ReplicaOptions {
   readonly key: Uint8Array;
   /** Where finished tasks are kept for the others (Redis); absent: a task ends with its replica. */
   readonly tasks?: SharedTaskStore;
+  /** Requests forwarded at once, at most (default MAX_FORWARDS). */
+  readonly maxForwards?: number;
 }
 
 export class Replicas implements ReplicaRouter {
@@ -46,6 +50,8 @@ export class Replicas implements ReplicaRouter {
   private readonly mark: string;
   private readonly known = new Map<string, string | null>();
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  private forwarding = 0;
+  private readonly maxForwards: number;
 
   constructor(options: ReplicaOptions) {
     if (options.key.length < MIN_CLUSTER_KEY_BYTES) throw new Error(`The cluster key must be at least ${MIN_CLUSTER_KEY_BYTES} bytes`);
@@ -57,6 +63,7 @@ export class Replicas implements ReplicaRouter {
     this.mark = this.seal(this.self);
     this.known.set(this.mark, null);
     this.tasks = options.tasks;
+    this.maxForwards = options.maxForwards ?? MAX_FORWARDS;
   }
 
   mint(rest: string): string {
@@ -83,6 +90,18 @@ export class Replicas implements ReplicaRouter {
   }
 
   forward(req: http.IncomingMessage, res: http.ServerResponse, body: unknown, holder: string): Promise<boolean> {
+    if (this.forwarding >= this.maxForwards) {
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'This gateway replica is forwarding too many requests; try again' },
+          id: null,
+        }),
+      );
+      return Promise.resolve(true);
+    }
+    this.forwarding += 1;
+    res.once('close', () => (this.forwarding -= 1));
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;

@@ -1,0 +1,69 @@
+// Forwarding between two replicas in one process (no proxy): the holder answers what the other
+// replica sends on, a stream included, and the forwarding replica bounds what it has in flight.
+import assert from 'node:assert/strict';
+import { Replicas } from '../../../src/core/cluster';
+import { McpGateway } from '../../../src/core/gateway';
+import { Cleanup, startGateway, toolsServer, type Setup } from '../gateway/helpers';
+import { freePort } from '../support/ports';
+import { sessionRequest } from '../support/wire';
+
+const KEY = Buffer.from('a-key-both-replicas-of-this-test-share-0123456789');
+const TOKEN = 'token-of-both-replicas-of-the-forwarding-test-0';
+
+describe('cluster: forwarding between replicas', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  let setup: Setup;
+  after(() => cleanup.run());
+  before(async () => {
+    setup = await startGateway(cleanup, [toolsServer('alpha')]);
+  });
+
+  async function replica(maxForwards?: number): Promise<McpGateway> {
+    const port = await freePort();
+    const router = new Replicas({ selfUrl: `http://127.0.0.1:${port}`, key: KEY, ...(maxForwards ? { maxForwards } : {}) });
+    cleanup.add(() => router.dispose());
+    const gateway = new McpGateway({ source: setup.source, token: TOKEN, port, replicas: router });
+    cleanup.add(() => gateway.dispose());
+    await gateway.start();
+    return gateway;
+  }
+
+  it('sends a session’s requests to its replica, and answers 503 past its bound of requests in flight', async () => {
+    const holder = await replica();
+    const other = await replica(1);
+    const opened = await fetch(holder.aggregatedUrl, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'forwarded', version: '1' } },
+      }),
+    });
+    await opened.text();
+    const session = opened.headers.get('mcp-session-id') ?? '';
+    assert.equal(await sessionRequest(other.aggregatedUrl, TOKEN, session, 1, 'tools/list'), 200, 'forwarded to the holder');
+    // A slow call being forwarded takes the one place; the next request is refused, not queued.
+    const slow = fetch(other.aggregatedUrl, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': session,
+        'Mcp-Protocol-Version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'alpha__slow', arguments: { ms: 3_000 } } }),
+    }).then(async (response) => ({ status: response.status, text: await response.text() }));
+    // Until the slow call is on its way (each of these, forwarded, ends before the next): then refused.
+    let status = 200;
+    for (let i = 3; status === 200 && i < 10_000; i++) status = await sessionRequest(other.aggregatedUrl, TOKEN, session, i, 'tools/list');
+    assert.equal(status, 503);
+    const answered = await slow;
+    assert.equal(answered.status, 200);
+    assert.match(answered.text, /slept 3000/, 'the streamed answer came through');
+    assert.equal(await sessionRequest(other.aggregatedUrl, TOKEN, session, 4, 'tools/list'), 200, 'the place is free again');
+  });
+});
