@@ -73,6 +73,16 @@ takes a comma-separated list. serve speaks plain HTTP: put a TLS-terminating pro
 in the editor's format, read as user settings. Each flag can come from MCP_SWITCHBOARD_<FLAG>.
 GET /healthz and /readyz answer probes without the token. A stop signal drains: no new
 connections, the calls in flight answered within --drain-seconds (default 25); a second one cuts it.
+--otlp-endpoint URL sends OpenTelemetry traces of the tool calls (OTLP over HTTP).
+
+Users instead of one token: --oauth-issuer URL takes the access tokens (JWTs) of that identity
+provider, for --oauth-resource URL (the gateway's /mcp as clients reach it; default: as it listens)
+or --oauth-audience AUD, with every --oauth-scope S; a client without one is pointed to the provider.
+--policy FILE (JSON rules on subjects, groups, scopes and claims) says which servers and tools each
+user sees; without it, everyone signed in sees everything. The static token then guards /metrics only.
+Several replicas behind a load balancer: --replica-url URL (how the others reach this one) and
+--cluster-key-secret FILE (a key they all share); requests about another replica's session, task or
+round go to it. --redis URL keeps finished tasks for when their replica is gone.
 
 serve --stdio is what an agent launches as one stdio MCP server: every exposed tool of the folder's
 servers under its qualified name, nothing on stdout but the protocol. Servers start when first used
