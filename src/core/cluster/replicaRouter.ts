@@ -14,6 +14,8 @@ export const MIN_CLUSTER_KEY_BYTES = 32;
 /** How long a peer may take to accept the connection before it counts as gone. */
 const CONNECT_TIMEOUT_MS = 2_000;
 const MAX_MARK_CHARS = 512;
+/** What open() reads at most: a session's kept initialize (4 KiB) sealed, with room. */
+const MAX_SEALED_CHARS = 8192;
 /** Marks of other replicas already opened: a gateway has few replicas, but clients send what they like. */
 const MAX_KNOWN_MARKS = 1024;
 /** Requests being forwarded at once; past this a replica answers 503 rather than queue without bound. */
@@ -76,7 +78,7 @@ export class Replicas implements ReplicaRouter {
     const mark = id.slice(0, dot);
     let holder = this.known.get(mark);
     if (holder === undefined) {
-      holder = this.open(mark) ?? null;
+      holder = this.openMark(mark) ?? null;
       if (holder === this.self) holder = null;
       if (this.known.size >= MAX_KNOWN_MARKS) this.known.clear();
       this.known.set(mark, holder);
@@ -140,21 +142,31 @@ export class Replicas implements ReplicaRouter {
     this.agent.destroy();
   }
 
-  private seal(text: string): string {
+  seal(text: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
     const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
     return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** The URL a mark names, or undefined for anything not sealed under this gateway's key. */
-  private open(mark: string): string | undefined {
-    const bytes = Buffer.from(mark, 'base64url');
-    if (bytes.length < 12 + 16 + 8) return undefined;
+  open(sealed: string): string | undefined {
+    if (sealed.length > MAX_SEALED_CHARS) return undefined;
+    const bytes = Buffer.from(sealed, 'base64url');
+    if (bytes.length < 12 + 16 + 1) return undefined;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.sealKey, bytes.subarray(0, 12));
       decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-      const text = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The URL a mark names, or undefined for anything not sealed under this gateway's key. */
+  private openMark(mark: string): string | undefined {
+    const text = this.open(mark);
+    if (text === undefined) return undefined;
+    try {
       const url = new URL(text);
       return url.protocol === 'http:' && url.origin === text ? text : undefined;
     } catch {

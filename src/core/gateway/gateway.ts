@@ -13,7 +13,7 @@ import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoin
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { createModernTasks, type ModernTasks } from './modernTasks';
-import { heldIds, type ReplicaRouter } from './replicas';
+import { FORWARDED_HEADER, heldIds, type ReplicaRouter } from './replicas';
 import type { CallTracer } from './callTracing';
 import { answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './replicaRequests';
 import { CallBridge } from './callBridge';
@@ -176,7 +176,7 @@ export class McpGateway {
       limits,
       clock: options.clock ?? systemClock,
       closing: () => this.disposing !== undefined,
-      ...(this.replicas ? { newSessionId: markedId(this.replicas) } : {}),
+      ...(this.replicas ? { marks: this.replicas } : {}),
       ...(options.tracer ? { tracer: options.tracer } : {}),
     });
     const clock = options.clock ?? systemClock;
@@ -400,14 +400,19 @@ export class McpGateway {
     if (typeof sessionId === 'string') {
       const session = this.legacy.find(sessionId, endpoint, principal?.key);
       if (!session) {
-        // Another replica's session goes there; one whose replica is gone is not found (the client initializes again).
-        const holder = holderOf(this.replicas, req, [sessionId]);
-        if (holder && this.replicas) {
-          const body = req.method === 'POST' ? await this.readBody(req, res) : { read: true as const, value: undefined };
-          if (!body.read || (await this.replicas.forward(req, res, body.value, holder))) return;
-        }
-        return reply(res, 404, 'Session not found', {}, -32001);
+        // Another replica's session goes there. One whose replica is gone, or is this one restarted,
+        // is taken over here from what its id carries; any other id is not found.
+        const holder = this.replicas?.holderOf(sessionId);
+        // Never forwarded twice, and never taken over while its replica may be up.
+        if (holder !== undefined && req.headers[FORWARDED_HEADER] !== undefined) return reply(res, 404, 'Session not found', {}, -32001);
+        const body = req.method === 'POST' ? await this.readBody(req, res) : { read: true as const, value: undefined };
+        if (!body.read) return;
+        if (holder !== undefined && this.replicas && (await this.replicas.forward(req, res, body.value, holder))) return;
+        const restored = req.method === 'DELETE' ? undefined : await this.legacy.restore(sessionId, endpoint, access);
+        if (!restored) return reply(res, 404, 'Session not found', {}, -32001);
+        return restored.transport.handle(req, res, body.value);
       }
+      if (req.method === 'DELETE') this.legacy.markEnded(sessionId);
       if (req.method !== 'POST') return session.transport.handle(req, res);
       const body = await this.readBody(req, res);
       return body.read ? session.transport.handle(req, res, body.value) : undefined;

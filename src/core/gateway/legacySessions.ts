@@ -22,6 +22,7 @@ import { SessionTasks } from './sessionTasks';
 import type { GatewayTasks } from './taskHandlers';
 import type { Principal } from '../identity';
 import type { CallTracer } from './callTracing';
+import type { ReplicaRouter } from './replicas';
 
 export interface LegacySession extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
@@ -63,13 +64,40 @@ export interface LegacySessionsOptions {
   readonly clock: Clock;
   /** The gateway is shutting down: a session created now is closed at once. */
   readonly closing: () => boolean;
-  /** A new session's id (a team gateway's replicas mark theirs: replicas.ts). */
-  readonly newSessionId?: () => string;
+  /**
+   * A team gateway's replica: new session ids are marked as its own and carry, sealed, what
+   * another replica needs to take the session over when this one is gone (replicas.ts).
+   */
+  readonly marks?: Pick<ReplicaRouter, 'mint' | 'seal' | 'open'>;
   /** Spans of tool calls (callTracing.ts). */
   readonly tracer?: CallTracer;
 }
 
 const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
+
+/** What a replica's session id carries, sealed, for another replica to take the session over. */
+interface KeptSession {
+  /** The endpoint's key. */
+  readonly e: string;
+  /** The user's key on a team gateway with identities, else ''. */
+  readonly p: string;
+  /** The params of the client's initialize. */
+  readonly i: Record<string, unknown>;
+  readonly n: string;
+  /** The `v` query parameter of the URL it was opened at. */
+  readonly t?: string;
+  /** When it was opened (ms, the gateway's clock). */
+  readonly c: number;
+}
+const MAX_KEPT_CHARS = 4096;
+/** A session is taken over within this long of its start; after, its client initializes again. */
+export const MAX_RESTORE_AGE_MS = 24 * 60 * 60_000;
+/** How far replicas' clocks may disagree about when a session was opened. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+/** Sessions their clients ended (DELETE), remembered so that none is taken over again. */
+const MAX_ENDED = 4096;
+/** The id of the initialize a restore replays; its answer goes nowhere. */
+const RESTORED_INITIALIZE = '_switchboard_restored_initialize';
 
 /** How soon a client whose stream closed should reconnect (the SSE `retry` of the priming event). */
 const SSE_RETRY_MS = 1_000;
@@ -79,6 +107,8 @@ export class LegacySessions {
   private readonly closeEmitter = new Emitter<ClosedSession>();
   /** A session closed (its client ended it, or it was evicted). */
   readonly onDidClose: Event<ClosedSession> = this.closeEmitter.event;
+  /** Ids of sessions their clients ended, oldest first: never taken over. */
+  private readonly ended = new Set<string>();
   /** Transports whose initialize request is still being answered; they have no session id yet. */
   private readonly opening = new Set<SessionTransport>();
   /** What every session's stream events may hold together. */
@@ -110,6 +140,93 @@ export class LegacySessions {
     body: unknown,
     access: SessionAccess,
   ): Promise<void> {
+    const tag = tagOf(req);
+    const { server, transport } = this.create(endpoint, access, tag, describeClient(body), () =>
+      this.newSessionId(endpoint, access, body, tag),
+    );
+    this.opening.add(transport);
+    try {
+      await server.connect(transport);
+      await transport.handle(req, res, body);
+    } finally {
+      this.opening.delete(transport);
+    }
+    // Not a session, or one created while shutting down.
+    if (transport.sessionId === undefined || this.options.closing()) await server.close();
+  }
+
+  /**
+   * A session another replica of a team gateway opened, whose replica is gone (or is this one,
+   * restarted): taken over here from what its id carries, sealed, if it was opened at `endpoint` by
+   * the same user. Its server starts afresh (its subscriptions, log level, tasks and stream events
+   * stayed with the replica that is gone); the client goes on with the same id.
+   */
+  async restore(id: string, endpoint: EndpointId, access: SessionAccess): Promise<LegacySession | undefined> {
+    const marks = this.options.marks;
+    // `<mark>.<kept>`, whichever replica's mark it is.
+    const sealed = marks?.open(id.slice(id.indexOf('.') + 1));
+    if (sealed === undefined || this.options.closing()) return undefined;
+    let kept: KeptSession;
+    try {
+      kept = JSON.parse(sealed) as KeptSession;
+    } catch {
+      return undefined;
+    }
+    const age = this.options.clock.now() - kept.c;
+    if (
+      kept.e !== endpointKey(endpoint) ||
+      kept.p !== (access.principal?.key ?? '') ||
+      typeof kept.i !== 'object' ||
+      kept.i === null ||
+      !(age >= -CLOCK_SKEW_MS && age <= MAX_RESTORE_AGE_MS) ||
+      this.ended.has(id)
+    )
+      return undefined;
+    const initialize = { jsonrpc: '2.0' as const, id: RESTORED_INITIALIZE, method: 'initialize', params: kept.i };
+    const { server, transport } = this.create(endpoint, access, kept.t, describeClient(initialize), () => id);
+    this.opening.add(transport);
+    try {
+      await server.connect(transport);
+      await transport.restore(id, initialize);
+    } finally {
+      this.opening.delete(transport);
+    }
+    if (this.options.closing()) {
+      await server.close();
+      return undefined;
+    }
+    this.options.logger.info(`session ${id.slice(-12)} taken over from a replica that is gone`);
+    return this.find(id, endpoint, access.principal?.key);
+  }
+
+  /**
+   * A new session's id: random; on a team gateway's replica, marked as its own and carrying what a
+   * restore needs (the endpoint, the user, the client's initialize), sealed (at most 4 KiB of it;
+   * past that the session cannot be taken over).
+   */
+  private newSessionId(endpoint: EndpointId, access: SessionAccess, body: unknown, tag: string | undefined): string {
+    const marks = this.options.marks;
+    if (!marks) return randomUUID();
+    const params = (body as { params?: Record<string, unknown> } | undefined)?.params;
+    const kept: KeptSession = {
+      e: endpointKey(endpoint),
+      p: access.principal?.key ?? '',
+      i: params ?? {},
+      n: randomUUID(),
+      c: this.options.clock.now(),
+      ...(tag === undefined ? {} : { t: tag }),
+    };
+    const text = JSON.stringify(kept);
+    return marks.mint(text.length <= MAX_KEPT_CHARS ? marks.seal(text) : randomUUID());
+  }
+
+  private create(
+    endpoint: EndpointId,
+    access: SessionAccess,
+    tag: string | undefined,
+    client: string,
+    newSessionId: () => string,
+  ): { server: Server; transport: SessionTransport } {
     const { source, relays, logger } = this.options;
     const ledger = new SessionLedger();
     // The session's tasks (a client that drives tasks itself): cancelled when the session closes.
@@ -123,7 +240,7 @@ export class LegacySessions {
     });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);
     const transport: SessionTransport = new SessionTransport({
-      newSessionId: this.options.newSessionId ?? (() => randomUUID()),
+      newSessionId,
       // What a streamed answer sent is kept (bounded): a client whose stream broke resumes with
       // Last-Event-ID instead of losing the call's result.
       events,
@@ -142,13 +259,13 @@ export class LegacySessions {
           fingerprint,
           ledger,
           offerPrint,
-          tag: tagOf(req),
+          tag,
           principalKey: access.principal?.key,
           lastUsed: 0,
           where,
           close: () => server.close(),
         });
-        logger.debug(`session ${id} opened on ${where} (${describeClient(body)})`);
+        logger.debug(`session ${id.slice(-12)} opened on ${where} (${client})`);
       },
     });
     server.onclose = () => {
@@ -156,15 +273,14 @@ export class LegacySessions {
       events.clear();
       this.closed(transport, ledger);
     };
-    this.opening.add(transport);
-    try {
-      await server.connect(transport);
-      await transport.handle(req, res, body);
-    } finally {
-      this.opening.delete(transport);
-    }
-    // Not a session, or one created while shutting down.
-    if (transport.sessionId === undefined || this.options.closing()) await server.close();
+    return { server, transport };
+  }
+
+  /** The client ended the session (DELETE): it is never taken over again. */
+  markEnded(id: string): void {
+    if (!this.options.marks) return;
+    if (this.ended.size >= MAX_ENDED) this.ended.delete(this.ended.values().next().value as string);
+    this.ended.add(id);
   }
 
   /** Sends tools/list_changed to every session whose endpoint now lists something else. */

@@ -20,6 +20,10 @@ export interface ReplicaRouter {
   holderOf(id: string): string | undefined;
   /** `id` without this replica's mark (what mint was given); as it is when it has none. */
   local(id: string): string;
+  /** `text` sealed (encrypted and authenticated) under the key every replica shares: URL-safe, no dots. */
+  seal(text: string): string;
+  /** What seal made of it, on any replica; undefined for anything else. */
+  open(sealed: string): string | undefined;
   /**
    * Sends the request on to `holder` and its answer back (a stream too). False when the holder
    * cannot be reached, before anything was written to `res`.

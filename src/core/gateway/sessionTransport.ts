@@ -212,6 +212,8 @@ export class SessionTransport implements Transport {
   /** Each open SSE stream, by its stream id (a POST's, or the standalone GET's). */
   private readonly streams = new Map<string, EventStream>();
   private nextStream = 0;
+  /** A restore's replayed initialize, whose answer nobody waits for. */
+  private restoring: { readonly id: RequestId; readonly answered: () => void } | undefined;
 
   constructor(private readonly options: SessionTransportOptions) {
     this.clock = options.clock;
@@ -327,7 +329,24 @@ export class SessionTransport implements Transport {
     else stream.end();
   }
 
+  /**
+   * A session another replica opened, taken over here because that replica is gone: the server is
+   * given the client's initialize again, exactly as it was sent, and its answer is dropped (the
+   * client had it long ago); the session keeps its id. Resolves once the server is initialized.
+   */
+  async restore(sessionId: string, initialize: JSONRPCMessage & { readonly id: RequestId }): Promise<void> {
+    this.sessionId = sessionId;
+    this.initialized = true;
+    this.options.onInitialized(sessionId);
+    const answered = new Promise<void>((resolve) => (this.restoring = { id: initialize.id, answered: resolve }));
+    this.onmessage?.(initialize);
+    await answered;
+    this.restoring = undefined;
+    this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.restoring && isAnswer(message) && message.id === this.restoring.id) return this.restoring.answered();
     const isResponse = isAnswer(message);
     const requestId = isAnswer(message) ? message.id : options?.relatedRequestId;
     if (requestId === undefined) {

@@ -6,6 +6,7 @@ import { McpGateway } from '../../../src/core/gateway';
 import { Cleanup, startGateway, toolsServer, type Setup } from '../gateway/helpers';
 import { freePort } from '../support/ports';
 import { sessionRequest } from '../support/wire';
+import { FakeClock } from '../support/fakeClock';
 
 const KEY = Buffer.from('a-key-both-replicas-of-this-test-share-0123456789');
 const TOKEN = 'token-of-both-replicas-of-the-forwarding-test-0';
@@ -19,11 +20,11 @@ describe('cluster: forwarding between replicas', function () {
     setup = await startGateway(cleanup, [toolsServer('alpha')]);
   });
 
-  async function replica(maxForwards?: number): Promise<McpGateway> {
+  async function replica(maxForwards?: number, clock?: FakeClock): Promise<McpGateway> {
     const port = await freePort();
     const router = new Replicas({ selfUrl: `http://127.0.0.1:${port}`, key: KEY, ...(maxForwards ? { maxForwards } : {}) });
     cleanup.add(() => router.dispose());
-    const gateway = new McpGateway({ source: setup.source, token: TOKEN, port, replicas: router });
+    const gateway = new McpGateway({ source: setup.source, token: TOKEN, port, replicas: router, ...(clock ? { clock } : {}) });
     cleanup.add(() => gateway.dispose());
     await gateway.start();
     return gateway;
@@ -65,5 +66,60 @@ describe('cluster: forwarding between replicas', function () {
     assert.equal(answered.status, 200);
     assert.match(answered.text, /slept 3000/, 'the streamed answer came through');
     assert.equal(await sessionRequest(other.aggregatedUrl, TOKEN, session, 4, 'tools/list'), 200, 'the place is free again');
+  });
+
+  it('takes over a session whose replica is gone: for the same endpoint, within a day, unless its client ended it', async () => {
+    const clock = new FakeClock(Date.now());
+    const holder = await replica();
+    const other = await replica(undefined, clock);
+    const open = async () => {
+      const opened = await fetch(holder.aggregatedUrl, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'taken-over', version: '1' } },
+        }),
+      });
+      await opened.text();
+      return opened.headers.get('mcp-session-id') ?? '';
+    };
+    const [kept, ended, old] = [await open(), await open(), await open()];
+    await holder.dispose();
+
+    const call = (session: string, url = other.aggregatedUrl) => sessionRequest(url, TOKEN, session, 1, 'tools/list');
+    assert.equal(await call(kept), 200, 'taken over');
+    assert.equal(await call(kept), 200, 'and found from then on');
+    const called = await fetch(other.aggregatedUrl, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': kept,
+        'Mcp-Protocol-Version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'alpha__echo', arguments: { text: 'still here' } },
+      }),
+    });
+    assert.match(await called.text(), /still here/);
+    assert.equal(await call(kept, other.endpointUrl('alpha')), 404, 'only at the endpoint it was opened at');
+
+    assert.equal(await call(ended), 200);
+    const deleted = await fetch(other.aggregatedUrl, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Mcp-Session-Id': ended, 'Mcp-Protocol-Version': '2025-11-25' },
+    });
+    assert.equal(deleted.status, 200);
+    assert.equal(await call(ended), 404, 'a session its client ended is not taken over again');
+
+    clock.advance(25 * 60 * 60_000);
+    assert.equal(await call(old), 404, 'a session older than a day is not taken over');
   });
 });

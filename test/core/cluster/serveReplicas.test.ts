@@ -1,8 +1,8 @@
 // The team gateway as it is deployed: two `mcp-switchboard serve` processes (the built CLI), each
 // with its own servers, behind a real HAProxy (round robin, no affinity), with a real Redis and a
 // real OpenID provider, all on loopback. Users sign in with the provider's JWTs; both protocol eras
-// work whatever replica a request reaches; a rolling restart loses no call; a replica killed
-// mid-run costs 2026-07-28 clients only the calls it had in flight.
+// work whatever replica a request reaches; a rolling restart loses no call of either era; a replica
+// killed mid-run costs 2026-07-28 clients only the calls it had in flight, and 2025 sessions go on.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
@@ -134,9 +134,12 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
     );
   });
 
-  it('loses no call of a 2026-07-28 client while each replica in turn is stopped and started again', async () => {
+  it('loses no call of a client of either era while each replica in turn is stopped and started again', async () => {
     const agent = await connect('carol', 'modern');
     const calls = keepCalling(agent, 4, 250);
+    // A 2025 session, whichever replica holds it: forwarded to it, or taken over when it is gone.
+    const legacy = await connect('bob', 'legacy');
+    const legacyCalls = keepCalling(legacy, 2, 250);
     for (const index of [0, 1]) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const old = replicas[index];
@@ -149,9 +152,12 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
     const { ok, failed } = await calls.stop();
     assert.deepEqual(failed, [], `${ok} calls answered`);
     assert.ok(ok >= 8, `${ok} calls answered`);
+    const legacyOutcome = await legacyCalls.stop();
+    assert.deepEqual(legacyOutcome.failed, [], `2025: ${legacyOutcome.ok} calls answered`);
+    assert.ok(legacyOutcome.ok >= 4, `2025: ${legacyOutcome.ok} calls answered`);
   });
 
-  it('costs 2026-07-28 clients only the calls in flight when a replica is killed; a 2025 client initializes again', async () => {
+  it('costs 2026-07-28 clients only the calls in flight when a replica is killed; a 2025 session goes on', async () => {
     const legacy = await connect('bob', 'legacy');
     const sessionBefore = (legacy.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
     const agent = await connect('carol', 'modern');
@@ -165,10 +171,9 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
     assert.ok(failed.length <= workers, `at most the ${workers} calls in flight fail: ${failed.length} failed (${failed.join(' | ')})`);
     assert.ok(ok >= 4, `calls went on on the other replica: ${ok} answered`);
 
-    // The 2025 session, wherever it was: its replica gone, a new initialize works (what a client does on 404).
-    const again = await connect('bob', 'legacy');
-    assert.notEqual((again.transport as StreamableHTTPClientTransport | undefined)?.sessionId, sessionBefore);
-    assert.equal(textOf((await again.callTool({ name: 'tools__echo', arguments: { text: 'back' } })) as CallToolResult), 'back');
+    // The 2025 session goes on, wherever it was: on the replica still up, or taken over by it.
+    assert.equal(textOf((await legacy.callTool({ name: 'tools__echo', arguments: { text: 'back' } })) as CallToolResult), 'back');
+    assert.equal((legacy.transport as StreamableHTTPClientTransport | undefined)?.sessionId, sessionBefore);
     await startReplica(1);
   });
 });
