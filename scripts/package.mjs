@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './harness-paths.mjs';
+import { CLI_EXTERNAL } from './cliBuild.mjs';
 import { CLI_NPM_NAME, EDITOR_TARGETS, packagesDir, SECCOMP_ARCHES, seccompPackageName, targetPackage } from './packages.mjs';
 
 const dist = path.join(repoRoot, 'dist');
@@ -82,6 +83,8 @@ writeJson(path.join(cliDir, 'package.json'), {
   bin: { [CLI_NPM_NAME]: 'cli.js' },
   engines: { node: '>=20' },
   files: ['cli.js', 'sandbox/srt.mjs', 'sandbox/LICENSE'],
+  // What the bundle leaves out (scripts/cliBuild.mjs), at the versions the repository is tested with.
+  dependencies: Object.fromEntries(CLI_EXTERNAL.map((name) => [name, manifest.dependencies[name]])),
   optionalDependencies: Object.fromEntries(SECCOMP_ARCHES.map((arch) => [seccompPackageName(arch), manifest.version])),
 });
 

@@ -73,6 +73,7 @@ takes a comma-separated list. serve speaks plain HTTP: put a TLS-terminating pro
 in the editor's format, read as user settings. Each flag can come from MCP_SWITCHBOARD_<FLAG>.
 GET /healthz and /readyz answer probes without the token. A stop signal drains: no new
 connections, the calls in flight answered within --drain-seconds (default 25); a second one cuts it.
+--unready-seconds N first keeps serving for N seconds while /readyz says 503 (for a load balancer).
 --otlp-endpoint URL sends OpenTelemetry traces of the tool calls (OTLP over HTTP).
 
 Users instead of one token: --oauth-issuer URL takes the access tokens (JWTs) of that identity

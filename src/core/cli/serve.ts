@@ -52,6 +52,11 @@ export interface ServeOptions {
   readonly force?: AbortSignal;
   /** How long the gateway waits for calls in flight once stopped. Default 25 s (Kubernetes gives 30). */
   readonly drainMs?: number;
+  /**
+   * Once stopped, how long it still serves new requests while /readyz answers 503, so that a load
+   * balancer probing it stops sending first. Default 0.
+   */
+  readonly unreadyMs?: number;
   /** stderr's lines: `text` (`[level] message`, default) or `json` (one object per line, for a log collector). */
   readonly logFormat?: LogFormat;
   /** One line per gateway request (method, path, status, ms, client, JSON-RPC method). */
@@ -183,7 +188,7 @@ async function serveHttp(
     ? await loadTeamIdentity(options.oauth, options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined)
     : undefined;
   const cluster = options.cluster ? await startCluster(options.cluster, logger) : undefined;
-  const tracing = options.otlpEndpoint ? startTracing(options.otlpEndpoint) : undefined;
+  const tracing = options.otlpEndpoint ? await startTracing(options.otlpEndpoint) : undefined;
   try {
     return await serveUntilStopped(runtime, consented, options, token, logger, {
       identity,
@@ -246,7 +251,7 @@ async function serveUntilStopped(
     options.stdout.write(`${displayLines(JSON.stringify(ready))}\n`);
     await aborted(options.signal);
     logger.info('shutting down');
-    const drained = await gateway.drain(options.drainMs ?? DEFAULT_DRAIN_MS, options.force);
+    const drained = await gateway.drain(options.drainMs ?? DEFAULT_DRAIN_MS, options.force, options.unreadyMs ?? 0);
     if (drained.left === 0) logger.info('every call in flight was answered');
     return 0;
   } finally {

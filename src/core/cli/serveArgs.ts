@@ -26,6 +26,8 @@ export interface ServeArgs {
   readonly reach: GatewayReach;
   /** --drain-seconds: how long a stop waits for the calls in flight; absent: serve's default. */
   readonly drainMs?: number;
+  /** --unready-seconds: how long a stop still serves while /readyz answers 503 (default 0). */
+  readonly unreadyMs?: number;
   /** --log-format: `text` (default) or `json`, one object per line. */
   readonly logFormat: LogFormat;
   /** --access-log: one line per HTTP request. */
@@ -62,7 +64,7 @@ export const SERVE_USAGE =
   'usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE | --token-secret FILE] [--wait | --no-wait]\n' +
   '                             [--config FILE] [--trust-workspace]\n' +
   '                             [--host ADDRESS] [--allowed-host NAME]... [--trusted-proxy CIDR]... [--allowed-origin ORIGIN]...\n' +
-  '                             [--drain-seconds N] [--log-format text|json] [--access-log] [--audit-log] [--metrics]\n' +
+  '                             [--drain-seconds N] [--unready-seconds N] [--log-format text|json] [--access-log] [--audit-log] [--metrics]\n' +
   '                             [--oauth-issuer URL [--oauth-resource URL] [--oauth-audience AUD] [--oauth-scope S]... [--policy FILE]]\n' +
   '                             [--replica-url URL --cluster-key-secret FILE [--redis URL]] [--otlp-endpoint URL]\n' +
   '       mcp-switchboard serve --stdio [--folder DIR] [--config FILE] [--eager] [--trust-workspace]\n' +
@@ -84,6 +86,7 @@ interface Parsed {
   trustedProxies: string[];
   allowedOrigins: string[];
   drainMs?: number;
+  unreadyMs?: number;
   logFormat: LogFormat;
   accessLog: boolean;
   metrics: boolean;
@@ -132,6 +135,7 @@ const VALUE_FLAGS: Readonly<Record<string, { readonly http: boolean; readonly se
     '--trusted-proxy': { http: true, set: (p, raw) => p.trustedProxies.push(...raw.split(',')) },
     '--allowed-origin': { http: true, set: (p, raw) => p.allowedOrigins.push(...raw.split(',')) },
     '--drain-seconds': { http: true, set: (p, raw) => (p.drainMs = integer('--drain-seconds', raw, 3600) * 1000) },
+    '--unready-seconds': { http: true, set: (p, raw) => (p.unreadyMs = integer('--unready-seconds', raw, 600) * 1000) },
     // Kept as written: a token's `iss` is compared with it character for character.
     '--oauth-issuer': { http: true, set: (p, raw) => (p.oauthIssuer = httpUrl('--oauth-issuer', raw) && raw) },
     '--oauth-resource': { http: true, set: (p, raw) => (p.oauthResource = httpUrl('--oauth-resource', raw).href) },

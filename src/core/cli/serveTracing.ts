@@ -5,15 +5,12 @@
 // request's `_meta`. Attributes after OpenTelemetry's conventions for MCP and generative AI tools;
 // never a tool's arguments or result. The SDK owns spans, batching and export; a collector that is
 // down costs dropped spans, never a call.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+// OpenTelemetry is loaded when traces are asked for: one person's serve carries none of it (memory:
+// bench:peers).
+import type { Context, TextMapGetter, TextMapSetter } from '@opentelemetry/api';
 import type { CallTracer, TraceContext, TracedCall } from '../gateway';
 import { PRODUCT_VERSION } from '../base/version';
 
-const propagator = new W3CTraceContextPropagator();
 const getter: TextMapGetter<TraceContext> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => (key === 'traceparent' || key === 'tracestate' ? carrier[key] : undefined),
@@ -26,7 +23,21 @@ export interface ServeTracing {
   shutdown(): Promise<void>;
 }
 
-export function startTracing(endpoint: string, serviceName = 'mcp-switchboard'): ServeTracing {
+export async function startTracing(endpoint: string, serviceName = 'mcp-switchboard'): Promise<ServeTracing> {
+  const [
+    { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace },
+    { W3CTraceContextPropagator },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { BatchSpanProcessor, TracerProvider },
+  ] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace'),
+  ]);
+  const propagator = new W3CTraceContextPropagator();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName, 'service.version': PRODUCT_VERSION }),
     spanProcessors: [

@@ -1,7 +1,7 @@
 // Finished 2026-07-28 tasks in Redis, for when the replica that ran one is gone (a rolling update,
 // a crash): another replica answers its tasks/get from here. Only what tasks/get shows and whose it
 // is; nothing is read back but by id, and every entry expires with its task.
-import { createClient } from '@redis/client';
+// The Redis client is loaded when a Redis is named: one person's serve carries none of it.
 import type { SharedTaskStore, StoredTask } from '../gateway';
 
 const PREFIX = 'mcp-switchboard:task:';
@@ -21,6 +21,7 @@ export class RedisTaskStore implements SharedTaskStore {
 
   /** Connects (at most 5 s); throws, naming the URL without its password, when Redis cannot be reached. */
   static async connect(url: string, onError: (message: string) => void): Promise<RedisTaskStore> {
+    const { createClient } = await import('@redis/client');
     const client = createClient({
       url,
       socket: { connectTimeout: 5_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) },

@@ -7,7 +7,7 @@
 // other address, and keeps the replicas' addresses to themselves.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { FORWARDED_HEADER, type ReplicaRouter, type SharedTaskStore } from '../gateway';
+import { FORWARDED_HEADER, STOPPING_HEADER, type ReplicaRouter, type SharedTaskStore } from '../gateway';
 
 /** A shared key shorter than this is refused: it is the whole of what keeps the marks honest. */
 export const MIN_CLUSTER_KEY_BYTES = 32;
@@ -120,6 +120,12 @@ export class Replicas implements ReplicaRouter {
       });
       out.once('response', (answer) => {
         clearTimeout(connecting);
+        // A holder that is stopping takes no more requests: to the caller it is gone (a session is taken over).
+        if (answer.statusCode === 503 && answer.headers[STOPPING_HEADER] !== undefined) {
+          answer.resume();
+          resolve(false);
+          return;
+        }
         const copied: http.OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) copied[name] = value;
         res.writeHead(answer.statusCode ?? 502, copied);

@@ -13,7 +13,7 @@ import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoin
 import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { createModernTasks, type ModernTasks } from './modernTasks';
-import { FORWARDED_HEADER, heldIds, type ReplicaRouter } from './replicas';
+import { FORWARDED_HEADER, heldIds, STOPPING_HEADER, type ReplicaRouter } from './replicas';
 import type { CallTracer } from './callTracing';
 import { answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './replicaRequests';
 import { CallBridge } from './callBridge';
@@ -136,6 +136,8 @@ export class McpGateway {
   private inFlight = 0;
   private readonly whenIdle = new Set<() => void>();
   private draining = false;
+  /** /readyz answers 503 (a drain began); requests are still served until `draining`. */
+  private unready = false;
   private readonly onAccess: ((entry: AccessEntry) => void) | undefined;
   private readonly metrics: MetricsEndpoint | undefined;
   /** What each request's body asked, for the access log. */
@@ -267,11 +269,26 @@ export class McpGateway {
 
   /**
    * Stops taking requests and waits, at most `timeoutMs`, for the calls in flight to be answered:
-   * a rolling update loses none. New connections are refused, a new request on an open connection
-   * gets 503 with `Connection: close`, and `/readyz` says 503. Resolves early when `force` aborts
-   * (a second SIGTERM). dispose() ends whatever is left.
+   * a rolling update loses none. `/readyz` says 503 at once; for `unreadyMs` requests are still
+   * served (the time a load balancer's probes take to see it), then new connections are refused
+   * and a new request on an open connection gets 503 with `Connection: close`. Resolves early when
+   * `force` aborts (a second SIGTERM). dispose() ends whatever is left.
    */
-  async drain(timeoutMs: number, force?: AbortSignal): Promise<{ readonly answered: boolean; readonly left: number }> {
+  async drain(timeoutMs: number, force?: AbortSignal, unreadyMs = 0): Promise<{ readonly answered: boolean; readonly left: number }> {
+    // First only unready: a load balancer that probes /readyz stops sending before requests are refused.
+    this.unready = true;
+    if (unreadyMs > 0 && force?.aborted !== true) {
+      this.logger.info(`stopping: /readyz answers 503; requests still served for ${unreadyMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, unreadyMs);
+        function done(): void {
+          clearTimeout(timer);
+          force?.removeEventListener('abort', done);
+          resolve();
+        }
+        force?.addEventListener('abort', done, { once: true });
+      });
+    }
     this.draining = true;
     void this.closePort();
     const left = this.inFlight;
@@ -363,11 +380,11 @@ export class McpGateway {
   }
 
   private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (this.disposing || this.guard === undefined) return reply(res, 503, 'The MCP gateway is shutting down');
+    if (this.disposing || this.guard === undefined) return reply(res, 503, 'The MCP gateway is shutting down', { [STOPPING_HEADER]: '1' });
     const target = req.url ?? '';
     const probe = PROBES.get(target);
     if (probe !== undefined) return this.answerProbe(probe, req, res);
-    if (this.draining) return reply(res, 503, 'The MCP gateway is shutting down', { Connection: 'close' });
+    if (this.draining) return reply(res, 503, 'The MCP gateway is shutting down', { Connection: 'close', [STOPPING_HEADER]: '1' });
     const path = target.split('?', 1)[0] ?? '';
     const resourceServer = this.resourceServer;
     // A team gateway checks users' access tokens, the gateway's own token guarding /metrics only.
@@ -450,7 +467,7 @@ export class McpGateway {
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'Method not allowed', { Allow: 'GET, HEAD' });
     const verdict = this.guard?.checkHeaders(req.headers, req.socket.remoteAddress);
     if (verdict?.ok !== true) return reply(res, 403, verdict?.message ?? 'Forbidden');
-    const ok = probe === 'live' || !this.draining;
+    const ok = probe === 'live' || !this.unready;
     res.writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: ok ? 'ok' : 'draining' }));
   }

@@ -5,5 +5,5 @@ export { LOOPBACK_HOST, McpGateway, type AccessEntry, type GatewayOptions, type 
 export { LOOPBACK_REACH, validateReach, type GatewayReach } from './requestGuard';
 export { oauthIdentity, type GatewayIdentity, type IdentityFactory } from './resourceServer';
 export { serveStdioSession, type StdioSession } from './stdioSession';
-export { FORWARDED_HEADER, type ReplicaRouter, type SharedTaskStore, type StoredTask } from './replicas';
+export { FORWARDED_HEADER, STOPPING_HEADER, type ReplicaRouter, type SharedTaskStore, type StoredTask } from './replicas';
 export type { CallTracer, TraceContext, TracedCall, TracedCallInfo } from './callTracing';

@@ -96,6 +96,8 @@ export const MAX_RESTORE_AGE_MS = 24 * 60 * 60_000;
 const CLOCK_SKEW_MS = 5 * 60_000;
 /** Sessions their clients ended (DELETE), remembered so that none is taken over again. */
 const MAX_ENDED = 4096;
+/** How long a takeover waits for the fresh server to answer the replayed initialize. */
+const RESTORE_TIMEOUT_MS = 10_000;
 /** The id of the initialize a restore replays; its answer goes nowhere. */
 const RESTORED_INITIALIZE = '_switchboard_restored_initialize';
 
@@ -107,6 +109,8 @@ export class LegacySessions {
   private readonly closeEmitter = new Emitter<ClosedSession>();
   /** A session closed (its client ended it, or it was evicted). */
   readonly onDidClose: Event<ClosedSession> = this.closeEmitter.event;
+  /** Takeovers under way, by session id. */
+  private readonly restoring = new Map<string, Promise<LegacySession | undefined>>();
   /** Ids of sessions their clients ended, oldest first: never taken over. */
   private readonly ended = new Set<string>();
   /** Transports whose initialize request is still being answered; they have no session id yet. */
@@ -161,7 +165,17 @@ export class LegacySessions {
    * the same user. Its server starts afresh (its subscriptions, log level, tasks and stream events
    * stayed with the replica that is gone); the client goes on with the same id.
    */
-  async restore(id: string, endpoint: EndpointId, access: SessionAccess): Promise<LegacySession | undefined> {
+  restore(id: string, endpoint: EndpointId, access: SessionAccess): Promise<LegacySession | undefined> {
+    // The session's requests that arrive together (a POST and its GET stream) share one takeover.
+    let restoring = this.restoring.get(id);
+    if (!restoring) {
+      restoring = this.takeOver(id, endpoint, access).finally(() => this.restoring.delete(id));
+      this.restoring.set(id, restoring);
+    }
+    return restoring.then((session) => (session && this.find(id, endpoint, access.principal?.key)) ?? undefined);
+  }
+
+  private async takeOver(id: string, endpoint: EndpointId, access: SessionAccess): Promise<LegacySession | undefined> {
     const marks = this.options.marks;
     // `<mark>.<kept>`, whichever replica's mark it is.
     const sealed = marks?.open(id.slice(id.indexOf('.') + 1));
@@ -187,7 +201,11 @@ export class LegacySessions {
     this.opening.add(transport);
     try {
       await server.connect(transport);
-      await transport.restore(id, initialize);
+      await transport.restore(id, initialize, RESTORE_TIMEOUT_MS);
+    } catch (error) {
+      this.options.logger.warn(`session ${id.slice(-12)} could not be taken over: ${errorMessage(error)}`);
+      await server.close();
+      return undefined;
     } finally {
       this.opening.delete(transport);
     }

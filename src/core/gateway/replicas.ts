@@ -9,6 +9,8 @@ import type http from 'node:http';
 
 /** The header a forwarded request carries: a replica that receives it never forwards it again. */
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
+/** On a 503 of a replica that is stopping (draining): to a peer, it is as good as gone. */
+export const STOPPING_HEADER = 'x-switchboard-stopping';
 
 export interface ReplicaRouter {
   /** An id or state made here: `rest`, marked as this replica's. */
@@ -26,7 +28,7 @@ export interface ReplicaRouter {
   open(sealed: string): string | undefined;
   /**
    * Sends the request on to `holder` and its answer back (a stream too). False when the holder
-   * cannot be reached, before anything was written to `res`.
+   * cannot be reached or is stopping, before anything was written to `res`.
    */
   forward(req: http.IncomingMessage, res: http.ServerResponse, body: unknown, holder: string): Promise<boolean>;
   /** Finished tasks' results, for when their replica is gone; absent with a single replica. */

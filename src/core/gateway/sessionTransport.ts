@@ -334,14 +334,23 @@ export class SessionTransport implements Transport {
    * given the client's initialize again, exactly as it was sent, and its answer is dropped (the
    * client had it long ago); the session keeps its id. Resolves once the server is initialized.
    */
-  async restore(sessionId: string, initialize: JSONRPCMessage & { readonly id: RequestId }): Promise<void> {
+  async restore(sessionId: string, initialize: JSONRPCMessage & { readonly id: RequestId }, timeoutMs: number): Promise<void> {
     this.sessionId = sessionId;
     this.initialized = true;
-    this.options.onInitialized(sessionId);
-    const answered = new Promise<void>((resolve) => (this.restoring = { id: initialize.id, answered: resolve }));
+    let timer: TimerHandle | undefined;
+    const answered = new Promise<void>((resolve, reject) => {
+      this.restoring = { id: initialize.id, answered: resolve };
+      timer = this.clock.setTimeout(() => reject(new Error(`its server did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
     this.onmessage?.(initialize);
-    await answered;
-    this.restoring = undefined;
+    try {
+      await answered;
+    } finally {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+      this.restoring = undefined;
+    }
+    // In the table only once its server is initialized: no request reaches it half made.
+    this.options.onInitialized(sessionId);
     this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 

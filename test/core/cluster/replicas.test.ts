@@ -12,7 +12,7 @@ import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtim
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';
 import { freePort } from '../support/ports';
-import { startHaproxy, startRedis, type Service } from '../support/services';
+import { startHaproxy, startRedis, whenAllServing, type Service } from '../support/services';
 import { modernRequest, sessionRequest } from '../support/wire';
 
 const KEY = Buffer.from('a-key-every-replica-of-this-test-gateway-shares');
@@ -67,6 +67,7 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
       replicas.map((entry) => entry.port),
     );
     url = `http://127.0.0.1:${proxy.port}/mcp`;
+    await whenAllServing(proxy, replicas.length);
   });
   after(() => cleanup.run());
 

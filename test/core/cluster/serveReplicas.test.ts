@@ -11,7 +11,7 @@ import { Cleanup, textOf } from '../connection/helpers';
 import { buildCli, fixture, tempWorkspace } from '../doctor/helpers';
 import { startServe, tempCacheHome, type ServeProcess } from '../cli/helpers';
 import { freePort } from '../support/ports';
-import { startHaproxy, startRedis, type Service } from '../support/services';
+import { startHaproxy, startRedis, whenAllServing, type Service } from '../support/services';
 
 const MODERN = '2026-07-28';
 
@@ -67,11 +67,15 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
           resource,
           '--drain-seconds',
           '20',
+          // The proxy probes /readyz every 100 ms: half a second is time enough for it to stop sending.
+          '--unready-seconds',
+          '1',
         ],
         { XDG_CACHE_HOME: cacheHome },
         60_000,
       );
       replicas[index] = serve;
+      await whenAllServing(proxy, ports.length);
       return serve;
     };
     await Promise.all([startReplica(0), startReplica(1)]);
@@ -94,6 +98,10 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
   /** `workers` loops of calls through the proxy until `stop`; how many were answered and how many failed. */
   function keepCalling(agent: Client, workers: number, ms: number): { stop(): Promise<{ ok: number; failed: string[] }> } {
     let running = true;
+    // A test that fails before it stops the loops: they end with it, not spin on against the next test.
+    cleanup.add(() => {
+      running = false;
+    });
     let ok = 0;
     const failed: string[] = [];
     const loops = Array.from({ length: workers }, async () => {

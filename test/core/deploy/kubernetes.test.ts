@@ -123,8 +123,11 @@ describe('deploy: the image and the Kubernetes manifests', () => {
     const config = find<K8sObject>(objects, 'ConfigMap', 'mcp-switchboard');
     assert.ok(JSON.parse(config.data?.['settings.json'] ?? '')['mcpSwitchboard.servers']);
     assert.ok(Array.isArray(JSON.parse(config.data?.['policy.json'] ?? '').rules));
-    // The drain fits in the grace period Kubernetes gives before SIGKILL.
-    assert.ok((args.drainMs ?? 0) < (pod.terminationGracePeriodSeconds ?? 30) * 1000);
+    // The stop (unready, then the drain) fits in the grace period Kubernetes gives before SIGKILL,
+    // and the unready time covers a failed readiness probe.
+    assert.ok((args.unreadyMs ?? 0) + (args.drainMs ?? 25_000) < (pod.terminationGracePeriodSeconds ?? 30) * 1000);
+    const readiness = container.readinessProbe as { periodSeconds?: number; failureThreshold?: number } | undefined;
+    assert.ok((readiness?.periodSeconds ?? 10) * (readiness?.failureThreshold ?? 3) * 1000 <= (args.unreadyMs ?? 0));
   });
 
   it('probes, hardens and connects the objects to each other', () => {

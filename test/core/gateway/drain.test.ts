@@ -99,4 +99,16 @@ describe('gateway: drain and probes', function () {
     }
     assert.match(setup.logger.text(), /drained with 1 call\(s\) still in flight: they are cut/);
   });
+
+  it('is first only unready: /readyz says 503 while new requests are still served, then they are refused', async () => {
+    const gateway = new McpGateway({ source: setup.source, logger: setup.logger });
+    cleanup.add(() => gateway.dispose());
+    await gateway.start();
+    const { client } = await connectClient(cleanup, gateway.aggregatedUrl, gateway.token);
+    const draining = gateway.drain(5_000, undefined, 1_500);
+    assert.equal((await get(gateway.port, '/readyz')).status, 503, 'out of rotation at once');
+    assert.equal(textOf(await client.callTool({ name: 'alpha__echo', arguments: { text: 'still served' } })), 'still served');
+    assert.deepEqual(await draining, { answered: true, left: 0 });
+    await assert.rejects(get(gateway.port, '/healthz'), /ECONNREFUSED/, 'then the port is closed');
+  });
 });

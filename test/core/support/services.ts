@@ -86,8 +86,9 @@ export function startRedis(cleanup: Cleanup): Promise<Service> {
 /**
  * HAProxy on 127.0.0.1 in front of `backends` (ports on 127.0.0.1), round robin with no affinity:
  * each request goes to the next backend, whatever session it belongs to. A backend that refuses
- * connections is skipped for the next request (`option redispatch`), as a load balancer in front
- * of a stopped replica does.
+ * connections, or answers 503 while draining, is skipped (`retry-on`, `option redispatch`), and
+ * one whose /readyz answers 503 is taken out within 100 ms, as a load balancer in front of a
+ * stopping replica does.
  */
 export function startHaproxy(cleanup: Cleanup, backends: readonly number[]): Promise<Service> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-haproxy-'));
@@ -104,13 +105,21 @@ export function startHaproxy(cleanup: Cleanup, backends: readonly number[]): Pro
         '  timeout connect 2s',
         '  timeout client 120s',
         '  timeout server 120s',
-        '  option redispatch',
-        '  retries 2',
+        // A request a stopping replica did not take is sent to another: refused, reset before an
+        // answer, or answered 503 by a replica that is draining.
+        '  option redispatch 1',
+        '  retries 3',
+        '  retry-on conn-failure empty-response 503',
         'frontend mcp',
         `  bind 127.0.0.1:${port}`,
         '  default_backend replicas',
         'backend replicas',
         '  balance roundrobin',
+        // Probes of /readyz, as Kubernetes' would be: a replica that starts to stop is out at once.
+        '  option httpchk',
+        '  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host 127.0.0.1',
+        '  http-check expect status 200',
+        '  default-server check inter 100ms fall 1 rise 1',
         // Each request on its own: a kept-alive connection would otherwise stay with one replica.
         '  option http-server-close',
         ...backends.map((backend, index) => `  server replica${index} 127.0.0.1:${backend}`),
@@ -120,4 +129,25 @@ export function startHaproxy(cleanup: Cleanup, backends: readonly number[]): Pro
     return file;
   };
   return startOnFreePort(cleanup, 'haproxy', 'haproxy', (port) => ['-db', '-f', configFor(port)]);
+}
+
+/**
+ * Resolves once the proxy has every backend in rotation: `backends` answers in a row to /readyz
+ * through it (round robin: one from each). A proxy that probes its backends starts them as down.
+ */
+export async function whenAllServing(proxy: Service, backends: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  let inARow = 0;
+  while (inARow < backends * 2) {
+    if (Date.now() > deadline) throw new Error('the proxy did not put every backend in rotation within 20 s');
+    const status = await fetch(`http://127.0.0.1:${proxy.port}/readyz`).then(
+      (response) => (void response.text(), response.status),
+      () => 0,
+    );
+    if (status === 200) inARow += 1;
+    else {
+      inARow = 0;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
