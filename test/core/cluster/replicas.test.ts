@@ -173,12 +173,16 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
     cleanup.add(() => reader.dispose());
     const stopping = `http://127.0.0.1:${replicas[0]?.port ?? 0}`;
     const onStopping = (id: string) => reader.holderOf(id) === stopping;
-    const startTask = async (ms: number) =>
-      String((await send(1, 'tools/call', { name: 'tools__slow', arguments: { ms } })).result?.taskId);
+    const startTask = async (ms: number) => {
+      const started = await send(1, 'tools/call', { name: 'tools__slow', arguments: { ms } });
+      assert.equal(started.result?.resultType, 'task', JSON.stringify(started));
+      return String(started.result?.taskId);
+    };
     const finishedIds: string[] = [];
     while (!finishedIds.some(onStopping) || finishedIds.every(onStopping)) {
       assert.ok(finishedIds.length < 10, 'round robin puts tasks on both replicas');
-      finishedIds.push(await startTask(400));
+      // Well past the 400 ms after which a call becomes a task, however late the timers run.
+      finishedIds.push(await startTask(1_500));
     }
     for (const id of finishedIds) assert.equal((await finished(id)).status, 'completed');
     let runningId = await startTask(30_000);
@@ -198,7 +202,7 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
     for (const id of finishedIds) {
       const got = await send(10, 'tasks/get', { taskId: id });
       assert.equal(got.result?.status, 'completed', `${onStopping(id) ? 'from Redis' : 'from its replica'}: ${JSON.stringify(got)}`);
-      assert.equal(textOf(got.result?.result as CallToolResult), 'slept 400');
+      assert.equal(textOf(got.result?.result as CallToolResult), 'slept 1500');
     }
     const lost = await send(11, 'tasks/get', { taskId: runningId });
     assert.match(lost.error?.message ?? '', /the gateway replica that ran it is gone/, JSON.stringify(lost));
