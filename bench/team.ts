@@ -128,6 +128,8 @@ async function main(): Promise<void> {
   const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });
+  // Whatever happens to the run, the Redis it started ends with it.
+  process.once('exit', () => redis.kill('SIGTERM'));
   const manager = new ServerManager();
   const source = new FixtureToolSource(manager);
   await manager.start([toolsServer('alpha')]);
