@@ -11,6 +11,7 @@ import { createJwtVerifier } from '../src/core/identity';
 import { RedisTaskStore, Replicas } from '../src/core/cluster';
 import { ServerManager } from '../src/core/manager';
 import { FixtureToolSource, toolsServer } from '../test/core/gateway/helpers';
+import { openSession } from '../test/core/support/wire';
 import type { TeamIdp } from '../test/fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
 
 const args = process.argv.slice(2);
@@ -77,20 +78,9 @@ const modernHeaders = (token: string) => ({
   'Mcp-Name': 'alpha__echo',
 });
 
-/** A 2025 session opened on `port`; its id. */
-async function openSession(port: number): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
-    method: 'POST',
-    headers: { ...JSON_HEADERS, Authorization: `Bearer ${TOKEN}` },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  await response.text();
-  const session = response.headers.get('mcp-session-id') ?? '';
+/** A 2025 session opened on `port` and initialized; its id. */
+async function openInitializedSession(port: number): Promise<string> {
+  const session = await openSession(`http://127.0.0.1:${port}/mcp`, TOKEN, 'bench');
   const headers = { ...JSON_HEADERS, Authorization: `Bearer ${TOKEN}`, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-11-25' };
   await (
     await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })
@@ -147,7 +137,7 @@ async function main(): Promise<void> {
   const replicaA = new McpGateway({ source, token: TOKEN, port: portA, replicas: routers[0] });
   const replicaB = new McpGateway({ source, token: TOKEN, port: portB, replicas: routers[1] });
   await Promise.all([replicaA.start(), replicaB.start()]);
-  const session = await openSession(portA);
+  const session = await openInitializedSession(portA);
   const sessionHeaders = {
     ...JSON_HEADERS,
     Authorization: `Bearer ${TOKEN}`,

@@ -13,6 +13,7 @@ import {
   verifyBearerToken,
   type AuthInfo,
   type OAuthProtectedResourceMetadata,
+  type VerifyBearerTokenOptions,
 } from '@modelcontextprotocol/server';
 import type { OfferSource, ToolSource } from '../catalog';
 import {
@@ -83,6 +84,9 @@ export class ResourceServer implements RequestIdentity {
   private readonly metadataUrl: string;
   private readonly metadata: OAuthProtectedResourceMetadata;
   private readonly views = new Map<string, GrantedCatalog>();
+  /** What the SDK's bearer check and challenge need: the same for every request. */
+  private readonly bearerOptions: { readonly requiredScopes?: string[]; readonly resourceMetadataUrl: string };
+  private readonly verifyOptions: VerifyBearerTokenOptions;
 
   constructor(
     private readonly identity: GatewayIdentity,
@@ -94,6 +98,11 @@ export class ResourceServer implements RequestIdentity {
     this.issuer = identity.verifier.issuer;
     this.audience = identity.audience ?? this.resource.href;
     this.metadataUrl = getOAuthProtectedResourceMetadataUrl(this.resource);
+    this.bearerOptions = {
+      ...(identity.requiredScopes?.length ? { requiredScopes: [...identity.requiredScopes] } : {}),
+      resourceMetadataUrl: this.metadataUrl,
+    };
+    this.verifyOptions = { verifier: identity.verifier, ...this.bearerOptions };
     const issuer = new URL(identity.verifier.issuer);
     this.metadata = buildOAuthProtectedResourceMetadata({
       oauthMetadata: identity.verifier.metadata,
@@ -125,12 +134,9 @@ export class ResourceServer implements RequestIdentity {
 
   /** The request's user, or undefined once a challenge (401, 403 or 500) has been answered. */
   async authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<Authentication> {
-    const options = {
-      ...(this.identity.requiredScopes?.length ? { requiredScopes: [...this.identity.requiredScopes] } : {}),
-      resourceMetadataUrl: this.metadataUrl,
-    };
+    const options = this.bearerOptions;
     try {
-      const authInfo = await verifyBearerToken(req.headers.authorization, { verifier: this.identity.verifier, ...options });
+      const authInfo = await verifyBearerToken(req.headers.authorization, this.verifyOptions);
       const principal = principalOf(authInfo);
       if (!principal) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Invalid access token');
       if (!audiencesOf(principal).includes(this.audience))

@@ -5,7 +5,7 @@ import { Replicas } from '../../../src/core/cluster';
 import { McpGateway } from '../../../src/core/gateway';
 import { Cleanup, startGateway, toolsServer, type Setup } from '../gateway/helpers';
 import { freePort } from '../support/ports';
-import { sessionRequest } from '../support/wire';
+import { openSession, sessionRequest } from '../support/wire';
 import { FakeClock } from '../support/fakeClock';
 
 const KEY = Buffer.from('a-key-both-replicas-of-this-test-share-0123456789');
@@ -33,18 +33,7 @@ describe('cluster: forwarding between replicas', function () {
   it('sends a session’s requests to its replica, and answers 503 past its bound of requests in flight', async () => {
     const holder = await replica();
     const other = await replica(1);
-    const opened = await fetch(holder.aggregatedUrl, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'forwarded', version: '1' } },
-      }),
-    });
-    await opened.text();
-    const session = opened.headers.get('mcp-session-id') ?? '';
+    const session = await openSession(holder.aggregatedUrl, TOKEN, 'forwarded');
     assert.equal(await sessionRequest(other.aggregatedUrl, TOKEN, session, 1, 'tools/list'), 200, 'forwarded to the holder');
     // A slow call being forwarded takes the one place; the next request is refused, not queued.
     const slow = fetch(other.aggregatedUrl, {
@@ -72,20 +61,7 @@ describe('cluster: forwarding between replicas', function () {
     const clock = new FakeClock(Date.now());
     const holder = await replica();
     const other = await replica(undefined, clock);
-    const open = async () => {
-      const opened = await fetch(holder.aggregatedUrl, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'taken-over', version: '1' } },
-        }),
-      });
-      await opened.text();
-      return opened.headers.get('mcp-session-id') ?? '';
-    };
+    const open = () => openSession(holder.aggregatedUrl, TOKEN, 'taken-over');
     const [kept, ended, old] = [await open(), await open(), await open()];
     await holder.dispose();
 

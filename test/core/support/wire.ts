@@ -77,3 +77,20 @@ export async function sessionRequest(
   await response.text();
   return response.status;
 }
+
+/** A 2025 session opened with a raw initialize (no `initialized` sent); its id. */
+export async function openSession(url: string, token: string, client = 'wire'): Promise<string> {
+  const response = await post(
+    url,
+    token,
+    {},
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: client, version: '1' } },
+    },
+  );
+  await response.text();
+  return response.headers.get('mcp-session-id') ?? '';
+}
