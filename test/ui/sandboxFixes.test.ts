@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { eventually } from '../core/support/poll';
 import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const probe = path.resolve(__dirname, '../fixtures/sandbox-probe-server.mjs');
@@ -68,32 +69,40 @@ describe('sandbox fixes from the Servers view (UI)', function () {
     const row = treeRow(page, 'mine');
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
     assert.equal(await row.locator('.codicon-lock').count(), 0);
-    // The menu takes no click in the moment after it opens (the right click's own release), so the
-    // item is hovered, then chosen with Enter, as from the keyboard. The mouse leaves first: the
-    // second menu's item sits where the first one's was, and a hover that does not move the mouse
-    // focuses nothing.
-    const fromMenu = async (title: string) => {
-      await row.click({ button: 'right' });
-      const item = page.locator('.context-view .action-menu-item', { hasText: title }).first();
-      await item.waitFor();
-      await page.mouse.move(5, 5);
-      await item.hover();
-      await item.locator('xpath=ancestor-or-self::*[contains(@class, "focused")]').first().waitFor({ timeout: 5_000 });
-      await page.keyboard.press('Enter');
-      await item.waitFor({ state: 'detached', timeout: 10_000 });
-    };
-    await fromMenu('Run Sandboxed');
-    await row.locator('.codicon-lock').waitFor({ timeout: 60_000 });
-    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
     const read = () =>
       (
         JSON.parse(fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8')) as {
           'mcpSwitchboard.servers': { mine: { sandboxEnabled?: boolean } };
         }
       )['mcpSwitchboard.servers'].mine.sandboxEnabled;
-    assert.equal(read(), true);
-    await fromMenu('Run Unsandboxed');
+    // The menu takes no click in the moment after it opens (the right click's own release), so the
+    // item is hovered, then chosen with Enter, as from the keyboard. The mouse leaves first: the
+    // second menu's item sits where the first one's was, and a hover that does not move the mouse
+    // focuses nothing. A menu that loses the focus as it opens (a toast of the restart before, on a
+    // busy machine) closes without acting: the user sees nothing change and tries once more. What
+    // counts is the entry: the command writes `sandboxEnabled`, and the row follows the entry.
+    const fromMenu = async (title: string, sandboxed: boolean) => {
+      for (let attempt = 1; ; attempt++) {
+        await row.click({ button: 'right' });
+        const item = page.locator('.context-view .action-menu-item', { hasText: title }).first();
+        await item.waitFor();
+        await page.mouse.move(5, 5);
+        await item.hover();
+        await item.locator('xpath=ancestor-or-self::*[contains(@class, "focused")]').first().waitFor({ timeout: 5_000 });
+        await page.keyboard.press('Enter');
+        await item.waitFor({ state: 'detached', timeout: 10_000 });
+        try {
+          await eventually(() => (read() === sandboxed ? true : undefined), `sandboxEnabled ${sandboxed} in the entry`, 20_000);
+          return;
+        } catch (error) {
+          if (attempt === 2) throw error;
+        }
+      }
+    };
+    await fromMenu('Run Sandboxed', true);
+    await row.locator('.codicon-lock').waitFor({ timeout: 60_000 });
+    await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
+    await fromMenu('Run Unsandboxed', false);
     await row.locator('.codicon-lock').waitFor({ state: 'detached', timeout: 60_000 });
-    assert.equal(read(), false);
   });
 });

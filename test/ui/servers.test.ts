@@ -60,6 +60,8 @@ describe('the Servers view, clicked as a user would (UI)', function () {
   const flakyFlag = path.join(scratch, 'flaky.flag');
   const alphaMarker = path.join(scratch, 'alpha.json');
   const guardedMarker = path.join(scratch, 'guarded.json');
+  // alpha and flaky serve only while this file exists: a test removes it to hold their next start.
+  const serveGate = path.join(scratch, 'serve.gate');
   let workspaceSettings = '';
   let workbench: Workbench;
   let page: Page;
@@ -71,13 +73,14 @@ describe('the Servers view, clicked as a user would (UI)', function () {
   before(async function () {
     this.timeout(120_000);
     fs.writeFileSync(flakyFlag, '');
+    fs.writeFileSync(serveGate, '');
     workbench = await openWorkbench('consent', {
       userSettings: {
         'mcpSwitchboard.servers': {
-          alpha: { command: node, args: [fixture, '--name', 'alpha', '--marker', alphaMarker] },
+          alpha: { command: node, args: [fixture, '--name', 'alpha', '--marker', alphaMarker, '--wait-for', serveGate] },
           flaky: {
             command: node,
-            args: [fixture, '--fail-if-exists', flakyFlag, '--exit-message', 'flaky needs its flag removed'],
+            args: [fixture, '--fail-if-exists', flakyFlag, '--exit-message', 'flaky needs its flag removed', '--wait-for', serveGate],
             reconnect: { maxAttempts: 0 },
           },
         },
@@ -176,10 +179,17 @@ describe('the Servers view, clicked as a user would (UI)', function () {
   it('runs Reconnect All Servers from the palette, which restarts the server processes', async () => {
     const before = readPid(alphaMarker);
     assert.ok(before, 'alpha is running');
+    // The new processes wait for the gate: the rows must say so, whatever the tree showed a moment
+    // before (a row still saying running may not have heard of the restart yet).
+    fs.rmSync(serveGate);
     await runFromPalette(page, 'MCP Switchboard: Reconnect All Servers');
     const after = await waitForNewPid(alphaMarker, before);
     assert.notEqual(after, before);
+    await waitForDescription(page, 'alpha', /^starting/);
+    await waitForDescription(page, 'flaky', /^starting/);
+    fs.writeFileSync(serveGate, '');
     await waitForDescription(page, 'alpha', /^running/);
+    await waitForDescription(page, 'flaky', /^running/);
   });
 
   it("runs Invalidate Tool Cache from the palette, which refetches every server's tools", async () => {

@@ -48,20 +48,32 @@ export async function openWorkbench(workspaceName = 'basic', options: OpenOption
 
 /** Runs a command from the palette by its full title, as a user would. */
 export async function runFromPalette(page: Page, title: string, options: { opensQuickInput?: boolean } = {}): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`).catch(async (error: unknown) => {
-    // Something took the palette's focus (it went inert, then away): say what was on the screen.
-    const dialogs = await page.locator('.monaco-dialog-box').allInnerTexts();
-    const notices = await page.locator('.notification-toast, .notifications-center .notification-list-item').allInnerTexts();
-    await screenshot(page, 'palette-lost');
-    throw new Error(
-      `the palette closed before "${title}" could be typed; dialogs: ${JSON.stringify(dialogs)}; notifications: ${JSON.stringify(notices)}\n${String(error)}`,
-    );
-  });
-  const match = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  await match.waitFor();
+  // On a busy machine a toast or a restart's dialog can take the palette's focus while it opens
+  // (it goes inert, then away) before anything is chosen: the user opens it again. Nothing has run
+  // until Enter, so trying again is safe; the third time, say what was on the screen.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill(`>${title}`, { timeout: 10_000 });
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+      break;
+    } catch (error) {
+      // A dialog is the product asking something: Escape would answer it, so that is no retry.
+      const dialogOpen = (await page.locator('.monaco-dialog-box').count()) > 0;
+      if (attempt < 3 && !dialogOpen) {
+        await page.keyboard.press('Escape');
+        continue;
+      }
+      const dialogs = await page.locator('.monaco-dialog-box').allInnerTexts();
+      const notices = await page.locator('.notification-toast, .notifications-center .notification-list-item').allInnerTexts();
+      await screenshot(page, 'palette-lost');
+      throw new Error(
+        `the palette closed before "${title}" could be chosen; dialogs: ${JSON.stringify(dialogs)}; notifications: ${JSON.stringify(notices)}\n${String(error)}`,
+      );
+    }
+  }
   await page.keyboard.press('Enter');
   if (options.opensQuickInput) {
     // The command's own picker replaces the palette; wait until the palette's text is gone.
