@@ -18,9 +18,10 @@ const LAYERS = {
   identity: ['base', 'state', 'connection', 'catalog'],
   gateway: ['base', 'config', 'state', 'connection', 'catalog', 'identity'],
   cluster: ['base', 'gateway'],
+  team: ['base', 'config', 'connection', 'auth', 'gateway'],
   // sandbox: a failure it caused is explained from its own denial lines (notices, row words).
   presentation: ['base', 'config', 'state', 'sandbox', 'catalog'],
-  runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'identity', 'gateway'],
+  runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'identity', 'gateway', 'team'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
   'cli/doctor': [
     'base',

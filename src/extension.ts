@@ -73,7 +73,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   shutdown = () => runtime.dispose();
   const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
-  const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs));
+  const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list));
   const devWatchers = context.own(
     new DevWatchers(
       (name) => manager.reconnect(name),
@@ -88,6 +88,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   for (const tool of registerDispatcherTools(catalog)) context.own(tool);
   const render = () => ui.render();
   context.own(catalog.onDidChange(() => definitions.refresh()));
+  followTheTeams(context, sync, runtime);
   followTheFiles(context, sync, logs, devWatchers, () => {
     definitions.refresh();
     render();
@@ -150,6 +151,25 @@ function followTheFiles(
       watchers.watch(state.files);
       devWatchers.update(state.servers);
       loaded();
+    }),
+  );
+}
+
+/** How often a team gateway is listed again: a server added there appears without a reload. */
+const TEAM_RELIST_MS = 5 * 60_000;
+
+/**
+ * A team gateway's servers change with nothing to watch: they are listed again every few minutes
+ * while one is a source, and at once after a sign-in (which is what lets them be listed at all).
+ */
+function followTheTeams(context: SwitchboardContext, sync: ConfigurationSync, runtime: SwitchboardRuntime): void {
+  const timer = setInterval(() => {
+    if (sync.loaded.teams.length > 0) sync.scheduleReload();
+  }, TEAM_RELIST_MS);
+  context.own({ dispose: () => clearInterval(timer) });
+  context.own(
+    runtime.signIns.onDidSignIn(() => {
+      if (sync.loaded.teams.length > 0) sync.scheduleReload();
     }),
   );
 }

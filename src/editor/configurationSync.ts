@@ -5,6 +5,7 @@ import {
   type ConfigDiagnostic,
   type ServerDefinition,
   type StdioServerDefinition,
+  type TeamLister,
 } from '../core/config';
 import type { ConfiguredServer, ServerBlock, ServerManager } from '../core/manager';
 import { withConsentedSandbox, type ConsentAnswer, type ConsentStore } from './consent';
@@ -21,6 +22,8 @@ export interface LoadedState {
   readonly diagnostics: readonly ConfigDiagnostic[];
   /** The source files the load consulted (watched for changes). */
   readonly files: readonly string[];
+  /** The team gateways the load consulted (listed again from time to time, and after a sign-in). */
+  readonly teams: readonly string[];
 }
 
 export type ConsentPrompt = (definition: StdioServerDefinition, mode: WorkspaceSandboxMode) => Thenable<ConsentAnswer | 'dismissed'>;
@@ -37,7 +40,7 @@ export class ConfigurationSync implements vscode.Disposable {
   private debounce: NodeJS.Timeout | undefined;
   private readonly loadedEmitter = new vscode.EventEmitter<LoadedState>();
   readonly onDidLoad = this.loadedEmitter.event;
-  private latest: LoadedState = { servers: [], diagnostics: [], files: [] };
+  private latest: LoadedState = { servers: [], diagnostics: [], files: [], teams: [] };
   private readonly asking = new Set<string>();
 
   constructor(
@@ -45,6 +48,7 @@ export class ConfigurationSync implements vscode.Disposable {
     private readonly inputs: SecretInputResolver,
     private readonly consent: ConsentStore,
     private readonly logs: LogChannels,
+    private readonly teams: TeamLister | undefined,
     private readonly prompt: ConsentPrompt = askConsent,
     private readonly promptAll: BatchConsentPrompt = askConsentForAll,
   ) {}
@@ -83,7 +87,7 @@ export class ConfigurationSync implements vscode.Disposable {
 
   private async reloadOnce(): Promise<void> {
     const { input, diagnostics: readDiagnostics } = await readConfigurationInput();
-    const loaded = await loadConfiguration(input, this.inputs);
+    const loaded = await loadConfiguration(this.teams ? { ...input, teams: this.teams } : input, this.inputs);
     const diagnostics = [...readDiagnostics, ...loaded.diagnostics];
     for (const diagnostic of diagnostics) {
       const where = diagnostic.path ? ` ${diagnostic.path}` : '';
@@ -100,7 +104,7 @@ export class ConfigurationSync implements vscode.Disposable {
       if (block?.reason === 'consentPending' && server.transport === 'stdio') needConsent.push(server);
     }
     this.logs.retain(new Set(loaded.servers.map((server) => server.name)));
-    this.latest = { servers: loaded.servers, diagnostics, files: loaded.files };
+    this.latest = { servers: loaded.servers, diagnostics, files: loaded.files, teams: loaded.teams };
     await this.manager.update(
       loaded.servers.map((server) => this.asConsented(server)),
       blocks,

@@ -7,6 +7,14 @@ import { describeSource, type ServerSource } from '../core/config';
 import { entryPath, removeSettingsEntry, revealEntry } from './settingsEntry';
 
 export async function removeServerInteractively(name: string, source: ServerSource): Promise<boolean> {
+  if (source.kind === 'team') {
+    // The gateway decides what it serves; here only the gateway as a whole can go.
+    await revealEntry(name, source);
+    void vscode.window.showInformationMessage(
+      `MCP Switchboard: "${name}" is served by ${describeSource(source)}, which lists it for you. To stop using that gateway, remove its URL from mcpSwitchboard.sources.`,
+    );
+    return false;
+  }
   if (source.file?.endsWith('.toml')) {
     // No TOML editor here keeps a hand-written file's comments and layout: the user removes it.
     await revealEntry(name, source);

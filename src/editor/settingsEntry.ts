@@ -115,6 +115,11 @@ export async function removeSettingsEntry(name: string, source: ServerSource): P
 /** Opens the file that defines the server with the cursor on its entry. */
 export async function revealEntry(name: string, source: ServerSource): Promise<void> {
   let editor: vscode.TextEditor;
+  if (source.kind === 'team') {
+    // A team gateway's server has no entry here: what the user decides is whether the gateway is a source.
+    await vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.sources`);
+    return;
+  }
   if (source.kind === 'user' && !source.file) {
     // The user settings file's location depends on the profile; let the editor open it.
     await vscode.commands.executeCommand('workbench.action.openSettingsJson');

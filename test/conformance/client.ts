@@ -278,7 +278,11 @@ async function main(): Promise<number> {
     ...(MOCKS_WITHOUT_DISCOVER.has(scenarioName) ? { fetch: answeringDiscover() } : {}),
   });
   const signIns = new ServerSignIn(
-    { server: () => ({ state: connection.state, definition }), reconnect: () => connection.reconnect() },
+    {
+      server: () => ({ state: connection.state, definition }),
+      servers: () => [{ name: definition.name, definition }],
+      reconnect: () => connection.reconnect(),
+    },
     oauth,
   );
   const browser = new RedirectFollowingBrowser(new CallbackRouter(systemClock));

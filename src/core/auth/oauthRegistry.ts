@@ -1,7 +1,7 @@
 // One OAuth provider per remote server (per URL and `oauth` settings), shared by its connection
 // and its sign-in, so that the discovery a connect made is the one the sign-in uses.
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { canonicalJson, signsInWithOAuth, type HttpServerDefinition } from '../config';
+import { canonicalJson, signsInWithOAuth, type HttpServerDefinition, type OAuthSettings } from '../config';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { credentialKey, isCredentialKey, ServerCredentials } from './credentials';
@@ -16,6 +16,11 @@ export interface OAuthRegistryOptions {
   readonly fetch?: FetchLike;
 }
 
+/** Where a server signs in: its own URL, or the one it shares (HttpServerDefinition.signInUrl). */
+export function signInUrlOf(definition: HttpServerDefinition): string {
+  return definition.signInUrl ?? definition.url;
+}
+
 /** Far more remote servers than anyone configures; past it the oldest provider is dropped. */
 const MAX_PROVIDERS = 1000;
 
@@ -26,16 +31,24 @@ export class OAuthRegistry {
 
   providerFor(definition: HttpServerDefinition): SwitchboardOAuthProvider | undefined {
     if (!signsInWithOAuth(definition)) return undefined;
-    const key = `${credentialKey(definition.url)} ${canonicalJson(definition.oauth)}`;
+    return this.providerForUrl(signInUrlOf(definition), definition.oauth, definition.name);
+  }
+
+  /**
+   * The provider of one sign-in: a server's URL, or the URL several servers share (a team
+   * gateway's). `logAs` names whose log its lines go to, for the first to ask.
+   */
+  providerForUrl(url: string, settings: OAuthSettings, logAs: string): SwitchboardOAuthProvider {
+    const key = `${credentialKey(url)} ${canonicalJson(settings)}`;
     let provider = this.providers.get(key);
     if (!provider) {
       if (this.providers.size >= MAX_PROVIDERS) this.providers.delete(this.providers.keys().next().value as string);
       provider = new SwitchboardOAuthProvider({
-        serverUrl: definition.url,
-        settings: definition.oauth,
-        credentials: new ServerCredentials(this.options.store, credentialKey(definition.url)),
+        serverUrl: url,
+        settings,
+        credentials: new ServerCredentials(this.options.store, credentialKey(url)),
         clock: this.options.clock,
-        logger: this.options.logger(definition.name),
+        logger: this.options.logger(logAs),
         ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
       });
       this.providers.set(key, provider);

@@ -3,11 +3,13 @@
 // opening a second browser tab.
 import { signsInWithOAuth, type HttpServerDefinition, type ServerDefinition } from '../config';
 import type { ServerState } from '../state';
-import type { OAuthRegistry } from './oauthRegistry';
+import { Emitter, type Event } from '../base/events';
+import { signInUrlOf, type OAuthRegistry } from './oauthRegistry';
 import { signIn, type SignInBrowser } from './signIn';
 
 export interface SignInHost {
   server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
+  servers(): readonly { readonly name: string; readonly definition?: ServerDefinition }[];
   reconnect(name: string): Promise<ServerState>;
 }
 
@@ -15,6 +17,9 @@ export type SignInResult = { readonly signedIn: 'refreshed' | 'signedIn'; readon
 
 export class ServerSignIn {
   private readonly inFlight = new Map<string, Promise<SignInResult>>();
+  private readonly signedInEmitter = new Emitter<string>();
+  /** A sign-in finished, with the URL it is for: what it lists may have changed (a team gateway's servers). */
+  readonly onDidSignIn: Event<string> = this.signedInEmitter.event;
 
   constructor(
     private readonly host: SignInHost,
@@ -44,26 +49,41 @@ export class ServerSignIn {
     if (!definition) throw new Error(`\`${name}\` is not a remote server that signs in with OAuth`);
     const provider = this.registry.providerFor(definition);
     if (!provider) throw new Error(`OAuth is turned off for \`${name}\``);
-    const state = this.host.server(name)?.state;
-    const need = state?.kind === 'needsSignIn' ? state : undefined;
+    const before = this.host.server(name)?.state;
+    const need = before?.kind === 'needsSignIn' ? before : undefined;
     // Tokens the server refused, and a wider scope, both need the authorization page: a refresh
     // would return the same grant.
+    const url = signInUrlOf(definition);
     const signedIn = await signIn(provider, {
-      serverUrl: definition.url,
+      serverUrl: url,
       browser,
       ...(need?.reason === 'scope' && need.scope ? { scope: need.scope } : {}),
       ...(need?.reason === 'refused' ? { fresh: true } : {}),
     });
-    return { signedIn, state: await this.host.reconnect(name) };
+    const state = await this.reconnectSharing(name, url);
+    this.signedInEmitter.fire(url);
+    return { signedIn, state };
   }
 
   /** Forgets the server's tokens and registration, then reconnects (to `needs sign-in`). */
   async signOut(name: string): Promise<ServerState | undefined> {
     const definition = this.remoteDefinition(name);
     const provider = definition ? this.registry.providerFor(definition) : undefined;
-    if (!provider) return undefined;
+    if (!definition || !provider) return undefined;
     await provider.signOut();
-    return this.host.reconnect(name);
+    return this.reconnectSharing(name, signInUrlOf(definition));
+  }
+
+  /**
+   * Reconnects `name` and every other server of the same sign-in (a team gateway's): a sign-in or a
+   * sign-out is theirs too, not only the clicked row's. The state of `name` after.
+   */
+  private async reconnectSharing(name: string, url: string): Promise<ServerState> {
+    const sharing = this.host
+      .servers()
+      .filter((server) => server.name !== name && signsInWithOAuth(server.definition) && signInUrlOf(server.definition) === url);
+    const [state] = await Promise.all([this.host.reconnect(name), Promise.all(sharing.map((server) => this.host.reconnect(server.name)))]);
+    return state;
   }
 
   /** Forgets every saved sign-in and reconnects the remote servers that used one. */

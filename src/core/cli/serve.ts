@@ -146,7 +146,12 @@ export async function runServe(options: ServeOptions): Promise<number> {
     for (const diagnostic of loaded.diagnostics) logger.error(formatDiagnostic(diagnostic));
     return 2;
   }
-  const configuration: LoadedConfiguration = { servers: loaded.servers, diagnostics: loaded.diagnostics, files: loaded.files };
+  const configuration: LoadedConfiguration = {
+    servers: loaded.servers,
+    diagnostics: loaded.diagnostics,
+    files: loaded.files,
+    teams: loaded.teams,
+  };
   for (const diagnostic of configuration.diagnostics) {
     logger[diagnostic.severity === 'error' ? 'error' : 'warn'](formatDiagnostic(diagnostic));
   }

@@ -25,6 +25,8 @@ export interface ServerCandidate {
   readonly inputs: ReadonlyMap<string, InputDefinition>;
   /** The `sandbox` block of the entry's mcp.json: the rules of its sandboxed servers without their own. */
   readonly fileSandbox?: ParsedSandboxRules;
+  /** A team gateway's server: the gateway's sign-in (HttpServerDefinition.signInUrl). */
+  readonly signInUrl?: string;
 }
 
 export interface BuildContext {

@@ -61,7 +61,7 @@ async function buildDefinition(
   const resolver = new FieldResolver(candidate, context, diagnostics, enabled);
   const common = commonFields(candidate, entry, context, diagnostics, enabled);
   if (transport === 'stdio') return buildStdio(candidate, entry, context, resolver, diagnostics, common);
-  return buildRemote(entry, transport, resolver, diagnostics, common);
+  return buildRemote(entry, transport, resolver, diagnostics, common, candidate.signInUrl);
 }
 
 type CommonFields = Omit<
@@ -133,6 +133,7 @@ async function buildRemote(
   resolver: FieldResolver,
   diagnostics: ServerDiagnostics,
   common: CommonFields,
+  signInUrl: string | undefined,
 ): Promise<ServerDefinition | undefined> {
   const url = await resolver.string(entry.url ?? '', ['url']);
   if (url !== undefined) checkUrl(url, diagnostics);
@@ -151,7 +152,16 @@ async function buildRemote(
   resolver.collectValues(
     [oauth.idp?.clientSecret, oauth.idp?.idToken].filter((value): value is string => value !== undefined && value !== ''),
   );
-  return { ...common, secrets: resolver.secrets(), transport, url, headers, sseFallback: entry.type === undefined, oauth };
+  return {
+    ...common,
+    secrets: resolver.secrets(),
+    transport,
+    url,
+    headers,
+    sseFallback: entry.type === undefined,
+    oauth,
+    ...(signInUrl === undefined ? {} : { signInUrl }),
+  };
 }
 
 function invalid(candidate: ServerCandidate, diagnostics: ServerDiagnostics): InvalidServer {

@@ -4,6 +4,14 @@
 import type { ConfigFileSystem } from './fileSystem';
 import type { ServerSource } from './types';
 
+/** What a team gateway said of its servers: their names, or why they are not known. */
+export type TeamListing =
+  | { readonly kind: 'listed'; readonly servers: readonly string[] }
+  | { readonly kind: 'unlisted'; readonly reason: 'signIn' | 'failed'; readonly message: string };
+
+/** Reads a team gateway's listing (core/team's TeamDirectory); never rejects. */
+export type TeamLister = (base: string) => Promise<TeamListing>;
+
 /** One key of `mcpSwitchboard.servers`, with the scope it came from. */
 export interface SettingsEntry {
   readonly name: string;
@@ -47,4 +55,6 @@ export interface ConfigurationInput {
   /** Decides `${pathSeparator}`, path rules and the Claude Desktop location. Defaults to process.platform. */
   readonly platform?: NodeJS.Platform;
   readonly fs?: ConfigFileSystem;
+  /** Reads a team gateway's listing; without it a team gateway in `sources` is its one entry. */
+  readonly teams?: TeamLister;
 }

@@ -90,6 +90,7 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
     kind: 'loaded',
     settingsFile,
     settingsFound,
+    teams: loaded.teams,
     servers: loaded.servers,
     diagnostics: [
       ...(user?.diagnostics ?? []),

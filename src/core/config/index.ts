@@ -1,7 +1,7 @@
 // Public surface of the configuration layer. See README.md in this folder for the rules.
 
 export { isInvalidServer } from './buildServer';
-export type { ConfigurationInput, SettingsEntry } from './configurationInput';
+export type { ConfigurationInput, SettingsEntry, TeamLister, TeamListing } from './configurationInput';
 export { nodeFileSystem, type ConfigFileSystem } from './fileSystem';
 export { hashServerConnection } from './hash';
 export { createEnvInputResolver, inputEnvVarName, type InputRequest, type InputResolver } from './inputs';
@@ -22,6 +22,7 @@ export {
   type SourceFile,
 } from './sourceLocations';
 export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from './sources';
+export { teamSignInUrl } from './teamSources';
 export { launchKey, sameLaunchAs } from './sameLaunch';
 export * from './types';
 export { loadFolderConfiguration, USER_SETTINGS_ENV } from './folderConfiguration';

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import type { BuildContext, SandboxDefaults, ServerCandidate } from './buildContext';
 import { buildServer } from './buildServer';
-import type { ConfigurationInput } from './configurationInput';
+import type { ConfigurationInput, TeamListing } from './configurationInput';
 import { nodeFileSystem } from './fileSystem';
 import type { InputRequest, InputResolver } from './inputs';
 import { appendPath } from './jsonPath';
@@ -12,6 +12,7 @@ import { pathModuleFor } from './paths';
 import { resolveNameClashes } from './precedence';
 import { sourceFiles } from './sourceLocations';
 import { parseSourceList, readSourceFiles } from './sources';
+import { teamEntries } from './teamSources';
 import type { z } from 'zod';
 import { describeIssue, entrySchema, sandboxRulesSchema } from './entrySchema';
 
@@ -25,7 +26,11 @@ export interface LoadedConfiguration {
   readonly diagnostics: readonly ConfigDiagnostic[];
   /** The source files consulted, present or not: a change to any of them changes the servers. */
   readonly files: readonly string[];
+  /** The team gateways consulted (base URLs): what they list changes without a file to watch. */
+  readonly teams: readonly string[];
 }
+
+const UNREAD_TEAM: TeamListing = { kind: 'unlisted', reason: 'failed', message: 'this host does not read team gateways' };
 
 export async function loadConfiguration(input: ConfigurationInput, resolver: InputResolver): Promise<LoadedConfiguration> {
   const platform = input.platform ?? process.platform;
@@ -67,6 +72,14 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
     candidates.push(...read.candidates);
     diagnostics.push(...read.diagnostics);
   }
+  // In parallel: each is a request to a gateway, bounded by the lister's own timeout.
+  const listings = await Promise.all(
+    sourceList.teams.map(async (base) => teamEntries(base, input.teams ? await input.teams(base) : UNREAD_TEAM)),
+  );
+  for (const team of listings) {
+    candidates.push(...team.candidates);
+    diagnostics.push(...team.diagnostics);
+  }
 
   const deduplicated = resolveNameClashes(candidates);
   diagnostics.push(...deduplicated.diagnostics);
@@ -92,7 +105,7 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
     servers.push(built.server);
     diagnostics.push(...built.diagnostics);
   }
-  return { servers, diagnostics, files: [...new Set(files.map((file) => file.file))] };
+  return { servers, diagnostics, files: [...new Set(files.map((file) => file.file))], teams: sourceList.teams };
 }
 
 /** Windows environment names are case-insensitive; elsewhere they are exact. */

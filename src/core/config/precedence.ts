@@ -2,6 +2,7 @@
 // order `mcpSwitchboard.sources` lists them in:
 //   settings (folder > workspace > user, as the editor merges scopes) > mcpJson > mcpJsonPortable
 //   > vscodeUserMcpJson > cursor > claudeCode > copilotCli > codex > gemini > windsurf > claudeDesktop
+//   > team gateways (in the order `mcpSwitchboard.sources` lists them)
 // Within one kind the earlier file wins (first workspace folder first, workspace Cursor file before
 // the home one). A settings scope overriding another is the editor's normal merge and is silent;
 // every other clash is a warning on the losing entry that names both places.
@@ -15,6 +16,8 @@ const RANK: Readonly<Record<ServerSourceKind, number>> = {
   workspace: 1,
   user: 2,
   ...(Object.fromEntries(FILE_SOURCES.map((kind, index) => [kind, 10 + index])) as Record<FileSourceKind, number>),
+  // A team's servers come after everything of the user's own: a name the user uses is theirs.
+  team: 100,
 };
 
 const SETTINGS_KINDS: ReadonlySet<ServerSourceKind> = new Set(['user', 'workspace', 'folder']);
@@ -62,10 +65,12 @@ const SOURCE_LABELS: Readonly<Record<ServerSourceKind, string>> = {
   gemini: 'the Gemini CLI settings',
   windsurf: 'the Windsurf config',
   claudeDesktop: 'the Claude Desktop config',
+  team: 'the team gateway',
 };
 
 /** "workspace settings (/repo/.vscode/settings.json)", for messages and the doctor. */
 export function describeSource(source: ServerSource): string {
   const label = SOURCE_LABELS[source.kind];
-  return source.file === undefined ? label : `${label} (${source.file})`;
+  const where = source.file ?? source.url;
+  return where === undefined ? label : `${label} (${where})`;
 }

@@ -11,25 +11,31 @@ import { isPlainObject } from './objects';
 import type { SourceFile } from './sourceLocations';
 
 export type { SourceFile } from './sourceLocations';
+import { teamGatewayBase } from './teamSources';
 import { parseToml } from './toml';
 import { FILE_SOURCES, type ConfigDiagnostic, type ServerSource } from './types';
 
 export const SOURCE_NAMES = ['settings', ...FILE_SOURCES] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 export const DEFAULT_SOURCES: readonly SourceName[] = ['settings'];
+/** More team gateways than any user has; each is a request at every reload. */
+const MAX_TEAM_GATEWAYS = 8;
 
 export interface SourceList {
   readonly sources: ReadonlySet<SourceName>;
+  /** Team gateways' base URLs, in the order listed, each once (teamSources.ts). */
+  readonly teams: readonly string[];
   readonly diagnostics: readonly ConfigDiagnostic[];
 }
 
 /** A wrong type falls back to the default; an unknown name is skipped. Order does not matter. */
 export function parseSourceList(value: unknown, origin: ServerSource): SourceList {
   const path = 'mcpSwitchboard.sources';
-  if (value === undefined || value === null) return { sources: new Set(DEFAULT_SOURCES), diagnostics: [] };
+  if (value === undefined || value === null) return { sources: new Set(DEFAULT_SOURCES), teams: [], diagnostics: [] };
   if (!Array.isArray(value)) {
     return {
       sources: new Set(DEFAULT_SOURCES),
+      teams: [],
       diagnostics: [
         {
           severity: 'error',
@@ -41,20 +47,46 @@ export function parseSourceList(value: unknown, origin: ServerSource): SourceLis
     };
   }
   const sources = new Set<SourceName>();
+  const teams: string[] = [];
   const diagnostics: ConfigDiagnostic[] = [];
   for (const [index, item] of (value as unknown[]).entries()) {
-    if (typeof item === 'string' && (SOURCE_NAMES as readonly string[]).includes(item)) {
+    const team = typeof item === 'string' ? teamGatewayBase(item) : undefined;
+    if (team !== undefined) {
+      if (origin.kind !== 'user') {
+        // A repository must not choose where the user's sign-in goes, nor whose servers they run.
+        diagnostics.push({
+          severity: 'warning',
+          path: appendPath(path, index),
+          message: `team gateway ${describeValue(item)} is ignored: a team gateway is read from user settings only, not from a workspace's`,
+          source: origin,
+        });
+      } else if (teams.length >= MAX_TEAM_GATEWAYS) {
+        diagnostics.push({
+          severity: 'warning',
+          path: appendPath(path, index),
+          message: `more than ${MAX_TEAM_GATEWAYS} team gateways; this one is ignored`,
+          source: origin,
+        });
+      } else if (!teams.includes(team)) teams.push(team);
+    } else if (typeof item === 'string' && /^https?:/i.test(item)) {
+      diagnostics.push({
+        severity: 'warning',
+        path: appendPath(path, index),
+        message: `team gateway ${describeValue(item)} is ignored: it must be an https URL (http only on this machine) without credentials, query or fragment`,
+        source: origin,
+      });
+    } else if (typeof item === 'string' && (SOURCE_NAMES as readonly string[]).includes(item)) {
       sources.add(item as SourceName);
     } else {
       diagnostics.push({
         severity: 'warning',
         path: appendPath(path, index),
-        message: `unknown source ${describeValue(item)} is ignored; expected one of ${SOURCE_NAMES.map((name) => `"${name}"`).join(', ')}`,
+        message: `unknown source ${describeValue(item)} is ignored; expected one of ${SOURCE_NAMES.map((name) => `"${name}"`).join(', ')}, or a team gateway's https URL`,
         source: origin,
       });
     }
   }
-  return { sources, diagnostics };
+  return { sources, teams, diagnostics };
 }
 
 export interface FileEntries {

@@ -19,13 +19,18 @@ export const FILE_SOURCES = [
 ] as const;
 export type FileSourceKind = (typeof FILE_SOURCES)[number];
 
-/** Where a server entry was read from. `user`, `workspace` and `folder` are settings scopes. */
-export type ServerSourceKind = 'user' | 'workspace' | 'folder' | FileSourceKind;
+/**
+ * Where a server entry was read from. `user`, `workspace` and `folder` are settings scopes; `team`
+ * is a team gateway's listing of its servers (teamSources.ts).
+ */
+export type ServerSourceKind = 'user' | 'workspace' | 'folder' | FileSourceKind | 'team';
 
 export interface ServerSource {
   readonly kind: ServerSourceKind;
   /** File the entry came from, when known (settings.json, .vscode/mcp.json, ...). */
   readonly file?: string;
+  /** The team gateway's base URL, for `team`. */
+  readonly url?: string;
 }
 
 export type TransportType = 'stdio' | 'http' | 'sse';
@@ -181,6 +186,11 @@ export interface HttpServerDefinition extends ServerDefinitionBase {
   readonly headers: Readonly<Record<string, string>>;
   readonly sseFallback: boolean;
   readonly oauth: OAuthSettings;
+  /**
+   * The URL whose sign-in this server uses, when not its own: a team gateway's servers share the
+   * gateway's (its `/mcp`), so that one sign-in serves every row.
+   */
+  readonly signInUrl?: string;
 }
 
 /** A fully validated, variable-resolved server, ready to connect. */

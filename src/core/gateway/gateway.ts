@@ -24,6 +24,7 @@ import type { IdentityFactory, RequestIdentity } from './resourceServer';
 import { principalOf, type Principal } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OfferNotifier } from './offerNotifier';
+import { listServers, SERVER_LISTING_PATH } from './serverListing';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { createToken, isLoopbackAddress, LOOPBACK_REACH, RequestGuard, validateReach, type GatewayReach } from './requestGuard';
 import { errorMessage } from '../base/errorMessage';
@@ -408,6 +409,7 @@ export class McpGateway {
       // The SDK's pass-through for a verified token: its handler gives it to the server factory (modernEndpoints.ts).
       (req as http.IncomingMessage & { auth?: AuthInfo }).auth = authentication.authInfo;
     }
+    if (path === SERVER_LISTING_PATH) return this.answerListing(this.accessOf(principal), req, res);
     // Origin-form only ("/mcp/x?y"); an absolute-form target names no endpoint of ours.
     const endpoint = target.startsWith('/') ? parseEndpointPath(path) : undefined;
     if (!endpoint) return reply(res, 404, 'Not found');
@@ -470,6 +472,13 @@ export class McpGateway {
     const ok = probe === 'live' || !this.unready;
     res.writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: ok ? 'ok' : 'draining' }));
+  }
+
+  /** The servers this request's user may use (serverListing.ts); no server is started for it. */
+  private answerListing(access: SessionAccess, req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (req.method !== 'GET') return reply(res, 405, 'Method not allowed', { Allow: 'GET' });
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify(listServers(access.source.snapshot())));
   }
 
   private async answerMetrics(metrics: MetricsEndpoint, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -7,3 +7,4 @@ export { oauthIdentity, type GatewayIdentity, type IdentityFactory } from './res
 export { serveStdioSession, type StdioSession } from './stdioSession';
 export { FORWARDED_HEADER, STOPPING_HEADER, type ReplicaRouter, type SharedTaskStore, type StoredTask } from './replicas';
 export type { CallTracer, TraceContext, TracedCall, TracedCallInfo } from './callTracing';
+export { SERVER_LISTING_PATH, type ListedServer, type ServerListing } from './serverListing';

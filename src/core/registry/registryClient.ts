@@ -2,6 +2,7 @@
 // it): search with cursor pagination, and a server's latest version. A registry is outside input:
 // every answer is bounded in time and size, and a server.json that is not usable is reported by name
 // instead of failing the whole page.
+import { BodyTooLargeError, readBoundedBody } from '../base/boundedBody';
 import { describeProblem, serverJsonSchema, serverListSchema, type ServerJson } from './serverJson';
 
 export const DEFAULT_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
@@ -102,14 +103,12 @@ export class RegistryClient {
     }
     if (response.status === 404) throw new RegistryError('NOT_FOUND', `${url} is not in the registry (404)`);
     if (!response.ok) throw new RegistryError('HTTP_ERROR', `the registry at ${this.base} answered HTTP ${response.status}`);
-    const declared = Number(response.headers.get('content-length') ?? '0');
-    if (declared > MAX_RESPONSE_BYTES)
-      throw new RegistryError('BAD_RESPONSE', `the registry's answer is ${declared} bytes; the limit is ${MAX_RESPONSE_BYTES}`);
     let bytes: string;
     try {
-      bytes = await readBounded(response);
+      bytes = await readBoundedBody(response, MAX_RESPONSE_BYTES);
     } catch (error) {
-      if (error instanceof RegistryError) throw error;
+      if (error instanceof BodyTooLargeError)
+        throw new RegistryError('BAD_RESPONSE', `the registry's answer is over ${MAX_RESPONSE_BYTES} bytes`);
       // The deadline covers the body too: a registry that sends a byte every few seconds is as late as a silent one.
       if (timeout.aborted) throw new RegistryError('TIMEOUT', `${this.base} did not send its answer within ${this.timeoutMs / 1000} s`);
       if (outer?.aborted) throw error;
@@ -121,24 +120,6 @@ export class RegistryClient {
       throw new RegistryError('BAD_RESPONSE', `the registry at ${this.base} answered with something that is not JSON`);
     }
   }
-}
-
-async function readBounded(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw new RegistryError('BAD_RESPONSE', `the registry's answer is over ${MAX_RESPONSE_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function nameOf(server: unknown): string {

@@ -11,6 +11,7 @@ import { McpGateway, serveStdioSession, type GatewayOptions, type StdioSession }
 import { nullLogger, type Logger } from '../base/logging';
 import { ServerManager, type ManagerOptions } from '../manager';
 import { errorMessage } from '../base/errorMessage';
+import { TeamDirectory } from '../team';
 
 export interface RuntimeOptions {
   readonly logger?: Logger;
@@ -43,6 +44,8 @@ export class SwitchboardRuntime {
   /** OAuth for remote servers: one provider per server, and Sign In / Sign Out. */
   readonly oauth: OAuthRegistry;
   readonly signIns: ServerSignIn;
+  /** Team gateways' listings of their servers, read with the same sign-ins (a TeamLister for the config). */
+  readonly teams: TeamDirectory;
   private gatewayInstance: McpGateway | undefined;
   private disposing: Promise<void> | undefined;
   private readonly logger: Logger;
@@ -81,6 +84,11 @@ export class SwitchboardRuntime {
     });
     this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
     this.signIns = new ServerSignIn(this.manager, this.oauth);
+    this.teams = new TeamDirectory({
+      oauth: this.oauth,
+      logger: this.logger,
+      ...(options.connection?.fetch ? { fetch: options.connection.fetch } : {}),
+    });
   }
 
   /**

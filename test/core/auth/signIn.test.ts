@@ -13,7 +13,7 @@ import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtim
 import { describeState } from '../../../src/core/presentation/stateText';
 import { Cleanup, httpDefinition, MemoryLogger, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';
-import { loginAtProvider } from '../support/providerLogin';
+import { ScriptedBrowser } from '../support/providerLogin';
 // @ts-expect-error: a JavaScript fixture without types.
 import { startOAuthFixture } from '../../fixtures/oauth-server.mjs';
 
@@ -28,26 +28,6 @@ interface OAuthFixture {
     grants: Record<string, number>;
   };
   close(): Promise<void>;
-}
-
-const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
-
-/** Plays the person at the browser: logs in at the provider and hands the redirect back. */
-class ScriptedBrowser implements SignInBrowser {
-  readonly redirectUrl = REDIRECT;
-  readonly opened: URL[] = [];
-  /** The authorization codes the provider sent back: secrets that must never be logged. */
-  readonly codes: string[] = [];
-  constructor(private readonly router: CallbackRouter) {}
-  async open(url: URL): Promise<void> {
-    this.opened.push(url);
-    const callback = await loginAtProvider(url, REDIRECT);
-    this.codes.push(callback.get('code') ?? '');
-    assert.ok(this.router.deliver(callback), 'the redirect matched no waiting sign-in');
-  }
-  waitForCallback(state: string): Promise<URLSearchParams> {
-    return this.router.waitFor(state);
-  }
 }
 
 describe('OAuth sign-in against oidc-provider', function () {
@@ -257,7 +237,7 @@ describe('OAuth sign-in against oidc-provider', function () {
     // The window reconnects while the user is still on the provider's page: that connect gets as
     // far as building an authorization request of its own (the sign-in registered the client).
     const patient: SignInBrowser = {
-      redirectUrl: REDIRECT,
+      redirectUrl: browser.redirectUrl,
       open: async (url) => {
         const meanwhile = await runtime.manager.reconnect('notes');
         assert.equal(meanwhile.kind, 'needsSignIn');

@@ -59,6 +59,11 @@ describe('gateway: drain and probes', function () {
     }
     assert.equal((await get(port, '/healthz/x')).status, 401, 'not a probe: the token is needed');
     assert.equal((await get(port, '/readyz?verbose')).status, 401);
+    // The server listing is no probe: it says what runs here, to a client with the token only.
+    assert.equal((await get(port, '/servers')).status, 401);
+    const listed = await get(port, '/servers', { headers: { Authorization: `Bearer ${setup.gateway.token}` } });
+    assert.equal(listed.status, 200);
+    assert.ok((JSON.parse(listed.body) as { servers: { name: string }[] }).servers.length > 0, listed.body);
   });
 
   it('a stop answers the call in flight and takes no new connection (so /readyz fails too)', async () => {

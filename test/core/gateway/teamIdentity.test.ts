@@ -226,6 +226,47 @@ describe('gateway: a team gateway checks its users’ access tokens (OAuth resou
     });
   }
 
+  it('lists at /servers what each user may use, with its endpoint, state and tool count, and only for a valid token', async () => {
+    const listing = async (user: string | undefined, method = 'GET') => {
+      const token = user ? await idp.token(user, resource, 'mcp') : undefined;
+      const response = await rawRequest(gateway.port, {
+        method,
+        path: '/servers',
+        headers: { Host: `127.0.0.1:${gateway.port}`, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      });
+      return { status: response.status, headers: response.headers, body: response.body };
+    };
+    const anonymous = await listing(undefined);
+    assert.equal(anonymous.status, 401);
+    assert.match(String(anonymous.headers['www-authenticate']), /resource_metadata=/);
+    const servers = async (user: string) => {
+      const answer = await listing(user);
+      assert.equal(answer.status, 200, answer.body);
+      return (JSON.parse(answer.body) as { servers: { name: string; path: string; state: string; tools: number }[] }).servers;
+    };
+    const all = await servers('alice');
+    assert.deepEqual(
+      all.map(({ name, path, state }) => ({ name, path, state })),
+      [
+        { name: 'alpha', path: '/mcp/alpha', state: 'running' },
+        { name: 'beta', path: '/mcp/beta', state: 'running' },
+      ],
+    );
+    const alphaTools = all[0]?.tools ?? 0;
+    assert.ok(alphaTools > 3);
+    assert.deepEqual(await servers('bob'), [{ name: 'alpha', path: '/mcp/alpha', state: 'running', tools: 2 }]);
+    // carol may not call alpha's cwd: one tool fewer.
+    assert.deepEqual(
+      (await servers('carol')).map((server) => [server.name, server.tools]),
+      [
+        ['alpha', alphaTools - 1],
+        ['beta', alphaTools],
+      ],
+    );
+    assert.deepEqual(await servers('mallory'), []);
+    assert.equal((await listing('alice', 'POST')).status, 405);
+  });
+
   it('gives a 2025 session only to the user who opened it', async () => {
     const alice = await idp.token('alice', resource, 'mcp');
     const bob = await idp.token('bob', resource, 'mcp');

@@ -1,6 +1,31 @@
 // Completes a sign-in at the fixture's OpenID provider the way a person would in a browser: follow
 // the redirects (keeping cookies), fill the development login page, and stop at the redirect URI.
 // No shortcut into the provider: the same HTTP exchanges Chromium makes in the UI test.
+import assert from 'node:assert/strict';
+import type { CallbackRouter, SignInBrowser } from '../../../src/core/auth';
+
+const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
+
+/** Plays the person at the browser: logs in at the provider (as `login`) and hands the redirect back. */
+export class ScriptedBrowser implements SignInBrowser {
+  readonly redirectUrl = REDIRECT;
+  readonly opened: URL[] = [];
+  /** The authorization codes the provider sent back: secrets that must never be logged. */
+  readonly codes: string[] = [];
+  constructor(
+    private readonly router: CallbackRouter,
+    private readonly login = 'alice',
+  ) {}
+  async open(url: URL): Promise<void> {
+    this.opened.push(url);
+    const callback = await loginAtProvider(url, REDIRECT, this.login);
+    this.codes.push(callback.get('code') ?? '');
+    assert.ok(this.router.deliver(callback), 'the redirect matched no waiting sign-in');
+  }
+  waitForCallback(state: string): Promise<URLSearchParams> {
+    return this.router.waitFor(state);
+  }
+}
 
 /** The query of the redirect to `redirectUrl`, once the provider sends the browser there. */
 export async function loginAtProvider(authorizationUrl: URL, redirectUrl: string, login = 'alice'): Promise<URLSearchParams> {

@@ -1,0 +1,36 @@
+// GET /servers: the servers a gateway client may use, each with its endpoint and its state, so that
+// an editor can show a team gateway's servers as rows of their own (core/team). What it lists is
+// what the request's user sees: on a team gateway their view under the policy, else the catalog.
+import type { CatalogSnapshot } from '../catalog';
+import { endpointPath, serverEndpoint } from './endpoint';
+import { servedServers } from './exposure';
+
+export const SERVER_LISTING_PATH = '/servers';
+
+/** One listed server. `state` is the gateway's own view of its upstream (a ServerStateKind). */
+export interface ListedServer {
+  readonly name: string;
+  /** The server's endpoint, a path below the gateway's base URL (`/mcp/<name>`). */
+  readonly path: string;
+  readonly state: string;
+  /** The tools this user may call on it. */
+  readonly tools: number;
+}
+
+export interface ServerListing {
+  readonly servers: readonly ListedServer[];
+}
+
+export function listServers(snapshot: CatalogSnapshot): ServerListing {
+  const served = new Set(servedServers(snapshot));
+  return {
+    servers: snapshot.servers
+      .filter((server) => served.has(server.name))
+      .map((server) => ({
+        name: server.name,
+        path: endpointPath(serverEndpoint(server.name)),
+        state: server.state,
+        tools: server.tools.filter((tool) => tool.exposed).length,
+      })),
+  };
+}

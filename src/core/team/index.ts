@@ -1,0 +1,1 @@
+export { MAX_TEAM_SERVERS, TeamDirectory, type TeamDirectoryOptions } from './teamDirectory';
