@@ -89,9 +89,9 @@ describe('config: file sources', () => {
     const { workspace, input } = machine();
     dirs.write(workspace, '.vscode/mcp.json', '{ "servers": { "a": { "command": "a" } } }');
     const settingsOnly = await loadConfiguration(input({}), noInputs);
-    assert.deepEqual(settingsOnly, { servers: [], diagnostics: [], files: [] });
+    assert.deepEqual(settingsOnly, { servers: [], diagnostics: [], files: [], teams: [] });
     const allMissing = await loadConfiguration(input({ sources: ['cursor', 'claudeDesktop'] }), noInputs);
-    assert.deepEqual({ ...allMissing, files: [] }, { servers: [], diagnostics: [], files: [] });
+    assert.deepEqual({ ...allMissing, files: [] }, { servers: [], diagnostics: [], files: [], teams: [] });
     // Missing files are still consulted, and watched: creating one adds its servers.
     assert.equal(allMissing.files.length, 3);
   });
