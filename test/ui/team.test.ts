@@ -64,7 +64,9 @@ describe('a team gateway as a source (UI)', function () {
     await gatewayRow.hover();
     await gatewayRow.locator('.action-label[aria-label="Sign In"]').click();
     const confirm = page.locator('.monaco-dialog-box', { hasText: 'open the external website' });
-    await Promise.race([confirm.locator('.monaco-button', { hasText: /^Open$/ }).click({ timeout: 30_000 }), opened]).catch(() => undefined);
+    await Promise.race([confirm.locator('.monaco-button', { hasText: /^Open$/ }).click({ timeout: 30_000 }), opened]).catch(
+      () => undefined,
+    );
     const provider: Page = await opened;
     await provider.locator('input[name="login"]').waitFor({ timeout: 30_000 });
     assert.ok(provider.url().startsWith(idp.issuer), `the team's provider, got ${provider.url()}`);
