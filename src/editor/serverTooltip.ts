@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeSandboxRules, describeSource, sandboxOf, type SandboxRulesOrigin } from '../core/config';
+import { describeSandboxRules, describeSource, sandboxOf, type SandboxRulesOrigin, type ServerSource } from '../core/config';
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
@@ -69,7 +69,7 @@ export function serverTooltip(
           ? `streamable HTTP${definition.sseFallback ? ' (SSE fallback)' : ''}`
           : 'SSE',
     ]);
-    rows.push([definition.transport === 'stdio' ? 'Command' : 'URL', `\`${connectionSummary(view).replace(/`/g, "'")}\``]);
+    rows.push([definition.transport === 'stdio' ? 'Command' : 'URL', code(connectionSummary(view))]);
     if (definition.transport === 'stdio' && definition.cwd) rows.push(['Folder', `\`${definition.cwd}\``]);
     const sandbox = sandboxOf(definition);
     if (sandbox) rows.push(['Sandboxed', `${escape(describeSandboxRules(sandbox.rules))} (rules: ${RULES_FROM[sandbox.origin]})`]);
@@ -90,9 +90,8 @@ export function serverTooltip(
   }
   const instructions = state.kind === 'running' ? state.instructions : offer?.instructions;
   if (instructions) rows.push(['Instructions', `${escape(firstLines(instructions))} (chat gets them in full)`]);
-  rows.push(['Source', escape(describeSource(view.source))]);
-  if (definition?.devWatch?.length)
-    rows.push(['Restarts on changes to', definition.devWatch.map((pattern) => `\`${pattern.replace(/`/g, "'")}\``).join(', ')]);
+  rows.push(['Source', sourceText(view.source)]);
+  if (definition?.devWatch?.length) rows.push(['Restarts on changes to', definition.devWatch.map(code).join(', ')]);
   if (restart) rows.push(['Restarted by dev.watch', `${escape(restart.file)} changed (${new Date(restart.at).toLocaleTimeString()})`]);
   if (view.tasks.length > 0)
     rows.push(['Tasks running', view.tasks.map((task) => `${escape(task.tool)}: ${escape(task.message ?? task.status)}`).join('; ')]);
@@ -105,7 +104,7 @@ export function serverTooltip(
   }
   if (state.kind === 'needsSignIn') {
     rows.push(['Sign-in', `${escape(state.detail)} — click **Sign In** on the row`]);
-    if (state.scope) rows.push(['Asks for scope', `\`${state.scope.replace(/`/g, "'")}\``]);
+    if (state.scope) rows.push(['Asks for scope', code(state.scope)]);
   }
   markdown.appendMarkdown(rows.map(([key, value]) => `- **${key}:** ${value}`).join('\n'));
   if (state.kind === 'invalid') {
@@ -160,6 +159,16 @@ const RULES_FROM: Record<SandboxRulesOrigin, string> = {
   builtIn: 'built-in: its folder, no network',
   workspaceConsent: 'Run Sandboxed',
 };
+
+/** A URL in a code span: escaped text would be auto-linked with its backslashes showing. */
+function sourceText(source: ServerSource): string {
+  if (source.url === undefined) return escape(describeSource(source));
+  return `${escape(describeSource({ kind: source.kind }))} (${code(source.url)})`;
+}
+
+function code(text: string): string {
+  return `\`${text.replace(/`/g, "'")}\``;
+}
 
 function escape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-!|<>]/g, (char) => `\\${char}`);

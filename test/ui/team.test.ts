@@ -12,7 +12,7 @@ import { startServe, tempCacheHome } from '../core/cli/helpers';
 import { Cleanup } from '../core/connection/helpers';
 import { buildCli, tempWorkspace } from '../core/doctor/helpers';
 import { freePort } from '../core/support/ports';
-import { activityBarEntry, openWorkbench, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, keepEditorLogs, openWorkbench, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -39,13 +39,32 @@ describe('a team gateway as a source (UI)', function () {
     idp.allowResource(`${base}/mcp`);
     await startServe(
       cleanup,
-      ['--folder', ws.dir, '--config', config, '--port', String(port), '--oauth-issuer', idp.issuer, '--oauth-resource', `${base}/mcp`],
+      [
+        '--folder',
+        ws.dir,
+        '--config',
+        config,
+        '--port',
+        String(port),
+        '--oauth-issuer',
+        idp.issuer,
+        '--oauth-resource',
+        `${base}/mcp`,
+        '--oauth-scope',
+        'mcp',
+      ],
       { XDG_CACHE_HOME: tempCacheHome(cleanup) },
       60_000,
     );
     workbench = await openWorkbench('basic', {
       userSettings: { 'mcpSwitchboard.sources': ['settings', base] },
     });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !workbench) return;
+    keepEditorLogs(workbench.userDataDir, 'team');
+    await screenshot(workbench.page, 'team-failed');
   });
 
   after(async () => {
