@@ -15,7 +15,7 @@ const LAYERS = {
   auth: ['base', 'config', 'state', 'connection'],
   manager: ['base', 'config', 'state', 'connection'],
   catalog: ['base', 'config', 'state', 'connection'],
-  identity: ['base', 'state', 'connection', 'catalog'],
+  identity: ['base', 'config', 'state', 'connection', 'catalog'],
   gateway: ['base', 'config', 'state', 'connection', 'catalog', 'identity'],
   cluster: ['base', 'gateway'],
   team: ['base', 'config', 'connection', 'auth', 'gateway'],

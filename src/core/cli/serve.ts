@@ -16,7 +16,7 @@ import { parseServeArgs, type LogFormat, type ServeOAuth } from './serveArgs';
 import { loadTeamIdentity } from './serveIdentity';
 import { startCluster, type ServeCluster } from './serveCluster';
 import { startTracing } from './serveTracing';
-import type { DeniedCall } from '../identity';
+import type { DeniedCall, UpstreamTokens } from '../identity';
 import { displayLines } from '../base/displayText';
 import { errorMessage } from '../base/errorMessage';
 import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type ConsentFile } from '../consent';
@@ -189,14 +189,19 @@ async function serveHttp(
   logger: Logger,
 ): Promise<number> {
   // Before any server starts: an issuer that cannot be read or a broken policy stops serve here.
-  const identity = options.oauth
-    ? await loadTeamIdentity(options.oauth, options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined)
+  const team = options.oauth
+    ? await loadTeamIdentity(
+        options.oauth,
+        options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined,
+        logger,
+      )
     : undefined;
   const cluster = options.cluster ? await startCluster(options.cluster, logger) : undefined;
   const tracing = options.otlpEndpoint ? await startTracing(options.otlpEndpoint) : undefined;
   try {
     return await serveUntilStopped(runtime, consented, options, token, logger, {
-      identity,
+      identity: team?.identity,
+      upstreamTokens: team?.upstreamTokens,
       replicas: cluster?.router,
       tracer: tracing?.tracer,
     });
@@ -209,6 +214,7 @@ async function serveHttp(
 /** What a team gateway adds to the gateway, each absent unless asked for. */
 interface TeamParts {
   readonly identity: IdentityFactory | undefined;
+  readonly upstreamTokens: UpstreamTokens | undefined;
   readonly replicas: ReplicaRouter | undefined;
   readonly tracer: CallTracer | undefined;
 }
@@ -219,7 +225,7 @@ async function serveUntilStopped(
   options: ServeOptions,
   token: string | undefined,
   logger: Logger,
-  { identity, replicas, tracer }: TeamParts,
+  { identity, upstreamTokens, replicas, tracer }: TeamParts,
 ): Promise<number> {
   await runtime.manager.start(consented.servers, consented.blocks);
   if (options.wait !== false)
@@ -244,6 +250,7 @@ async function serveUntilStopped(
       ...(metrics ? { metrics } : {}),
       ...(token ? { token } : {}),
       ...(identity ? { identity } : {}),
+      ...(upstreamTokens ? { upstreamTokens } : {}),
       ...(replicas ? { replicas } : {}),
       ...(tracer ? { tracer } : {}),
     });

@@ -3,14 +3,26 @@
 // a gateway that refuses everyone (or, worse, lets everyone see everything).
 import { readRegularFileSync } from '../base/regularFile';
 import { errorMessage } from '../base/errorMessage';
+import { systemClock } from '../base/clock';
+import type { Logger } from '../base/logging';
 import { oauthIdentity, type IdentityFactory } from '../gateway';
-import { AccessPolicy, createJwtVerifier, type DeniedCall } from '../identity';
+import { AccessPolicy, createJwtVerifier, TokenExchange, type DeniedCall, type UpstreamTokens } from '../identity';
 import type { ServeOAuth } from './serveArgs';
 
 const MAX_POLICY_BYTES = 1024 * 1024;
 
+export interface TeamIdentity {
+  readonly identity: IdentityFactory;
+  /** Users' own tokens for the upstreams that act for each user (`oauth.perUser`). */
+  readonly upstreamTokens: UpstreamTokens;
+}
+
 /** Throws an Error saying what is wrong (the policy file's path and rule, or the issuer). */
-export async function loadTeamIdentity(oauth: ServeOAuth, onDenied: ((denied: DeniedCall) => void) | undefined): Promise<IdentityFactory> {
+export async function loadTeamIdentity(
+  oauth: ServeOAuth,
+  onDenied: ((denied: DeniedCall) => void) | undefined,
+  logger: Logger,
+): Promise<TeamIdentity> {
   let policy: AccessPolicy | undefined;
   if (oauth.policyFile !== undefined) {
     const text = readRegularFileSync(oauth.policyFile, MAX_POLICY_BYTES);
@@ -28,7 +40,7 @@ export async function loadTeamIdentity(oauth: ServeOAuth, onDenied: ((denied: De
     }
   }
   const verifier = await createJwtVerifier({ issuer: oauth.issuer });
-  return oauthIdentity({
+  const identity = oauthIdentity({
     verifier,
     ...(oauth.resource ? { resource: oauth.resource } : {}),
     ...(oauth.audience ? { audience: oauth.audience } : {}),
@@ -36,4 +48,5 @@ export async function loadTeamIdentity(oauth: ServeOAuth, onDenied: ((denied: De
     ...(policy ? { policy } : {}),
     ...(onDenied ? { onDenied } : {}),
   });
+  return { identity, upstreamTokens: new TokenExchange({ clock: systemClock, logger }) };
 }

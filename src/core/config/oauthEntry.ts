@@ -37,6 +37,15 @@ export async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, di
   if (clientMetadataUrl !== undefined && !isClientMetadataUrl(clientMetadataUrl)) {
     diagnostics.error(['oauth', 'clientMetadataUrl'], 'must be an https URL with a path (a client ID metadata document)');
   }
+  if (block.perUser !== undefined) {
+    // The gateway's client at the server's authorization server makes the exchange.
+    if (!clientId)
+      diagnostics.error(
+        ['oauth', 'perUser'],
+        `"${block.perUser}" needs the "clientId" the server's authorization server knows the gateway by`,
+      );
+    if (block.dpop) diagnostics.error(['oauth', 'perUser'], 'cannot be used with "dpop": a user\'s token is a plain bearer token');
+  }
   for (const [index, scope] of (block.scopes ?? []).entries()) {
     if (!/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope))
       diagnostics.error(['oauth', 'scopes', index], 'is not a valid OAuth scope (no spaces or quotes)');
@@ -54,6 +63,7 @@ export async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, di
     ...(grant === 'jwt_bearer' && assertion !== undefined ? { assertion } : {}),
     ...(grant === 'jwt_bearer' && assertionFile !== undefined ? { assertionFile } : {}),
     ...(idp ? { idp } : {}),
+    ...(block.perUser ? { perUser: block.perUser } : {}),
   };
 }
 

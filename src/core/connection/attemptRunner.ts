@@ -2,6 +2,7 @@
 // generation, so that an older one sees it is stale; one session at most is current, and a new
 // attempt waits for the previous process to end. It moves the connection's state through
 // starting → running, or to reconnecting/error/needsSignIn by reconnectPolicy.ts.
+import { takesUserCredential, userCredentialFetch } from './userCredential';
 import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
@@ -338,7 +339,9 @@ export class AttemptRunner {
     const provider = this.options.oauth?.providerFor(definition);
     provider?.credentialsMayHaveChanged();
     if (!provider) return {};
-    const fetch = provider.transportFetch?.(this.options.fetch);
+    const own = provider.transportFetch?.(this.options.fetch);
+    // A server that takes each user's own token gets it on the requests made for a user.
+    const fetch = takesUserCredential(definition) ? userCredentialFetch(own ?? this.options.fetch) : own;
     return { authProvider: provider.transportAuth(), ...(fetch ? { fetch } : {}) };
   }
 

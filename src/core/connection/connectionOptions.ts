@@ -1,4 +1,5 @@
 // What a connection is built with, and what a caller gives with each request.
+import type { OnBehalfOf } from './userCredential';
 import type { FetchLike, Implementation, Progress, AuthProvider } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
@@ -81,6 +82,11 @@ export interface CallerOptions {
    * authenticated: any client with the token can say anything). Never sent upstream.
    */
   readonly caller?: string;
+  /**
+   * On a team gateway, the signed-in user the request is made for: an upstream that takes each
+   * user's own credential (`oauth.perUser`) gets theirs (userCredential.ts). Never sent upstream.
+   */
+  readonly onBehalfOf?: OnBehalfOf;
 }
 
 /** A request's outcome: its result, or with `rounds` a round for the client to answer. */

@@ -24,3 +24,4 @@ export { ServerRequestRouter, relayAsking, runRelayed } from './serverRequests';
 export type { HostAnswers, RelayHost, RequestRelay } from './serverRequests';
 export { paramHeaders } from './paramHeaders';
 export type { ParamHeader } from './paramHeaders';
+export { takesUserCredential, type OnBehalfOf } from './userCredential';

@@ -16,7 +16,7 @@ import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
 import { SwitchboardError, type ConnectionFailure } from './errors';
 import { OfferKeeper, type OfferChangeEvent, type ToolsChangeEvent } from './offerKeeper';
-import { RequestGate } from './requestGate';
+import { RequestGate, type SessionOperation } from './requestGate';
 import { ServerLifecycle } from './serverLifecycle';
 import type { ServerNotice } from './serverNotices';
 import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
@@ -24,6 +24,9 @@ import type { McpSession, SessionCounters } from './session';
 import type { QuarantinedTool } from './toolList';
 import { RunningTasks } from './runningTasks';
 import { needsTasks, requiresTask } from './taskCalls';
+import type { ClientInputRound } from './inputRounds';
+import type { RequestPolicy, RetryBudget } from './requestPolicy';
+import { asUser, takesUserCredential, userTokenFor } from './userCredential';
 
 export interface ConnectionDiagnostics extends SessionCounters {
   readonly connectAttempts: number;
@@ -239,26 +242,48 @@ export class ServerConnection {
     options: O = {} as O,
   ): Promise<CallOutcome<O, CallToolResult>> {
     return this.lifecycle.inUse(() =>
-      this.gate.withSession(`tools/call \`${name}\``, options, (session, policy, budget) => {
-        const tool = this.keeper.toolToCall(name, args);
-        const callerPolicy = { ...policy, onProgress: options.onProgress };
-        // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
-        if (requiresTask(tool) && session.era === 'legacy') return session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks);
-        // A caller that declared the tasks extension gets what a server that has it makes of the call: maybe a task.
-        if (options.clientTasks?.declared === true && tool !== undefined && session.era === 'modern' && session.declaresTasks)
-          return session.requestToolCallDeclaringTasks(tool, args, callerPolicy, budget, this.tasks, options);
-        const plain = session.requestToolCall(name, args, callerPolicy, budget, tool, options);
-        // A 2026-07-28 server may answer a plain call only as a task (-32021 naming the tasks
-        // extension): then it is made again with the extension declared, and its task followed, unless
-        // the caller is a client that could have declared it and did not: that answer is its own.
-        if (session.era !== 'modern' || tool === undefined || options.clientTasks !== undefined) return plain;
-        return plain.catch((error: unknown) =>
-          needsTasks(error)
-            ? session.requestToolCallDeclaringTasks(tool, args, callerPolicy, budget, this.tasks, {})
-            : Promise.reject(error),
-        );
-      }),
+      this.withCallerSession(`tools/call \`${name}\``, options, (session, policy, budget) =>
+        this.callOn(session, policy, budget, name, args, options),
+      ),
     ) as Promise<CallOutcome<O, CallToolResult>>;
+  }
+
+  /**
+   * The gate's one wait for a session; for a server that acts for each user with their own
+   * account (userCredential.ts), that user's token first, riding with the request.
+   */
+  private withCallerSession<T>(what: string, options: CallerOptions, operation: SessionOperation<T>): Promise<T> {
+    if (!takesUserCredential(this.definition)) return this.gate.withSession(what, options, operation);
+    return userTokenFor(this.definition, options.onBehalfOf, what).then((token) =>
+      this.gate.withSession(what, options, (session, policy, budget) =>
+        asUser(token, this.definition, options.onBehalfOf?.user, () => operation(session, policy, budget)),
+      ),
+    );
+  }
+
+  private callOn<O extends CallerOptions>(
+    session: McpSession,
+    policy: RequestPolicy,
+    budget: RetryBudget,
+    name: string,
+    args: Record<string, unknown>,
+    options: O,
+  ): Promise<CallToolResult | ClientInputRound> {
+    const tool = this.keeper.toolToCall(name, args);
+    const callerPolicy = { ...policy, onProgress: options.onProgress };
+    // A plain call of a tool that requires a task is run as one (2025-11-25; taskCalls.ts).
+    if (requiresTask(tool) && session.era === 'legacy') return session.requestTaskCall(tool, args, callerPolicy, budget, this.tasks);
+    // A caller that declared the tasks extension gets what a server that has it makes of the call: maybe a task.
+    if (options.clientTasks?.declared === true && tool !== undefined && session.era === 'modern' && session.declaresTasks)
+      return session.requestToolCallDeclaringTasks(tool, args, callerPolicy, budget, this.tasks, options);
+    const plain = session.requestToolCall(name, args, callerPolicy, budget, tool, options);
+    // A 2026-07-28 server may answer a plain call only as a task (-32021 naming the tasks
+    // extension): then it is made again with the extension declared, and its task followed, unless
+    // the caller is a client that could have declared it and did not: that answer is its own.
+    if (session.era !== 'modern' || tool === undefined || options.clientTasks !== undefined) return plain;
+    return plain.catch((error: unknown) =>
+      needsTasks(error) ? session.requestToolCallDeclaringTasks(tool, args, callerPolicy, budget, this.tasks, {}) : Promise.reject(error),
+    );
   }
 
   /**
@@ -272,7 +297,7 @@ export class ServerConnection {
     options: O = {} as O,
   ): Promise<CallOutcome<O, ForwardedResult<M>>> {
     const result = await this.lifecycle.inUse(() =>
-      this.gate.withSession(method, options, (session, policy, budget) =>
+      this.withCallerSession(method, options, (session, policy, budget) =>
         // 2026-07-28 has no logging/setLevel: a client's level travels with each of its requests
         // (`meta`, set by the gateway for the client that asked), so there is nothing to send.
         method === 'logging/setLevel' && session.era === 'modern'

@@ -60,7 +60,7 @@ export function declaresTasks(ctx: ServerContext): boolean {
 /** One request of a client, between its forward and its reply. */
 export interface OpenRound {
   /** What the upstream request carries for this client. */
-  readonly options: Pick<CallerOptions, 'meta' | 'rounds' | 'clientTasks'>;
+  readonly options: Pick<CallerOptions, 'meta' | 'rounds' | 'clientTasks' | 'onBehalfOf'>;
   /** The outcome as this client gets it: the result, or the round for it to answer. */
   reply<R>(outcome: R | ClientInputRound): Promise<R | InputRequiredResult>;
 }

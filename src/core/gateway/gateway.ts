@@ -21,7 +21,7 @@ import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
 import { LegacySessions, type SessionAccess } from './legacySessions';
 import type { IdentityFactory, RequestIdentity } from './resourceServer';
-import { principalOf, type Principal } from '../identity';
+import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OfferNotifier } from './offerNotifier';
 import { listServers, SERVER_LISTING_PATH } from './serverListing';
@@ -72,6 +72,11 @@ export interface GatewayOptions {
   readonly replicas?: ReplicaRouter;
   /** Spans of tool calls, the trace context passed upstream (serve --otlp-endpoint). */
   readonly tracer?: CallTracer;
+  /**
+   * A team gateway's users' own tokens for the upstreams that act for each user (`oauth.perUser`):
+   * with `identity` only, since only a verified user has a token to exchange.
+   */
+  readonly upstreamTokens?: UpstreamTokens;
 }
 
 /** What /metrics serves: Prometheus' text format, rendered when scraped. */
@@ -181,6 +186,7 @@ export class McpGateway {
       closing: () => this.disposing !== undefined,
       ...(this.replicas ? { marks: this.replicas } : {}),
       ...(options.tracer ? { tracer: options.tracer } : {}),
+      ...(options.upstreamTokens ? { upstreamTokens: options.upstreamTokens } : {}),
     });
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(
@@ -202,6 +208,7 @@ export class McpGateway {
         modernTasks: this.modernTasks,
         bridge: this.bridge,
         ...(options.tracer ? { tracer: options.tracer } : {}),
+        ...(options.upstreamTokens ? { upstreamTokens: options.upstreamTokens } : {}),
       },
       this.identity ? (authInfo) => this.accessOf(principalOf(authInfo)) : undefined,
     );

@@ -1,6 +1,7 @@
 // The gateway's 2025-era side: one SDK transport and one Server per client session, opened by an
 // initialize request, found again by its `Mcp-Session-Id`, bounded in number and idle time
 // (sessionTable.ts), told when its endpoint's tool list changed, and closed with the gateway.
+import type { UpstreamTokens } from '../identity';
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
@@ -71,6 +72,8 @@ export interface LegacySessionsOptions {
   readonly marks?: Pick<ReplicaRouter, 'mint' | 'seal' | 'open'>;
   /** Spans of tool calls (callTracing.ts). */
   readonly tracer?: CallTracer;
+  /** Users' own tokens for upstreams that take them (identity/upstreamTokens.ts). */
+  readonly upstreamTokens?: UpstreamTokens;
 }
 
 const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
@@ -254,6 +257,7 @@ export class LegacySessions {
       ...(relays ? { relays } : {}),
       ...(access.principal ? { principal: access.principal } : {}),
       ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
+      ...(this.options.upstreamTokens ? { upstreamTokens: this.options.upstreamTokens } : {}),
       tasks,
     });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);

@@ -50,7 +50,10 @@ export class ModernEndpoints {
   constructor(
     private readonly source: ToolSource,
     private readonly logger: Logger,
-    private readonly extras: Pick<SessionExtras, 'offers' | 'relays' | 'rounds' | 'modernTasks' | 'bridge' | 'tracer'> = {},
+    private readonly extras: Pick<
+      SessionExtras,
+      'offers' | 'relays' | 'rounds' | 'modernTasks' | 'bridge' | 'tracer' | 'upstreamTokens'
+    > = {},
     private readonly accessOf?: (authInfo: AuthInfo | undefined) => SessionAccess,
   ) {
     this.offers = extras.offers;

@@ -12,7 +12,7 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { type ClientInputRound, type CallerOptions, isSwitchboardError, runRelayed } from '../connection';
+import { type ClientInputRound, type CallerOptions, type OnBehalfOf, isSwitchboardError, runRelayed } from '../connection';
 import { clientNameOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
@@ -34,7 +34,7 @@ import type { CallBridge } from './callBridge';
 import { clientRequestOptions } from './requestOptions';
 import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
 import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
-import type { Principal } from '../identity';
+import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import { traceContextOf, type CallTracer, type TraceContext } from './callTracing';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
@@ -144,6 +144,8 @@ export interface SessionExtras {
   readonly principal?: Principal;
   /** Spans of tool calls, and the trace context passed upstream (serve --otlp-endpoint). */
   readonly tracer?: CallTracer;
+  /** A team gateway's users' own tokens, for upstreams that take them (`oauth.perUser`). */
+  readonly upstreamTokens?: UpstreamTokens;
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -172,8 +174,12 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   const session: { logLevel?: string } = {};
   // A round's state is bound to the user too: another user's request cannot spend it.
   const key = extras.principal ? `${endpointKey(endpoint)}\u0000${extras.principal.key}` : endpointKey(endpoint);
-  const openRound = (ctx: ServerContext, method: string, target: string): OpenRound =>
-    extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
+  const openRound = (ctx: ServerContext, method: string, target: string): OpenRound => {
+    const round = extras.rounds?.open(ctx, key, method, target) ?? sessionRound(session.logLevel);
+    // The user this request is made for: an upstream that takes each user's own token gets theirs.
+    const user = onBehalfOf(extras.upstreamTokens, ctx);
+    return user ? { ...round, options: { ...round.options, onBehalfOf: user } } : round;
+  };
   if (tasks) registerTaskHandlers(server, tasks, logger);
   if (modernTasks) registerModernTaskHandlers(server, modernTasks);
   if (offers)
@@ -208,9 +214,11 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
   });
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const user = onBehalfOf(extras.upstreamTokens, ctx);
     const mapped = {
       ...(await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal)),
       caller: callerOf(server, ctx, extras.principal),
+      ...(user ? { onBehalfOf: user } : {}),
     };
     if (!extras.tracer) return callTool(mapped);
     const parent = traceContextOf(request.params._meta);
@@ -259,7 +267,7 @@ function outcomeOf(result: CallToolResult | InputRequiredResult): string {
 }
 
 /** The tool a request calls, who asked (for the audit log), and the trace context for the upstream. */
-type CallerTarget = CallTarget & { readonly caller?: string; readonly trace?: TraceContext };
+type CallerTarget = CallTarget & { readonly caller?: string; readonly trace?: TraceContext; readonly onBehalfOf?: OnBehalfOf };
 
 /** The call a task runs: as a plain request makes it, failing with the JSON-RPC error its client should see. */
 async function callFor(
@@ -273,12 +281,22 @@ async function callFor(
       ...options,
       ...(target.readyBy === undefined ? {} : { readyBy: target.readyBy }),
       ...(target.caller ? { caller: target.caller } : {}),
+      ...(target.onBehalfOf ? { onBehalfOf: target.onBehalfOf } : {}),
       ...(target.trace ? { meta: { ...options.meta, ...target.trace } } : {}),
     };
     return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, sent)) as CallToolResult | ClientInputRound;
   } catch (error) {
     throw toProtocolError(error, target, params.name);
   }
+}
+
+/** The signed-in user of a team gateway a request is made for, with the token they sent. */
+function onBehalfOf(tokens: UpstreamTokens | undefined, ctx: ServerContext): OnBehalfOf | undefined {
+  const authInfo = ctx.http?.authInfo;
+  const principal = principalOf(authInfo);
+  if (!tokens || !principal || !authInfo?.token) return undefined;
+  const subjectToken = authInfo.token;
+  return { user: principal.subject, tokenFor: (definition) => tokens.tokenFor(principal, subjectToken, definition) };
 }
 
 /**

@@ -20,6 +20,8 @@ import type http from 'node:http';
 import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
+  type AuthInfo,
+  type MessageExtraInfo,
   type JSONRPCMessage,
   type RequestId,
   type Transport,
@@ -202,7 +204,7 @@ export class SessionTransport implements Transport {
   sessionId: string | undefined;
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   readonly clock: Clock;
   private supported: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
   private initialized = false;
@@ -279,9 +281,13 @@ export class SessionTransport implements Transport {
         -32600,
         `Invalid Request: request id ${JSON.stringify(reused).slice(0, 80)} is already in flight in this session`,
       ]);
+    // A team gateway's verified token of this very request (the gateway set it, as the SDK's own
+    // transports take it): its handlers act for that user (sessionServer.ts's onBehalfOf).
+    const auth = (req as http.IncomingMessage & { auth?: AuthInfo }).auth;
+    const extra = auth ? { authInfo: auth } : undefined;
     if (ids.length === 0) {
       res.writeHead(202).end();
-      for (const message of messages) this.onmessage?.(message);
+      for (const message of messages) this.onmessage?.(message, extra);
       return;
     }
     const version = initialize
@@ -291,7 +297,7 @@ export class SessionTransport implements Transport {
     const primed = this.supported.includes(version) && version >= '2025-11-25';
     const answer = new PostAnswer(this, res, `${++this.nextStream}`, ids, primed);
     for (const id of ids) this.answers.set(id, answer);
-    for (const message of messages) this.onmessage?.(message);
+    for (const message of messages) this.onmessage?.(message, extra);
   }
 
   private get(req: http.IncomingMessage, res: http.ServerResponse): void {

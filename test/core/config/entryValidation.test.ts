@@ -603,6 +603,27 @@ describe('config: oauth', () => {
       expect: [['error', '.oauth.idp', 'only with "grant": "enterprise"']],
     },
     {
+      title: 'perUser: each user\'s own token by token exchange, made by the gateway\'s client',
+      raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'gw', clientSecret: 's', perUser: 'tokenExchange' } },
+      check: (server) => {
+        assert.deepEqual(oauthOf(server), {
+          enabled: true,
+          grant: 'client_credentials',
+          clientId: 'gw',
+          clientSecret: 's',
+          perUser: 'tokenExchange',
+        });
+      },
+    },
+    {
+      title: 'perUser needs the gateway\'s client id and takes no DPoP',
+      raw: { ...remote, oauth: { perUser: 'tokenExchange', dpop: true } },
+      expect: [
+        ['error', '.oauth.perUser', 'needs the "clientId" the server\'s authorization server knows the gateway by'],
+        ['error', '.oauth.perUser', 'cannot be used with "dpop"'],
+      ],
+    },
+    {
       title: 'an assertion is used only with jwt_bearer',
       raw: { ...remote, oauth: { assertionFile: '/var/run/token' } },
       expect: [['error', '.oauth.assertionFile', 'only with "grant": "jwt_bearer"']],

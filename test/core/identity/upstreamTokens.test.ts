@@ -1,0 +1,120 @@
+// A team gateway's upstream that acts for each user with their own account (`oauth.perUser:
+// "tokenExchange"`): each user's call reaches it with a token of that user, exchanged (RFC 8693) by
+// the gateway at the upstream's authorization server (a real OpenID provider with a token-exchange
+// grant), while the gateway's own requests (listing tools) carry its own client-credentials token.
+// Users calling at the same time never get each other's token; a refused exchange fails that
+// user's call only; without a user the server cannot be called at all.
+import assert from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import { DEFAULT_OAUTH } from '../../../src/core/config/types';
+import { oauthIdentity } from '../../../src/core/gateway';
+import { createJwtVerifier, TokenExchange } from '../../../src/core/identity';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
+import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
+import { Cleanup, httpDefinition, MemoryLogger, startHttpFixture, textOf, type HttpFixture } from '../connection/helpers';
+import { MODERN_VERSION } from '../support/eraClient';
+import { FakeClock } from '../support/fakeClock';
+import { waitForRunning } from '../support/waitFor';
+
+const startTeamIdp = async (): Promise<TeamIdp> => (await import('../../fixtures/team-idp.mjs')).startTeamIdp();
+
+describe('a team gateway calls a per-user upstream with each user’s own token (RFC 8693 token exchange)', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  let idp: TeamIdp;
+  let upstream: HttpFixture;
+  let refusing: HttpFixture;
+  let runtime: SwitchboardRuntime;
+  let resource: string;
+  const clock = new FakeClock(Date.now());
+
+  const perUser = {
+    ...DEFAULT_OAUTH,
+    grant: 'client_credentials' as const,
+    clientId: 'gateway',
+    clientSecret: 'gateway-secret',
+    scopes: ['mcp'],
+    perUser: 'tokenExchange' as const,
+  };
+
+  before(async () => {
+    idp = await startTeamIdp();
+    cleanup.add(() => idp.close());
+    upstream = await startHttpFixture(cleanup, ['--require-jwt', idp.issuer, '--name', 'tickets']);
+    idp.allowExchange(upstream.url('/mcp'));
+    // Its authorization server is the same provider, but it does not take exchanged tokens for it.
+    refusing = await startHttpFixture(cleanup, ['--require-jwt', idp.issuer, '--name', 'vault']);
+    idp.allowResource(refusing.url('/mcp'));
+    runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([
+      httpDefinition(upstream.url('/mcp'), { name: 'tickets', oauth: perUser }),
+      httpDefinition(refusing.url('/mcp'), { name: 'vault', oauth: perUser }),
+    ]);
+    // The gateway's own sign-in (client credentials) lists the tools.
+    await waitForRunning(runtime.manager, ['tickets', 'vault']);
+    const gateway = runtime.gateway({
+      identity: oauthIdentity({ verifier: await createJwtVerifier({ issuer: idp.issuer, clock }), requiredScopes: ['mcp'] }),
+      upstreamTokens: new TokenExchange({ clock, logger: new MemoryLogger() }),
+    });
+    await gateway.start();
+    resource = `${gateway.url}/mcp`;
+    idp.allowResource(resource);
+  });
+  after(() => cleanup.run());
+
+  async function connect(user: string, era: 'legacy' | 'modern'): Promise<Client> {
+    const token = await idp.token(user, resource, 'mcp');
+    const client = new Client(
+      { name: `${user}-agent`, version: '1.0.0' },
+      era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_VERSION } } } : {},
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
+    cleanup.add(() => client.close());
+    return client;
+  }
+
+  const whoami = async (client: Client, tool = 'tickets__whoami') =>
+    textOf((await client.callTool({ name: tool, arguments: {} })) as CallToolResult);
+
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`reaches the upstream as the user who called, never as another (${era})`, async () => {
+      const alice = await connect('alice', era);
+      const bob = await connect('bob', era);
+      const exchangesBefore = idp.exchanges();
+      // Interleaved, at the same time: each answer must name its own caller.
+      const calls = Array.from({ length: 40 }, (_, index): [string, Client] => (index % 2 === 0 ? ['alice', alice] : ['bob', bob]));
+      const answers = await Promise.all(calls.map(async ([user, client]) => [user, await whoami(client)]));
+      for (const [user, answer] of answers) assert.equal(answer, user);
+      // One exchange per user, remembered for the next calls (none in the other era's run is new).
+      assert.ok(idp.exchanges() - exchangesBefore <= 2, `${idp.exchanges() - exchangesBefore} exchanges`);
+      const subjects = (await upstream.stats()) as unknown as { subjects: Record<string, number> };
+      assert.ok((subjects.subjects.alice ?? 0) >= 20 && (subjects.subjects.bob ?? 0) >= 20, JSON.stringify(subjects.subjects));
+      // The gateway's own requests (initialize, the tool list) went as the gateway's client.
+      assert.ok((subjects.subjects.gateway ?? 0) > 0, JSON.stringify(subjects.subjects));
+    });
+  }
+
+  it("fails only that user's call when the upstream's authorization server refuses the exchange, and the server stays up", async () => {
+    const carol = await connect('carol', 'modern');
+    const result = (await carol.callTool({ name: 'vault__whoami', arguments: {} }).catch((error: unknown) => error)) as
+      Error | CallToolResult;
+    const message = result instanceof Error ? result.message : textOf(result);
+    assert.match(message, /no credential of carol for `vault`: the token exchange at .* was refused \(invalid_target/);
+    assert.equal(runtime.manager.server('vault')?.state.kind, 'running');
+    // The gateway's own token is never used for her call instead.
+    const subjects = (await refusing.stats()) as unknown as { subjects: Record<string, number> };
+    assert.equal(subjects.subjects.carol, undefined);
+    assert.ok((subjects.subjects.gateway ?? 0) > 0);
+  });
+
+  it('refuses a call made for nobody: the server acts only for a signed-in user', async () => {
+    await assert.rejects(
+      runtime.catalog.callExposedTool('tickets', 'whoami', {}),
+      /server `tickets` acts for each user with their own account; only a signed-in user of a team gateway can use it/,
+    );
+  });
+});
