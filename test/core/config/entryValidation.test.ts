@@ -603,7 +603,7 @@ describe('config: oauth', () => {
       expect: [['error', '.oauth.idp', 'only with "grant": "enterprise"']],
     },
     {
-      title: 'perUser: each user\'s own token by token exchange, made by the gateway\'s client',
+      title: "perUser: each user's own token by token exchange, made by the gateway's client",
       raw: { ...remote, oauth: { grant: 'client_credentials', clientId: 'gw', clientSecret: 's', perUser: 'tokenExchange' } },
       check: (server) => {
         assert.deepEqual(oauthOf(server), {
@@ -616,7 +616,7 @@ describe('config: oauth', () => {
       },
     },
     {
-      title: 'perUser needs the gateway\'s client id and takes no DPoP',
+      title: "perUser needs the gateway's client id and takes no DPoP",
       raw: { ...remote, oauth: { perUser: 'tokenExchange', dpop: true } },
       expect: [
         ['error', '.oauth.perUser', 'needs the "clientId" the server\'s authorization server knows the gateway by'],
