@@ -194,6 +194,14 @@ async function serveHttp(
         options.oauth,
         options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined,
         logger,
+        {
+          // Where users' browsers reach the gateway: the resource it names, else where it listens.
+          publicBase: () => String(options.oauth?.resource ?? runtime.gateway().url).replace(/\/mcp\/?$/, ''),
+          server: (name) => {
+            const definition = runtime.manager.server(name)?.definition;
+            return definition && definition.transport !== 'stdio' ? definition : undefined;
+          },
+        },
       )
     : undefined;
   const cluster = options.cluster ? await startCluster(options.cluster, logger) : undefined;

@@ -6,7 +6,16 @@ import { errorMessage } from '../base/errorMessage';
 import { systemClock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { oauthIdentity, type IdentityFactory } from '../gateway';
-import { AccessPolicy, createJwtVerifier, TokenExchange, type DeniedCall, type UpstreamTokens } from '../identity';
+import type { HttpServerDefinition } from '../config';
+import {
+  AccessPolicy,
+  createJwtVerifier,
+  PerUserTokens,
+  TokenExchange,
+  UserSignIns,
+  type DeniedCall,
+  type UpstreamTokens,
+} from '../identity';
 import type { ServeOAuth } from './serveArgs';
 
 const MAX_POLICY_BYTES = 1024 * 1024;
@@ -17,11 +26,19 @@ export interface TeamIdentity {
   readonly upstreamTokens: UpstreamTokens;
 }
 
+/** What the users' own credentials need of the running gateway. */
+export interface TeamGatewayView {
+  /** The gateway's address as users' browsers reach it, without `/mcp`. */
+  publicBase(): string;
+  server(name: string): HttpServerDefinition | undefined;
+}
+
 /** Throws an Error saying what is wrong (the policy file's path and rule, or the issuer). */
 export async function loadTeamIdentity(
   oauth: ServeOAuth,
   onDenied: ((denied: DeniedCall) => void) | undefined,
   logger: Logger,
+  gateway: TeamGatewayView,
 ): Promise<TeamIdentity> {
   let policy: AccessPolicy | undefined;
   if (oauth.policyFile !== undefined) {
@@ -48,5 +65,12 @@ export async function loadTeamIdentity(
     ...(policy ? { policy } : {}),
     ...(onDenied ? { onDenied } : {}),
   });
-  return { identity, upstreamTokens: new TokenExchange({ clock: systemClock, logger }) };
+  const exchange = new TokenExchange({ clock: systemClock, logger });
+  const signIns = new UserSignIns({
+    clock: systemClock,
+    logger,
+    publicBase: () => gateway.publicBase(),
+    server: (name) => gateway.server(name),
+  });
+  return { identity, upstreamTokens: new PerUserTokens(exchange, signIns) };
 }

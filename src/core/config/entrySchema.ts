@@ -69,7 +69,7 @@ export const oauthSchema = z.union([
     dpop: z.boolean().optional(),
     assertion: text.optional(),
     assertionFile: text.optional(),
-    perUser: z.enum(['tokenExchange']).optional(),
+    perUser: z.enum(['tokenExchange', 'signIn']).optional(),
     /** `enterprise`: the enterprise's identity provider, where the user's ID token is exchanged for a grant. */
     idp: z
       .looseObject({

@@ -39,7 +39,7 @@ export async function buildOAuth(entry: ParsedEntry, resolver: FieldResolver, di
   }
   if (block.perUser !== undefined) {
     // The gateway's client at the server's authorization server makes the exchange.
-    if (!clientId)
+    if (block.perUser === 'tokenExchange' && !clientId)
       diagnostics.error(
         ['oauth', 'perUser'],
         `"${block.perUser}" needs the "clientId" the server's authorization server knows the gateway by`,

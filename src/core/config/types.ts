@@ -162,12 +162,13 @@ export interface OAuthSettings {
   /** `enterprise`: the identity provider that exchanges the user's ID token for a grant. */
   readonly idp?: EnterpriseIdp;
   /**
-   * On a team gateway: a user's request goes upstream with that user's own token, got by
-   * exchanging their token at the server's authorization server (`tokenExchange`, RFC 8693),
-   * never with the gateway's own; the gateway's own grant is for requests made for nobody
-   * (listing tools). Elsewhere there is no user to act for, and the server cannot be called.
+   * On a team gateway: a user's request goes upstream with that user's own token, never with the
+   * gateway's own: got by exchanging their token at the server's authorization server
+   * (`tokenExchange`, RFC 8693), or from their own sign-in to it, which the gateway keeps
+   * (`signIn`). The gateway's own grant is for requests made for nobody (listing tools).
+   * Elsewhere there is no user to act for, and the server cannot be called.
    */
-  readonly perUser?: 'tokenExchange';
+  readonly perUser?: 'tokenExchange' | 'signIn';
 }
 
 /** The enterprise's identity provider (`"grant": "enterprise"`). */

@@ -256,7 +256,7 @@ export class ServerConnection {
     if (!takesUserCredential(this.definition)) return this.gate.withSession(what, options, operation);
     return userTokenFor(this.definition, options.onBehalfOf, what).then((token) =>
       this.gate.withSession(what, options, (session, policy, budget) =>
-        asUser(token, this.definition, options.onBehalfOf?.user, () => operation(session, policy, budget)),
+        asUser(token, this.definition, options.onBehalfOf, () => operation(session, policy, budget)),
       ),
     );
   }

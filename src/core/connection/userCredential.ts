@@ -15,6 +15,8 @@ export interface OnBehalfOf {
   readonly user: string;
   /** The user's own token for this upstream; rejects when there is none to be had. */
   tokenFor(definition: HttpServerDefinition): Promise<string>;
+  /** The upstream refused that token: it is not to be given again. */
+  refused?(definition: HttpServerDefinition): void;
 }
 
 const currentToken = new AsyncLocalStorage<string>();
@@ -43,6 +45,8 @@ export async function userTokenFor(
   try {
     return await onBehalfOf.tokenFor(definition);
   } catch (error) {
+    // An answer for the user's client as it is (a JSON-RPC error: the link of a sign-in to make).
+    if (typeof (error as { code?: unknown }).code === 'number') throw error;
     throw new SwitchboardError(
       'HTTP_ERROR',
       `${what}: no credential of ${onBehalfOf.user} for \`${definition.name}\`: ${(error as Error).message}`,
@@ -61,19 +65,23 @@ export async function userTokenFor(
 export async function asUser<T>(
   token: string | undefined,
   definition: ServerDefinition,
-  user: string | undefined,
+  onBehalfOf: OnBehalfOf | undefined,
   run: () => Promise<T>,
 ): Promise<T> {
   if (token === undefined) return run();
   try {
     return await currentToken.run(token, run);
   } catch (error) {
-    if (error instanceof SwitchboardError && error.code === 'NEEDS_SIGN_IN')
-      throw new SwitchboardError('HTTP_ERROR', `\`${definition.name}\` refused the credential of ${user ?? 'the user'}: ${error.message}`, {
+    if (!(error instanceof SwitchboardError && error.code === 'NEEDS_SIGN_IN')) throw error;
+    if (takesUserCredential(definition)) onBehalfOf?.refused?.(definition);
+    throw new SwitchboardError(
+      'HTTP_ERROR',
+      `\`${definition.name}\` refused the credential of ${onBehalfOf?.user ?? 'the user'}: ${error.message}`,
+      {
         cause: error,
         status: 401,
-      });
-    throw error;
+      },
+    );
   }
 }
 

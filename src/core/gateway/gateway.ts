@@ -24,7 +24,7 @@ import type { IdentityFactory, RequestIdentity } from './resourceServer';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OfferNotifier } from './offerNotifier';
-import { listServers, SERVER_LISTING_PATH } from './serverListing';
+import { answerListing, SERVER_LISTING_PATH } from './serverListing';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { createToken, isLoopbackAddress, LOOPBACK_REACH, RequestGuard, validateReach, type GatewayReach } from './requestGuard';
 import { errorMessage } from '../base/errorMessage';
@@ -136,6 +136,7 @@ export class McpGateway {
   /** Made once listening, when the gateway's URL (its default resource) is known. */
   private resourceServer: RequestIdentity | undefined;
   private readonly replicas: ReplicaRouter | undefined;
+  private readonly upstreamTokens: UpstreamTokens | undefined;
   private storing: Disposable | undefined;
   private boundPort: number | undefined;
   /** POSTs whose response has not ended: what a drain waits for. */
@@ -159,6 +160,7 @@ export class McpGateway {
     this.metrics = options.metrics;
     this.identity = options.identity;
     this.replicas = options.replicas;
+    this.upstreamTokens = options.upstreamTokens;
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
@@ -407,6 +409,9 @@ export class McpGateway {
       return reply(res, verdict.status, verdict.message, headers);
     }
     if (path === '/metrics' && this.metrics) return this.answerMetrics(this.metrics, req, res);
+    // A per-user sign-in's pages: the user's browser opens them, with no MCP token (userSignIns.ts).
+    const pages = this.upstreamTokens?.pages;
+    if (resourceServer && pages?.handles(path)) return pages.answer(req, res);
     let principal: Principal | undefined;
     if (resourceServer) {
       if (resourceServer.isMetadataPath(path)) return resourceServer.answerMetadata(req, res);
@@ -416,7 +421,7 @@ export class McpGateway {
       // The SDK's pass-through for a verified token: its handler gives it to the server factory (modernEndpoints.ts).
       (req as http.IncomingMessage & { auth?: AuthInfo }).auth = authentication.authInfo;
     }
-    if (path === SERVER_LISTING_PATH) return this.answerListing(this.accessOf(principal), req, res);
+    if (path === SERVER_LISTING_PATH) return answerListing(this.accessOf(principal).source.snapshot(), req, res);
     // Origin-form only ("/mcp/x?y"); an absolute-form target names no endpoint of ours.
     const endpoint = target.startsWith('/') ? parseEndpointPath(path) : undefined;
     if (!endpoint) return reply(res, 404, 'Not found');
@@ -479,13 +484,6 @@ export class McpGateway {
     const ok = probe === 'live' || !this.unready;
     res.writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: ok ? 'ok' : 'draining' }));
-  }
-
-  /** The servers this request's user may use (serverListing.ts); no server is started for it. */
-  private answerListing(access: SessionAccess, req: http.IncomingMessage, res: http.ServerResponse): void {
-    if (req.method !== 'GET') return reply(res, 405, 'Method not allowed', { Allow: 'GET' });
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-    res.end(JSON.stringify(listServers(access.source.snapshot())));
   }
 
   private async answerMetrics(metrics: MetricsEndpoint, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -1,6 +1,7 @@
 // GET /servers: the servers a gateway client may use, each with its endpoint and its state, so that
 // an editor can show a team gateway's servers as rows of their own (core/team). What it lists is
 // what the request's user sees: on a team gateway their view under the policy, else the catalog.
+import type http from 'node:http';
 import type { CatalogSnapshot } from '../catalog';
 import { endpointPath, serverEndpoint } from './endpoint';
 import { servedServers } from './exposure';
@@ -33,4 +34,15 @@ export function listServers(snapshot: CatalogSnapshot): ServerListing {
         tools: server.tools.filter((tool) => tool.exposed).length,
       })),
   };
+}
+
+/** The answer to GET /servers, from the snapshot of what the user sees; no server is started for it. */
+export function answerListing(snapshot: CatalogSnapshot, req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (req.method !== 'GET') {
+    res.writeHead(405, { Allow: 'GET', 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed' }, id: null }));
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(listServers(snapshot)));
 }

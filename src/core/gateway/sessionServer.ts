@@ -296,7 +296,11 @@ function onBehalfOf(tokens: UpstreamTokens | undefined, ctx: ServerContext): OnB
   const principal = principalOf(authInfo);
   if (!tokens || !principal || !authInfo?.token) return undefined;
   const subjectToken = authInfo.token;
-  return { user: principal.subject, tokenFor: (definition) => tokens.tokenFor(principal, subjectToken, definition) };
+  return {
+    user: principal.subject,
+    tokenFor: (definition) => tokens.tokenFor(principal, subjectToken, definition),
+    refused: (definition) => tokens.forget?.(principal, definition),
+  };
 }
 
 /**

@@ -2,4 +2,12 @@ export { audiencesOf, createJwtVerifier, MAX_TOKEN_CHARS, type JwtVerifier, type
 export { AccessPolicy, FULL_GRANT, policySchema, type Grant, type PolicyFile } from './policy';
 export { grantedCatalog, type DeniedCall, type GrantedCatalog } from './grantedCatalog';
 export { authInfoOf, principalOf, type Principal } from './principal';
-export { TokenExchange, TOKEN_EXCHANGE_GRANT, type TokenExchangeOptions, type UpstreamTokens } from './upstreamTokens';
+export {
+  PerUserTokens,
+  TokenExchange,
+  TOKEN_EXCHANGE_GRANT,
+  type TokenExchangeOptions,
+  type UpstreamTokens,
+  type UserPages,
+} from './upstreamTokens';
+export { SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH, UserSignIns, type UserSignInsOptions } from './userSignIns';

@@ -5,6 +5,7 @@
 // upstream only until it expires. Where the upstream's authorization server does not trust the
 // team's identity provider, the exchange is refused and so is the user's call: the gateway never
 // falls back to its own account.
+import type http from 'node:http';
 import { discoverOAuthServerInfo, type FetchLike } from '@modelcontextprotocol/client';
 import { BodyTooLargeError, readBoundedBody } from '../base/boundedBody';
 import type { Clock } from '../base/clock';
@@ -19,6 +20,39 @@ export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token'
 /** Where a user's token for an upstream comes from. */
 export interface UpstreamTokens {
   tokenFor(principal: Principal, subjectToken: string, definition: HttpServerDefinition): Promise<string>;
+  /** The upstream refused the user's token: it is not given again. */
+  forget?(principal: Principal, definition: HttpServerDefinition): void;
+  /** Pages the user's browser opens (a per-user sign-in's), served without an MCP token. */
+  readonly pages?: UserPages;
+}
+
+export interface UserPages {
+  handles(path: string): boolean;
+  answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void>;
+}
+
+/** Each server's way (`oauth.perUser`): token exchange, or the user's own sign-in kept here. */
+export class PerUserTokens implements UpstreamTokens {
+  constructor(
+    private readonly exchange: UpstreamTokens,
+    private readonly signIns: UpstreamTokens & { readonly pages: UserPages },
+  ) {}
+
+  get pages(): UserPages {
+    return this.signIns.pages;
+  }
+
+  tokenFor(principal: Principal, subjectToken: string, definition: HttpServerDefinition): Promise<string> {
+    return this.wayOf(definition).tokenFor(principal, subjectToken, definition);
+  }
+
+  forget(principal: Principal, definition: HttpServerDefinition): void {
+    this.wayOf(definition).forget?.(principal, definition);
+  }
+
+  private wayOf(definition: HttpServerDefinition): UpstreamTokens {
+    return definition.oauth.perUser === 'signIn' ? this.signIns : this.exchange;
+  }
 }
 
 export interface TokenExchangeOptions {

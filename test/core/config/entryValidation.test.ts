@@ -616,6 +616,11 @@ describe('config: oauth', () => {
       },
     },
     {
+      title: 'perUser signIn: each user signs in themselves, with no client of the gateway named',
+      raw: { ...remote, oauth: { perUser: 'signIn' } },
+      check: (server) => assert.deepEqual(oauthOf(server), { enabled: true, grant: 'authorization_code', perUser: 'signIn' }),
+    },
+    {
       title: "perUser needs the gateway's client id and takes no DPoP",
       raw: { ...remote, oauth: { perUser: 'tokenExchange', dpop: true } },
       expect: [

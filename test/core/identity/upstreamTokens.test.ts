@@ -9,7 +9,16 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@mod
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { DEFAULT_OAUTH } from '../../../src/core/config/types';
 import { oauthIdentity } from '../../../src/core/gateway';
-import { createJwtVerifier, TokenExchange } from '../../../src/core/identity';
+import { createJwtVerifier, PerUserTokens, TokenExchange, UserSignIns } from '../../../src/core/identity';
+import { systemClock } from '../../../src/core/base/clock';
+import { loginAtProvider } from '../support/providerLogin';
+// @ts-expect-error: a JavaScript fixture without types.
+import { startOAuthFixture } from '../../fixtures/oauth-server.mjs';
+
+interface OAuthFixture {
+  readonly mcpUrl: string;
+  close(): Promise<void>;
+}
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
 import { Cleanup, httpDefinition, MemoryLogger, startHttpFixture, textOf, type HttpFixture } from '../connection/helpers';
@@ -116,5 +125,122 @@ describe('a team gateway calls a per-user upstream with each user’s own token 
       runtime.catalog.callExposedTool('tickets', 'whoami', {}),
       /server `tickets` acts for each user with their own account; only a signed-in user of a team gateway can use it/,
     );
+  });
+});
+
+describe('a team gateway keeps each user’s own sign-in to an upstream that does not know the team’s provider', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  let idp: TeamIdp;
+  let upstream: OAuthFixture;
+  let runtime: SwitchboardRuntime;
+  let gatewayUrl: string;
+  let resource: string;
+  const signInLog = new MemoryLogger();
+
+  before(async () => {
+    idp = await startTeamIdp();
+    cleanup.add(() => idp.close());
+    upstream = (await startOAuthFixture()) as OAuthFixture;
+    cleanup.add(() => upstream.close());
+    runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    // The gateway's own account lists the tools (the fixture's client credentials).
+    const oauth = {
+      ...DEFAULT_OAUTH,
+      grant: 'client_credentials' as const,
+      clientId: 'switchboard-ci',
+      clientSecret: 'ci-secret',
+      perUser: 'signIn' as const,
+    };
+    await runtime.manager.start([httpDefinition(upstream.mcpUrl, { name: 'notes', oauth })]);
+    await waitForRunning(runtime.manager, ['notes']);
+    const clock = new FakeClock(Date.now());
+    const signIns = new UserSignIns({
+      clock: systemClock,
+      logger: signInLog,
+      publicBase: () => gatewayUrl,
+      server: (name) => {
+        const definition = runtime.manager.server(name)?.definition;
+        return definition?.transport === 'http' ? definition : undefined;
+      },
+    });
+    const gateway = runtime.gateway({
+      identity: oauthIdentity({ verifier: await createJwtVerifier({ issuer: idp.issuer, clock }), requiredScopes: ['mcp'] }),
+      upstreamTokens: new PerUserTokens(new TokenExchange({ clock, logger: new MemoryLogger() }), signIns),
+    });
+    await gateway.start();
+    gatewayUrl = gateway.url;
+    resource = `${gateway.url}/mcp`;
+    idp.allowResource(resource);
+  });
+  after(() => cleanup.run());
+
+  async function connect(user: string): Promise<Client> {
+    const token = await idp.token(user, resource, 'mcp');
+    const client = new Client({ name: `${user}-agent`, version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
+    cleanup.add(() => client.close());
+    return client;
+  }
+
+  /** The link a call was answered with instead of a result (-32042, URL elicitation). */
+  async function signInLink(client: Client): Promise<URL> {
+    const error = (await client.callTool({ name: 'notes__whoami', arguments: {} }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as { code?: number; data?: { elicitations?: { mode: string; url: string }[] } } | undefined;
+    assert.equal(error?.code, -32042, JSON.stringify(error));
+    const link = error?.data?.elicitations?.[0];
+    assert.equal(link?.mode, 'url');
+    return new URL(link?.url ?? '');
+  }
+
+  /** The user at their browser: the gateway's link, the upstream's own login page, back to the gateway. */
+  async function signInAt(link: URL, login: string): Promise<Response> {
+    const start = await fetch(link, { redirect: 'manual' });
+    assert.equal(start.status, 302);
+    const callback = `${gatewayUrl}/oauth/callback`;
+    const query = await loginAtProvider(new URL(start.headers.get('location') ?? ''), callback, login);
+    return fetch(`${callback}?${query.toString()}`);
+  }
+
+  it("asks each user to sign in themselves, then calls as them; another user's sign-in is never theirs", async () => {
+    const alice = await connect('alice');
+    const link = await signInLink(alice);
+    assert.equal(`${link.origin}${link.pathname}`, `${gatewayUrl}/oauth/start`);
+    const done = await signInAt(link, 'alice.upstream');
+    assert.equal(done.status, 200, (await done.clone().text()) + JSON.stringify(signInLog.entries));
+    assert.match(await done.text(), /You are signed in to notes/);
+    const answer = JSON.parse(textOf((await alice.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
+      subject: string;
+    };
+    assert.equal(answer.subject, 'alice.upstream');
+    // bob has signed in nowhere: he gets a link of his own, not alice's account.
+    const bob = await connect('bob');
+    const bobsLink = await signInLink(bob);
+    await signInAt(bobsLink, 'bob.upstream');
+    const bobs = JSON.parse(textOf((await bob.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
+      subject: string;
+    };
+    assert.equal(bobs.subject, 'bob.upstream');
+    const again = JSON.parse(textOf((await alice.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
+      subject: string;
+    };
+    assert.equal(again.subject, 'alice.upstream');
+  });
+
+  it('refuses a link that was tampered with, or a callback without its sealed state', async () => {
+    const carol = await connect('carol');
+    const link = await signInLink(carol);
+    const flow = link.searchParams.get('flow') ?? '';
+    link.searchParams.set('flow', `${flow.slice(0, -4)}AAAA`);
+    const tampered = await fetch(link, { redirect: 'manual' });
+    assert.equal(tampered.status, 400);
+    assert.match(await tampered.text(), /not valid any more/);
+    const forged = await fetch(`${gatewayUrl}/oauth/callback?code=x&state=y`);
+    assert.equal(forged.status, 400);
   });
 });

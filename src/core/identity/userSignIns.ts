@@ -1,0 +1,275 @@
+// A team gateway's user, calling an upstream whose authorization server does not know the team's
+// identity provider (`oauth.perUser: "signIn"`): each user signs in to it themselves, once, and
+// the gateway keeps that user's tokens for that upstream (refreshing them), never anyone else's.
+//
+// A call with no sign-in yet is answered with a URL elicitation (-32042): a link to the gateway's
+// own /oauth/start, whose state is sealed (AES-256-GCM) with the user, the server and the PKCE
+// verifier, which sends the browser to the upstream's authorization page; its redirect comes back
+// to /oauth/callback, where the code is redeemed and the tokens kept for that user. The user then
+// calls again. The gateway registers itself with the upstream's authorization server (dynamic
+// client registration), once per upstream.
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import {
+  discoverOAuthServerInfo,
+  exchangeAuthorization,
+  refreshAuthorization,
+  registerClient,
+  startAuthorization,
+  type AuthorizationServerMetadata,
+  type FetchLike,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/server';
+import type { Clock } from '../base/clock';
+import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../base/logging';
+import type { HttpServerDefinition } from '../config';
+import type { Principal } from './principal';
+import type { UpstreamTokens, UserPages } from './upstreamTokens';
+
+export const SIGN_IN_START_PATH = '/oauth/start';
+export const SIGN_IN_CALLBACK_PATH = '/oauth/callback';
+
+/** Users × upstreams kept at once; past it the oldest is dropped (that user signs in again). */
+const MAX_KEPT = 10_000;
+/** A sign-in link, and the page it leads to, are good for this long. */
+const FLOW_TTL_MS = 10 * 60_000;
+const EXPIRY_MARGIN_MS = 30_000;
+
+interface Kept {
+  readonly tokens: OAuthTokens;
+  readonly savedAt: number;
+}
+
+interface Upstream {
+  readonly authorizationServerUrl: string;
+  readonly metadata: AuthorizationServerMetadata | undefined;
+  readonly resource: string;
+  /** What the resource says it takes, for an entry that names no scopes. */
+  readonly scopes: readonly string[];
+  readonly client: OAuthClientInformationMixed;
+}
+
+/** What a sign-in link carries, sealed: who, for which server, and the PKCE verifier once started. */
+interface Flow {
+  readonly user: string;
+  readonly server: string;
+  readonly until: number;
+  readonly verifier?: string;
+}
+
+export interface UserSignInsOptions {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The gateway's address as the user's browser reaches it (its public URL, without `/mcp`). */
+  readonly publicBase: () => string;
+  /** The servers by name, to find a flow's server again at the callback. */
+  readonly server: (name: string) => HttpServerDefinition | undefined;
+  readonly fetch?: FetchLike;
+}
+
+export class UserSignIns implements UpstreamTokens {
+  private readonly kept = new Map<string, Kept>();
+  private readonly upstreams = new Map<string, Promise<Upstream>>();
+  /** Seals the flows: new per process, so a link outlives neither the process nor ten minutes. */
+  private readonly key = randomBytes(32);
+
+  constructor(private readonly options: UserSignInsOptions) {}
+
+  async tokenFor(principal: Principal, _subjectToken: string, definition: HttpServerDefinition): Promise<string> {
+    const key = keyOf(principal.key, definition);
+    const kept = this.kept.get(key);
+    if (kept && !this.expired(kept)) return kept.tokens.access_token;
+    if (kept?.tokens.refresh_token) {
+      const refreshed = await this.refresh(definition, kept.tokens.refresh_token).catch((error: unknown) => {
+        this.options.logger.info(
+          `${definition.name}: the refresh of ${principal.subject}'s sign-in failed (${errorMessage(error)}); they sign in again`,
+        );
+        return undefined;
+      });
+      if (refreshed) {
+        this.keep(key, refreshed);
+        return refreshed.access_token;
+      }
+    }
+    this.kept.delete(key);
+    const url = new URL(SIGN_IN_START_PATH, this.options.publicBase());
+    url.searchParams.set(
+      'flow',
+      this.seal({ user: principal.key, server: definition.name, until: this.options.clock.now() + FLOW_TTL_MS }),
+    );
+    throw new UrlElicitationRequiredError(
+      [
+        {
+          mode: 'url',
+          url: url.href,
+          elicitationId: randomUUID(),
+          message: `Sign in to ${definition.name} with your own account: the team gateway then calls it as you.`,
+        },
+      ],
+      `${definition.name} needs you to sign in with your own account first`,
+    );
+  }
+
+  /** Forgets a user's tokens for a server that refused them: their next call asks them to sign in. */
+  forget(principal: Principal, definition: HttpServerDefinition): void {
+    this.kept.delete(keyOf(principal.key, definition));
+  }
+
+  /** The sign-in pages, which the user's browser opens (no MCP token). */
+  readonly pages: UserPages = {
+    handles: (path) => path === SIGN_IN_START_PATH || path === SIGN_IN_CALLBACK_PATH,
+    answer: (req, res) => this.answer(req, res),
+  };
+
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'GET') return page(res, 405, 'Method not allowed.');
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    try {
+      if (url.pathname === SIGN_IN_START_PATH) return await this.start(url, res);
+      return await this.callback(url, res);
+    } catch (error) {
+      this.options.logger.warn(`sign-in page ${url.pathname} failed: ${errorMessage(error)}`);
+      return page(res, 400, 'The sign-in could not be completed. Call the tool again for a new link.');
+    }
+  }
+
+  private async start(url: URL, res: http.ServerResponse): Promise<void> {
+    const flow = this.open(url.searchParams.get('flow'));
+    const definition = flow && this.options.server(flow.server);
+    if (!flow || !definition) return page(res, 400, 'This sign-in link is not valid any more. Call the tool again for a new link.');
+    const upstream = await this.upstreamOf(definition);
+    const scope = (definition.oauth.scopes ?? upstream.scopes).join(' ');
+    const { authorizationUrl, codeVerifier } = await startAuthorization(upstream.authorizationServerUrl, {
+      ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
+      clientInformation: upstream.client,
+      redirectUrl: this.callbackUrl(),
+      ...(scope ? { scope } : {}),
+      resource: upstream.resource,
+    });
+    // The state carries the verifier sealed: nothing of the flow is kept here between the pages.
+    authorizationUrl.searchParams.set('state', this.seal({ ...flow, verifier: codeVerifier }));
+    res.writeHead(302, { Location: authorizationUrl.href, 'Cache-Control': 'no-store' }).end();
+  }
+
+  private async callback(url: URL, res: http.ServerResponse): Promise<void> {
+    const flow = this.open(url.searchParams.get('state'));
+    const definition = flow && this.options.server(flow.server);
+    const code = url.searchParams.get('code');
+    if (!flow?.verifier || !definition) return page(res, 400, 'This sign-in is not valid any more. Call the tool again for a new link.');
+    if (!code) return page(res, 400, `${definition.name} did not sign you in (${url.searchParams.get('error') ?? 'no code'}).`);
+    const upstream = await this.upstreamOf(definition);
+    const iss = url.searchParams.get('iss');
+    const tokens = await exchangeAuthorization(upstream.authorizationServerUrl, {
+      ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
+      clientInformation: upstream.client,
+      authorizationCode: code,
+      ...(iss ? { iss } : {}),
+      codeVerifier: flow.verifier,
+      redirectUri: this.callbackUrl(),
+      resource: new URL(upstream.resource),
+      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+    });
+    this.keep(keyOf(flow.user, definition), tokens);
+    this.options.logger.info(`${definition.name}: a user signed in with their own account`);
+    return page(res, 200, `You are signed in to ${definition.name}. Go back to your agent and call the tool again.`);
+  }
+
+  private refresh(definition: HttpServerDefinition, refreshToken: string): Promise<OAuthTokens> {
+    return this.upstreamOf(definition).then((upstream) =>
+      refreshAuthorization(upstream.authorizationServerUrl, {
+        ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
+        clientInformation: upstream.client,
+        refreshToken,
+        resource: upstream.resource,
+        ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+      }),
+    );
+  }
+
+  /** Its authorization server, its resource, and the gateway's registration there: found once. */
+  private upstreamOf(definition: HttpServerDefinition): Promise<Upstream> {
+    let upstream = this.upstreams.get(definition.url);
+    if (!upstream) {
+      upstream = (async () => {
+        const fetchFn = this.options.fetch;
+        const info = await discoverOAuthServerInfo(definition.url, fetchFn ? { fetchFn } : {});
+        const metadata = info.authorizationServerMetadata;
+        const client = await registerClient(info.authorizationServerUrl, {
+          ...(metadata ? { metadata } : {}),
+          clientMetadata: {
+            client_name: 'MCP Switchboard team gateway',
+            redirect_uris: [this.callbackUrl()],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'none',
+          },
+          ...(fetchFn ? { fetchFn } : {}),
+        });
+        return {
+          authorizationServerUrl: info.authorizationServerUrl,
+          metadata,
+          resource: info.resourceMetadata?.resource ?? definition.url,
+          scopes: info.resourceMetadata?.scopes_supported ?? [],
+          client,
+        };
+      })();
+      upstream.catch(() => this.upstreams.delete(definition.url));
+      this.upstreams.set(definition.url, upstream);
+    }
+    return upstream;
+  }
+
+  private callbackUrl(): string {
+    return new URL(SIGN_IN_CALLBACK_PATH, this.options.publicBase()).href;
+  }
+
+  private keep(key: string, tokens: OAuthTokens): void {
+    this.kept.delete(key);
+    if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+    this.kept.set(key, { tokens, savedAt: this.options.clock.now() });
+  }
+
+  private expired(kept: Kept): boolean {
+    const expiresIn = kept.tokens.expires_in;
+    return typeof expiresIn === 'number' && kept.savedAt + expiresIn * 1000 - EXPIRY_MARGIN_MS <= this.options.clock.now();
+  }
+
+  private seal(flow: Flow): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const sealed = Buffer.concat([cipher.update(JSON.stringify(flow), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+  }
+
+  private open(text: string | null): Flow | undefined {
+    if (!text || text.length > 4096) return undefined;
+    try {
+      const bytes = Buffer.from(text, 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12));
+      decipher.setAuthTag(bytes.subarray(12, 28));
+      const flow = JSON.parse(Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')) as Flow;
+      return typeof flow.user === 'string' && typeof flow.server === 'string' && flow.until > this.options.clock.now() ? flow : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function keyOf(user: string, definition: HttpServerDefinition): string {
+  return JSON.stringify([user, definition.name, definition.url]);
+}
+
+/** A plain page for the user's browser: text only, nothing from the request in it but a server name. */
+function page(res: http.ServerResponse, status: number, text: string): void {
+  const escaped = text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Security-Policy': "default-src 'none'",
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(`<!doctype html><meta charset="utf-8"><title>MCP Switchboard</title><p>${escaped}</p>`);
+}
