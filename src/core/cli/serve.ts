@@ -188,33 +188,38 @@ async function serveHttp(
   token: string | undefined,
   logger: Logger,
 ): Promise<number> {
-  // Before any server starts: an issuer that cannot be read or a broken policy stops serve here.
-  const team = options.oauth
-    ? await loadTeamIdentity(
-        options.oauth,
-        options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined,
-        logger,
-        {
-          // Where users' browsers reach the gateway: the resource it names, else where it listens.
-          publicBase: () => String(options.oauth?.resource ?? runtime.gateway().url).replace(/\/mcp\/?$/, ''),
-          server: (name) => {
-            const definition = runtime.manager.server(name)?.definition;
-            return definition && definition.transport !== 'stdio' ? definition : undefined;
-          },
-        },
-      )
-    : undefined;
   const cluster = options.cluster ? await startCluster(options.cluster, logger) : undefined;
-  const tracing = options.otlpEndpoint ? await startTracing(options.otlpEndpoint) : undefined;
   try {
-    return await serveUntilStopped(runtime, consented, options, token, logger, {
-      identity: team?.identity,
-      upstreamTokens: team?.upstreamTokens,
-      replicas: cluster?.router,
-      tracer: tracing?.tracer,
-    });
+    // Before any server starts: an issuer that cannot be read or a broken policy stops serve here.
+    const team = options.oauth
+      ? await loadTeamIdentity(
+          options.oauth,
+          options.auditLog ? deniedAuditLogger(options.stderr, options.logFormat ?? 'text') : undefined,
+          logger,
+          {
+            // Where users' browsers reach the gateway: the resource it names, else where it listens.
+            publicBase: () => String(options.oauth?.resource ?? runtime.gateway().url).replace(/\/mcp\/?$/, ''),
+            server: (name) => {
+              const definition = runtime.manager.server(name)?.definition;
+              return definition && definition.transport !== 'stdio' ? definition : undefined;
+            },
+            ...(cluster ? { sealer: cluster.sealerFor('mcp-switchboard user sign-in') } : {}),
+            ...(cluster?.values ? { values: cluster.values } : {}),
+          },
+        )
+      : undefined;
+    const tracing = options.otlpEndpoint ? await startTracing(options.otlpEndpoint) : undefined;
+    try {
+      return await serveUntilStopped(runtime, consented, options, token, logger, {
+        identity: team?.identity,
+        upstreamTokens: team?.upstreamTokens,
+        replicas: cluster?.router,
+        tracer: tracing?.tracer,
+      });
+    } finally {
+      await tracing?.shutdown();
+    }
   } finally {
-    await tracing?.shutdown();
     await cluster?.dispose();
   }
 }

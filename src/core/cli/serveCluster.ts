@@ -7,6 +7,8 @@ import type { ReplicaRouter } from '../gateway';
 import { readGatewayTokenSecret } from '../share';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
+import type { Sealer } from '../base/sealer';
+import type { SharedValues } from '../base/sharedValues';
 
 export interface ServeCluster {
   /** This replica's URL as its peers reach it. */
@@ -17,7 +19,16 @@ export interface ServeCluster {
   readonly redisUrl?: string;
 }
 
-export async function startCluster(cluster: ServeCluster, logger: Logger): Promise<{ router: ReplicaRouter; dispose(): Promise<void> }> {
+export interface StartedCluster {
+  readonly router: ReplicaRouter;
+  /** A sealer under the shared key, for what any replica must open (users' sign-in links and tokens). */
+  sealerFor(purpose: string): Sealer;
+  /** What the replicas share in Redis besides tasks; absent without `--redis`. */
+  readonly values: SharedValues | undefined;
+  dispose(): Promise<void>;
+}
+
+export async function startCluster(cluster: ServeCluster, logger: Logger): Promise<StartedCluster> {
   let key: string;
   try {
     key = readGatewayTokenSecret(cluster.keyFile);
@@ -33,6 +44,8 @@ export async function startCluster(cluster: ServeCluster, logger: Logger): Promi
   );
   return {
     router: replicas,
+    sealerFor: (purpose) => replicas.sealerFor(purpose),
+    values: tasks?.values,
     dispose: async () => {
       replicas.dispose();
       await tasks?.close().catch(() => undefined);

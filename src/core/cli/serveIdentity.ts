@@ -4,6 +4,8 @@
 import { readRegularFileSync } from '../base/regularFile';
 import { errorMessage } from '../base/errorMessage';
 import { systemClock } from '../base/clock';
+import type { Sealer } from '../base/sealer';
+import type { SharedValues } from '../base/sharedValues';
 import type { Logger } from '../base/logging';
 import { oauthIdentity, type IdentityFactory } from '../gateway';
 import type { HttpServerDefinition } from '../config';
@@ -31,6 +33,9 @@ export interface TeamGatewayView {
   /** The gateway's address as users' browsers reach it, without `/mcp`. */
   publicBase(): string;
   server(name: string): HttpServerDefinition | undefined;
+  /** On several replicas: the shared key's sealer and Redis, so that any replica serves a user's sign-in. */
+  readonly sealer?: Sealer;
+  readonly values?: SharedValues;
 }
 
 /** Throws an Error saying what is wrong (the policy file's path and rule, or the issuer). */

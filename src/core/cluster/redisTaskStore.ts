@@ -2,6 +2,7 @@
 // a crash): another replica answers its tasks/get from here. Only what tasks/get shows and whose it
 // is; nothing is read back but by id, and every entry expires with its task.
 // The Redis client is loaded when a Redis is named: one person's serve carries none of it.
+import type { SharedValues } from '../base/sharedValues';
 import type { SharedTaskStore, StoredTask } from '../gateway';
 
 const PREFIX = 'mcp-switchboard:task:';
@@ -13,8 +14,12 @@ const MAX_ID_CHARS = 1024;
 interface KeyValues {
   set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): Promise<unknown>;
   get(key: string): Promise<unknown>;
+  del(key: string): Promise<unknown>;
   close(): Promise<unknown>;
 }
+
+const SECRET_PREFIX = 'mcp-switchboard:secret:';
+const MAX_SECRET_BYTES = 64 * 1024;
 
 export class RedisTaskStore implements SharedTaskStore {
   private constructor(private readonly client: KeyValues) {}
@@ -55,6 +60,21 @@ export class RedisTaskStore implements SharedTaskStore {
       ? { owner: parsed.owner, result: parsed.result }
       : undefined;
   }
+
+  /** Values the replicas share besides tasks (users' sealed tokens), on the same connection. */
+  readonly values: SharedValues = {
+    get: async (key) => {
+      const value = await this.client.get(SECRET_PREFIX + key);
+      return typeof value === 'string' ? value : undefined;
+    },
+    put: async (key, value, ttlMs) => {
+      if (Buffer.byteLength(value) > MAX_SECRET_BYTES) return;
+      await this.client.set(SECRET_PREFIX + key, value, { expiration: { type: 'PX', value: Math.max(1, Math.floor(ttlMs)) } });
+    },
+    delete: async (key) => {
+      await this.client.del(SECRET_PREFIX + key);
+    },
+  };
 
   async close(): Promise<void> {
     await this.client.close();

@@ -5,7 +5,7 @@
 // the request there (forwarding, not a shared copy: a session's streams, a parked call and a
 // task's running call live in one process). The seal keeps clients from pointing a replica at any
 // other address, and keeps the replicas' addresses to themselves.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { Sealer } from '../base/sealer';
 import http from 'node:http';
 import { FORWARDED_HEADER, STOPPING_HEADER, type ReplicaRouter, type SharedTaskStore } from '../gateway';
 
@@ -47,7 +47,8 @@ export interface ReplicaOptions {
 export class Replicas implements ReplicaRouter {
   readonly tasks: SharedTaskStore | undefined;
   private readonly self: string;
-  private readonly sealKey: Buffer;
+  private readonly sealer: Sealer;
+  private readonly key: Uint8Array;
   /** This replica's mark: sealed once, so every id it hands out shares it. */
   private readonly mark: string;
   private readonly known = new Map<string, string | null>();
@@ -61,7 +62,8 @@ export class Replicas implements ReplicaRouter {
     if (url.protocol !== 'http:')
       throw new Error(`A replica's URL is http://address:port (the gateway speaks plain HTTP), not ${url.protocol}`);
     this.self = url.origin;
-    this.sealKey = Buffer.from(hkdfSync('sha256', options.key, Buffer.alloc(0), 'mcp-switchboard replica mark', 32));
+    this.key = options.key;
+    this.sealer = new Sealer(options.key, 'mcp-switchboard replica mark');
     this.mark = this.seal(this.self);
     this.known.set(this.mark, null);
     this.tasks = options.tasks;
@@ -149,23 +151,16 @@ export class Replicas implements ReplicaRouter {
   }
 
   seal(text: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
-    const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    return this.sealer.seal(text);
+  }
+
+  /** A sealer under the replicas' shared key for another use: what one seals, any other opens. */
+  sealerFor(purpose: string): Sealer {
+    return new Sealer(this.key, purpose);
   }
 
   open(sealed: string): string | undefined {
-    if (sealed.length > MAX_SEALED_CHARS) return undefined;
-    const bytes = Buffer.from(sealed, 'base64url');
-    if (bytes.length < 12 + 16 + 1) return undefined;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.sealKey, bytes.subarray(0, 12));
-      decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-      return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
-    } catch {
-      return undefined;
-    }
+    return this.sealer.open(sealed, MAX_SEALED_CHARS);
   }
 
   /** The URL a mark names, or undefined for anything not sealed under this gateway's key. */

@@ -8,7 +8,7 @@
 // to /oauth/callback, where the code is redeemed and the tokens kept for that user. The user then
 // calls again. The gateway registers itself with the upstream's authorization server (dynamic
 // client registration), once per upstream.
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import {
   discoverOAuthServerInfo,
@@ -23,6 +23,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
+import { Sealer } from '../base/sealer';
+import type { SharedValues } from '../base/sharedValues';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { HttpServerDefinition } from '../config';
@@ -41,6 +43,8 @@ const EXPIRY_MARGIN_MS = 30_000;
 interface Kept {
   readonly tokens: OAuthTokens;
   readonly savedAt: number;
+  /** The gateway's client they were issued to (a refresh must name it), whichever replica registered it. */
+  readonly client: string;
 }
 
 interface Upstream {
@@ -57,7 +61,10 @@ interface Flow {
   readonly user: string;
   readonly server: string;
   readonly until: number;
+  /** Once started: the PKCE verifier, and the client and redirect the authorization request named. */
   readonly verifier?: string;
+  readonly client?: string;
+  readonly redirect?: string;
 }
 
 export interface UserSignInsOptions {
@@ -68,33 +75,46 @@ export interface UserSignInsOptions {
   /** The servers by name, to find a flow's server again at the callback. */
   readonly server: (name: string) => HttpServerDefinition | undefined;
   readonly fetch?: FetchLike;
+  /**
+   * The replicas' shared key, for links and kept tokens any replica opens. Absent: this process's
+   * own (a link works on the replica that made it).
+   */
+  readonly sealer?: Sealer;
+  /** Where every replica finds a user's tokens (Redis), sealed. Absent: this process's memory only. */
+  readonly values?: SharedValues;
 }
+
+/** How long a user's tokens are kept where the replicas share them: a refresh token outlives its access token. */
+const SHARED_TTL_MS = 30 * 24 * 60 * 60_000;
+const MAX_SEALED_CHARS = 64 * 1024;
 
 export class UserSignIns implements UpstreamTokens {
   private readonly kept = new Map<string, Kept>();
   private readonly upstreams = new Map<string, Promise<Upstream>>();
-  /** Seals the flows: new per process, so a link outlives neither the process nor ten minutes. */
-  private readonly key = randomBytes(32);
+  /** Seals the links and the kept tokens. */
+  private readonly sealer: Sealer;
 
-  constructor(private readonly options: UserSignInsOptions) {}
+  constructor(private readonly options: UserSignInsOptions) {
+    this.sealer = options.sealer ?? Sealer.ofThisProcess('mcp-switchboard user sign-in');
+  }
 
   async tokenFor(principal: Principal, _subjectToken: string, definition: HttpServerDefinition): Promise<string> {
     const key = keyOf(principal.key, definition);
-    const kept = this.kept.get(key);
+    const kept = this.kept.get(key) ?? (await this.readShared(key));
     if (kept && !this.expired(kept)) return kept.tokens.access_token;
     if (kept?.tokens.refresh_token) {
-      const refreshed = await this.refresh(definition, kept.tokens.refresh_token).catch((error: unknown) => {
+      const refreshed = await this.refresh(definition, kept.tokens.refresh_token, kept.client).catch((error: unknown) => {
         this.options.logger.info(
           `${definition.name}: the refresh of ${principal.subject}'s sign-in failed (${errorMessage(error)}); they sign in again`,
         );
         return undefined;
       });
       if (refreshed) {
-        this.keep(key, refreshed);
+        await this.keep(key, refreshed, kept.client);
         return refreshed.access_token;
       }
     }
-    this.kept.delete(key);
+    await this.drop(key);
     const url = new URL(SIGN_IN_START_PATH, this.options.publicBase());
     url.searchParams.set(
       'flow',
@@ -115,7 +135,7 @@ export class UserSignIns implements UpstreamTokens {
 
   /** Forgets a user's tokens for a server that refused them: their next call asks them to sign in. */
   forget(principal: Principal, definition: HttpServerDefinition): void {
-    this.kept.delete(keyOf(principal.key, definition));
+    void this.drop(keyOf(principal.key, definition));
   }
 
   /** The sign-in pages, which the user's browser opens (no MCP token). */
@@ -142,15 +162,17 @@ export class UserSignIns implements UpstreamTokens {
     if (!flow || !definition) return page(res, 400, 'This sign-in link is not valid any more. Call the tool again for a new link.');
     const upstream = await this.upstreamOf(definition);
     const scope = (definition.oauth.scopes ?? upstream.scopes).join(' ');
+    const redirect = this.callbackUrl();
     const { authorizationUrl, codeVerifier } = await startAuthorization(upstream.authorizationServerUrl, {
       ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
       clientInformation: upstream.client,
-      redirectUrl: this.callbackUrl(),
+      redirectUrl: redirect,
       ...(scope ? { scope } : {}),
       resource: upstream.resource,
     });
-    // The state carries the verifier sealed: nothing of the flow is kept here between the pages.
-    authorizationUrl.searchParams.set('state', this.seal({ ...flow, verifier: codeVerifier }));
+    // The state carries the verifier, sealed: nothing of the flow is kept here between the pages,
+    // and whichever replica the redirect reaches redeems the code as the client that asked.
+    authorizationUrl.searchParams.set('state', this.seal({ ...flow, verifier: codeVerifier, client: upstream.client.client_id, redirect }));
     res.writeHead(302, { Location: authorizationUrl.href, 'Cache-Control': 'no-store' }).end();
   }
 
@@ -158,30 +180,31 @@ export class UserSignIns implements UpstreamTokens {
     const flow = this.open(url.searchParams.get('state'));
     const definition = flow && this.options.server(flow.server);
     const code = url.searchParams.get('code');
-    if (!flow?.verifier || !definition) return page(res, 400, 'This sign-in is not valid any more. Call the tool again for a new link.');
+    if (!flow?.verifier || !flow.client || !flow.redirect || !definition)
+      return page(res, 400, 'This sign-in is not valid any more. Call the tool again for a new link.');
     if (!code) return page(res, 400, `${definition.name} did not sign you in (${url.searchParams.get('error') ?? 'no code'}).`);
     const upstream = await this.upstreamOf(definition);
     const iss = url.searchParams.get('iss');
     const tokens = await exchangeAuthorization(upstream.authorizationServerUrl, {
       ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
-      clientInformation: upstream.client,
+      clientInformation: { client_id: flow.client },
       authorizationCode: code,
       ...(iss ? { iss } : {}),
       codeVerifier: flow.verifier,
-      redirectUri: this.callbackUrl(),
+      redirectUri: flow.redirect,
       resource: new URL(upstream.resource),
       ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
     });
-    this.keep(keyOf(flow.user, definition), tokens);
+    await this.keep(keyOf(flow.user, definition), tokens, flow.client);
     this.options.logger.info(`${definition.name}: a user signed in with their own account`);
     return page(res, 200, `You are signed in to ${definition.name}. Go back to your agent and call the tool again.`);
   }
 
-  private refresh(definition: HttpServerDefinition, refreshToken: string): Promise<OAuthTokens> {
+  private refresh(definition: HttpServerDefinition, refreshToken: string, client: string): Promise<OAuthTokens> {
     return this.upstreamOf(definition).then((upstream) =>
       refreshAuthorization(upstream.authorizationServerUrl, {
         ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
-        clientInformation: upstream.client,
+        clientInformation: { client_id: client },
         refreshToken,
         resource: upstream.resource,
         ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
@@ -226,10 +249,35 @@ export class UserSignIns implements UpstreamTokens {
     return new URL(SIGN_IN_CALLBACK_PATH, this.options.publicBase()).href;
   }
 
-  private keep(key: string, tokens: OAuthTokens): void {
+  private async keep(key: string, tokens: OAuthTokens, client: string): Promise<void> {
+    const kept: Kept = { tokens, savedAt: this.options.clock.now(), client };
     this.kept.delete(key);
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
-    this.kept.set(key, { tokens, savedAt: this.options.clock.now() });
+    this.kept.set(key, kept);
+    // Before the user is told to call again: the next call may reach another replica.
+    await this.options.values?.put(sharedKey(key), this.sealer.seal(JSON.stringify(kept)), SHARED_TTL_MS).catch((error: unknown) => {
+      this.options.logger.warn(`a user's sign-in is kept on this replica only: ${errorMessage(error)}`);
+    });
+  }
+
+  private async drop(key: string): Promise<void> {
+    this.kept.delete(key);
+    await this.options.values?.delete(sharedKey(key)).catch(() => undefined);
+  }
+
+  /** What another replica kept for this user and server, if it opens under the shared key. */
+  private async readShared(key: string): Promise<Kept | undefined> {
+    const sealed = await this.options.values?.get(sharedKey(key)).catch(() => undefined);
+    const text = sealed === undefined ? undefined : this.sealer.open(sealed, MAX_SEALED_CHARS);
+    if (text === undefined) return undefined;
+    try {
+      const kept = JSON.parse(text) as Kept;
+      if (typeof kept.tokens?.access_token !== 'string' || typeof kept.savedAt !== 'number' || typeof kept.client !== 'string') return undefined;
+      this.kept.set(key, kept);
+      return kept;
+    } catch {
+      return undefined;
+    }
   }
 
   private expired(kept: Kept): boolean {
@@ -238,19 +286,14 @@ export class UserSignIns implements UpstreamTokens {
   }
 
   private seal(flow: Flow): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const sealed = Buffer.concat([cipher.update(JSON.stringify(flow), 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+    return this.sealer.seal(JSON.stringify(flow));
   }
 
   private open(text: string | null): Flow | undefined {
-    if (!text || text.length > 4096) return undefined;
+    const opened = text === null ? undefined : this.sealer.open(text, 4096);
+    if (opened === undefined) return undefined;
     try {
-      const bytes = Buffer.from(text, 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12));
-      decipher.setAuthTag(bytes.subarray(12, 28));
-      const flow = JSON.parse(Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')) as Flow;
+      const flow = JSON.parse(opened) as Flow;
       return typeof flow.user === 'string' && typeof flow.server === 'string' && flow.until > this.options.clock.now() ? flow : undefined;
     } catch {
       return undefined;
@@ -260,6 +303,11 @@ export class UserSignIns implements UpstreamTokens {
 
 function keyOf(user: string, definition: HttpServerDefinition): string {
   return JSON.stringify([user, definition.name, definition.url]);
+}
+
+/** Who signed in where is not for a reader of the shared store: the key is a hash of it. */
+function sharedKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
 }
 
 /** A plain page for the user's browser: text only, nothing from the request in it but a server name. */

@@ -11,6 +11,9 @@ import { DEFAULT_OAUTH } from '../../../src/core/config/types';
 import { oauthIdentity } from '../../../src/core/gateway';
 import { createJwtVerifier, PerUserTokens, TokenExchange, UserSignIns } from '../../../src/core/identity';
 import { systemClock } from '../../../src/core/base/clock';
+import { Sealer } from '../../../src/core/base/sealer';
+import { RedisTaskStore } from '../../../src/core/cluster';
+import { startRedis } from '../support/services';
 import { loginAtProvider } from '../support/providerLogin';
 // @ts-expect-error: a JavaScript fixture without types.
 import { startOAuthFixture } from '../../fixtures/oauth-server.mjs';
@@ -230,6 +233,76 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
       subject: string;
     };
     assert.equal(again.subject, 'alice.upstream');
+  });
+
+  it("shares a user's sign-in with another replica through Redis, sealed: there it needs no second sign-in", async () => {
+    const redis = await startRedis(cleanup);
+    const store = await RedisTaskStore.connect(`redis://127.0.0.1:${redis.port}`, () => undefined);
+    cleanup.add(() => store.close());
+    const key = Buffer.from('the-key-both-replicas-of-this-gateway-share-0123');
+    const replica = async (): Promise<string> => {
+      const own = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+      cleanup.add(() => own.dispose());
+      const definition = runtime.manager.server('notes')?.definition;
+      assert.ok(definition?.transport === 'http');
+      await own.manager.start([definition]);
+      await waitForRunning(own.manager, ['notes']);
+      let url = '';
+      const signIns = new UserSignIns({
+        clock: systemClock,
+        logger: new MemoryLogger(),
+        publicBase: () => url,
+        server: (name) => (name === 'notes' ? definition : undefined),
+        sealer: new Sealer(key, 'mcp-switchboard user sign-in'),
+        values: store.values,
+      });
+      const clock = new FakeClock(Date.now());
+      const gateway = own.gateway({
+        identity: oauthIdentity({ verifier: await createJwtVerifier({ issuer: idp.issuer, clock }), requiredScopes: ['mcp'] }),
+        upstreamTokens: new PerUserTokens(new TokenExchange({ clock, logger: new MemoryLogger() }), signIns),
+      });
+      await gateway.start();
+      url = gateway.url;
+      idp.allowResource(`${gateway.url}/mcp`);
+      return gateway.url;
+    };
+    const [first, second] = [await replica(), await replica()];
+    const onReplica = async (base: string, user: string) => {
+      const client = new Client({ name: `${user}-agent`, version: '1.0.0' });
+      const token = await idp.token(user, `${base}/mcp`, 'mcp');
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+      );
+      cleanup.add(() => client.close());
+      return client;
+    };
+    const dave = await onReplica(first, 'mallory');
+    const link = await signInLink(dave);
+    // The link is the first replica's; its callback comes back to the second one, which opens it.
+    const start = await fetch(link, { redirect: 'manual' });
+    const query = await loginAtProvider(new URL(start.headers.get('location') ?? ''), `${first}/oauth/callback`, 'mallory.upstream');
+    const done = await fetch(`${second}/oauth/callback?${query.toString()}`);
+    assert.equal(done.status, 200, await done.clone().text());
+    // Both replicas now call as her, with no second sign-in.
+    for (const base of [first, second]) {
+      const client = await onReplica(base, 'mallory');
+      const answer = JSON.parse(textOf((await client.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
+        subject: string;
+      };
+      assert.equal(answer.subject, 'mallory.upstream');
+    }
+    // What Redis holds is sealed: neither her tokens nor who she is can be read there.
+    const { createClient } = await import('@redis/client');
+    const reader = createClient({ url: `redis://127.0.0.1:${redis.port}` });
+    await reader.connect();
+    cleanup.add(() => reader.close());
+    const keys = await reader.keys('mcp-switchboard:secret:*');
+    assert.ok(keys.length >= 1);
+    const issued = (await (await fetch(new URL('/control/issued-tokens', upstream.mcpUrl))).json()) as string[];
+    for (const stored of keys) {
+      const value = String(await reader.get(stored));
+      assert.ok(!issued.some((token) => value.includes(token)) && !value.includes('mallory') && !stored.includes('mallory'), value);
+    }
   });
 
   it('refuses a link that was tampered with, or a callback without its sealed state', async () => {
