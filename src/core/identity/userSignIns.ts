@@ -272,7 +272,8 @@ export class UserSignIns implements UpstreamTokens {
     if (text === undefined) return undefined;
     try {
       const kept = JSON.parse(text) as Kept;
-      if (typeof kept.tokens?.access_token !== 'string' || typeof kept.savedAt !== 'number' || typeof kept.client !== 'string') return undefined;
+      if (typeof kept.tokens?.access_token !== 'string' || typeof kept.savedAt !== 'number' || typeof kept.client !== 'string')
+        return undefined;
       this.kept.set(key, kept);
       return kept;
     } catch {
