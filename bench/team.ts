@@ -1,13 +1,20 @@
 // What a team gateway's parts cost per call, side by side in one run against the floor (one
-// replica, the static token): checking a user's JWT (oidc-provider's token, its keys cached), and a
-// second replica's hop when a 2025 session is held by the other one. Plus what Redis costs where
-// it is used (a task that ends: one write; a tasks/get whose replica is gone: one read).
+// replica, the static token): checking a user's JWT (oidc-provider's token, its keys cached), a
+// second replica's hop when a 2025 session is held by the other one, and a user's own token for an
+// upstream that acts for each user (exchanged once, then remembered) against the gateway's own.
+// Plus what Redis costs where it is used (a task that ends: one write; a tasks/get whose replica is
+// gone: one read).
 //   node --import tsx bench/team.ts [--rounds N] [--calls N] [--no-write]
 import http from 'node:http';
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { McpGateway, oauthIdentity } from '../src/core/gateway';
-import { createJwtVerifier } from '../src/core/identity';
+import { createJwtVerifier, TokenExchange } from '../src/core/identity';
+import { OAuthRegistry, MemorySecretStore } from '../src/core/auth';
+import { systemClock } from '../src/core/base/clock';
+import { nullLogger } from '../src/core/base/logging';
+import { DEFAULT_OAUTH } from '../src/core/config/types';
+import { httpDefinition } from '../test/core/connection/helpers';
 import { RedisTaskStore, Replicas } from '../src/core/cluster';
 import { ServerManager } from '../src/core/manager';
 import { FixtureToolSource, toolsServer } from '../test/core/gateway/helpers';
@@ -52,31 +59,45 @@ function post(target: Target, id: number): Promise<void> {
   });
 }
 
-const modernCall = (id: number): string =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name: 'alpha__echo',
-      arguments: { text: 'bench' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-        'io.modelcontextprotocol/clientCapabilities': {},
+const modernCallOf =
+  (tool: string) =>
+  (id: number): string =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: tool,
+        arguments: { text: 'bench' },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
       },
-    },
-  });
+    });
+const modernCall = modernCallOf('alpha__echo');
 const legacyCall = (id: number): string =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'alpha__echo', arguments: { text: 'bench' } } });
 const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const modernHeaders = (token: string) => ({
+const modernHeaders = (token: string, tool = 'alpha__echo') => ({
   ...JSON_HEADERS,
   Authorization: `Bearer ${token}`,
   'MCP-Protocol-Version': MODERN,
   'Mcp-Method': 'tools/call',
-  'Mcp-Name': 'alpha__echo',
+  'Mcp-Name': tool,
 });
+
+/** The HTTP fixture that takes only JWTs of `issuer` for itself; its /mcp URL. */
+async function startJwtUpstream(issuer: string): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['test/fixtures/http-server.mjs', '--require-jwt', issuer, '--name', 'tickets'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.once('exit', () => child.kill('SIGKILL'));
+  const line = await new Promise<string>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+  const { port } = JSON.parse(line.split('\n')[0] ?? '{}') as { port: number };
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill('SIGTERM') };
+}
 
 /** A 2025 session opened on `port` and initialized; its id. */
 async function openInitializedSession(port: number): Promise<string> {
@@ -145,6 +166,35 @@ async function main(): Promise<void> {
     'Mcp-Protocol-Version': '2025-11-25',
   };
 
+  // An upstream that takes only its own JWTs: through a gateway that calls it with its own
+  // client-credentials token, and through one that calls it with each user's exchanged token.
+  const upstream = await startJwtUpstream(idp.issuer);
+  idp.allowExchange(upstream.url);
+  const ownOAuth = {
+    ...DEFAULT_OAUTH,
+    grant: 'client_credentials' as const,
+    clientId: 'gateway',
+    clientSecret: 'gateway-secret',
+    scopes: ['mcp'],
+  };
+  const perUserManager = new ServerManager({
+    connection: { oauth: new OAuthRegistry({ store: new MemorySecretStore(), clock: systemClock, logger: () => nullLogger }) },
+  });
+  const perUserSource = new FixtureToolSource(perUserManager);
+  await perUserManager.start([
+    httpDefinition(upstream.url, { name: 'own', oauth: ownOAuth }),
+    httpDefinition(upstream.url, { name: 'mine', oauth: { ...ownOAuth, perUser: 'tokenExchange' } }),
+  ]);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const perUser = new McpGateway({
+    source: perUserSource,
+    identity: oauthIdentity({ verifier, requiredScopes: ['mcp'] }),
+    upstreamTokens: new TokenExchange({ clock: systemClock, logger: nullLogger }),
+  });
+  await perUser.start();
+  idp.allowResource(`${perUser.url}/mcp`);
+  const userJwt = await idp.token('alice', `${perUser.url}/mcp`, 'mcp');
+
   /** Each row's floor: the row that differs from it in the one thing measured. */
   const scenarios: Array<{ name: string; target: Target; floor: string }> = [
     {
@@ -156,6 +206,16 @@ async function main(): Promise<void> {
       name: 'one replica, a user’s JWT (2026-07-28 call)',
       target: { port: withJwt.port, headers: modernHeaders(jwt), body: modernCall },
       floor: 'one replica, static token (2026-07-28 call)',
+    },
+    {
+      name: 'a user’s call, the gateway’s own token upstream',
+      target: { port: perUser.port, headers: modernHeaders(userJwt, 'own__echo'), body: modernCallOf('own__echo') },
+      floor: 'a user’s call, the gateway’s own token upstream',
+    },
+    {
+      name: 'a user’s call, their own exchanged token upstream (remembered)',
+      target: { port: perUser.port, headers: modernHeaders(userJwt, 'mine__echo'), body: modernCallOf('mine__echo') },
+      floor: 'a user’s call, the gateway’s own token upstream',
     },
     {
       name: 'two replicas, 2025 session on the replica reached',
@@ -216,7 +276,7 @@ async function main(): Promise<void> {
     '',
     `Command: \`npm run bench:team\` (\`node --import tsx bench/team.ts --rounds ${ROUNDS} --calls ${CALLS}\`). ${support.dateLine()}. ${support.machineLine()}.`,
     '',
-    `One client, sequential calls of the stdio fixture's \`echo\` over keep-alive HTTP, ${ROUNDS} rounds of ${CALLS} calls per row, the rows' order rotated each round; every gateway in this process over the same servers. Each row is compared with the row that differs from it in one thing: the JWT with the static token (both 2026-07-28 calls), the forwarded session call with the same call on the replica that holds the session (both 2025 sessions). JWT: an access token of oidc-provider (RS256), its issuer's keys cached after the first call. Forwarded: the session was opened on replica A; the calls go to replica B, which sends each on to A (the hop a round robin balancer causes for half a session's requests).`,
+    `One client, sequential calls of the stdio fixture's \`echo\` over keep-alive HTTP, ${ROUNDS} rounds of ${CALLS} calls per row, the rows' order rotated each round; every gateway in this process over the same servers. Each row is compared with the row that differs from it in one thing: the JWT with the static token (both 2026-07-28 calls), a user's own exchanged token upstream with the gateway's own token (both to an HTTP upstream that checks JWTs), the forwarded session call with the same call on the replica that holds the session (both 2025 sessions). JWT: an access token of oidc-provider (RS256), its issuer's keys cached after the first call. Forwarded: the session was opened on replica A; the calls go to replica B, which sends each on to A (the hop a round robin balancer causes for half a session's requests).`,
     '',
     '| path | p50 ms | p99 ms | p50 ÷ its floor | p50 − its floor, ms | p50 per round, ms |',
     '|---|---:|---:|---:|---:|---|',
@@ -228,7 +288,10 @@ async function main(): Promise<void> {
   console.log(section);
   if (support.shouldWrite()) support.replaceSection('## bench:team', section);
   await store.close();
-  for (const gateway of [single, withJwt, replicaA, replicaB]) await gateway.dispose();
+  for (const gateway of [single, withJwt, replicaA, replicaB, perUser]) await gateway.dispose();
+  perUserSource.dispose();
+  await perUserManager.dispose();
+  upstream.stop();
   routers.forEach((router) => router.dispose());
   source.dispose();
   await manager.dispose();
