@@ -13,6 +13,7 @@ import {
   AccessPolicy,
   createJwtVerifier,
   PerUserTokens,
+  principalOf,
   TokenExchange,
   UserSignIns,
   type DeniedCall,
@@ -76,6 +77,13 @@ export async function loadTeamIdentity(
     logger,
     publicBase: () => gateway.publicBase(),
     server: (name) => gateway.server(name),
+    teamLogin: {
+      issuer: verifier.issuer,
+      metadata: verifier.metadata,
+      verify: async (idToken) => principalOf(await verifier.verifyAccessToken(idToken)),
+    },
+    ...(gateway.sealer ? { sealer: gateway.sealer } : {}),
+    ...(gateway.values ? { values: gateway.values } : {}),
   });
   return { identity, upstreamTokens: new PerUserTokens(exchange, signIns) };
 }

@@ -10,4 +10,11 @@ export {
   type UpstreamTokens,
   type UserPages,
 } from './upstreamTokens';
-export { SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH, UserSignIns, type UserSignInsOptions } from './userSignIns';
+export {
+  SIGN_IN_CALLBACK_PATH,
+  SIGN_IN_START_PATH,
+  SIGN_IN_WHOAMI_PATH,
+  UserSignIns,
+  type TeamLogin,
+  type UserSignInsOptions,
+} from './userSignIns';

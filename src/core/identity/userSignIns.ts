@@ -3,11 +3,13 @@
 // the gateway keeps that user's tokens for that upstream (refreshing them), never anyone else's.
 //
 // A call with no sign-in yet is answered with a URL elicitation (-32042): a link to the gateway's
-// own /oauth/start, whose state is sealed (AES-256-GCM) with the user, the server and the PKCE
-// verifier, which sends the browser to the upstream's authorization page; its redirect comes back
-// to /oauth/callback, where the code is redeemed and the tokens kept for that user. The user then
-// calls again. The gateway registers itself with the upstream's authorization server (dynamic
-// client registration), once per upstream.
+// own /oauth/start, sealed (AES-256-GCM) with the user and the server. The browser that opens it
+// first signs in to the team's identity provider (/oauth/whoami): the link goes on only for the
+// user it was made for, so that nobody can have another member sign in to an upstream on their
+// behalf (whose account would then serve them). Then the upstream's authorization page; its
+// redirect comes back to /oauth/callback, where the code is redeemed and the tokens kept for that
+// user, who calls again. Each step's state is sealed with its PKCE verifier and client. The gateway
+// registers itself (dynamic client registration) with the team's provider and each upstream's.
 import { createHash, randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import {
@@ -33,6 +35,15 @@ import type { UpstreamTokens, UserPages } from './upstreamTokens';
 
 export const SIGN_IN_START_PATH = '/oauth/start';
 export const SIGN_IN_CALLBACK_PATH = '/oauth/callback';
+export const SIGN_IN_WHOAMI_PATH = '/oauth/whoami';
+
+/** The team's identity provider, for the browser that opens a sign-in link. */
+export interface TeamLogin {
+  readonly issuer: string;
+  readonly metadata: AuthorizationServerMetadata;
+  /** Who an ID token of the provider names (its signature, issuer and lifetime checked). */
+  verify(idToken: string): Promise<Principal | undefined>;
+}
 
 /** Users × upstreams kept at once; past it the oldest is dropped (that user signs in again). */
 const MAX_KEPT = 10_000;
@@ -65,6 +76,8 @@ interface Flow {
   readonly verifier?: string;
   readonly client?: string;
   readonly redirect?: string;
+  /** Which authorization request the state answers: the team's login, or the upstream's. */
+  readonly step?: 'who' | 'upstream';
 }
 
 export interface UserSignInsOptions {
@@ -74,6 +87,8 @@ export interface UserSignInsOptions {
   readonly publicBase: () => string;
   /** The servers by name, to find a flow's server again at the callback. */
   readonly server: (name: string) => HttpServerDefinition | undefined;
+  /** Where the browser proves it is the user a link was made for. */
+  readonly teamLogin: TeamLogin;
   readonly fetch?: FetchLike;
   /**
    * The replicas' shared key, for links and kept tokens any replica opens. Absent: this process's
@@ -93,6 +108,7 @@ export class UserSignIns implements UpstreamTokens {
   private readonly upstreams = new Map<string, Promise<Upstream>>();
   /** Seals the links and the kept tokens. */
   private readonly sealer: Sealer;
+  private teamRegistration: Promise<OAuthClientInformationMixed> | undefined;
 
   constructor(private readonly options: UserSignInsOptions) {
     this.sealer = options.sealer ?? Sealer.ofThisProcess('mcp-switchboard user sign-in');
@@ -140,7 +156,7 @@ export class UserSignIns implements UpstreamTokens {
 
   /** The sign-in pages, which the user's browser opens (no MCP token). */
   readonly pages: UserPages = {
-    handles: (path) => path === SIGN_IN_START_PATH || path === SIGN_IN_CALLBACK_PATH,
+    handles: (path) => path === SIGN_IN_START_PATH || path === SIGN_IN_WHOAMI_PATH || path === SIGN_IN_CALLBACK_PATH,
     answer: (req, res) => this.answer(req, res),
   };
 
@@ -149,6 +165,7 @@ export class UserSignIns implements UpstreamTokens {
     const url = new URL(req.url ?? '/', 'http://gateway');
     try {
       if (url.pathname === SIGN_IN_START_PATH) return await this.start(url, res);
+      if (url.pathname === SIGN_IN_WHOAMI_PATH) return await this.whoami(url, res);
       return await this.callback(url, res);
     } catch (error) {
       this.options.logger.warn(`sign-in page ${url.pathname} failed: ${errorMessage(error)}`);
@@ -156,14 +173,62 @@ export class UserSignIns implements UpstreamTokens {
     }
   }
 
+  /** The link: first the team's login, to know who opened it. */
   private async start(url: URL, res: http.ServerResponse): Promise<void> {
     const flow = this.open(url.searchParams.get('flow'));
     const definition = flow && this.options.server(flow.server);
-    if (!flow || !definition) return page(res, 400, 'This sign-in link is not valid any more. Call the tool again for a new link.');
+    if (!flow || flow.step !== undefined || !definition)
+      return page(res, 400, 'This sign-in link is not valid any more. Call the tool again for a new link.');
+    const { issuer, metadata } = this.options.teamLogin;
+    const client = await this.teamClient();
+    const redirect = new URL(SIGN_IN_WHOAMI_PATH, this.options.publicBase()).href;
+    const { authorizationUrl, codeVerifier } = await startAuthorization(issuer, {
+      metadata,
+      clientInformation: client,
+      redirectUrl: redirect,
+      scope: 'openid',
+    });
+    authorizationUrl.searchParams.set(
+      'state',
+      this.seal({ ...flow, step: 'who', verifier: codeVerifier, client: client.client_id, redirect }),
+    );
+    res.writeHead(302, { Location: authorizationUrl.href, 'Cache-Control': 'no-store' }).end();
+  }
+
+  /** Back from the team's login: on to the upstream's only for the user the link was made for. */
+  private async whoami(url: URL, res: http.ServerResponse): Promise<void> {
+    const flow = this.open(url.searchParams.get('state'));
+    const definition = flow && this.options.server(flow.server);
+    const code = url.searchParams.get('code');
+    if (flow?.step !== 'who' || !flow.verifier || !flow.client || !flow.redirect || !definition || !code)
+      return page(res, 400, 'This sign-in is not valid any more. Call the tool again for a new link.');
+    const { issuer, metadata } = this.options.teamLogin;
+    const iss = url.searchParams.get('iss');
+    const tokens = await exchangeAuthorization(issuer, {
+      metadata,
+      clientInformation: { client_id: flow.client },
+      authorizationCode: code,
+      ...(iss ? { iss } : {}),
+      codeVerifier: flow.verifier,
+      redirectUri: flow.redirect,
+      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+    });
+    const who = tokens.id_token ? await this.options.teamLogin.verify(tokens.id_token).catch(() => undefined) : undefined;
+    const audiences = [who?.claims.aud].flat();
+    if (!who || !audiences.includes(flow.client))
+      return page(res, 400, 'The team sign-in did not say who you are. Call the tool again for a new link.');
+    if (who.key !== flow.user) {
+      this.options.logger.warn(`${definition.name}: a sign-in link was opened by ${who.subject}, not by the user it was made for; refused`);
+      return page(
+        res,
+        403,
+        `This link was made for another member of the team. Sign in to ${definition.name} from a link your own agent gives you.`,
+      );
+    }
     const upstream = await this.upstreamOf(definition);
     const scope = (definition.oauth.scopes ?? upstream.scopes).join(' ');
     const redirect = this.callbackUrl();
-    const { authorizationUrl, codeVerifier } = await startAuthorization(upstream.authorizationServerUrl, {
+    const started = await startAuthorization(upstream.authorizationServerUrl, {
       ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
       clientInformation: upstream.client,
       redirectUrl: redirect,
@@ -172,15 +237,26 @@ export class UserSignIns implements UpstreamTokens {
     });
     // The state carries the verifier, sealed: nothing of the flow is kept here between the pages,
     // and whichever replica the redirect reaches redeems the code as the client that asked.
-    authorizationUrl.searchParams.set('state', this.seal({ ...flow, verifier: codeVerifier, client: upstream.client.client_id, redirect }));
-    res.writeHead(302, { Location: authorizationUrl.href, 'Cache-Control': 'no-store' }).end();
+    started.authorizationUrl.searchParams.set(
+      'state',
+      this.seal({
+        user: flow.user,
+        server: flow.server,
+        until: flow.until,
+        step: 'upstream',
+        verifier: started.codeVerifier,
+        client: upstream.client.client_id,
+        redirect,
+      }),
+    );
+    res.writeHead(302, { Location: started.authorizationUrl.href, 'Cache-Control': 'no-store' }).end();
   }
 
   private async callback(url: URL, res: http.ServerResponse): Promise<void> {
     const flow = this.open(url.searchParams.get('state'));
     const definition = flow && this.options.server(flow.server);
     const code = url.searchParams.get('code');
-    if (!flow?.verifier || !flow.client || !flow.redirect || !definition)
+    if (flow?.step !== 'upstream' || !flow.verifier || !flow.client || !flow.redirect || !definition)
       return page(res, 400, 'This sign-in is not valid any more. Call the tool again for a new link.');
     if (!code) return page(res, 400, `${definition.name} did not sign you in (${url.searchParams.get('error') ?? 'no code'}).`);
     const upstream = await this.upstreamOf(definition);
@@ -243,6 +319,24 @@ export class UserSignIns implements UpstreamTokens {
       this.upstreams.set(definition.url, upstream);
     }
     return upstream;
+  }
+
+  /** The gateway's registration at the team's provider, for its login page: made once. */
+  private teamClient(): Promise<OAuthClientInformationMixed> {
+    this.teamRegistration ??= registerClient(this.options.teamLogin.issuer, {
+      metadata: this.options.teamLogin.metadata,
+      clientMetadata: {
+        client_name: 'MCP Switchboard team gateway',
+        redirect_uris: [new URL(SIGN_IN_WHOAMI_PATH, this.options.publicBase()).href],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        scope: 'openid',
+      },
+      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+    });
+    this.teamRegistration.catch(() => (this.teamRegistration = undefined));
+    return this.teamRegistration;
   }
 
   private callbackUrl(): string {

@@ -9,7 +9,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@mod
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { DEFAULT_OAUTH } from '../../../src/core/config/types';
 import { oauthIdentity } from '../../../src/core/gateway';
-import { createJwtVerifier, PerUserTokens, TokenExchange, UserSignIns } from '../../../src/core/identity';
+import { createJwtVerifier, PerUserTokens, principalOf, TokenExchange, UserSignIns, type TeamLogin } from '../../../src/core/identity';
 import { systemClock } from '../../../src/core/base/clock';
 import { Sealer } from '../../../src/core/base/sealer';
 import { RedisTaskStore } from '../../../src/core/cluster';
@@ -29,7 +29,17 @@ import { MODERN_VERSION } from '../support/eraClient';
 import { FakeClock } from '../support/fakeClock';
 import { waitForRunning } from '../support/waitFor';
 
-const startTeamIdp = async (): Promise<TeamIdp> => (await import('../../fixtures/team-idp.mjs')).startTeamIdp();
+const startTeamIdp = async (): Promise<TeamIdp> => (await import('../../fixtures/team-idp.mjs')).startTeamIdp({ interactive: true });
+
+/** The team's provider as the gateway knows it, for the browser that opens a sign-in link. */
+async function teamLoginOf(issuer: string): Promise<TeamLogin> {
+  const verifier = await createJwtVerifier({ issuer });
+  return {
+    issuer: verifier.issuer,
+    metadata: verifier.metadata,
+    verify: async (idToken) => principalOf(await verifier.verifyAccessToken(idToken)),
+  };
+}
 
 describe('a team gateway calls a per-user upstream with each user’s own token (RFC 8693 token exchange)', function () {
   this.timeout(60_000);
@@ -162,6 +172,7 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     const signIns = new UserSignIns({
       clock: systemClock,
       logger: signInLog,
+      teamLogin: await teamLoginOf(idp.issuer),
       publicBase: () => gatewayUrl,
       server: (name) => {
         const definition = runtime.manager.server(name)?.definition;
@@ -201,20 +212,31 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     return new URL(link?.url ?? '');
   }
 
-  /** The user at their browser: the gateway's link, the upstream's own login page, back to the gateway. */
-  async function signInAt(link: URL, login: string): Promise<Response> {
+  /**
+   * A person at their browser: the gateway's link, the team's login page (as `member`), the
+   * upstream's own login page (as `login`), back to the gateway. The last page the gateway showed.
+   */
+  async function signInAt(
+    link: URL,
+    member: string,
+    login: string,
+    bases = { start: gatewayUrl, whoami: gatewayUrl, callback: gatewayUrl },
+  ): Promise<Response> {
     const start = await fetch(link, { redirect: 'manual' });
     assert.equal(start.status, 302);
-    const callback = `${gatewayUrl}/oauth/callback`;
-    const query = await loginAtProvider(new URL(start.headers.get('location') ?? ''), callback, login);
-    return fetch(`${callback}?${query.toString()}`);
+    const team = await loginAtProvider(new URL(start.headers.get('location') ?? ''), `${bases.start}/oauth/whoami`, member);
+    const confirmed = await fetch(`${bases.whoami}/oauth/whoami?${team.toString()}`, { redirect: 'manual' });
+    if (confirmed.status !== 302) return confirmed;
+    const callback = `${bases.whoami}/oauth/callback`;
+    const query = await loginAtProvider(new URL(confirmed.headers.get('location') ?? ''), callback, login);
+    return fetch(`${bases.callback}/oauth/callback?${query.toString()}`);
   }
 
   it("asks each user to sign in themselves, then calls as them; another user's sign-in is never theirs", async () => {
     const alice = await connect('alice');
     const link = await signInLink(alice);
     assert.equal(`${link.origin}${link.pathname}`, `${gatewayUrl}/oauth/start`);
-    const done = await signInAt(link, 'alice.upstream');
+    const done = await signInAt(link, 'alice', 'alice.upstream');
     assert.equal(done.status, 200, (await done.clone().text()) + JSON.stringify(signInLog.entries));
     assert.match(await done.text(), /You are signed in to notes/);
     const answer = JSON.parse(textOf((await alice.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
@@ -224,7 +246,7 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     // bob has signed in nowhere: he gets a link of his own, not alice's account.
     const bob = await connect('bob');
     const bobsLink = await signInLink(bob);
-    await signInAt(bobsLink, 'bob.upstream');
+    await signInAt(bobsLink, 'bob', 'bob.upstream');
     const bobs = JSON.parse(textOf((await bob.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
       subject: string;
     };
@@ -251,6 +273,7 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
       const signIns = new UserSignIns({
         clock: systemClock,
         logger: new MemoryLogger(),
+        teamLogin: await teamLoginOf(idp.issuer),
         publicBase: () => url,
         server: (name) => (name === 'notes' ? definition : undefined),
         sealer: new Sealer(key, 'mcp-switchboard user sign-in'),
@@ -278,10 +301,8 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     };
     const dave = await onReplica(first, 'mallory');
     const link = await signInLink(dave);
-    // The link is the first replica's; its callback comes back to the second one, which opens it.
-    const start = await fetch(link, { redirect: 'manual' });
-    const query = await loginAtProvider(new URL(start.headers.get('location') ?? ''), `${first}/oauth/callback`, 'mallory.upstream');
-    const done = await fetch(`${second}/oauth/callback?${query.toString()}`);
+    // The link is the first replica's; its redirects come back to the second one, which opens them.
+    const done = await signInAt(link, 'mallory', 'mallory.upstream', { start: first, whoami: second, callback: second });
     assert.equal(done.status, 200, await done.clone().text());
     // Both replicas now call as her, with no second sign-in.
     for (const base of [first, second]) {
@@ -303,6 +324,17 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
       const value = String(await reader.get(stored));
       assert.ok(!issued.some((token) => value.includes(token)) && !value.includes('mallory') && !stored.includes('mallory'), value);
     }
+  });
+
+  it("refuses a link opened by another member: nobody can make someone else's upstream account serve them", async () => {
+    const carol = await connect('carol');
+    const carolsLink = await signInLink(carol);
+    // carol sends her link to bob, who signs in to the team as himself.
+    const refused = await signInAt(carolsLink, 'bob', 'bob.upstream');
+    assert.equal(refused.status, 403);
+    assert.match(await refused.text(), /made for another member of the team/);
+    // Nothing was kept for carol: she still gets a link, and bob's account never serves her.
+    await signInLink(carol);
   });
 
   it('refuses a link that was tampered with, or a callback without its sealed state', async () => {
