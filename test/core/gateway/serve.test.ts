@@ -6,7 +6,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { parseServeArgs, readCatalogSettings, runServe, serveCommand, type ServeOptions, type ServeReady } from '../../../src/core/cli';
-import { isAlive, STDIO_SERVER } from '../connection/helpers';
+import { isAlive, startHttpFixture, STDIO_SERVER } from '../connection/helpers';
 import { Cleanup, connectClient, eventually, initializeHeaders, INITIALIZE_BODY, rawRequest, textOf } from './helpers';
 import { LOOPBACK_REACH as LOOPBACK } from '../../../src/core/gateway';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
@@ -356,6 +356,37 @@ describe('gateway: serve', function () {
       ],
     );
     assert.equal(audits[0]?.rule, 'no rule allows it');
+  });
+
+  it('--oauth-issuer with servers that act for each user: a token exchanged for alice, and a sign-in link that starts at the team’s login', async () => {
+    const idp = (await (await import('../../fixtures/team-idp.mjs')).startTeamIdp({ interactive: true })) as TeamIdp;
+    cleanup.add(() => idp.close());
+    const upstream = await startHttpFixture(cleanup, ['--require-jwt', idp.issuer, '--name', 'tickets']);
+    idp.allowExchange(upstream.url('/mcp'));
+    const own = { grant: 'client_credentials', clientId: 'gateway', clientSecret: 'gateway-secret', scopes: ['mcp'] };
+    const { ready } = await serving(
+      {
+        'mcpSwitchboard.servers': {
+          exchanged: { type: 'http', url: upstream.url('/mcp'), oauth: { ...own, perUser: 'tokenExchange' } },
+          signed: { type: 'http', url: upstream.url('/mcp'), oauth: { ...own, perUser: 'signIn' } },
+        },
+      },
+      { oauth: { issuer: idp.issuer, scopes: ['mcp'] } },
+    );
+    idp.allowResource(ready.url);
+    const { client } = await connectClient(cleanup, ready.url, await idp.token('alice', ready.url, 'mcp'));
+    assert.equal(textOf((await client.callTool({ name: 'exchanged__whoami', arguments: {} })) as CallToolResult), 'alice');
+    const asked = (await client.callTool({ name: 'signed__whoami', arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { code?: number; data?: { elicitations?: { url: string }[] } } | undefined;
+    assert.equal(asked?.code, -32042, JSON.stringify(asked));
+    const link = new URL(asked?.data?.elicitations?.[0]?.url ?? '');
+    assert.equal(`${link.origin}${link.pathname}`, ready.url.replace(/\/mcp$/, '/oauth/start'));
+    // serve answers its sign-in pages: the link's first stop is the team's own login page.
+    const start = await fetch(link, { redirect: 'manual' });
+    assert.equal(start.status, 302);
+    assert.ok(start.headers.get('location')?.startsWith(`${idp.issuer}/`), String(start.headers.get('location')));
   });
 
   it('--oauth-issuer: an issuer that cannot be read, or a broken policy, stops serve before it serves', async () => {
