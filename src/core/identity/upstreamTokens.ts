@@ -17,6 +17,11 @@ import type { Principal } from './principal';
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
+/** One user at one upstream: the key of everything kept for them (nothing found for another user). */
+export function userServerKey(user: string, definition: HttpServerDefinition): string {
+  return JSON.stringify([user, definition.name, definition.url]);
+}
+
 /** Where a user's token for an upstream comes from. */
 export interface UpstreamTokens {
   tokenFor(principal: Principal, subjectToken: string, definition: HttpServerDefinition): Promise<string>;
@@ -93,7 +98,7 @@ export class TokenExchange implements UpstreamTokens {
 
   tokenFor(principal: Principal, subjectToken: string, definition: HttpServerDefinition): Promise<string> {
     // The user is part of every key: nothing one user was given is found for another.
-    const key = JSON.stringify([principal.key, definition.name, definition.url]);
+    const key = userServerKey(principal.key, definition);
     const known = this.remembered.get(key);
     if (known && known.usableUntil > this.options.clock.now()) return Promise.resolve(known.token);
     let exchange = this.running.get(key);

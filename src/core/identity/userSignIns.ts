@@ -31,7 +31,7 @@ import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { HttpServerDefinition } from '../config';
 import type { Principal } from './principal';
-import type { UpstreamTokens, UserPages } from './upstreamTokens';
+import { userServerKey, type UpstreamTokens, type UserPages } from './upstreamTokens';
 
 export const SIGN_IN_START_PATH = '/oauth/start';
 export const SIGN_IN_CALLBACK_PATH = '/oauth/callback';
@@ -115,7 +115,7 @@ export class UserSignIns implements UpstreamTokens {
   }
 
   async tokenFor(principal: Principal, _subjectToken: string, definition: HttpServerDefinition): Promise<string> {
-    const key = keyOf(principal.key, definition);
+    const key = userServerKey(principal.key, definition);
     const kept = this.kept.get(key) ?? (await this.readShared(key));
     if (kept && !this.expired(kept)) return kept.tokens.access_token;
     if (kept?.tokens.refresh_token) {
@@ -151,7 +151,7 @@ export class UserSignIns implements UpstreamTokens {
 
   /** Forgets a user's tokens for a server that refused them: their next call asks them to sign in. */
   forget(principal: Principal, definition: HttpServerDefinition): void {
-    void this.drop(keyOf(principal.key, definition));
+    void this.drop(userServerKey(principal.key, definition));
   }
 
   /** The sign-in pages, which the user's browser opens (no MCP token). */
@@ -271,7 +271,7 @@ export class UserSignIns implements UpstreamTokens {
       resource: new URL(upstream.resource),
       ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
     });
-    await this.keep(keyOf(flow.user, definition), tokens, flow.client);
+    await this.keep(userServerKey(flow.user, definition), tokens, flow.client);
     this.options.logger.info(`${definition.name}: a user signed in with their own account`);
     return page(res, 200, `You are signed in to ${definition.name}. Go back to your agent and call the tool again.`);
   }
@@ -394,10 +394,6 @@ export class UserSignIns implements UpstreamTokens {
       return undefined;
     }
   }
-}
-
-function keyOf(user: string, definition: HttpServerDefinition): string {
-  return JSON.stringify([user, definition.name, definition.url]);
 }
 
 /** Who signed in where is not for a reader of the shared store: the key is a hash of it. */
