@@ -23,42 +23,32 @@ const zodEnglishOnly = {
 };
 
 /**
- * The SDK's client and server packages each bundle the same JSON Schema validator (ajv, 150 KB):
- * the server's imports get the client's copy, when the two files (and the chunks each imports)
- * are the same but for their chunks' hashed names and their source-map line. After an SDK update
- * that makes them differ, both are kept, as before.
+ * The SDK's client and server default to ajv for JSON Schema (150 KB of the bundle, in each
+ * package), chosen in their `_shims` module by export condition. Every client and server of ours is
+ * given @cfworker/json-schema instead (src/core/base/jsonSchemaValidator.ts), so the default is
+ * never constructed: the Node shims the bundles get import that same validator in place of ajv,
+ * and ajv is left out. The build fails if a shim no longer imports ajv as expected.
  */
-const oneAjv = {
-  name: 'one-ajv',
+const AJV_IMPORT = /^import \{ n as AjvJsonSchemaValidator \} from "\.\/ajvProvider-[\w-]{8}\.mjs";$/m;
+const noAjv = {
+  name: 'no-ajv',
   setup(build) {
-    const dist = (name) =>
-      path.join(build.initialOptions.absWorkingDir ?? process.cwd(), 'node_modules', '@modelcontextprotocol', name, 'dist');
-    const hashed = /-[\w-]{8}\.mjs/g;
-    const find = (dir, stem) => fs.readdirSync(dir).find((file) => new RegExp(`^${stem}-[\\w-]{8}\\.mjs$`).test(file));
-    const normal = (file) =>
-      fs
-        .readFileSync(file, 'utf8')
-        .replace(/\n\/\/# sourceMappingURL=.*\s*$/, '')
-        .replace(hashed, '-#.mjs');
-    const same = (stem) => {
-      const client = find(dist('client'), stem);
-      const server = find(dist('server'), stem);
-      return client && server && normal(path.join(dist('client'), client)) === normal(path.join(dist('server'), server))
-        ? { client: path.join(dist('client'), client), server: path.join(dist('server'), server) }
-        : undefined;
-    };
-    let provider;
-    try {
-      provider = same('ajvProvider');
-      const imported = provider ? [...fs.readFileSync(provider.client, 'utf8').matchAll(/from "\.\/([\w]+)-[\w-]{8}\.mjs"/g)] : [];
-      if (!imported.every(([, stem]) => same(stem))) provider = undefined;
-    } catch {
-      provider = undefined;
-    }
-    if (!provider) return;
-    build.onResolve({ filter: /^\.\/ajvProvider-[\w-]{8}\.mjs$/ }, (args) =>
-      path.join(args.resolveDir, args.path) === provider.server ? { path: provider.client } : undefined,
-    );
+    build.onResolve({ filter: /^@modelcontextprotocol\/(client|server)\/_shims$/ }, (args) => ({ path: args.path, namespace: 'no-ajv' }));
+    build.onLoad({ filter: /.*/, namespace: 'no-ajv' }, (args) => {
+      const pkg = args.path.split('/')[1];
+      const root = path.join(build.initialOptions.absWorkingDir ?? process.cwd(), 'node_modules', '@modelcontextprotocol', pkg, 'dist');
+      const shim = fs.readFileSync(path.join(root, 'shimsNode.mjs'), 'utf8');
+      if (!AJV_IMPORT.test(shim))
+        return { errors: [{ text: `no-ajv: ${pkg}'s shimsNode no longer imports ajv as expected; see scripts/bundleTrim.mjs` }] };
+      return {
+        contents: shim.replace(
+          AJV_IMPORT,
+          "import { CfWorkerJsonSchemaValidator as AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';",
+        ),
+        resolveDir: root,
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -151,7 +141,7 @@ const resultValidatorOnce = {
 };
 
 /** For our own bundles (the extension, the CLI). */
-export const TRIM_PLUGINS = [zodEnglishOnly, oneAjv, resultValidatorOnce, noExemplars, noSummaries];
+export const TRIM_PLUGINS = [zodEnglishOnly, noAjv, resultValidatorOnce, noExemplars, noSummaries];
 
 /**
  * What `serve` does only for a team (the npm package's and the container image's, not the

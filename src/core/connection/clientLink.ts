@@ -21,6 +21,7 @@ import {
 import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../config';
 import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../base/logging';
+import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
 import { SwitchboardError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { signInFailure, translateRequestError } from './requestErrors';
@@ -182,6 +183,7 @@ export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTime
       kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },
     // input_required rounds are answered by the same handlers as 2025-era server requests.
     inputRequired: { autoFulfill: true },
+    jsonSchemaValidator,
   });
   const { elicit, sample, listRoots } = handlers;
   if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request.params));

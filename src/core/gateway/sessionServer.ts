@@ -16,6 +16,7 @@ import { type ClientInputRound, type CallerOptions, type OnBehalfOf, isSwitchboa
 import { clientNameOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
+import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
 import { rpcError, toProtocolError, upstreamError } from './callErrors';
 import { describeEndpoint, endpointKey, endpointPath, type EndpointId, type CallTarget } from './endpoint';
 import { listedTools, mapToolName, taskSupportOf } from './exposure';
@@ -168,6 +169,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     },
     ...(instructions ? { instructions } : {}),
     ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
+    jsonSchemaValidator,
   });
   const relayed = relayedThrough(extras.relays, server, extras.bridge);
   // A 2025 session's log level (logging/setLevel), for a 2026-07-28 upstream that takes it per request.

@@ -1,11 +1,9 @@
 // Run Tool's argument box: a skeleton of the arguments a tool's schema asks for, and the check of
-// what the user typed, with the SDK's own JSON Schema validator (ajv), before anything is sent.
+// what the user typed, with the JSON Schema validator the connection uses, before anything is sent.
 import type { JsonSchemaType, Tool } from '@modelcontextprotocol/client';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
+import { jsonSchemaValidator as validator } from '../base/jsonSchemaValidator';
 
 type Schema = Record<string, unknown>;
-
-const validator = new AjvJsonSchemaValidator();
 
 function asSchema(value: unknown): Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Schema) : {};
