@@ -15,6 +15,7 @@ const LAYERS = {
   auth: ['base', 'config', 'state', 'connection'],
   manager: ['base', 'config', 'state', 'connection'],
   catalog: ['base', 'config', 'state', 'connection'],
+  skills: ['base', 'connection'],
   identity: ['base', 'config', 'state', 'connection', 'catalog'],
   gateway: ['base', 'config', 'state', 'connection', 'catalog', 'identity'],
   cluster: ['base', 'gateway'],

@@ -2,6 +2,7 @@
 // page) for one server under one connection config, with the time it was fetched. Storage is
 // pluggable: the editor keeps entries in its global storage, the CLI in a folder, tests in memory.
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import type { Skill } from '../connection';
 import { identityOf, MAX_INSTRUCTIONS, type ServerInfo } from '../state';
 
 export const TOOL_CACHE_FORMAT = 1;
@@ -25,6 +26,8 @@ export interface CachedOffer {
   readonly resources: readonly Resource[];
   readonly resourceTemplates: readonly ResourceTemplateType[];
   readonly prompts: readonly Prompt[];
+  /** Skill entries (manifests, no file content); absent in entries stored before skills were kept. */
+  readonly skills?: readonly Skill[];
   readonly capabilities?: Readonly<Record<string, unknown>>;
   /** The server's `instructions`, as it last gave them (bounded by MAX_INSTRUCTIONS). */
   readonly instructions?: string;
@@ -73,7 +76,8 @@ export function parseToolCacheEntry(key: string, value: unknown): { entry: ToolC
   if (typeof fetchedAt !== 'number' || !Number.isFinite(fetchedAt)) return { problem: 'fetchedAt is not a number' };
   const offer = value.offer === undefined ? undefined : parseOffer(value.offer);
   if (typeof offer === 'string') return { problem: offer };
-  const offersSomething = offer !== undefined && offer.resources.length + offer.resourceTemplates.length + offer.prompts.length > 0;
+  const offersSomething =
+    offer !== undefined && offer.resources.length + offer.resourceTemplates.length + offer.prompts.length + (offer.skills?.length ?? 0) > 0;
   if (!Array.isArray(tools) || (tools.length === 0 && !offersSomething)) return { problem: 'tools is not a non-empty array' };
   if (!tools.every((tool) => isPlainObject(tool) && typeof tool.name === 'string')) return { problem: 'a tool has no name' };
   // Each tool's schemas are checked where every tool list is, in normalizeTool().
@@ -94,6 +98,10 @@ function parseOffer(value: unknown): CachedOffer | string {
   const resourceTemplates = list('resourceTemplates', ['uriTemplate', 'name']);
   const prompts = list('prompts', ['name']);
   for (const checked of [resources, resourceTemplates, prompts]) if (typeof checked === 'string') return checked;
+  const skills = value.skills === undefined ? [] : list('skills', ['uri']);
+  if (typeof skills === 'string') return skills;
+  if (!skills.every((skill) => isPlainObject((skill as Record<string, unknown>).frontmatter)))
+    return 'an item of offer.skills lacks frontmatter';
   const capabilities = value.capabilities;
   if (capabilities !== undefined && !isPlainObject(capabilities)) return 'offer.capabilities is not an object';
   const serverInfo =
@@ -107,6 +115,7 @@ function parseOffer(value: unknown): CachedOffer | string {
     resources: resources as Resource[],
     resourceTemplates: resourceTemplates as ResourceTemplateType[],
     prompts: prompts as Prompt[],
+    ...(skills.length > 0 ? { skills: skills as Skill[] } : {}),
     ...(capabilities ? { capabilities } : {}),
     ...(instructions ? { instructions } : {}),
     ...(serverInfo ? { serverInfo } : {}),

@@ -11,6 +11,8 @@ import type {
   ServerOffer,
   CallerOptions,
   CallOutcome,
+  Skill,
+  SkillFile,
 } from '../connection';
 import { isServed, type ServerInfo, type ServerState, type ServerStateChangeEvent } from '../state';
 import { Emitter, type Disposable, type Event } from '../base/events';
@@ -36,6 +38,7 @@ export interface OfferManager {
   ): Promise<CallOutcome<O, ForwardedResult<M>>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
+  readSkillFile(server: string, skill: Skill, ref?: string, options?: CallerOptions): Promise<SkillFile>;
 }
 
 /** Where offers are kept between runs: next to the tool lists (ToolCatalog provides it). */
@@ -126,6 +129,8 @@ export class OfferCatalog implements OfferSource, Disposable {
       resources: resourcesShown ? (offer?.resources ?? []) : [],
       resourceTemplates: resourcesShown ? (offer?.resourceTemplates ?? []) : [],
       prompts: promptsShown ? (offer?.prompts ?? []) : [],
+      // Skill files are resources: hidden with them.
+      skills: resourcesShown ? (offer?.skills ?? []) : [],
       ...(capabilities ? { capabilities: offerCapabilities(capabilities, definition) } : {}),
       ...(instructions ? { instructions } : {}),
       ...(serverInfo ? { serverInfo } : {}),
@@ -162,6 +167,13 @@ export class OfferCatalog implements OfferSource, Disposable {
 
   unsubscribeResource(server: string, uri: string): Promise<void> {
     return this.manager.unsubscribeResource(server, uri);
+  }
+
+  readSkillFile(server: string, skill: Skill, ref?: string, options: CallerOptions = {}): Promise<SkillFile> {
+    return Promise.resolve().then(() => {
+      this.assertShown(server, 'resources');
+      return this.manager.readSkillFile(server, skill, ref, options);
+    });
   }
 
   dispose(): void {
@@ -201,7 +213,8 @@ export class OfferCatalog implements OfferSource, Disposable {
     if (state.kind === 'running')
       return { offer: live, capabilities: state.capabilities, instructions: state.instructions, serverInfo: state.serverInfo };
     const cached = this.store?.cachedOffer(server);
-    const liveHasSomething = live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length > 0;
+    const liveHasSomething =
+      live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length + live.skills.length > 0;
     const last = this.lastRunning.get(server);
     return {
       offer: liveHasSomething ? live : (cached ?? live),
@@ -239,6 +252,7 @@ export class OfferCatalog implements OfferSource, Disposable {
       resources: offer.resources,
       resourceTemplates: offer.resourceTemplates,
       prompts: offer.prompts,
+      skills: offer.skills,
       capabilities: view.state.capabilities,
       serverInfo: view.state.serverInfo,
       ...(instructions ? { instructions } : {}),

@@ -120,7 +120,7 @@ export class ToolCache {
   storeOffer(server: string, connectionHash: string, offer: CachedOffer, fetchedAt: number): void {
     const key = toolCacheKey(server, connectionHash);
     const existing = this.entries.get(key);
-    const empty = offer.resources.length + offer.resourceTemplates.length + offer.prompts.length === 0;
+    const empty = offer.resources.length + offer.resourceTemplates.length + offer.prompts.length + (offer.skills?.length ?? 0) === 0;
     if (!existing && empty) return;
     this.write(key, existing ? { ...existing, offer } : { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools: [], offer });
   }

@@ -1,7 +1,7 @@
 // What the catalog hands to everything downstream (the gateway, the dispatcher tools, the tree,
 // the doctor). Plain data; every value is a copy the receiver may keep.
 import type { CallToolResult, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
-import type { CallerOptions, CallOutcome, ServerNotice, ForwardedMethod, ForwardedResult } from '../connection';
+import type { CallerOptions, CallOutcome, ServerNotice, ForwardedMethod, ForwardedResult, Skill, SkillFile } from '../connection';
 import type { ServerInfo, ServerStateKind } from '../state';
 import type { Event } from '../base/events';
 
@@ -115,6 +115,8 @@ export interface OfferedServer {
   readonly resources: readonly Resource[];
   readonly resourceTemplates: readonly ResourceTemplateType[];
   readonly prompts: readonly Prompt[];
+  /** Its skills (SEP-2640): manifests only; a file is read when asked for (`readSkillFile`). */
+  readonly skills: readonly Skill[];
   /** As of the server's current or last connection; absent when it never connected. */
   readonly capabilities?: OfferCapabilities;
   /** The server's `instructions` (initialize or server/discover), from its current or last connection. */
@@ -147,4 +149,6 @@ export interface OfferSource {
   ): Promise<CallOutcome<O, ForwardedResult<M>>>;
   subscribeResource(server: string, uri: string): Promise<void>;
   unsubscribeResource(server: string, uri: string): Promise<void>;
+  /** One file of a skill the server listed, checked against its entry; refused like a resource read when resources are hidden. */
+  readSkillFile(server: string, skill: Skill, ref?: string, options?: CallerOptions): Promise<SkillFile>;
 }

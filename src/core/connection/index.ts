@@ -25,3 +25,4 @@ export type { HostAnswers, RelayHost, RequestRelay } from './serverRequests';
 export { paramHeaders } from './paramHeaders';
 export type { ParamHeader } from './paramHeaders';
 export { takesUserCredential, type OnBehalfOf } from './userCredential';
+export { SKILLS_EXTENSION, declaresSkills, type Skill, type SkillFile } from './serverSkills';

@@ -20,6 +20,7 @@ import { RequestGate, type SessionOperation } from './requestGate';
 import { ServerLifecycle } from './serverLifecycle';
 import type { ServerNotice } from './serverNotices';
 import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
+import type { Skill, SkillFile } from './serverSkills';
 import type { McpSession, SessionCounters } from './session';
 import type { QuarantinedTool } from './toolList';
 import { RunningTasks } from './runningTasks';
@@ -315,6 +316,19 @@ export class ServerConnection {
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
     if (problem) throw new SwitchboardError('PROTOCOL_ERROR', `${method} failed: ${problem}`);
     return result as CallOutcome<O, ForwardedResult<M>>;
+  }
+
+  /**
+   * One file of a skill the server listed (`ref` relative to its folder; SKILL.md by default), read
+   * only as the entry lists it and checked against it: a file the entry does not list, or one whose
+   * size, digest or frontmatter differ, is refused naming it, and its content is never returned.
+   */
+  async readSkillFile(skill: Skill, ref?: string, options: CallerOptions = {}): Promise<SkillFile> {
+    return this.lifecycle.inUse(() =>
+      this.withCallerSession(`resources/read of skill \`${skill.frontmatter.name}\``, options, (session, policy, budget) =>
+        session.readSkillFile(skill, ref, policy, budget),
+      ),
+    );
   }
 
   /** Lists the resources, templates and prompts of a running server again. */

@@ -16,13 +16,19 @@ import { z } from 'zod';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
 import { SwitchboardError } from './errors';
 import { readPages, sessionPages, type ListMethod, type PageRequester, type PagingSession } from './listPaging';
-import type { RequestPolicy } from './requestPolicy';
+import type { RequestPolicy, RetryBudget } from './requestPolicy';
+import { declaresSkills, type Skill, type SkillListing } from './serverSkills';
 import { errorMessage } from '../base/errorMessage';
 
 export interface ServerOffer {
   readonly resources: readonly Resource[];
   readonly resourceTemplates: readonly ResourceTemplate[];
   readonly prompts: readonly Prompt[];
+  /**
+   * Its skills (SEP-2640), when it declares the extension: each entry a manifest of the skill's
+   * files with their digests; no file is read until one is asked for.
+   */
+  readonly skills: readonly Skill[];
   /** Items held back or lists that failed, each naming what and why. */
   readonly problems: readonly string[];
   /**
@@ -32,7 +38,7 @@ export interface ServerOffer {
   readonly ttlMs?: { readonly resources?: number; readonly prompts?: number };
 }
 
-export const EMPTY_OFFER: ServerOffer = { resources: [], resourceTemplates: [], prompts: [], problems: [] };
+export const EMPTY_OFFER: ServerOffer = { resources: [], resourceTemplates: [], prompts: [], skills: [], problems: [] };
 
 /** Which lists a change notification names. */
 export type OfferList = 'resources' | 'prompts';
@@ -151,7 +157,10 @@ export function offersSubscriptions(capabilities: Readonly<Record<string, unknow
  * broken still serves its tools and resources. Cancellation is rethrown.
  */
 export async function listOffer(
-  session: PagingSession & { readonly capabilities: Readonly<Record<string, unknown>> },
+  session: PagingSession & {
+    readonly capabilities: Readonly<Record<string, unknown>>;
+    listSkills(policy: RequestPolicy, budget: RetryBudget): Promise<SkillListing>;
+  },
   policy: RequestPolicy,
   previous: ServerOffer = EMPTY_OFFER,
   which: readonly OfferList[] = ['resources', 'prompts'],
@@ -173,10 +182,25 @@ export async function listOffer(
     }
   };
   const listResources = offered.resources && which.includes('resources');
-  const [resources, resourceTemplates, prompts] = await Promise.all([
+  // Skill files are resources: skills are listed again whenever the resources are.
+  const skillsOffered = declaresSkills(session.capabilities);
+  const listSkillsNow = async (): Promise<readonly Skill[]> => {
+    if (!skillsOffered || !which.includes('resources')) return skillsOffered ? previous.skills : [];
+    try {
+      const listing = await session.listSkills(policy, { retried: false });
+      problems.push(...listing.problems);
+      return listing.skills;
+    } catch (error) {
+      if (policy.signal?.aborted) throw error;
+      problems.push(`skills/list failed: ${errorMessage(error)}`);
+      return previous.skills;
+    }
+  };
+  const [resources, resourceTemplates, prompts, skills] = await Promise.all([
     list(RESOURCES, listResources, offered.resources ? previous.resources : [], hints.resources),
     list(RESOURCE_TEMPLATES, listResources, offered.resources ? previous.resourceTemplates : [], hints.resources),
     list(PROMPTS, offered.prompts && which.includes('prompts'), offered.prompts ? previous.prompts : [], hints.prompts),
+    listSkillsNow(),
   ]);
   const ttlMs = {
     ...(hints.resources.ttlMs === undefined
@@ -190,5 +214,5 @@ export async function listOffer(
         : { prompts: previous.ttlMs.prompts }
       : { prompts: hints.prompts.ttlMs }),
   };
-  return { resources, resourceTemplates, prompts, problems, ...(Object.keys(ttlMs).length > 0 ? { ttlMs } : {}) };
+  return { resources, resourceTemplates, prompts, skills, problems, ...(Object.keys(ttlMs).length > 0 ? { ttlMs } : {}) };
 }

@@ -40,6 +40,7 @@ import { StdioProcessTransport } from './stdioTransport';
 import type { RunningTasks } from './runningTasks';
 import { TaskCalls } from './taskCalls';
 import { ServerTaskFollower, serverTaskPath, taskEnvelope } from './serverTasks';
+import { listSkills, readSkillFile, type Skill, type SkillFile, type SkillListing } from './serverSkills';
 
 type RawSchema = Parameters<Client['request']>[1];
 
@@ -329,6 +330,18 @@ export class McpSession {
       );
     if (!extras.rounds) return send({}, false) as Promise<T>;
     return runClientRounds(method, extras.rounds, this.options.serverRequests ?? {}, (round) => send(round, true));
+  }
+
+  /** `skills/list`, every page, with this session's limits (serverSkills.ts). */
+  listSkills(policy: RequestPolicy, budget: RetryBudget): Promise<SkillListing> {
+    return this.request('skills/list', policy, budget, (options) => listSkills(this.client, options));
+  }
+
+  /** One file of a listed skill, read only as its entry lists it and checked against it (serverSkills.ts). */
+  readSkillFile(skill: Skill, ref: string | undefined, policy: RequestPolicy, budget: RetryBudget): Promise<SkillFile> {
+    return this.request(`resources/read of skill \`${skill.frontmatter.name}\``, policy, budget, (options) =>
+      readSkillFile(this.client, skill, ref, options),
+    );
   }
 
   /** `definition`: the tool as listed, so that the SDK can mirror `x-mcp-header` parameters into headers. */

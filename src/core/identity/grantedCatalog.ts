@@ -123,5 +123,9 @@ function grantedOffers(offers: OfferSource, grant: Grant): OfferSource {
       check(server);
       return offers.unsubscribeResource(server, uri);
     },
+    readSkillFile: async (server, skill, ref, options) => {
+      check(server);
+      return offers.readSkillFile(server, skill, ref, options);
+    },
   };
 }

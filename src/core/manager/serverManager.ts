@@ -16,6 +16,8 @@ import {
   type ServerRequestHandlers,
   type ForwardedMethod,
   type ForwardedResult,
+  type Skill,
+  type SkillFile,
 } from '../connection';
 import { startsOnDemand, type ServerState, type ServerStateChangeEvent } from '../state';
 import { Emitter, type Event } from '../base/events';
@@ -296,6 +298,11 @@ export class ServerManager {
     options: O = {} as O,
   ): Promise<CallOutcome<O, ForwardedResult<M>>> {
     return Promise.resolve().then(() => this.usableConnection(server).forwardRequest(method, params, options));
+  }
+
+  /** One file of a skill the server listed, checked against its entry (ServerConnection.readSkillFile). */
+  readSkillFile(server: string, skill: Skill, ref?: string, options: CallerOptions = {}): Promise<SkillFile> {
+    return Promise.resolve().then(() => this.usableConnection(server).readSkillFile(skill, ref, options));
   }
 
   /** Tells every running server that the roots changed (the workspace folders did). */

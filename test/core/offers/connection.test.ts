@@ -117,6 +117,6 @@ describe('what a server offers besides tools, through one connection', function 
   it('offers nothing more for a server without resources or prompts', async () => {
     const { connection } = connect(cleanup, stdioDefinition([], { name: 'plain' }));
     await connection.start();
-    assert.deepEqual(connection.offer, { resources: [], resourceTemplates: [], prompts: [], problems: [] });
+    assert.deepEqual(connection.offer, { resources: [], resourceTemplates: [], prompts: [], skills: [], problems: [] });
   });
 });

@@ -1,0 +1,12 @@
+export { manifestDigest, planSkillFiles, skillKey, SKILL_BYTES_LIMIT, SKILL_FILE_LIMIT, type SkillFilePlan } from './skillManifest';
+export {
+  installedSkills,
+  installSkill,
+  ORIGIN_FILE,
+  removeInstalledSkill,
+  SkillInstallError,
+  type InstalledSkill,
+  type InstallSkillOptions,
+  type SkillOrigin,
+} from './installedSkills';
+export { SkillApprovals, type ApprovalStore } from './skillApprovals';
