@@ -14,6 +14,10 @@ import {
   type OAuthSettings,
 } from '../../src/core/config/types';
 import { isSwitchboardError, ServerConnection } from '../../src/core/connection';
+import { installSkill, SkillInstallError } from '../../src/core/skills';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { systemClock } from '../../src/core/base/clock';
 import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
 import type { Logger } from '../../src/core/base/logging';
@@ -220,6 +224,36 @@ const scenarios: Record<string, Scenario> = {
     if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
     expectSuccess('json_schema_echo', await connection.sendToolCall('json_schema_echo', { schema: focal.inputSchema }));
   },
+
+  // Skills (SEP-2640): the connection lists the server's skills at start and fetches none of their
+  // files; nothing more is done, as a host does until a skill is asked for.
+  async 'sep-2640-client-no-prefetch'(connection) {
+    if (connection.offer.skills.length === 0) throw new Error(`no skill was listed: ${connection.offer.problems.join('; ')}`);
+  },
+
+  // Installing the listed skill, as the user's Install Skill does: SKILL.md is fetched first and
+  // checked (size, digest, frontmatter); served tampered, the install is refused and nothing else of
+  // the skill is fetched. The refusal is this scenario's expected end.
+  ...Object.fromEntries(
+    ['sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter'].map((name) => [
+      name,
+      async (connection: ServerConnection) => {
+        const [skill] = connection.offer.skills;
+        if (!skill) throw new Error(`no skill was listed: ${connection.offer.problems.join('; ')}`);
+        const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-conformance-skills-'));
+        try {
+          await installSkill({ server: 'conformance', skill, skillsFolder: folder, read: (ref) => connection.readSkillFile(skill, ref) });
+          throw new Error(`the tampered skill \`${skill.frontmatter.name}\` was installed`);
+        } catch (error) {
+          if (!(error instanceof SkillInstallError)) throw error;
+          console.error(`refused, as it must be: ${error.message}`);
+          if ((await fs.readdir(folder)).length > 0) throw new Error('the refused skill left files behind');
+        } finally {
+          await fs.rm(folder, { recursive: true, force: true });
+        }
+      },
+    ]),
+  ),
 };
 
 /** Our log lines go to stderr, which the harness saves next to the checks (stderr.txt). */

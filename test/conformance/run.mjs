@@ -12,9 +12,8 @@ import path from 'node:path';
 import { artifactsDir, harnessDir, node24, repoRoot } from '../../scripts/harness-paths.mjs';
 
 // Every client scenario of the suite that concerns what Switchboard implements, each in the
-// protocol revision(s) it applies to (`name@revision`; the harness's --spec-version). The skills and
-// tasks extensions are not implemented, nor are the enterprise and workload identity auth
-// extensions.
+// protocol revision(s) it applies to (`name@revision`; the harness's --spec-version), or none for an
+// extension's. The tasks extension has server scenarios only.
 export const SCENARIOS = [
   'initialize@2025-11-25',
   'tools_call@2025-11-25',
@@ -72,6 +71,11 @@ export const SCENARIOS = [
   // Workload identity federation (SEP-1933): a workload's token as a JWT-bearer grant.
   'auth/wif-jwt-bearer',
   'auth/enterprise-managed-authorization',
+  // The skills extension (SEP-2640): listing without fetching, and a tampered SKILL.md refused.
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
 ];
 const here = path.join(repoRoot, 'test', 'conformance');
 const conformanceBin = path.join(harnessDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');

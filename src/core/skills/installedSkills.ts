@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Skill, SkillFile } from '../connection';
 import { errorMessage } from '../base/errorMessage';
-import { manifestDigest, planSkillFiles } from './skillManifest';
+import { manifestDigest, planSkillFiles, type SkillFilePlan } from './skillManifest';
 
 export const ORIGIN_FILE = '.mcp-skill-origin.json';
 const ORIGIN_FORMAT = 1;
@@ -74,9 +74,12 @@ export async function installSkill(options: InstallSkillOptions): Promise<Instal
   }
 
   const checked: { readonly path: string; readonly bytes: Uint8Array }[] = [];
-  const queue = [...plan.files];
-  const worker = async (): Promise<void> => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
+  // SKILL.md first, alone: it is the skill (its frontmatter is checked against the entry's); when it
+  // fails, nothing else of the skill is fetched.
+  const skillMd = plan.files.filter((file) => file.path === 'SKILL.md');
+  const queue = plan.files.filter((file) => file.path !== 'SKILL.md');
+  const readEach = async (files: SkillFilePlan[]): Promise<void> => {
+    for (let file = files.shift(); file; file = files.shift()) {
       let read: SkillFile;
       try {
         read = await options.read(file.path);
@@ -88,7 +91,8 @@ export async function installSkill(options: InstallSkillOptions): Promise<Instal
       checked.push({ path: file.path, bytes: read.bytes });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, plan.files.length) }, worker));
+  await readEach(skillMd);
+  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, queue.length) }, () => readEach(queue)));
 
   const staging = path.join(skillsFolder, `.${name}.installing-${randomBytes(6).toString('hex')}`);
   await fs.mkdir(staging);

@@ -81,7 +81,7 @@ export function planSkillFiles(skill: Skill): { files: SkillFilePlan[] } | { pro
     seen.add(folded);
     files.push({ uri: file.uri, path, size: file.size });
   }
-  if (!seen.has('skill.md')) return { problem: 'its files do not include SKILL.md' };
+  if (!files.some((file) => file.path === 'SKILL.md')) return { problem: 'its files do not include SKILL.md' };
   return { files };
 }
 

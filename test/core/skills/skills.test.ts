@@ -140,6 +140,8 @@ describe('skills over MCP (SEP-2640)', function () {
       assert.deepEqual(await filesUnder(folder).catch(() => []), []);
       // Checked from the entry alone: a path that climbs out, or no manifest, reads nothing at all.
       if (mode === 'climb' || mode === 'dynamic') assert.deepEqual(await readsOf(mode), []);
+      // SKILL.md is the skill: when it fails, nothing else of it is fetched.
+      if (mode === 'byte' || mode === 'frontmatter') assert.deepEqual(await readsOf(mode), ['skill://release-notes/SKILL.md']);
     });
   }
 
