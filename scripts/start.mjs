@@ -17,6 +17,8 @@ execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { 
 setupEditor({ needBrowser: false });
 
 const workspace = path.join(repoRoot, 'demo');
+// Skills installed into the demo workspace by an earlier run go too: the tour starts with none.
+for (const agent of ['.github', '.claude', '.agents']) fs.rmSync(path.join(workspace, agent, 'skills'), { recursive: true, force: true });
 let stopping = false;
 // A stable extensions folder keeps what the user installs between runs; the user-data folder is
 // fresh each time, so the demo starts from the same state.

@@ -24,6 +24,7 @@ import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpD
 import { ResourceViewer } from './editor/resourceViewer';
 import { runToolInteractively } from './editor/runTool';
 import { ServersUi } from './editor/serversUi';
+import { SkillInstalls } from './editor/skillInstalls';
 import type { TreeSnapshot } from './editor/serversView';
 import { SwitchboardContext } from './editor/switchboardContext';
 import { ToolCatalogDocument } from './editor/toolCatalogDocument';
@@ -80,7 +81,8 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
       (name, message) => logs.server(name).info(message),
     ),
   );
-  const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers, (name) => devWatchers.lastRestart(name)));
+  const skills = context.own(new SkillInstalls(manager, runtime.offers, extension.globalState, logs));
+  const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers, (name) => devWatchers.lastRestart(name), skills));
   const definitions = context.own(
     new GatewayDefinitionProvider(gateway, catalog, gatewayStarted, extension.extension.id, (message) => logs.main.info(message)),
   );
@@ -101,6 +103,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     sync,
     inputs,
     consent,
+    skills,
     refreshed: () => {
       definitions.refresh();
       render();
@@ -204,11 +207,12 @@ interface CommandWiring {
   readonly sync: ConfigurationSync;
   readonly inputs: SecretInputResolver;
   readonly consent: ConsentStore;
+  readonly skills: SkillInstalls;
   /** What chat and the tree show must be brought up to date. */
   readonly refreshed: () => void;
 }
 
-function registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, refreshed }: CommandWiring): void {
+function registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, skills, refreshed }: CommandWiring): void {
   const { manager, catalog } = runtime;
   const invalidateToolCache = async (server?: string) => {
     const since = Date.now();
@@ -241,6 +245,7 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
     runTool: (name) => runToolInteractively(catalog, logs, name),
     openResource: (server, uri) => resources.open(server, uri),
     cliLauncher: () => writeCliLauncher(extension.globalStorageUri.fsPath, cliPath, userSettings),
+    skills,
     ...signIns,
   }))
     context.own(command);

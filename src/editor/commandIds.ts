@@ -31,4 +31,7 @@ export const COMMANDS = {
   signOut: 'mcpSwitchboard.signOut',
   signOutAll: 'mcpSwitchboard.signOutAll',
   cancelTask: 'mcpSwitchboard.cancelTask',
+  installSkill: 'mcpSwitchboard.installSkill',
+  updateSkill: 'mcpSwitchboard.updateSkill',
+  removeSkill: 'mcpSwitchboard.removeSkill',
 } as const;

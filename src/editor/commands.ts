@@ -19,6 +19,8 @@ import { copyForClientInteractively, entryAsWritten } from './copyForClient';
 import type { TreeNode } from './serversView';
 import type { ToolToRun } from './runTool';
 import { errorMessage } from '../core/base/errorMessage';
+import type { SkillInstalls } from './skillInstalls';
+import { displayText } from '../core/base/displayText';
 
 export interface CommandServices {
   readonly manager: ServerManager;
@@ -42,6 +44,8 @@ export interface CommandServices {
   canSignIn(server: string): boolean;
   /** Writes (again) the command other agents start Switchboard with (cliLauncher.ts); its path. */
   cliLauncher(): string;
+  /** Servers' skills where agents read them. */
+  readonly skills: SkillInstalls;
 }
 
 /** Commands accept a server name (keybindings, other extensions), a tree node, or nothing (quick pick). */
@@ -320,6 +324,71 @@ const showServerActions: Command = (services) => async () => {
   if (action) await vscode.commands.executeCommand(action.command, name);
 };
 
+/** A skill the command was run on: its row, (server, uri) from a caller, or one picked from every listed skill. */
+async function skillArgument(
+  services: CommandServices,
+  args: unknown[],
+  title: string,
+  filter: (server: string, uri: string) => boolean = () => true,
+): Promise<{ server: string; uri: string } | undefined> {
+  const [first, second] = args;
+  if (typeof first === 'string' && typeof second === 'string') return { server: first, uri: second };
+  const node = first as Partial<TreeNode> | undefined;
+  if (node?.kind === 'skill' && node.server && node.skill) return { server: node.server, uri: node.skill.uri };
+  const items = services.manager.servers().flatMap((view) =>
+    (services.skills.listedBy(view.name) ?? [])
+      .filter((skill) => filter(view.name, skill.uri))
+      .map((skill) => ({
+        label: displayText(String(skill.frontmatter.name), 80),
+        description: view.name,
+        detail: displayText(String(skill.frontmatter.description), 200),
+        server: view.name,
+        uri: skill.uri,
+      })),
+  );
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage('MCP Switchboard: no matching skills.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true });
+  return picked ? { server: picked.server, uri: picked.uri } : undefined;
+}
+
+const installSkill: Command =
+  (services) =>
+  async (...args) => {
+    const target = await skillArgument(services, args, 'Install which skill?');
+    if (!target) return;
+    const installed = await services.skills.install(target.server, target.uri);
+    if (installed) void vscode.window.setStatusBarMessage(`Installed the skill "${installed.name}" in ${installed.folder}`, 5000);
+  };
+
+const updateSkill: Command =
+  (services) =>
+  async (...args) => {
+    const target = await skillArgument(
+      services,
+      args,
+      'Update which skill?',
+      (server, uri) => services.skills.installsOf(server, uri).length > 0,
+    );
+    if (target) await services.skills.update(target.server, target.uri);
+  };
+
+const removeSkill: Command =
+  (services) =>
+  async (...args) => {
+    const target = await skillArgument(
+      services,
+      args,
+      'Remove which skill?',
+      (server, uri) => services.skills.installsOf(server, uri).length > 0,
+    );
+    if (!target) return;
+    const count = await services.skills.remove(target.server, target.uri);
+    void vscode.window.setStatusBarMessage(`Removed the skill from ${count} place${count === 1 ? '' : 's'}`, 5000);
+  };
+
 /**
  * Every command, by its name in COMMANDS (package.json contributes the same ids; the type makes a
  * missing implementation a compile error).
@@ -336,7 +405,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   openSettings,
   addServer: () => () => addServerInteractively(),
   addServerFromRegistry: () => () => addServerFromRegistry(),
-  shareWithAgents: (services) => () => shareWithAgentsInteractively(() => services.cliLauncher()),
+  shareWithAgents: (services) => () => shareWithAgentsInteractively(() => services.cliLauncher(), services.skills),
   importServers: (services) => () => importServersInteractively(services.manager.servers()),
   showToolCatalog: (services) => () => services.showToolCatalog(),
   // From the palette (nothing), a tool row (its node), or a caller that names the tool.
@@ -368,6 +437,9 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
     if (!services.manager.cancelTask(task.server, task.task.id))
       void vscode.window.showInformationMessage(`The ${task.task.tool} task of ${task.server} has already ended.`);
   },
+  installSkill,
+  updateSkill,
+  removeSkill,
   openResource: (services) => (server, uri) => {
     if (typeof server !== 'string' || typeof uri !== 'string')
       throw new Error('Open Resource needs a server and a resource URI (use the Servers view)');

@@ -11,6 +11,7 @@ import type { LogChannels } from './logChannels';
 import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, toolRows, type TreeSnapshot } from './serversView';
 import { openToolSettings, setToolEnabled } from './settings';
 import { HealthStatusBar } from './statusBar';
+import type { SkillInstalls } from './skillInstalls';
 
 export class ServersUi implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
@@ -29,6 +30,7 @@ export class ServersUi implements vscode.Disposable {
     private readonly logs: LogChannels,
     offers: OfferCatalog,
     devRestart: (server: string) => DevRestart | undefined = () => undefined,
+    skills?: SkillInstalls,
   ) {
     this.tree = this.own(
       new ServersTreeProvider({
@@ -36,8 +38,17 @@ export class ServersUi implements vscode.Disposable {
         tools: (server) => toolRows(catalog.snapshot(), server, catalog.knownTools(server)),
         offer: (server) => offers.offer(server),
         devRestart,
+        ...(skills
+          ? {
+              skillStanding: (server, skill) => ({
+                places: skills.installsOf(server, skill.uri).map(({ place, folder }) => ({ place, folder })),
+                changed: skills.hasChanged(server, skill),
+              }),
+            }
+          : {}),
       }),
     );
+    if (skills) this.own(skills.onDidChange(() => this.tree.refresh()));
     const view = this.own(
       vscode.window.createTreeView(SERVERS_VIEW_ID, {
         treeDataProvider: this.tree,

@@ -4,7 +4,7 @@ import { describeFilterRule, type CatalogSnapshot, type OfferedServer, type Prep
 import { sandboxOf, signsInWithOAuth } from '../core/config';
 import type { ServerView } from '../core/manager';
 import { describeRow, rowPrimaryAction, pickRowIcon, sandboxDeniedHost } from '../core/presentation';
-import { offerChildren, offerGroups, offerItem, type OfferNode } from './offerRows';
+import { offerChildren, offerGroups, offerItem, type OfferNode, type SkillStandingOf } from './offerRows';
 import type { DevRestart } from './devWatchers';
 import { serverTooltip } from './serverTooltip';
 import { taskItem, taskNodes, type TaskNode } from './taskRows';
@@ -68,8 +68,10 @@ export type TreeNode =
 export interface ServersTreeSource {
   servers(): readonly ServerView[];
   tools(server: string): readonly ToolRow[];
-  /** Resources, templates and prompts; undefined for a server without an endpoint. */
+  /** Resources, templates, prompts and skills; undefined for a server without an endpoint. */
   offer(server: string): OfferedServer | undefined;
+  /** Where a server's skill is installed, and whether it changed since. */
+  skillStanding?: SkillStandingOf;
   /** The last restart dev.watch made of the server. */
   devRestart?(server: string): DevRestart | undefined;
 }
@@ -131,6 +133,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'group':
       case 'resource':
       case 'prompt':
+      case 'skill':
         return offerItem(node);
     }
   }
@@ -139,7 +142,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     if (!node) return this.source.servers().map((view) => ({ kind: 'server', view }));
     if (node.kind === 'server') return this.serverChildren(node.view);
     if (node.kind === 'group') {
-      return node.group === 'tools' ? this.toolNodes(node.server) : offerChildren(node, this.source.offer(node.server));
+      return node.group === 'tools'
+        ? this.toolNodes(node.server)
+        : offerChildren(node, this.source.offer(node.server), this.source.skillStanding);
     }
     return [];
   }
@@ -151,7 +156,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     if (!view) return undefined;
     const groups = offerGroups(server, this.source.tools(server).length, this.source.offer(server));
     if (node.kind === 'group' || node.kind === 'task' || !groups) return { kind: 'server', view };
-    const group = node.kind === 'tool' ? 'tools' : node.kind === 'resource' ? 'resources' : 'prompts';
+    const group = node.kind === 'tool' ? 'tools' : node.kind === 'resource' ? 'resources' : node.kind === 'skill' ? 'skills' : 'prompts';
     return groups.find((candidate) => candidate.kind === 'group' && candidate.group === group);
   }
 

@@ -3,10 +3,20 @@
 // from the definition provider.
 import os from 'node:os';
 import * as vscode from 'vscode';
-import { DEFAULT_SHARE_PORT, SHARE_TARGETS, SHARE_TITLES, shareGateway } from '../core/share';
+import { DEFAULT_SHARE_PORT, SHARE_TARGETS, SHARE_TITLES, shareGateway, type ShareTarget } from '../core/share';
+import { SKILL_PLACE_INFO, type SkillPlace } from '../core/skills';
+import type { SkillInstalls } from './skillInstalls';
+
+/** Where each agent a gateway entry is shared with reads skills (the .mcp.json's readers: Claude Code's folder). */
+const SKILLS_OF: Readonly<Record<ShareTarget, SkillPlace>> = {
+  mcpJsonPortable: 'claudeWorkspace',
+  claudeCode: 'claudeUser',
+  codex: 'agentsUser',
+  gemini: 'agentsUser',
+};
 
 /** `launcher`: writes (again) the command an agent starts Switchboard with, and returns its path. */
-export async function shareWithAgentsInteractively(launcher: () => string): Promise<void> {
+export async function shareWithAgentsInteractively(launcher: () => string, skills?: SkillInstalls): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.find((candidate) => candidate.uri.scheme === 'file')?.uri.fsPath;
   const targets = SHARE_TARGETS.filter((target) => folder !== undefined || target !== 'mcpJsonPortable');
   const picked = await vscode.window.showQuickPick(
@@ -56,17 +66,47 @@ export async function shareWithAgentsInteractively(launcher: () => string): Prom
     env: process.env,
     ...(how.stdio ? { launch: { command: launcher(), args: [] } } : {}),
   });
+  const skillNote = skills ? await shareSkills(skills, SKILLS_OF[picked.target]) : undefined;
   const copy = 'Copy Commands';
   const done = result.outcome === 'present' ? 'was already in' : result.outcome === 'replaced' ? 'replaced in' : 'added to';
   const choice = await vscode.window.showInformationMessage(
     `"switchboard" ${done} ${result.file}.`,
     {
       modal: true,
-      detail: how.stdio
-        ? result.steps.join('\n')
-        : `Then:\n${result.steps.map((step, index) => `${index + 1}. ${step}`).join('\n')}\n\nThe file names the token only as MCP_SWITCHBOARD_TOKEN, so it is safe to commit.`,
+      detail:
+        (how.stdio
+          ? result.steps.join('\n')
+          : `Then:\n${result.steps.map((step, index) => `${index + 1}. ${step}`).join('\n')}\n\nThe file names the token only as MCP_SWITCHBOARD_TOKEN, so it is safe to commit.`) +
+        (skillNote ? `\n\n${skillNote}` : ''),
     },
     ...(how.stdio ? [] : [copy]),
   );
   if (choice === copy) await vscode.env.clipboard.writeText(result.steps.map((step) => step.replace(/^[^:]+: /, '')).join('\n'));
+}
+
+/** The skills installed for the editor, offered to the agent too: each read again from its server and checked. */
+async function shareSkills(skills: SkillInstalls, place: SkillPlace): Promise<string | undefined> {
+  const names = [
+    ...new Set(
+      skills
+        .all()
+        .filter((skill) => SKILL_PLACE_INFO[skill.place].agent === 'editor')
+        .map((skill) => skill.name),
+    ),
+  ];
+  if (names.length === 0) return undefined;
+  const yes = await vscode.window.showQuickPick(
+    [
+      {
+        label: `Share ${names.length} skill${names.length === 1 ? '' : 's'} too`,
+        detail: `${names.join(', ')} → ${SKILL_PLACE_INFO[place].title}`,
+        share: true,
+      },
+      { label: 'Not the skills', share: false },
+    ],
+    { title: 'Share with Other Agents: the skills you installed from your servers', ignoreFocusOut: true },
+  );
+  if (!yes?.share) return undefined;
+  const { shared, problems } = await skills.shareInstalled([place]);
+  return [`Skills: ${shared} put in ${SKILL_PLACE_INFO[place].title}.`, ...problems].join('\n');
 }

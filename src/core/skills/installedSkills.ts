@@ -20,11 +20,19 @@ const MAX_ORIGIN_BYTES = 16 * 1024;
 /** Files read at once while installing. */
 const READS_AT_ONCE = 4;
 
-/** Where an installed skill came from (its ORIGIN_FILE). */
+/** One file as the entry listed it when the skill was installed. */
+export interface ListedFile {
+  readonly uri: string;
+  readonly digest: string;
+  readonly size: number;
+}
+
+/** Where an installed skill came from (its ORIGIN_FILE), and the manifest it was approved and installed for. */
 export interface SkillOrigin {
   readonly server: string;
   readonly uri: string;
   readonly manifest: string;
+  readonly files: readonly ListedFile[];
 }
 
 export interface InstalledSkill extends SkillOrigin {
@@ -103,7 +111,8 @@ export async function installSkill(options: InstallSkillOptions): Promise<Instal
       // `wx`: a fresh folder of our own; nothing there to follow or overwrite.
       await fs.writeFile(target, file.bytes, { flag: 'wx' });
     }
-    const origin: SkillOrigin = { server, uri: skill.uri, manifest };
+    const files = (skill.resources as readonly ListedFile[]).map(({ uri, digest, size }) => ({ uri, digest, size }));
+    const origin: SkillOrigin = { server, uri: skill.uri, manifest, files };
     await fs.writeFile(path.join(staging, ORIGIN_FILE), `${JSON.stringify({ format: ORIGIN_FORMAT, ...origin }, null, 2)}\n`, {
       flag: 'wx',
     });
@@ -168,12 +177,24 @@ async function originAt(folder: string): Promise<SkillOrigin | 'absent' | 'forei
     const info = await fs.lstat(file);
     if (!info.isFile() || info.size > MAX_ORIGIN_BYTES) return 'foreign';
     const value = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
-    const { format, server, uri, manifest } = value;
+    const { format, server, uri, manifest, files } = value;
     if (format !== ORIGIN_FORMAT || typeof server !== 'string' || typeof uri !== 'string' || typeof manifest !== 'string') return 'foreign';
-    return { server, uri, manifest };
+    const listed = Array.isArray(files) ? files.filter(isListedFile) : [];
+    return { server, uri, manifest, files: listed };
   } catch {
     return 'foreign';
   }
+}
+
+function isListedFile(value: unknown): value is ListedFile {
+  const file = value as Partial<ListedFile> | null;
+  return (
+    typeof file === 'object' &&
+    file !== null &&
+    typeof file.uri === 'string' &&
+    typeof file.digest === 'string' &&
+    typeof file.size === 'number'
+  );
 }
 
 /** Makes the folder of skills if missing; refuses one that is (or whose parent is) not a real folder. */

@@ -545,11 +545,12 @@ describe('doctor CLI', function () {
           ['demo-slow', 'running'],
           ['demo-modern', 'running'],
           ['demo-research', 'running'],
+          ['demo-skills', 'running'],
         ],
       );
       assert.deepEqual(
         report.servers.map((server) => server.protocol?.era),
-        ['legacy', 'legacy', 'modern', 'legacy'],
+        ['legacy', 'legacy', 'modern', 'legacy', 'modern'],
         'the era of each, in --json',
       );
       for (const server of report.servers) assert.ok(server.tools.length > 0, `${server.name} has no tools`);

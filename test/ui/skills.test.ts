@@ -1,0 +1,106 @@
+// A server's skills (the MCP skills extension) in the real editor, as a user meets them: the
+// server's Skills group in the Servers view, Install Skill's review of every file before anything
+// is written, the skill's files in the workspace's .github/skills where the editor's chat reads
+// skills, and, when the server lists a changed skill, a notice whose review shows what changed and
+// asks again before the installed copy is replaced.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eventually } from '../core/support/poll';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/skills-server.mjs');
+const source = path.resolve(__dirname, '../fixtures/skills');
+
+describe('skills from a server (UI)', function () {
+  this.timeout(240_000);
+  let workbench: Workbench;
+  let served: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    served = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-ui-skills-'));
+    fs.cpSync(source, served, { recursive: true });
+    workbench = await openWorkbench('basic', {
+      userSettings: { 'mcpSwitchboard.servers': { docs: { command: process.execPath, args: [fixture, '--skills-dir', served] } } },
+    });
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(served, { recursive: true, force: true });
+  });
+
+  const installed = () => path.join(workbench.workspace, '.github', 'skills', 'release-notes');
+
+  it("lists the server's skills, reviews every file before installing, and puts the skill where the editor reads skills", async () => {
+    const { page } = workbench;
+    await page.locator('.statusbar-item', { hasText: '1/1' }).waitFor({ timeout: 60_000 });
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    await treeRow(page, 'docs').click();
+    const group = treeRow(page, 'Skills');
+    await group.waitFor({ timeout: 30_000 });
+    assert.equal((await group.locator('.label-description').innerText()).trim(), '2');
+    await group.click();
+    const row = treeRow(page, 'release-notes');
+    await row.waitFor({ timeout: 30_000 });
+    await treeRow(page, 'refunds').waitFor({ timeout: 30_000 });
+    await row.hover();
+    await row.locator('.actions .action-label[aria-label^="Install Skill"]').click();
+
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Install the skill "release-notes" from server "docs"?' });
+    await dialog.waitFor({ timeout: 30_000 });
+    const text = await dialog.innerText();
+    assert.match(text, /Files \(2, 388 B\)/);
+    assert.match(text, /templates\/notes\.md\s+70 B\s+sha256:/);
+    assert.match(text, /From server "docs": skill:\/\/release-notes\/SKILL\.md/);
+    await screenshot(page, 'skill-review');
+    assert.equal(fs.existsSync(installed()), false, 'nothing is written before the answer');
+    await dialog.locator('.monaco-button', { hasText: 'This Workspace (.github/skills)' }).click();
+
+    await eventually(() => fs.existsSync(path.join(installed(), 'templates', 'notes.md')) || undefined, 'the installed skill', 30_000);
+    for (const file of ['SKILL.md', 'templates/notes.md'])
+      assert.deepEqual(fs.readFileSync(path.join(installed(), file)), fs.readFileSync(path.join(source, 'release-notes', file)), file);
+    await page
+      .locator('.monaco-list-row', { hasText: 'release-notes' })
+      .locator('.label-description', { hasText: /^installed$/ })
+      .waitFor({ timeout: 30_000 });
+    await screenshot(page, 'skill-installed');
+  });
+
+  it('a changed skill is announced, its review shows what changed and asks again, and only then is the copy replaced', async () => {
+    const { page } = workbench;
+    fs.appendFileSync(path.join(served, 'release-notes', 'templates', 'notes.md'), '\n### Security\n- \n');
+    // The server lists it again when asked to: Invalidate Tool Cache refetches what every server offers.
+    await runFromPalette(page, 'MCP Switchboard: Invalidate Tool Cache');
+    await page
+      .locator('.monaco-list-row', { hasText: 'release-notes' })
+      .locator('.label-description', { hasText: /^changed$/ })
+      .waitFor({ timeout: 30_000 });
+    // Until the review, the installed copy is the one approved.
+    assert.doesNotMatch(fs.readFileSync(path.join(installed(), 'templates', 'notes.md'), 'utf8'), /Security/);
+    // A headless, unfocused workbench files notifications in the center instead of toasting them.
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notice = page.locator('.notifications-center .notification-list-item', {
+      hasText: 'the skill "release-notes" of server "docs" changed since you installed it',
+    });
+    await notice.first().waitFor({ timeout: 30_000 });
+    assert.equal(await notice.count(), 1, 'one notice per change');
+    await notice.locator('.monaco-button', { hasText: 'Review…' }).click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'The skill "release-notes" of server "docs" changed. Update it?' });
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /Changed since you installed it \(1\):\s+~ templates\/notes\.md \(changed\)/);
+    await screenshot(page, 'skill-changed-review');
+    await dialog.locator('.monaco-button', { hasText: 'Update' }).click();
+    await eventually(
+      () => /### Security/.test(fs.readFileSync(path.join(installed(), 'templates', 'notes.md'), 'utf8')) || undefined,
+      'the updated skill',
+      30_000,
+    );
+    await page
+      .locator('.monaco-list-row', { hasText: 'release-notes' })
+      .locator('.label-description', { hasText: /^installed$/ })
+      .waitFor({ timeout: 30_000 });
+  });
+});
