@@ -214,7 +214,15 @@ const openSettingsEntry: Command = (services) => async (argument) => {
 const removeServer: Command = (services) => async (argument) => {
   const name = await serverName(services, argument as ServerArgument, 'Remove which server?');
   const view = name ? services.manager.server(name) : undefined;
-  if (view && (await removeServerInteractively(view.name, view.source))) await services.sync.reload();
+  const skills = [
+    ...new Set(
+      services.skills
+        .all()
+        .filter((skill) => skill.server === name)
+        .map((skill) => skill.name),
+    ),
+  ];
+  if (view && (await removeServerInteractively(view.name, view.source, skills))) await services.sync.reload();
 };
 
 const copyServerJson: Command = (services) => async (argument) => {

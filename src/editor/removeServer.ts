@@ -6,7 +6,12 @@ import * as vscode from 'vscode';
 import { describeSource, type ServerSource } from '../core/config';
 import { entryPath, removeSettingsEntry, revealEntry } from './settingsEntry';
 
-export async function removeServerInteractively(name: string, source: ServerSource): Promise<boolean> {
+/** `installedSkills`: the names of its skills installed here, which go with it. */
+export async function removeServerInteractively(
+  name: string,
+  source: ServerSource,
+  installedSkills: readonly string[] = [],
+): Promise<boolean> {
   if (source.kind === 'team') {
     // The gateway decides what it serves; here only the gateway as a whole can go.
     await revealEntry(name, source);
@@ -26,7 +31,14 @@ export async function removeServerInteractively(name: string, source: ServerSour
   const remove = 'Remove';
   const choice = await vscode.window.showWarningMessage(
     `Remove the MCP server "${name}"?`,
-    { modal: true, detail: `Its entry is deleted from ${describeSource(source)}. The server is stopped, and chat loses its tools.` },
+    {
+      modal: true,
+      detail:
+        `Its entry is deleted from ${describeSource(source)}. The server is stopped, and chat loses its tools.` +
+        (installedSkills.length > 0
+          ? `\n\nThe skills installed from it (${installedSkills.join(', ')}) are removed too, from every place they were put.`
+          : ''),
+    },
     remove,
   );
   if (choice !== remove) return false;

@@ -103,4 +103,20 @@ describe('skills from a server (UI)', function () {
       .locator('.label-description', { hasText: /^installed$/ })
       .waitFor({ timeout: 30_000 });
   });
+
+  it('Remove Server says that its installed skills go too, and removes them, and nothing else', async () => {
+    const mine = path.join(workbench.workspace, '.github', 'skills', 'mine');
+    fs.mkdirSync(mine, { recursive: true });
+    fs.writeFileSync(path.join(mine, 'SKILL.md'), '---\nname: mine\ndescription: my own\n---\n');
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Remove Server…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'docs' }).first().click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Remove the MCP server "docs"?' });
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /The skills installed from it \(release-notes\) are removed too/);
+    await dialog.locator('.monaco-button', { hasText: /^Remove$/ }).click();
+    await eventually(() => !fs.existsSync(installed()) || undefined, "the removed server's skill uninstalled", 60_000);
+    assert.equal(fs.readFileSync(path.join(mine, 'SKILL.md'), 'utf8'), '---\nname: mine\ndescription: my own\n---\n');
+    assert.deepEqual(fs.readdirSync(path.join(workbench.workspace, '.github', 'skills')), ['mine']);
+  });
 });
