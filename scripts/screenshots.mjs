@@ -24,6 +24,8 @@ export const README_SCREENSHOTS = {
   'tool-confirmation': 'tool-confirmation',
   'tool-catalog': 'tool-catalog',
   'server-resources': 'server-resources',
+  'skill-review': 'skill-review',
+  'skill-changed': 'skill-changed-review',
   'elicitation-form': 'elicitation-form',
   'sampling-consent': 'sampling-consent',
   'consent-sandboxed': 'consent-sandboxed',

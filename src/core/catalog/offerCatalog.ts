@@ -14,6 +14,14 @@ import type {
   Skill,
   SkillFile,
 } from '../connection';
+import { declaresSkills, SKILLS_EXTENSION } from '../connection';
+
+function skillsDeclaration(capabilities: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return ((capabilities.extensions as Record<string, Record<string, unknown>> | undefined)?.[SKILLS_EXTENSION] ?? {}) as Record<
+    string,
+    unknown
+  >;
+}
 import { isServed, type ServerInfo, type ServerState, type ServerStateChangeEvent } from '../state';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
@@ -66,7 +74,11 @@ function offerCapabilities(capabilities: Readonly<Record<string, unknown>>, defi
   const prompts = definition?.prompts === false ? undefined : pick('prompts');
   const completions = pick('completions');
   const logging = pick('logging');
+  // Skill files are resources: the extension goes with them.
+  const skills =
+    resources && declaresSkills(capabilities) ? { directoryRead: skillsDeclaration(capabilities).directoryRead === true } : undefined;
   return {
+    ...(skills ? { skills } : {}),
     ...(resources ? { resources } : {}),
     ...(prompts ? { prompts } : {}),
     ...(completions && (resources || prompts) ? { completions } : {}),

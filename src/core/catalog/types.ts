@@ -107,6 +107,8 @@ export interface OfferCapabilities {
   readonly prompts?: { readonly listChanged?: boolean };
   readonly completions?: Record<string, unknown>;
   readonly logging?: Record<string, unknown>;
+  /** The skills extension (SEP-2640), as the server declared it; served as `extensions["io.modelcontextprotocol/skills"]`. */
+  readonly skills?: { readonly directoryRead?: boolean };
 }
 
 /** What chat may use of one server besides its tools. */

@@ -12,6 +12,7 @@ import {
   ResourceSchema,
   ResourceTemplateSchema,
 } from '@modelcontextprotocol/core';
+import { GetSkillResultSchema, ReadResourceDirectoryResultSchema } from '@modelcontextprotocol/core/ext/skills';
 import { z } from 'zod';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
 import { SwitchboardError } from './errors';
@@ -54,6 +55,9 @@ export const FORWARDED_RESULTS = {
   'prompts/get': GetPromptResultSchema,
   'completion/complete': CompleteResultSchema,
   'logging/setLevel': EmptyResultSchema,
+  // The skills extension (SEP-2640): a skill by URI (listed or not), and a directory's children.
+  'skills/get': GetSkillResultSchema,
+  'resources/directory/read': ReadResourceDirectoryResultSchema,
 } as const;
 
 export type ForwardedMethod = keyof typeof FORWARDED_RESULTS;

@@ -1,5 +1,5 @@
 // The gateway's handlers for everything but tools: resources (list, templates, read, subscribe),
-// prompts (list, get), completion and logging/setLevel. Lists come from the offer catalog (kept
+// prompts (list, get), skills (list, get, directory read), completion and logging/setLevel. Lists come from the offer catalog (kept
 // while a server reconnects); requests go through its gate to the upstream server with the
 // client's cancellation and progress, and errors keep the upstream's code.
 import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
@@ -11,7 +11,22 @@ import { offerError } from './callErrors';
 import type { Relayed } from './clientRelay';
 import type { EndpointId } from './endpoint';
 import { clientRequestOptions } from './requestOptions';
-import { listedPrompts, listedResources, listedTemplates, routePrompt, routeResource, routeTemplate, type Routed } from './offerIndex';
+import {
+  listedPrompts,
+  listedResources,
+  listedSkills,
+  listedTemplates,
+  routePrompt,
+  routeResource,
+  routeSkill,
+  routeTemplate,
+  type Routed,
+} from './offerIndex';
+import {
+  GetSkillRequestParamsSchema,
+  ListSkillsRequestParamsSchema,
+  ReadResourceDirectoryRequestParamsSchema,
+} from '@modelcontextprotocol/core/ext/skills';
 
 /** A session's resource subscriptions, so that closing it unsubscribes upstream. */
 export interface SubscriptionLedger {
@@ -96,6 +111,7 @@ export function registerOfferHandlers(
   };
   if (capabilities.resources) registerResourceHandlers(context, capabilities.resources.subscribe === true);
   if (capabilities.prompts) registerPromptHandlers(context);
+  if (capabilities.skills) registerSkillHandlers(context, capabilities.skills.directoryRead === true);
   if (capabilities.completions) registerCompletionHandler(context, extras.openRound);
   if (capabilities.logging) registerLoggingHandler(context, extras.session);
 }
@@ -131,6 +147,40 @@ function registerResourceHandlers({ server, endpoint, offers, ledger, forward, f
     const target = routeResource(offers, endpoint, request.params.uri);
     if (!ledger || ledger.remove(target.server, target.upstream)) await offers.unsubscribeResource(target.server, target.upstream);
     return {};
+  });
+}
+
+/**
+ * The skills extension (SEP-2640): the listing is the servers' as their connections last listed it
+ * (one page; `private`, as a team gateway's listing depends on who asks), a listed skill is
+ * answered from it and any other is asked of its server, and its files are read through
+ * resources/read like any resource. Entries pass through as the server sent them: a client checks
+ * them against the files it reads, as it would from the server itself.
+ */
+function registerSkillHandlers({ server, endpoint, offers, logger, forward }: HandlerContext, directoryRead: boolean): void {
+  const cache = { ttlMs: 0, cacheScope: 'private' as const };
+  server.setRequestHandler('skills/list', { params: ListSkillsRequestParamsSchema.optional() }, async () => ({
+    resultType: 'complete',
+    skills: listedSkills(offers, endpoint),
+    ...cache,
+  }));
+  server.setRequestHandler('skills/get', { params: GetSkillRequestParamsSchema }, async (params, ctx) => {
+    const listed = listedSkills(offers, endpoint).find((skill) => skill.uri === params.uri);
+    if (listed) return { resultType: 'complete', skill: listed, ...cache };
+    const target = routeSkill(offers, endpoint, params.uri);
+    const options = clientRequestOptions(ctx, params, logger, `skills/get on ${target.server}`);
+    const got = await forward(target, `Skill "${params.uri.slice(0, 200)}"`, () =>
+      offers.forwardRequest(target.server, 'skills/get', { uri: target.upstream }, options),
+    );
+    return { ...got, resultType: 'complete', ...cache };
+  });
+  if (!directoryRead) return;
+  server.setRequestHandler('resources/directory/read', { params: ReadResourceDirectoryRequestParamsSchema }, async (params, ctx) => {
+    const target = routeSkill(offers, endpoint, params.uri);
+    const options = clientRequestOptions(ctx, params, logger, `resources/directory/read on ${target.server}`);
+    return forward(target, `Directory "${params.uri.slice(0, 200)}"`, () =>
+      offers.forwardRequest(target.server, 'resources/directory/read', { ...upstreamParams(params), uri: target.upstream }, options),
+    );
   });
 }
 

@@ -1,10 +1,11 @@
-// What an endpoint lists of resources, templates and prompts, and which server a request names.
+// What an endpoint lists of resources, templates, prompts and skills, and which server a request names.
 // A per-server endpoint passes its server's offer through. The aggregated endpoint merges them:
 // prompts are namespaced `server__prompt` (the naming rules of tools), and resource URIs route to
 // their server. When two servers list the same URI (or URI template), the first one in
 // configuration order owns it there; the other keeps it on its own endpoint.
 import { ProtocolErrorCode, UriTemplate, type Prompt, type Resource, type ResourceTemplateType } from '@modelcontextprotocol/server';
 import { sanitizeNamePart, type OfferCapabilities, type OfferedServer, type OfferSource } from '../catalog';
+import type { Skill } from '../connection';
 import { rpcError } from './callErrors';
 import type { EndpointId } from './endpoint';
 import { fingerprint } from '../base/fingerprint';
@@ -15,6 +16,7 @@ export const ALL_OFFER_CAPABILITIES: OfferCapabilities = {
   prompts: { listChanged: true },
   completions: {},
   logging: {},
+  skills: {},
 };
 
 /** The JSON-RPC code for an unknown resource (MCP specification, resources). */
@@ -95,6 +97,38 @@ export function listedTemplates(offers: OfferSource, endpoint: EndpointId): Reso
   );
 }
 
+/** The skills an endpoint serves: each URI once, the first server in configuration order owning a repeated one. */
+export function listedSkills(offers: OfferSource, endpoint: EndpointId): Skill[] {
+  return firstOfEach(
+    servedOffers(offers, endpoint).map((offer) => offer.skills),
+    (skill) => skill.uri,
+  );
+}
+
+/** A skill's folder: its SKILL.md URI without `/SKILL.md`. */
+function skillRoot(skill: Skill): string {
+  return skill.uri.slice(0, -'/SKILL.md'.length);
+}
+
+/** Whether `uri` is a file the skill lists, or lies in its folder (a directory, or a file of a "dynamic" skill). */
+function inSkill(skill: Skill, uri: string): boolean {
+  if (Array.isArray(skill.resources) && (skill.resources as readonly { uri: string }[]).some((file) => file.uri === uri)) return true;
+  const root = skillRoot(skill);
+  return uri === root || uri.startsWith(`${root}/`);
+}
+
+/**
+ * The server of a skill's URI, or of a file or directory in a skill, on the aggregated endpoint:
+ * the first (in configuration order) that lists such a skill. On a per-server endpoint, always that
+ * server (it may serve skills it does not list). Unknown: -32602, as the extension says.
+ */
+export function routeSkill(offers: OfferSource, endpoint: EndpointId, uri: string): Routed {
+  if (endpoint.kind === 'server') return { server: endpoint.server, upstream: uri };
+  const owner = offers.offers().find((offer) => offer.skills.some((skill) => skill.uri === uri || inSkill(skill, uri)));
+  if (owner) return { server: owner.name, upstream: uri };
+  throw rpcError(ProtocolErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, MAX_URI_IN_MESSAGE)}`);
+}
+
 export function listedPrompts(offers: OfferSource, endpoint: EndpointId): Prompt[] {
   if (endpoint.kind === 'server') return firstOfEach([(offers.offer(endpoint.server)?.prompts ?? []) as Prompt[]], (prompt) => prompt.name);
   const named = offers
@@ -132,7 +166,9 @@ export function routeResource(offers: OfferSource, endpoint: EndpointId, uri: st
   if (endpoint.kind === 'server') return { server: endpoint.server, upstream: uri };
   const served = offers.offers();
   const listing = served.find((offer) => offer.resources.some((resource) => resource.uri === uri));
-  const owner = listing ?? served.find((offer) => offer.resourceTemplates.some((template) => matchesTemplate(template.uriTemplate, uri)));
+  // A skill's files are resources that resources/list need not name.
+  const skill = listing ?? served.find((offer) => offer.skills.some((candidate) => inSkill(candidate, uri)));
+  const owner = skill ?? served.find((offer) => offer.resourceTemplates.some((template) => matchesTemplate(template.uriTemplate, uri)));
   if (owner) return { server: owner.name, upstream: uri };
   throw rpcError(RESOURCE_NOT_FOUND, `Resource not found: no server offers "${uri.slice(0, MAX_URI_IN_MESSAGE)}"`, {
     uri: uri.slice(0, MAX_URI_IN_MESSAGE),
@@ -156,7 +192,7 @@ export interface OfferFingerprint {
 export function offerFingerprint(offers: OfferSource, endpoint: EndpointId): OfferFingerprint {
   const hash = (value: unknown) => fingerprint(value, 64);
   return {
-    resources: hash([listedResources(offers, endpoint), listedTemplates(offers, endpoint)]),
+    resources: hash([listedResources(offers, endpoint), listedTemplates(offers, endpoint), listedSkills(offers, endpoint)]),
     prompts: hash(listedPrompts(offers, endpoint)),
   };
 }

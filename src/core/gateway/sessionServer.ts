@@ -12,7 +12,14 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { type ClientInputRound, type CallerOptions, type OnBehalfOf, isSwitchboardError, runRelayed } from '../connection';
+import {
+  type ClientInputRound,
+  type CallerOptions,
+  type OnBehalfOf,
+  isSwitchboardError,
+  runRelayed,
+  SKILLS_EXTENSION,
+} from '../connection';
 import { clientNameOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
@@ -156,16 +163,21 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
   // Read once: a 2026-07-28 request builds its server anew, so this is on every request's path.
   const served = offers ? servedOffers(offers, endpoint) : [];
   const offerCapabilities = offers ? endpointCapabilities(served) : {};
+  const { tasks, modernTasks } = extras;
+  const { skills, ...standardCapabilities } = offerCapabilities;
+  const extensions: Record<string, Record<string, boolean>> = {
+    ...(skills ? { [SKILLS_EXTENSION]: skills.directoryRead ? { directoryRead: true } : {} } : {}),
+    ...(modernTasks ? { [TASKS_EXTENSION]: {} } : {}),
+  };
   // The upstream's instructions, in initialize (2025) and server/discover (2026-07-28) alike.
   const instructions = endpointInstructions(served, endpoint);
-  const { tasks, modernTasks } = extras;
   const server = new (tasks || modernTasks ? TaskReceivingServer : Server)(endpointInfo(endpoint, served), {
     // Capabilities copied from upstream servers: JSON objects, typed loosely in the catalog.
     capabilities: {
       tools: { listChanged: true },
-      ...(offerCapabilities as ServerCapabilities),
+      ...(standardCapabilities as ServerCapabilities),
       ...(tasks ? { tasks: GATEWAY_TASKS } : {}),
-      ...(modernTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
     },
     ...(instructions ? { instructions } : {}),
     ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
