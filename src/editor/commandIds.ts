@@ -34,4 +34,5 @@ export const COMMANDS = {
   installSkill: 'mcpSwitchboard.installSkill',
   updateSkill: 'mcpSwitchboard.updateSkill',
   removeSkill: 'mcpSwitchboard.removeSkill',
+  switchToolSet: 'mcpSwitchboard.switchToolSet',
 } as const;

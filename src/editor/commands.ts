@@ -20,6 +20,7 @@ import type { TreeNode } from './serversView';
 import type { ToolToRun } from './runTool';
 import { errorMessage } from '../core/base/errorMessage';
 import type { SkillInstalls } from './skillInstalls';
+import { switchToolSetInteractively } from './toolSetStatus';
 import { displayText } from '../core/base/displayText';
 
 export interface CommandServices {
@@ -448,6 +449,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   installSkill,
   updateSkill,
   removeSkill,
+  switchToolSet: () => () => switchToolSetInteractively(),
   openResource: (services) => (server, uri) => {
     if (typeof server !== 'string' || typeof uri !== 'string')
       throw new Error('Open Resource needs a server and a resource URI (use the Servers view)');

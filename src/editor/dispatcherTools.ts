@@ -1,4 +1,4 @@
-import { isForModel, describeFilterRule, type CatalogTool, type ToolCatalog } from '../core/catalog';
+import { isForModel, describeFilterRule, ToolSearch, type CatalogTool, type ToolCatalog } from '../core/catalog';
 import { isSwitchboardError } from '../core/state';
 import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/client';
@@ -10,7 +10,11 @@ export const CALL_TOOL = 'mcpSwitchboard_callTool';
 interface ListInput {
   readonly server?: string;
   readonly query?: string;
+  readonly limit?: number;
 }
+
+/** Without a query, at most this many tools are listed; the rest are found by searching. */
+const MAX_LISTED = 100;
 
 interface CallInput {
   readonly tool: string;
@@ -54,13 +58,15 @@ export function toToolResult(result: CallToolResult): vscode.LanguageModelToolRe
  * asked here too, so that no confirmation is shown for a call the catalog would refuse.
  */
 function lookup(catalog: ToolCatalog, qualifiedName: string): CatalogTool {
+  // A tool the model found by search may be one the budget left out of chat's list: it is called
+  // all the same (reach 'eligible'), through the same gate, filters and confirmation.
   const tool = catalog.toolByQualifiedName(qualifiedName);
   if (!tool) {
     throw new Error(`Unknown tool "${qualifiedName}". Call ${LIST_TOOLS} for the qualified names of the available tools.`);
   }
   if (!isForModel(tool.tool)) throw new Error(`The tool "${qualifiedName}" is called by its server's view (MCP Apps), not by a model.`);
   try {
-    catalog.assertCallable(tool.server, tool.name);
+    catalog.assertCallable(tool.server, tool.name, 'eligible');
   } catch (error) {
     const why = isSwitchboardError(error) && error.rule ? describeFilterRule(error.rule, tool.server) : errorMessage(error);
     throw new Error(`The tool "${qualifiedName}" is not available: ${why}.`);
@@ -69,30 +75,50 @@ function lookup(catalog: ToolCatalog, qualifiedName: string): CatalogTool {
 }
 
 /**
- * Two declared tools that reach every exposed MCP tool: for agents that do not use the MCP provider
- * API, and for users who want two tools in their budget instead of hundreds.
+ * Two declared tools that reach every eligible MCP tool: for agents that do not use the MCP
+ * provider API, for users who want two tools in their budget instead of hundreds, and for the tools
+ * the budget (`tools.maxExposed`) left out of chat's list, which the model finds by searching.
  */
 export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable[] {
   const list: vscode.LanguageModelTool<ListInput> = {
     invoke: (options) => {
-      const { server, query } = options.input ?? {};
-      const needle = query?.toLowerCase();
-      const tools = catalog
-        .snapshot()
-        .servers.filter((entry) => !server || entry.name === server)
-        .flatMap((entry) =>
-          entry.tools.filter((tool) => tool.exposed && isForModel(tool.tool)).map((tool) => ({ tool, state: entry.state })),
-        )
-        .filter(({ tool }) => !needle || `${tool.qualifiedName} ${tool.tool.description ?? ''}`.toLowerCase().includes(needle))
-        .map(({ tool, state }) => ({
-          qualifiedName: tool.qualifiedName,
-          server: tool.server,
-          description: tool.tool.description ?? '',
-          inputSchema: tool.tool.inputSchema,
-          readOnly: tool.readOnly,
-          serverState: state,
+      const { server, query, limit } = options.input ?? {};
+      const snapshot = catalog.snapshot();
+      const stateOf = (name: string) => snapshot.servers.find((entry) => entry.name === name)?.state;
+      const schemaOf = (qualifiedName: string) => catalog.toolByQualifiedName(qualifiedName)?.tool.inputSchema;
+      if (query?.trim()) {
+        // Ranked over every eligible tool, the ones past the budget included.
+        const tools = catalog.searchTools(query, { ...(server ? { server } : {}), ...(limit ? { limit } : {}) }).map((hit) => ({
+          qualifiedName: hit.qualifiedName,
+          server: hit.server,
+          description: hit.description,
+          inputSchema: schemaOf(hit.qualifiedName),
+          readOnly: hit.readOnly,
+          serverState: stateOf(hit.server),
         }));
-      return textResult(JSON.stringify({ tools }, null, 2));
+        return textResult(JSON.stringify({ tools }, null, 2));
+      }
+      const eligible = snapshot.servers
+        .filter((entry) => !server || entry.name === server)
+        .flatMap((entry) => entry.tools.filter(ToolSearch.eligible).map((tool) => ({ tool, state: entry.state })));
+      const tools = eligible.slice(0, MAX_LISTED).map(({ tool, state }) => ({
+        qualifiedName: tool.qualifiedName,
+        server: tool.server,
+        description: tool.tool.description ?? '',
+        inputSchema: tool.tool.inputSchema,
+        readOnly: tool.readOnly,
+        serverState: state,
+      }));
+      const more = eligible.length - tools.length;
+      return textResult(
+        JSON.stringify(
+          more > 0
+            ? { tools, more, hint: `${more} more tools: call this again with "query" (what you want to do) to find them.` }
+            : { tools },
+          null,
+          2,
+        ),
+      );
     },
   };
 
@@ -117,7 +143,13 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
       const abort = new AbortController();
       const subscription = token.onCancellationRequested(() => abort.abort());
       try {
-        const result = await catalog.callExposedTool(tool.server, tool.name, options.input.arguments ?? {}, { signal: abort.signal });
+        const result = await catalog.callExposedTool(
+          tool.server,
+          tool.name,
+          options.input.arguments ?? {},
+          { signal: abort.signal },
+          'eligible',
+        );
         if (result.isError) {
           const text = (result.content ?? [])
             .map((item) => (item.type === 'text' ? item.text : ''))

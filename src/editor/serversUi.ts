@@ -12,11 +12,13 @@ import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, toolRows, type Tree
 import { openToolSettings, setToolEnabled } from './settings';
 import { HealthStatusBar } from './statusBar';
 import type { SkillInstalls } from './skillInstalls';
+import { ToolSetStatus } from './toolSetStatus';
 
 export class ServersUi implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly tree: ServersTreeProvider;
   private readonly statusBar: HealthStatusBar;
+  private readonly toolSetStatus: ToolSetStatus;
   private readonly notices = new FailureNotices();
   /** Each budget warning is shown once per session. */
   private readonly budgetWarnings = new Set<string>();
@@ -58,6 +60,7 @@ export class ServersUi implements vscode.Disposable {
     );
     this.own(view.onDidChangeCheckboxState((event) => this.switchTools(event)));
     this.statusBar = this.own(new HealthStatusBar());
+    this.toolSetStatus = this.own(new ToolSetStatus());
     this.own(this.stateEvents);
     this.own(manager.onDidChangeState((event) => this.showState(event)));
     this.own(manager.onDidChangeTools(() => this.render()));
@@ -74,6 +77,7 @@ export class ServersUi implements vscode.Disposable {
   render(): void {
     this.tree.refresh();
     const snapshot = this.catalog.snapshot();
+    this.toolSetStatus.update(snapshot);
     this.statusBar.update(
       this.manager.health(),
       this.manager.servers(),

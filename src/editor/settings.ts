@@ -1,7 +1,14 @@
 // The one place that reads and writes the `mcpSwitchboard` settings. Everything else asks here, so
 // the section name, the keys and the write targets are declared once.
 import * as vscode from 'vscode';
-import { type CatalogSettings, catalogSettingsFrom, SETTINGS_SECTION, TOOLS_DISABLED } from '../core/catalog';
+import {
+  type CatalogSettings,
+  catalogSettingsFrom,
+  SETTINGS_SECTION,
+  TOOLS_DISABLED,
+  toolSetsFrom,
+  type ToolSetDefinition,
+} from '../core/catalog';
 import { DEFAULT_REGISTRY_URL } from '../core/registry';
 
 export const SECTION = SETTINGS_SECTION;
@@ -98,9 +105,31 @@ export interface SettingsChange {
 export function settingsChange(event: vscode.ConfigurationChangeEvent): SettingsChange | undefined {
   if (!event.affectsConfiguration(SECTION)) return undefined;
   return {
-    tools: event.affectsConfiguration(`${SECTION}.tools`),
+    tools:
+      event.affectsConfiguration(`${SECTION}.tools`) ||
+      event.affectsConfiguration(`${SECTION}.${TOOL_SET_KEY}`) ||
+      event.affectsConfiguration(`${SECTION}.${TOOL_SETS_KEY}`),
     servers: SERVER_SETTING_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`)),
   };
+}
+
+export const TOOL_SET_KEY = 'toolSet';
+export const TOOL_SETS_KEY = 'toolSets';
+
+/** The tool sets a workspace defines (`mcpSwitchboard.toolSets`), and the one in use. */
+export function toolSets(): { readonly sets: Record<string, ToolSetDefinition>; readonly active: string } {
+  const configuration = vscode.workspace.getConfiguration(SECTION);
+  const active = configuration.get<unknown>(TOOL_SET_KEY);
+  return { sets: toolSetsFrom(configuration.get<unknown>(TOOL_SETS_KEY)), active: typeof active === 'string' ? active : '' };
+}
+
+/**
+ * Switches the tool set in use: written where the sets are (the workspace settings when a folder is
+ * open, so the repository's choice is the one its agents see), otherwise the user settings.
+ */
+export async function useToolSet(name: string): Promise<void> {
+  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await updateSetting(TOOL_SET_KEY, name === '' ? undefined : name, target);
 }
 
 /** Opens the Settings editor on Switchboard's tool filters. */

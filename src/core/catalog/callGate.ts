@@ -1,4 +1,5 @@
-// The one gate for a call from chat: the tool must be in the catalog's snapshot and exposed. A
+// The one gate for a call from chat: the tool must be in the catalog's snapshot and exposed (or,
+// for a call the model found by search, left out only by the budget: `reach: 'eligible'`). A
 // server that is not ready (starting, idle, reconnecting) is woken once and waited for once, until
 // the call's one deadline (serverWaits.ts); then the tool is checked again, since the live list
 // replaced the cached one and the tool may be gone or filtered now.
@@ -17,6 +18,12 @@ export interface ToolCallGateOptions {
   readonly manager: Pick<CatalogManager, 'wake' | 'forwardToolCall'>;
 }
 
+/**
+ * Which tools a call may reach: those chat is offered (`exposed`), or every tool the filters let
+ * through, the ones the budget left out of chat's list included (`eligible`: a tool found by search).
+ */
+export type CallReach = 'exposed' | 'eligible';
+
 export class ToolCallGate {
   constructor(private readonly options: ToolCallGateOptions) {}
 
@@ -25,12 +32,13 @@ export class ToolCallGate {
     tool: string,
     args: Record<string, unknown>,
     options: O,
+    reach: CallReach = 'exposed',
   ): Promise<CallOutcome<O, CallToolResult>> {
     const { waits, manager } = this.options;
     const readyBy = options.readyBy ?? waits.readyBy(server);
     let state: ServerStateKind;
     try {
-      state = this.resolve(server, tool).state;
+      state = this.resolve(server, tool, reach).state;
     } catch (refusal) {
       // Unknown only because nothing is known of the server's tools yet: known once it is ready.
       if (!waits.isStartingWithoutTools(server)) throw refusal;
@@ -40,7 +48,7 @@ export class ToolCallGate {
       if (startsOnDemand(state)) manager.wake(server, `a call of \`${tool}\``);
       // Registered synchronously, before this returns: diagnostics count it at once.
       await waits.whenReady(server, options.signal, readyBy);
-      this.resolve(server, tool);
+      this.resolve(server, tool, reach);
     }
     // The same deadline goes on: if the session drops before the call is sent, the connection
     // waits for the next one only as long as is left.
@@ -48,7 +56,7 @@ export class ToolCallGate {
   }
 
   /** The server entry for a callable tool, or the reason it cannot be called. */
-  resolve(server: string, tool: string): CatalogServer {
+  resolve(server: string, tool: string, reach: CallReach = 'exposed'): CatalogServer {
     const entry = this.options.snapshot().servers.find((candidate) => candidate.name === server);
     if (!entry) throw new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
     if (!isServed(entry.state)) throw new SwitchboardError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`, { notSent: true });
@@ -62,7 +70,7 @@ export class ToolCallGate {
       throw new SwitchboardError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`, { notSent: true });
     }
     const rule = found.filteredBy;
-    if (!found.exposed && rule) {
+    if (!found.exposed && rule && !(reach === 'eligible' && rule.kind === 'budget')) {
       const code = rule.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED';
       throw new SwitchboardError(code, `tool "${tool}" of server "${server}" is ${describeFilterRule(rule, server)}`, {
         rule,

@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import type { ToolFilterSettings } from '../config';
 import type { FilterRule } from './types';
 
-import { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING } from './settingNames';
+import { DISABLED_SETTING, GLOBAL_DENY_SETTING, MAX_EXPOSED_SETTING, TOOL_SET_SETTING } from './settingNames';
 import { errorMessage } from '../base/errorMessage';
 
 export { MAX_EXPOSED_SETTING, SERVERS_SETTING } from './settingNames';
@@ -56,6 +56,7 @@ export interface FilterContext {
   readonly globalDeny: readonly GlobPattern[];
   /** `server/tool` entries of the disabled setting. */
   readonly disabled: ReadonlySet<string>;
+  readonly toolSet?: CompiledGlobalFilters['toolSet'];
 }
 
 export interface FilterSubject {
@@ -72,19 +73,44 @@ export interface FilterStep {
   apply(subject: FilterSubject, context: FilterContext): FilterRule | undefined;
 }
 
+/**
+ * The tool set in use (`mcpSwitchboard.toolSet`, one of `mcpSwitchboard.toolSets`): chat sees only
+ * the tools of its servers and those its globs (on `server/tool`) match.
+ */
+export interface ToolSetFilter {
+  readonly name: string;
+  readonly servers: readonly string[];
+  readonly tools: readonly string[];
+}
+
 export interface GlobalFilterSettings {
   readonly globalDeny: readonly string[];
   readonly disabled: readonly string[];
+  readonly toolSet?: ToolSetFilter | undefined;
 }
 
 /** Compiled once per global settings value and shared by every server's context. */
 export interface CompiledGlobalFilters {
   readonly globalDeny: readonly GlobPattern[];
   readonly disabled: ReadonlySet<string>;
+  readonly toolSet?: { readonly rule: FilterRule; readonly servers: ReadonlySet<string>; readonly tools: readonly GlobPattern[] };
 }
 
 export function compileGlobalFilters(settings: GlobalFilterSettings): CompiledGlobalFilters {
-  return { globalDeny: settings.globalDeny.map(compileGlob), disabled: new Set(settings.disabled) };
+  const set = settings.toolSet;
+  return {
+    globalDeny: settings.globalDeny.map(compileGlob),
+    disabled: new Set(settings.disabled),
+    ...(set
+      ? {
+          toolSet: {
+            rule: Object.freeze({ kind: 'toolSet', name: set.name }),
+            servers: new Set(set.servers),
+            tools: set.tools.map(compileGlob),
+          },
+        }
+      : {}),
+  };
 }
 
 export function filterContext(server: string, filters: ToolFilterSettings | undefined, global: CompiledGlobalFilters): FilterContext {
@@ -95,8 +121,20 @@ export function filterContext(server: string, filters: ToolFilterSettings | unde
     readOnly: filters?.readOnly === true,
     globalDeny: global.globalDeny,
     disabled: global.disabled,
+    ...(global.toolSet ? { toolSet: global.toolSet } : {}),
   };
 }
+
+/** The tool set in use: a tool of a server it names, or one its globs match; every other tool is outside it. */
+export const toolSetStep: FilterStep = {
+  name: TOOL_SET_SETTING,
+  apply(subject, context) {
+    const set = context.toolSet;
+    if (!set || set.servers.has(subject.server)) return undefined;
+    const qualified = qualifiedOf(subject);
+    return set.tools.some((glob) => glob.test(qualified)) ? undefined : set.rule;
+  },
+};
 
 export const serverAllowDenyStep: FilterStep = {
   name: 'tools.allow/tools.deny',
@@ -136,7 +174,7 @@ function qualifiedOf(subject: FilterSubject): string {
 }
 
 /** In the order the rules apply. */
-export const FILTER_STEPS: readonly FilterStep[] = [serverAllowDenyStep, globalDenyStep, disabledStep, readOnlyStep];
+export const FILTER_STEPS: readonly FilterStep[] = [toolSetStep, serverAllowDenyStep, globalDenyStep, disabledStep, readOnlyStep];
 
 const SERVER_ALLOW: FilterRule = Object.freeze({ kind: 'serverAllow' });
 const DISABLED: FilterRule = Object.freeze({ kind: 'disabledSetting' });
@@ -213,5 +251,7 @@ export function describeFilterRule(rule: FilterRule, server: string): string {
       return `hidden because a filter failed: ${rule.reason}`;
     case 'budget':
       return `hidden because more tools are eligible than ${MAX_EXPOSED_SETTING} (${rule.maxExposed})`;
+    case 'toolSet':
+      return `not in the tool set "${rule.name}" (${TOOL_SET_SETTING})`;
   }
 }

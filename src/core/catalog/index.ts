@@ -10,6 +10,15 @@ export { ToolCatalog, type CallSettlement, type SettledCall } from './toolCatalo
 export type * from './types';
 export { MAX_EXPOSED_SETTING } from './filters';
 export { sanitizeNamePart } from './naming';
-export { SETTINGS_SECTION, TOOLS_DISABLED, catalogSettingsFrom, settingsFileLookup } from './settings';
+export {
+  SETTINGS_SECTION,
+  TOOLS_DISABLED,
+  catalogSettingsFrom,
+  settingsFileLookup,
+  toolSetsFrom,
+  type ToolSetDefinition,
+} from './settings';
 export type { PreparedTool } from './preparedList';
 export { isForModel } from './modelVisibility';
+export { ToolSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type ToolHit } from './toolSearch';
+export type { CallReach } from './callGate';

@@ -4,7 +4,8 @@
 import { DEFAULT_MAX_EXPOSED, normalizeMaxExposed } from './budget';
 import { DEFAULT_CACHE_TTL_MS } from './cache';
 import { deepFreeze } from '../base/freeze';
-import { SETTINGS_SECTION, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';
+import { SETTINGS_SECTION, TOOL_SET, TOOL_SETS, TOOLS_CACHE_TTL_DAYS, TOOLS_DENY, TOOLS_DISABLED, TOOLS_MAX_EXPOSED } from './settingNames';
+import type { ToolSetFilter } from './filters';
 
 export { SETTINGS_SECTION, TOOLS_DISABLED } from './settingNames';
 
@@ -16,7 +17,39 @@ export interface CatalogSettings {
   /** `mcpSwitchboard.tools.maxExposed`. */
   readonly maxExposed: number;
   readonly cacheTtlMs: number;
+  /**
+   * The tool set in use, resolved from `mcpSwitchboard.toolSet` and `mcpSwitchboard.toolSets`;
+   * `unknown` when the name is not among the sets (then every tool is offered, with a warning).
+   */
+  readonly toolSet?: ToolSetFilter | undefined;
+  readonly unknownToolSet?: string | undefined;
 }
+
+/** One named set of `mcpSwitchboard.toolSets`: servers whose tools it holds, and globs on `server/tool`. */
+export interface ToolSetDefinition {
+  readonly servers: readonly string[];
+  readonly tools: readonly string[];
+  readonly description?: string;
+}
+
+/** Every tool set a settings value defines, the malformed ones left out. */
+export function toolSetsFrom(value: unknown): Record<string, ToolSetDefinition> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  const sets: Record<string, ToolSetDefinition> = {};
+  for (const [name, raw] of Object.entries(value as Record<string, unknown>).slice(0, MAX_TOOL_SETS)) {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) continue;
+    const { servers, tools, description } = raw as Record<string, unknown>;
+    sets[name] = {
+      servers: strings(servers).slice(0, MAX_SET_ENTRIES),
+      tools: strings(tools).slice(0, MAX_SET_ENTRIES),
+      ...(typeof description === 'string' ? { description: description.slice(0, 200) } : {}),
+    };
+  }
+  return sets;
+}
+
+const MAX_TOOL_SETS = 100;
+const MAX_SET_ENTRIES = 500;
 
 export const DEFAULT_CATALOG_SETTINGS: CatalogSettings = Object.freeze({
   globalDeny: Object.freeze([]),
@@ -33,6 +66,8 @@ export function normalizeSettings(settings: Partial<CatalogSettings>): CatalogSe
     disabled: Array.isArray(settings.disabled) ? [...settings.disabled] : [],
     maxExposed: normalizeMaxExposed(settings.maxExposed),
     cacheTtlMs: typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0 ? ttl : DEFAULT_CACHE_TTL_MS,
+    ...(settings.toolSet ? { toolSet: settings.toolSet } : {}),
+    ...(settings.unknownToolSet ? { unknownToolSet: settings.unknownToolSet } : {}),
   });
 }
 
@@ -51,7 +86,13 @@ function finiteNumber(value: unknown, fallback: number): number {
 }
 
 export function catalogSettingsFrom(lookup: SettingLookup): CatalogSettings {
+  const active = lookup(TOOL_SET);
+  const name = typeof active === 'string' ? active.trim() : '';
+  const definition = name ? toolSetsFrom(lookup(TOOL_SETS))[name] : undefined;
   return {
+    // Both keys always, undefined when unused: an update replaces the set in use, never keeps the last.
+    toolSet: definition ? { name, servers: definition.servers, tools: definition.tools } : undefined,
+    unknownToolSet: definition || !name ? undefined : name,
     globalDeny: strings(lookup(TOOLS_DENY)),
     disabled: strings(lookup(TOOLS_DISABLED)),
     maxExposed: finiteNumber(lookup(TOOLS_MAX_EXPOSED), DEFAULT_MAX_EXPOSED),

@@ -1,6 +1,7 @@
 // Builds a catalog snapshot from per-server tool lists and the settings. Pure and synchronous: the
 // expensive per-list work (copying, schema checks, sorting) happens once per list in
 // prepareToolList(); building only filters, names and counts, so it stays cheap at 10k tools.
+import { TOOL_SET_SETTING, TOOL_SETS_SETTING } from './settingNames';
 import { deepFreeze } from '../base/freeze';
 import type { ToolFilterSettings } from '../config';
 import type { ServerStateKind } from '../state';
@@ -23,6 +24,8 @@ export interface SnapshotServerInput {
 
 export interface SnapshotSettings extends GlobalFilterSettings {
   readonly maxExposed: number;
+  /** A tool set named in use that `mcpSwitchboard.toolSets` does not define: every tool is offered, with a warning. */
+  readonly unknownToolSet?: string | undefined;
 }
 
 export interface BuiltSnapshot {
@@ -72,6 +75,12 @@ export function buildSnapshot(
   const { warnings, eligible } = filtered;
   const budget = budgetWarning(eligible, settings.maxExposed);
   if (budget) warnings.push(budget);
+  if (settings.unknownToolSet !== undefined)
+    warnings.push({
+      kind: 'filterError',
+      setting: TOOL_SET_SETTING,
+      message: `the tool set "${settings.unknownToolSet.slice(0, 80)}" (${TOOL_SET_SETTING}) is not defined in ${TOOL_SETS_SETTING}; every tool is offered`,
+    });
   const names = qualifiedNamesFor(
     servers,
     filtered.perServer.map((outcome) => outcome !== undefined),
@@ -89,7 +98,7 @@ function filterServers(
   steps: readonly FilterStep[],
   memo: SnapshotMemo,
 ): Filtered {
-  const globalKey = JSON.stringify([settings.globalDeny, settings.disabled]);
+  const globalKey = JSON.stringify([settings.globalDeny, settings.disabled, settings.toolSet ?? null]);
   const compiledGlobal = (): CompiledGlobalFilters => {
     if (memo.global?.key !== globalKey) memo.global = { key: globalKey, compiled: compileGlobalFilters(settings) };
     return memo.global.compiled;

@@ -10,7 +10,8 @@ import { nullLogger, type Logger } from '../base/logging';
 import type { CallerOptions, CallOutcome, ToolsChangeEvent } from '../connection';
 import { isSwitchboardError, startsOnDemand, type ErrorCode, type ServerStateChangeEvent } from '../state';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
-import { ToolCallGate } from './callGate';
+import { ToolCallGate, type CallReach } from './callGate';
+import { ToolSearch, type ToolHit } from './toolSearch';
 import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
 import { fingerprintTools, type PreparedTool } from './preparedList';
@@ -74,6 +75,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   private readonly records: ServerRecords;
   private readonly waits: ServerWaits;
   private readonly calls: ToolCallGate;
+  private readonly toolSearch: ToolSearch;
   private readonly subscriptions: Disposable[] = [];
   private readonly publisher: SnapshotPublisher;
   private settings: CatalogSettings;
@@ -106,6 +108,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.onDidSettleCall = this.callsSettled.event;
     this.waits = new ServerWaits(records, clock);
     this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager });
+    this.toolSearch = new ToolSearch(() => publisher.current().snapshot);
     this.subscriptions.push(records.onDidChangeInputs(() => publisher.markDirty()));
     this.subscriptions.push(
       this.manager.onDidChangeState((event) =>
@@ -145,8 +148,9 @@ export class ToolCatalog implements ToolSource, Disposable {
     tool: string,
     args: Record<string, unknown>,
     options: O = {} as O,
+    reach: CallReach = 'exposed',
   ): Promise<CallOutcome<O, CallToolResult>> {
-    const call = this.calls.call(server, tool, args, options);
+    const call = this.calls.call(server, tool, args, options, reach);
     if (this.callsSettled.listenerCount === 0) return call;
     const started = this.clock.now();
     const caller = options.caller === undefined ? {} : { caller: options.caller };
@@ -163,8 +167,16 @@ export class ToolCatalog implements ToolSource, Disposable {
    * Throws the reason a tool may not be called now, as the gate would: for callers that ask before
    * they call (a confirmation dialog should not be shown for a tool that will be refused).
    */
-  assertCallable(server: string, tool: string): void {
-    this.calls.resolve(server, tool);
+  assertCallable(server: string, tool: string, reach: CallReach = 'exposed'): void {
+    this.calls.resolve(server, tool, reach);
+  }
+
+  /**
+   * Every eligible tool (those the budget left out of chat's list included) ranked for `query`:
+   * what the dispatcher's search offers a model, which then calls a hit with `reach: 'eligible'`.
+   */
+  searchTools(query: string, options?: { readonly limit?: number; readonly server?: string }): ToolHit[] {
+    return this.toolSearch.search(query, options);
   }
 
   /**

@@ -42,7 +42,8 @@ export type FilterRule =
   | { readonly kind: 'readOnlyOnly' }
   | { readonly kind: 'malformedSchema'; readonly reason: string }
   | { readonly kind: 'filterError'; readonly reason: string }
-  | { readonly kind: 'budget'; readonly maxExposed: number };
+  | { readonly kind: 'budget'; readonly maxExposed: number }
+  | { readonly kind: 'toolSet'; readonly name: string };
 
 /** Why a sign-in is needed, and the scope to ask for when the server named one. */
 export interface SignInNeed {

@@ -25,6 +25,23 @@ describe('tool settings (one reader for the editor and the CLI)', () => {
       'mcpSwitchboard.tools.cacheTtlDays': -3,
       'tools.disabled': ['not/read'],
     });
-    assert.deepEqual(catalogSettingsFrom(lookup), { globalDeny: ['a/*'], disabled: [], maxExposed: 128, cacheTtlMs: 0 });
+    assert.deepEqual(catalogSettingsFrom(lookup), {
+      globalDeny: ['a/*'],
+      disabled: [],
+      maxExposed: 128,
+      cacheTtlMs: 0,
+      toolSet: undefined,
+      unknownToolSet: undefined,
+    });
+  });
+
+  it('resolves the tool set in use from a settings file, the CLI way (serve and doctor see the same tools)', () => {
+    const lookup = settingsFileLookup({
+      'mcpSwitchboard.toolSets': { review: { servers: ['github'], tools: ['fs/read_*'] } },
+      'mcpSwitchboard.toolSet': 'review',
+    });
+    assert.deepEqual(catalogSettingsFrom(lookup).toolSet, { name: 'review', servers: ['github'], tools: ['fs/read_*'] });
+    const unknown = settingsFileLookup({ 'mcpSwitchboard.toolSet': 'gone' });
+    assert.deepEqual([catalogSettingsFrom(unknown).toolSet, catalogSettingsFrom(unknown).unknownToolSet], [undefined, 'gone']);
   });
 });

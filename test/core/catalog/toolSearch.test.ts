@@ -1,0 +1,163 @@
+// Tools found by search instead of cut by a budget: the catalog's search ranks every eligible tool
+// (those past the budget included, nothing a filter hides), a tool it found can be called through
+// the same gate with `reach: 'eligible'` while a plain call still may not, and a tool set (the
+// workspace's named list of servers and globs) is one more filter, named in what it hides.
+import assert from 'node:assert/strict';
+import type { CatalogSettings } from '../../../src/core/catalog/settings';
+import { catalogSettingsFrom, toolSetsFrom } from '../../../src/core/catalog/settings';
+import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
+import { isSwitchboardError } from '../../../src/core/state';
+import type { StdioServerDefinition } from '../../../src/core/config/types';
+import { Cleanup, MemoryLogger } from '../connection/helpers';
+import { definition, FakeClock, FakeManager, tool } from './helpers';
+import { MemoryToolCacheStorage } from '../../../src/core/catalog/cache';
+
+const GITHUB = [
+  tool('create_pull_request', {
+    description: 'Create a new pull request in a GitHub repository',
+    inputSchema: { type: 'object', properties: { owner: {}, repo: {}, title: {}, head: {}, base: {} } },
+  }),
+  tool('list_issues', { description: 'List issues in a GitHub repository with filtering options' }),
+  tool('get_file_contents', { description: 'Get the contents of a file or directory from a GitHub repository' }),
+  tool('merge_pull_request', { description: 'Merge a pull request' }),
+];
+const FS = [
+  tool('read_text_file', { description: 'Read the complete contents of a file from the file system as text' }),
+  tool('write_file', { description: 'Create a new file or completely overwrite an existing file with new content' }),
+  tool('delete_everything', { description: 'Delete every file', annotations: { destructiveHint: true } }),
+];
+const SLACK = [
+  tool('slack_post_message', {
+    description: 'Post a new message to a Slack channel',
+    inputSchema: { type: 'object', properties: { channel_id: { description: 'The ID of the channel to post to' }, text: {} } },
+  }),
+  tool('slack_list_channels', { description: 'List public or pre-defined channels in the workspace' }),
+];
+
+describe('tool search and tool sets (catalog)', () => {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  async function setup(settings: Partial<CatalogSettings> = {}, definitions: StdioServerDefinition[] = []) {
+    const manager = new FakeManager();
+    manager.configure(
+      definitions.length > 0
+        ? definitions
+        : [definition('github'), definition('fs', { tools: { deny: ['delete_*'] } }), definition('slack')],
+    );
+    const catalog = new ToolCatalog({
+      manager,
+      storage: new MemoryToolCacheStorage(),
+      clock: new FakeClock(),
+      logger: new MemoryLogger(),
+      settings,
+    });
+    cleanup.add(() => catalog.dispose());
+    await catalog.ready;
+    for (const [name, list] of [
+      ['github', GITHUB],
+      ['fs', FS],
+      ['slack', SLACK],
+    ] as const) {
+      manager.setTools(name, [...list], false);
+      manager.setState(name, 'running');
+    }
+    return { manager, catalog };
+  }
+
+  it('ranks every eligible tool, past the budget too, by name, description and argument names, and never a filtered one', async () => {
+    // A budget of 2: github's first two tools are in chat; everything else is past the budget.
+    const { catalog } = await setup({ maxExposed: 2 });
+    assert.deepEqual(
+      catalog.snapshot().servers.flatMap((server) => server.tools.filter((item) => item.exposed).map((item) => item.qualifiedName)),
+      ['github__create_pull_request', 'github__get_file_contents'],
+    );
+    const first = (query: string) => catalog.searchTools(query, { limit: 3 }).map((hit) => hit.qualifiedName);
+    assert.equal(first('send a message to a slack channel')[0], 'slack__slack_post_message');
+    assert.equal(first('create a pull request')[0], 'github__create_pull_request');
+    assert.equal(first('merge the pull request')[0], 'github__merge_pull_request');
+    assert.equal(first('read a file')[0], 'fs__read_text_file');
+    assert.equal(first('which issues are open')[0], 'github__list_issues');
+    // An argument's name and description count: "channel_id" is only in the schema.
+    assert.equal(first('channel id')[0], 'slack__slack_post_message');
+    const hit = catalog.searchTools('post message')[0];
+    assert.deepEqual([hit?.qualifiedName, hit?.inChat], ['slack__slack_post_message', false]);
+    // Filtered out by tools.deny: not found whatever the query.
+    assert.ok(!catalog.searchTools('delete every file').some((found) => found.name === 'delete_everything'));
+    assert.deepEqual(
+      catalog.searchTools('file', { server: 'github' }).map((found) => found.server),
+      ['github'],
+    );
+  });
+
+  it('calls a tool search found that the budget alone left out, through the same gate; a plain call still may not; a filtered one never', async () => {
+    const { manager, catalog } = await setup({ maxExposed: 2 });
+    await assert.rejects(
+      catalog.callExposedTool('slack', 'slack_post_message', {}),
+      (error) => isSwitchboardError(error) && error.rule?.kind === 'budget',
+    );
+    await catalog.callExposedTool('slack', 'slack_post_message', { channel_id: 'C1', text: 'hi' }, {}, 'eligible');
+    assert.deepEqual(manager.calls, [{ server: 'slack', tool: 'slack_post_message', args: { channel_id: 'C1', text: 'hi' } }]);
+    await assert.rejects(
+      catalog.callExposedTool('fs', 'delete_everything', {}, {}, 'eligible'),
+      (error) => isSwitchboardError(error) && error.code === 'TOOL_FILTERED' && error.rule?.kind === 'serverDeny',
+    );
+    assert.throws(() => catalog.assertCallable('fs', 'delete_everything', 'eligible'), /tools\.deny pattern "delete_\*"/);
+    assert.doesNotThrow(() => catalog.assertCallable('slack', 'slack_list_channels', 'eligible'));
+    assert.throws(
+      () => catalog.assertCallable('slack', 'slack_list_channels'),
+      /more tools are eligible than mcpSwitchboard\.tools\.maxExposed/,
+    );
+  });
+
+  it('a tool set lets through its servers and its globs, names itself in what it hides, and switching it re-filters', async () => {
+    const sets = {
+      review: { servers: ['github'], tools: ['fs/read_*'], description: 'Reviewing code' },
+      chat: { servers: [], tools: ['slack/**'] },
+    };
+    const lookup = (active: string) => (key: string) => ({ toolSets: sets, toolSet: active })[key];
+    const { catalog } = await setup(catalogSettingsFrom(lookup('review')));
+    const exposed = () =>
+      catalog.snapshot().servers.flatMap((server) => server.tools.filter((item) => item.exposed).map((item) => item.qualifiedName));
+    assert.deepEqual(exposed(), [
+      'github__create_pull_request',
+      'github__get_file_contents',
+      'github__list_issues',
+      'github__merge_pull_request',
+      'fs__read_text_file',
+    ]);
+    const outside = catalog.snapshot().servers[2]?.tools[0];
+    assert.deepEqual(outside?.filteredBy, { kind: 'toolSet', name: 'review' });
+    await assert.rejects(
+      catalog.callExposedTool('slack', 'slack_post_message', {}, {}, 'eligible'),
+      /not in the tool set "review" \(mcpSwitchboard\.toolSet\)/,
+    );
+    assert.equal(catalog.searchTools('slack message').length, 0, 'search finds nothing outside the set');
+
+    catalog.updateSettings(catalogSettingsFrom(lookup('chat')));
+    assert.deepEqual(exposed(), ['slack__slack_list_channels', 'slack__slack_post_message']);
+    catalog.updateSettings(catalogSettingsFrom(lookup('')));
+    assert.equal(exposed().length, 8, 'no set: every tool the other filters let through');
+
+    catalog.updateSettings(catalogSettingsFrom(lookup('gone')));
+    assert.equal(exposed().length, 8, 'an unknown set filters nothing');
+    assert.match(
+      catalog
+        .snapshot()
+        .warnings.map((warning) => warning.message)
+        .join('\n'),
+      /the tool set "gone" \(mcpSwitchboard\.toolSet\) is not defined in mcpSwitchboard\.toolSets; every tool is offered/,
+    );
+  });
+
+  it('reads only well-formed tool sets, bounded', () => {
+    assert.deepEqual(toolSetsFrom({ ok: { servers: ['a', 3], tools: ['x/*'] }, bad: 'nope', list: [] }), {
+      ok: { servers: ['a'], tools: ['x/*'] },
+    });
+    assert.deepEqual(toolSetsFrom('x'), {});
+    assert.equal(
+      Object.keys(toolSetsFrom(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`s${i}`, { servers: [] }])))).length,
+      100,
+    );
+  });
+});
