@@ -146,6 +146,33 @@ describe("tools in the editor's chat (gateway + definition provider + dispatcher
     await assert.rejects(invoke('mcpSwitchboard_callTool', { tool: 'nope__nothing', arguments: {} }), /Unknown tool "nope__nothing"/);
   });
 
+  it('finds a tool past the budget by search, and calls it; a plain list says how many more a query finds', async () => {
+    const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
+    await settings.update('tools.maxExposed', 1, vscode.ConfigurationTarget.Global);
+    try {
+      await eventually(() => (api.catalog.snapshot().maxExposed === 1 ? true : undefined), 'the budget of 1', 10_000);
+      const env = api.catalog
+        .snapshot()
+        .servers.flatMap((server) => server.tools)
+        .find((tool) => tool.qualifiedName === 'ok__env');
+      assert.equal(env?.filteredBy?.kind, 'budget', 'ok__env is past the budget');
+      const found = JSON.parse(toolText(await invoke('mcpSwitchboard_listTools', { query: 'read an environment variable', limit: 3 }))) as {
+        tools: Array<{ qualifiedName: string; inputSchema: { properties?: Record<string, unknown> } }>;
+      };
+      assert.equal(found.tools[0]?.qualifiedName, 'ok__env');
+      assert.ok(found.tools[0]?.inputSchema.properties?.name, 'with its arguments');
+      assert.ok(found.tools.length <= 3);
+      // Called through the same gate; the server answers with its PATH (a call that had been refused would throw).
+      const called = await invoke('mcpSwitchboard_callTool', { tool: 'ok__env', arguments: { name: 'PATH' } });
+      assert.match(toolText(called), /\//);
+      const listed = JSON.parse(toolText(await invoke('mcpSwitchboard_listTools', {}))) as { tools: unknown[]; more?: number };
+      assert.ok(listed.tools.length > 1, 'every eligible tool is listed, not only the one in chat');
+    } finally {
+      await settings.update('tools.maxExposed', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitForTools((all) => all.includes('mcp_ok_echo') && all.includes('mcp_ok_add'));
+  });
+
   it('shows a tool the server adds at run time without a reload', async () => {
     const pid = (JSON.parse(fs.readFileSync(path.join(scratch, 'ok.json'), 'utf8')) as { pid: number }).pid;
     process.kill(pid, 'SIGUSR2'); // the fixture registers `added_1` and sends tools/list_changed
