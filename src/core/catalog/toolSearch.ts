@@ -1,7 +1,6 @@
 // Tools found by search instead of cut by a budget: a full-text index (MiniSearch) over every
 // eligible tool of the snapshot (those the filters let through, the ones the budget left out of
-// chat's list included), by its name, title, description, argument names and descriptions, and its
-// server. The index belongs to one snapshot and is built again, on the next search, after the
+// chat's list included), by its name, title, description, argument names, and its server. The index belongs to one snapshot and is built again, on the next search, after the
 // snapshot changed. What a hit may be called with is still the call gate's decision.
 import MiniSearch from 'minisearch';
 import { isForModel } from './modelVisibility';
@@ -62,12 +61,13 @@ function stem(word: string): string {
   return word;
 }
 
+/**
+ * The argument names, not their descriptions: on 1,018 real tools the descriptions added nothing
+ * to recall at 5 and doubled the index, and its search time at 10,000 tools (bench/RESULTS.md).
+ */
 function argumentText(tool: CatalogTool): string {
-  const properties = (tool.tool.inputSchema as { properties?: Record<string, { description?: unknown }> }).properties ?? {};
-  return Object.entries(properties)
-    .map(([name, schema]) => `${name} ${typeof schema?.description === 'string' ? schema.description : ''}`)
-    .join(' ')
-    .slice(0, MAX_ARGUMENT_CHARS);
+  const properties = (tool.tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {};
+  return Object.keys(properties).join(' ').slice(0, MAX_ARGUMENT_CHARS);
 }
 
 function newIndex(): MiniSearch<IndexedTool> {
@@ -79,7 +79,7 @@ function newIndex(): MiniSearch<IndexedTool> {
       const lower = term.toLowerCase();
       return STOP_WORDS.has(lower) ? null : stem(lower);
     },
-    searchOptions: { boost: BOOST, prefix: (term) => term.length > 3, fuzzy: (term) => (term.length > 5 ? 0.2 : false), combineWith: 'OR' },
+    searchOptions: { boost: BOOST, prefix: (term) => term.length > 3, fuzzy: (term) => (term.length > 5 ? 0.2 : false), maxFuzzy: 1, combineWith: 'OR' },
   });
 }
 

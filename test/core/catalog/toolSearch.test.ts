@@ -78,7 +78,7 @@ describe('tool search and tool sets (catalog)', () => {
     assert.equal(first('merge the pull request')[0], 'github__merge_pull_request');
     assert.equal(first('read a file')[0], 'fs__read_text_file');
     assert.equal(first('which issues are open')[0], 'github__list_issues');
-    // An argument's name and description count: "channel_id" is only in the schema.
+    // An argument's name counts: "channel_id" is only in the schema.
     assert.equal(first('channel id')[0], 'slack__slack_post_message');
     const hit = catalog.searchTools('post message')[0];
     assert.deepEqual([hit?.qualifiedName, hit?.inChat], ['slack__slack_post_message', false]);
