@@ -109,6 +109,11 @@ export class TokenExchange implements UpstreamTokens {
     return exchange;
   }
 
+  /** The upstream refused the token it was given for this user: the next call exchanges again. */
+  forget(principal: Principal, definition: HttpServerDefinition): void {
+    this.remembered.delete(userServerKey(principal.key, definition));
+  }
+
   private async exchange(key: string, subjectToken: string, definition: HttpServerDefinition): Promise<string> {
     const target = await this.targetOf(definition);
     const { clientId, clientSecret, scopes, tokenEndpointAuthMethod } = definition.oauth;

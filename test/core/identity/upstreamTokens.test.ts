@@ -133,6 +133,29 @@ describe('a team gateway calls a per-user upstream with each user’s own token 
     assert.ok((subjects.subjects.gateway ?? 0) > 0);
   });
 
+  it('exchanges again once the upstream refused a remembered token (forget), and only for that user and server', async () => {
+    const exchange = new TokenExchange({ clock, logger: new MemoryLogger() });
+    const definition = httpDefinition(upstream.url('/mcp'), { name: 'tickets', oauth: perUser });
+    const verifier = await createJwtVerifier({ issuer: idp.issuer, clock });
+    const userOf = async (name: string) => {
+      const token = await idp.token(name, resource, 'mcp');
+      const principal = principalOf(await verifier.verifyAccessToken(token));
+      assert.ok(principal);
+      return { token, principal };
+    };
+    const alice = await userOf('alice');
+    const bob = await userOf('bob');
+    const before = idp.exchanges();
+    const first = await exchange.tokenFor(alice.principal, alice.token, definition);
+    await exchange.tokenFor(bob.principal, bob.token, definition);
+    assert.equal(await exchange.tokenFor(alice.principal, alice.token, definition), first, 'remembered');
+    assert.equal(idp.exchanges() - before, 2);
+    exchange.forget(alice.principal, definition);
+    assert.notEqual(await exchange.tokenFor(alice.principal, alice.token, definition), undefined);
+    await exchange.tokenFor(bob.principal, bob.token, definition);
+    assert.equal(idp.exchanges() - before, 3, "alice's token was exchanged again; bob's is still remembered");
+  });
+
   it('refuses a call made for nobody: the server acts only for a signed-in user', async () => {
     await assert.rejects(
       runtime.catalog.callExposedTool('tickets', 'whoami', {}),
