@@ -41,6 +41,7 @@ export function budgetWarning(eligible: number, maxExposed: number): CatalogWarn
     setting: MAX_EXPOSED_SETTING,
     message:
       `${eligible} tools passed the filters but only ${maxExposed} can be offered to chat (${MAX_EXPOSED_SETTING}); ` +
-      `${hidden} ${hidden === 1 ? 'tool is' : 'tools are'} hidden. Disable tools or add tools.allow/tools.deny filters to choose which ones chat sees.`,
+      `${hidden} ${hidden === 1 ? 'tool is' : 'tools are'} hidden from its list, and found by search (#mcpTools with a query; #mcpCall calls them). ` +
+      'Disable tools, add tools.allow/tools.deny filters, or use a tool set (mcpSwitchboard.toolSets) to choose which ones chat lists.',
   };
 }
