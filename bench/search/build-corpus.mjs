@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds bench/search/corpus.json: the tool definitions real MCP servers publish, as their own
-// tools/list gives them. Each server is installed from npm (pinned below) into .cache/search-corpus,
+// tools/list gives them. Each server is installed from npm (pinned below) into a folder of the temp dir,
 // without install scripts, started over stdio with placeholder credentials (listing tools needs
 // none; a server that insists, or that wants the network to start, is reported and skipped), and
 // asked for its tools. The corpus is committed, so the benchmark itself needs neither npm nor the
@@ -8,6 +8,7 @@
 //   node bench/search/build-corpus.mjs [--only <package>]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
@@ -16,7 +17,8 @@ import { z } from 'zod';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
-const cache = path.join(repoRoot, '.cache', 'search-corpus');
+// Outside the repository: 46 servers' node_modules under it would make every `vsce package` walk them.
+const cache = path.join(os.tmpdir(), 'mcp-switchboard-search-corpus');
 const out = path.join(here, 'corpus.json');
 
 /** package@version, and the arguments it needs to start (a folder, a placeholder URL). */
