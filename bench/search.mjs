@@ -51,7 +51,8 @@ const queries = JSON.parse(fs.readFileSync(path.join(here, 'search', 'queries.js
   expect: expect.map((wanted) => {
     const [pkg, tool] = wanted.split('#');
     const server = corpus.servers.find((candidate) => candidate.package === pkg);
-    if (!server?.tools.some((candidate) => candidate.name === tool)) throw new Error(`queries.json: "${query}" expects ${wanted}, which the corpus does not have`);
+    if (!server?.tools.some((candidate) => candidate.name === tool))
+      throw new Error(`queries.json: "${query}" expects ${wanted}, which the corpus does not have`);
     return `${serverName(pkg)}/${tool}`;
   }),
 }));

@@ -24,6 +24,10 @@ import {
 } from '../core/skills';
 import { displayText } from '../core/base/displayText';
 import { errorMessage } from '../core/base/errorMessage';
+import { isSwitchboardError } from '../core/state';
+
+/** JSON-RPC Invalid params: what a server answers skills/get with for a skill it does not serve. */
+const INVALID_PARAMS = -32602;
 import type { LogChannels } from './logChannels';
 
 const APPROVALS_KEY = 'mcpSwitchboard.skillApprovals';
@@ -230,13 +234,44 @@ export class SkillInstalls implements vscode.Disposable {
 
   /** An installed skill whose server now lists another manifest: one notice, whose Review asks again. */
   private offerChanged(server: string): void {
-    for (const skill of this.offers.offer(server)?.skills ?? []) {
+    const listed = this.offers.offer(server)?.skills ?? [];
+    // Not listed any more: a listing may be partial (SEP-2640), so the server is asked for it by URI.
+    if (this.manager.server(server)?.state.kind === 'running')
+      for (const uri of new Set(this.placed.filter((skill) => skill.server === server).map((skill) => skill.uri)))
+        if (!listed.some((skill) => skill.uri === uri)) void this.checkStillServed(server, uri);
+    for (const skill of listed) {
       if (!this.hasChanged(server, skill)) continue;
       const key = JSON.stringify([server, skill.uri, manifestDigest(skill)]);
       if (this.announced.has(key)) continue;
       this.announced.add(key);
       void this.announceChange(server, skill);
     }
+  }
+
+  /** A skill its server answers -32602 for is gone there: one notice, whose Remove Skill removes what was installed. */
+  private async checkStillServed(server: string, uri: string): Promise<void> {
+    const key = JSON.stringify([server, uri, 'gone']);
+    if (this.announced.has(key)) return;
+    this.announced.add(key);
+    try {
+      await this.offers.forwardRequest(server, 'skills/get', { uri });
+      this.announced.delete(key);
+      return;
+    } catch (error) {
+      if (!(isSwitchboardError(error) && error.rpcCode === INVALID_PARAMS)) {
+        this.announced.delete(key);
+        this.logs.server(server).warn(`could not ask for the skill ${uri}: ${errorMessage(error)}`);
+        return;
+      }
+    }
+    const name = this.installsOf(server, uri)[0]?.name ?? uri;
+    const remove = 'Remove Skill';
+    const choice = await vscode.window.showWarningMessage(
+      `MCP Switchboard: server "${server}" no longer serves the skill "${displayText(name, 80)}" you installed from it.`,
+      remove,
+      'Keep It',
+    );
+    if (choice === remove) await this.remove(server, uri);
   }
 
   private async announceChange(server: string, skill: Skill): Promise<void> {

@@ -104,6 +104,31 @@ describe('skills from a server (UI)', function () {
       .waitFor({ timeout: 30_000 });
   });
 
+  it('a skill its server no longer serves is announced once, and Remove Skill removes only it', async () => {
+    const { page } = workbench;
+    const refunds = path.join(workbench.workspace, '.github', 'skills', 'refunds');
+    await runFromPalette(page, 'MCP Switchboard: Install Skill…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'refunds' }).first().click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Install the skill "refunds" from server "docs"?' });
+    await dialog.waitFor({ timeout: 30_000 });
+    // Its frontmatter asks for tools to run without asking: the review says so before anything is written.
+    assert.match(await dialog.innerText(), /It asks to use these tools without asking you \(allowed-tools\): Bash\(curl:\*\)/);
+    await dialog.locator('.monaco-button', { hasText: 'This Workspace (.github/skills)' }).click();
+    await eventually(() => fs.existsSync(path.join(refunds, 'examples', 'email.md')) || undefined, 'refunds installed', 30_000);
+
+    fs.rmSync(path.join(served, 'acme'), { recursive: true });
+    await runFromPalette(page, 'MCP Switchboard: Invalidate Tool Cache');
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notice = page.locator('.notifications-center .notification-list-item', {
+      hasText: 'server "docs" no longer serves the skill "refunds" you installed from it',
+    });
+    await notice.first().waitFor({ timeout: 30_000 });
+    await notice.locator('.monaco-button', { hasText: 'Remove Skill' }).click();
+    await eventually(() => !fs.existsSync(refunds) || undefined, 'refunds removed', 30_000);
+    assert.ok(fs.existsSync(path.join(installed(), 'SKILL.md')), 'release-notes stays');
+    await runFromPalette(page, 'Notifications: Hide Notifications');
+  });
+
   it('Remove Server says that its installed skills go too, and removes them, and nothing else', async () => {
     const mine = path.join(workbench.workspace, '.github', 'skills', 'mine');
     fs.mkdirSync(mine, { recursive: true });

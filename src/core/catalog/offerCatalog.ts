@@ -57,7 +57,8 @@ export interface OfferStore {
 
 /** Which part of the offer a request is about, to check it is shown. */
 function featureOf(method: ForwardedMethod, params: Record<string, unknown>): 'resources' | 'prompts' | 'logging' {
-  if (method === 'resources/read') return 'resources';
+  // A skill and its folders are resources (SEP-2640).
+  if (method === 'resources/read' || method === 'skills/get' || method === 'resources/directory/read') return 'resources';
   if (method === 'prompts/get') return 'prompts';
   if (method === 'logging/setLevel') return 'logging';
   const ref = params.ref as { type?: unknown } | undefined;

@@ -79,7 +79,13 @@ function newIndex(): MiniSearch<IndexedTool> {
       const lower = term.toLowerCase();
       return STOP_WORDS.has(lower) ? null : stem(lower);
     },
-    searchOptions: { boost: BOOST, prefix: (term) => term.length > 3, fuzzy: (term) => (term.length > 5 ? 0.2 : false), maxFuzzy: 1, combineWith: 'OR' },
+    searchOptions: {
+      boost: BOOST,
+      prefix: (term) => term.length > 3,
+      fuzzy: (term) => (term.length > 5 ? 0.2 : false),
+      maxFuzzy: 1,
+      combineWith: 'OR',
+    },
   });
 }
 

@@ -21,6 +21,7 @@ interface JsonServer {
   resources: { uri: string; name: string; mimeType?: string }[];
   resourceTemplates: { uriTemplate: string; name: string }[];
   prompts: { name: string; arguments: string[] }[];
+  skills: { uri: string; name: string; files: number | 'dynamic' }[];
   lifecycle: { start: string; idleStopMinutes: number } | null;
 }
 
@@ -554,6 +555,13 @@ describe('doctor CLI', function () {
         'the era of each, in --json',
       );
       for (const server of report.servers) assert.ok(server.tools.length > 0, `${server.name} has no tools`);
+      // A server's skills (SEP-2640): listed, their files counted, none fetched.
+      assert.deepEqual(report.servers.find((server) => server.name === 'demo-skills')?.skills, [
+        { uri: 'skill://acme/billing/refunds/SKILL.md', name: 'refunds', files: 2 },
+        { uri: 'skill://release-notes/SKILL.md', name: 'release-notes', files: 2 },
+      ]);
+      const table = await runCli(['doctor', '--folder', path.join(REPO_ROOT, 'demo')]);
+      assert.match(table.stdout, /skills\s+refunds \(2 files\), release-notes \(2 files\)/);
     });
   });
 });

@@ -584,14 +584,19 @@ describe('gateway: serve', function () {
       "mcpSwitchboard.tools.disabled": ["alpha/add"],
       "mcpSwitchboard.tools.maxExposed": 40,
       "mcpSwitchboard.tools.cacheTtlDays": 0.5,
+      "mcpSwitchboard.toolSets": { "review": { "servers": ["alpha"], "tools": ["beta/read_*"] } },
+      "mcpSwitchboard.toolSet": "review",
     }`,
     );
     const day = 24 * 60 * 60 * 1000;
+    // The tool set in use, as the editor reads it: serve and doctor see the tools chat sees.
     assert.deepEqual(await readCatalogSettings(folder), {
       globalDeny: ['*/delete_*'],
       disabled: ['alpha/add'],
       maxExposed: 40,
       cacheTtlMs: day / 2,
+      toolSet: { name: 'review', servers: ['alpha'], tools: ['beta/read_*'] },
+      unknownToolSet: undefined,
     });
     // The editor's defaults (package.json) where nothing is set.
     assert.deepEqual(await readCatalogSettings(path.join(folder, 'missing')), {
@@ -599,6 +604,8 @@ describe('gateway: serve', function () {
       disabled: [],
       maxExposed: 128,
       cacheTtlMs: 7 * day,
+      toolSet: undefined,
+      unknownToolSet: undefined,
     });
   });
 });

@@ -16,7 +16,7 @@ export type JsonServer = Pick<
   ServerReport,
   'name' | 'source' | 'definedBy' | 'state' | 'connectMs' | 'protocol' | 'error' | 'capabilities' | 'instructions' | 'lifecycle' | 'sandbox'
 > &
-  Pick<OfferReport, 'resources' | 'resourceTemplates' | 'prompts'> & {
+  Pick<OfferReport, 'resources' | 'resourceTemplates' | 'prompts' | 'skills'> & {
     readonly diagnostics: readonly JsonDiagnostic[];
     readonly tools: readonly JsonTool[];
   };
@@ -57,6 +57,7 @@ function jsonServer(server: ServerReport): JsonServer {
     resources: server.offer.resources,
     resourceTemplates: server.offer.resourceTemplates,
     prompts: server.offer.prompts,
+    skills: server.offer.skills,
     lifecycle: server.lifecycle,
     sandbox: server.sandbox,
   };

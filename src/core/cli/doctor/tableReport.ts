@@ -1,6 +1,7 @@
 // The default, human output: one aligned row per server, then what explains it (its configuration
 // problems, the tools the catalog hides and why, the last lines a failed server wrote to stderr),
 // then problems owned by no server.
+import { displayText } from '../../base/displayText';
 import { MAX_EXPOSED_SETTING } from '../../catalog';
 import { describeSandboxRules, type ConfigDiagnostic } from '../../config';
 import { isFailing, type DoctorReport, type ServerReport, type ToolReport } from './report';
@@ -85,6 +86,15 @@ function details(server: ServerReport, maxExposed: number): string[] {
   if (server.sandbox) lines.push(`${DETAIL_INDENT}${'sandbox'.padEnd(8)} ${describeSandboxRules(server.sandbox.rules)}`);
   lines.push(...hiddenTools(server.tools, maxExposed).map((line) => `${DETAIL_INDENT}${'hidden'.padEnd(8)} ${line}`));
   lines.push(...taskTools(server.tools).map((line) => `${DETAIL_INDENT}${'tasks'.padEnd(8)} ${line}`));
+  if (server.offer.skills.length > 0)
+    lines.push(
+      `${DETAIL_INDENT}${'skills'.padEnd(8)} ${server.offer.skills
+        .map(
+          (skill) =>
+            `${displayText(skill.name, 80)} (${skill.files === 'dynamic' ? 'generated' : `${skill.files} file${skill.files === 1 ? '' : 's'}`})`,
+        )
+        .join(', ')}`,
+    );
   lines.push(...server.catalogWarnings.map((message) => `${DETAIL_INDENT}${'warning'.padEnd(8)} ${message}`));
   if (isFailing(server) && server.stderrTail.length > 0) {
     lines.push(`${DETAIL_INDENT}stderr (last ${server.stderrTail.length} line${server.stderrTail.length === 1 ? '' : 's'}):`);
