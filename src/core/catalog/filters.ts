@@ -253,5 +253,7 @@ export function describeFilterRule(rule: FilterRule, server: string): string {
       return `hidden because more tools are eligible than ${MAX_EXPOSED_SETTING} (${rule.maxExposed})`;
     case 'toolSet':
       return `not in the tool set "${rule.name}" (${TOOL_SET_SETTING})`;
+    case 'policy':
+      return "not granted by the gateway's policy";
   }
 }

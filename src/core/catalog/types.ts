@@ -4,6 +4,8 @@ import type { CallToolResult, Prompt, Resource, ResourceTemplateType, Tool } fro
 import type { CallerOptions, CallOutcome, ServerNotice, ForwardedMethod, ForwardedResult, Skill, SkillFile } from '../connection';
 import type { ServerInfo, ServerStateKind } from '../state';
 import type { Event } from '../base/events';
+import type { CallReach } from './callGate';
+import type { ToolHit } from './toolSearch';
 
 /** Which rule removed a tool from what chat sees. */
 /** Why a tool is not exposed (the core's one vocabulary, state/errors.ts). */
@@ -80,7 +82,11 @@ export interface ToolSource {
     tool: string,
     args: Record<string, unknown>,
     options?: O,
+    /** `eligible`: a tool found by search, which the budget alone may have left out of the list. */
+    reach?: CallReach,
   ): Promise<CallOutcome<O, CallToolResult>>;
+  /** Every eligible tool ranked for a query (toolSearch.ts); absent: the source offers no search. */
+  searchTools?(query: string, options?: { readonly limit?: number; readonly server?: string }): ToolHit[];
   /**
    * Resolves once none of `servers` (all when omitted) is still starting with no tool list known,
    * each bounded by its connect timeout. Optional: a source without it has nothing to wait for.

@@ -41,12 +41,61 @@ function listing(tool: CatalogTool, name: string, options: ListingOptions): Tool
   return { ...definition, ...(options.execution && execution ? { execution } : {}), name } as Tool;
 }
 
+/**
+ * Tools found by search instead of cut by the budget, for any client of the aggregated endpoint: when
+ * the budget left tools out of the list, the list ends with these two, which find every tool the
+ * filters (and a team gateway's policy) let through and call it by its qualified name.
+ */
+export const FIND_TOOLS = 'switchboard__find_tools';
+export const CALL_TOOL = 'switchboard__call_tool';
+
+const SEARCH_TOOLS: readonly Tool[] = [
+  {
+    name: FIND_TOOLS,
+    title: 'Find tools',
+    description:
+      'Finds tools that are not in your tool list (there are more than the tool budget lets through): give what you want to do, in a few words; returns the best matches, ranked, with their qualified names and argument schemas. Call one with switchboard__call_tool.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What you want to do, e.g. "create a pull request".' },
+        limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many matches (default 10).' },
+      },
+      required: ['query'],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: CALL_TOOL,
+    title: 'Call a found tool',
+    description: 'Calls a tool that switchboard__find_tools found, by its qualified name, with arguments matching its input schema.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        tool: { type: 'string', description: 'The qualified name switchboard__find_tools returned (server__tool).' },
+        arguments: { type: 'object', description: "The tool's arguments." },
+      },
+      required: ['tool'],
+    },
+  },
+];
+
+/** Whether the aggregated endpoint adds the search tools: the budget left tools out, and no tool has their names. */
+export function offersSearchTools(snapshot: CatalogSnapshot): boolean {
+  const tools = snapshot.servers.filter(isServedServer).flatMap((server) => server.tools);
+  return (
+    tools.some((tool) => tool.filteredBy?.kind === 'budget') &&
+    !tools.some((tool) => tool.qualifiedName === FIND_TOOLS || tool.qualifiedName === CALL_TOOL)
+  );
+}
+
 export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId, options: ListingOptions = {}): Tool[] {
   const servers = snapshot.servers.filter(isServedServer);
   if (endpoint.kind === 'aggregated') {
-    return servers.flatMap((server) =>
+    const listed = servers.flatMap((server) =>
       server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.qualifiedName, options)),
     );
+    return offersSearchTools(snapshot) ? [...listed, ...structuredClone(SEARCH_TOOLS as Tool[])] : listed;
   }
   const server = servers.find((candidate) => candidate.name === endpoint.server);
   return server ? server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.name, options)) : [];

@@ -21,12 +21,12 @@ import {
   SKILLS_EXTENSION,
 } from '../connection';
 import { clientNameOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
-import type { OfferedServer, OfferSource, ToolSource } from '../catalog';
+import type { CallReach, OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
 import { rpcError, toProtocolError, upstreamError } from './callErrors';
 import { describeEndpoint, endpointKey, endpointPath, type EndpointId, type CallTarget } from './endpoint';
-import { listedTools, mapToolName, taskSupportOf } from './exposure';
+import { CALL_TOOL, FIND_TOOLS, listedTools, mapToolName, offersSearchTools, taskSupportOf } from './exposure';
 import { callOrEscalate, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
 import {
   drivesTasks,
@@ -227,10 +227,17 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     return { tools: listedTools(source.snapshot(), endpoint, { execution: tasks !== undefined && drivesTasks(server) }) };
   });
 
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+  server.setRequestHandler('tools/call', async (incoming, ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const search = endpoint.kind === 'aggregated' && offersSearchTools(source.snapshot()) ? incoming.params.name : undefined;
+    if (search === FIND_TOOLS) return findTools(source, incoming.params.arguments ?? {});
+    // A found tool is called as if by its own name, through the same mapping, gate and relays;
+    // only the budget's cut does not stop it (reach 'eligible').
+    const request = search === CALL_TOOL ? { ...incoming, params: foundToolCall(incoming.params) } : incoming;
+    const reach: CallReach = search === CALL_TOOL ? 'eligible' : 'exposed';
     const user = onBehalfOf(extras.upstreamTokens, ctx);
     const mapped = {
       ...(await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal)),
+      reach,
       caller: callerOf(server, ctx, extras.principal),
       ...(user ? { onBehalfOf: user } : {}),
     };
@@ -281,7 +288,42 @@ function outcomeOf(result: CallToolResult | InputRequiredResult): string {
 }
 
 /** The tool a request calls, who asked (for the audit log), and the trace context for the upstream. */
-type CallerTarget = CallTarget & { readonly caller?: string; readonly trace?: TraceContext; readonly onBehalfOf?: OnBehalfOf };
+type CallerTarget = CallTarget & {
+  readonly caller?: string;
+  readonly trace?: TraceContext;
+  readonly onBehalfOf?: OnBehalfOf;
+  readonly reach?: CallReach;
+};
+
+/** switchboard__find_tools: the source's search, as the tool's text (JSON). */
+function findTools(source: ToolSource, args: Record<string, unknown>): CallToolResult {
+  const query = typeof args.query === 'string' ? args.query : '';
+  if (!query.trim() || !source.searchTools)
+    return { isError: true, content: [{ type: 'text', text: 'Give "query": what you want to do, in a few words.' }] };
+  const limit = typeof args.limit === 'number' ? args.limit : undefined;
+  const snapshot = source.snapshot();
+  const schemaOf = (server: string, name: string) =>
+    snapshot.servers.find((entry) => entry.name === server)?.tools.find((tool) => tool.name === name)?.tool.inputSchema;
+  const tools = source.searchTools(query, limit === undefined ? {} : { limit }).map((hit) => ({
+    qualifiedName: hit.qualifiedName,
+    ...(hit.title ? { title: hit.title } : {}),
+    description: hit.description,
+    inputSchema: schemaOf(hit.server, hit.name),
+    readOnly: hit.readOnly,
+  }));
+  return { content: [{ type: 'text', text: JSON.stringify({ tools }) }] };
+}
+
+/** switchboard__call_tool's arguments as the call of the tool they name. */
+function foundToolCall(params: CallToolRequestParams): CallToolRequestParams {
+  const args = params.arguments ?? {};
+  if (typeof args.tool !== 'string' || args.tool === '')
+    throw rpcError(ProtocolErrorCode.InvalidParams, `${CALL_TOOL} needs "tool": a qualified name from ${FIND_TOOLS}`);
+  const toolArgs = args.arguments;
+  if (toolArgs !== undefined && (typeof toolArgs !== 'object' || toolArgs === null || Array.isArray(toolArgs)))
+    throw rpcError(ProtocolErrorCode.InvalidParams, `${CALL_TOOL}: "arguments" must be an object`);
+  return { ...params, name: args.tool, arguments: (toolArgs ?? {}) as Record<string, unknown> };
+}
 
 /** The call a task runs: as a plain request makes it, failing with the JSON-RPC error its client should see. */
 async function callFor(
@@ -298,7 +340,8 @@ async function callFor(
       ...(target.onBehalfOf ? { onBehalfOf: target.onBehalfOf } : {}),
       ...(target.trace ? { meta: { ...options.meta, ...target.trace } } : {}),
     };
-    return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, sent)) as CallToolResult | ClientInputRound;
+    return (await source.callExposedTool(target.server, target.name, params.arguments ?? {}, sent, target.reach)) as
+      CallToolResult | ClientInputRound;
   } catch (error) {
     throw toProtocolError(error, target, params.name);
   }

@@ -4,7 +4,17 @@
 // subscriptions), so a tool a policy keeps from a user is one they cannot see, name or call: the
 // refusal is the same as for a tool that does not exist, and says nothing about who may call it.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { CatalogServer, CatalogSnapshot, OfferSource, ToolSource } from '../catalog';
+import {
+  ToolSearch,
+  type CallReach,
+  type CatalogServer,
+  type CatalogSnapshot,
+  type FilterRule,
+  type OfferSource,
+  type ToolSource,
+} from '../catalog';
+
+const POLICY: FilterRule = Object.freeze({ kind: 'policy' });
 import type { CallerOptions, CallOutcome, ForwardedMethod, ForwardedResult } from '../connection';
 import { SwitchboardError } from '../state';
 import type { Grant } from './policy';
@@ -43,11 +53,16 @@ function grantedSource(source: ToolSource, grant: Grant, onDenied: ((denied: Den
     if (seen?.from === snapshot) return seen.view;
     const servers = snapshot.servers
       .filter((server) => grant.allowsServer(server.name))
-      // A tool kept from the user is never listed, but its name still maps to it, so that calling
-      // it reaches callExposedTool below: refused as unknown, and told to the audit log with the rule.
+      // A tool kept from the user is never listed nor found by search, but its name still maps to
+      // it, so that calling it reaches callExposedTool below: refused as unknown, and told to the
+      // audit log with the rule.
       .map((server): CatalogServer => ({
         ...server,
-        tools: server.tools.map((tool) => (tool.exposed && !grant.allowsTool(server.name, tool.name) ? { ...tool, exposed: false } : tool)),
+        tools: server.tools.map((tool) =>
+          (tool.exposed || tool.filteredBy?.kind === 'budget') && !grant.allowsTool(server.name, tool.name)
+            ? { ...tool, exposed: false, filteredBy: POLICY }
+            : tool,
+        ),
       }));
     const allowed = new Set(servers.map((server) => server.name));
     const result: CatalogSnapshot = {
@@ -61,14 +76,18 @@ function grantedSource(source: ToolSource, grant: Grant, onDenied: ((denied: Den
   };
   const granted = (servers: readonly string[] | undefined) =>
     (servers ?? source.snapshot().servers.map((server) => server.name)).filter((server) => grant.allowsServer(server));
+  const search = new ToolSearch(() => view(source.snapshot()));
   return {
     snapshot: () => view(source.snapshot()),
+    // Over the user's own view: what their grant keeps from them is never found.
+    ...(source.searchTools && { searchTools: (query, options) => search.search(query, options) }),
     onDidChange: (listener) => source.onDidChange((snapshot) => listener(view(snapshot))),
     callExposedTool<O extends CallerOptions = CallerOptions>(
       server: string,
       tool: string,
       args: Record<string, unknown>,
       options?: O,
+      reach?: CallReach,
     ): Promise<CallOutcome<O, CallToolResult>> {
       const rule = grant.denialOf(server, tool);
       if (rule !== undefined) {
@@ -78,7 +97,7 @@ function grantedSource(source: ToolSource, grant: Grant, onDenied: ((denied: Den
           : unknownServer(server);
         return Promise.reject(error);
       }
-      return source.callExposedTool(server, tool, args, options);
+      return source.callExposedTool(server, tool, args, options, reach);
     },
     ...(source.whenToolsKnown && {
       whenToolsKnown: (servers?: readonly string[], signal?: AbortSignal) =>

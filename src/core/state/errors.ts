@@ -43,7 +43,9 @@ export type FilterRule =
   | { readonly kind: 'malformedSchema'; readonly reason: string }
   | { readonly kind: 'filterError'; readonly reason: string }
   | { readonly kind: 'budget'; readonly maxExposed: number }
-  | { readonly kind: 'toolSet'; readonly name: string };
+  | { readonly kind: 'toolSet'; readonly name: string }
+  /** A team gateway's policy keeps the tool from this user (their view of the catalog only). */
+  | { readonly kind: 'policy' };
 
 /** Why a sign-in is needed, and the scope to ask for when the server named one. */
 export interface SignInNeed {
