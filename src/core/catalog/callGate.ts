@@ -10,19 +10,13 @@ import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
 import { describeFilterRule } from './filters';
 import type { ServerWaits } from './serverWaits';
-import type { CatalogServer, CatalogSnapshot } from './types';
+import type { CallReach, CatalogServer, CatalogSnapshot } from './types';
 
 export interface ToolCallGateOptions {
   readonly snapshot: () => CatalogSnapshot;
   readonly waits: ServerWaits;
   readonly manager: Pick<CatalogManager, 'wake' | 'forwardToolCall'>;
 }
-
-/**
- * Which tools a call may reach: those chat is offered (`exposed`), or every tool the filters let
- * through, the ones the budget left out of chat's list included (`eligible`: a tool found by search).
- */
-export type CallReach = 'exposed' | 'eligible';
 
 export class ToolCallGate {
   constructor(private readonly options: ToolCallGateOptions) {}

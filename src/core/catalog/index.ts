@@ -20,5 +20,4 @@ export {
 } from './settings';
 export type { PreparedTool } from './preparedList';
 export { isForModel } from './modelVisibility';
-export { ToolSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type ToolHit } from './toolSearch';
-export type { CallReach } from './callGate';
+export { ToolSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './toolSearch';

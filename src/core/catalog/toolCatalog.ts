@@ -10,8 +10,8 @@ import { nullLogger, type Logger } from '../base/logging';
 import type { CallerOptions, CallOutcome, ToolsChangeEvent } from '../connection';
 import { isSwitchboardError, startsOnDemand, type ErrorCode, type ServerStateChangeEvent } from '../state';
 import { type CachedOffer, type ToolCacheStorage } from './cache';
-import { ToolCallGate, type CallReach } from './callGate';
-import { ToolSearch, type ToolHit } from './toolSearch';
+import { ToolCallGate } from './callGate';
+import { ToolSearch } from './toolSearch';
 import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
 import { fingerprintTools, type PreparedTool } from './preparedList';
@@ -22,7 +22,7 @@ import { DEFAULT_CATALOG_SETTINGS, normalizeSettings, type CatalogSettings } fro
 import type { BuiltSnapshot } from './snapshot';
 import { SnapshotPublisher } from './snapshotPublisher';
 import { ToolCache } from './toolCache';
-import type { CatalogSnapshot, CatalogTool, ToolSource } from './types';
+import type { CallReach, CatalogSnapshot, CatalogTool, ToolHit, ToolSource } from './types';
 
 export interface ToolCatalogOptions {
   readonly manager: CatalogManager;

@@ -4,20 +4,7 @@
 // snapshot changed. What a hit may be called with is still the call gate's decision.
 import MiniSearch from 'minisearch';
 import { isForModel } from './modelVisibility';
-import type { CatalogSnapshot, CatalogTool } from './types';
-
-/** A tool search found. */
-export interface ToolHit {
-  readonly qualifiedName: string;
-  readonly server: string;
-  readonly name: string;
-  readonly title?: string;
-  readonly description: string;
-  readonly readOnly: boolean;
-  /** Whether chat is offered it directly too (within the budget), not only through search. */
-  readonly inChat: boolean;
-  readonly score: number;
-}
+import type { CatalogSnapshot, CatalogTool, ToolHit } from './types';
 
 interface IndexedTool {
   readonly id: number;

@@ -4,8 +4,6 @@ import type { CallToolResult, Prompt, Resource, ResourceTemplateType, Tool } fro
 import type { CallerOptions, CallOutcome, ServerNotice, ForwardedMethod, ForwardedResult, Skill, SkillFile } from '../connection';
 import type { ServerInfo, ServerStateKind } from '../state';
 import type { Event } from '../base/events';
-import type { CallReach } from './callGate';
-import type { ToolHit } from './toolSearch';
 
 /** Which rule removed a tool from what chat sees. */
 /** Why a tool is not exposed (the core's one vocabulary, state/errors.ts). */
@@ -66,6 +64,25 @@ export interface CatalogSnapshot {
   /** Total tools that passed the filters, before the budget cut. */
   readonly eligible: number;
   readonly maxExposed: number;
+}
+
+/**
+ * Which tools a call may reach: those chat is offered (`exposed`), or every tool the filters let
+ * through, the ones the budget left out of chat's list included (`eligible`: a tool found by search).
+ */
+export type CallReach = 'exposed' | 'eligible';
+
+/** A tool search found (toolSearch.ts). */
+export interface ToolHit {
+  readonly qualifiedName: string;
+  readonly server: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly readOnly: boolean;
+  /** Whether chat is offered it directly too (within the budget), not only through search. */
+  readonly inChat: boolean;
+  readonly score: number;
 }
 
 /** What the gateway and the dispatcher tools need from the catalog. */
