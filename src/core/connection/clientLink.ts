@@ -27,6 +27,7 @@ import { createSseTransport, createStreamableHttpTransport, describeFetchFailure
 import { signInFailure, translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 import { reissueOnBrokenStream } from './streamReissue';
+import { SKILLS_EXTENSION } from './serverSkills';
 import { RawRequests } from './rawRequests';
 import { resultTypeMend, traceTraffic } from './traffic';
 import { errorMessage } from '../base/errorMessage';
@@ -167,7 +168,9 @@ export function clientCapabilities(handlers: ServerRequestHandlers) {
   return {
     // MCP Apps: the editor renders a tool's `ui://` view, and the gateway passes views through
     // unchanged; a server that offers views only to hosts that say so offers them here too.
-    extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
+    // Skills (SEP-2640): listed and checked by the connection (serverSkills.ts); said, so that a
+    // server that serves skills only to hosts that take them serves them here too.
+    extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] }, [SKILLS_EXTENSION]: {} },
     ...(handlers.elicit ? { elicitation: CAPABILITY_OF.elicitation } : {}),
     ...(handlers.sample ? { sampling: CAPABILITY_OF.sampling } : {}),
     ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
