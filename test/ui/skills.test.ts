@@ -129,6 +129,26 @@ describe('skills from a server (UI)', function () {
     await runFromPalette(page, 'Notifications: Hide Notifications');
   });
 
+  it("Share with Other Agents offers the installed skill to the agent's skill folder, read again from its server", async () => {
+    const { page, workspace } = workbench;
+    const answer = async (title: string, text: string) => {
+      await page.locator('.quick-input-widget', { hasText: title }).waitFor({ timeout: 15_000 });
+      await page.locator('.quick-input-widget input').fill(text);
+      await page.keyboard.press('Enter');
+    };
+    await runFromPalette(page, 'MCP Switchboard: Share with Other Agents…', { opensQuickInput: true });
+    await answer('whose config', "This folder's .mcp.json");
+    await answer('how does the agent reach it', 'The agent starts it');
+    await answer('the skills you installed from your servers', 'Share 1 skill too');
+    const done = page.locator('.monaco-dialog-box', { hasText: '"switchboard" added to' });
+    await done.waitFor({ timeout: 30_000 });
+    assert.match(await done.innerText(), /Skills: 1 put in Claude Code, this workspace \(\.claude\/skills\)/);
+    await page.keyboard.press('Escape');
+    const shared = path.join(workspace, '.claude', 'skills', 'release-notes');
+    for (const file of ['SKILL.md', 'templates/notes.md'])
+      assert.deepEqual(fs.readFileSync(path.join(shared, file)), fs.readFileSync(path.join(installed(), file)), file);
+  });
+
   it('Remove Server says that its installed skills go too, and removes them, and nothing else', async () => {
     const mine = path.join(workbench.workspace, '.github', 'skills', 'mine');
     fs.mkdirSync(mine, { recursive: true });
@@ -141,6 +161,11 @@ describe('skills from a server (UI)', function () {
     assert.match(await dialog.innerText(), /The skills installed from it \(release-notes\) are removed too/);
     await dialog.locator('.monaco-button', { hasText: /^Remove$/ }).click();
     await eventually(() => !fs.existsSync(installed()) || undefined, "the removed server's skill uninstalled", 60_000);
+    await eventually(
+      () => !fs.existsSync(path.join(workbench.workspace, '.claude', 'skills', 'release-notes')) || undefined,
+      'the copy shared with Claude Code removed too',
+      30_000,
+    );
     assert.equal(fs.readFileSync(path.join(mine, 'SKILL.md'), 'utf8'), '---\nname: mine\ndescription: my own\n---\n');
     assert.deepEqual(fs.readdirSync(path.join(workbench.workspace, '.github', 'skills')), ['mine']);
   });

@@ -100,6 +100,7 @@ describe('doctor CLI', function () {
         'resources',
         'resourceTemplates',
         'prompts',
+        'skills',
         'lifecycle',
         'sandbox',
       ]);
@@ -136,6 +137,7 @@ describe('doctor CLI', function () {
         'resources',
         'resourceTemplates',
         'prompts',
+        'skills',
         'lifecycle',
         'sandbox',
       ]);
@@ -159,6 +161,7 @@ describe('doctor CLI', function () {
         'resources',
         'resourceTemplates',
         'prompts',
+        'skills',
         'lifecycle',
         'sandbox',
       ]);

@@ -1,6 +1,7 @@
 // Run Tool's argument box: the skeleton from a tool's schema, and the check with the SDK's JSON
 // Schema validator before anything is sent.
 import assert from 'node:assert/strict';
+import { deepFreeze } from '../../../src/core/base/freeze';
 import {
   argumentFields,
   argumentSkeleton,
@@ -87,6 +88,10 @@ describe('Run Tool arguments', () => {
     assert.match(checkArgumentsText(add, 'nope') ?? '', /^Not JSON/);
     assert.equal(checkArgumentsText(add, '[]'), 'Enter a JSON object.');
     assert.equal(checkArgumentsText(add, '{"a": 1, "b": 2}'), undefined);
+    // The catalog's definitions are frozen: the validator must not need to write into them
+    // (@cfworker/json-schema does, into what it compiles), or the check silently goes.
+    const frozen = deepFreeze(structuredClone(add));
+    assert.match(checkArgumentsText(frozen, '{"a": 1}') ?? '', /Does not fit the tool's schema: .*b/);
   });
 });
 
