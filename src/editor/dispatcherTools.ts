@@ -85,14 +85,13 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
       const { server, query, limit } = options.input ?? {};
       const snapshot = catalog.snapshot();
       const stateOf = (name: string) => snapshot.servers.find((entry) => entry.name === name)?.state;
-      const schemaOf = (qualifiedName: string) => catalog.toolByQualifiedName(qualifiedName)?.tool.inputSchema;
       if (query?.trim()) {
         // Ranked over every eligible tool, the ones past the budget included.
         const tools = catalog.searchTools(query, { ...(server ? { server } : {}), ...(limit ? { limit } : {}) }).map((hit) => ({
           qualifiedName: hit.qualifiedName,
           server: hit.server,
           description: hit.description,
-          inputSchema: schemaOf(hit.qualifiedName),
+          inputSchema: hit.inputSchema,
           readOnly: hit.readOnly,
           serverState: stateOf(hit.server),
         }));

@@ -104,6 +104,7 @@ export class ToolSearch {
           name: tool.name,
           ...(title ? { title } : {}),
           description: tool.tool.description ?? '',
+          inputSchema: tool.tool.inputSchema,
           readOnly: tool.readOnly,
           inChat: tool.exposed,
           score: result.score,

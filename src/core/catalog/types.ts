@@ -79,6 +79,8 @@ export interface ToolHit {
   readonly name: string;
   readonly title?: string;
   readonly description: string;
+  /** What a caller needs to call it, so that nobody looks the tool up again. */
+  readonly inputSchema: Tool['inputSchema'];
   readonly readOnly: boolean;
   /** Whether chat is offered it directly too (within the budget), not only through search. */
   readonly inChat: boolean;

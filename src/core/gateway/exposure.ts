@@ -82,12 +82,19 @@ const SEARCH_TOOLS: readonly Tool[] = [
 
 /** Whether the aggregated endpoint adds the search tools: the budget left tools out, and no tool has their names. */
 export function offersSearchTools(snapshot: CatalogSnapshot): boolean {
-  const tools = snapshot.servers.filter(isServedServer).flatMap((server) => server.tools);
-  return (
-    tools.some((tool) => tool.filteredBy?.kind === 'budget') &&
-    !tools.some((tool) => tool.qualifiedName === FIND_TOOLS || tool.qualifiedName === CALL_TOOL)
-  );
+  // Asked on every tools/call of the aggregated endpoint: a snapshot (10,000 tools) is scanned once.
+  let offered = searchToolsOffered.get(snapshot);
+  if (offered === undefined) {
+    const tools = snapshot.servers.filter(isServedServer).flatMap((server) => server.tools);
+    offered =
+      tools.some((tool) => tool.filteredBy?.kind === 'budget') &&
+      !tools.some((tool) => tool.qualifiedName === FIND_TOOLS || tool.qualifiedName === CALL_TOOL);
+    searchToolsOffered.set(snapshot, offered);
+  }
+  return offered;
 }
+
+const searchToolsOffered = new WeakMap<CatalogSnapshot, boolean>();
 
 export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId, options: ListingOptions = {}): Tool[] {
   const servers = snapshot.servers.filter(isServedServer);

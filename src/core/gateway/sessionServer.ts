@@ -301,14 +301,11 @@ function findTools(source: ToolSource, args: Record<string, unknown>): CallToolR
   if (!query.trim() || !source.searchTools)
     return { isError: true, content: [{ type: 'text', text: 'Give "query": what you want to do, in a few words.' }] };
   const limit = typeof args.limit === 'number' ? args.limit : undefined;
-  const snapshot = source.snapshot();
-  const schemaOf = (server: string, name: string) =>
-    snapshot.servers.find((entry) => entry.name === server)?.tools.find((tool) => tool.name === name)?.tool.inputSchema;
   const tools = source.searchTools(query, limit === undefined ? {} : { limit }).map((hit) => ({
     qualifiedName: hit.qualifiedName,
     ...(hit.title ? { title: hit.title } : {}),
     description: hit.description,
-    inputSchema: schemaOf(hit.server, hit.name),
+    inputSchema: hit.inputSchema,
     readOnly: hit.readOnly,
   }));
   return { content: [{ type: 'text', text: JSON.stringify({ tools }) }] };

@@ -24,6 +24,16 @@ export function skillKey(server: string, uri: string): string {
  * whose files are `"dynamic"`: there is nothing to bind to.
  */
 export function manifestDigest(skill: Skill): string | undefined {
+  // Asked for every skill row at each render of the tree: an entry (kept, not copied) is hashed once.
+  if (digests.has(skill)) return digests.get(skill);
+  const digest = computeDigest(skill);
+  digests.set(skill, digest);
+  return digest;
+}
+
+const digests = new WeakMap<Skill, string | undefined>();
+
+function computeDigest(skill: Skill): string | undefined {
   if (!Array.isArray(skill.resources)) return undefined;
   const files = [...skill.resources]
     .map((file) => [file.uri, file.digest, file.size] as const)
