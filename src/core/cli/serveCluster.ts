@@ -7,7 +7,7 @@ import type { ReplicaRouter } from '../gateway';
 import { readGatewayTokenSecret } from '../share';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
-import type { Sealer } from '../base/sealer';
+import { Sealer } from '../base/sealer';
 import type { SharedValues } from '../base/sharedValues';
 
 export interface ServeCluster {
@@ -35,10 +35,14 @@ export async function startCluster(cluster: ServeCluster, logger: Logger): Promi
   } catch (error) {
     throw new Error(`--cluster-key-secret: ${errorMessage(error)}`);
   }
+  const keyBytes = Buffer.from(key, 'utf8');
   const tasks = cluster.redisUrl
-    ? await RedisTaskStore.connect(cluster.redisUrl, (message) => logger.warn(`redis: ${message}`))
+    ? await RedisTaskStore.connect(cluster.redisUrl, {
+        onError: (message) => logger.warn(`redis: ${message}`),
+        sealer: new Sealer(keyBytes, 'mcp-switchboard finished task'),
+      })
     : undefined;
-  const replicas = new Replicas({ selfUrl: cluster.replicaUrl, key: Buffer.from(key, 'utf8'), ...(tasks ? { tasks } : {}) });
+  const replicas = new Replicas({ selfUrl: cluster.replicaUrl, key: keyBytes, ...(tasks ? { tasks } : {}) });
   logger.info(
     `replica ${cluster.replicaUrl}: requests about its peers' sessions, tasks and rounds go to them${cluster.redisUrl ? `; finished tasks kept in ${withoutPassword(cluster.redisUrl)}` : ''}`,
   );

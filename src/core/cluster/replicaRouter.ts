@@ -5,7 +5,7 @@
 // the request there (forwarding, not a shared copy: a session's streams, a parked call and a
 // task's running call live in one process). The seal keeps clients from pointing a replica at any
 // other address, and keeps the replicas' addresses to themselves.
-import { Sealer } from '../base/sealer';
+import { Sealer, type SealContext } from '../base/sealer';
 import http from 'node:http';
 import { FORWARDED_HEADER, STOPPING_HEADER, type ReplicaRouter, type SharedTaskStore } from '../gateway';
 
@@ -18,6 +18,8 @@ const MAX_MARK_CHARS = 512;
 const MAX_SEALED_CHARS = 8192;
 /** Marks of other replicas already opened: a gateway has few replicas, but clients send what they like. */
 const MAX_KNOWN_MARKS = 1024;
+/** What a mark is sealed as: nothing else sealed under the key opens as one. */
+const MARK: SealContext = ['replica mark'];
 /** Requests being forwarded at once; past this a replica answers 503 rather than queue without bound. */
 export const MAX_FORWARDS = 1024;
 
@@ -64,7 +66,7 @@ export class Replicas implements ReplicaRouter {
     this.self = url.origin;
     this.key = options.key;
     this.sealer = new Sealer(options.key, 'mcp-switchboard replica mark');
-    this.mark = this.seal(this.self);
+    this.mark = this.seal(this.self, MARK);
     this.known.set(this.mark, null);
     this.tasks = options.tasks;
     this.maxForwards = options.maxForwards ?? MAX_FORWARDS;
@@ -150,8 +152,8 @@ export class Replicas implements ReplicaRouter {
     this.agent.destroy();
   }
 
-  seal(text: string): string {
-    return this.sealer.seal(text);
+  seal(text: string, context: SealContext): string {
+    return this.sealer.seal(text, context);
   }
 
   /** A sealer under the replicas' shared key for another use: what one seals, any other opens. */
@@ -159,13 +161,13 @@ export class Replicas implements ReplicaRouter {
     return new Sealer(this.key, purpose);
   }
 
-  open(sealed: string): string | undefined {
-    return this.sealer.open(sealed, MAX_SEALED_CHARS);
+  open(sealed: string, context: SealContext): string | undefined {
+    return this.sealer.open(sealed, MAX_SEALED_CHARS, context);
   }
 
   /** The URL a mark names, or undefined for anything not sealed under this gateway's key. */
   private openMark(mark: string): string | undefined {
-    const text = this.open(mark);
+    const text = this.open(mark, MARK);
     if (text === undefined) return undefined;
     try {
       const url = new URL(text);

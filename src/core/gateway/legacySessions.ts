@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
+import type { SealContext } from '../base/sealer';
 import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
@@ -180,8 +181,9 @@ export class LegacySessions {
 
   private async takeOver(id: string, endpoint: EndpointId, access: SessionAccess): Promise<LegacySession | undefined> {
     const marks = this.options.marks;
-    // `<mark>.<kept>`, whichever replica's mark it is.
-    const sealed = marks?.open(id.slice(id.indexOf('.') + 1));
+    // `<mark>.<kept>`, whichever replica's mark it is; the kept part opens only beside its own mark.
+    const dot = id.indexOf('.');
+    const sealed = dot > 0 ? marks?.open(id.slice(dot + 1), keptContext(id.slice(0, dot))) : undefined;
     if (sealed === undefined || this.options.closing()) return undefined;
     let kept: KeptSession;
     try {
@@ -238,7 +240,10 @@ export class LegacySessions {
       ...(tag === undefined ? {} : { t: tag }),
     };
     const text = JSON.stringify(kept);
-    return marks.mint(text.length <= MAX_KEPT_CHARS ? marks.seal(text) : randomUUID());
+    if (text.length > MAX_KEPT_CHARS) return marks.mint(randomUUID());
+    // The mark is the same for every id this replica mints: minted once to learn it.
+    const mark = marks.mint('');
+    return `${mark}${marks.seal(text, keptContext(mark.slice(0, -1)))}`;
   }
 
   private create(
@@ -333,6 +338,11 @@ export class LegacySessions {
     this.options.logger.debug(`session ${id} closed`);
     this.closeEmitter.fire({ endpoint: session.endpoint, tag: session.tag });
   }
+}
+
+/** What a session id's kept part is sealed as: a session, beside this mark and no other. */
+function keptContext(mark: string): SealContext {
+  return ['session', mark];
 }
 
 const MAX_TAG_LENGTH = 128;

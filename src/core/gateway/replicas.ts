@@ -6,6 +6,7 @@
 // finished task's result) is kept in a shared store. An interface: the editor's gateway is one
 // replica and carries none of this; `serve` makes it (src/core/cluster).
 import type http from 'node:http';
+import type { SealContext } from '../base/sealer';
 
 /** The header a forwarded request carries: a replica that receives it never forwards it again. */
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
@@ -22,10 +23,13 @@ export interface ReplicaRouter {
   holderOf(id: string): string | undefined;
   /** `id` without this replica's mark (what mint was given); as it is when it has none. */
   local(id: string): string;
-  /** `text` sealed (encrypted and authenticated) under the key every replica shares: URL-safe, no dots. */
-  seal(text: string): string;
-  /** What seal made of it, on any replica; undefined for anything else. */
-  open(sealed: string): string | undefined;
+  /**
+   * `text` sealed (encrypted and authenticated) under the key every replica shares, bound to
+   * `context` (what it is, whose, where it is kept): URL-safe, no dots.
+   */
+  seal(text: string, context: SealContext): string;
+  /** What seal made of it with the same context, on any replica; undefined for anything else. */
+  open(sealed: string, context: SealContext): string | undefined;
   /**
    * Sends the request on to `holder` and its answer back (a stream too). False when the holder
    * cannot be reached or is stopping, before anything was written to `res`.

@@ -6,11 +6,15 @@
 // own /oauth/start, sealed (AES-256-GCM) with the user and the server. The browser that opens it
 // first signs in to the team's identity provider (/oauth/whoami): the link goes on only for the
 // user it was made for, so that nobody can have another member sign in to an upstream on their
-// behalf (whose account would then serve them). Then the upstream's authorization page; its
-// redirect comes back to /oauth/callback, where the code is redeemed and the tokens kept for that
-// user, who calls again. Each step's state is sealed with its PKCE verifier and client. The gateway
-// registers itself (dynamic client registration) with the team's provider and each upstream's.
-import { createHash, randomUUID } from 'node:crypto';
+// behalf (whose account would then serve them). That page says who the browser is signed in as and
+// binds the rest of the flow to this browser (a cookie whose value seals the upstream step's state):
+// the upstream's authorization link, forwarded to a colleague whose browser is signed in at the
+// upstream, ends at /oauth/callback without the cookie and is refused, so nobody's account is kept
+// for someone else. The redirect comes back to /oauth/callback, where the code is redeemed and the
+// tokens kept for that user, who calls again. Each step's state is sealed with its PKCE verifier and
+// client, bound to its step. The gateway registers itself (dynamic client registration) with the
+// team's provider and each upstream's.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import {
   discoverOAuthServerInfo,
@@ -25,7 +29,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/server';
 import type { Clock } from '../base/clock';
-import { Sealer } from '../base/sealer';
+import { Sealer, type SealContext } from '../base/sealer';
 import type { SharedValues } from '../base/sharedValues';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
@@ -78,7 +82,20 @@ interface Flow {
   readonly redirect?: string;
   /** Which authorization request the state answers: the team's login, or the upstream's. */
   readonly step?: 'who' | 'upstream';
+  /** The upstream step: the name of the cookie that binds it to the browser that passed whoami. */
+  readonly cookie?: string;
 }
+
+/** Where a sealed flow travels: the link's `flow`, or the `state` of one authorization request. */
+type FlowPlace = { readonly link: true } | { readonly step: 'who' } | { readonly step: 'upstream'; readonly browser: string };
+
+function flowContext(place: FlowPlace): SealContext {
+  if ('link' in place) return ['sign-in link'];
+  return place.step === 'who' ? ['sign-in state', 'who'] : ['sign-in state', 'upstream', place.browser];
+}
+
+/** What binds the upstream step to one browser: a cookie, `__Host-` where the browser keeps it only over a secure origin. */
+const COOKIE_PREFIX = 'mcp-switchboard-sign-in-';
 
 export interface UserSignInsOptions {
   readonly clock: Clock;
@@ -134,7 +151,7 @@ export class UserSignIns implements UpstreamTokens {
     const url = new URL(SIGN_IN_START_PATH, this.options.publicBase());
     url.searchParams.set(
       'flow',
-      this.seal({ user: principal.key, server: definition.name, until: this.options.clock.now() + FLOW_TTL_MS }),
+      this.seal({ user: principal.key, server: definition.name, until: this.options.clock.now() + FLOW_TTL_MS }, { link: true }),
     );
     throw new UrlElicitationRequiredError(
       [
@@ -166,7 +183,7 @@ export class UserSignIns implements UpstreamTokens {
     try {
       if (url.pathname === SIGN_IN_START_PATH) return await this.start(url, res);
       if (url.pathname === SIGN_IN_WHOAMI_PATH) return await this.whoami(url, res);
-      return await this.callback(url, res);
+      return await this.callback(url, req, res);
     } catch (error) {
       this.options.logger.warn(`sign-in page ${url.pathname} failed: ${errorMessage(error)}`);
       return page(res, 400, 'The sign-in could not be completed. Call the tool again for a new link.');
@@ -175,7 +192,7 @@ export class UserSignIns implements UpstreamTokens {
 
   /** The link: first the team's login, to know who opened it. */
   private async start(url: URL, res: http.ServerResponse): Promise<void> {
-    const flow = this.open(url.searchParams.get('flow'));
+    const flow = this.open(url.searchParams.get('flow'), { link: true });
     const definition = flow && this.options.server(flow.server);
     if (!flow || flow.step !== undefined || !definition)
       return page(res, 400, 'This sign-in link is not valid any more. Call the tool again for a new link.');
@@ -190,14 +207,17 @@ export class UserSignIns implements UpstreamTokens {
     });
     authorizationUrl.searchParams.set(
       'state',
-      this.seal({ ...flow, step: 'who', verifier: codeVerifier, client: client.client_id, redirect }),
+      this.seal({ ...flow, step: 'who', verifier: codeVerifier, client: client.client_id, redirect }, { step: 'who' }),
     );
     res.writeHead(302, { Location: authorizationUrl.href, 'Cache-Control': 'no-store' }).end();
   }
 
-  /** Back from the team's login: on to the upstream's only for the user the link was made for. */
+  /**
+   * Back from the team's login: on to the upstream's only for the user the link was made for, from
+   * a page that says who they are signed in as, bound to this browser.
+   */
   private async whoami(url: URL, res: http.ServerResponse): Promise<void> {
-    const flow = this.open(url.searchParams.get('state'));
+    const flow = this.open(url.searchParams.get('state'), { step: 'who' });
     const definition = flow && this.options.server(flow.server);
     const code = url.searchParams.get('code');
     if (flow?.step !== 'who' || !flow.verifier || !flow.client || !flow.redirect || !definition || !code)
@@ -236,28 +256,72 @@ export class UserSignIns implements UpstreamTokens {
       resource: upstream.resource,
     });
     // The state carries the verifier, sealed: nothing of the flow is kept here between the pages,
-    // and whichever replica the redirect reaches redeems the code as the client that asked.
+    // and whichever replica the redirect reaches redeems the code as the client that asked. It is
+    // sealed with a secret that only this browser holds (the cookie), so that it opens only there.
+    const cookie = `${this.cookiePrefix()}${randomBytes(6).toString('hex')}`;
+    const browser = randomBytes(32).toString('base64url');
     started.authorizationUrl.searchParams.set(
       'state',
-      this.seal({
-        user: flow.user,
-        server: flow.server,
-        until: flow.until,
-        step: 'upstream',
-        verifier: started.codeVerifier,
-        client: upstream.client.client_id,
-        redirect,
-      }),
+      this.seal(
+        {
+          user: flow.user,
+          server: flow.server,
+          until: flow.until,
+          step: 'upstream',
+          verifier: started.codeVerifier,
+          client: upstream.client.client_id,
+          redirect,
+          cookie,
+        },
+        { step: 'upstream', browser },
+      ),
     );
-    res.writeHead(302, { Location: started.authorizationUrl.href, 'Cache-Control': 'no-store' }).end();
+    const secure = this.cookiePrefix().startsWith('__Host-') ? '; Secure' : '';
+    const seconds = Math.max(1, Math.ceil((flow.until - this.options.clock.now()) / 1000));
+    const continueUrl = started.authorizationUrl.href;
+    res.writeHead(200, {
+      ...PAGE_HEADERS,
+      'Set-Cookie': `${cookie}=${browser}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${seconds}${secure}`,
+    });
+    res.end(
+      html(
+        `<p>You are signed in to the team as <b>${escapeHtml(nameOf(who))}</b>.</p>` +
+          `<p>Next, sign in to <b>${escapeHtml(definition.name)}</b> with your own account there: the team gateway then calls it as you.</p>` +
+          `<p><a href="${escapeHtml(continueUrl)}">Continue to ${escapeHtml(definition.name)}</a></p>` +
+          '<p>Not you? Close this page: nothing has been kept.</p>',
+      ),
+    );
   }
 
-  private async callback(url: URL, res: http.ServerResponse): Promise<void> {
-    const flow = this.open(url.searchParams.get('state'));
+  /** `__Host-` (kept only for a secure origin, and only for this host's root) where the browser reaches the gateway over one. */
+  private cookiePrefix(): string {
+    const base = new URL(this.options.publicBase());
+    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(base.hostname);
+    return base.protocol === 'https:' || loopback ? `__Host-${COOKIE_PREFIX}` : COOKIE_PREFIX;
+  }
+
+  private async callback(url: URL, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const state = url.searchParams.get('state');
+    const cookies = browserCookies(req);
+    // Only the browser that passed whoami holds the secret the state was sealed with.
+    const flow = [...cookies.values()]
+      .map((browser) => this.open(state, { step: 'upstream', browser }))
+      .find((opened) => opened !== undefined);
     const definition = flow && this.options.server(flow.server);
     const code = url.searchParams.get('code');
-    if (flow?.step !== 'upstream' || !flow.verifier || !flow.client || !flow.redirect || !definition)
+    if (!flow && state !== null && cookies.size === 0)
+      return page(
+        res,
+        403,
+        'This sign-in was not started in this browser. Nobody can finish a sign-in for someone else: call the tool again and open its link yourself.',
+      );
+    if (flow?.step !== 'upstream' || !flow.verifier || !flow.client || !flow.redirect || !flow.cookie || !definition)
       return page(res, 400, 'This sign-in is not valid any more. Call the tool again for a new link.');
+    // The cookie has done its work: the browser forgets it.
+    res.setHeader(
+      'Set-Cookie',
+      `${flow.cookie}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${flow.cookie.startsWith('__Host-') ? '; Secure' : ''}`,
+    );
     if (!code) return page(res, 400, `${definition.name} did not sign you in (${url.searchParams.get('error') ?? 'no code'}).`);
     const upstream = await this.upstreamOf(definition);
     const iss = url.searchParams.get('iss');
@@ -348,8 +412,10 @@ export class UserSignIns implements UpstreamTokens {
     this.kept.delete(key);
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
     this.kept.set(key, kept);
-    // Before the user is told to call again: the next call may reach another replica.
-    await this.options.values?.put(sharedKey(key), this.sealer.seal(JSON.stringify(kept)), SHARED_TTL_MS).catch((error: unknown) => {
+    // Before the user is told to call again: the next call may reach another replica. Sealed to
+    // its key, user and server: copied under another user's key, it does not open.
+    const sealed = this.sealer.seal(JSON.stringify(kept), keptContext(key));
+    await this.options.values?.put(sharedKey(key), sealed, SHARED_TTL_MS).catch((error: unknown) => {
       this.options.logger.warn(`a user's sign-in is kept on this replica only: ${errorMessage(error)}`);
     });
   }
@@ -362,7 +428,7 @@ export class UserSignIns implements UpstreamTokens {
   /** What another replica kept for this user and server, if it opens under the shared key. */
   private async readShared(key: string): Promise<Kept | undefined> {
     const sealed = await this.options.values?.get(sharedKey(key)).catch(() => undefined);
-    const text = sealed === undefined ? undefined : this.sealer.open(sealed, MAX_SEALED_CHARS);
+    const text = sealed === undefined ? undefined : this.sealer.open(sealed, MAX_SEALED_CHARS, keptContext(key));
     if (text === undefined) return undefined;
     try {
       const kept = JSON.parse(text) as Kept;
@@ -380,12 +446,12 @@ export class UserSignIns implements UpstreamTokens {
     return typeof expiresIn === 'number' && kept.savedAt + expiresIn * 1000 - EXPIRY_MARGIN_MS <= this.options.clock.now();
   }
 
-  private seal(flow: Flow): string {
-    return this.sealer.seal(JSON.stringify(flow));
+  private seal(flow: Flow, place: FlowPlace): string {
+    return this.sealer.seal(JSON.stringify(flow), flowContext(place));
   }
 
-  private open(text: string | null): Flow | undefined {
-    const opened = text === null ? undefined : this.sealer.open(text, 4096);
+  private open(text: string | null, place: FlowPlace): Flow | undefined {
+    const opened = text === null ? undefined : this.sealer.open(text, 4096, flowContext(place));
     if (opened === undefined) return undefined;
     try {
       const flow = JSON.parse(opened) as Flow;
@@ -401,14 +467,53 @@ function sharedKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** A kept sign-in is bound to where it is stored and to whose it is (the user and the server). */
+function keptContext(key: string): SealContext {
+  const [user, server, url] = JSON.parse(key) as [string, string, string];
+  return ['kept sign-in', sharedKey(key), user, server, url];
+}
+
+/** The sign-in cookies the request carries, by name (at most 16: one per sign-in under way). */
+function browserCookies(req: http.IncomingMessage): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const part of (req.headers.cookie ?? '').slice(0, 8192).split(';')) {
+    const index = part.indexOf('=');
+    const name = part.slice(0, index).trim();
+    if (index > 0 && (name.startsWith(COOKIE_PREFIX) || name.startsWith(`__Host-${COOKIE_PREFIX}`)) && found.size < 16)
+      found.set(name, part.slice(index + 1).trim());
+  }
+  return found;
+}
+
+/** How the team's provider names the user, for them to recognise: a name or address before the bare subject. */
+function nameOf(who: Principal): string {
+  for (const claim of ['preferred_username', 'email', 'name']) {
+    const value = who.claims[claim];
+    if (typeof value === 'string' && value !== '') return value.slice(0, 200);
+  }
+  return who.subject.slice(0, 200);
+}
+
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  // Never inside another site's frame: a page that asks to go on must be seen as it is.
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+function html(body: string): string {
+  return `<!doctype html><meta charset="utf-8"><title>MCP Switchboard</title>${body}`;
+}
+
 /** A plain page for the user's browser: text only, nothing from the request in it but a server name. */
 function page(res: http.ServerResponse, status: number, text: string): void {
-  const escaped = text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-  res.writeHead(status, {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Security-Policy': "default-src 'none'",
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(`<!doctype html><meta charset="utf-8"><title>MCP Switchboard</title><p>${escaped}</p>`);
+  res.writeHead(status, PAGE_HEADERS);
+  res.end(html(`<p>${escapeHtml(text)}</p>`));
 }

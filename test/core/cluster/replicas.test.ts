@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/client';
+import { Sealer } from '../../../src/core/base/sealer';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { RedisTaskStore, Replicas } from '../../../src/core/cluster';
 import { FORWARDED_HEADER } from '../../../src/core/gateway';
@@ -42,7 +43,10 @@ describe('cluster: two replicas behind HAProxy without affinity, with Redis', fu
       stdioDefinition([], { name: 'up', args: [path.join(FIXTURES, 'conformance-upstream.mjs'), '--modern'] }),
     ]);
     await waitForRunning(runtime.manager, ['tools', 'up']);
-    const tasks = await RedisTaskStore.connect(`redis://127.0.0.1:${redis.port}`, () => undefined);
+    const tasks = await RedisTaskStore.connect(`redis://127.0.0.1:${redis.port}`, {
+      onError: () => undefined,
+      sealer: new Sealer(KEY, 'mcp-switchboard finished task'),
+    });
     cleanup.add(() => tasks.close());
     const router = new Replicas({ selfUrl: `http://127.0.0.1:${port}`, key: KEY, tasks });
     cleanup.add(() => router.dispose());

@@ -5,6 +5,8 @@
 // Users calling at the same time never get each other's token; a refused exchange fails that
 // user's call only; without a user the server cannot be called at all.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { DEFAULT_OAUTH } from '../../../src/core/config/types';
@@ -235,6 +237,38 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     return new URL(link?.url ?? '');
   }
 
+  /** Up to the page that says who the browser is signed in to the team as: that page, the link it goes on to, and the cookie it set. */
+  async function confirmAt(
+    link: URL,
+    member: string,
+    bases = { start: gatewayUrl, whoami: gatewayUrl },
+  ): Promise<{ page: Response; text: string; next?: URL; cookie?: string }> {
+    const start = await fetch(link, { redirect: 'manual' });
+    assert.equal(start.status, 302);
+    const team = await loginAtProvider(new URL(start.headers.get('location') ?? ''), `${bases.start}/oauth/whoami`, member);
+    const page = await fetch(`${bases.whoami}/oauth/whoami?${team.toString()}`, { redirect: 'manual' });
+    const text = await page.text();
+    const href = /<a href="([^"]+)"/.exec(text)?.[1];
+    const cookie = page.headers.getSetCookie()[0]?.split(';')[0];
+    return {
+      page,
+      text,
+      ...(href ? { next: new URL(href.replace(/&#(\d+);/g, (_match, code: string) => String.fromCharCode(Number(code)))) } : {}),
+      ...(cookie ? { cookie } : {}),
+    };
+  }
+
+  /** The upstream's login (as `login`) from the page's link, back to the gateway's callback with `cookie` (the browser's). */
+  async function finishAt(
+    next: URL,
+    login: string,
+    cookie: string | undefined,
+    bases = { whoami: gatewayUrl, callback: gatewayUrl },
+  ): Promise<Response> {
+    const query = await loginAtProvider(next, `${bases.whoami}/oauth/callback`, login);
+    return fetch(`${bases.callback}/oauth/callback?${query.toString()}`, { headers: cookie ? { cookie } : {} });
+  }
+
   /**
    * A person at their browser: the gateway's link, the team's login page (as `member`), the
    * upstream's own login page (as `login`), back to the gateway. The last page the gateway showed.
@@ -245,14 +279,10 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     login: string,
     bases = { start: gatewayUrl, whoami: gatewayUrl, callback: gatewayUrl },
   ): Promise<Response> {
-    const start = await fetch(link, { redirect: 'manual' });
-    assert.equal(start.status, 302);
-    const team = await loginAtProvider(new URL(start.headers.get('location') ?? ''), `${bases.start}/oauth/whoami`, member);
-    const confirmed = await fetch(`${bases.whoami}/oauth/whoami?${team.toString()}`, { redirect: 'manual' });
-    if (confirmed.status !== 302) return confirmed;
-    const callback = `${bases.whoami}/oauth/callback`;
-    const query = await loginAtProvider(new URL(confirmed.headers.get('location') ?? ''), callback, login);
-    return fetch(`${bases.callback}/oauth/callback?${query.toString()}`);
+    const confirmed = await confirmAt(link, member, bases);
+    if (confirmed.page.status !== 200 || !confirmed.next)
+      return new Response(confirmed.text, { status: confirmed.page.status, headers: confirmed.page.headers });
+    return finishAt(confirmed.next, login, confirmed.cookie, bases);
   }
 
   it("asks each user to sign in themselves, then calls as them; another user's sign-in is never theirs", async () => {
@@ -282,9 +312,12 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
 
   it("shares a user's sign-in with another replica through Redis, sealed: there it needs no second sign-in", async () => {
     const redis = await startRedis(cleanup);
-    const store = await RedisTaskStore.connect(`redis://127.0.0.1:${redis.port}`, () => undefined);
-    cleanup.add(() => store.close());
     const key = Buffer.from('the-key-both-replicas-of-this-gateway-share-0123');
+    const store = await RedisTaskStore.connect(`redis://127.0.0.1:${redis.port}`, {
+      onError: () => undefined,
+      sealer: new Sealer(key, 'mcp-switchboard finished task'),
+    });
+    cleanup.add(() => store.close());
     const replica = async (): Promise<string> => {
       const own = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
       cleanup.add(() => own.dispose());
@@ -360,15 +393,150 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     await signInLink(carol);
   });
 
-  it('refuses a link that was tampered with, or a callback without its sealed state', async () => {
+  it('says who the browser is signed in as before it goes on, and binds the rest to that browser (no login CSRF)', async () => {
     const carol = await connect('carol');
     const link = await signInLink(carol);
+    const confirmed = await confirmAt(link, 'carol');
+    assert.equal(confirmed.page.status, 200);
+    assert.match(confirmed.text, /signed in to the team as <b>carol<\/b>/);
+    assert.match(confirmed.text, /sign in to <b>notes<\/b> with your own account/);
+    assert.match(confirmed.cookie ?? '', /^__Host-mcp-switchboard-sign-in-[0-9a-f]+=/);
+    assert.match(confirmed.page.headers.getSetCookie()[0] ?? '', /HttpOnly; SameSite=Lax; Max-Age=\d+; Secure/);
+    assert.ok(confirmed.next);
+    // She forwards the upstream's link to bob, whose browser signs in there as himself: the
+    // callback comes from a browser without her cookie, and is refused.
+    const forwarded = await finishAt(confirmed.next, 'bob.upstream', undefined);
+    assert.equal(forwarded.status, 403);
+    assert.match(await forwarded.text(), /not started in this browser/);
+    // A browser with a sign-in of its own under way (mallory's) is refused too: its cookie does not open her state.
+    const own = await confirmAt(await signInLink(await connect('mallory')), 'mallory');
+    const crossed = await finishAt(confirmed.next, 'bob.upstream', own.cookie);
+    assert.equal(crossed.status, 400);
+    // Nothing was kept for her: her next call still asks her to sign in, and never as bob.upstream.
+    await signInLink(carol);
+  });
+
+  it('binds a sign-in to the browser that began it, in two real browsers (Chromium)', async function () {
+    this.timeout(90_000);
+    const { launchBrowser } = await import('../../harness/editor.mjs');
+    const victim = await launchBrowser();
+    cleanup.add(() => victim.close());
+    const colleague = await launchBrowser();
+    cleanup.add(() => colleague.close());
+    /** The provider's development pages: a person types a name and a password, then allows what is asked. */
+    const logIn = async (page: Page, login: string) => {
+      await page.locator('input[name="login"]').fill(login);
+      await page.locator('input[name="password"]').fill('secret');
+      await page.locator('button[type="submit"]').click();
+      // Either the provider asks to allow what is asked, or it sends the browser on to the gateway.
+      const consent = page.getByRole('button', { name: 'Continue' });
+      const settled = await Promise.race([
+        consent.waitFor().then(() => 'consent' as const),
+        page.waitForURL((url) => url.href.startsWith(gatewayUrl)).then(() => 'gateway' as const),
+      ]).catch(() => 'neither' as const);
+      if (settled === 'consent') await consent.click();
+    };
+    const dana = await connect('carol');
+    const link = await signInLink(dana);
+    const own = await victim.context.newPage();
+    await own.goto(link.href);
+    await logIn(own, 'carol');
+    await own.getByText('signed in to the team as').waitFor();
+    assert.match(await own.locator('body').innerText(), /You are signed in to the team as carol\./);
+    const cookies = await victim.context.cookies(gatewayUrl);
+    assert.ok(
+      cookies.some((cookie) => cookie.name.startsWith('__Host-mcp-switchboard-sign-in-') && cookie.secure && cookie.httpOnly),
+      JSON.stringify(cookies),
+    );
+    // She sends the page's link to a colleague, whose browser signs in at the upstream as himself.
+    const forwarded = String(await own.getByRole('link', { name: 'Continue to notes' }).getAttribute('href'));
+    const theirs = await colleague.context.newPage();
+    await theirs.goto(forwarded);
+    await logIn(theirs, 'bob.upstream');
+    await theirs.getByText('not started in this browser').waitFor();
+    await signInLink(dana);
+    // In her own browser the same link completes her own sign-in.
+    await own.getByRole('link', { name: 'Continue to notes' }).click();
+    await logIn(own, 'carol.upstream');
+    await own.getByText('You are signed in to notes').waitFor();
+    const answer = JSON.parse(textOf((await dana.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
+      subject: string;
+    };
+    assert.equal(answer.subject, 'carol.upstream');
+  });
+
+  it('refuses a kept sign-in moved in Redis under another user’s key', async () => {
+    const redis = await startRedis(cleanup);
+    const key = Buffer.from('the-key-both-replicas-of-this-gateway-share-0123');
+    const store = await RedisTaskStore.connect(`redis://127.0.0.1:${redis.port}`, {
+      onError: () => undefined,
+      sealer: new Sealer(key, 'mcp-switchboard finished task'),
+    });
+    cleanup.add(() => store.close());
+    const definition = runtime.manager.server('notes')?.definition;
+    assert.ok(definition?.transport === 'http');
+    let url = '';
+    const own = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => own.dispose());
+    await own.manager.start([definition]);
+    await waitForRunning(own.manager, ['notes']);
+    const signIns = new UserSignIns({
+      clock: systemClock,
+      logger: new MemoryLogger(),
+      teamLogin: await teamLoginOf(idp.issuer),
+      publicBase: () => url,
+      server: (name) => (name === 'notes' ? definition : undefined),
+      sealer: new Sealer(key, 'mcp-switchboard user sign-in'),
+      values: store.values,
+    });
+    const clock = new FakeClock(Date.now());
+    const gateway = own.gateway({
+      identity: oauthIdentity({ verifier: await createJwtVerifier({ issuer: idp.issuer, clock }), requiredScopes: ['mcp'] }),
+      upstreamTokens: new PerUserTokens(new TokenExchange({ clock, logger: new MemoryLogger() }), signIns),
+    });
+    await gateway.start();
+    url = gateway.url;
+    idp.allowResource(`${url}/mcp`);
+    const onGateway = async (user: string) => {
+      const client = new Client({ name: `${user}-agent`, version: '1.0.0' });
+      const token = await idp.token(user, `${url}/mcp`, 'mcp');
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+      );
+      cleanup.add(() => client.close());
+      return client;
+    };
+    const mallory = await onGateway('mallory');
+    const done = await signInAt(await signInLink(mallory), 'mallory', 'mallory.upstream', { start: url, whoami: url, callback: url });
+    assert.equal(done.status, 200, await done.clone().text());
+    // Whoever can write Redis copies her entry to the key under which bob's would be kept.
+    const { createClient } = await import('@redis/client');
+    const writer = createClient({ url: `redis://127.0.0.1:${redis.port}` });
+    await writer.connect();
+    cleanup.add(() => writer.close());
+    const [entry] = await writer.keys('mcp-switchboard:secret:*');
+    assert.ok(entry);
+    const bobsKey = createHash('sha256')
+      .update(JSON.stringify([`${idp.issuer} bob`, definition.name, definition.url]))
+      .digest('hex');
+    await writer.set(`mcp-switchboard:secret:${bobsKey}`, String(await writer.get(entry)));
+    // bob, on a replica that never saw him (this one, whose memory holds only mallory's): asked to sign in, not served as her.
+    await signInLink(await onGateway('bob'));
+  });
+
+  it('refuses a link that was tampered with, or a callback without its sealed state', async () => {
+    const mallory = await connect('mallory');
+    const link = await signInLink(mallory);
     const flow = link.searchParams.get('flow') ?? '';
     link.searchParams.set('flow', `${flow.slice(0, -4)}AAAA`);
     const tampered = await fetch(link, { redirect: 'manual' });
     assert.equal(tampered.status, 400);
     assert.match(await tampered.text(), /not valid any more/);
     const forged = await fetch(`${gatewayUrl}/oauth/callback?code=x&state=y`);
-    assert.equal(forged.status, 400);
+    assert.equal(forged.status, 403, 'from a browser that holds no sign-in of the gateway');
+    const withCookie = await fetch(`${gatewayUrl}/oauth/callback?code=x&state=y`, {
+      headers: { cookie: '__Host-mcp-switchboard-sign-in-0011aabbccdd=some-browser-secret' },
+    });
+    assert.equal(withCookie.status, 400);
   });
 });
