@@ -5,7 +5,7 @@
 import { GATEWAY_TOKEN_PATTERN } from '../base/token';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import type { CatalogSnapshot, OfferSource, ToolSource } from '../catalog';
+import type { OfferSource, ToolSource } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
 import type { Disposable } from '../base/events';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
@@ -19,7 +19,8 @@ import { answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './r
 import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
-import { LegacySessions, type SessionAccess } from './legacySessions';
+import { LegacySessions } from './legacySessions';
+import { fullAccess, tokenUntil, type SessionAccess } from './access';
 import type { IdentityFactory, RequestIdentity } from './resourceServer';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
@@ -149,6 +150,7 @@ export class McpGateway {
   private readonly metrics: MetricsEndpoint | undefined;
   /** What each request's body asked, for the access log. */
   private readonly rpcOf = new WeakMap<http.IncomingMessage, string>();
+  private readonly clock: Clock;
   private portClosed: Promise<void> | undefined;
   private starting: Promise<GatewayAddress> | undefined;
   private subscription: Disposable | undefined;
@@ -171,6 +173,7 @@ export class McpGateway {
 
     this.source = options.source;
     this.offers = options.offers;
+    this.clock = options.clock ?? systemClock;
     this.relays = options.relays;
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
     const limits = {
@@ -344,7 +347,7 @@ export class McpGateway {
     this.boundPort = address.port;
     if (this.identity) this.resourceServer = this.identity({ url: this.url, source: this.source, offers: this.offers });
     this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
-    this.subscription = this.source.onDidChange((snapshot) => this.noticeChanges(snapshot));
+    this.subscription = this.source.onDidChange(() => this.noticeChanges());
     if (this.offers) {
       this.notifier = new OfferNotifier(
         this.offers,
@@ -353,6 +356,7 @@ export class McpGateway {
           notifyModern: (affects, what, printOf) => this.modern.notifyOffer(affects, what, printOf),
         },
         this.logger,
+        this.clock,
       );
     }
     if (this.disposing) {
@@ -430,6 +434,17 @@ export class McpGateway {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.legacy.find(sessionId, endpoint, principal?.key);
+      if (session && session.access.grant !== access.grant) {
+        // The user's access changed since the session was opened (a group left, a scope not asked
+        // for): the session's server serves the old view, so it ends, and the client opens a new
+        // one that serves this token's. Every request is served with the access of its own token.
+        this.logger.info(`session ${sessionId.slice(-12)} closed: its user's access changed; they initialize again`);
+        void session.server.close();
+        return reply(res, 404, 'Session not found', {}, -32001);
+      }
+      if (session) session.tokenUntil = tokenUntil(access);
+      // A notification stream lives no longer than the token that opened it.
+      if (session && req.method === 'GET' && principal) this.endWithToken(res, principal);
       if (!session) {
         // Another replica's session goes there. One whose replica is gone, or is this one restarted,
         // is taken over here from what its id carries; any other id is not found.
@@ -462,14 +477,36 @@ export class McpGateway {
     // Without a session id: a 2025-era initialize (or a stray request the SDK refuses), or any
     // 2026-07-28 request, which never has a session.
     if (await isLegacyPost(req, body.value)) return this.legacy.open(endpoint, req, res, body.value, access);
-    return this.modern.serve(endpoint, req, res, body.value);
+    if (principal && (body.value as { method?: unknown } | undefined)?.method === 'subscriptions/listen') this.endWithToken(res, principal);
+    return this.modern.serve(endpoint, req, res, body.value, access);
   }
 
   /** What a request may see: the whole catalog, or on a team gateway its user's view under the policy. */
   private accessOf(principal: Principal | undefined): SessionAccess {
-    if (!this.resourceServer) return { source: this.source, offers: this.offers };
+    if (!this.resourceServer) return fullAccess(this.source, this.offers);
     const view = this.resourceServer.catalogFor(principal);
-    return { source: view.source, offers: view.offers, ...(principal ? { principal } : {}) };
+    return {
+      source: view.source,
+      offers: view.offers,
+      grant: view.grant,
+      allowsServer: (server) => view.allowsServer(server),
+      ...(principal ? { principal } : {}),
+    };
+  }
+
+  /**
+   * Ends a stream of notifications when the token that opened it expires: what it would carry
+   * after is for a user whose access nobody checked since. The client opens it again with a
+   * fresh token, which decides anew what it may see.
+   */
+  private endWithToken(res: http.ServerResponse, principal: Principal): void {
+    const timer = this.clock.setTimeout(
+      () => {
+        if (!res.writableEnded) res.end();
+      },
+      Math.max(0, principal.expiresAt * 1000 - this.clock.now()),
+    );
+    res.once('close', () => this.clock.clearTimeout(timer));
   }
 
   /**
@@ -533,16 +570,16 @@ export class McpGateway {
     return { read: true, value: body.body };
   }
 
-  /** Sends tools/list_changed to every session and listener whose endpoint now lists something else. */
-  private noticeChanges(snapshot: CatalogSnapshot): void {
+  /** Sends tools/list_changed to every session and listener whose endpoint now lists something else in its own view. */
+  private noticeChanges(): void {
     try {
-      // Each endpoint's list is hashed once per change, however many sessions and listeners it has.
+      // Each endpoint's list is hashed once per change and view, however many sessions and listeners it has.
       const fingerprints = new Map<string, string>();
-      const fingerprintOf = (endpoint: EndpointId): string => {
-        const key = endpointKey(endpoint);
+      const fingerprintOf = (access: SessionAccess, endpoint: EndpointId): string => {
+        const key = `${access.grant}\u0000${endpointKey(endpoint)}`;
         let fingerprint = fingerprints.get(key);
         if (fingerprint === undefined) {
-          fingerprint = listFingerprint(listedTools(snapshot, endpoint));
+          fingerprint = listFingerprint(listedTools(access.source.snapshot(), endpoint));
           fingerprints.set(key, fingerprint);
         }
         return fingerprint;

@@ -18,11 +18,11 @@ import { SessionLedger, unsubscribeSession, type OfferNotifier, type RelaySessio
 import type { OfferFingerprint } from './offerIndex';
 import { BoundedEventStore, EventBudget } from './eventStore';
 import { createSessionServer } from './sessionServer';
+import { tokenUntil, type SessionAccess } from './access';
 import { SessionTable, type TableSession } from './sessionTable';
 import { SessionTransport } from './sessionTransport';
 import { SessionTasks } from './sessionTasks';
 import type { GatewayTasks } from './taskHandlers';
-import type { Principal } from '../identity';
 import type { CallTracer } from './callTracing';
 import type { ReplicaRouter } from './replicas';
 
@@ -40,13 +40,13 @@ export interface LegacySession extends TableSession, RelaySession {
   readonly tag: string | undefined;
   /** On a team gateway, the user who opened it: only their requests find it. */
   readonly principalKey: string | undefined;
-}
-
-/** What one session serves: the catalog, or a user's view of it on a team gateway. */
-export interface SessionAccess {
-  readonly source: ToolSource;
-  readonly offers: OfferSource | undefined;
-  readonly principal?: Principal;
+  /** What it serves: its user's view as of the token that opened it (a request with other access closes it). */
+  readonly access: SessionAccess;
+  /**
+   * Until when (epoch ms) the latest token of its user is valid: nothing is sent to the session
+   * after, until a request with a valid token comes. Infinity without identity.
+   */
+  tokenUntil: number;
 }
 
 /** A session that closed: where it was open, and its tag. */
@@ -253,7 +253,7 @@ export class LegacySessions {
     client: string,
     newSessionId: () => string,
   ): { server: Server; transport: SessionTransport } {
-    const { source, relays, logger } = this.options;
+    const { relays, logger } = this.options;
     const ledger = new SessionLedger();
     // The session's tasks (a client that drives tasks itself): cancelled when the session closes.
     const tasks: GatewayTasks = new SessionTasks(this.options.clock);
@@ -274,9 +274,9 @@ export class LegacySessions {
       clock: this.options.clock,
       retryMs: SSE_RETRY_MS,
       onInitialized: (id) => {
-        // Of the whole endpoint, as the gateway's notices compare: a user's view changes only when it does.
-        const fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
-        const offerPrint = this.options.notifier()?.fingerprint(endpoint) ?? NO_OFFER_PRINT;
+        // Of the endpoint in the session's own view, as the gateway's notices compare: it changes only when the view does.
+        const fingerprint = listFingerprint(listedTools(access.source.snapshot(), endpoint));
+        const offerPrint = this.options.notifier()?.fingerprint(access, endpoint) ?? NO_OFFER_PRINT;
         const where = describeEndpoint(endpoint);
         this.table.add(id, {
           endpoint,
@@ -288,6 +288,8 @@ export class LegacySessions {
           offerPrint,
           tag,
           principalKey: access.principal?.key,
+          access,
+          tokenUntil: tokenUntil(access),
           lastUsed: 0,
           where,
           close: () => server.close(),
@@ -310,10 +312,12 @@ export class LegacySessions {
     this.ended.add(id);
   }
 
-  /** Sends tools/list_changed to every session whose endpoint now lists something else. */
-  noticeChanges(fingerprintOf: (endpoint: EndpointId) => string): void {
+  /** Sends tools/list_changed to every session whose endpoint, in its own view, now lists something else. */
+  noticeChanges(fingerprintOf: (access: SessionAccess, endpoint: EndpointId) => string): void {
+    const now = this.options.clock.now();
     for (const [id, session] of this.table.entries()) {
-      const fingerprint = fingerprintOf(session.endpoint);
+      if (session.tokenUntil <= now) continue;
+      const fingerprint = fingerprintOf(session.access, session.endpoint);
       if (fingerprint === session.fingerprint) continue;
       session.fingerprint = fingerprint;
       session.server

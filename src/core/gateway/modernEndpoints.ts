@@ -1,11 +1,13 @@
 // The gateway's 2026-07-28 side: sessionless requests that carry the `_meta` envelope, served by
-// the SDK's per-request handler (one handler per endpoint, a fresh Server per request) with
-// change notifications on `subscriptions/listen` streams. The 2025 side keeps its sessions in
-// gateway.ts; the request guard runs before either.
+// the SDK's per-request handler (a fresh Server per request) with change notifications on
+// `subscriptions/listen` streams. One handler per endpoint and view: on a team gateway, users whose
+// grants differ listen on different handlers, so a change is told only to listeners whose view it
+// changed, and nothing a server announces reaches a listener who may not see it. The 2025 side
+// keeps its sessions in gateway.ts; the request guard runs before either.
 import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
-import type { SessionAccess } from './legacySessions';
+import { fullAccess, type SessionAccess } from './access';
 import type { OfferChange, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { endpointKey, type EndpointId } from './endpoint';
@@ -17,11 +19,18 @@ import { paramHeaders, type ParamHeader } from '../connection';
 import { HEADER_MISMATCH, paramHeaderMismatch } from './paramHeaderCheck';
 import { errorMessage } from '../base/errorMessage';
 
-/** Open `subscriptions/listen` streams per endpoint; more are refused by the SDK. */
+/** Open `subscriptions/listen` streams per endpoint and view; more are refused by the SDK. */
 export const MAX_SUBSCRIPTIONS_PER_ENDPOINT = 64;
+/**
+ * Handlers kept (endpoints × the views of users who called them); past it the least recently used
+ * one is closed, its listeners' streams with it (they listen again).
+ */
+export const MAX_MODERN_HANDLERS = 512;
 
 interface ModernEndpoint {
   readonly endpoint: EndpointId;
+  /** The view every request of this handler is served from. */
+  readonly access: SessionAccess;
   readonly handler: McpHttpHandler;
   readonly serve: NodeMcpRequestHandler;
   fingerprint: string;
@@ -38,6 +47,7 @@ export async function isLegacyPost(req: http.IncomingMessage, body: unknown): Pr
 }
 
 export class ModernEndpoints {
+  /** By view and endpoint, least recently used first. */
   private readonly endpoints = new Map<string, ModernEndpoint>();
 
   private readonly offers: OfferSource | undefined;
@@ -59,9 +69,9 @@ export class ModernEndpoints {
     this.offers = extras.offers;
   }
 
-  /** Answers one modern request; the body was read (and bounded) by the gateway. */
-  serve(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    const entry = this.endpointFor(endpoint);
+  /** Answers one modern request; the body was read (and bounded) by the gateway. `access`: the request's own. */
+  serve(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown, access?: SessionAccess): Promise<void> {
+    const entry = this.endpointFor(endpoint, access ?? fullAccess(this.source, this.offers));
     if (this.refusedParamHeaders(entry, req, res, body)) return Promise.resolve();
     return entry.serve(req, res, body);
   }
@@ -72,7 +82,7 @@ export class ModernEndpoints {
     if (message === null || typeof message !== 'object' || message.method !== 'tools/call' || typeof message.params?.name !== 'string')
       return false;
     entry.paramHeaders ??= new Map(
-      listedTools(this.source.snapshot(), entry.endpoint).flatMap((tool) => {
+      listedTools(entry.access.source.snapshot(), entry.endpoint).flatMap((tool) => {
         const declared = paramHeaders(tool.inputSchema);
         return declared && declared.length > 0 ? [[tool.name, declared] as const] : [];
       }),
@@ -87,10 +97,10 @@ export class ModernEndpoints {
     return true;
   }
 
-  /** Tells listeners of every endpoint whose list changed. */
-  noticeChanges(fingerprintOf: (endpoint: EndpointId) => string): void {
+  /** Tells listeners of every endpoint whose list changed in their view. */
+  noticeChanges(fingerprintOf: (access: SessionAccess, endpoint: EndpointId) => string): void {
     for (const entry of this.endpoints.values()) {
-      const fingerprint = fingerprintOf(entry.endpoint);
+      const fingerprint = fingerprintOf(entry.access, entry.endpoint);
       if (fingerprint === entry.fingerprint) continue;
       entry.fingerprint = fingerprint;
       entry.paramHeaders = undefined;
@@ -99,24 +109,24 @@ export class ModernEndpoints {
   }
 
   /**
-   * Tells listeners of the endpoints `affects` selects: of a resource update, or of the lists
-   * (resources, prompts) that changed on each endpoint.
+   * Tells listeners of the endpoints and views `affects` selects: of a resource update, or of the
+   * lists (resources, prompts) that changed on each endpoint in each view.
    */
   notifyOffer(
-    affects: (endpoint: EndpointId) => boolean,
+    affects: (endpoint: EndpointId, access: SessionAccess) => boolean,
     what: { readonly announced: OfferChange['announced'] } | { readonly updated: string },
-    printOf?: (endpoint: EndpointId) => OfferFingerprint,
+    printOf?: (access: SessionAccess, endpoint: EndpointId) => OfferFingerprint,
   ): void {
     const offers = this.offers;
     if (!offers) return;
-    const fingerprint = printOf ?? ((endpoint: EndpointId) => offerFingerprint(offers, endpoint));
+    const fingerprint = printOf ?? ((access: SessionAccess, endpoint: EndpointId) => offerFingerprint(access.offers ?? offers, endpoint));
     for (const entry of this.endpoints.values()) {
-      if (!affects(entry.endpoint)) continue;
+      if (!affects(entry.endpoint, entry.access)) continue;
       if ('updated' in what) {
         entry.handler.notify.resourceUpdated(what.updated);
         continue;
       }
-      const print = fingerprint(entry.endpoint);
+      const print = fingerprint(entry.access, entry.endpoint);
       const before = entry.offerPrint;
       entry.offerPrint = print;
       if (print.resources !== before?.resources || what.announced.includes('resources')) entry.handler.notify.resourcesChanged();
@@ -132,19 +142,24 @@ export class ModernEndpoints {
     }
   }
 
-  private endpointFor(endpoint: EndpointId): ModernEndpoint {
-    const key = endpointKey(endpoint);
+  private endpointFor(endpoint: EndpointId, access: SessionAccess): ModernEndpoint {
+    const key = `${access.grant}\u0000${endpointKey(endpoint)}`;
     const existing = this.endpoints.get(key);
-    if (existing) return existing;
-    const onerror = (error: Error) => this.logger.debug(`modern request on ${key}: ${errorMessage(error)}`);
+    if (existing) {
+      this.endpoints.delete(key);
+      this.endpoints.set(key, existing);
+      return existing;
+    }
+    const onerror = (error: Error) => this.logger.debug(`modern request on ${endpointKey(endpoint)}: ${errorMessage(error)}`);
     const accessOf = this.accessOf;
+    // Per request still: the principal (rounds are bound to the user, upstreams act for them) is the request's own.
     const factory: McpServerFactory = accessOf
       ? (ctx) => {
-          const access = accessOf(ctx.authInfo);
-          return createSessionServer(endpoint, access.source, this.logger, {
+          const own = accessOf(ctx.authInfo);
+          return createSessionServer(endpoint, own.source, this.logger, {
             ...this.extras,
-            ...(access.offers ? { offers: access.offers } : {}),
-            ...(access.principal ? { principal: access.principal } : {}),
+            ...(own.offers ? { offers: own.offers } : {}),
+            ...(own.principal ? { principal: own.principal } : {}),
           });
         }
       : () => createSessionServer(endpoint, this.source, this.logger, this.extras);
@@ -156,12 +171,18 @@ export class ModernEndpoints {
     });
     const entry: ModernEndpoint = {
       endpoint,
+      access,
       handler,
       serve: toNodeHandler(handler, { onerror, maxRequestBodySize: MAX_REQUEST_BYTES }),
-      fingerprint: listFingerprint(listedTools(this.source.snapshot(), endpoint)),
-      ...(this.offers ? { offerPrint: offerFingerprint(this.offers, endpoint) } : {}),
+      fingerprint: listFingerprint(listedTools(access.source.snapshot(), endpoint)),
+      ...(this.offers ? { offerPrint: offerFingerprint(access.offers ?? this.offers, endpoint) } : {}),
     };
     this.endpoints.set(key, entry);
+    while (this.endpoints.size > MAX_MODERN_HANDLERS) {
+      const [oldestKey, oldest] = this.endpoints.entries().next().value as [string, ModernEndpoint];
+      this.endpoints.delete(oldestKey);
+      oldest.handler.close().catch((error: unknown) => this.logger.warn(`closing a modern endpoint failed: ${errorMessage(error)}`));
+    }
     return entry;
   }
 }

@@ -1,7 +1,10 @@
 // Passes what servers announce about their offer on to the gateway's clients: list changes of
 // resources and prompts (only to endpoints whose lists changed), updates of subscribed resources
 // (to the 2025 sessions that subscribed, and to 2026-07-28 listeners through the SDK's handler),
-// and log messages (to 2025 sessions of the server's endpoint and of the aggregated one).
+// and log messages (to 2025 sessions of the server's endpoint and of the aggregated one). Each goes
+// only to a client whose view shows the server (a team gateway's policy), and whose token is still
+// valid: a change is measured in that client's own view, so a server it may not see changes nothing
+// it is told.
 import type { Server } from '@modelcontextprotocol/server';
 import type { OfferChange, OfferSource } from '../catalog';
 import type { ServerNotice } from '../connection';
@@ -10,6 +13,8 @@ import type { Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import { endpointKey, type EndpointId } from './endpoint';
 import type { SubscriptionLedger } from './offerHandlers';
+import type { SessionAccess } from './access';
+import type { Clock } from '../base/clock';
 import { offerFingerprint, type OfferFingerprint } from './offerIndex';
 import { errorMessage } from '../base/errorMessage';
 
@@ -59,21 +64,31 @@ export interface RelaySession {
   readonly server: Server;
   readonly ledger: SessionLedger;
   offerPrint: OfferFingerprint;
+  /** What the session's user may see. */
+  readonly access: SessionAccess;
+  /** Until when its user's latest token is valid (epoch ms). */
+  readonly tokenUntil: number;
 }
+
+/** An endpoint in one view: what is announced is measured and sent there. */
+export type PrintOf = (access: SessionAccess, endpoint: EndpointId) => OfferFingerprint;
 
 export interface NotifierTargets {
   sessions(): Iterable<[string, RelaySession]>;
-  /** 2026-07-28 endpoints: their handlers notify listeners. */
-  /** `printOf` gives each endpoint's lists, hashed once per change for sessions and listeners alike. */
+  /**
+   * 2026-07-28 endpoints: their handlers notify listeners. `printOf` gives each endpoint's lists in
+   * each view, hashed once per change for sessions and listeners alike.
+   */
   notifyModern(
-    affects: (endpoint: EndpointId) => boolean,
+    affects: (endpoint: EndpointId, access: SessionAccess) => boolean,
     what: { readonly announced: OfferChange['announced'] } | { readonly updated: string },
-    printOf?: (endpoint: EndpointId) => OfferFingerprint,
+    printOf?: PrintOf,
   ): void;
 }
 
-function affects(endpoint: EndpointId, server: string): boolean {
-  return endpoint.kind === 'aggregated' || endpoint.server === server;
+/** Whether what `server` announces concerns a client of `endpoint` with `access`. */
+function affects(endpoint: EndpointId, access: SessionAccess, server: string): boolean {
+  return (endpoint.kind === 'aggregated' || endpoint.server === server) && access.allowsServer(server);
 }
 
 export class OfferNotifier implements Disposable {
@@ -83,6 +98,7 @@ export class OfferNotifier implements Disposable {
     private readonly offers: OfferSource,
     private readonly targets: NotifierTargets,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {
     this.subscriptions = [
       offers.onDidChange((change) => containFailure(this.logger, "notifying a server's offer change", () => this.offerChanged(change))),
@@ -90,8 +106,9 @@ export class OfferNotifier implements Disposable {
     ];
   }
 
-  fingerprint(endpoint: EndpointId): OfferFingerprint {
-    return offerFingerprint(this.offers, endpoint);
+  /** The endpoint's lists as a client with `access` sees them. */
+  fingerprint(access: SessionAccess, endpoint: EndpointId): OfferFingerprint {
+    return offerFingerprint(access.offers ?? this.offers, endpoint);
   }
 
   dispose(): void {
@@ -101,15 +118,16 @@ export class OfferNotifier implements Disposable {
   /** A list goes out when it changed, or when its server announced it (then it may differ in what no print covers). */
   private offerChanged({ server, announced }: OfferChange): void {
     const prints = new Map<string, OfferFingerprint>();
-    const printOf = (endpoint: EndpointId) => {
-      const key = endpointKey(endpoint);
+    const printOf: PrintOf = (access, endpoint) => {
+      const key = `${access.grant}\u0000${endpointKey(endpoint)}`;
       let print = prints.get(key);
-      if (!print) prints.set(key, (print = this.fingerprint(endpoint)));
+      if (!print) prints.set(key, (print = this.fingerprint(access, endpoint)));
       return print;
     };
+    const now = this.clock.now();
     for (const [id, session] of this.targets.sessions()) {
-      if (!affects(session.endpoint, server)) continue;
-      const print = printOf(session.endpoint);
+      if (!affects(session.endpoint, session.access, server) || session.tokenUntil <= now) continue;
+      const print = printOf(session.access, session.endpoint);
       const before = session.offerPrint;
       session.offerPrint = print;
       const deliver = (what: string, send: () => Promise<void>) =>
@@ -119,12 +137,13 @@ export class OfferNotifier implements Disposable {
       if (print.prompts !== before.prompts || announced.includes('prompts'))
         void deliver('prompts/list_changed', () => session.server.sendPromptListChanged());
     }
-    this.targets.notifyModern((endpoint) => affects(endpoint, server), { announced }, printOf);
+    this.targets.notifyModern((endpoint, access) => affects(endpoint, access, server), { announced }, printOf);
   }
 
   private passOnNotice(notice: ServerNotice): void {
+    const now = this.clock.now();
     for (const [id, session] of this.targets.sessions()) {
-      if (!affects(session.endpoint, notice.server)) continue;
+      if (!affects(session.endpoint, session.access, notice.server) || session.tokenUntil <= now) continue;
       const failed = (error: unknown) => this.logger.debug(`${notice.kind} not delivered to session ${id}: ${errorMessage(error)}`);
       if (notice.kind === 'resourceUpdated') {
         if (session.ledger.has(notice.server, notice.uri)) session.server.sendResourceUpdated({ uri: notice.uri }).catch(failed);
@@ -133,6 +152,6 @@ export class OfferNotifier implements Disposable {
       }
     }
     if (notice.kind === 'resourceUpdated')
-      this.targets.notifyModern((endpoint) => affects(endpoint, notice.server), { updated: notice.uri });
+      this.targets.notifyModern((endpoint, access) => affects(endpoint, access, notice.server), { updated: notice.uri });
   }
 }

@@ -15,6 +15,7 @@ import { AGGREGATED } from './endpoint';
 import { listedTools, listFingerprint } from './exposure';
 import { OfferNotifier, SessionLedger, unsubscribeSession, type RelaySession } from './offerNotifier';
 import { createSessionServer } from './sessionServer';
+import { fullAccess } from './access';
 import { SessionTasks } from './sessionTasks';
 
 export interface StdioSessionOptions {
@@ -43,10 +44,20 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   });
   // The one session of this process is the notifier's only target; there are no 2026-07-28 listeners.
   let session: RelaySession | undefined;
+  const clock = options.clock ?? systemClock;
   const notifier = offers
-    ? new OfferNotifier(offers, { sessions: () => (session ? [['stdio', session]] : []), notifyModern: () => undefined }, logger)
+    ? new OfferNotifier(offers, { sessions: () => (session ? [['stdio', session]] : []), notifyModern: () => undefined }, logger, clock)
     : undefined;
-  if (notifier) session = { endpoint: AGGREGATED, server, ledger, offerPrint: notifier.fingerprint(AGGREGATED) };
+  const access = fullAccess(source, offers);
+  if (notifier)
+    session = {
+      endpoint: AGGREGATED,
+      server,
+      ledger,
+      offerPrint: notifier.fingerprint(access, AGGREGATED),
+      access,
+      tokenUntil: Number.POSITIVE_INFINITY,
+    };
   let closedResolve: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (closedResolve = resolve));
   let fingerprint = listFingerprint(listedTools(source.snapshot(), AGGREGATED));

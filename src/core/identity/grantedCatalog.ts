@@ -31,6 +31,10 @@ export interface DeniedCall {
 export interface GrantedCatalog {
   readonly source: ToolSource;
   readonly offers: OfferSource | undefined;
+  /** The grant's key: views with equal keys show the same. */
+  readonly grant: string;
+  /** Whether the view shows the server: what it announces (logs, changes, updates) goes only where it does. */
+  allowsServer(server: string): boolean;
 }
 
 export function grantedCatalog(
@@ -39,7 +43,12 @@ export function grantedCatalog(
   grant: Grant,
   onDenied?: (denied: DeniedCall) => void,
 ): GrantedCatalog {
-  return { source: grantedSource(source, grant, onDenied), offers: offers && grantedOffers(offers, grant) };
+  return {
+    source: grantedSource(source, grant, onDenied),
+    offers: offers && grantedOffers(offers, grant),
+    grant: grant.key,
+    allowsServer: (server) => grant.allowsServer(server),
+  };
 }
 
 function unknownServer(server: string): SwitchboardError {
