@@ -2,8 +2,10 @@
 // gateway its user's view under the policy, from the token that very request carries. Sessions,
 // listeners and the notifier all ask it, so that every answer and every notification is decided
 // by the access of the client that gets it.
+import type http from 'node:http';
+import type { Clock } from '../base/clock';
 import type { OfferSource, ToolSource } from '../catalog';
-import type { Principal } from '../identity';
+import type { GrantedCatalog, Principal } from '../identity';
 
 /**
  * What one request may see: the catalog, or on a team gateway its user's view under the policy,
@@ -28,4 +30,30 @@ export function fullAccess(source: ToolSource, offers: OfferSource | undefined):
 /** Until when a request's token is valid, in epoch ms; Infinity without identity. */
 export function tokenUntil(access: SessionAccess): number {
   return access.principal ? access.principal.expiresAt * 1000 : Number.POSITIVE_INFINITY;
+}
+
+/** A team gateway's request: its user's view. */
+export function viewAccess(view: GrantedCatalog, principal: Principal | undefined): SessionAccess {
+  return {
+    source: view.source,
+    offers: view.offers,
+    grant: view.grant,
+    allowsServer: (server) => view.allowsServer(server),
+    ...(principal ? { principal } : {}),
+  };
+}
+
+/**
+ * Ends a stream of notifications when the token that opened it expires: what it would carry
+ * after is for a user whose access nobody checked since. The client opens it again with a fresh
+ * token, which decides anew what it may see.
+ */
+export function endWithToken(res: http.ServerResponse, principal: Principal, clock: Clock): void {
+  const timer = clock.setTimeout(
+    () => {
+      if (!res.writableEnded) res.end();
+    },
+    Math.max(0, principal.expiresAt * 1000 - clock.now()),
+  );
+  res.once('close', () => clock.clearTimeout(timer));
 }

@@ -20,7 +20,7 @@ import { CallBridge } from './callBridge';
 import type { RelayHost } from './clientRelay';
 import { GatewayRounds } from './clientRounds';
 import { LegacySessions } from './legacySessions';
-import { fullAccess, tokenUntil, type SessionAccess } from './access';
+import { endWithToken, fullAccess, tokenUntil, viewAccess, type SessionAccess } from './access';
 import type { IdentityFactory, RequestIdentity } from './resourceServer';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
@@ -29,6 +29,9 @@ import { answerListing, SERVER_LISTING_PATH } from './serverListing';
 import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { createToken, isLoopbackAddress, LOOPBACK_REACH, RequestGuard, validateReach, type GatewayReach } from './requestGuard';
 import { errorMessage } from '../base/errorMessage';
+import { AccessLog, type AccessEntry } from './accessLog';
+
+export type { AccessEntry } from './accessLog';
 
 export const LOOPBACK_HOST = '127.0.0.1';
 
@@ -86,19 +89,6 @@ export interface MetricsEndpoint {
   render(): Promise<string>;
 }
 
-/** One request, as an access log has it. Text from the client is cut short; nothing secret is in it. */
-export interface AccessEntry {
-  readonly method: string;
-  /** The path without its query. */
-  readonly path: string;
-  readonly status: number;
-  readonly ms: number;
-  /** The peer, or the client a trusted proxy names. */
-  readonly client: string | undefined;
-  /** The JSON-RPC method of the body (`tools/call echo` with the tool), `batch of N`, or absent. */
-  readonly rpc?: string;
-}
-
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
 /** The probes' paths, exactly (a Map: no `constructor` or `__proto__` to stumble on). */
@@ -146,10 +136,9 @@ export class McpGateway {
   private draining = false;
   /** /readyz answers 503 (a drain began); requests are still served until `draining`. */
   private unready = false;
-  private readonly onAccess: ((entry: AccessEntry) => void) | undefined;
   private readonly metrics: MetricsEndpoint | undefined;
-  /** What each request's body asked, for the access log. */
-  private readonly rpcOf = new WeakMap<http.IncomingMessage, string>();
+  /** Each request's access log entry, told when its response has ended (absent without onAccess). */
+  private readonly accessLog: AccessLog | undefined;
   private readonly clock: Clock;
   private portClosed: Promise<void> | undefined;
   private starting: Promise<GatewayAddress> | undefined;
@@ -158,7 +147,13 @@ export class McpGateway {
 
   constructor(options: GatewayOptions) {
     this.reach = validateReach(options.reach ?? LOOPBACK_REACH);
-    this.onAccess = options.onAccess;
+    this.accessLog =
+      options.onAccess &&
+      new AccessLog(
+        options.onAccess,
+        (req) => this.guard?.clientAddress(req.headers, req.socket.remoteAddress),
+        (error) => this.logger.error(`the access log failed: ${errorMessage(error)}`),
+      );
     this.metrics = options.metrics;
     this.identity = options.identity;
     this.replicas = options.replicas;
@@ -376,7 +371,7 @@ export class McpGateway {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (this.onAccess) this.logAccess(req, res, this.onAccess);
+    this.accessLog?.follow(req, res);
     if (req.method === 'POST') {
       this.inFlight += 1;
       res.once('close', () => {
@@ -444,7 +439,7 @@ export class McpGateway {
       }
       if (session) session.tokenUntil = tokenUntil(access);
       // A notification stream lives no longer than the token that opened it.
-      if (session && req.method === 'GET' && principal) this.endWithToken(res, principal);
+      if (session && req.method === 'GET' && principal) endWithToken(res, principal, this.clock);
       if (!session) {
         // Another replica's session goes there. One whose replica is gone, or is this one restarted,
         // is taken over here from what its id carries; any other id is not found.
@@ -477,36 +472,15 @@ export class McpGateway {
     // Without a session id: a 2025-era initialize (or a stray request the SDK refuses), or any
     // 2026-07-28 request, which never has a session.
     if (await isLegacyPost(req, body.value)) return this.legacy.open(endpoint, req, res, body.value, access);
-    if (principal && (body.value as { method?: unknown } | undefined)?.method === 'subscriptions/listen') this.endWithToken(res, principal);
+    if (principal && (body.value as { method?: unknown } | undefined)?.method === 'subscriptions/listen')
+      endWithToken(res, principal, this.clock);
     return this.modern.serve(endpoint, req, res, body.value, access);
   }
 
   /** What a request may see: the whole catalog, or on a team gateway its user's view under the policy. */
   private accessOf(principal: Principal | undefined): SessionAccess {
     if (!this.resourceServer) return fullAccess(this.source, this.offers);
-    const view = this.resourceServer.catalogFor(principal);
-    return {
-      source: view.source,
-      offers: view.offers,
-      grant: view.grant,
-      allowsServer: (server) => view.allowsServer(server),
-      ...(principal ? { principal } : {}),
-    };
-  }
-
-  /**
-   * Ends a stream of notifications when the token that opened it expires: what it would carry
-   * after is for a user whose access nobody checked since. The client opens it again with a
-   * fresh token, which decides anew what it may see.
-   */
-  private endWithToken(res: http.ServerResponse, principal: Principal): void {
-    const timer = this.clock.setTimeout(
-      () => {
-        if (!res.writableEnded) res.end();
-      },
-      Math.max(0, principal.expiresAt * 1000 - this.clock.now()),
-    );
-    res.once('close', () => this.clock.clearTimeout(timer));
+    return viewAccess(this.resourceServer.catalogFor(principal), principal);
   }
 
   /**
@@ -530,25 +504,6 @@ export class McpGateway {
     res.end(text);
   }
 
-  private logAccess(req: http.IncomingMessage, res: http.ServerResponse, onAccess: (entry: AccessEntry) => void): void {
-    const started = performance.now();
-    res.once('close', () => {
-      try {
-        const rpc = this.rpcOf.get(req);
-        onAccess({
-          method: (req.method ?? '?').slice(0, 16),
-          path: (req.url ?? '').split('?', 1)[0]?.slice(0, 200) ?? '',
-          status: res.statusCode,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-          client: this.guard?.clientAddress(req.headers, req.socket.remoteAddress),
-          ...(rpc === undefined ? {} : { rpc }),
-        });
-      } catch (error) {
-        this.logger.error(`the access log failed: ${errorMessage(error)}`);
-      }
-    });
-  }
-
   /** Reads a POST body, answering oversized, unparsable and malformed tools/call bodies itself. */
   private async readBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ read: true; value: unknown } | { read: false }> {
     const body = await readJsonBody(req);
@@ -560,7 +515,7 @@ export class McpGateway {
       reply(res, 400, `Parse error: ${body.message}`, {}, -32700);
       return { read: false };
     }
-    if (this.onAccess) this.rpcOf.set(req, describeRpc(body.body));
+    this.accessLog?.asked(req, body.body);
     const malformed = screenRequest(body.body);
     if (malformed) {
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -615,16 +570,6 @@ export class McpGateway {
     await closed;
     if (listening) this.logger.info('stopped');
   }
-}
-
-/** `tools/call <tool>`, another method, `batch of N`, or `?`: at most 120 characters. */
-function describeRpc(body: unknown): string {
-  if (Array.isArray(body)) return `batch of ${body.length}`;
-  if (typeof body !== 'object' || body === null) return '?';
-  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
-  if (typeof method !== 'string') return 'response';
-  const tool = method === 'tools/call' && typeof params?.name === 'string' ? ` ${params.name}` : '';
-  return `${method}${tool}`.slice(0, 120);
 }
 
 /** A JSON-RPC error body, which SDK clients surface as the error message. */
