@@ -78,6 +78,11 @@ export function upstreamError(error: unknown, server: string): ProtocolError {
  * The JSON-RPC error for a tool call, in the words of the endpoint's client: `requested` is the
  * name it used (qualified on the aggregated endpoint).
  */
+/** The refusal of a qualified name on the aggregated endpoint that names no tool the client may call. */
+export function unknownQualifiedName(requested: string): string {
+  return `Unknown tool "${requested}": no server offers a tool with this qualified name`;
+}
+
 export function toProtocolError(error: unknown, target: CallTarget, requested: string = target.name): ProtocolError {
   if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
   if (!isSwitchboardError(error)) {
@@ -89,7 +94,8 @@ export function toProtocolError(error: unknown, target: CallTarget, requested: s
   switch (error.code) {
     case 'UNKNOWN_TOOL':
     case 'UNKNOWN_SERVER':
-      return rpcError(rpcCodeOf(error), `Unknown tool "${requested}": ${error.message}`);
+      // The same words whether the tool does not exist or the caller may not see it (a team policy).
+      return rpcError(rpcCodeOf(error), target.qualified ? unknownQualifiedName(requested) : `Unknown tool "${requested}": ${error.message}`);
     case 'TOOL_FILTERED':
     case 'TOOL_DISABLED': {
       const reason = error.rule ? describeFilterRule(error.rule, target.server) : 'filtered out';

@@ -15,6 +15,8 @@ import {
   CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
   CLIENT_INFO_META_KEY as CLIENT_INFO,
   LOG_LEVEL_META_KEY as LOG_LEVEL,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
   ProtocolErrorCode,
   createRequestStateCodec,
   type RequestStateCodec,
@@ -102,7 +104,10 @@ export class GatewayRounds {
     const declared = (envelope[CLIENT_CAPABILITIES] ?? {}) as Record<string, unknown>;
     const clientAnswers = new Set(KINDS.filter((kind) => declared[kind] !== undefined && declared[kind] !== null));
     const sealed = this.unseal(ctx, binding);
-    const responses = { ...sealed?.h, ...ctx.mcpReq.inputResponses };
+    // The answer to the gateway's own question (a sign-in) is the gateway's, not the upstream's.
+    const responses = Object.fromEntries(
+      Object.entries({ ...sealed?.h, ...ctx.mcpReq.inputResponses }).filter(([key]) => !key.startsWith(SIGN_IN_KEY)),
+    );
     const host = this.hostAnswers();
     const capabilities = Object.fromEntries(
       KINDS.flatMap((kind) => (clientAnswers.has(kind) ? [[kind, declared[kind]]] : host.has(kind) ? [[kind, CAPABILITY_OF[kind]]] : [])),
@@ -176,6 +181,41 @@ export class GatewayRounds {
       this.spent.delete(nonce);
     }
   }
+}
+
+/** The key of the gateway's own input request: sign in to an upstream as yourself (never passed upstream). */
+const SIGN_IN_KEY = 'mcp-switchboard/sign-in';
+
+/**
+ * A request of a 2026-07-28 client that needs its user to sign in to an upstream first (a team
+ * gateway's `oauth.perUser: "signIn"`): the link comes back as a URL elicitation in an
+ * `input_required` result, which the client shows and answers by calling again, now signed in.
+ * A client that did not declare URL elicitation is told what it lacks, with the link in words.
+ * Undefined for a 2025 request, which gets the -32042 error its revision has, and for any other
+ * error.
+ */
+export function signInRound(error: unknown, ctx: ServerContext): InputRequiredResult | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  if (envelope === undefined || !(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.UrlElicitationRequired) return;
+  const [link] = ((error.data as { elicitations?: unknown } | undefined)?.elicitations ?? []) as Array<Record<string, unknown>>;
+  if (typeof link?.url !== 'string') return;
+  const declared = (envelope[CLIENT_CAPABILITIES] ?? {}) as { elicitation?: { url?: unknown } };
+  if (declared.elicitation?.url === undefined) {
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { elicitation: { url: {} } } },
+      `${error.message}: open ${link.url} in a browser, then call again`,
+    );
+  }
+  const id = typeof link.elicitationId === 'string' ? link.elicitationId : randomUUID();
+  return {
+    resultType: 'input_required',
+    inputRequests: {
+      [`${SIGN_IN_KEY}/${id}`]: {
+        method: 'elicitation/create',
+        params: { mode: 'url', url: link.url, elicitationId: id, message: String(link.message ?? error.message) },
+      },
+    },
+  };
 }
 
 /**

@@ -47,4 +47,10 @@ export interface CallTarget {
   readonly name: string;
   /** The call's one deadline, when mapping its name already waited for its server (CallerOptions.readyBy). */
   readonly readyBy?: number;
+  /**
+   * Named by its qualified name on the aggregated endpoint: a refusal as unknown then reads as a
+   * name that maps to nothing, so that a tool a user may not see and one that does not exist are
+   * refused alike.
+   */
+  readonly qualified?: true;
 }

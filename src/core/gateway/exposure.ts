@@ -3,7 +3,7 @@
 import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog';
 import { isServed } from '../state';
-import { rpcError } from './callErrors';
+import { rpcError, unknownQualifiedName } from './callErrors';
 import type { CallTarget, EndpointId } from './endpoint';
 import { fingerprint } from '../base/fingerprint';
 
@@ -133,7 +133,8 @@ export function mapToolName(snapshot: CatalogSnapshot, endpoint: EndpointId, req
   if (endpoint.kind === 'server') return { server: endpoint.server, name: requested };
   for (const server of snapshot.servers) {
     const tool = server.tools.find((entry) => entry.qualifiedName === requested);
-    if (tool) return { server: server.name, name: tool.name };
+    if (tool) return { server: server.name, name: tool.name, qualified: true };
   }
-  throw invalid(`Unknown tool "${requested}": no server offers a tool with this qualified name`);
+  throw invalid(unknownQualifiedName(requested));
 }
+

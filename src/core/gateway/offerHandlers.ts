@@ -4,7 +4,7 @@
 // client's cancellation and progress, and errors keep the upstream's code.
 import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientInputRound, ForwardedResult } from '../connection';
-import type { OpenRound } from './clientRounds';
+import { signInRound, type OpenRound } from './clientRounds';
 import type { OfferCapabilities, OfferSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { offerError } from './callErrors';
@@ -106,7 +106,7 @@ export function registerOfferHandlers(
             offers.forwardRequest(target.server, method, params, sent),
           ),
         ),
-      );
+      ).catch((error: unknown) => signInRound(error, ctx) ?? Promise.reject(error));
     },
   };
   if (capabilities.resources) registerResourceHandlers(context, capabilities.resources.subscribe === true);

@@ -20,7 +20,7 @@ import {
   runRelayed,
   SKILLS_EXTENSION,
 } from '../connection';
-import { clientNameOf, sessionRound, type GatewayRounds, type OpenRound } from './clientRounds';
+import { clientNameOf, sessionRound, signInRound, type GatewayRounds, type OpenRound } from './clientRounds';
 import type { CallReach, OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
@@ -241,7 +241,7 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
       caller: callerOf(server, ctx, extras.principal),
       ...(user ? { onBehalfOf: user } : {}),
     };
-    if (!extras.tracer) return callTool(mapped);
+    if (!extras.tracer) return callTool(mapped).catch((error: unknown) => signInRound(error, ctx) ?? Promise.reject(error));
     const parent = traceContextOf(request.params._meta);
     const traced = extras.tracer.startCall({
       endpoint: endpointPath(endpoint),
@@ -255,7 +255,9 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
       traced.end(outcomeOf(result));
       return result;
     } catch (error) {
-      traced.end(String((error as { code?: unknown }).code ?? 'error'));
+      const signIn = signInRound(error, ctx);
+      traced.end(signIn ? outcomeOf(signIn) : String((error as { code?: unknown }).code ?? 'error'));
+      if (signIn) return signIn;
       throw error;
     }
 

@@ -25,6 +25,7 @@ const POLICY = {
     { name: 'engineers', match: { groups: ['eng'] }, allow: { servers: ['secret', 'open'] } },
     { name: 'support', match: { groups: ['support'] }, allow: { servers: ['open'] } },
     { name: 'admins', match: { groups: ['eng'], scopes: ['mcp:admin'] }, allow: { servers: ['admin'] } },
+    { name: 'no cwd for support', match: { groups: ['support'] }, deny: { servers: ['open'], tools: ['cwd'] } },
   ],
 };
 
@@ -170,6 +171,37 @@ describe('a team gateway: what a user may not see never reaches them, and each r
       'alice’s listener is told of both servers’ tool changes',
       10_000,
     );
+  });
+
+  it('refuses a tool the policy hides exactly as one that does not exist: nothing tells which hidden tools there are', async () => {
+    const token = await idp.token('bob', resource, 'mcp');
+    for (const era of ['legacy', 'modern'] as const) {
+      for (const [path, hidden, missing] of [
+        ['/mcp', 'open__cwd', 'open__no_such_tool'],
+        ['/mcp/open', 'cwd', 'no_such_tool'],
+        ['/mcp', 'secret__echo', 'nothing__echo'],
+      ] as const) {
+        const { client } = await connectInEra(cleanup, { token }, `${gateway.url}${path}`, era, {});
+        const refusal = async (name: string) => {
+          const error = (await client.callTool({ name, arguments: {} }).then(
+            (result) => assert.fail(`${name} answered ${JSON.stringify(result)}`),
+            (caught: unknown) => caught,
+          )) as { code?: unknown; message?: unknown; data?: unknown };
+          return JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(name, '<name>');
+        };
+        assert.equal(await refusal(hidden), await refusal(missing), `${era} ${path}`);
+      }
+      // The same beside tools: a prompt of a server the policy hides.
+      const { client } = await connectInEra(cleanup, { token }, `${gateway.url}/mcp`, era, {});
+      const promptRefusal = async (name: string) => {
+        const error = (await client.getPrompt({ name, arguments: { name: 'Ada' } }).then(
+          (result) => assert.fail(`${name} answered ${JSON.stringify(result)}`),
+          (caught: unknown) => caught,
+        )) as { code?: unknown; message?: unknown; data?: unknown };
+        return JSON.stringify({ code: error.code, message: error.message, data: error.data }).replaceAll(name, '<name>');
+      };
+      assert.equal(await promptRefusal('secret__greet'), await promptRefusal('nothing__greet'), `${era} prompts`);
+    }
   });
 
   /** A 2025 session on `path`, opened with `token`; then requests on it with whatever token the test gives. */

@@ -539,4 +539,44 @@ describe('a team gateway keeps each user’s own sign-in to an upstream that doe
     });
     assert.equal(withCookie.status, 400);
   });
+  // Last in this suite: mallory signs in here, and the tests above need her not signed in.
+  it('gives a 2026-07-28 client the sign-in link as a URL elicitation, and calls as the user once they signed in', async () => {
+    const token = await idp.token('mallory', resource, 'mcp');
+    const connectModern = async (declaresUrl: boolean) => {
+      const client = new Client(
+        { name: 'mallory-modern', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: MODERN_VERSION } }, capabilities: declaresUrl ? { elicitation: { url: {} } } : {} },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+      );
+      cleanup.add(() => client.close());
+      return client;
+    };
+    // Without URL elicitation: told what it lacks, with the link in words.
+    const plain = await connectModern(false);
+    const refused = (await plain.callTool({ name: 'notes__whoami', arguments: {} }).then(
+      (result) => assert.fail(JSON.stringify(result)),
+      (caught: unknown) => caught,
+    )) as { code?: number; message?: string };
+    assert.equal(refused.code, -32021, JSON.stringify(refused));
+    assert.match(refused.message ?? '', new RegExp(`open ${gatewayUrl}/oauth/start\\?flow=\\S+ in a browser, then call again`));
+    // With it: the client is asked to open the link; the person signs in; the call goes on as them.
+    const client = await connectModern(true);
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as { mode?: string; url?: string };
+      assert.equal(params.mode, 'url');
+      asked.push(params.url ?? '');
+      const done = await signInAt(new URL(params.url ?? ''), 'mallory', 'mallory.upstream');
+      assert.equal(done.status, 200, await done.clone().text());
+      return { action: 'accept' };
+    });
+    const answer = JSON.parse(textOf((await client.callTool({ name: 'notes__whoami', arguments: {} })) as CallToolResult)) as {
+      subject: string;
+    };
+    assert.equal(answer.subject, 'mallory.upstream');
+    assert.equal(asked.length, 1);
+    assert.ok(asked[0]?.startsWith(`${gatewayUrl}/oauth/start?flow=`), asked[0]);
+  });
 });
