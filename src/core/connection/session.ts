@@ -29,6 +29,7 @@ import {
   type ProtocolEra,
 } from './clientLink';
 import { SwitchboardError } from './errors';
+import { asGateway } from './userCredential';
 import { httpStatus, isSessionRejected } from './httpTransport';
 import { extrasFor, runClientRounds, type ClientInputRound, type ClientTasks, type RoundParams, type UpstreamExtras } from './inputRounds';
 import { translateRequestError } from './requestErrors';
@@ -453,7 +454,8 @@ export class McpSession {
   private renewSession(expired: string | undefined, policy: RequestPolicy): Promise<void> {
     if (this.renewal) return this.renewal;
     if (this.transport.sessionId !== expired) return Promise.resolve();
-    this.renewal = this.openNewLink(policy).finally(() => (this.renewal = undefined));
+    // A user's request may have found the session gone; the new one is the gateway's, not theirs.
+    this.renewal = asGateway(() => this.openNewLink(policy)).finally(() => (this.renewal = undefined));
     return this.renewal;
   }
 

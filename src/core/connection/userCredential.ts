@@ -85,6 +85,15 @@ export async function asUser<T>(
   }
 }
 
+/**
+ * Runs `run` as the gateway, whatever user's request is under way: what outlives one request (a
+ * new session, its stream of notifications) is shared by every user and must never carry one
+ * user's token.
+ */
+export function asGateway<T>(run: () => T): T {
+  return currentToken.exit(run);
+}
+
 /** The transport's fetch: a request made in a user's context carries that user's token. */
 export function userCredentialFetch(base: FetchLike | undefined): FetchLike {
   const send: FetchLike = base ?? ((input, init) => fetch(input, init));

@@ -122,6 +122,24 @@ describe('a team gateway calls a per-user upstream with each user’s own token 
     });
   }
 
+  it('opens a new upstream session with the gateway’s own credential, even when a user’s call found the old one gone', async () => {
+    for (const era of ['legacy', 'modern'] as const) {
+      const alice = await connect('alice', era);
+      assert.equal(await whoami(alice), 'alice');
+      const before = ((await upstream.stats()) as unknown as { opened?: Array<{ what: string }> }).opened?.length ?? 0;
+      await fetch(upstream.url('/control/expire'), { method: 'POST' });
+      // Her call meets the expired session: the connection opens a new one and sends it again.
+      assert.equal(await whoami(alice), 'alice');
+      const opened = ((await upstream.stats()) as unknown as { opened: Array<{ what: string; subject: string }> }).opened.slice(before);
+      assert.ok(
+        opened.some((entry) => entry.what === 'initialize'),
+        `${era}: a new session was opened: ${JSON.stringify(opened)}`,
+      );
+      // The session and its stream are shared by every user's calls: never opened as one of them.
+      for (const entry of opened) assert.equal(entry.subject, 'gateway', `${era}: ${JSON.stringify(opened)}`);
+    }
+  });
+
   it("fails only that user's call when the upstream's authorization server refuses the exchange, and the server stays up", async () => {
     const carol = await connect('carol', 'modern');
     const result = (await carol.callTool({ name: 'vault__whoami', arguments: {} }).catch((error: unknown) => error)) as
