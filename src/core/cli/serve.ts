@@ -160,9 +160,21 @@ export async function runServe(options: ServeOptions): Promise<number> {
   // slow ones have connected (the editor gets the same from its storage).
   const cacheDir = serveCacheDir(options.folder, env);
   logger.debug(`tool cache: ${cacheDir}`);
+  // A team gateway's own secrets (the key its replicas share, its token, its upstreams' credentials):
+  // no stdio upstream may read them (sandbox/isolation.ts). One person's serve runs their own servers.
+  const hostSecrets =
+    options.oauth || options.cluster
+      ? [options.cluster?.keyFile, options.tokenSecret, options.tokenFile, defaultCredentialsFile(env)].filter(
+          (file): file is string => file !== undefined,
+        )
+      : [];
   const runtime = createRuntime({
     logger,
-    connection: { defaultCwd: options.folder, baseEnv: env, sandbox: { hostPlaces: () => ({ workspaceFolders: [options.folder] }) } },
+    connection: {
+      defaultCwd: options.folder,
+      baseEnv: env,
+      sandbox: { hostPlaces: () => ({ workspaceFolders: [options.folder] }), ...(hostSecrets.length > 0 ? { hostSecrets } : {}) },
+    },
     storage: new FolderToolCacheStorage(cacheDir),
     settings: await readCatalogSettings(options.folder, userSettingsFile),
     hostAnswers: cliAnswers(options.folder, 'serve'),

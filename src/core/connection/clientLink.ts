@@ -150,9 +150,13 @@ export function createTransport(kind: TransportType, options: LinkOptions): Tran
   return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
 }
 
-function sandboxOptions(definition: StdioServerDefinition, stdio: StdioLaunch): { sandbox?: StdioSandboxOptions } {
+function sandboxOptions(
+  definition: StdioServerDefinition,
+  stdio: StdioLaunch,
+): { sandbox?: StdioSandboxOptions; isolation?: { hidden: readonly string[] } } {
   const sandbox = sandboxOf(definition);
-  if (!sandbox) return {};
+  const secrets = stdio.sandboxPlacement?.hostSecrets ?? [];
+  if (!sandbox) return secrets.length > 0 ? { isolation: { hidden: secrets } } : {};
   return {
     sandbox: {
       server: definition.name,

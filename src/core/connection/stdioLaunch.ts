@@ -6,8 +6,11 @@ import path from 'node:path';
 import os from 'node:os';
 import { describeSandboxRules, protectedPlaces, type SandboxRules } from '../config';
 import {
+  checkIsolation,
   checkSandbox,
   defaultSandboxRuntime,
+  hiddenPaths,
+  isolatedCommand,
   missingSeccompHelper,
   prepareSandboxedCommand,
   sandboxStderrFilter,
@@ -27,6 +30,13 @@ export interface SandboxPlacement {
    * user needs to install only bubblewrap and socat.
    */
   readonly toolDirs?: readonly string[];
+  /**
+   * The host's own secret files (a team gateway's cluster key, its token, its upstreams'
+   * credentials): no stdio server may read them. An unsandboxed server then runs kept apart from
+   * the host (its own PID namespace, these files hidden: sandbox/isolation.ts); a sandboxed one
+   * has them in its denyRead.
+   */
+  readonly hostSecrets?: readonly string[];
   /**
    * The host's open folders and files, read at each start: their configuration is read-only inside
    * every sandbox (config/sourceLocations.ts, protectedPlaces), as are the server's own writable
@@ -61,6 +71,8 @@ export interface LaunchRequest {
   readonly platform: NodeJS.Platform;
   readonly onStderrLine?: (line: string) => void;
   readonly sandbox?: StdioSandboxOptions;
+  /** An unsandboxed server of a host with secret files: kept apart from them (SandboxPlacement.hostSecrets). */
+  readonly isolation?: { readonly hidden: readonly string[] };
 }
 
 export interface ResolvedLaunch {
@@ -80,6 +92,26 @@ export function plainLaunch(request: Omit<LaunchRequest, 'platform' | 'sandbox'>
     env: request.env,
     ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}),
     note: '',
+  };
+}
+
+/** The command inside its own PID namespace, the host's secret files hidden; fails closed where that cannot run. */
+export async function resolveIsolatedLaunch(
+  request: LaunchRequest & { readonly isolation: { readonly hidden: readonly string[] } },
+): Promise<ResolvedLaunch> {
+  const check = await checkIsolation(request.platform, searchPath(request.env));
+  if (!check.ok)
+    throw new SwitchboardError(
+      'SANDBOX_UNAVAILABLE',
+      `this gateway keeps secrets a stdio server must not read (its cluster key, its token, its servers' credentials), and ${check.reason}. Install bubblewrap and allow it user namespaces, or run this server sandboxed ("sandboxEnabled": true) or over HTTP`,
+    );
+  const isolated = isolatedCommand(check.bwrap, request.command, request.args, request.isolation.hidden);
+  return {
+    command: isolated.command,
+    args: isolated.args,
+    env: request.env,
+    ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}),
+    note: ", kept apart from the gateway's secrets",
   };
 }
 
@@ -156,7 +188,7 @@ export function withProtectedPlaces(
   return {
     filesystem: {
       allowWrite: rules.filesystem.allowWrite,
-      denyRead: unique([...rules.filesystem.denyRead, ...places.denyRead]),
+      denyRead: unique([...rules.filesystem.denyRead, ...places.denyRead, ...hiddenPaths(placement.hostSecrets ?? [])]),
       denyWrite: unique([...rules.filesystem.denyWrite, ...places.denyWrite]),
     },
     network: rules.network,

@@ -17,7 +17,7 @@ import { nullLogger, type Logger } from '../base/logging';
 import { SwitchboardError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
 import { buildSpawnCommand } from './spawnCommand';
-import { plainLaunch, resolveSandboxedLaunch, searchPath, type StdioSandboxOptions } from './stdioLaunch';
+import { plainLaunch, resolveIsolatedLaunch, resolveSandboxedLaunch, searchPath, type StdioSandboxOptions } from './stdioLaunch';
 import { errorMessage } from '../base/errorMessage';
 
 export interface StdioTransportOptions {
@@ -35,6 +35,8 @@ export interface StdioTransportOptions {
   readonly killGraceMs?: number;
   /** Run the command in a sandbox with these rules; it does not start without one. */
   readonly sandbox?: StdioSandboxOptions;
+  /** Unsandboxed, but kept apart from the host's secret files (SandboxPlacement.hostSecrets). */
+  readonly isolation?: { readonly hidden: readonly string[] };
 }
 
 export interface ProcessExit {
@@ -148,8 +150,12 @@ export class StdioProcessTransport implements Transport {
     if (!fs.existsSync(cwd)) {
       throw new SwitchboardError('ENOENT', `working directory \`${cwd}\` does not exist (cwd of command \`${command}\`)`);
     }
-    const sandbox = this.options.sandbox;
-    const launch = sandbox ? await resolveSandboxedLaunch({ ...this.options, sandbox, platform }) : plainLaunch(this.options);
+    const { sandbox, isolation } = this.options;
+    const launch = sandbox
+      ? await resolveSandboxedLaunch({ ...this.options, sandbox, platform })
+      : isolation
+        ? await resolveIsolatedLaunch({ ...this.options, isolation, platform })
+        : plainLaunch(this.options);
     const spawnCommand = buildSpawnCommand(launch.command, launch.args, platform);
     this.logger.info(
       `starting ${[command, ...args].join(' ')} (cwd ${cwd}${spawnCommand.command !== command && !launch.note ? `, via ${spawnCommand.command}` : ''}${launch.note})`,

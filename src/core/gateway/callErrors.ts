@@ -95,7 +95,10 @@ export function toProtocolError(error: unknown, target: CallTarget, requested: s
     case 'UNKNOWN_TOOL':
     case 'UNKNOWN_SERVER':
       // The same words whether the tool does not exist or the caller may not see it (a team policy).
-      return rpcError(rpcCodeOf(error), target.qualified ? unknownQualifiedName(requested) : `Unknown tool "${requested}": ${error.message}`);
+      return rpcError(
+        rpcCodeOf(error),
+        target.qualified ? unknownQualifiedName(requested) : `Unknown tool "${requested}": ${error.message}`,
+      );
     case 'TOOL_FILTERED':
     case 'TOOL_DISABLED': {
       const reason = error.rule ? describeFilterRule(error.rule, target.server) : 'filtered out';

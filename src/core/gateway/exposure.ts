@@ -137,4 +137,3 @@ export function mapToolName(snapshot: CatalogSnapshot, endpoint: EndpointId, req
   }
   throw invalid(unknownQualifiedName(requested));
 }
-

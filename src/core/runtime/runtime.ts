@@ -32,6 +32,11 @@ export interface RuntimeOptions {
 /** Set in the environment of every server a Switchboard runtime starts. */
 export const LAUNCHED_BY_ENV = 'MCP_SWITCHBOARD_LAUNCHED_BY';
 
+/** The environment without Switchboard's own variables (any case: Windows' names are not case-sensitive). */
+export function withoutOwnSettings(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.toUpperCase().startsWith('MCP_SWITCHBOARD_')));
+}
+
 export type RuntimeGatewayOptions = Omit<GatewayOptions, 'source' | 'offers' | 'relays' | 'logger'>;
 
 export class SwitchboardRuntime {
@@ -66,10 +71,12 @@ export class SwitchboardRuntime {
       ...(options.serverLogger ? { serverLogger: options.serverLogger } : {}),
       // Every server learns that Switchboard started it: a `serve` started that way (an entry that
       // launches Switchboard, as Share writes) refuses to serve the same servers again inside it.
+      // It inherits nothing else of Switchboard's own (MCP_SWITCHBOARD_*: its settings, a Redis
+      // URL with its password, stored inputs, a token): an entry that needs one names it.
       connection: {
         oauth: this.oauth,
         ...options.connection,
-        baseEnv: { ...(options.connection?.baseEnv ?? process.env), [LAUNCHED_BY_ENV]: '1' },
+        baseEnv: { ...withoutOwnSettings(options.connection?.baseEnv ?? process.env), [LAUNCHED_BY_ENV]: '1' },
       },
       ...(options.startupGateMs === undefined ? {} : { startupGateMs: options.startupGateMs }),
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),

@@ -9,3 +9,4 @@ export {
   isTransientSandboxStart,
   sandboxStderrFilter,
 } from './stderrFilter';
+export { checkIsolation, hiddenPaths, isolatedCommand, type IsolationCheck } from './isolation';

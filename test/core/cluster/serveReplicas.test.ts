@@ -7,13 +7,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
-import { Cleanup, textOf } from '../connection/helpers';
+import path from 'node:path';
+import { Cleanup, FIXTURES, textOf } from '../connection/helpers';
 import { buildCli, fixture, tempWorkspace } from '../doctor/helpers';
 import { startServe, tempCacheHome, type ServeProcess } from '../cli/helpers';
 import { freePort } from '../support/ports';
 import { startHaproxy, startRedis, whenAllServing, type Service } from '../support/services';
 
 const MODERN = '2026-07-28';
+const CLUSTER_KEY = 'the-key-both-replicas-of-this-gateway-share-0123';
 
 describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID provider', function () {
   this.timeout(120_000);
@@ -25,6 +27,7 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
   const ports: number[] = [];
   const replicas: ServeProcess[] = [];
   let startReplica: (index: number) => Promise<ServeProcess>;
+  let key: string;
 
   before(async function () {
     this.timeout(180_000);
@@ -34,9 +37,18 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
     redis = await startRedis(cleanup);
     const ws = tempWorkspace(cleanup);
     const config = ws.file('settings.json');
-    fs.writeFileSync(config, JSON.stringify({ 'mcpSwitchboard.servers': { tools: fixture('--max-lifetime', '600000') } }));
-    const key = ws.file('cluster-key');
-    fs.writeFileSync(key, 'the-key-both-replicas-of-this-gateway-share-0123', { mode: 0o600 });
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        'mcpSwitchboard.servers': {
+          tools: fixture('--max-lifetime', '600000'),
+          // An upstream that tries to read what the gateway keeps secret.
+          probe: { command: process.execPath, args: [path.join(FIXTURES, 'secret-probe-server.mjs')] },
+        },
+      }),
+    );
+    key = ws.file('cluster-key');
+    fs.writeFileSync(key, CLUSTER_KEY, { mode: 0o600 });
     ports.push(await freePort(), await freePort());
     proxy = await startHaproxy(cleanup, ports);
     resource = `http://127.0.0.1:${proxy.port}/mcp`;
@@ -59,8 +71,6 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
           `http://127.0.0.1:${port}`,
           '--cluster-key-secret',
           key,
-          '--redis',
-          `redis://127.0.0.1:${redis.port}`,
           '--oauth-issuer',
           idp.issuer,
           '--oauth-resource',
@@ -71,7 +81,8 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
           '--unready-seconds',
           '1',
         ],
-        { XDG_CACHE_HOME: cacheHome },
+        // Redis named the way a Kubernetes Secret gives it: an MCP_SWITCHBOARD_ variable.
+        { XDG_CACHE_HOME: cacheHome, MCP_SWITCHBOARD_REDIS: `redis://127.0.0.1:${redis.port}` },
         60_000,
       );
       replicas[index] = serve;
@@ -139,6 +150,29 @@ describe('cluster: two serve processes behind HAProxy, with Redis and an OpenID 
     assert.match(
       refused.headers.get('www-authenticate') ?? '',
       /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
+  });
+
+  it('keeps every stdio upstream from the gateway’s secrets: its variables, its command line, its cluster key', async () => {
+    const agent = await connect('alice', 'legacy');
+    if (!(await agent.listTools()).tools.some((tool) => tool.name === 'probe__probe'))
+      assert.fail(`the probe did not start: ${replicas.map((replica) => replica.stderr().slice(-1500)).join('\n---\n')}`);
+    for (let i = 0; i < 2; i++) {
+      // Round robin: both replicas' probes answer.
+      const result = (await agent.callTool({
+        name: 'probe__probe',
+        arguments: { paths: [key], markers: ['MCP_SWITCHBOARD_REDIS', '--cluster-key-secret', CLUSTER_KEY] },
+      })) as CallToolResult;
+      const seen = JSON.parse(textOf(result)) as { ownEnvironment: string[]; files: Record<string, string>; processes: unknown[] };
+      assert.deepEqual(seen.ownEnvironment, ['MCP_SWITCHBOARD_LAUNCHED_BY'], JSON.stringify(seen));
+      assert.ok(!String(seen.files[key]).startsWith('read:') || seen.files[key] === 'empty', JSON.stringify(seen));
+      assert.ok(!String(seen.files[key]).includes(CLUSTER_KEY.slice(0, 20)), JSON.stringify(seen));
+      assert.deepEqual(seen.processes, [], `no process of the gateway is visible to it: ${JSON.stringify(seen)}`);
+    }
+    // The gateway itself read the key and Redis: it serves.
+    assert.equal(
+      textOf((await agent.callTool({ name: 'tools__echo', arguments: { text: 'still here' } })) as CallToolResult),
+      'still here',
     );
   });
 

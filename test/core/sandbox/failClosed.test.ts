@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NO_SANDBOX_RULES } from '../../../src/core/config/types';
-import { checkSandbox, defaultSandboxRuntime, type SandboxRuntime } from '../../../src/core/sandbox';
+import { checkIsolation, checkSandbox, defaultSandboxRuntime, type SandboxRuntime } from '../../../src/core/sandbox';
 import { assertState, Cleanup, connect, FIXTURES, stdioDefinition, tempDir, waitForState } from '../connection/helpers';
 
 const PROBE = path.join(FIXTURES, 'sandbox-probe-server.mjs');
@@ -76,6 +76,27 @@ describe('a sandbox that cannot run (fail closed)', function () {
       // A reconnect asks again, and is refused again: nothing ever runs unsandboxed.
       assertState(await connection.reconnect(), 'error');
       assert.equal(running(marker), false);
+    });
+
+    it('a host with secret files that cannot keep a server from them: the server is left stopped, never run beside them', async () => {
+      const marker = `no-isolation-${process.pid}-${Date.now()}`;
+      const secret = path.join(tempDir(cleanup, 'switchboard-secret-'), 'cluster-key');
+      fs.writeFileSync(secret, 'a key nobody else may read');
+      const plain = stdioDefinition([], { name: 'probe', args: [PROBE, marker], env: { PATH: '/nonexistent-bin' } });
+      const { connection, logger } = connect(cleanup, plain, { sandbox: { hostSecrets: [secret] } });
+      const state = await connection.start();
+      assertState(state, 'error');
+      assert.equal(state.code, 'SANDBOX_UNAVAILABLE');
+      assert.match(
+        state.message,
+        /this gateway keeps secrets a stdio server must not read .* needs bubblewrap \(`bwrap`\), not found on PATH/,
+      );
+      assert.match(state.message, /Install bubblewrap/);
+      assert.ok(!logger.text().includes('starting '), 'no process was started');
+      assert.equal(running(marker), false);
+      // Elsewhere than Linux it cannot be done at all, and says so.
+      const mac = await checkIsolation('darwin', process.env.PATH ?? '');
+      assert.equal(mac.ok, false);
     });
 
     it('bubblewrap that cannot create namespaces: its own message, and the fix', async () => {

@@ -23,6 +23,24 @@ describe('sandboxed servers cannot write configuration or read credentials', fun
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
+  it('cannot read the host’s own secret files (a team gateway’s cluster key), whatever its rules allow', async () => {
+    const root = tempDir(cleanup, 'switchboard-host-secret-');
+    const secret = path.join(root, 'cluster-key');
+    fs.writeFileSync(secret, 'the key the replicas share');
+    const readable = path.join(root, 'readable.txt');
+    fs.writeFileSync(readable, 'anyone may read this');
+    const definition = stdioDefinition([], {
+      name: 'probe',
+      args: [PROBE],
+      sandbox: { enabled: true, origin: 'entry', rules: NO_SANDBOX_RULES },
+    });
+    const { connection } = connect(cleanup, definition, { sandbox: { stateRoot: root, hostSecrets: [secret] } });
+    assertState(await connection.start(), 'running');
+    const read = async (file: string) => textOf((await connection.sendToolCall('read_file', { path: file })) as never);
+    assert.match(await read(readable), /anyone may read this/);
+    assert.doesNotMatch(await read(secret), /the key the replicas share/);
+  });
+
   it('refuses every source file of every source, and the protected places, inside folders it may write', async () => {
     const root = tempDir(cleanup, 'switchboard-protected-');
     const folder = path.join(root, 'project');
