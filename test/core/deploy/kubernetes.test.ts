@@ -10,7 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { parseServeArgs } from '../../../src/core/cli';
-import { REPO_ROOT } from '../doctor/helpers';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { bareClient, eventually, startServe, tempCacheHome } from '../cli/helpers';
+import { Cleanup, textOf } from '../connection/helpers';
+import { buildCli, fixture, REPO_ROOT, tempWorkspace } from '../doctor/helpers';
+import { freePort } from '../support/ports';
 
 const DEPLOY = path.join(REPO_ROOT, 'deploy');
 const MANIFESTS = path.join(DEPLOY, 'kubernetes');
@@ -47,7 +51,8 @@ function find<T>(objects: Array<{ object: K8sObject }>, kind: string, name: stri
 interface Container {
   name: string;
   args?: string[];
-  env?: Array<{ name: string; value?: string }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  envFrom?: unknown[];
   ports?: Array<{ name: string; containerPort: number }>;
   readinessProbe?: { httpGet?: { path: string; port: string } };
   livenessProbe?: { httpGet?: { path: string; port: string } };
@@ -64,7 +69,12 @@ interface Deployment {
         terminationGracePeriodSeconds?: number;
         securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
         containers: Container[];
-        volumes: Array<{ name: string; emptyDir?: unknown; configMap?: { name: string }; secret?: { secretName: string } }>;
+        volumes: Array<{
+          name: string;
+          emptyDir?: unknown;
+          configMap?: { name: string; items?: Array<{ key: string }> };
+          secret?: { secretName: string; items?: Array<{ key: string }> };
+        }>;
       };
     };
   };
@@ -91,6 +101,13 @@ async function assertValid(objects: readonly K8sObject[]): Promise<void> {
   }
 }
 
+/** One variable of the gateway's container, as the manifest has it. */
+function envEntry(objects: readonly K8sObject[], name: string): Record<string, unknown> | undefined {
+  const deployment = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === 'mcp-switchboard') as unknown as
+    Deployment | undefined;
+  return deployment?.spec.template.spec.containers[0]?.env?.find((entry) => entry.name === name);
+}
+
 function envOf(objects: readonly K8sObject[]): Map<string, string | undefined> {
   const deployment = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === 'mcp-switchboard') as unknown as
     Deployment | undefined;
@@ -115,10 +132,25 @@ describe('deploy: the Helm chart, rendered by Helm', function () {
     await assertValid(external);
     assert.equal(envOf(external).get('MCP_SWITCHBOARD_REDIS'), 'redis://redis.infra:6379/2');
     assert.ok(!external.some((object) => object.metadata.name === 'mcp-switchboard-redis'), 'no Redis of its own');
+    // One with a password: its URL from a Secret, never a value in the manifest.
+    const secret = await rendered(['redis.enabled=false', 'redis.existingSecret=redis-credentials']);
+    await assertValid(secret);
+    assert.deepEqual(envEntry(secret, 'MCP_SWITCHBOARD_REDIS'), {
+      name: 'MCP_SWITCHBOARD_REDIS',
+      valueFrom: { secretKeyRef: { name: 'redis-credentials', key: 'redis-url' } },
+    });
     const none = await rendered(['redis.enabled=false']);
     assert.equal(envOf(none).has('MCP_SWITCHBOARD_REDIS'), false);
     const own = await rendered();
-    assert.equal(envOf(own).get('MCP_SWITCHBOARD_REDIS'), 'redis://mcp-switchboard-redis:6379/0');
+    // Its own Redis asks for the Secret's password, which the gateway's URL carries.
+    assert.equal(envOf(own).get('MCP_SWITCHBOARD_REDIS'), 'redis://:$(MCP_SWITCHBOARD_REDIS_PASSWORD)@mcp-switchboard-redis:6379/0');
+    assert.deepEqual(envEntry(own, 'MCP_SWITCHBOARD_REDIS_PASSWORD')?.valueFrom, {
+      secretKeyRef: { name: 'mcp-switchboard', key: 'redis-password' },
+    });
+    const redisPod = (
+      own.find((object) => object.kind === 'Deployment' && object.metadata.name === 'mcp-switchboard-redis') as unknown as Deployment
+    ).spec.template.spec;
+    assert.deepEqual(redisPod.containers[0]?.args?.slice(-2), ['--requirepass', '$(REDIS_PASSWORD)']);
     assert.ok(own.some((object) => object.kind === 'Service' && object.metadata.name === 'mcp-switchboard-redis'));
 
     const bare = await rendered(['autoscaling.enabled=false', 'replicas=3', 'ingress.enabled=false', 'networkPolicy.enabled=false']);
@@ -143,6 +175,64 @@ describe('deploy: the Helm chart, rendered by Helm', function () {
     assert.equal(env.get('MCP_SWITCHBOARD_OAUTH_SCOPE'), 'mcp mcp:admin');
     await assert.rejects(rendered(['stop.drainSeconds=40']), /must be shorter than stop.gracePeriodSeconds/);
     await assert.rejects(rendered(['oauth.issuer=']), /oauth.issuer: the team's identity provider/);
+  });
+});
+
+describe('deploy: the pod’s two containers, run as the processes they start', function () {
+  this.timeout(120_000);
+  const cleanup = new Cleanup();
+  after(() => cleanup.run());
+
+  it('serves a stdio server of config.settings from the upstreams container, through the gateway, with the rendered files', async () => {
+    buildCli();
+    const ws = tempWorkspace(cleanup);
+    const settingsFile = ws.file('values-settings.json');
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({
+        'mcpSwitchboard.servers': { tools: fixture(), web: { url: 'https://example.com/mcp' } },
+        'mcpSwitchboard.tools.deny': ['*/cwd'],
+      }),
+    );
+    const port = await freePort();
+    const { CHART, helm } = (await import(path.join(REPO_ROOT, 'scripts', 'helm.mjs'))) as HelmScript;
+    const objects = yaml
+      .loadAll(
+        helm(['template', 'mcp-switchboard', CHART, '--set-file', `config.settings=${settingsFile}`, '--set', `upstreams.port=${port}`]),
+      )
+      .filter((object): object is K8sObject => object !== null && typeof object === 'object');
+    const config = objects.find((object) => object.kind === 'ConfigMap')?.data ?? {};
+    const pod = (
+      objects.find((object) => object.kind === 'Deployment' && object.metadata.name === 'mcp-switchboard') as unknown as Deployment
+    ).spec.template.spec;
+    const mounted = (file: string) => {
+      // Where each container reads what the chart mounts there.
+      const written = ws.file(path.basename(file));
+      fs.writeFileSync(written, config[path.basename(file)] ?? '');
+      return written;
+    };
+    const token = 'an-upstreams-token-only-the-two-containers-hold-0123';
+    const tokenFile = ws.file('token');
+    fs.writeFileSync(tokenFile, token);
+    // The upstreams container: its args, its files.
+    const upstreamArgs = (pod.containers.find((entry) => entry.name === 'upstreams')?.args ?? []).map((arg) =>
+      arg === '/etc/switchboard/upstreams.json' ? mounted(arg) : arg === '/run/secrets/upstreams/token' ? tokenFile : arg,
+    );
+    await startServe(cleanup, ['--folder', ws.dir, ...upstreamArgs], { XDG_CACHE_HOME: tempCacheHome(cleanup) });
+    // The gateway, with the settings it is given and the token from its variable (no identity here:
+    // what is proven is the two files and the token working together).
+    const gateway = await startServe(cleanup, ['--folder', ws.dir, '--config', mounted('/etc/switchboard/settings.json'), '--no-wait'], {
+      XDG_CACHE_HOME: tempCacheHome(cleanup),
+      MCP_SWITCHBOARD_UPSTREAMS_TOKEN: token,
+    });
+    const client = await bareClient(cleanup, gateway.ready.url, gateway.ready.token);
+    const listed = await eventually(async () => {
+      const tools = (await client.listTools()).tools.map((tool) => tool.name);
+      return tools.includes('tools__echo') ? tools : undefined;
+    }, 'the gateway lists the stdio server’s tools from the upstreams container');
+    assert.ok(!listed.includes('tools__cwd'), 'the settings’ filters apply at the gateway');
+    const result = (await client.callTool({ name: 'tools__echo', arguments: { text: 'through both' } })) as CallToolResult;
+    assert.equal(textOf(result), 'through both');
   });
 });
 
@@ -184,7 +274,7 @@ describe('deploy: the image and the Kubernetes manifests', () => {
     assert.deepEqual(args.cluster, {
       replicaUrl: `http://${podIp}:8080`,
       keyFile: '/run/secrets/switchboard/cluster-key',
-      redisUrl: 'redis://mcp-switchboard-redis:6379/0',
+      redisUrl: 'redis://:$(MCP_SWITCHBOARD_REDIS_PASSWORD)@mcp-switchboard-redis:6379/0',
     });
     assert.equal(args.oauth?.issuer, 'https://login.example.com/tenant');
     assert.equal(args.oauth?.resource?.href, 'https://mcp.example.com/mcp');
@@ -199,13 +289,66 @@ describe('deploy: the image and the Kubernetes manifests', () => {
     }
     // The config map holds the files serve reads from it, and they parse.
     const config = find<K8sObject>(objects, 'ConfigMap', 'mcp-switchboard');
-    assert.ok(JSON.parse(config.data?.['settings.json'] ?? '')['mcpSwitchboard.servers']);
+    const servers = JSON.parse(config.data?.['settings.json'] ?? '')['mcpSwitchboard.servers'] as Record<string, Record<string, unknown>>;
+    assert.ok(Object.keys(servers).length > 0);
+    // The gateway runs no command itself: its stdio servers are in the upstreams container.
+    for (const [name, entry] of Object.entries(servers)) assert.equal(entry.command, undefined, name);
     assert.ok(Array.isArray(JSON.parse(config.data?.['policy.json'] ?? '').rules));
     // The stop (unready, then the drain) fits in the grace period Kubernetes gives before SIGKILL,
     // and the unready time covers a failed readiness probe.
     assert.ok((args.unreadyMs ?? 0) + (args.drainMs ?? 25_000) < (pod.terminationGracePeriodSeconds ?? 30) * 1000);
     const readiness = container.readinessProbe as { periodSeconds?: number; failureThreshold?: number } | undefined;
     assert.ok((readiness?.periodSeconds ?? 10) * (readiness?.failureThreshold ?? 3) * 1000 <= (args.unreadyMs ?? 0));
+  });
+
+  it('runs the stdio servers in a container that holds none of the gateway’s secrets', () => {
+    const upstreams = pod.containers.find((entry) => entry.name === 'upstreams');
+    assert.ok(upstreams, 'an upstreams container');
+    const args = parseServeArgs(upstreams.args ?? [], '/srv/switchboard', {});
+    assert.equal(args.reach.host, '127.0.0.1', 'only the pod itself reaches it');
+    assert.equal(args.oauth, undefined);
+    assert.equal(args.cluster, undefined);
+    const mounts = upstreams.volumeMounts ?? [];
+    for (const file of [args.configFile, args.tokenSecret]) {
+      assert.ok(file && mounts.some((mount) => file.startsWith(`${mount.mountPath}/`)), `${file} is under a mounted volume`);
+    }
+    const volumeOf = (name: string) => pod.volumes.find((volume) => volume.name === name);
+    const gatewayVolumes = new Set((container.volumeMounts ?? []).map((mount) => mount.name));
+    for (const mount of mounts) {
+      assert.ok(!gatewayVolumes.has(mount.name), `${mount.name}: the two containers share no volume`);
+      const keys = [...(volumeOf(mount.name)?.secret?.items ?? []), ...(volumeOf(mount.name)?.configMap?.items ?? [])].map(
+        (item) => item.key,
+      );
+      for (const secret of ['cluster-key', 'metrics-token', 'redis-password', 'settings.json', 'policy.json'])
+        assert.ok(!keys.includes(secret), `${mount.name} does not carry ${secret}`);
+    }
+    assert.ok(!(upstreams.env ?? []).some((entry) => entry.name.startsWith('MCP_SWITCHBOARD_')));
+    assert.equal(upstreams.securityContext?.readOnlyRootFilesystem, true);
+    assert.deepEqual(upstreams.securityContext?.capabilities?.drop, ['ALL']);
+    // The gateway reaches each of its stdio servers there, with the token both hold.
+    const config = find<K8sObject>(objects, 'ConfigMap', 'mcp-switchboard');
+    const runs = JSON.parse(config.data?.['upstreams.json'] ?? '')['mcpSwitchboard.servers'] as Record<string, { command?: string }>;
+    const named = JSON.parse(config.data?.['settings.json'] ?? '')['mcpSwitchboard.servers'] as Record<string, { url?: string }>;
+    for (const name of Object.keys(runs)) {
+      assert.ok(runs[name]?.command, name);
+      assert.equal(named[name]?.url, `http://127.0.0.1:${args.port}/mcp/${name}`);
+    }
+    assert.ok(container.env?.some((entry) => entry.name === 'MCP_SWITCHBOARD_UPSTREAMS_TOKEN'));
+  });
+
+  it('lets the gateway reach only what it needs: DNS, its peers, Redis and the world outside the cluster', () => {
+    const policy = find<{
+      spec: { policyTypes: string[]; egress: Array<{ to: Array<{ ipBlock?: { cidr: string; except?: string[] } }> }> };
+    }>(objects, 'NetworkPolicy', 'mcp-switchboard');
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress', 'Egress']);
+    const blocks = policy.spec.egress.flatMap((rule) => rule.to).flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : []));
+    const v4 = blocks.find((block) => block.cidr === '0.0.0.0/0');
+    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'])
+      assert.ok(v4?.except?.includes(range), `${range} is never reached`);
+    assert.ok(blocks.find((block) => block.cidr === '::/0')?.except?.includes('fc00::/7'));
+    const redis = find<{ spec: { policyTypes: string[]; egress: unknown[] } }>(objects, 'NetworkPolicy', 'mcp-switchboard-redis');
+    assert.deepEqual(redis.spec.policyTypes, ['Ingress', 'Egress']);
+    assert.deepEqual(redis.spec.egress, [], 'Redis reaches nothing');
   });
 
   it('probes, hardens and connects the objects to each other', () => {
@@ -247,7 +390,7 @@ describe('deploy: the image and the Kubernetes manifests', () => {
     const policy = find<{ spec: { podSelector: { matchLabels: Record<string, string> } } }>(objects, 'NetworkPolicy', 'mcp-switchboard');
     assert.ok(matches(policy.spec.podSelector.matchLabels));
     const redis = find<{ metadata: { name: string } }>(objects, 'Service', 'mcp-switchboard-redis');
-    assert.ok(container.env?.some((entry) => entry.value?.includes(`redis://${redis.metadata.name}:`)));
+    assert.ok(container.env?.some((entry) => entry.value?.includes(`@${redis.metadata.name}:6379`)));
   });
 
   it('has a Dockerfile that runs serve as a non-root user, checks /healthz, and installs the packages the build makes (the image itself is not built here)', async () => {
