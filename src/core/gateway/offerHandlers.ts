@@ -48,10 +48,16 @@ export interface HandlerExtras {
   readonly openRound: (ctx: ServerContext, method: string, target: string) => OpenRound;
   /** A 2025 session's log level, which logging/setLevel records. */
   readonly session: { logLevel?: string };
+  /**
+   * Resolves once the endpoint's servers that are starting with nothing known have listed what
+   * they offer (the wait tools/list has): a client that lists prompts or resources first sees them.
+   */
+  readonly whenListed: (signal: AbortSignal) => Promise<void>;
 }
 
 /** What every handler of one session's server needs. */
 interface HandlerContext {
+  readonly whenListed: HandlerExtras['whenListed'];
   readonly server: Server;
   readonly endpoint: EndpointId;
   readonly offers: OfferSource;
@@ -91,6 +97,7 @@ export function registerOfferHandlers(
     }
   };
   const context: HandlerContext = {
+    whenListed: extras.whenListed,
     server,
     endpoint,
     offers,
@@ -116,9 +123,18 @@ export function registerOfferHandlers(
   if (capabilities.logging) registerLoggingHandler(context, extras.session);
 }
 
-function registerResourceHandlers({ server, endpoint, offers, ledger, forward, forwardRelayed }: HandlerContext, subscribe: boolean): void {
-  server.setRequestHandler('resources/list', async () => ({ resources: listedResources(offers, endpoint) }));
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: listedTemplates(offers, endpoint) }));
+function registerResourceHandlers(
+  { server, endpoint, offers, ledger, forward, forwardRelayed, whenListed }: HandlerContext,
+  subscribe: boolean,
+): void {
+  server.setRequestHandler('resources/list', async (_request, ctx) => {
+    await whenListed(ctx.mcpReq.signal);
+    return { resources: listedResources(offers, endpoint) };
+  });
+  server.setRequestHandler('resources/templates/list', async (_request, ctx) => {
+    await whenListed(ctx.mcpReq.signal);
+    return { resourceTemplates: listedTemplates(offers, endpoint) };
+  });
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const target = routeResource(offers, endpoint, request.params.uri);
     return forwardRelayed(
@@ -157,13 +173,12 @@ function registerResourceHandlers({ server, endpoint, offers, ledger, forward, f
  * resources/read like any resource. Entries pass through as the server sent them: a client checks
  * them against the files it reads, as it would from the server itself.
  */
-function registerSkillHandlers({ server, endpoint, offers, logger, forward }: HandlerContext, directoryRead: boolean): void {
+function registerSkillHandlers({ server, endpoint, offers, logger, forward, whenListed }: HandlerContext, directoryRead: boolean): void {
   const cache = { ttlMs: 0, cacheScope: 'private' as const };
-  server.setRequestHandler('skills/list', { params: ListSkillsRequestParamsSchema.optional() }, async () => ({
-    resultType: 'complete',
-    skills: listedSkills(offers, endpoint),
-    ...cache,
-  }));
+  server.setRequestHandler('skills/list', { params: ListSkillsRequestParamsSchema.optional() }, async (_params, ctx) => {
+    await whenListed(ctx.mcpReq.signal);
+    return { resultType: 'complete', skills: listedSkills(offers, endpoint), ...cache };
+  });
   server.setRequestHandler('skills/get', { params: GetSkillRequestParamsSchema }, async (params, ctx) => {
     const listed = listedSkills(offers, endpoint).find((skill) => skill.uri === params.uri);
     if (listed) return { resultType: 'complete', skill: listed, ...cache };
@@ -184,8 +199,11 @@ function registerSkillHandlers({ server, endpoint, offers, logger, forward }: Ha
   });
 }
 
-function registerPromptHandlers({ server, endpoint, offers, forwardRelayed }: HandlerContext): void {
-  server.setRequestHandler('prompts/list', async () => ({ prompts: listedPrompts(offers, endpoint) }));
+function registerPromptHandlers({ server, endpoint, offers, forwardRelayed, whenListed }: HandlerContext): void {
+  server.setRequestHandler('prompts/list', async (_request, ctx) => {
+    await whenListed(ctx.mcpReq.signal);
+    return { prompts: listedPrompts(offers, endpoint) };
+  });
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const target = routePrompt(offers, endpoint, request.params.name);
     return forwardRelayed(

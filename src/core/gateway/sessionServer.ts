@@ -200,6 +200,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, {
       openRound,
       session,
+      whenListed: async (signal) => source.whenToolsKnown?.(endpointServers(endpoint), signal),
       ...(extras.ledger ? { ledger: extras.ledger } : {}),
     });
 

@@ -196,6 +196,28 @@ describe('CLI: serve --stdio', function () {
     await eventually(() => (resourceChanges > 0 ? true : undefined), 'resources/list_changed to reach the agent', 20_000);
   });
 
+  it('lists prompts, resources and templates of servers still starting, as it lists tools: a client that asks for them first sees them', async () => {
+    const ws = tempWorkspace(cleanup, { rich: { ...fixture('--name', 'rich', '--features', '--startup-delay', '1500') } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio', '--folder', ws.dir, '--trust-workspace'],
+      cwd: REPO_ROOT,
+      // Nothing cached: the server has never listed anything.
+      env: { ...(process.env as Record<string, string>), XDG_CACHE_HOME: tempCacheHome(cleanup) },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    // Before anything else: the prompts, as a client that shows them as slash commands asks.
+    const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+    assert.ok(prompts.includes('rich__greet'), prompts.join(', '));
+    assert.ok((await client.listResources()).resources.some((resource) => resource.uri === 'fixture://readme'));
+    assert.ok(
+      (await client.listResourceTemplates()).resourceTemplates.some((template) => template.uriTemplate.startsWith('fixture://notes/')),
+    );
+  });
+
   it('refuses flags that apply to HTTP only', async () => {
     const run = await runCli(['serve', '--stdio', '--port', '8080'], { trustWorkspace: false });
     assert.equal(run.code, 2);

@@ -143,6 +143,24 @@ describe('resources, prompts, completion and logging through the gateway', funct
     });
   }
 
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`lists the prompts and resources of a server still starting, for a ${era} client that asks for them first`, async () => {
+      const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+      cleanup.add(() => runtime.dispose());
+      // Not waited for: the client comes while the server is starting, with nothing known of it.
+      await runtime.manager.start([stdioDefinition(['--features', '--startup-delay', '1000'], { name: 'slow' })]);
+      const gateway = runtime.gateway();
+      await gateway.start();
+      for (const url of [gateway.aggregatedUrl, gateway.endpointUrl('slow')]) {
+        const { client } = await connectInEra(cleanup, gateway, url, era, {});
+        const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+        assert.ok(prompts.includes('greet') || prompts.includes('slow__greet'), `${url}: ${prompts.join(', ')}`);
+        assert.ok((await client.listResources()).resources.length > 0, url);
+        assert.ok((await client.listResourceTemplates()).resourceTemplates.length > 0, url);
+      }
+    });
+  }
+
   it('passes a burst of prompt announcements on as at most two, listing the prompts at most twice for it', async () => {
     const { gateway } = await run(cleanup, [stdioDefinition(['--features', '--announcing'], { name: 'up' })]);
     const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
