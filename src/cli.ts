@@ -21,7 +21,7 @@ import {
   terminalConfirm,
 } from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
-import { displayLines } from './core/base/displayText';
+import { displayJson, displayLines } from './core/base/displayText';
 
 /**
  * Aborted when this process has nobody left to answer: its stdout or stderr pipe broke, or the
@@ -35,6 +35,8 @@ if (!process.stdout.isTTY && !process.stderr.isTTY) watchParent(() => lifetime.a
 // inert (escape codes and bidi overrides visible, not acted on), whatever path it took.
 const out = (text: string): void => stdio.write(process.stdout, displayLines(text));
 const err = (text: string): void => stdio.write(process.stderr, displayLines(text));
+// JSON is inert its own way: escaped, never cut short, so that it still parses (doctor --json).
+const json = (value: unknown): void => stdio.write(process.stdout, `${displayJson(JSON.stringify(value, null, 2))}\n`);
 
 const USAGE = `Usage: mcp-switchboard doctor [options]
        mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
@@ -177,7 +179,7 @@ async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {
   const options = parseDoctorOptions(values);
   if (!options.ok) return usageError(options.message, false);
   const ask = terminalConfirm();
-  return runUntilSignal((signal) => runDoctor(options.value, { out, err }, { signal, ...(ask ? { ask } : {}) }));
+  return runUntilSignal((signal) => runDoctor(options.value, { out, err, json }, { signal, ...(ask ? { ask } : {}) }));
 }
 
 /** Runs `work` with a signal that SIGINT/SIGTERM/SIGHUP abort; a second signal only says it is still stopping. */

@@ -41,3 +41,13 @@ export function displayLines(text: string, lineLimit = 8_000): string {
     .map((line) => bounded(line, lineLimit).replace(UNSAFE_IN_LINES, visible))
     .join('\n');
 }
+
+/**
+ * JSON for a terminal or a pipe: still exactly JSON, whatever it holds, and inert. JSON.stringify
+ * escapes every C0 control; what it leaves raw (DEL, C1 controls, line and paragraph separators,
+ * bidirectional overrides) becomes a `\uNNNN` escape of the same character, and no line is cut
+ * short: a program reading it gets every value as it was.
+ */
+export function displayJson(json: string): string {
+  return json.replace(UNSAFE_IN_LINES, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

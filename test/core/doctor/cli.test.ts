@@ -70,6 +70,24 @@ describe('doctor CLI', function () {
       assert.match(run.stderr, /Connecting 2 servers/, 'progress goes to stderr');
     });
 
+    it('--json prints JSON that parses, whatever the names in another agent’s file hold, and shows none of it raw', async () => {
+      const ws = tempWorkspace(cleanup, {});
+      const home = ws.file('home');
+      fs.mkdirSync(home, { recursive: true });
+      const names = ['tab\there', 'new\nline', 'esc\u001b[31mred', 'sep\u2028arator', 'rtl\u202eoverride', 'del\u007fc1\u0085'];
+      const servers: Record<string, unknown> = Object.fromEntries(names.map((name) => [name, { command: 'not-a-command-here' }]));
+      // Instructions longer than any terminal line: kept whole in JSON.
+      servers.long = fixture('--instructions', `${'x'.repeat(9_000)}`);
+      fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({ mcpServers: servers }));
+      fs.writeFileSync(ws.file('.vscode/settings.json'), JSON.stringify({ 'mcpSwitchboard.sources': ['settings', 'claudeCode'] }));
+      const run = await runCli(['doctor', '--folder', ws.dir, '--json'], { env: { HOME: home } });
+      const report = JSON.parse(run.stdout) as { servers: Array<{ name: string; instructions?: string }> };
+      assert.deepEqual(report.servers.map((server) => server.name).sort(), [...names, 'long'].sort());
+      assert.equal(report.servers.find((server) => server.name === 'long')?.instructions, 'x'.repeat(9_000));
+      // eslint-disable-next-line no-control-regex -- what must never reach the terminal raw.
+      assert.doesNotMatch(run.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028-\u202e]/u);
+    });
+
     it('--json prints exactly the documented shape, and nothing else, on stdout', async () => {
       const ws = tempWorkspace(cleanup, {
         good: fixture(),

@@ -13,7 +13,7 @@ import { cliAnswers, readCatalogSettings, loadWorkspace, type LoadedWorkspace } 
 import { formatCallResult } from './callResult';
 import { splitCallTarget, type CallRequest } from './callTarget';
 import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, type ExitCode } from './exitCodes';
-import { formatJsonReport } from './jsonReport';
+import { toJsonReport } from './jsonReport';
 import type { DoctorOptions } from './options';
 import { buildReport, exitCodeFor, type DoctorReport } from './report';
 import { defaultTimeoutMs, waitUntilSettled } from './settle';
@@ -25,6 +25,8 @@ import { settleWorkspaceConsent, type Confirm, type ConsentedServers, type Conse
 export interface DoctorIo {
   out(text: string): void;
   err(text: string): void;
+  /** The --json output: a value, written as JSON that parses whatever it holds (base/displayText.ts). */
+  json(value: unknown): void;
 }
 
 export interface DoctorEnvironment {
@@ -100,7 +102,8 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
       io.err(`\n${formatTableReport(report)}\n`);
       return await callTool(runtime, report, options.call, target, options.json, io, signal);
     }
-    io.out(options.json ? formatJsonReport(report) : formatTableReport(report));
+    if (options.json) io.json(toJsonReport(report));
+    else io.out(formatTableReport(report));
     if (options.json) reportGeneralDiagnostics(report, io);
     return exitCodeFor(report);
   } finally {
@@ -192,7 +195,8 @@ async function callTool(
     }
     return EXIT_FAILED;
   }
-  io.out(json ? `${JSON.stringify(result, null, 2)}\n` : formatCallResult(result));
+  if (json) io.json(result);
+  else io.out(formatCallResult(result));
   if (result.isError) {
     io.err(`${target.server}/${target.tool} returned an error result (isError)\n`);
     return EXIT_FAILED;

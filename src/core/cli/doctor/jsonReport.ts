@@ -29,10 +29,6 @@ export function toJsonReport(report: DoctorReport): JsonReport {
   return { servers: report.servers.map(jsonServer) };
 }
 
-export function formatJsonReport(report: DoctorReport): string {
-  return `${JSON.stringify(toJsonReport(report), null, 2)}\n`;
-}
-
 function jsonServer(server: ServerReport): JsonServer {
   return {
     name: server.name,
