@@ -9,6 +9,7 @@ import { isServed, startsOnDemand, type ServerStateKind } from '../state';
 import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
 import { describeFilterRule } from './filters';
+import { isForModel } from './modelVisibility';
 import type { ServerWaits } from './serverWaits';
 import type { CallReach, CatalogServer, CatalogSnapshot } from './types';
 
@@ -63,6 +64,13 @@ export class ToolCallGate {
       }
       throw new SwitchboardError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`, { notSent: true });
     }
+    // A tool reached through search is a model's call: one MCP Apps keeps for its server's view is not.
+    if (reach === 'eligible' && !isForModel(found.tool))
+      throw new SwitchboardError(
+        'TOOL_FILTERED',
+        `tool "${tool}" of server "${server}" is called by its server's view (MCP Apps), not by a model`,
+        { notSent: true },
+      );
     const rule = found.filteredBy;
     if (!found.exposed && rule && !(reach === 'eligible' && rule.kind === 'budget')) {
       const code = rule.kind === 'disabledSetting' ? 'TOOL_DISABLED' : 'TOOL_FILTERED';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import { MemoryToolCacheStorage, ToolSearch } from '../../../src/core/catalog';
 import { isForModel } from '../../../src/core/catalog/modelVisibility';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition } from '../connection/helpers';
@@ -92,6 +92,43 @@ describe('MCP Apps pass through the gateway unchanged', function () {
       assert.deepEqual(result.structuredContent, { location: 'Oslo', celsius: 21 });
     });
   }
+
+  it('keeps a tool that MCP Apps marks for its view from every model: not found by search, not listed by the dispatcher, not called through switchboard__call_tool', async () => {
+    // A budget of one: the gateway's search tools take over, as they do for a model with many tools.
+    const own = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: { maxExposed: 1 } });
+    cleanup.add(() => own.dispose());
+    await own.manager.start([stdioDefinition([], { name: 'apps', args: [APPS] })]);
+    await waitForRunning(own.manager, ['apps']);
+    const hits = own.catalog.searchTools('refresh the weather', { limit: 50 }).map((hit) => hit.qualifiedName);
+    assert.ok(!hits.includes('apps__refresh-weather'), hits.join(', '));
+    assert.ok(hits.includes('apps__get-weather'), 'the same search finds the tool that is for a model');
+    const listed = own.catalog
+      .snapshot()
+      .servers.flatMap((server) => server.tools.filter(ToolSearch.eligible))
+      .map((tool) => tool.qualifiedName);
+    assert.ok(!listed.includes('apps__refresh-weather'), 'the dispatcher lists what search may find');
+    const gateway = own.gateway();
+    await gateway.start();
+    for (const options of [{}, MODERN]) {
+      const client = new Client({ name: 'agent', version: '1.0.0' }, options);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(gateway.aggregatedUrl), {
+          requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+        }),
+      );
+      cleanup.add(() => client.close());
+      const found = await client.callTool({ name: 'switchboard__find_tools', arguments: { query: 'refresh the weather' } });
+      assert.doesNotMatch(JSON.stringify(found), /refresh-weather/);
+      const called = await client
+        .callTool({ name: 'switchboard__call_tool', arguments: { tool: 'apps__refresh-weather', arguments: { location: 'Oslo' } } })
+        .then(
+          (result) => JSON.stringify(result),
+          (error: unknown) => String((error as Error).message),
+        );
+      assert.match(called, /called by its server's view \(MCP Apps\), not by a model|not exposed/);
+      assert.doesNotMatch(called, /refreshed Oslo/);
+    }
+  });
 });
 
 describe('MCP Apps: Switchboard declares the apps extension to its servers', function () {
