@@ -2,6 +2,8 @@
 // /readyz. A stop drains: no new requests, the calls in flight answered, within a bound.
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
+import { MODERN } from '../support/wire';
 import { McpGateway } from '../../../src/core/gateway';
 import { Cleanup, connectClient, eventually, startGateway, stats, textOf, toolsServer, type Setup } from './helpers';
 
@@ -103,6 +105,51 @@ describe('gateway: drain and probes', function () {
       );
     }
     assert.match(setup.logger.text(), /drained with 1 call\(s\) still in flight: they are cut/);
+  });
+
+  it('refuses a new request on a connection that was already open once the drain began (503, Connection: close), and still answers the call in flight', async () => {
+    const gateway = await ownGateway();
+    // One connection, busy with a slow call when the stop begins (an idle one is closed with the port).
+    const socket = net.connect(gateway.port, '127.0.0.1');
+    cleanup.add(() => void socket.destroy());
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'slow',
+        arguments: { ms: 1500 },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientInfo': { name: 'wire', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const host = `127.0.0.1:${gateway.port}`;
+    socket.write(
+      `POST /mcp/alpha HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${gateway.token}\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: ${MODERN}\r\nMcp-Method: tools/call\r\nMcp-Name: slow\r\n` +
+        `Content-Length: ${Buffer.byteLength(call)}\r\n\r\n${call}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const drained = gateway.drain(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The port no longer takes connections, but this one is open: its next request is refused.
+    socket.write(`GET /servers HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${gateway.token}\r\n\r\n`);
+    assert.deepEqual(await drained, { answered: true, left: 0 });
+    await ended;
+    const statuses = [...received.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((match) => Number(match[1]));
+    assert.deepEqual(statuses, [200, 503], received);
+    assert.match(received, /slept 1500/, 'the call in flight was answered');
+    const refusal = received.slice(received.lastIndexOf('HTTP/1.1 503'));
+    assert.match(refusal, /^connection: close/im);
+    assert.match(refusal, /^x-switchboard-stopping: 1/im, 'a peer replica reads it as gone');
   });
 
   it('is first only unready: /readyz says 503 while new requests are still served, then they are refused', async () => {
