@@ -122,6 +122,8 @@ export function startHaproxy(cleanup: Cleanup, backends: readonly number[]): Pro
         '  default-server check inter 100ms fall 1 rise 1',
         // Each request on its own: a kept-alive connection would otherwise stay with one replica.
         '  option http-server-close',
+        // Which replica answered: whenAllServing counts them by name.
+        '  http-response set-header X-Served-By %[srv_name]',
         ...backends.map((backend, index) => `  server replica${index} 127.0.0.1:${backend}`),
         '',
       ].join('\n'),
@@ -132,21 +134,23 @@ export function startHaproxy(cleanup: Cleanup, backends: readonly number[]): Pro
 }
 
 /**
- * Resolves once the proxy has every backend in rotation: `backends` answers in a row to /readyz
- * through it (round robin: one from each). A proxy that probes its backends starts them as down.
+ * Resolves once the proxy has every backend in rotation: each of them, by name (the proxy says
+ * which one answered), has answered /readyz through it. Counting answers in a row is not enough:
+ * while one backend is still down, the proxy sends every request to the others, which answer too.
  */
 export async function whenAllServing(proxy: Service, backends: number): Promise<void> {
   const deadline = Date.now() + 20_000;
-  let inARow = 0;
-  while (inARow < backends * 2) {
-    if (Date.now() > deadline) throw new Error('the proxy did not put every backend in rotation within 20 s');
-    const status = await fetch(`http://127.0.0.1:${proxy.port}/readyz`).then(
-      (response) => (void response.text(), response.status),
-      () => 0,
+  const serving = new Set<string>();
+  while (serving.size < backends) {
+    if (Date.now() > deadline)
+      throw new Error(`the proxy did not put every backend in rotation within 20 s (serving: ${[...serving].join(', ') || 'none'})`);
+    const answer = await fetch(`http://127.0.0.1:${proxy.port}/readyz`).then(
+      async (response) => (await response.text(), { status: response.status, by: response.headers.get('x-served-by') ?? '' }),
+      () => ({ status: 0, by: '' }),
     );
-    if (status === 200) inARow += 1;
+    if (answer.status === 200 && answer.by !== '') serving.add(answer.by);
     else {
-      inARow = 0;
+      serving.clear();
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
