@@ -98,4 +98,22 @@ describe('cluster: forwarding between replicas', function () {
     clock.advance(25 * 60 * 60_000);
     assert.equal(await call(old), 404, 'a session older than a day is not taken over');
   });
+
+  it('takes over no session whose sealed part was put beside another replica’s mark', async () => {
+    const holder = await replica();
+    const elsewhere = await replica();
+    const other = await replica();
+    const session = await openSession(holder.aggregatedUrl, TOKEN, 'spliced');
+    const mine = await openSession(elsewhere.aggregatedUrl, TOKEN, 'spliced');
+    await holder.dispose();
+    await elsewhere.dispose();
+    const kept = session.slice(session.indexOf('.') + 1);
+    const spliced = `${mine.slice(0, mine.indexOf('.'))}.${kept}`;
+    assert.equal(
+      await sessionRequest(other.aggregatedUrl, TOKEN, spliced, 1, 'tools/list'),
+      404,
+      'the sealed part opens only beside its own mark',
+    );
+    assert.equal(await sessionRequest(other.aggregatedUrl, TOKEN, session, 1, 'tools/list'), 200, 'the real id is taken over');
+  });
 });
