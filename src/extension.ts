@@ -10,7 +10,7 @@ import { createRuntime, type SwitchboardRuntime } from './core/runtime';
 import { registerCommands } from './editor/commands';
 import { refreshCliLauncher, writeCliLauncher } from './editor/cliLauncher';
 import { ConfigurationSync } from './editor/configurationSync';
-import { editorLocations, rememberEditorUserDir } from './editor/configurationReader';
+import { editorLocations } from './editor/configurationReader';
 import { SourceFileWatchers } from './editor/sourceWatchers';
 import { DevWatchers } from './editor/devWatchers';
 import { editorHostPlaces, editorToolDirs } from './editor/sandboxTools';
@@ -28,7 +28,7 @@ import { SkillInstalls } from './editor/skillInstalls';
 import type { TreeSnapshot } from './editor/serversView';
 import { SwitchboardContext } from './editor/switchboardContext';
 import { ToolCatalogDocument } from './editor/toolCatalogDocument';
-import { readCatalogSettings, settingsChange } from './editor/settings';
+import { readCatalogSettings, rememberEditorUserDir, settingsChange } from './editor/settings';
 
 let active: SwitchboardContext | undefined;
 /** Ends every server process; deactivate() waits for it so nothing outlives the extension host. */

@@ -12,6 +12,7 @@ import {
   type SettingsEntry,
 } from '../core/config';
 import {
+  editorUserDir,
   DEFAULT_IDLE_STOP_KEY,
   DEFAULT_LIFECYCLE_KEY,
   inspectServerSetting,
@@ -87,7 +88,7 @@ export async function readConfigurationInput(): Promise<{ input: ConfigurationIn
       lifecycleDefaults: readLifecycleDefaults(),
       sandboxDefaults: readSandboxDefaults(),
       workspaceFolders: folders.map((folder) => ({ name: folder.name, path: folder.uri.fsPath })),
-      ...(userDir ? { editorUserDir: userDir } : {}),
+      ...(editorUserDir() ? { editorUserDir: editorUserDir() } : {}),
     },
     diagnostics,
   };
@@ -122,16 +123,6 @@ export function isWorkspaceDefined(from: ServerSource): boolean {
   );
 }
 
-let userDir: string | undefined;
-
-/**
- * The editor's `User` folder (its user mcp.json), from where it keeps this extension's global
- * storage: `<User>/globalStorage/<extension id>`. Set once at activation.
- */
-export function rememberEditorUserDir(globalStorage: vscode.Uri): void {
-  if (globalStorage.scheme === 'file') userDir = path.dirname(path.dirname(globalStorage.fsPath));
-}
-
 /** Where this window's source files are, for Import Servers and the file watchers. */
 export function editorLocations(): LocationContext {
   return {
@@ -142,6 +133,6 @@ export function editorLocations(): LocationContext {
     platform: process.platform,
     paths: path,
     env: process.env,
-    ...(userDir ? { editorUserDir: userDir } : {}),
+    ...(editorUserDir() ? { editorUserDir: editorUserDir() } : {}),
   };
 }

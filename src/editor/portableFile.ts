@@ -5,7 +5,7 @@ import path from 'node:path';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { hasJsonValue, readConfigText, writeJsonValue } from '../core/base/jsoncFile';
 import * as vscode from 'vscode';
-import { inspectSetting, SOURCES_KEY, updateSetting } from './settings';
+import { editSetting, inspectSetting, SOURCES_KEY } from './settings';
 
 export function portableFile(): string | undefined {
   const folder = vscode.workspace.workspaceFolders?.find((candidate) => candidate.uri.scheme === 'file');
@@ -38,6 +38,16 @@ export async function writePortableEntry(name: string, entry: unknown): Promise<
   const current = sources?.workspaceValue ?? sources?.globalValue ?? ['settings'];
   const list = Array.isArray(current) ? current.filter((item): item is string => typeof item === 'string') : ['settings'];
   if (list.includes('mcpJsonPortable')) return { file, sourceTurnedOn: false };
-  await updateSetting(SOURCES_KEY, [...list, 'mcpJsonPortable'], vscode.ConfigurationTarget.Workspace);
+  const own = sources?.workspaceValue;
+  // Added to the workspace's own list where it has one, in place; else the list in use, with it.
+  await editSetting(
+    SOURCES_KEY,
+    [
+      Array.isArray(own)
+        ? { location: [own.length], value: 'mcpJsonPortable', insert: true }
+        : { location: [], value: [...list, 'mcpJsonPortable'] },
+    ],
+    vscode.ConfigurationTarget.Workspace,
+  );
   return { file, sourceTurnedOn: true };
 }

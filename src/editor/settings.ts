@@ -1,6 +1,16 @@
 // The one place that reads and writes the `mcpSwitchboard` settings. Everything else asks here, so
 // the section name, the keys and the write targets are declared once.
+//
+// A write is an edit of the settings file where the value lives, in place (jsonc-parser): only the
+// characters of the changed value change, so that the user's comments, order and formatting stay,
+// and a choice undone leaves the file as it was. VS Code's own `update()` rewrites the whole value
+// of the key (every comment inside `mcpSwitchboard.servers` lost); it is used only where the file
+// cannot be found or does not hold what the editor reads (a settings profile's own file).
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
+import type { JSONPath } from 'jsonc-parser';
+import { editJsonText, jsonValueAt, readConfigText, writeConfigText, type JsonEdit } from '../core/base/jsoncFile';
 import {
   type CatalogSettings,
   catalogSettingsFrom,
@@ -64,13 +74,125 @@ export function inspectSetting<T>(key: string, folder?: vscode.WorkspaceFolder) 
   return vscode.workspace.getConfiguration(SECTION, folder?.uri).inspect<T>(key);
 }
 
-export async function updateSetting(
+let userDir: string | undefined;
+
+/**
+ * The editor's `User` folder (its settings.json and user mcp.json), from where it keeps this
+ * extension's global storage: `<User>/globalStorage/<extension id>`. Set once at activation.
+ */
+export function rememberEditorUserDir(globalStorage: vscode.Uri): void {
+  if (globalStorage.scheme === 'file') userDir = path.dirname(path.dirname(globalStorage.fsPath));
+}
+
+export function editorUserDir(): string | undefined {
+  return userDir;
+}
+
+/** One change of `mcpSwitchboard.<key>`: at `location` inside its value (`[]`: the whole value). */
+export interface SettingEdit {
+  readonly location: JSONPath;
+  /** Undefined removes it. */
+  readonly value: unknown;
+  /** `location` ends with an array index: the value is inserted there. */
+  readonly insert?: boolean;
+}
+
+/** Sets (or, with undefined, removes) the whole `mcpSwitchboard.<key>` in `target`. */
+export function updateSetting(
   key: string,
   value: unknown,
   target: vscode.ConfigurationTarget,
   folder?: vscode.WorkspaceFolder,
 ): Promise<void> {
-  await vscode.workspace.getConfiguration(SECTION, folder?.uri).update(key, value, target);
+  return editSetting(key, [{ location: [], value }], target, folder);
+}
+
+/**
+ * Changes `mcpSwitchboard.<key>` in `target` by `edits`, each in place in its settings file. A file
+ * with unsaved changes in an editor is not written behind the user's back: it says so, and nothing
+ * changes. Resolves once the editor's configuration has the new value.
+ */
+export async function editSetting(
+  key: string,
+  edits: readonly SettingEdit[],
+  target: vscode.ConfigurationTarget,
+  folder?: vscode.WorkspaceFolder,
+): Promise<void> {
+  const configuration = vscode.workspace.getConfiguration(SECTION, folder?.uri);
+  const inspected = configuration.inspect(key);
+  const current =
+    target === vscode.ConfigurationTarget.Global
+      ? inspected?.globalValue
+      : target === vscode.ConfigurationTarget.Workspace
+        ? inspected?.workspaceValue
+        : inspected?.workspaceFolderValue;
+  const file = settingsFileOf(target, folder);
+  const location = file && [...file.prefix, `${SECTION}.${key}`];
+  const text = file ? readConfigText(file.path) : '';
+  // Only a file that holds exactly what the editor reads is edited in place (not one a profile shadows).
+  if (file && location && isDeepStrictEqual(jsonValueAt(text, location) ?? null, current ?? null)) {
+    const open = vscode.workspace.textDocuments.find((document) => document.uri.scheme === 'file' && document.uri.fsPath === file.path);
+    if (open?.isDirty) throw new Error(`${file.path} has changes that are not saved: save it, then try again. Nothing was changed`);
+    const jsonEdits: JsonEdit[] = edits.map((edit) => ({ ...edit, location: [...location, ...edit.location] }));
+    const next = editJsonText(file.path, text, jsonEdits);
+    if (next === text) return;
+    const changed = configurationChanged(`${SECTION}.${key}`);
+    writeConfigText(file.path, next);
+    await changed;
+    return;
+  }
+  let value = current;
+  for (const edit of edits) value = withEdit(value, edit);
+  await configuration.update(key, value, target);
+}
+
+/** The settings file of a target, and where in it the settings are (a .code-workspace file has them under `settings`). */
+function settingsFileOf(
+  target: vscode.ConfigurationTarget,
+  folder?: vscode.WorkspaceFolder,
+): { path: string; prefix: JSONPath } | undefined {
+  if (target === vscode.ConfigurationTarget.Global) return userDir ? { path: path.join(userDir, 'settings.json'), prefix: [] } : undefined;
+  if (target === vscode.ConfigurationTarget.WorkspaceFolder) {
+    const uri = folder?.uri;
+    return uri?.scheme === 'file' ? { path: path.join(uri.fsPath, '.vscode', 'settings.json'), prefix: [] } : undefined;
+  }
+  const workspaceFile = vscode.workspace.workspaceFile;
+  if (workspaceFile) return workspaceFile.scheme === 'file' ? { path: workspaceFile.fsPath, prefix: ['settings'] } : undefined;
+  const first = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return first?.scheme === 'file' ? { path: path.join(first.fsPath, '.vscode', 'settings.json'), prefix: [] } : undefined;
+}
+
+/** Resolves when the editor's configuration of `section` changed (it watches its files), or after 5 s. */
+function configurationChanged(section: string): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, 5_000);
+    const subscription = vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(section)) done();
+    });
+    function done(): void {
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    }
+  });
+}
+
+/** `value` with one edit made to a copy (the fallback that writes the whole value). */
+function withEdit(value: unknown, edit: SettingEdit): unknown {
+  if (edit.location.length === 0) return edit.value;
+  const [head, ...rest] = edit.location;
+  if (typeof head === 'number') {
+    const list = Array.isArray(value) ? [...(value as unknown[])] : [];
+    if (rest.length === 0 && edit.insert) list.splice(head, 0, edit.value);
+    else if (rest.length === 0 && edit.value === undefined) list.splice(head, 1);
+    else list[head] = withEdit(list[head], { ...edit, location: rest });
+    return list;
+  }
+  const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+  const next = withEdit(object[head as string], { ...edit, location: rest });
+  if (next === undefined) delete object[head as string];
+  else object[head as string] = next;
+  return object;
 }
 
 /** `mcpSwitchboard.tools.*`, merged over all scopes, read by the same rules as the CLI's. */
@@ -87,11 +209,20 @@ export async function setToolEnabled(server: string, tool: string, enabled: bool
   const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
   const inspected = inspectSetting<string[]>(TOOLS_DISABLED);
   const written: unknown = target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue;
-  const current = new Set(Array.isArray(written) ? written.filter((item): item is string => typeof item === 'string') : []);
+  const list = Array.isArray(written) ? (written as unknown[]) : [];
   const id = `${server}/${tool}`;
-  if (enabled) current.delete(id);
-  else current.add(id);
-  await updateSetting(TOOLS_DISABLED, current.size > 0 ? [...current].sort() : undefined, target);
+  const at = list.indexOf(id);
+  if (enabled) {
+    // The switch back removes exactly what the switch off added; a list left empty goes too.
+    if (at < 0) return;
+    await editSetting(TOOLS_DISABLED, [{ location: list.length === 1 ? [] : [at], value: undefined }], target);
+    return;
+  }
+  if (at >= 0) return;
+  if (!Array.isArray(written)) return editSetting(TOOLS_DISABLED, [{ location: [], value: [id] }], target);
+  // In order, so that a reviewed list stays sorted and its diff small.
+  const before = list.findIndex((item) => typeof item === 'string' && item > id);
+  await editSetting(TOOLS_DISABLED, [{ location: [before < 0 ? list.length : before], value: id, insert: true }], target);
 }
 
 export interface SettingsChange {

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { findNodeAtLocation, parseTree, type JSONPath } from 'jsonc-parser';
 import type { SandboxRules, ServerSource } from '../core/config';
-import { inspectSetting, SECTION, SERVERS_KEY, updateSetting } from './settings';
+import { editSetting, inspectSetting, SANDBOX_ENABLED_KEY, SECTION, SERVERS_KEY, type SettingEdit } from './settings';
 
 export type WritableScope = 'user' | 'workspace';
 
@@ -42,9 +42,7 @@ export function rawEntry(name: string, source: ServerSource): unknown {
 
 export async function writeEntry(name: string, entry: unknown, scope: WritableScope): Promise<void> {
   const target = scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
-  const servers = serversAt(target);
-  servers[name] = entry;
-  await updateSetting(SERVERS_KEY, servers, target);
+  await editSetting(SERVERS_KEY, [{ location: [name], value: entry }], target);
 }
 
 export function entryExists(name: string, scope: WritableScope): boolean {
@@ -52,36 +50,48 @@ export function entryExists(name: string, scope: WritableScope): boolean {
 }
 
 /**
- * Rewrites the entry in its own settings scope with `edit`; false when it is not in settings (a
- * file's entry is edited in its file: the caller opens it).
+ * Changes the entry in its own settings scope by the edits `change` makes of it (paths inside the
+ * entry), each in place; false when it is not in settings (a file's entry is edited in its file:
+ * the caller opens it).
  */
-async function editEntry(name: string, source: ServerSource, edit: (entry: Record<string, unknown>) => void): Promise<boolean> {
+async function editEntry(name: string, source: ServerSource, change: (entry: Record<string, unknown>) => SettingEdit[]): Promise<boolean> {
   const target = targetFor(source);
   if (target === undefined) return false;
   const folder = folderFor(source);
-  const servers = serversAt(target, folder);
-  const entry = servers[name];
+  const entry = serversAt(target, folder)[name];
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return false;
-  const updated: Record<string, unknown> = { ...(entry as Record<string, unknown>) };
-  edit(updated);
-  servers[name] = updated;
-  await updateSetting(SERVERS_KEY, servers, target, folder);
+  const edits = change(entry as Record<string, unknown>).map((edit) => ({ ...edit, location: [name, ...edit.location] }));
+  if (edits.length > 0) await editSetting(SERVERS_KEY, edits, target, folder);
   return true;
 }
 
 /** Sets `enabled` on the entry in its own scope. Entries from files are edited in their file. */
 export function setServerEnabled(name: string, source: ServerSource, enabled: boolean): Promise<boolean> {
   return editEntry(name, source, (entry) => {
-    if (enabled) delete entry.enabled;
-    else entry.enabled = false;
+    if (enabled) return 'enabled' in entry ? [{ location: ['enabled'], value: undefined }] : [];
+    return entry.enabled === false ? [] : [{ location: ['enabled'], value: false }];
   });
 }
 
-/** Runs the server in a sandbox, or not (`sandboxEnabled`); rules of its own, if any, stay for next time. */
+/**
+ * Runs the server in a sandbox, or not. The entry says only what differs from what it would do
+ * without saying: `sandboxEnabled` is written when the choice is not the default (the entry's own
+ * rules, else the user's `sandbox.enabled`), and removed when it is, so that a choice undone leaves
+ * the entry as it was. Rules of its own, if any, stay for next time.
+ */
 export function setServerSandboxed(name: string, source: ServerSource, sandboxed: boolean): Promise<boolean> {
   return editEntry(name, source, (entry) => {
-    if (typeof entry.sandbox === 'boolean') delete entry.sandbox;
-    entry.sandboxEnabled = sandboxed;
+    const edits: SettingEdit[] = [];
+    // The old boolean spelling of the switch: replaced by sandboxEnabled.
+    if (typeof entry.sandbox === 'boolean') edits.push({ location: ['sandbox'], value: undefined });
+    const ownRules = typeof entry.sandbox === 'object' && entry.sandbox !== null;
+    const byDefault = ownRules || inspectSetting<unknown>(SANDBOX_ENABLED_KEY)?.globalValue === true;
+    if (sandboxed === byDefault) {
+      if ('sandboxEnabled' in entry) edits.push({ location: ['sandboxEnabled'], value: undefined });
+    } else if (entry.sandboxEnabled !== sandboxed) {
+      edits.push({ location: ['sandboxEnabled'], value: sandboxed });
+    }
+    return edits;
   });
 }
 
@@ -92,11 +102,24 @@ export function setServerSandboxed(name: string, source: ServerSource, sandboxed
 export function allowHostInSandbox(name: string, source: ServerSource, host: string, current: SandboxRules): Promise<boolean> {
   return editEntry(name, source, (entry) => {
     const own = typeof entry.sandbox === 'object' && entry.sandbox !== null ? (entry.sandbox as Record<string, unknown>) : undefined;
-    const rules: Record<string, unknown> = own ?? { filesystem: current.filesystem, network: current.network };
-    const network = typeof rules.network === 'object' && rules.network !== null ? (rules.network as Record<string, unknown>) : {};
-    const allowed = Array.isArray(network.allowedDomains) ? (network.allowedDomains as unknown[]) : [];
-    entry.sandbox = { ...rules, network: { ...network, allowedDomains: allowed.includes(host) ? allowed : [...allowed, host] } };
-    entry.sandboxEnabled = true;
+    const network = typeof own?.network === 'object' && own.network !== null ? (own.network as Record<string, unknown>) : undefined;
+    const allowed = Array.isArray(network?.allowedDomains) ? (network.allowedDomains as unknown[]) : undefined;
+    const edits: SettingEdit[] = [];
+    if (!own)
+      edits.push({
+        location: ['sandbox'],
+        value: {
+          filesystem: current.filesystem,
+          network: { ...current.network, allowedDomains: [...current.network.allowedDomains, host] },
+        },
+      });
+    else if (!network) edits.push({ location: ['sandbox', 'network'], value: { allowedDomains: [host] } });
+    else if (!allowed) edits.push({ location: ['sandbox', 'network', 'allowedDomains'], value: [host] });
+    else if (!allowed.includes(host))
+      edits.push({ location: ['sandbox', 'network', 'allowedDomains', allowed.length], value: host, insert: true });
+    // Rules of its own make it sandboxed; only an entry that said otherwise says so again.
+    if (entry.sandboxEnabled === false) edits.push({ location: ['sandboxEnabled'], value: true });
+    return edits;
   });
 }
 
@@ -105,10 +128,8 @@ export async function removeSettingsEntry(name: string, source: ServerSource): P
   const target = targetFor(source);
   if (target === undefined) return false;
   const folder = folderFor(source);
-  const servers = serversAt(target, folder);
-  if (!(name in servers)) return false;
-  const rest = Object.fromEntries(Object.entries(servers).filter(([key]) => key !== name));
-  await updateSetting(SERVERS_KEY, Object.keys(rest).length > 0 ? rest : undefined, target, folder);
+  if (!(name in serversAt(target, folder))) return false;
+  await editSetting(SERVERS_KEY, [{ location: [name], value: undefined }], target, folder);
   return true;
 }
 

@@ -3,7 +3,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFileSync } from './regularFile';
-import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
+import {
+  applyEdits,
+  findNodeAtLocation,
+  getNodeValue,
+  modify,
+  parseTree,
+  printParseErrorCode,
+  type JSONPath,
+  type ParseError,
+} from 'jsonc-parser';
 
 /** Larger configuration files are refused rather than read into memory and rewritten. */
 const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
@@ -42,18 +51,59 @@ function firstParseError(text: string): { line: number; column: number; problem:
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1, problem: printParseErrorCode(first.error) };
 }
 
+/** The value at `location` in `text`, as JSON (undefined where there is none). */
+export function jsonValueAt(text: string, location: JSONPath): unknown {
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const node = tree && findNodeAtLocation(tree, location);
+  return node === undefined ? undefined : getNodeValue(node);
+}
+
+/** How one edit changes a value: set it, remove it, or insert it into an array at an index. */
+export interface JsonEdit {
+  readonly location: JSONPath;
+  /** Undefined removes what is at `location`. */
+  readonly value: unknown;
+  /** `location` ends with an index of an array: the value goes in there, the rest moves on. */
+  readonly insert?: boolean;
+}
+
+/**
+ * `text` with each edit made in place: only the characters of the edited value change, so that
+ * comments, order and formatting everywhere else stay as the user wrote them. A text that does not
+ * parse is refused (BrokenConfigFileError naming `file`), never edited around.
+ */
+export function editJsonText(file: string, current: string, edits: readonly JsonEdit[]): string {
+  let text = current.trim() === '' ? '{}\n' : current;
+  const broken = firstParseError(text);
+  if (broken) throw new BrokenConfigFileError(file, broken.line, broken.column, broken.problem);
+  for (const edit of edits) {
+    // A new value is laid out like the file's own: two spaces, or the file's tabs.
+    const tabs = /^\t/m.test(text);
+    const changes = modify(text, edit.location, edit.value, {
+      formattingOptions: { insertSpaces: !tabs, tabSize: tabs ? 1 : 2, eol: text.includes('\r\n') ? '\r\n' : '\n' },
+      ...(edit.insert ? { isArrayInsertion: true } : {}),
+    });
+    text = applyEdits(text, changes);
+  }
+  return text;
+}
+
+/**
+ * Writes a configuration file in place (its folder made if missing): a symbolic link to it (a
+ * dotfiles manager's) and its permissions stay as they were.
+ */
+export function writeConfigText(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
 /**
  * Sets `value` at `location` (creating the file and its folder), and says whether it replaced one.
  * A file that does not parse is refused (BrokenConfigFileError), never edited around.
  */
 export function writeJsonValue(file: string, location: JSONPath, value: unknown): 'added' | 'replaced' {
   const current = readConfigText(file);
-  const text = current.trim() === '' ? '{}\n' : current;
-  const broken = firstParseError(text);
-  if (broken) throw new BrokenConfigFileError(file, broken.line, broken.column, broken.problem);
-  const existed = hasJsonValue(text, location);
-  const edits = modify(text, location, value, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, applyEdits(text, edits));
+  const existed = current.trim() !== '' && hasJsonValue(current, location);
+  writeConfigText(file, editJsonText(file, current, [{ location, value }]));
   return existed ? 'replaced' : 'added';
 }

@@ -23,7 +23,7 @@ import { startsOnDemand, type ServerState, type ServerStateChangeEvent } from '.
 import { Emitter, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { ConcurrencyLimit } from './concurrencyLimit';
-import { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS, StartQueue } from './startQueue';
+import { DEFAULT_CONCURRENCY, DEFAULT_STARTUP_GATE_MS, firstAttempt, StartQueue } from './startQueue';
 import { summarizeHealth, type HealthSummary } from './health';
 import { isEnabled, isInvalid, isLazy, ManagedServer, type ConfiguredServer, type ServerBlock, type ServerView } from './managedServer';
 import { planReconcile, type ReconcilePlan } from './reconcilePlan';
@@ -68,6 +68,8 @@ export class ServerManager {
   readonly onDidChangeServers: Event<void> = this.serversEmitter.event;
 
   private entries = new Map<string, ManagedServer>();
+  /** Successors starting aside while the server they replace goes on serving (handOver). */
+  private readonly successors = new Map<string, ManagedServer>();
   private order: string[] = [];
   private readonly starts: StartQueue;
   private readonly logger: Logger;
@@ -127,6 +129,34 @@ export class ServerManager {
   }
 
   private async apply(plan: ReconcilePlan): Promise<void> {
+    // A running server whose entry changed keeps serving until its successor is up (make before
+    // break): Run Sandboxed, an argument edited. Its successor starts aside, then takes its place.
+    const handovers = plan.create.filter((created) => {
+      const held = this.entries.get(created.name);
+      return (
+        created.replaces && held?.state.kind === 'running' && !created.block && isEnabled(created.configured) && !isLazy(created.configured)
+      );
+    });
+    // A newer configuration supersedes a handover under way, unless it asks for that very successor.
+    for (const [name, successor] of [...this.successors]) {
+      if (handovers.some((created) => created.name === name && created.hash === successor.hash)) continue;
+      this.successors.delete(name);
+      await this.retire(successor);
+    }
+    const handedOver = new Set(handovers.map((created) => created.name));
+    plan = {
+      ...plan,
+      stop: plan.stop.filter((name) => !handedOver.has(name)),
+      create: plan.create.filter((created) => !handedOver.has(created.name)),
+      keep: [
+        ...plan.keep,
+        ...handovers.map((created) => ({
+          name: created.name,
+          configured: this.entries.get(created.name)?.configured ?? created.configured,
+          lifecycleChanged: false,
+        })),
+      ],
+    };
     const before = new Map([...this.entries].map(([name, entry]) => [name, entry.state]));
     const retiring = plan.stop.map((name) => this.entries.get(name)).filter((entry): entry is ManagedServer => entry !== undefined);
     const next = new Map<string, ManagedServer>();
@@ -158,11 +188,34 @@ export class ServerManager {
       const current = entry.state;
       if (previous.kind !== current.kind || !before.has(name)) this.events.fireState(name, current, previous);
     }
+    for (const created of handovers)
+      if (!this.successors.has(created.name)) void this.handOver(this.createEntry(created.configured, created.hash, created.block));
     await Promise.all([
       this.starts.startWithinGate(toStart),
       ...blockChanges.map((kept) => this.applyBlock(kept.name, kept.blockChange?.block)),
       ...plan.keep.filter((kept) => kept.lifecycleChanged).map((kept) => this.applyLifecycle(kept.name)),
     ]);
+  }
+
+  /**
+   * Starts `successor` aside while the server it replaces goes on serving; once its first attempt
+   * is over (running, or failed: then that is what the user sees), it takes the name and the
+   * other one stops. A newer configuration, or the manager's end, retires it instead.
+   */
+  private async handOver(successor: ManagedServer): Promise<void> {
+    const name = successor.name;
+    this.successors.set(name, successor);
+    this.logger.info(`${name}: configuration changed; starting the new one before stopping the old`);
+    if (successor.connection) await firstAttempt(successor.connection);
+    if (this.successors.get(name) !== successor || this.disposed) return;
+    this.successors.delete(name);
+    const previous = this.entries.get(name);
+    this.entries.set(name, successor);
+    this.serversEmitter.fire();
+    this.events.fireState(name, successor.state, previous?.state ?? { kind: 'stopped' });
+    if (previous) await this.retire(previous);
+    // What the old one held (a port, a lock) may be what the new one failed on: once more, now it is gone.
+    if (successor.state.kind === 'error' && this.entries.get(name) === successor) await this.reconnect(name).catch(() => undefined);
   }
 
   /**
@@ -335,7 +388,8 @@ export class ServerManager {
       .map((name) => this.entries.get(name))
       .filter((entry): entry is ManagedServer => entry !== undefined)
       .reverse();
-    await Promise.all(entries.map((entry) => this.retire(entry)));
+    await Promise.all([...entries, ...this.successors.values()].map((entry) => this.retire(entry)));
+    this.successors.clear();
     this.events.dispose();
     this.serversEmitter.dispose();
   }

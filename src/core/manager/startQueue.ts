@@ -30,7 +30,8 @@ export interface StartQueueOptions {
  * server that is down retries with backoff for as long as it takes; it must not hold a start slot
  * (and so keep other servers waiting) meanwhile.
  */
-function firstAttempt(connection: ServerConnection): Promise<void> {
+/** Starts the connection; resolves once its first attempt is over (running, failed, or retrying). */
+export function firstAttempt(connection: ServerConnection): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       subscription.dispose();

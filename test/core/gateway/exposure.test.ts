@@ -44,7 +44,7 @@ describe('gateway: endpoints and exposure', () => {
   });
 
   it('maps a name to the server and upstream name, and decides nothing else', () => {
-    assert.deepEqual(mapToolName(SNAPSHOT, AGGREGATED, 'jobs__long_job'), { server: 'jobs', name: 'long_job' });
+    assert.deepEqual(mapToolName(SNAPSHOT, AGGREGATED, 'jobs__long_job'), { server: 'jobs', name: 'long_job', qualified: true });
     assert.deepEqual(mapToolName(SNAPSHOT, serverEndpoint('jobs'), 'long_job'), { server: 'jobs', name: 'long_job' });
     // Whether `gone` exists, or the tool may be called, is the catalog's decision.
     assert.deepEqual(mapToolName(SNAPSHOT, serverEndpoint('gone'), 'long_job'), { server: 'gone', name: 'long_job' });

@@ -132,7 +132,8 @@ describe('gateway: tools past the budget found by search (switchboard__find_tool
     );
     await assert.rejects(
       bob.callTool({ name: CALL_TOOL, arguments: { tool: 'beta__env', arguments: { name: 'PATH' } } }),
-      /has no tool "env"/,
+      // The words of a tool that does not exist: nothing tells bob that it does.
+      /Unknown tool "beta__env": no server offers a tool with this qualified name/,
     );
   });
 });

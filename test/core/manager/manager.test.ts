@@ -7,7 +7,7 @@ import { isSwitchboardError } from '../../../src/core/state';
 import { ServerManager, type ManagerOptions, type ServerView } from '../../../src/core/manager';
 import { Cleanup, isAlive, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 import { FakeClock } from '../support/fakeClock';
-import { until } from '../support/poll';
+import { eventually, until } from '../support/poll';
 import { waitForServer } from '../support/waitFor';
 
 function server(name: string, args: string[] = [], overrides: Partial<StdioServerDefinition> = {}): StdioServerDefinition {
@@ -29,6 +29,12 @@ function stateOf(views: readonly ServerView[], name: string): ServerState {
   const view = views.find((candidate) => candidate.name === name);
   assert.ok(view, `no view for ${name}`);
   return view.state;
+}
+
+/** The arguments of the server's definition as the manager holds it now. */
+function argsOf(manager: ServerManager, name: string): readonly string[] {
+  const definition = manager.server(name)?.definition;
+  return definition?.transport === 'stdio' ? definition.args : [];
 }
 
 async function pidOf(manager: ServerManager, name: string): Promise<number> {
@@ -172,11 +178,16 @@ describe('ServerManager', function () {
     events.length = 0;
 
     await manager.update([server('same'), server('changed', ['--name', 'renamed']), server('added')]);
-    await Promise.all([waitForServer(manager, 'changed', 'running'), waitForServer(manager, 'added', 'running')]);
+    await waitForServer(manager, 'added', 'running');
+    // The changed one runs anew: its successor has taken over, and the old process is gone.
+    await eventually(
+      async () => ((await pidOf(manager, 'changed')) !== changedPid && !isAlive(changedPid) ? true : undefined),
+      'the changed server restarted',
+      15_000,
+    );
 
     assert.equal(await pidOf(manager, 'same'), samePid);
     assert.equal(events.filter((event) => event.server === 'same').length, 0, 'no state events for an unchanged server');
-    assert.notEqual(await pidOf(manager, 'changed'), changedPid);
     assert.equal(isAlive(changedPid), false);
     assert.equal(isAlive(removedPid), false);
     assert.deepEqual(
@@ -229,11 +240,39 @@ describe('ServerManager', function () {
     );
     events.length = 0;
     await manager.update([server('one', ['--name', 'renamed'])]);
-    await waitForServer(manager, 'one', 'running');
-    assert.deepEqual(
-      events.filter((event) => event.server === 'one').map((event) => event.state.kind),
-      ['starting', 'running'],
+    await until(() => argsOf(manager, 'one').includes('renamed'), 15_000, 'the new definition took over');
+    assert.ok(
+      events.filter((event) => event.server === 'one').every((event) => event.state.kind === 'running'),
+      JSON.stringify(events.map((event) => event.state.kind)),
     );
+  });
+
+  it('keeps a running server serving until the one its changed entry makes is up, then stops it (make before break)', async () => {
+    const dir = tempDir(cleanup);
+    const gate = path.join(dir, 'go');
+    const { manager, events } = createManager();
+    await manager.start([server('busy')]);
+    const oldPid = await pidOf(manager, 'busy');
+    events.length = 0;
+    // The new one waits for a file before it serves: the test decides when it is up.
+    await manager.update([server('busy', ['--wait-for', gate])]);
+    for (let i = 0; i < 3; i++) {
+      assert.equal(manager.server('busy')?.state.kind, 'running');
+      assert.equal(await pidOf(manager, 'busy'), oldPid, 'the old one answers while the new one starts');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    fs.writeFileSync(gate, '');
+    await eventually(async () => ((await pidOf(manager, 'busy')) !== oldPid ? true : undefined), 'the new one takes over', 15_000);
+    await until(() => !isAlive(oldPid), 15_000, 'the old process stops');
+    assert.ok(!events.some((event) => event.server === 'busy' && event.state.kind !== 'running'), JSON.stringify(events));
+    // Changed again before its successor was up: only the newest one takes over.
+    const gate2 = path.join(dir, 'go2');
+    const before = await pidOf(manager, 'busy');
+    await manager.update([server('busy', ['--wait-for', gate2, '--name', 'first'])]);
+    await manager.update([server('busy', ['--name', 'second'])]);
+    await until(() => argsOf(manager, 'busy').includes('second'), 15_000, 'the newest entry took over');
+    assert.notEqual(await pidOf(manager, 'busy'), before);
+    assert.ok(!argsOf(manager, 'busy').includes('first'));
   });
 
   it('stops and starts one server on request, idempotently', async () => {
