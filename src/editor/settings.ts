@@ -188,11 +188,10 @@ function withEdit(value: unknown, edit: SettingEdit): unknown {
     else list[head] = withEdit(list[head], { ...edit, location: rest });
     return list;
   }
-  const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
-  const next = withEdit(object[head as string], { ...edit, location: rest });
-  if (next === undefined) delete object[head as string];
-  else object[head as string] = next;
-  return object;
+  const key = String(head);
+  const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const next = withEdit(object[key], { ...edit, location: rest });
+  return Object.fromEntries([...Object.entries(object).filter(([name]) => name !== key), ...(next === undefined ? [] : [[key, next]])]);
 }
 
 /** `mcpSwitchboard.tools.*`, merged over all scopes, read by the same rules as the CLI's. */
