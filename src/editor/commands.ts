@@ -262,7 +262,10 @@ function switchSandbox(sandboxed: boolean): Command {
       (view) => view.definition?.transport === 'stdio' && (sandboxOf(view.definition) !== undefined) !== sandboxed,
     );
     const view = name ? services.manager.server(name) : undefined;
-    if (view && !(await setServerSandboxed(view.name, view.source, sandboxed))) await revealEntry(view.name, view.source);
+    if (!view) return;
+    // The menu choice is the user's consent to the entry it makes, for a server they had allowed.
+    services.sync.approveNextChange(view.name);
+    if (!(await setServerSandboxed(view.name, view.source, sandboxed))) await revealEntry(view.name, view.source);
   };
 }
 

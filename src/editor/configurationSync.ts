@@ -42,6 +42,8 @@ export class ConfigurationSync implements vscode.Disposable {
   readonly onDidLoad = this.loadedEmitter.event;
   private latest: LoadedState = { servers: [], diagnostics: [], files: [], teams: [] };
   private readonly asking = new Set<string>();
+  /** Servers whose next changed entry the user made from a menu, until when (ms): approveNextChange. */
+  private readonly approved = new Map<string, number>();
 
   constructor(
     private readonly manager: ServerManager,
@@ -99,6 +101,7 @@ export class ConfigurationSync implements vscode.Disposable {
     const needConsent: StdioServerDefinition[] = [];
     for (const server of loaded.servers) {
       if (isInvalidServer(server)) continue;
+      await this.applyApproval(server);
       const block = this.blockFor(server);
       if (block) blocks.set(server.name, block);
       if (block?.reason === 'consentPending' && server.transport === 'stdio') needConsent.push(server);
@@ -111,6 +114,33 @@ export class ConfigurationSync implements vscode.Disposable {
     );
     this.loadedEmitter.fire(this.latest);
     void this.askForConsent(needConsent);
+  }
+
+  /**
+   * The user changes a server's entry from a menu (Run Sandboxed, Run Unsandboxed): for a
+   * workspace-defined server they had allowed, that choice is their consent to what the entry
+   * becomes, so the changed entry (a new consent key) is not asked about again. For a minute.
+   */
+  approveNextChange(name: string): void {
+    const definition = this.latest.servers.find((server) => server.name === name && !isInvalidServer(server)) as
+      ServerDefinition | undefined;
+    if (!definition || definition.transport !== 'stdio' || !isWorkspaceDefined(definition.source)) return;
+    const answer = this.consent.answer(definition);
+    if (answer === 'granted' || answer === 'sandboxed') this.approved.set(name, Date.now() + 60_000);
+  }
+
+  private async applyApproval(server: ServerDefinition): Promise<void> {
+    const until = this.approved.get(server.name);
+    if (until === undefined || server.transport !== 'stdio' || !isWorkspaceDefined(server.source)) return;
+    if (until < Date.now()) {
+      this.approved.delete(server.name);
+      return;
+    }
+    // The entry as it was is still the one loaded (the edit has not been read yet): wait for the change.
+    if (this.consent.answer(server) !== undefined) return;
+    this.approved.delete(server.name);
+    await this.consent.record(server, 'granted');
+    this.logs.main.info(`Consent for "${server.name}": granted, as the entry the user changed from the menu`);
   }
 
   private blockFor(server: ServerDefinition): ServerBlock | undefined {

@@ -36,6 +36,8 @@ async function availableSources(configured: ConfiguredServers): Promise<Array<So
     if (files.length === 0) continue;
     const read = await readSources(files, configured);
     const count = read.candidates.length;
+    // A file that holds no server (an empty one a sandbox left as a placeholder, say) is nothing to import from.
+    if (count === 0 && read.problems.length === 0) continue;
     const what = count > 0 ? `${count} server${count === 1 ? '' : 's'}` : read.problems.length > 0 ? 'cannot be read' : 'no servers';
     // Claude Code's one file holds several blocks (the folder's, the user's): named once.
     available.push({

@@ -148,7 +148,9 @@ export async function readSourceFiles(entries: readonly SourceFile[], fs: Config
 async function readDocument(entry: SourceFile, locations: readonly (readonly string[])[], fs: ConfigFileSystem): Promise<ReadDocument> {
   const source: ServerSource = { kind: entry.kind, file: entry.file };
   const read = await fs.readText(entry.file, entry.maxBytes);
-  if (read.kind === 'missing') return { kind: 'missing' };
+  // An empty file is no source: an empty file is what a sandbox leaves where it keeps a server from
+  // making one (a mount point), and it holds no server anyway.
+  if (read.kind === 'missing' || (read.kind === 'ok' && read.text.trim() === '')) return { kind: 'missing' };
   if (read.kind === 'error') return { kind: 'failed', diagnostics: [{ severity: 'error', path: '', message: read.message, source }] };
   const blocksOnly =
     entry.syntax === 'jsonc' && !entry.editorFile && read.text.length > WHOLE_PARSE_MAX_CHARS && locations.every((keys) => keys.length > 0);

@@ -187,12 +187,80 @@ export function withProtectedPlaces(
   const unique = (values: readonly string[]) => [...new Set(values)];
   return {
     filesystem: {
-      allowWrite: rules.filesystem.allowWrite,
+      allowWrite: writableWithoutPlaceholders(rules.filesystem.allowWrite, places.denyWrite, host.workspaceFolders),
       denyRead: unique([...rules.filesystem.denyRead, ...places.denyRead, ...hiddenPaths(placement.hostSecrets ?? [])]),
       denyWrite: unique([...rules.filesystem.denyWrite, ...places.denyWrite]),
     },
     network: rules.network,
   };
+}
+
+/** What the sandbox runtime itself keeps from writes in a server's working folder (its DANGEROUS_FILES and directories). */
+const RUNTIME_PROTECTED = [
+  '.gitconfig',
+  '.gitmodules',
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.ripgreprc',
+  '.mcp.json',
+  '.vscode',
+  '.idea',
+  '.claude/commands',
+  '.claude/agents',
+  '.git/hooks',
+  '.git/config',
+];
+
+/** Entries of one folder the expansion below looks at, at most: a folder of more stays writable whole. */
+const MAX_EXPANDED_ENTRIES = 4_096;
+
+/**
+ * The writable folders, where a workspace folder is given as its entries when a protected place
+ * inside it does not exist. A place the server may not make must otherwise be kept from it by a
+ * placeholder the sandbox creates in the user's folder while the server runs (an empty `.mcp.json`,
+ * `.bashrc`, `.claude/`, seen in the editor and in git, and read as a source). Instead that
+ * folder's own top level is left read-only: no new entry can be made there, a protected one or any
+ * other, while every entry in it that is not protected stays writable (files written, folders
+ * written into and added to), the same way down where a protected place is missing deeper. What
+ * exists is protected by mounting over it, as before; nothing is created. Other writable folders
+ * (a temp folder, one the entry names) are given whole.
+ */
+export function writableWithoutPlaceholders(
+  allowWrite: readonly string[],
+  denyWrite: readonly string[],
+  workspaceFolders: readonly string[],
+): string[] {
+  const workspaces = new Set(workspaceFolders.map((folder) => path.resolve(folder)));
+  // The sandbox runtime protects these in the folder a server runs in (a workspace folder), by the same placeholders.
+  const runtimes = [...workspaces].flatMap((folder) => RUNTIME_PROTECTED.map((name) => path.join(folder, ...name.split('/'))));
+  const denied = new Set([...denyWrite, ...runtimes].map((place) => path.resolve(place)));
+  const absent = [...denied].filter((place) => !fs.existsSync(place));
+  const inside = (place: string, folder: string) => place.startsWith(`${folder}${path.sep}`);
+  const expand = (folder: string, depth: number): string[] => {
+    if (depth > 8 || !absent.some((place) => inside(place, folder))) return [folder];
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return [folder];
+    }
+    if (entries.length > MAX_EXPANDED_ENTRIES) return [folder];
+    return entries.flatMap((entry) => {
+      const child = path.join(folder, entry.name);
+      if (denied.has(child)) return [];
+      return entry.isDirectory() && !entry.isSymbolicLink() ? expand(child, depth + 1) : [child];
+    });
+  };
+  return [
+    ...new Set(
+      allowWrite.flatMap((folder) =>
+        workspaces.has(path.resolve(folder)) && fs.existsSync(folder) ? expand(path.resolve(folder), 0) : [folder],
+      ),
+    ),
+  ];
 }
 
 /** The `.code-workspace` files at a folder's top: the editor reads their settings, tasks and servers. */

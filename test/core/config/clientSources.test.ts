@@ -79,6 +79,16 @@ describe("config: other clients' files as sources", () => {
     assert.deepEqual(stdio(byName(bare.servers, 'git')).args, ['mcp-server-git', '--repository', workspace]);
   });
 
+  it('an empty file is no source (a sandbox’s placeholder is one): no servers, no error', async () => {
+    const { workspace, home, input } = machine();
+    dirs.write(workspace, '.mcp.json', '');
+    fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
+    dirs.write(path.join(home, '.gemini'), 'settings.json', '  \n');
+    const loaded = await loadConfiguration(input(['mcpJsonPortable', 'gemini']), noInputs);
+    assert.deepEqual(loaded.servers, []);
+    assert.deepEqual(loaded.diagnostics, []);
+  });
+
   it("vscodeUserMcpJson: the editor's user mcp.json, with its inputs, from the given User folder or the platform default", async () => {
     const { home, input } = machine();
     const userDir = path.join(home, 'profile', 'User');

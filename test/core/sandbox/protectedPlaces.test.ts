@@ -47,6 +47,7 @@ describe('sandboxed servers cannot write configuration or read credentials', fun
     const home = path.join(root, 'home');
     const editorUserDir = path.join(home, '.config', 'Code', 'User');
     fs.mkdirSync(path.join(folder, '.git'), { recursive: true });
+    fs.mkdirSync(path.join(folder, 'src'), { recursive: true });
     fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
     fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY');
     fs.writeFileSync(path.join(folder, 'team.code-workspace'), '{}');
@@ -87,7 +88,12 @@ describe('sandboxed servers cannot write configuration or read credentials', fun
 
     // The rules do let it write both folders: the refusals below are the protection's.
     assert.match(await write(path.join(folder, 'src', 'ok.txt')), /^ok/);
+    assert.match(await write(path.join(folder, 'src', 'new', 'deeper.txt')), /^ok/, 'new folders inside the workspace’s own');
     assert.match(await write(path.join(home, 'notes', 'ok.txt')), /^ok/);
+    // While it runs, the workspace folder holds nothing it did not hold: no placeholder for a missing
+    // protected place (an empty .mcp.json, .bashrc, .cursor/), which its top level, read-only, makes needless.
+    assert.deepEqual(fs.readdirSync(folder).sort(), ['.git', 'src', 'team.code-workspace']);
+    assert.match(await write(path.join(folder, 'NEW.md')), /^refused/, 'no new entry at the top of the workspace folder');
 
     const targets = places.denyWrite.filter((place) => under(place, [folder, home]));
     assert.ok(targets.length >= 30, `only ${targets.length} protected places`);

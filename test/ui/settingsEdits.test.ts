@@ -1,0 +1,175 @@
+// Switchboard writes a user's settings file as a careful person would: in place, keeping every
+// comment, the order, the formatting and whatever else the file holds, and a choice undone leaves
+// the file byte for byte as it was. In the real editor, through the commands a user runs, on a
+// commented workspace settings file: Run Sandboxed and back, Disable and Enable, a tool's switch
+// off and on, a tool set picked and cleared, and Remove Server (only its entry goes). Run
+// Sandboxed on an allowed workspace server is itself the consent for that change (no dialog), and
+// the server goes on serving until the sandboxed one is up.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { eventually } from '../core/support/poll';
+import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
+
+/** A settings file as people write them: comments everywhere, their own layout, other settings around. */
+function commentedSettings(): string {
+  const node = JSON.stringify(process.execPath);
+  const server = JSON.stringify(fixture);
+  return `// Workspace settings. Keep the comments!
+{
+  "editor.tabSize": 4, // unrelated, and stays
+  /* Our MCP servers: */
+  "mcpSwitchboard.servers": {
+    // The one we use every day.
+    "daily": {
+      "command": ${node},
+      "args": [ ${server},   "--name", "daily" ], // odd spacing on purpose
+    },
+    "spare": { "command": ${node}, "args": [${server}, "--name", "spare"] }, // to be removed
+    // Last one: a comment after it.
+    "last": { "command": ${node}, "args": [${server}] }
+  },
+  "mcpSwitchboard.tools.disabled": [
+    // reviewed by the team
+    "daily/zzz_not_a_tool"
+  ],
+  "mcpSwitchboard.toolSets": { "review": { "tools": ["daily/echo"] } },
+  "files.trimTrailingWhitespace": true,
+}
+`;
+}
+
+describe('settings edits keep the user’s file (UI)', function () {
+  this.timeout(300_000);
+  let workbench: Workbench;
+  let settingsFile = '';
+  let original = '';
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWorkbench('consent', {
+      prepareWorkspace: (dir) => {
+        settingsFile = path.join(dir, '.vscode', 'settings.json');
+        fs.writeFileSync(settingsFile, commentedSettings());
+      },
+    });
+    original = fs.readFileSync(settingsFile, 'utf8');
+    const { page } = workbench;
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 3 MCP servers' });
+    await dialog.waitFor({ timeout: 60_000 });
+    await dialog.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
+    for (const name of ['daily', 'spare', 'last'])
+      await treeRow(page, name)
+        .locator('.label-description', { hasText: /^running/ })
+        .waitFor({ timeout: 60_000 });
+  });
+
+  after(async () => {
+    await workbench?.close();
+  });
+
+  const current = () => fs.readFileSync(settingsFile, 'utf8');
+
+  /** Runs a palette command that asks which server, and picks `server`. */
+  async function onServer(title: string, server: string): Promise<void> {
+    const { page } = workbench;
+    await runFromPalette(page, title, { opensQuickInput: true });
+    await page.locator('.quick-input-widget input').fill(server);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: server }).first().waitFor();
+    await page.keyboard.press('Enter');
+  }
+
+  /** The status bar's count of running servers, sampled until `stop` resolves: every value it showed. */
+  function watchStatusBar(stop: Promise<unknown>): Promise<string[]> {
+    const seen = new Set<string>();
+    const item = workbench.page.locator('.statusbar-item', { hasText: /MCP/ }).first();
+    return (async () => {
+      let done = false;
+      void stop.finally(() => (done = true));
+      while (!done) {
+        seen.add((await item.innerText().catch(() => '')).trim());
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return [...seen];
+    })();
+  }
+
+  it('Run Sandboxed asks nothing more and keeps the server serving until the sandboxed one is up; Run Unsandboxed leaves the file as it was', async () => {
+    const { page } = workbench;
+    const row = treeRow(page, 'daily');
+    const sandboxed = row.locator('.codicon-lock').waitFor({ timeout: 60_000 });
+    const shown = watchStatusBar(sandboxed);
+    await onServer('MCP Switchboard: Run Sandboxed', 'daily');
+    await sandboxed;
+    await row.locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'the menu choice was the consent: no dialog');
+    const counts = await shown;
+    assert.ok(
+      counts.every((text) => !/\b2\/3\b/.test(text)),
+      `the server was never counted as down while its sandboxed one started: ${counts.join(' | ')}`,
+    );
+    const edited = current();
+    assert.match(edited, /"sandboxEnabled": true/);
+    // Only that: everything else byte for byte.
+    assert.equal(edited.replace(/,?\s*"sandboxEnabled": true/, ''), original);
+    await screenshot(page, 'settings-edit-sandboxed');
+
+    await onServer('MCP Switchboard: Run Unsandboxed', 'daily');
+    await row.locator('.codicon-lock').waitFor({ state: 'detached', timeout: 60_000 });
+    await eventually(() => (current() === original ? true : undefined), 'the file back to its bytes', 20_000);
+  });
+
+  it('Disable and Enable, a tool switched off and on, a tool set picked and cleared: each undone leaves the file as it was', async () => {
+    const { page } = workbench;
+    await onServer('MCP Switchboard: Disable Server', 'daily');
+    await eventually(() => (/"enabled": false/.test(current()) ? true : undefined), 'disabled in the entry', 20_000);
+    await onServer('MCP Switchboard: Enable Server', 'daily');
+    await eventually(() => (current() === original ? true : undefined), 'the file back after Enable', 20_000);
+    await treeRow(page, 'daily')
+      .locator('.label-description', { hasText: /^running/ })
+      .waitFor({ timeout: 60_000 });
+
+    // A tool's switch: one line of the list, then gone again (the team's own item stays where it is).
+    await treeRow(page, 'daily').click();
+    const tool = treeRow(page, 'echo');
+    await tool.waitFor({ timeout: 15_000 });
+    await tool.locator('.custom-view-tree-node-item-checkbox').click();
+    await eventually(() => (current().includes('"daily/echo"') ? true : undefined), 'the switch written', 20_000);
+    assert.equal(current().replace(/\s*"daily\/echo",?/, ''), original.replace('"daily/zzz_not_a_tool"', '"daily/zzz_not_a_tool"'));
+    await tool.locator('.custom-view-tree-node-item-checkbox').click();
+    await eventually(() => (current() === original ? true : undefined), 'the file back after the switch on', 20_000);
+
+    // A tool set, from the status bar's command.
+    await runFromPalette(page, 'MCP Switchboard: Switch Tool Set…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'review' }).first().click();
+    await eventually(() => (/"mcpSwitchboard\.toolSet": "review"/.test(current()) ? true : undefined), 'the set in use written', 20_000);
+    await runFromPalette(page, 'MCP Switchboard: Switch Tool Set…', { opensQuickInput: true });
+    await page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: /All tools|No tool set|every tool/i })
+      .first()
+      .click();
+    await eventually(() => (current() === original ? true : undefined), 'the file back after the set is cleared', 20_000);
+  });
+
+  it('Remove Server removes its entry and nothing else', async () => {
+    const { page } = workbench;
+    await onServer('MCP Switchboard: Remove Server…', 'spare');
+    const confirm = page.locator('.monaco-dialog-box', { hasText: 'Remove the MCP server "spare"?' });
+    await confirm.waitFor({ timeout: 15_000 });
+    await confirm.locator('.monaco-button', { hasText: /^Remove$/ }).click();
+    await treeRow(page, 'spare').waitFor({ state: 'hidden', timeout: 30_000 });
+    const entry = /\n\s*"spare": \{[^\n]*\},/;
+    assert.match(original, entry);
+    const after = current();
+    assert.doesNotMatch(after, /"spare"/);
+    // What was around it is as it was, comments included (the entry's own trailing comment goes with it or stays).
+    const [before, rest] = original.split(entry) as [string, string];
+    assert.ok(after.startsWith(before), after);
+    assert.ok(after.endsWith(rest.replace(/^ \/\/ to be removed/, '')) || after.endsWith(rest), after);
+    assert.match(after, /\/\/ The one we use every day\./);
+    assert.match(after, /\/\/ Last one: a comment after it\./);
+  });
+});
