@@ -130,7 +130,7 @@ export async function editSetting(
   const location = file && [...file.prefix, `${SECTION}.${key}`];
   const text = file ? readConfigText(file.path) : '';
   // Only a file that holds exactly what the editor reads is edited in place (not one a profile shadows).
-  if (file && location && isDeepStrictEqual(jsonValueAt(text, location) ?? null, current ?? null)) {
+  if (file && location && sameJson(jsonValueAt(text, location), current)) {
     const open = vscode.workspace.textDocuments.find((document) => document.uri.scheme === 'file' && document.uri.fsPath === file.path);
     if (open?.isDirty) throw new Error(`${file.path} has changes that are not saved: save it, then try again. Nothing was changed`);
     const jsonEdits: JsonEdit[] = edits.map((edit) => ({ ...edit, location: [...location, ...edit.location] }));
@@ -144,6 +144,12 @@ export async function editSetting(
   let value = current;
   for (const edit of edits) value = withEdit(value, edit);
   await configuration.update(key, value, target);
+}
+
+/** Equal as JSON (the parser's objects have no prototype; the editor's do). */
+function sameJson(a: unknown, b: unknown): boolean {
+  const plain = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+  return isDeepStrictEqual(plain(a), plain(b));
 }
 
 /** The settings file of a target, and where in it the settings are (a .code-workspace file has them under `settings`). */

@@ -1,18 +1,12 @@
 // Writing one value into a JSON (with comments) configuration file that people also edit by hand:
-// jsonc-parser edits in place, so comments, formatting and everything else in the file stay.
+// edited in place (jsoncEdit.ts), so comments, formatting and everything else in the file stay.
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFileSync } from './regularFile';
-import {
-  applyEdits,
-  findNodeAtLocation,
-  getNodeValue,
-  modify,
-  parseTree,
-  printParseErrorCode,
-  type JSONPath,
-  type ParseError,
-} from 'jsonc-parser';
+import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
+import { applyJsonEdit, type JsonEdit } from './jsoncEdit';
+
+export type { JsonEdit } from './jsoncEdit';
 
 /** Larger configuration files are refused rather than read into memory and rewritten. */
 const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
@@ -58,33 +52,16 @@ export function jsonValueAt(text: string, location: JSONPath): unknown {
   return node === undefined ? undefined : getNodeValue(node);
 }
 
-/** How one edit changes a value: set it, remove it, or insert it into an array at an index. */
-export interface JsonEdit {
-  readonly location: JSONPath;
-  /** Undefined removes what is at `location`. */
-  readonly value: unknown;
-  /** `location` ends with an index of an array: the value goes in there, the rest moves on. */
-  readonly insert?: boolean;
-}
-
 /**
- * `text` with each edit made in place: only the characters of the edited value change, so that
- * comments, order and formatting everywhere else stay as the user wrote them. A text that does not
- * parse is refused (BrokenConfigFileError naming `file`), never edited around.
+ * `text` with each edit made in place (jsoncEdit.ts): only the characters of the edited value
+ * change, so that comments, order and formatting everywhere else stay as the user wrote them. A text
+ * that does not parse is refused (BrokenConfigFileError naming `file`), never edited around.
  */
 export function editJsonText(file: string, current: string, edits: readonly JsonEdit[]): string {
   let text = current.trim() === '' ? '{}\n' : current;
   const broken = firstParseError(text);
   if (broken) throw new BrokenConfigFileError(file, broken.line, broken.column, broken.problem);
-  for (const edit of edits) {
-    // A new value is laid out like the file's own: two spaces, or the file's tabs.
-    const tabs = /^\t/m.test(text);
-    const changes = modify(text, edit.location, edit.value, {
-      formattingOptions: { insertSpaces: !tabs, tabSize: tabs ? 1 : 2, eol: text.includes('\r\n') ? '\r\n' : '\n' },
-      ...(edit.insert ? { isArrayInsertion: true } : {}),
-    });
-    text = applyEdits(text, changes);
-  }
+  for (const edit of edits) text = applyJsonEdit(text, edit);
   return text;
 }
 
