@@ -1,7 +1,7 @@
 // Remove Server: deletes a server's entry where it is defined (a settings scope, or the file it was
 // read from: an mcp.json, another client's file), after a confirmation that says where.
 import fs from 'node:fs/promises';
-import { applyEdits, modify } from 'jsonc-parser';
+import { editJsonText } from '../core/base/jsoncFile';
 import * as vscode from 'vscode';
 import { describeSource, type ServerSource } from '../core/config';
 import { entryPath, removeSettingsEntry, revealEntry } from './settingsEntry';
@@ -56,9 +56,9 @@ async function removeEntry(name: string, source: ServerSource): Promise<boolean>
   const text = await fs.readFile(source.file, 'utf8');
   const path = entryPath(text, name, source);
   if (!path) return false;
-  // jsonc-parser edits in place: comments and formatting of the rest of the file are kept.
-  const edits = modify(text, path, undefined, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
-  if (edits.length === 0) return false;
-  await fs.writeFile(source.file, applyEdits(text, edits));
+  // In place: the entry and its own lines go; comments and formatting of the rest of the file stay.
+  const next = editJsonText(source.file, text, [{ location: path, value: undefined }]);
+  if (next === text) return false;
+  await fs.writeFile(source.file, next);
   return true;
 }

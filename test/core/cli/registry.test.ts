@@ -1,6 +1,7 @@
 // `mcp-switchboard registry search` and `registry add`, run as the built CLI against the local
 // registry; the added server is then checked with doctor, as the command suggests.
 import assert from 'node:assert/strict';
+import { applyJsonEdit } from '../../../src/core/base/jsoncEdit';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inputEnvVarName } from '../../../src/core/config';
@@ -34,6 +35,11 @@ describe('mcp-switchboard registry (CLI)', function () {
     );
     const settings = fs.readFileSync(path.join(folder, '.vscode', 'settings.json'), 'utf8');
     assert.match(settings, /\/\/ kept/);
+    // Only the entry was added: without it, the file is byte for byte what it was.
+    assert.equal(
+      applyJsonEdit(settings, { location: ['mcpSwitchboard.servers'], value: undefined }),
+      '{\n  // kept\n  "editor.tabSize": 2\n}\n',
+    );
     assert.match(settings, /"X-Api-Key": "\$\{input:weather-x-api-key\}"/);
 
     const doctor = await runCli(['doctor', '--folder', folder], { env: { [inputEnvVarName(id)]: 'key-123' } });

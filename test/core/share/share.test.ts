@@ -2,6 +2,7 @@
 // variable; serve keeps its token in a 0600 file across runs; and an agent reading the shared entry
 // reaches serve's servers (Switchboard itself, reading Codex's file, plays that agent).
 import assert from 'node:assert/strict';
+import { applyJsonEdit } from '../../../src/core/base/jsoncEdit';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -58,6 +59,9 @@ describe("share: the gateway in other agents' configs", function () {
       assert.equal(result.outcome, 'added');
       const text = fs.readFileSync(result.file, 'utf8');
       assert.ok(text.includes(target === 'codex' ? 'model = "gpt-5-codex"' : '// mine'), text);
+      // Everything but the entry is byte for byte what the user had.
+      if (target !== 'codex') assert.equal(applyJsonEdit(text, { location: ['mcpServers', 'switchboard'], value: undefined }), existing);
+      else assert.ok(text.startsWith(existing), text);
       assert.ok(!text.includes(TOKEN), 'no token in the file');
       assert.equal(
         shareGateway({ target, port: 47_801, folder, userHome: home, env }).outcome,
