@@ -1,6 +1,6 @@
 import type { TaskNode } from './taskRows';
 import * as vscode from 'vscode';
-import { isActive } from '../core/state';
+import { isActive, isSwitchboardError } from '../core/state';
 import type { ServerManager, ServerView } from '../core/manager';
 import { describeState, sandboxDeniedHost } from '../core/presentation';
 import { sandboxOf } from '../core/config';
@@ -469,6 +469,11 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       try {
         return await handler(...args);
       } catch (error) {
+        // The user said no (Cancel on a confirmation, Escape on a form): nothing failed.
+        if (isCancellation(error)) {
+          services.logs.main.info(`${id}: cancelled`);
+          return undefined;
+        }
         const message = errorMessage(error);
         services.logs.main.error(`${id} failed: ${message}`);
         void vscode.window.showErrorMessage(`MCP Switchboard: ${message}`);
@@ -476,6 +481,16 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       }
     });
   });
+}
+
+/**
+ * Whether an error is the user's own cancellation: the editor's CancellationError (a tool
+ * confirmation answered Cancel), or a request of ours that was cancelled.
+ */
+export function isCancellation(error: unknown): boolean {
+  if (error instanceof vscode.CancellationError) return true;
+  if (isSwitchboardError(error, 'CANCELLED')) return true;
+  return error instanceof Error && (error.name === 'Canceled' || error.message === 'Canceled');
 }
 
 /** The tool of a tool row the command was run from, if it was. */

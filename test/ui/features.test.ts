@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWorkbench, runFromPalette, runToolFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import {
+  activityBarEntry,
+  editorLogLines,
+  openWorkbench,
+  runFromPalette,
+  runToolFromPalette,
+  screenshot,
+  treeRow,
+  type Workbench,
+} from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const fakeModel = path.resolve(__dirname, '../harness/fake-model-extension');
@@ -238,6 +247,23 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     assert.equal(await box.locator('.monaco-list-row', { hasText: /^(a|b) \*/ }).count(), 2);
     await screenshot(page, 'run-tool-from-row');
     await page.keyboard.press('Escape');
+  });
+
+  it('Cancel on the confirmation is no failure: no error toast, no error in the log', async () => {
+    const { page, userDataDir } = workbench;
+    await runToolFromPalette(page, 'rich__add', '{"a": 1, "b": 2}');
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'add' });
+    await dialog.waitFor({ timeout: 30_000 });
+    await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+    // The command has returned by the time its log line is written.
+    await eventually(
+      () => (/mcpSwitchboard\.runTool: cancelled/.test(editorLogLines(userDataDir, /runTool/, /MCP Switchboard\.log$/)) ? true : undefined),
+      'the log says it was cancelled',
+      15_000,
+    );
+    assert.equal(await page.locator('.notification-toast', { hasText: /Canceled|failed/ }).count(), 0, 'no error toast');
+    assert.doesNotMatch(editorLogLines(userDataDir, /runTool/, /MCP Switchboard\.log$/), /\[error\].*runTool/);
   });
 
   it('Run Tool fills the form argument by argument, as each type needs, and Run sends them', async () => {
