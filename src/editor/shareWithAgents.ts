@@ -28,6 +28,24 @@ export async function shareWithAgentsInteractively(launcher: () => string, skill
     },
   );
   if (!picked) return;
+  let target = picked.target;
+  if (target === 'mcpJsonPortable') {
+    // This very editor reads the folder's .mcp.json too: it would start the entry and list every tool twice.
+    const elsewhere = "Use Claude Code's Own File";
+    const anyway = 'Write .mcp.json Anyway';
+    const choice = await vscode.window.showWarningMessage(
+      'This editor reads the folder’s .mcp.json too: it would start Switchboard’s entry itself and list every tool twice (once from Switchboard, once from the entry).',
+      {
+        modal: true,
+        detail:
+          "Claude Code's own file (~/.claude.json) reaches Claude Code without that. Write .mcp.json only for agents on other machines, or if this editor's own MCP servers are turned off.",
+      },
+      elsewhere,
+      anyway,
+    );
+    if (choice === undefined) return;
+    if (choice === elsewhere) target = 'claudeCode';
+  }
   const how = await vscode.window.showQuickPick(
     [
       {
@@ -59,14 +77,14 @@ export async function shareWithAgentsInteractively(launcher: () => string, skill
     port = Number(typed);
   }
   const result = shareGateway({
-    target: picked.target,
+    target,
     port,
     folder: folder ?? os.homedir(),
     userHome: os.homedir(),
     env: process.env,
     ...(how.stdio ? { launch: { command: launcher(), args: [] } } : {}),
   });
-  const skillNote = skills ? await shareSkills(skills, SKILLS_OF[picked.target]) : undefined;
+  const skillNote = skills ? await shareSkills(skills, SKILLS_OF[target]) : undefined;
   const copy = 'Copy Commands';
   const done = result.outcome === 'present' ? 'was already in' : result.outcome === 'replaced' ? 'replaced in' : 'added to';
   const choice = await vscode.window.showInformationMessage(

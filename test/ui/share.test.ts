@@ -1,7 +1,7 @@
-// Share with Other Agents… in the real editor, the way that needs nothing else: the folder's
-// .mcp.json gets an entry that starts Switchboard itself (serve --stdio) through a launcher at a
-// path that survives the extension's updates, and an agent that starts that entry as written gets
-// Switchboard on stdio.
+// Share with Other Agents… in the real editor: the folder's .mcp.json, which this editor reads too,
+// is written only after a warning that its tools would be listed twice, and holds nothing of this
+// machine: an entry that starts Switchboard from npm (serve --stdio) for the folder the agent runs
+// in; an agent that starts that entry gets Switchboard on stdio.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,10 +31,22 @@ describe('Share with Other Agents (UI)', function () {
     await workbench?.close();
   });
 
-  it("writes an entry the agent starts itself, naming the editor's launcher, and an agent that starts it gets Switchboard", async () => {
-    const { page, workspace, userDataDir } = workbench;
+  it('warns that this editor reads .mcp.json too, and writes one that holds nothing of this machine, which starts Switchboard for the folder', async () => {
+    const { page, workspace } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Share with Other Agents…', { opensQuickInput: true });
     await answer(page, 'whose config', "This folder's .mcp.json");
+    const warning = page.locator('.monaco-dialog-box', { hasText: 'list every tool twice' });
+    await warning.waitFor({ timeout: 15_000 });
+    // (In the order the platform puts dialog buttons.)
+    assert.deepEqual(
+      (await warning.locator('.monaco-button').allInnerTexts())
+        .map((text) => text.trim())
+        .filter((text) => text !== 'Cancel')
+        .sort(),
+      ["Use Claude Code's Own File", 'Write .mcp.json Anyway'],
+    );
+    await screenshot(page, 'share-portable-warning');
+    await warning.locator('.monaco-button', { hasText: 'Write .mcp.json Anyway' }).click();
     await answer(page, 'how does the agent reach it', 'The agent starts it');
     const done = page.locator('.monaco-dialog-box', { hasText: '"switchboard" added to' });
     await done.waitFor({ timeout: 15_000 });
@@ -42,21 +54,18 @@ describe('Share with Other Agents (UI)', function () {
     await screenshot(page, 'share-stdio');
     await page.keyboard.press('Escape');
 
-    const entry = (
-      JSON.parse(fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8')) as {
-        mcpServers: Record<string, { command: string; args: string[] }>;
-      }
-    ).mcpServers.switchboard;
-    assert.ok(entry);
-    // In the editor's user folder (its global storage), not in the extension's versioned folder.
-    assert.ok(entry.command.startsWith(userDataDir), entry.command);
-    assert.match(entry.command, /\/bin\/mcp-switchboard$/);
-    assert.deepEqual(entry.args, ['serve', '--stdio', '--folder', workspace]);
+    const text = fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8');
+    const entry = (JSON.parse(text) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.switchboard;
+    // Committed and read on other machines: no path of this one.
+    assert.deepEqual(entry, { type: 'stdio', command: 'npx', args: ['-y', 'mcp-switchboard', 'serve', '--stdio', '--folder', '.'] });
+    for (const local of [workspace, process.execPath, os.homedir()]) assert.ok(!text.includes(local), `${local} in ${text}`);
 
+    // An agent starts it in the folder (the CLI of this checkout standing in for the npm package).
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-agent-'));
     const transport = new StdioClientTransport({
-      command: entry.command,
-      args: entry.args,
+      command: process.execPath,
+      args: [path.resolve(__dirname, '../../dist/cli.js'), ...entry.args.slice(2)],
+      cwd: workspace,
       env: {
         ...(process.env as Record<string, string>),
         HOME: home,

@@ -20,7 +20,12 @@ ${DEFAULT_SHARE_PORT}) into that agent's config: DIR/.mcp.json, ~/.claude.json, 
 or ~/.gemini/settings.json. The entry names the token as the variable MCP_SWITCHBOARD_TOKEN, never
 the token itself, so the file is safe to commit. Then run serve with --token-file, as printed.
 With --stdio the entry launches \`mcp-switchboard serve --stdio --folder DIR\` instead: the agent
-starts and stops it itself, and there is nothing to run and no token.
+starts and stops it itself, and there is nothing to run and no token. In the portable .mcp.json,
+which is committed and read on other machines, that entry is \`npx -y mcp-switchboard serve --stdio
+--folder .\`: nothing of this machine in it.
+
+An editor that runs Switchboard and also reads .mcp.json (VS Code 1.140 and later) would start
+that entry too and list every tool twice: there, share with Claude Code's own file instead.
 `;
 
 export function runShare(
@@ -57,5 +62,9 @@ export function runShare(
   io.out(
     `${result.outcome === 'present' ? 'Already there' : result.outcome === 'replaced' ? 'Replaced' : 'Added'}: "switchboard" in ${result.file}.\nThen:\n${result.steps.map((step, index) => `  ${index + 1}. ${step}\n`).join('')}`,
   );
+  if (target === 'mcpJsonPortable')
+    io.err(
+      'Note: an editor that runs Switchboard and reads .mcp.json too (VS Code 1.140 and later) starts this entry as well and lists every tool twice; there, share with Claude Code\'s own file (share claude-code) instead.\n',
+    );
   return 0;
 }

@@ -75,10 +75,19 @@ function writeToml(file: string, table: string): 'added' | 'present' {
   return 'added';
 }
 
+/** The npm package an agent on any machine starts Switchboard from. */
+export const CLI_PACKAGE = 'mcp-switchboard';
+
 export function shareGateway(request: ShareRequest): ShareResult {
   const { launch } = request;
+  // The folder's .mcp.json is committed and read on other machines: nothing of this one goes in it
+  // (not this machine's Node, launcher or folder path), so its entry starts the package from npm
+  // for the folder the agent runs in.
+  const portable = request.target === 'mcpJsonPortable';
   const entry = launch
-    ? { type: 'stdio', command: launch.command, args: [...launch.args, 'serve', '--stdio', '--folder', request.folder] }
+    ? portable
+      ? { type: 'stdio', command: 'npx', args: ['-y', CLI_PACKAGE, 'serve', '--stdio', '--folder', '.'] }
+      : { type: 'stdio', command: launch.command, args: [...launch.args, 'serve', '--stdio', '--folder', request.folder] }
     : {
         type: 'http',
         url: `http://127.0.0.1:${request.port}/mcp`,
@@ -100,7 +109,9 @@ export function shareGateway(request: ShareRequest): ShareResult {
       file,
       outcome,
       steps: [
-        `Nothing to run: the agent starts Switchboard (serve --stdio) for ${request.folder} when it needs it, and stops it when it ends. The folder's own servers run once you have allowed them (in the editor, or with mcp-switchboard doctor on a terminal).`,
+        portable
+          ? `Nothing to run: an agent that reads this file (on any machine) starts Switchboard from npm (npx ${CLI_PACKAGE} serve --stdio) for the folder it runs in, and stops it when it ends. The folder's own servers run once each person has allowed them (in the editor, or with ${CLI_PACKAGE} doctor on a terminal).`
+          : `Nothing to run: the agent starts Switchboard (serve --stdio) for ${request.folder} when it needs it, and stops it when it ends. The folder's own servers run once you have allowed them (in the editor, or with ${CLI_PACKAGE} doctor on a terminal).`,
       ],
     };
   }

@@ -91,25 +91,28 @@ describe('CLI: serve --stdio', function () {
     assert.match(nested.stderr, /started by Switchboard itself/);
   });
 
-  it('share --stdio writes an entry that an agent launches as it is: this CLI, serve --stdio, the folder', async () => {
+  it('share portable --stdio writes an entry with nothing of this machine, which an agent in the folder launches: serve --stdio for the folder', async () => {
     const home = tempWorkspace(cleanup).dir;
     const ws = tempWorkspace(cleanup, { alpha: fixture('--name', 'alpha') });
     const shared = await runCli(['share', 'portable', '--stdio', '--folder', ws.dir], { env: { HOME: home } });
     assert.equal(shared.code, 0, shared.stderr);
     assert.match(shared.stdout, /Nothing to run/);
-    const entry = (
-      JSON.parse(fs.readFileSync(ws.file('.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> }
-    ).mcpServers.switchboard;
+    assert.match(shared.stderr, /lists every tool twice; there, share with Claude Code's own file/);
+    const text = fs.readFileSync(ws.file('.mcp.json'), 'utf8');
+    const entry = (JSON.parse(text) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.switchboard;
     assert.ok(entry);
-    assert.equal(entry.command, process.execPath);
-    assert.deepEqual(entry.args, [fs.realpathSync(CLI), 'serve', '--stdio', '--folder', ws.dir]);
-    // The agent starts exactly that. (The folder's own servers wait for the user's consent.)
+    assert.equal(entry.command, 'npx');
+    assert.deepEqual(entry.args, ['-y', 'mcp-switchboard', 'serve', '--stdio', '--folder', '.']);
+    for (const local of [ws.dir, process.execPath, fs.realpathSync(CLI), home]) assert.ok(!text.includes(local), `${local} in ${text}`);
+    // The agent starts that in the folder (this checkout's CLI standing in for the package npx fetches).
+    // (The folder's own servers wait for the user's consent.)
     const client = new Client({ name: 'agent', version: '1.0.0' });
     cleanup.add(() => client.close());
     await client.connect(
       new StdioClientTransport({
-        command: entry.command,
-        args: entry.args,
+        command: process.execPath,
+        args: [CLI, ...entry.args.slice(2)],
+        cwd: ws.dir,
         env: {
           ...(process.env as Record<string, string>),
           HOME: home,
@@ -134,10 +137,16 @@ describe('CLI: serve --stdio', function () {
     const launcher = writeCliLauncher(storage, CLI, userSettings, process.execPath);
     assert.equal(launcher, path.join(storage, 'bin', 'mcp-switchboard'));
     assert.equal(fs.statSync(launcher).mode & 0o777, 0o700);
-    shareGateway({ target: 'mcpJsonPortable', port: 1, folder: ws.dir, userHome: home, env: {}, launch: { command: launcher, args: [] } });
-    const entry = (
-      JSON.parse(fs.readFileSync(ws.file('.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> }
-    ).mcpServers.switchboard;
+    const { file } = shareGateway({
+      target: 'claudeCode',
+      port: 1,
+      folder: ws.dir,
+      userHome: home,
+      env: {},
+      launch: { command: launcher, args: [] },
+    });
+    const entry = (JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> })
+      .mcpServers.switchboard;
     assert.deepEqual(entry, { type: 'stdio', command: launcher, args: ['serve', '--stdio', '--folder', ws.dir] });
     const transport = new StdioClientTransport({
       command: entry.command,

@@ -111,8 +111,16 @@ describe("share: the gateway in other agents' configs", function () {
         loaded.servers.find((server) => server.name === 'switchboard') as StdioServerDefinition,
       ) as StdioServerDefinition;
       assert.equal(shared.transport, 'stdio');
-      assert.equal(shared.command, process.execPath);
-      assert.deepEqual(shared.args, ['/opt/switchboard/dist/cli.js', 'serve', '--stdio', '--folder', folder]);
+      if (target === 'mcpJsonPortable') {
+        // Committed and read on other machines: the package from npm, for the folder the agent runs in.
+        assert.equal(shared.command, 'npx');
+        assert.deepEqual(shared.args, ['-y', 'mcp-switchboard', 'serve', '--stdio', '--folder', '.']);
+        const text = fs.readFileSync(result.file, 'utf8');
+        for (const local of [folder, process.execPath, '/opt/switchboard', home]) assert.ok(!text.includes(local), `${local} in ${text}`);
+      } else {
+        assert.equal(shared.command, process.execPath);
+        assert.deepEqual(shared.args, ['/opt/switchboard/dist/cli.js', 'serve', '--stdio', '--folder', folder]);
+      }
     });
   }
 
