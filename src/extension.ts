@@ -24,6 +24,7 @@ import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpD
 import { ResourceViewer } from './editor/resourceViewer';
 import { runToolInteractively } from './editor/runTool';
 import { ServersUi } from './editor/serversUi';
+import { serverToolCounts } from './editor/serversView';
 import { SkillInstalls } from './editor/skillInstalls';
 import type { TreeSnapshot } from './editor/serversView';
 import { SwitchboardContext } from './editor/switchboardContext';
@@ -246,6 +247,7 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
     openResource: (server, uri) => resources.open(server, uri),
     cliLauncher: () => writeCliLauncher(extension.globalStorageUri.fsPath, cliPath, userSettings),
     skills,
+    toolCounts: (server) => serverToolCounts(catalog, server),
     ...signIns,
   }))
     context.own(command);

@@ -2,7 +2,7 @@ import type { TaskNode } from './taskRows';
 import * as vscode from 'vscode';
 import { isActive, isSwitchboardError } from '../core/state';
 import type { ServerManager, ServerView } from '../core/manager';
-import { describeState, sandboxDeniedHost } from '../core/presentation';
+import { describeState, sandboxDeniedHost, type StateContext } from '../core/presentation';
 import { sandboxOf } from '../core/config';
 import { addServerInteractively } from './addServer';
 import { addServerFromRegistry } from './registryPicker';
@@ -47,6 +47,8 @@ export interface CommandServices {
   cliLauncher(): string;
   /** Servers' skills where agents read them. */
   readonly skills: SkillInstalls;
+  /** A server's tools as its row counts them (`1 of 17 offered`): the same figure everywhere. */
+  toolCounts(server: string): StateContext;
 }
 
 /** Commands accept a server name (keybindings, other extensions), a tree node, or nothing (quick pick). */
@@ -332,7 +334,9 @@ const showServerActions: Command = (services) => async () => {
         1,
       ),
     );
-  const action = await vscode.window.showQuickPick(actions, { title: `${name}: ${view ? describeState(view.state) : ''}` });
+  const action = await vscode.window.showQuickPick(actions, {
+    title: `${name}: ${view ? describeState(view.state, Date.now(), services.toolCounts(name)) : ''}`,
+  });
   if (action) await vscode.commands.executeCommand(action.command, name);
 };
 

@@ -3,7 +3,7 @@ import { describeSandboxRules, describeSource, sandboxOf, type SandboxRulesOrigi
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
-import { describeState, STATE_MESSAGE_MAX } from '../core/presentation';
+import { describeState, STATE_MESSAGE_MAX, toolsText, type StateContext } from '../core/presentation';
 import { isReady } from '../core/state';
 import type { DevRestart } from './devWatchers';
 
@@ -37,27 +37,27 @@ export function connectionSummary(view: ServerView): string {
   return `${redactSecrets(definition.url, definition.secrets)}${headers.length ? ` (headers: ${headers.join(', ')})` : ''}`;
 }
 
-/** `11 tools · 3 resources · 1 template · 2 prompts`, leaving out what the server does not offer. */
-export function offerSummary(toolCount: number, offer: OfferedServer | undefined): string {
+/** `11 tools · 3 resources · 1 template · 2 prompts` (`1 of 11 offered · …`), leaving out what the server does not offer. */
+export function offerSummary(counts: StateContext, offer: OfferedServer | undefined): string {
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const parts = [count(toolCount, 'tool')];
+  const parts = [toolsText(counts.tools ?? 0, counts.offered)];
   if (offer?.resources.length) parts.push(count(offer.resources.length, 'resource'));
   if (offer?.resourceTemplates.length) parts.push(count(offer.resourceTemplates.length, 'template'));
   if (offer?.prompts.length) parts.push(count(offer.prompts.length, 'prompt'));
   return parts.join(' · ');
 }
 
-/** `toolCount`: the tools chat has of the server (for an idle one, from the cache). */
+/** `counts`: the server's tools (for an idle one, from the cache) and how many chat is offered. */
 export function serverTooltip(
   view: ServerView,
   offer: OfferedServer | undefined,
-  toolCount: number,
+  counts: StateContext,
   restart?: DevRestart,
 ): vscode.MarkdownString {
   const markdown = new vscode.MarkdownString('', true);
   markdown.supportHtml = false;
   const state = view.state;
-  markdown.appendMarkdown(`**${escape(view.name)}** — ${escape(describeState(state, Date.now(), { tools: toolCount }))}\n\n`);
+  markdown.appendMarkdown(`**${escape(view.name)}** — ${escape(describeState(state, Date.now(), counts))}\n\n`);
   const rows: Array<[string, string]> = [];
   const definition = view.definition;
   if (definition) {
@@ -81,11 +81,11 @@ export function serverTooltip(
       `${state.protocolVersion} · ${state.era === 'modern' ? 'modern era (sessionless)' : 'legacy era (initialize and sessions)'}`,
     ]);
     rows.push(['Capabilities', Object.keys(state.capabilities).join(', ') || 'none']);
-    rows.push(['Offers', offerSummary(view.tools.length, offer)]);
+    rows.push(['Offers', offerSummary(counts, offer)]);
     rows.push(['Connected since', new Date(state.since).toLocaleString()]);
   }
   if (state.kind === 'idle') {
-    rows.push(['Offers', `${offerSummary(toolCount, offer)} (cached)`]);
+    rows.push(['Offers', `${offerSummary(counts, offer)} (cached)`]);
     rows.push([state.reason === 'unused' ? 'Stopped while unused since' : 'Idle since', new Date(state.since).toLocaleString()]);
   }
   const instructions = state.kind === 'running' ? state.instructions : offer?.instructions;

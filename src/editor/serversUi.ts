@@ -8,7 +8,8 @@ import type { ServerManager } from '../core/manager';
 import type { DevRestart } from './devWatchers';
 import { FailureNotices } from './failureNotices';
 import type { LogChannels } from './logChannels';
-import { SERVERS_VIEW_ID, ServersTreeProvider, snapshotTree, toolRows, type TreeSnapshot } from './serversView';
+import { SERVERS_VIEW_ID, ServersTreeProvider, serverToolCounts, snapshotTree, toolRows, type TreeSnapshot } from './serversView';
+import type { StateContext } from '../core/presentation';
 import { openToolSettings, setToolEnabled } from './settings';
 import { HealthStatusBar } from './statusBar';
 import type { SkillInstalls } from './skillInstalls';
@@ -78,11 +79,12 @@ export class ServersUi implements vscode.Disposable {
     this.tree.refresh();
     const snapshot = this.catalog.snapshot();
     this.toolSetStatus.update(snapshot);
-    this.statusBar.update(
-      this.manager.health(),
-      this.manager.servers(),
-      (name) => snapshot.servers.find((server) => server.name === name)?.tools.length ?? 0,
-    );
+    this.statusBar.update(this.manager.health(), this.manager.servers(), (name) => this.toolCounts(name, snapshot));
+  }
+
+  /** A server's tools as its row counts them: every surface shows this figure. */
+  toolCounts(name: string, snapshot = this.catalog.snapshot()): StateContext {
+    return serverToolCounts(this.catalog, name, snapshot);
   }
 
   /** The tree as rendered, for tests and other extensions. */

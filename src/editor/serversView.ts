@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { isActive, type ServerStateKind } from '../core/state';
-import { describeFilterRule, type CatalogSnapshot, type OfferedServer, type PreparedTool } from '../core/catalog';
+import { describeFilterRule, type CatalogSnapshot, type OfferedServer, type PreparedTool, type ToolCatalog } from '../core/catalog';
 import { sandboxOf, signsInWithOAuth } from '../core/config';
 import type { ServerView } from '../core/manager';
 import { describeRow, rowPrimaryAction, pickRowIcon, sandboxDeniedHost } from '../core/presentation';
@@ -60,6 +60,20 @@ export function toolRows(snapshot: CatalogSnapshot, server: string, known: reado
  */
 export function isOffered(row: ToolRow): boolean {
   return row.enabled && !row.filteredBy;
+}
+
+/** A server's tools as every surface counts them (the row, its tooltip, the status bar, its actions). */
+export function toolCounts(rows: readonly ToolRow[]): { readonly tools: number; readonly offered: number } {
+  return { tools: rows.length, offered: rows.filter(isOffered).length };
+}
+
+/** The counts of one server, from the catalog as its row reads it. */
+export function serverToolCounts(
+  catalog: Pick<ToolCatalog, 'snapshot' | 'knownTools'>,
+  server: string,
+  snapshot: CatalogSnapshot = catalog.snapshot(),
+): { readonly tools: number; readonly offered: number } {
+  return toolCounts(toolRows(snapshot, server, catalog.knownTools(server)));
 }
 
 export type TreeNode =
@@ -186,12 +200,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     // A few words that fit the default sidebar beside the name and two hover buttons; the tooltip
     // has the full message, the timing and the sandbox rules.
     const restart = this.source.devRestart?.(view.name);
-    item.description = describeRow(view.state, Date.now(), {
-      tools: rows.length,
-      offered: rows.filter(isOffered).length,
-      tasks: view.tasks.length,
-    });
-    item.tooltip = serverTooltip(view, offer, rows.length, restart);
+    const counts = toolCounts(rows);
+    item.description = describeRow(view.state, Date.now(), { ...counts, tasks: view.tasks.length });
+    item.tooltip = serverTooltip(view, offer, counts, restart);
     // A running server shows that dev.watch just restarted it, or that it is sandboxed, or its own
     // icon if it has one; any other state shows what is wrong.
     const mark =

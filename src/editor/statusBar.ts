@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { countWhere, readyCount, type HealthSummary, type ServerView } from '../core/manager';
 import { hasFailed, isInTrouble, waitsForUser } from '../core/state';
-import { describeState } from '../core/presentation';
+import { describeState, type StateContext } from '../core/presentation';
 import { COMMANDS } from './commandIds';
 
 /** `$(plug) 3/4`, spinning while anything starts; warning or error background when servers fail. */
@@ -14,8 +14,8 @@ export class HealthStatusBar implements vscode.Disposable {
     this.item.command = COMMANDS.showServerActions;
   }
 
-  /** `toolCount`: the tools chat has of a server, which for an idle one come from the cache. */
-  update(health: HealthSummary, servers: readonly ServerView[], toolCount: (server: string) => number): void {
+  /** `counts`: a server's tools (an idle one's from the cache) and how many chat is offered, as its row counts them. */
+  update(health: HealthSummary, servers: readonly ServerView[], counts: (server: string) => StateContext): void {
     if (health.total === 0) {
       this.item.hide();
       return;
@@ -37,7 +37,7 @@ export class HealthStatusBar implements vscode.Disposable {
     const tooltip = new vscode.MarkdownString('**MCP Switchboard**\n\n| Server | State |\n|---|---|\n');
     for (const server of servers) {
       tooltip.appendMarkdown(
-        `| ${server.name.replace(/\|/g, '\\|')} | ${describeState(server.state, Date.now(), { tools: toolCount(server.name) }).replace(/\|/g, '\\|')} |\n`,
+        `| ${server.name.replace(/\|/g, '\\|')} | ${describeState(server.state, Date.now(), counts(server.name)).replace(/\|/g, '\\|')} |\n`,
       );
     }
     tooltip.appendMarkdown('\nClick for server actions.');

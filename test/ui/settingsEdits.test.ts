@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -112,7 +112,7 @@ describe('settings edits keep the user’s file (UI)', function () {
   /** The status bar's count of running servers, sampled until `stop` resolves: every value it showed. */
   function watchStatusBar(stop: Promise<unknown>): Promise<string[]> {
     const seen = new Set<string>();
-    const item = workbench.page.locator('.statusbar-item', { hasText: /MCP/ }).first();
+    const item = workbench.page.locator('.statusbar-item', { hasText: /^\s*\d+\/3\s*$/ }).first();
     return (async () => {
       let done = false;
       void stop.finally(() => (done = true));
@@ -134,6 +134,10 @@ describe('settings edits keep the user’s file (UI)', function () {
     await row.locator('.label-description', { hasText: /^running/ }).waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'the menu choice was the consent: no dialog');
     const counts = await shown;
+    assert.ok(
+      counts.some((text) => /^3\/3$/.test(text)),
+      `the status bar was read: ${counts.join(' | ')}`,
+    );
     assert.ok(
       counts.every((text) => !/\b2\/3\b/.test(text)),
       `the server was never counted as down while its sandboxed one started: ${counts.join(' | ')}`,
@@ -166,6 +170,16 @@ describe('settings edits keep the user’s file (UI)', function () {
     await tool.locator('.custom-view-tree-node-item-checkbox').click();
     await eventually(() => (current().includes('"daily/echo"') ? true : undefined), 'the switch written', 20_000);
     await tool.locator('.label-description', { hasText: /switched off/ }).waitFor({ timeout: 20_000 });
+    // One figure everywhere: the row, its tooltip and the status bar's say how many of how many chat is offered.
+    const server = treeRow(page, 'daily');
+    const figure = /\b(\d+) of (\d+) offered\b/.exec(await server.locator('.label-description').innerText());
+    assert.ok(figure, await server.locator('.label-description').innerText());
+    const tooltip = await rowTooltip(page, server, `${figure[0]}`);
+    assert.match(await tooltip.innerText(), new RegExp(`running · ${figure[0]}`));
+    await page.mouse.move(5, 5);
+    await page.locator('.statusbar-item', { hasText: /^\s*\d+\/3\s*$/ }).first().hover();
+    await page.locator('.monaco-hover', { hasText: `running · ${figure[0]}` }).first().waitFor({ timeout: 15_000 });
+    await page.mouse.move(5, 5);
     assert.equal(current().replace(/\n[ \t]*"daily\/echo",?/, ''), original);
     await page.mouse.move(5, 5);
     await tool.locator('.custom-view-tree-node-item-checkbox').click();

@@ -1,5 +1,5 @@
 // The presentation module's surface: what the rest of Switchboard uses of it.
-export { STATE_MESSAGE_MAX, describeState } from './stateText';
+export { STATE_MESSAGE_MAX, describeState, toolsText, type StateContext } from './stateText';
 export { describeRow, rowPrimaryAction } from './rowText';
 export { pickRowIcon } from './serverIcon';
 export { elicitFields, parseFieldText, urlDomain } from './elicitationFields';

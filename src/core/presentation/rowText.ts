@@ -4,12 +4,10 @@
 // already says error, blocked or needs sign-in, so the words name the cause.
 import type { ConnectionErrorCode, BlockedReason, ServerState, SignInReason } from '../state';
 import { failureActions, sandboxDeniedHost } from './notices';
-import { firstProblem, plural } from './stateText';
+import { firstProblem, plural, toolsText } from './stateText';
 
 /** The longest description a row should need for a state (checked by the tests for every kind). */
 export const ROW_TEXT_BUDGET = 21;
-
-const tools = (count: number) => plural(count, 'tool');
 
 const ERROR_WORDS: Record<ConnectionErrorCode, string> = {
   ENOENT: 'command not found',
@@ -89,14 +87,12 @@ export interface RowContext {
  */
 export function describeRow(state: ServerState, now: number, context: RowContext = {}): string {
   switch (state.kind) {
-    case 'idle': {
-      const count = context.offered ?? context.tools;
-      return count ? `ready · ${tools(count)}` : 'ready';
-    }
+    case 'idle':
+      return context.tools ? `ready · ${toolsText(context.tools, context.offered)}` : 'ready';
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
       if (context.tasks) return `running · ${plural(context.tasks, 'task')}`;
-      return `running · ${tools(context.offered ?? state.toolCount)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
+      return `running · ${toolsText(context.tools ?? state.toolCount, context.offered)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
     }
     case 'starting':
       if (!state.attempt) return 'starting…';

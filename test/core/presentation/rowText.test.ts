@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ServerState } from '../../../src/core/state/serverState';
+import { describeState } from '../../../src/core/presentation/stateText';
 import { describeRow, ROW_ERROR_CODES, ROW_TEXT_BUDGET, rowPrimaryAction, type RowContext } from '../../../src/core/presentation/rowText';
 
 describe('describeRow (the Servers view row, narrow)', () => {
@@ -18,8 +19,18 @@ describe('describeRow (the Servers view row, narrow)', () => {
   });
   const cases: Array<[string, ServerState, string, RowContext?]> = [
     ['running', running(), 'running · 12 tools'],
-    ['running, most tools filtered: what chat gets', running({ toolCount: 17 }), 'running · 1 tool', { tools: 17, offered: 1 }],
-    ['idle with cached tools, some filtered', { kind: 'idle', reason: 'lazy', since: 0 }, 'ready · 3 tools', { tools: 15, offered: 3 }],
+    [
+      'running, most tools filtered: what chat gets, of how many',
+      running({ toolCount: 17 }),
+      'running · 1 of 17 offered',
+      { tools: 17, offered: 1 },
+    ],
+    [
+      'idle with cached tools, some filtered',
+      { kind: 'idle', reason: 'lazy', since: 0 },
+      'ready · 3 of 15 offered',
+      { tools: 15, offered: 3 },
+    ],
     ['running tasks for callers', running(), 'running · 2 tasks', { tasks: 2 }],
     ['running one task', running(), 'running · 1 task', { tasks: 1 }],
     [
@@ -89,6 +100,15 @@ describe('describeRow (the Servers view row, narrow)', () => {
   for (const [title, state, expected, context] of cases) {
     it(title, () => assert.equal(describeRow(state, now, context), expected));
   }
+
+  it('counts as the tooltip and the status bar do: one figure everywhere', () => {
+    const state = running({ toolCount: 17 });
+    const counts = { tools: 17, offered: 1 };
+    assert.match(describeRow(state, now, counts), /1 of 17 offered/);
+    assert.match(describeState(state, now, counts), /1 of 17 offered/);
+    assert.match(describeState({ kind: 'idle', reason: 'lazy', since: 0 }, now, counts), /1 of 17 offered cached/);
+    assert.equal(describeRow(state, now, { tools: 17, offered: 17 }), 'running · 17 tools');
+  });
 
   it('fits the budget for every error code, with the longest message parts', () => {
     for (const code of ROW_ERROR_CODES) {
