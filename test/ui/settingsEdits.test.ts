@@ -177,8 +177,14 @@ describe('settings edits keep the user’s file (UI)', function () {
     const tooltip = await rowTooltip(page, server, `${figure[0]}`);
     assert.match(await tooltip.innerText(), new RegExp(`running · ${figure[0]}`));
     await page.mouse.move(5, 5);
-    await page.locator('.statusbar-item', { hasText: /^\s*\d+\/3\s*$/ }).first().hover();
-    await page.locator('.monaco-hover', { hasText: `running · ${figure[0]}` }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /^\s*\d+\/3\s*$/ })
+      .first()
+      .hover();
+    await page
+      .locator('.monaco-hover', { hasText: `running · ${figure[0]}` })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await page.mouse.move(5, 5);
     assert.equal(current().replace(/\n[ \t]*"daily\/echo",?/, ''), original);
     await page.mouse.move(5, 5);
@@ -201,8 +207,24 @@ describe('settings edits keep the user’s file (UI)', function () {
     await eventually(() => (current() === original ? true : undefined), 'the file back after the set is cleared', 20_000);
   });
 
-  it('Remove Server removes its entry and nothing else', async () => {
+  /** Whether any frame (the markdown preview is a webview) shows `text`. */
+  async function previewShows(text: string): Promise<boolean> {
+    for (const frame of workbench.page.frames())
+      if (
+        (await frame
+          .locator('h2', { hasText: text })
+          .count()
+          .catch(() => 0)) > 0
+      )
+        return true;
+    return false;
+  }
+
+  it('Remove Server removes its entry and nothing else; the open Tool Catalog follows', async () => {
     const { page } = workbench;
+    // The catalog is open while the server goes: it must not keep listing it.
+    await runFromPalette(page, 'MCP Switchboard: Show Tool Catalog');
+    await eventually(async () => ((await previewShows('spare')) ? true : undefined), 'the catalog lists spare', 20_000);
     await onServer('MCP Switchboard: Remove Server…', 'spare');
     const confirm = page.locator('.monaco-dialog-box', { hasText: 'Remove the MCP server "spare"?' });
     await confirm.waitFor({ timeout: 15_000 });
@@ -218,5 +240,7 @@ describe('settings edits keep the user’s file (UI)', function () {
     assert.ok(after.endsWith(rest.replace(/^ \/\/ to be removed/, '')) || after.endsWith(rest), after);
     assert.match(after, /\/\/ The one we use every day\./);
     assert.match(after, /\/\/ Last one: a comment after it\./);
+    await eventually(async () => ((await previewShows('spare')) ? undefined : true), 'the open catalog no longer lists spare', 20_000);
+    assert.ok(await previewShows('daily'), 'and still lists the others');
   });
 });
