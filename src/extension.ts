@@ -75,7 +75,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   shutdown = () => runtime.dispose();
   const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
-  const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list));
+  const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list, [cliPathOf(extension)]));
   const devWatchers = context.own(
     new DevWatchers(
       (name) => manager.reconnect(name),
@@ -200,6 +200,14 @@ function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
   return { runtime, consent, gateway, gatewayStarted };
 }
 
+/**
+ * Agents given `serve --stdio` start it through a launcher that must name this version's CLI: this
+ * very bundle, which is the CLI when run as a program (src/main.ts).
+ */
+function cliPathOf(extension: vscode.ExtensionContext): string {
+  return path.join(extension.extensionPath, 'dist', 'extension.js');
+}
+
 interface CommandWiring {
   readonly extension: vscode.ExtensionContext;
   readonly context: SwitchboardContext;
@@ -229,9 +237,7 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
   const signInBrowser = context.own(new EditorSignInBrowser(extension.extension.id, logs));
   context.own(vscode.window.registerUriHandler(signInBrowser));
   const signIns = signInActions(runtime.signIns, signInBrowser, () => manager.servers().map((view) => view.name), logs);
-  // Agents given `serve --stdio` start it through a launcher that must name this version's CLI:
-  // this very bundle, which is the CLI when run as a program (src/main.ts).
-  const cliPath = path.join(extension.extensionPath, 'dist', 'extension.js');
+  const cliPath = cliPathOf(extension);
   const userDir = editorLocations().editorUserDir;
   const userSettings = userDir ? path.join(userDir, 'settings.json') : undefined;
   refreshCliLauncher(extension.globalStorageUri.fsPath, cliPath, userSettings, (message) => logs.main.warn(message));

@@ -51,6 +51,8 @@ export class ConfigurationSync implements vscode.Disposable {
     private readonly consent: ConsentStore,
     private readonly logs: LogChannels,
     private readonly teams: TeamLister | undefined,
+    /** The scripts this extension's CLI runs from: an entry that runs one is Switchboard itself. */
+    private readonly launchers: readonly string[],
     private readonly prompt: ConsentPrompt = askConsent,
     private readonly promptAll: BatchConsentPrompt = askConsentForAll,
   ) {}
@@ -89,7 +91,10 @@ export class ConfigurationSync implements vscode.Disposable {
 
   private async reloadOnce(): Promise<void> {
     const { input, diagnostics: readDiagnostics } = await readConfigurationInput();
-    const loaded = await loadConfiguration(this.teams ? { ...input, teams: this.teams } : input, this.inputs);
+    const loaded = await loadConfiguration(
+      { ...input, launchers: this.launchers, ...(this.teams ? { teams: this.teams } : {}) },
+      this.inputs,
+    );
     const diagnostics = [...readDiagnostics, ...loaded.diagnostics];
     for (const diagnostic of diagnostics) {
       const where = diagnostic.path ? ` ${diagnostic.path}` : '';

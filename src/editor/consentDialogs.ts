@@ -3,7 +3,7 @@
 // each answer means, Deny against Cancel included.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { describeSandboxRules, sandboxOf, workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
+import { describeSandboxRules, sandboxOf, sourceLabel, workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
 import type { ConsentAnswer } from './consent';
 import type { WorkspaceSandboxMode } from './settings';
 
@@ -48,20 +48,21 @@ export async function askConsent(definition: StdioServerDefinition, mode: Worksp
 function consentDetail(definition: StdioServerDefinition, mode: WorkspaceSandboxMode): string {
   const own = sandboxOf(definition);
   const tight = workspaceConsentSandbox(definition.sandbox?.rules, definition.cwd);
-  const lines = [
-    `This workspace's settings ask MCP Switchboard to run:`,
-    '',
-    commandLine(definition),
-    '',
-    `in ${folderOf(definition)}`,
-    '',
-  ];
+  const lines = [`${whoAsks([definition])} MCP Switchboard to run:`, '', commandLine(definition), '', `in ${folderOf(definition)}`, ''];
   if (mode === 'ask')
     lines.push(own ? `Allow: as the entry says, sandboxed (${describeSandboxRules(own.rules)}).` : 'Allow: with all your rights.');
   lines.push(`Run Sandboxed: ${describeSandboxRules(tight.rules)}.`);
   if (mode === 'sandboxed') lines.push('(Your setting mcpSwitchboard.sandbox.workspaceServers runs every workspace server sandboxed.)');
   lines.push(DENY_VS_CANCEL, '', 'Only allow commands you trust. The answer is remembered until the command or its sandbox changes.');
   return lines.join('\n');
+}
+
+/** The workspace file the servers come from, as the user knows it: its settings, its .mcp.json… */
+function whoAsks(definitions: readonly StdioServerDefinition[]): string {
+  const labels = [...new Set(definitions.map((definition) => sourceLabel(definition.source)))];
+  if (labels.length !== 1) return "This workspace's files ask";
+  const label = labels[0] ?? '';
+  return /settings$/.test(label) ? "This workspace's settings ask" : `This workspace's ${label} asks`;
 }
 
 /** One answer for every server, one dialog per server (`each`), or none (`dismissed`). */
@@ -92,7 +93,7 @@ function batchDetail(definitions: readonly StdioServerDefinition[], mode: Worksp
     return `• ${definition.name}: ${commandLine(definition)}\n   in ${folderOf(definition)}${own ? ` (sandboxed by its entry: ${describeSandboxRules(own.rules)})` : ''}`;
   });
   if (definitions.length > MAX_LISTED) listed.push(`…and ${definitions.length - MAX_LISTED} more (Choose Each… shows them one by one)`);
-  const lines = [`This workspace's settings ask MCP Switchboard to run:`, '', ...listed, ''];
+  const lines = [`${whoAsks(definitions)} MCP Switchboard to run:`, '', ...listed, ''];
   if (mode === 'ask') lines.push('Allow All: each as its entry says.');
   lines.push('Run All Sandboxed: each may write only its folder and temp, and reach only the domains its entry lists.');
   lines.push('Choose Each…: one dialog per server.');

@@ -1,6 +1,15 @@
 import fs from 'node:fs';
 import * as vscode from 'vscode';
-import { FILE_SOURCES, nodeFileSystem, readSourceFiles, sameLaunchAs, SOURCE_TITLES, sourceFiles, type SourceFile } from '../core/config';
+import {
+  FILE_SOURCES,
+  nodeFileSystem,
+  readSourceFiles,
+  sameLaunchAs,
+  SOURCE_TITLES,
+  sourceFiles,
+  switchboardItself,
+  type SourceFile,
+} from '../core/config';
 import { editorLocations } from './configurationReader';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 import { displayText } from '../core/base/displayText';
@@ -83,6 +92,8 @@ async function readSources(files: readonly SourceFile[], configured: ConfiguredS
     );
     for (const candidate of read.candidates) {
       if (candidates.some((existing) => existing.name === candidate.name)) continue;
+      // Switchboard itself (an entry Share wrote for that agent): nothing to import.
+      if (switchboardItself(candidate.raw) !== undefined) continue;
       const ignored = read.diagnostics
         .filter((diagnostic) => diagnostic.server === candidate.name && diagnostic.severity === 'warning')
         .map((diagnostic) => diagnostic.path.split('.').pop() ?? diagnostic.path);

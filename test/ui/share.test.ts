@@ -8,8 +8,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { parse as parseJsonc } from 'jsonc-parser';
 import type { Page } from 'playwright-core';
-import { activityBarEntry, openWorkbench, runFromPalette, screenshot, type Workbench } from './workbench';
+import { applyJsonEdit } from '../../src/core/base/jsoncEdit';
+import { activityBarEntry, editorLogLines, openWorkbench, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+
+const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
+/** The folder's own .mcp.json, commented and laid out by hand: Share must leave it as it is. */
+const OWN_MCP_JSON = [
+  '{',
+  '  // the team’s own server',
+  '  "mcpServers": {',
+  `    "portable-one": { "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(fixture)}, "--name", "portable-one"] }`,
+  '  }',
+  '}',
+  '',
+].join('\n');
 
 async function answer(page: Page, title: RegExp | string, text: string): Promise<void> {
   await page.locator('.quick-input-widget', { hasText: title }).waitFor({ timeout: 15_000 });
@@ -23,7 +37,7 @@ describe('Share with Other Agents (UI)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    workbench = await openWorkbench('basic');
+    workbench = await openWorkbench('basic', { prepareWorkspace: (dir) => fs.writeFileSync(path.join(dir, '.mcp.json'), OWN_MCP_JSON) });
     await activityBarEntry(workbench.page, 'MCP Switchboard').click();
   });
 
@@ -55,10 +69,16 @@ describe('Share with Other Agents (UI)', function () {
     await page.keyboard.press('Escape');
 
     const text = fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8');
-    const entry = (JSON.parse(text) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.switchboard;
+    assert.equal(
+      applyJsonEdit(text, { location: ['mcpServers', 'switchboard'], value: undefined }),
+      OWN_MCP_JSON,
+      'only its entry changed',
+    );
+    const entry = (parseJsonc(text) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.switchboard;
     // Committed and read on other machines: no path of this one.
     assert.deepEqual(entry, { type: 'stdio', command: 'npx', args: ['-y', 'mcp-switchboard', 'serve', '--stdio', '--folder', '.'] });
-    for (const local of [workspace, process.execPath, os.homedir()]) assert.ok(!text.includes(local), `${local} in ${text}`);
+    for (const local of [workspace, process.execPath, os.homedir()])
+      assert.ok(!JSON.stringify(entry).includes(local), `${local} in ${JSON.stringify(entry)}`);
 
     // An agent starts it in the folder (the CLI of this checkout standing in for the npm package).
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-agent-'));
@@ -83,5 +103,22 @@ describe('Share with Other Agents (UI)', function () {
       await client.close();
       fs.rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('reading that .mcp.json itself, Switchboard skips its own entry with one line in its log, and starts the rest', async () => {
+    const { page, workspace, userDataDir } = workbench;
+    fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), '{ "mcpSwitchboard.sources": ["settings", "mcpJsonPortable"] }\n');
+    await treeRow(page, 'portable-one').waitFor({ timeout: 30_000 });
+    // Whatever the editor does with the other row (consent for a workspace server) it has decided by now.
+    await page.waitForTimeout(1_500);
+    assert.equal(await treeRow(page, 'switchboard').count(), 0, 'no row for itself');
+    const skipped = editorLogLines(userDataDir, /server "switchboard" from \.mcp\.json .* is skipped: it starts MCP Switchboard itself/);
+    assert.equal(skipped.split('\n').length, 1, skipped);
+    assert.notEqual(skipped, '(nothing)');
+    // The consent it asks for the folder's own server names the file that asks.
+    await page
+      .locator('.monaco-dialog-box', { hasText: "This workspace's .mcp.json asks MCP Switchboard to run" })
+      .waitFor({ timeout: 15_000 });
+    await screenshot(page, 'share-skipped-itself');
   });
 });

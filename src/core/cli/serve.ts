@@ -10,7 +10,7 @@ import { isInvalid, type ServerManager } from '../manager';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createGatewayMetrics, createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
-import { cliAnswers, readCatalogSettings, serveCacheDir } from './folder';
+import { cliAnswers, readCatalogSettings, serveCacheDir, thisCliLaunchers } from './folder';
 import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
 import { parseServeArgs, type LogFormat, type ServeOAuth } from './serveArgs';
 import { loadTeamIdentity } from './serveIdentity';
@@ -138,6 +138,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   const loaded = await loadFolderConfiguration(options.folder, {
     env,
+    launchers: thisCliLaunchers(),
     ...(userSettingsFile === undefined ? {} : { userSettingsFile }),
     ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
   });

@@ -64,7 +64,7 @@ export function runShare(
   );
   if (target === 'mcpJsonPortable')
     io.err(
-      'Note: an editor that runs Switchboard and reads .mcp.json too (VS Code 1.140 and later) starts this entry as well and lists every tool twice; there, share with Claude Code\'s own file (share claude-code) instead.\n',
+      "Note: an editor that runs Switchboard and reads .mcp.json too (VS Code 1.140 and later) starts this entry as well and lists every tool twice; there, share with Claude Code's own file (share claude-code) instead.\n",
     );
   return 0;
 }

@@ -57,4 +57,9 @@ export interface ConfigurationInput {
   readonly fs?: ConfigFileSystem;
   /** Reads a team gateway's listing; without it a team gateway in `sources` is its one entry. */
   readonly teams?: TeamLister;
+  /**
+   * The scripts this installation's CLI starts from (absolute): an entry that runs one with
+   * `serve --stdio` is Switchboard itself, and skipped (switchboardEntries.ts).
+   */
+  readonly launchers?: readonly string[];
 }

@@ -37,6 +37,8 @@ export interface FolderConfigurationOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly userHome?: string;
   readonly fs?: ConfigFileSystem;
+  /** The scripts this CLI starts from (ConfigurationInput.launchers). */
+  readonly launchers?: readonly string[];
 }
 
 export async function loadFolderConfiguration(folder: string, options: FolderConfigurationOptions = {}): Promise<FolderConfiguration> {
@@ -83,6 +85,7 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
       env,
       ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
       ...(options.fs === undefined ? {} : { fs: options.fs }),
+      ...(options.launchers === undefined ? {} : { launchers: options.launchers }),
     },
     createEnvInputResolver(env),
   );

@@ -7,7 +7,7 @@ export { hashServerConnection } from './hash';
 export { createEnvInputResolver, inputEnvVarName, type InputRequest, type InputResolver } from './inputs';
 export * as limits from './limits';
 export { loadConfiguration, type LoadedConfiguration } from './load';
-export { describeSource } from './precedence';
+export { describeSource, sourceLabel } from './precedence';
 export { readWorkspaceSettingsFile, settingsEntries } from './settingsFile';
 export {
   claudeDesktopConfigPath,
@@ -24,6 +24,7 @@ export {
 export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from './sources';
 export { teamSignInUrl } from './teamSources';
 export { launchKey, sameLaunchAs } from './sameLaunch';
+export { GATEWAY_TOKEN_ENV, switchboardItself } from './switchboardEntries';
 export * from './types';
 export { loadFolderConfiguration, USER_SETTINGS_ENV } from './folderConfiguration';
 export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';

@@ -13,6 +13,7 @@ import { resolveNameClashes } from './precedence';
 import { sourceFiles } from './sourceLocations';
 import { parseSourceList, readSourceFiles } from './sources';
 import { teamEntries } from './teamSources';
+import { withoutSwitchboardItself } from './switchboardEntries';
 import type { z } from 'zod';
 import { describeIssue, entrySchema, sandboxRulesSchema } from './entrySchema';
 
@@ -81,7 +82,10 @@ export async function loadConfiguration(input: ConfigurationInput, resolver: Inp
     diagnostics.push(...team.diagnostics);
   }
 
-  const deduplicated = resolveNameClashes(candidates);
+  // Before name clashes: an entry for other agents does not hide one of the user's own.
+  const notItself = withoutSwitchboardItself(candidates, input.launchers);
+  diagnostics.push(...notItself.diagnostics);
+  const deduplicated = resolveNameClashes(notItself.candidates);
   diagnostics.push(...deduplicated.diagnostics);
 
   const defaults = parseLifecycleDefaults(input.lifecycleDefaults);

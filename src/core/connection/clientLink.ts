@@ -22,6 +22,7 @@ import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type Tran
 import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../base/logging';
 import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
+import { LOOP_STATUS, SWITCHBOARD_CLIENT } from '../base/selfLoop';
 import { SwitchboardError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { signInFailure, translateRequestError } from './requestErrors';
@@ -175,6 +176,8 @@ export function clientCapabilities(handlers: ServerRequestHandlers) {
     // Skills (SEP-2640): listed and checked by the connection (serverSkills.ts); said, so that a
     // server that serves skills only to hosts that take them serves them here too.
     extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] }, [SKILLS_EXTENSION]: {} },
+    // A gateway of Switchboard's answers a Switchboard's lists without waiting (base/selfLoop.ts).
+    experimental: { [SWITCHBOARD_CLIENT]: {} },
     ...(handlers.elicit ? { elicitation: CAPABILITY_OF.elicitation } : {}),
     ...(handlers.sample ? { sampling: CAPABILITY_OF.sampling } : {}),
     ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
@@ -311,6 +314,12 @@ function connectFailure(
   if (signIn) return signIn;
   const where = definition.transport === 'stdio' ? definition.command : definition.url;
   const status = httpStatus(error);
+  if (status === LOOP_STATUS)
+    return new SwitchboardError(
+      'LOOP',
+      `${where} is this Switchboard's own gateway (it refused a request from itself): serving it here would serve every tool back to itself; not connected`,
+      { cause: error, status },
+    );
   if (status !== undefined) {
     return new SwitchboardError(
       'HTTP_ERROR',

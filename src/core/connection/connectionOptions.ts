@@ -44,6 +44,11 @@ export interface ConnectionOptions extends LaunchOptions {
   readonly serverRequests?: ServerRequestHandlers;
   /** Signs in to HTTP servers that ask for OAuth; absent, a 401 is an HTTP error. */
   readonly oauth?: OAuthProviders;
+  /**
+   * This Switchboard's id (base/selfLoop.ts): what a server lists that came through it already is
+   * dropped. The runtime's fetch says it on every HTTP request.
+   */
+  readonly switchboardId?: string;
 }
 
 /** What a caller gives with a request: a cancel signal, and where progress goes. */

@@ -8,12 +8,13 @@ import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { Emitter, type Event } from '../base/events';
 import { fingerprint } from '../base/fingerprint';
+import { withoutReturns } from '../base/selfLoop';
 import { deepFreeze } from '../base/freeze';
 import type { Logger } from '../base/logging';
 import { SwitchboardError } from './errors';
 import { sessionPages } from './listPaging';
 import { ResourceSubscriptions } from './resourceSubscriptions';
-import { EMPTY_OFFER, listOffer, notifiesChanges, type OfferList, type ServerOffer } from './serverOffer';
+import { EMPTY_OFFER, listOffer, notifiesChanges, withRelisted, type OfferList, type ServerOffer } from './serverOffer';
 import { logServerMessage, type ServerNotice } from './serverNotices';
 import type { McpSession, OpenSessionOptions } from './session';
 import type { RequestPolicy } from './requestPolicy';
@@ -65,6 +66,8 @@ export interface OfferKeeperOptions {
   readonly refreshPolicy: () => RequestPolicy;
   /** The tool list changed on a running session; called before onDidChangeTools fires. */
   readonly onToolsReplaced: () => void;
+  /** This Switchboard's id: what comes back through it is not taken (base/selfLoop.ts). */
+  readonly switchboardId?: string;
 }
 
 export class OfferKeeper {
@@ -87,6 +90,7 @@ export class OfferKeeper {
   private readonly refreshDue = new Map<ListKind, number>();
   /** The tools/list a change notification started, if one is in flight. */
   private readonly relists = new Map<ListKind, Relist>();
+  private readonly returnsNoted = new Set<string>();
 
   constructor(private readonly options: OfferKeeperOptions) {
     this.subscriptions = new ResourceSubscriptions(options.server, options.logger, options.activeSession, options.refreshPolicy);
@@ -236,9 +240,9 @@ export class OfferKeeper {
   async relistOffer(session: McpSession, lists: readonly OfferList[] = ['resources', 'prompts'], announced = false): Promise<void> {
     if (session !== this.options.activeSession()) return;
     try {
-      const offer = await listOffer(session, this.options.refreshPolicy(), this.current, lists);
+      const listed = await listOffer(session, this.options.refreshPolicy(), this.current, lists);
       if (session !== this.options.activeSession()) return;
-      this.replaceOffer(offer, announced ? lists : []);
+      this.replaceOffer(withRelisted(this.current, listed, lists), announced ? lists : []);
     } catch (error) {
       this.options.logger.warn(`listing ${lists.length === 2 ? 'resources and prompts' : lists[0]} again failed: ${errorMessage(error)}`);
     }
@@ -252,7 +256,10 @@ export class OfferKeeper {
   }
 
   /** Whether the list differs from the last one. Logs each newly quarantined tool once. */
-  private replaceTools(list: ToolList): boolean {
+  private replaceTools(listed: ToolList): boolean {
+    const { kept, returned } = withoutReturns(listed.tools, this.options.switchboardId);
+    this.noteReturns('tools', returned);
+    const list = returned === 0 ? listed : { ...listed, tools: kept };
     const known = new Set(this.toolList.quarantined.map((tool) => `${tool.name}\u0000${tool.problem}`));
     for (const tool of list.quarantined) {
       if (!known.has(`${tool.name}\u0000${tool.problem}`)) this.options.logger.warn(`tool quarantined: ${tool.problem}`);
@@ -264,7 +271,23 @@ export class OfferKeeper {
     return !same;
   }
 
-  private replaceOffer(offer: ServerOffer, announced: readonly OfferList[] = []): void {
+  private replaceOffer(listed: ServerOffer, announced: readonly OfferList[] = []): void {
+    const id = this.options.switchboardId;
+    const resources = withoutReturns(listed.resources, id);
+    const templates = withoutReturns(listed.resourceTemplates, id);
+    const prompts = withoutReturns(listed.prompts, id);
+    const skills = withoutReturns(listed.skills, id);
+    this.noteReturns(
+      'resources, templates, prompts or skills',
+      resources.returned + templates.returned + prompts.returned + skills.returned,
+    );
+    const offer: ServerOffer = {
+      ...listed,
+      resources: resources.kept,
+      resourceTemplates: templates.kept,
+      prompts: prompts.kept,
+      skills: skills.kept,
+    };
     for (const problem of offer.problems) {
       if (!this.current.problems.includes(problem)) this.options.logger.warn(problem);
     }
@@ -273,6 +296,16 @@ export class OfferKeeper {
     this.current = deepFreeze(offer);
     this.currentFingerprint = next;
     this.offerEmitter.fire({ server: this.options.server, offer: this.current, announced });
+  }
+
+  /** Says once (per count) that a gateway listed this Switchboard's own offer back to it. */
+  private noteReturns(what: string, count: number): void {
+    const key = `${what}:${count}`;
+    if (count === 0 || this.returnsNoted.has(key)) return;
+    this.returnsNoted.add(key);
+    this.options.logger.info(
+      `${count} ${what} came back through this Switchboard (this server is a gateway that lists it, in a ring of gateways): not taken again`,
+    );
   }
 
   /**

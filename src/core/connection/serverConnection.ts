@@ -65,6 +65,7 @@ export class ServerConnection {
       activeSession: () => (this.current.kind === 'running' ? this.session : undefined),
       refreshPolicy: () => ({ timeoutMs: definition.timeouts.requestMs, maxTotalMs: 0 }),
       onToolsReplaced: () => this.attempts.toolsReplaced(),
+      ...(options.switchboardId === undefined ? {} : { switchboardId: options.switchboardId }),
     });
     this.attempts = new AttemptRunner(this, this.keeper, options);
     this.lifecycle = new ServerLifecycle(definition.lifecycle, {

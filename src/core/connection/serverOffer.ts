@@ -220,3 +220,29 @@ export async function listOffer(
   };
   return { resources, resourceTemplates, prompts, skills, problems, ...(Object.keys(ttlMs).length > 0 ? { ttlMs } : {}) };
 }
+
+/**
+ * `current` with the `lists` a relisting just listed taken from `listed`: the others stay as they
+ * are now, not as they were when that relisting began (another list relisted meanwhile keeps its
+ * new items). Skills go with resources, as listOffer lists them.
+ */
+export function withRelisted(current: ServerOffer, listed: ServerOffer, lists: readonly OfferList[]): ServerOffer {
+  const resources = lists.includes('resources');
+  const prompts = lists.includes('prompts');
+  const ttlMs = {
+    ...((resources ? listed.ttlMs?.resources : current.ttlMs?.resources) === undefined
+      ? {}
+      : { resources: (resources ? listed.ttlMs?.resources : current.ttlMs?.resources) as number }),
+    ...((prompts ? listed.ttlMs?.prompts : current.ttlMs?.prompts) === undefined
+      ? {}
+      : { prompts: (prompts ? listed.ttlMs?.prompts : current.ttlMs?.prompts) as number }),
+  };
+  return {
+    resources: resources ? listed.resources : current.resources,
+    resourceTemplates: resources ? listed.resourceTemplates : current.resourceTemplates,
+    skills: resources ? listed.skills : current.skills,
+    prompts: prompts ? listed.prompts : current.prompts,
+    problems: listed.problems,
+    ...(Object.keys(ttlMs).length > 0 ? { ttlMs } : {}),
+  };
+}

@@ -44,6 +44,7 @@ function rpcCodeOf(error: SwitchboardError): number {
     case 'CONNECT_TIMEOUT':
     case 'CONNECT_FAILED':
     case 'HTTP_ERROR':
+    case 'LOOP':
     case 'PROTOCOL_ERROR':
     case 'CONNECTION_LOST':
     case 'CANCELLED':

@@ -30,10 +30,13 @@ import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
 import { createToken, isLoopbackAddress, LOOPBACK_REACH, RequestGuard, validateReach, type GatewayReach } from './requestGuard';
 import { errorMessage } from '../base/errorMessage';
 import { AccessLog, type AccessEntry } from './accessLog';
+import { cameFrom, LOOP_STATUS, VIA_HEADER } from '../base/selfLoop';
 
 export type { AccessEntry } from './accessLog';
 
 export const LOOPBACK_HOST = '127.0.0.1';
+/** What a request from this gateway's own Switchboard is told (HTTP 508), and what its connection reports. */
+export const SELF_REQUEST = "This is the MCP Switchboard the request came from: a server entry names this Switchboard's own gateway";
 
 export interface GatewayOptions {
   readonly source: ToolSource;
@@ -81,6 +84,8 @@ export interface GatewayOptions {
    * with `identity` only, since only a verified user has a token to exchange.
    */
   readonly upstreamTokens?: UpstreamTokens;
+  /** This Switchboard's id: a request that comes from it is refused at once (base/selfLoop.ts). */
+  readonly switchboardId?: string;
 }
 
 /** What /metrics serves: Prometheus' text format, rendered when scraped. */
@@ -128,6 +133,7 @@ export class McpGateway {
   private resourceServer: RequestIdentity | undefined;
   private readonly replicas: ReplicaRouter | undefined;
   private readonly upstreamTokens: UpstreamTokens | undefined;
+  private readonly switchboardId: string | undefined;
   private storing: Disposable | undefined;
   private boundPort: number | undefined;
   /** POSTs whose response has not ended: what a drain waits for. */
@@ -158,6 +164,7 @@ export class McpGateway {
     this.identity = options.identity;
     this.replicas = options.replicas;
     this.upstreamTokens = options.upstreamTokens;
+    this.switchboardId = options.switchboardId;
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new Error(`Invalid gateway port ${String(port)}: expected an integer from 0 to 65535`);
@@ -187,6 +194,7 @@ export class McpGateway {
       ...(this.replicas ? { marks: this.replicas } : {}),
       ...(options.tracer ? { tracer: options.tracer } : {}),
       ...(options.upstreamTokens ? { upstreamTokens: options.upstreamTokens } : {}),
+      ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
     });
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(
@@ -209,6 +217,7 @@ export class McpGateway {
         bridge: this.bridge,
         ...(options.tracer ? { tracer: options.tracer } : {}),
         ...(options.upstreamTokens ? { upstreamTokens: options.upstreamTokens } : {}),
+        ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
       },
       this.identity ? (authInfo) => this.accessOf(principalOf(authInfo)) : undefined,
     );
@@ -394,6 +403,9 @@ export class McpGateway {
     const probe = PROBES.get(target);
     if (probe !== undefined) return this.answerProbe(probe, req, res);
     if (this.draining) return reply(res, 503, 'The MCP gateway is shutting down', { Connection: 'close', [STOPPING_HEADER]: '1' });
+    // Before the token: the Switchboard that sent it may not hold it, and must learn it reached itself.
+    if (this.switchboardId && cameFrom(req.headers[VIA_HEADER], this.switchboardId))
+      return reply(res, LOOP_STATUS, SELF_REQUEST, {}, -32600);
     const path = target.split('?', 1)[0] ?? '';
     const resourceServer = this.resourceServer;
     // A team gateway checks users' access tokens, the gateway's own token guarding /metrics only.

@@ -75,6 +75,8 @@ export interface LegacySessionsOptions {
   readonly tracer?: CallTracer;
   /** Users' own tokens for upstreams that take them (identity/upstreamTokens.ts). */
   readonly upstreamTokens?: UpstreamTokens;
+  /** This Switchboard's id, in the trail of what its sessions list (base/selfLoop.ts). */
+  readonly switchboardId?: string;
 }
 
 const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
@@ -263,6 +265,7 @@ export class LegacySessions {
       ...(access.principal ? { principal: access.principal } : {}),
       ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
       ...(this.options.upstreamTokens ? { upstreamTokens: this.options.upstreamTokens } : {}),
+      ...(this.options.switchboardId ? { switchboardId: this.options.switchboardId } : {}),
       tasks,
     });
     const events = new BoundedEventStore(undefined, undefined, this.eventBudget);

@@ -62,7 +62,7 @@ export class ModernEndpoints {
     private readonly logger: Logger,
     private readonly extras: Pick<
       SessionExtras,
-      'offers' | 'relays' | 'rounds' | 'modernTasks' | 'bridge' | 'tracer' | 'upstreamTokens'
+      'offers' | 'relays' | 'rounds' | 'modernTasks' | 'bridge' | 'tracer' | 'upstreamTokens' | 'switchboardId'
     > = {},
     private readonly accessOf?: (authInfo: AuthInfo | undefined) => SessionAccess,
   ) {

@@ -52,12 +52,15 @@ export interface HandlerExtras {
    * Resolves once the endpoint's servers that are starting with nothing known have listed what
    * they offer (the wait tools/list has): a client that lists prompts or resources first sees them.
    */
-  readonly whenListed: (signal: AbortSignal) => Promise<void>;
+  readonly whenListed: (ctx: ServerContext) => Promise<void>;
+  /** A list as this gateway serves it to the request's client (base/selfLoop.ts: a Switchboard gets trails). */
+  readonly listed: <T extends object>(items: T[], ctx: ServerContext) => T[];
 }
 
 /** What every handler of one session's server needs. */
 interface HandlerContext {
   readonly whenListed: HandlerExtras['whenListed'];
+  readonly listed: HandlerExtras['listed'];
   readonly server: Server;
   readonly endpoint: EndpointId;
   readonly offers: OfferSource;
@@ -98,6 +101,7 @@ export function registerOfferHandlers(
   };
   const context: HandlerContext = {
     whenListed: extras.whenListed,
+    listed: extras.listed,
     server,
     endpoint,
     offers,
@@ -124,16 +128,16 @@ export function registerOfferHandlers(
 }
 
 function registerResourceHandlers(
-  { server, endpoint, offers, ledger, forward, forwardRelayed, whenListed }: HandlerContext,
+  { server, endpoint, offers, ledger, forward, forwardRelayed, whenListed, listed }: HandlerContext,
   subscribe: boolean,
 ): void {
   server.setRequestHandler('resources/list', async (_request, ctx) => {
-    await whenListed(ctx.mcpReq.signal);
-    return { resources: listedResources(offers, endpoint) };
+    await whenListed(ctx);
+    return { resources: listed(listedResources(offers, endpoint), ctx) };
   });
   server.setRequestHandler('resources/templates/list', async (_request, ctx) => {
-    await whenListed(ctx.mcpReq.signal);
-    return { resourceTemplates: listedTemplates(offers, endpoint) };
+    await whenListed(ctx);
+    return { resourceTemplates: listed(listedTemplates(offers, endpoint), ctx) };
   });
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const target = routeResource(offers, endpoint, request.params.uri);
@@ -173,11 +177,14 @@ function registerResourceHandlers(
  * resources/read like any resource. Entries pass through as the server sent them: a client checks
  * them against the files it reads, as it would from the server itself.
  */
-function registerSkillHandlers({ server, endpoint, offers, logger, forward, whenListed }: HandlerContext, directoryRead: boolean): void {
+function registerSkillHandlers(
+  { server, endpoint, offers, logger, forward, whenListed, listed }: HandlerContext,
+  directoryRead: boolean,
+): void {
   const cache = { ttlMs: 0, cacheScope: 'private' as const };
   server.setRequestHandler('skills/list', { params: ListSkillsRequestParamsSchema.optional() }, async (_params, ctx) => {
-    await whenListed(ctx.mcpReq.signal);
-    return { resultType: 'complete', skills: listedSkills(offers, endpoint), ...cache };
+    await whenListed(ctx);
+    return { resultType: 'complete', skills: listed(listedSkills(offers, endpoint), ctx), ...cache };
   });
   server.setRequestHandler('skills/get', { params: GetSkillRequestParamsSchema }, async (params, ctx) => {
     const listed = listedSkills(offers, endpoint).find((skill) => skill.uri === params.uri);
@@ -199,10 +206,10 @@ function registerSkillHandlers({ server, endpoint, offers, logger, forward, when
   });
 }
 
-function registerPromptHandlers({ server, endpoint, offers, forwardRelayed, whenListed }: HandlerContext): void {
+function registerPromptHandlers({ server, endpoint, offers, forwardRelayed, whenListed, listed }: HandlerContext): void {
   server.setRequestHandler('prompts/list', async (_request, ctx) => {
-    await whenListed(ctx.mcpReq.signal);
-    return { prompts: listedPrompts(offers, endpoint) };
+    await whenListed(ctx);
+    return { prompts: listed(listedPrompts(offers, endpoint), ctx) };
   });
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const target = routePrompt(offers, endpoint, request.params.name);

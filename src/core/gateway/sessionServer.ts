@@ -2,6 +2,7 @@
 // (2026-07-28 era, which has no sessions). The low-level SDK Server (not McpServer) because tools
 // are served as raw JSON Schema exactly as the upstream sent them.
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   ProtocolErrorCode,
   Server,
   type CallToolRequestParams,
@@ -44,6 +45,7 @@ import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers'
 import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import { traceContextOf, type CallTracer, type TraceContext } from './callTracing';
+import { SWITCHBOARD_CLIENT, withTrail } from '../base/selfLoop';
 
 export const GATEWAY_INFO: Implementation = { name: 'mcp-switchboard', title: 'MCP Switchboard', version: '0.1.0' };
 
@@ -154,6 +156,27 @@ export interface SessionExtras {
   readonly tracer?: CallTracer;
   /** A team gateway's users' own tokens, for upstreams that take them (`oauth.perUser`). */
   readonly upstreamTokens?: UpstreamTokens;
+  /** This Switchboard's id: what the endpoint lists carries it in its trail (base/selfLoop.ts). */
+  readonly switchboardId?: string;
+}
+
+/**
+ * Whether the request's client is a Switchboard (it declares so, base/selfLoop.ts): its lists are
+ * answered with what is known now, as waiting for servers still starting could be waiting for it.
+ */
+function fromSwitchboard(server: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()) as
+    { experimental?: Record<string, unknown> } | undefined;
+  return declared?.experimental?.[SWITCHBOARD_CLIENT] !== undefined;
+}
+
+/**
+ * A list as this gateway serves it: to a Switchboard, each item with this one in its trail; to any
+ * other client, exactly as the servers listed it.
+ */
+function trailed<T extends object>(items: T[], server: Server, ctx: ServerContext, id: string | undefined): T[] {
+  return id === undefined || !fromSwitchboard(server, ctx) ? items : items.map((item) => withTrail(item, id));
 }
 
 export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
@@ -200,7 +223,10 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     registerOfferHandlers(server, endpoint, offers, offerCapabilities, logger, relayed, {
       openRound,
       session,
-      whenListed: async (signal) => source.whenToolsKnown?.(endpointServers(endpoint), signal),
+      whenListed: async (ctx) => {
+        if (!fromSwitchboard(server, ctx)) await source.whenToolsKnown?.(endpointServers(endpoint), ctx.mcpReq.signal);
+      },
+      listed: (items, ctx) => trailed(items, server, ctx, extras.switchboardId),
       ...(extras.ledger ? { ledger: extras.ledger } : {}),
     });
 
@@ -224,8 +250,9 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // A client that connects while servers are still starting (serve was just launched) would
     // otherwise get an empty or partial list; starting servers with nothing cached are awaited.
-    await source.whenToolsKnown?.(endpointServers(endpoint), ctx.mcpReq.signal);
-    return { tools: listedTools(source.snapshot(), endpoint, { execution: tasks !== undefined && drivesTasks(server) }) };
+    if (!fromSwitchboard(server, ctx)) await source.whenToolsKnown?.(endpointServers(endpoint), ctx.mcpReq.signal);
+    const tools = listedTools(source.snapshot(), endpoint, { execution: tasks !== undefined && drivesTasks(server) });
+    return { tools: trailed(tools, server, ctx, extras.switchboardId) };
   });
 
   server.setRequestHandler('tools/call', async (incoming, ctx): Promise<CallToolResult | InputRequiredResult> => {

@@ -24,6 +24,8 @@ export interface StdioSessionOptions {
   readonly relays?: RelayHost;
   readonly logger: Logger;
   readonly clock?: Clock;
+  /** This Switchboard's id, in the trail of what it lists (base/selfLoop.ts). */
+  readonly switchboardId?: string;
 }
 
 export interface StdioSession {
@@ -40,6 +42,7 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   const server = createSessionServer(AGGREGATED, source, logger, {
     ...(offers ? { offers, ledger } : {}),
     ...(relays ? { relays } : {}),
+    ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
     tasks,
   });
   // The one session of this process is the notifier's only target; there are no 2026-07-28 listeners.

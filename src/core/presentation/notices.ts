@@ -25,6 +25,7 @@ export function failureActions(code: ConnectionErrorCode, deniedHost?: string): 
     case 'SPAWN_FAILED':
     case 'HTTP_ERROR':
     case 'INVALID_ARGUMENTS':
+    case 'LOOP':
       return ['openSettingsEntry', 'showLogs'];
     case 'PROCESS_EXITED':
     case 'PROTOCOL_ERROR':

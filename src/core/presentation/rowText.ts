@@ -17,6 +17,7 @@ const ERROR_WORDS: Record<ConnectionErrorCode, string> = {
   CONNECT_TIMEOUT: 'timed out',
   CONNECT_FAILED: 'unreachable',
   HTTP_ERROR: 'HTTP error',
+  LOOP: 'this is Switchboard',
   PROTOCOL_ERROR: 'not MCP',
   CONNECTION_LOST: 'connection lost',
   REQUEST_TIMEOUT: 'request timed out',

@@ -12,6 +12,7 @@ import { nullLogger, type Logger } from '../base/logging';
 import { ServerManager, type ManagerOptions } from '../manager';
 import { errorMessage } from '../base/errorMessage';
 import { TeamDirectory } from '../team';
+import { fetchSayingVia, newSwitchboardId } from '../base/selfLoop';
 
 export interface RuntimeOptions {
   readonly logger?: Logger;
@@ -51,6 +52,11 @@ export class SwitchboardRuntime {
   readonly signIns: ServerSignIn;
   /** Team gateways' listings of their servers, read with the same sign-ins (a TeamLister for the config). */
   readonly teams: TeamDirectory;
+  /**
+   * This Switchboard among others (base/selfLoop.ts): its requests to HTTP servers say it, its
+   * gateway refuses a request that comes from it, and what it lists carries it.
+   */
+  readonly switchboardId = newSwitchboardId();
   private gatewayInstance: McpGateway | undefined;
   private disposing: Promise<void> | undefined;
   private readonly logger: Logger;
@@ -59,6 +65,8 @@ export class SwitchboardRuntime {
     this.logger = options.logger ?? nullLogger;
     this.serverRequests = new ServerRequestRouter(options.hostAnswers);
     const serverLogger = options.serverLogger ?? (() => this.logger);
+    // What servers and team gateways are asked (not authorization servers) says it comes from here.
+    const fetch = fetchSayingVia(options.connection?.fetch, this.switchboardId);
     this.oauth = new OAuthRegistry({
       store: options.secrets ?? new MemorySecretStore(),
       clock: options.connection?.clock ?? options.clock ?? systemClock,
@@ -76,6 +84,8 @@ export class SwitchboardRuntime {
       connection: {
         oauth: this.oauth,
         ...options.connection,
+        fetch,
+        switchboardId: this.switchboardId,
         baseEnv: { ...withoutOwnSettings(options.connection?.baseEnv ?? process.env), [LAUNCHED_BY_ENV]: '1' },
       },
       ...(options.startupGateMs === undefined ? {} : { startupGateMs: options.startupGateMs }),
@@ -91,11 +101,7 @@ export class SwitchboardRuntime {
     });
     this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
     this.signIns = new ServerSignIn(this.manager, this.oauth);
-    this.teams = new TeamDirectory({
-      oauth: this.oauth,
-      logger: this.logger,
-      ...(options.connection?.fetch ? { fetch: options.connection.fetch } : {}),
-    });
+    this.teams = new TeamDirectory({ oauth: this.oauth, logger: this.logger, fetch });
   }
 
   /**
@@ -104,7 +110,10 @@ export class SwitchboardRuntime {
    */
   stdioSession(transport: Transport): Promise<StdioSession> {
     if (this.disposing) return Promise.reject(new Error('the runtime was disposed'));
-    return serveStdioSession({ source: this.catalog, offers: this.offers, relays: this.serverRequests, logger: this.logger }, transport);
+    return serveStdioSession(
+      { source: this.catalog, offers: this.offers, relays: this.serverRequests, logger: this.logger, switchboardId: this.switchboardId },
+      transport,
+    );
   }
 
   /** The gateway over the catalog, created on first use; start() makes it listen. */
@@ -116,6 +125,7 @@ export class SwitchboardRuntime {
       offers: this.offers,
       relays: this.serverRequests,
       logger: this.logger,
+      switchboardId: this.switchboardId,
     });
     return this.gatewayInstance;
   }

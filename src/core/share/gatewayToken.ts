@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { userConfigFolder } from '../auth';
 import { GATEWAY_TOKEN_PATTERN } from '../base/token';
+import { GATEWAY_TOKEN_ENV } from '../config';
 
-export const TOKEN_ENV_VAR = 'MCP_SWITCHBOARD_TOKEN';
+/** Configuration knows the name too: an entry that sends it is Switchboard's own (config/switchboardEntries.ts). */
+export const TOKEN_ENV_VAR = GATEWAY_TOKEN_ENV;
 
 export function defaultGatewayTokenFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(userConfigFolder(env), 'gateway-token');

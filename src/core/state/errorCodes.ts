@@ -14,6 +14,8 @@ export type ConnectionErrorCode =
   | 'CONNECT_FAILED'
   /** The server answered HTTP with an error status. */
   | 'HTTP_ERROR'
+  /** The server is this Switchboard's own gateway: it refused a request from itself (base/selfLoop.ts). */
+  | 'LOOP'
   /** The server spoke something other than MCP (garbage on stdout, unsupported protocol version). */
   | 'PROTOCOL_ERROR'
   /** An established connection went away. */

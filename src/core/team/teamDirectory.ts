@@ -2,6 +2,7 @@
 // user's sign-in to the gateway: the same provider, tokens and refresh as the servers' rows, so one
 // sign-in serves the listing and every row. Everything it reads is bounded and checked; a gateway
 // that cannot be read is a listing that says why, never a rejection.
+import { LOOP_STATUS } from '../base/selfLoop';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { UnauthorizedError } from '@modelcontextprotocol/client';
 import { z } from 'zod';
@@ -62,6 +63,7 @@ export class TeamDirectory {
     }
     if (!response.ok) {
       await response.body?.cancel();
+      if (response.status === LOOP_STATUS) throw new Error("it is this Switchboard's own gateway: a team source names another gateway");
       throw new Error(`GET ${SERVER_LISTING_PATH} answered HTTP ${response.status}`);
     }
     let text: string;

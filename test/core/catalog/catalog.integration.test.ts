@@ -15,6 +15,7 @@ import { FolderToolCacheStorage } from '../../../src/core/catalog/folderStorage'
 import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
 import { hashServerConnection } from '../../../src/core/config/hash';
+import { eventually } from '../support/poll';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
 import { systemClock, type Clock } from '../../../src/core/base/clock';
 import { ServerManager } from '../../../src/core/manager';
@@ -233,15 +234,23 @@ describe('ToolCatalog with the ServerManager', function () {
     assert.deepEqual(await storage.keys(), [oldKey]);
 
     const after = server('git', ['--name', 'renamed']);
-    // Read while the new config's server is starting: a fast machine has it running by the time
-    // update() returns, with its live list.
-    let whileStarting: string[] | undefined;
-    const subscription = manager.onDidChangeState((event) => {
-      if (event.server === 'git' && event.state.kind === 'starting') whileStarting ??= toolNames(catalog.snapshot(), 'git');
-    });
+    // Make before break: the new config's server starts aside while the old one serves, so chat
+    // never sees the server without tools, whatever is cached for the new config (nothing).
+    const seen: string[][] = [];
+    const subscription = catalog.onDidChange((snapshot) => seen.push(toolNames(snapshot, 'git')));
     await manager.update([after]);
+    await waitForServer(manager, 'git', 'running');
+    const definition = () => manager.server('git')?.definition;
+    await eventually(() => {
+      const current = definition();
+      return current?.transport === 'stdio' && current.args.includes('renamed') ? true : undefined;
+    }, 'the new config running');
     subscription.dispose();
-    assert.deepEqual(whileStarting, [], 'nothing cached for the new config');
+    assert.ok(
+      seen.every((names) => names.length > 0),
+      JSON.stringify(seen),
+    );
+    assert.ok(toolNames(catalog.snapshot(), 'git').length > 0);
     await waitForServer(manager, 'git', 'running');
     await catalog.settled();
     const [newKey] = entryFor(after, []);

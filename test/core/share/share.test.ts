@@ -9,12 +9,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runServe, type ServeReady } from '../../../src/core/cli';
-import { loadConfiguration, type HttpServerDefinition, type StdioServerDefinition } from '../../../src/core/config';
+import {
+  loadConfiguration,
+  nodeFileSystem,
+  readSourceFiles,
+  sourceFiles,
+  type ConfigurationInput,
+  type FileSourceKind,
+  type LoadedConfiguration,
+} from '../../../src/core/config';
+import type { ServerCandidate } from '../../../src/core/config/buildContext';
 import { readGatewayTokenSecret, readOrCreateGatewayToken, TOKEN_ENV_VAR } from '../../../src/core/share/gatewayToken';
 import { SHARE_TARGETS, shareGateway, type ShareTarget } from '../../../src/core/share/shareGateway';
 import { STDIO_SERVER } from '../connection/helpers';
 import { Cleanup, connectClient, eventually } from '../gateway/helpers';
-import { baseInput, expectValid } from '../config/helpers';
+import { baseInput } from '../config/helpers';
 
 const SOURCE_OF: Record<ShareTarget, string> = {
   mcpJsonPortable: 'mcpJsonPortable',
@@ -38,13 +47,33 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The entries an agent reads from its file (as Switchboard's readers normalize them), Switchboard's own included. */
+async function agentReads(input: ConfigurationInput): Promise<ServerCandidate[]> {
+  const files = sourceFiles(new Set(input.sources as FileSourceKind[]), {
+    workspaceFolders: input.workspaceFolders,
+    userHome: input.userHome ?? os.homedir(),
+    platform: 'linux',
+    paths: path.posix,
+    env: input.env ?? {},
+  });
+  return (await readSourceFiles(files, nodeFileSystem)).flatMap((read) => [...read.candidates]);
+}
+
+/** The entries Switchboard skipped as itself: `name: why`, cut before the reason's last clause. */
+function skipped(loaded: LoadedConfiguration): string[] {
+  return loaded.diagnostics
+    .map((diagnostic) => /^server "([^"]+)" from .* is skipped: (.*?), an entry Share writes/.exec(diagnostic.message))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => `${match[1]}: ${match[2]}`);
+}
+
 describe("share: the gateway in other agents' configs", function () {
   this.timeout(30_000);
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
   for (const target of SHARE_TARGETS) {
-    it(`${target}: adds one entry that reads back as the gateway, the token as a variable, the rest of the file kept`, async () => {
+    it(`${target}: adds one entry an agent reads as the gateway (the token as a variable, the rest of the file kept); Switchboard skips it`, async () => {
       const home = temp(cleanup, 'share-home-');
       const folder = temp(cleanup, 'share-ws-');
       const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
@@ -68,28 +97,31 @@ describe("share: the gateway in other agents' configs", function () {
         target === 'codex' ? 'present' : 'replaced',
       );
 
-      const loaded = await loadConfiguration(
-        baseInput({
-          userHome: home,
-          env: { ...env, [TOKEN_ENV_VAR]: TOKEN, CODEX_HOME: undefined },
-          workspaceFolders: [{ name: 'ws', path: folder }],
-          sources: [SOURCE_OF[target]],
-        }),
-        { resolve: async () => undefined },
-      );
-      const names = loaded.servers.map((server) => server.name);
-      assert.deepEqual(names.sort(), ['other', 'switchboard']);
-      const shared = expectValid(
-        loaded.servers.find((server) => server.name === 'switchboard') as HttpServerDefinition,
-      ) as HttpServerDefinition;
+      const input = baseInput({
+        userHome: home,
+        env: { ...env, [TOKEN_ENV_VAR]: TOKEN, CODEX_HOME: undefined },
+        workspaceFolders: [{ name: 'ws', path: folder }],
+        sources: [SOURCE_OF[target]],
+      });
+      // What the agent reads: the gateway's URL, the token as the variable its format spells.
+      const read = await agentReads(input);
+      assert.deepEqual(read.map((entry) => entry.name).sort(), ['other', 'switchboard']);
+      const shared = read.find((entry) => entry.name === 'switchboard')?.raw as { url?: string; headers?: Record<string, string> };
       assert.equal(shared.url, 'http://127.0.0.1:47801/mcp');
-      assert.equal(shared.headers.Authorization, `Bearer ${TOKEN}`);
+      assert.equal(shared.headers?.Authorization, `Bearer \${env:${TOKEN_ENV_VAR}}`);
+      // What Switchboard reads of the same file: not itself.
+      const loaded = await loadConfiguration(input, { resolve: async () => undefined });
+      assert.deepEqual(
+        loaded.servers.map((server) => server.name),
+        ['other'],
+      );
+      assert.deepEqual(skipped(loaded), ['switchboard: it is a Switchboard gateway on this machine (it sends MCP_SWITCHBOARD_TOKEN)']);
       assert.match(result.steps.join('\n'), /mcp-switchboard serve --folder .* --port 47801 --token-file/);
     });
   }
 
   for (const target of SHARE_TARGETS) {
-    it(`${target}: with a launcher, adds an entry that launches serve --stdio for the folder: nothing to run, no token`, async () => {
+    it(`${target}: with a launcher, adds an entry that launches serve --stdio for the folder (nothing to run, no token); Switchboard does not start itself`, async () => {
       const home = temp(cleanup, 'share-stdio-home-');
       const folder = temp(cleanup, 'share-stdio-ws-');
       const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
@@ -98,19 +130,14 @@ describe("share: the gateway in other agents' configs", function () {
       assert.equal(result.outcome, 'added');
       assert.doesNotMatch(fs.readFileSync(result.file, 'utf8'), new RegExp(TOKEN_ENV_VAR), 'no token needed');
       assert.match(result.steps.join('\n'), /Nothing to run/);
-      const loaded = await loadConfiguration(
-        baseInput({
-          userHome: home,
-          env: { ...env, CODEX_HOME: undefined },
-          workspaceFolders: [{ name: 'ws', path: folder }],
-          sources: [SOURCE_OF[target]],
-        }),
-        { resolve: async () => undefined },
-      );
-      const shared = expectValid(
-        loaded.servers.find((server) => server.name === 'switchboard') as StdioServerDefinition,
-      ) as StdioServerDefinition;
-      assert.equal(shared.transport, 'stdio');
+      const input = baseInput({
+        userHome: home,
+        env: { ...env, CODEX_HOME: undefined },
+        workspaceFolders: [{ name: 'ws', path: folder }],
+        sources: [SOURCE_OF[target]],
+        launchers: ['/opt/switchboard/dist/cli.js'],
+      });
+      const shared = (await agentReads(input)).find((entry) => entry.name === 'switchboard')?.raw as { command?: string; args?: string[] };
       if (target === 'mcpJsonPortable') {
         // Committed and read on other machines: the package from npm, for the folder the agent runs in.
         assert.equal(shared.command, 'npx');
@@ -121,6 +148,10 @@ describe("share: the gateway in other agents' configs", function () {
         assert.equal(shared.command, process.execPath);
         assert.deepEqual(shared.args, ['/opt/switchboard/dist/cli.js', 'serve', '--stdio', '--folder', folder]);
       }
+      // Switchboard (this installation, whose CLI the entry runs) does not start itself.
+      const loaded = await loadConfiguration(input, { resolve: async () => undefined });
+      assert.deepEqual(loaded.servers, []);
+      assert.deepEqual(skipped(loaded), ['switchboard: it starts MCP Switchboard itself (serve --stdio)']);
     });
   }
 
@@ -200,12 +231,10 @@ describe("share: the gateway in other agents' configs", function () {
     const ready = JSON.parse(await eventually(() => (out.includes('\n') ? out : undefined), "serve's ready line")) as ServeReady;
     assert.equal(ready.token, fs.readFileSync(tokenFile, 'utf8').trim(), 'serve uses the token file');
 
-    const agent = await loadConfiguration(
-      baseInput({ userHome: home, env: { ...env, [TOKEN_ENV_VAR]: ready.token }, sources: ['codex'] }),
-      { resolve: async () => undefined },
-    );
-    const shared = expectValid(agent.servers[0] as HttpServerDefinition) as HttpServerDefinition;
-    const { client } = await connectClient(cleanup, shared.url, shared.headers.Authorization?.replace(/^Bearer /, '') ?? '');
+    const agent = await agentReads(baseInput({ userHome: home, env, sources: ['codex'] }));
+    const shared = agent[0]?.raw as { url: string; headers: Record<string, string> };
+    assert.equal(shared.headers.Authorization, `Bearer \${env:${TOKEN_ENV_VAR}}`);
+    const { client } = await connectClient(cleanup, shared.url, ready.token);
     assert.ok((await client.listTools()).tools.some((tool) => tool.name === 'alpha__echo'));
   });
 });

@@ -1,5 +1,6 @@
 // What the doctor checks: DIR/.vscode/settings.json plus whatever extra sources it turns on, loaded
 // by the same configuration layer the extension uses, with DIR as the only workspace folder.
+import { realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadFolderConfiguration, type ConfigDiagnostic, type InvalidServer, type ServerDefinition } from '../../config';
@@ -30,7 +31,7 @@ export async function loadWorkspace(
   const folderProblem = await checkFolder(folder);
   if (folderProblem) return { kind: 'unreadable', folder, settingsFile, problems: [folderProblem] };
 
-  const loaded = await loadFolderConfiguration(folder, { env });
+  const loaded = await loadFolderConfiguration(folder, { env, launchers: thisCliLaunchers() });
   if (loaded.kind === 'unreadable') {
     // A file cut off mid-object reports one missing brace per open level, all at the same place.
     const problems = [...new Set(loaded.diagnostics.filter((d) => d.severity === 'error').map((d) => locate(settingsFile, d)))];
@@ -60,4 +61,18 @@ async function checkFolder(folder: string): Promise<string | undefined> {
 function locate(file: string, diagnostic: ConfigDiagnostic): string {
   const where = diagnostic.line === undefined ? file : `${file}:${diagnostic.line}:${diagnostic.column ?? 1}`;
   return `${where}: ${diagnostic.message}`;
+}
+
+/**
+ * The script this CLI runs from, as an agent's entry names it (Share writes its real path): an entry
+ * that runs it with `serve --stdio` is this Switchboard itself.
+ */
+export function thisCliLaunchers(argv: readonly string[] = process.argv): string[] {
+  const script = argv[1];
+  if (!script) return [];
+  try {
+    return [...new Set([script, realpathSync(script)])];
+  } catch {
+    return [script];
+  }
 }

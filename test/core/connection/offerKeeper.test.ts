@@ -1,0 +1,68 @@
+// The offer keeper relists one list at a time per list, but resources and prompts independently:
+// a prompts relist that began before a resources relist ended must not put the old resources back.
+import assert from 'node:assert/strict';
+import { systemClock } from '../../../src/core/base/clock';
+import { nullLogger } from '../../../src/core/base/logging';
+import { OfferKeeper } from '../../../src/core/connection/offerKeeper';
+import type { McpSession } from '../../../src/core/connection/session';
+
+describe('offer keeper: lists relisted side by side', () => {
+  it('a prompts relist that ends after a resources relist keeps the new resources', async () => {
+    let resources = [{ uri: 'fixture://a', name: 'a' }];
+    const prompts = [{ name: 'greet' }];
+    let releasePrompts: () => void = () => undefined;
+    const promptsHeld = new Promise<void>((resolve) => (releasePrompts = resolve));
+    let promptsAsked: () => void = () => undefined;
+    const promptsAsking = new Promise<void>((resolve) => (promptsAsked = resolve));
+    const session = {
+      capabilities: { resources: { listChanged: true }, prompts: { listChanged: true } },
+      async requestRaw(method: string) {
+        if (method === 'resources/list') return { resources };
+        if (method === 'resources/templates/list') return { resourceTemplates: [] };
+        if (method === 'prompts/list') {
+          promptsAsked();
+          await promptsHeld;
+          return { prompts };
+        }
+        throw new Error(`unexpected ${method}`);
+      },
+      async listSkills() {
+        return { skills: [], problems: [] };
+      },
+    } as unknown as McpSession;
+    const keeper = new OfferKeeper({
+      server: 's',
+      logger: nullLogger,
+      clock: systemClock,
+      activeSession: () => session,
+      refreshPolicy: () => ({ timeoutMs: 5_000, maxTotalMs: 0 }),
+      onToolsReplaced: () => undefined,
+    });
+    await keeper.relistOffer(session, ['resources']);
+    assert.deepEqual(
+      keeper.offer.resources.map((resource) => resource.uri),
+      ['fixture://a'],
+    );
+
+    const promptsRelist = keeper.relistOffer(session, ['prompts'], true);
+    await promptsAsking;
+    resources = [...resources, { uri: 'fixture://b', name: 'b' }];
+    await keeper.relistOffer(session, ['resources'], true);
+    assert.deepEqual(
+      keeper.offer.resources.map((resource) => resource.uri),
+      ['fixture://a', 'fixture://b'],
+    );
+    releasePrompts();
+    await promptsRelist;
+    assert.deepEqual(
+      keeper.offer.resources.map((resource) => resource.uri),
+      ['fixture://a', 'fixture://b'],
+      'the prompts relist put the resources of when it began back',
+    );
+    assert.deepEqual(
+      keeper.offer.prompts.map((prompt) => prompt.name),
+      ['greet'],
+    );
+    keeper.dispose();
+  });
+});
