@@ -53,6 +53,20 @@ describe('gateway: a Switchboard never serves itself', function () {
     assert.deepEqual(changes, ['starting', 'error']);
   });
 
+  it('its own gateway as a team source: the listing is refused at once and says why', async () => {
+    const a = await node();
+    const listing = await a.runtime.teams.list(a.gateway.url);
+    assert.deepEqual(listing, {
+      kind: 'unlisted',
+      reason: 'failed',
+      message: "it is this Switchboard's own gateway: a team source names another gateway",
+    });
+    // Another Switchboard's gateway is not taken for this one (without its token it asks for a sign-in).
+    const b = await node();
+    const other = await a.runtime.teams.list(b.gateway.url);
+    assert.ok(!JSON.stringify(other).includes('own gateway'), JSON.stringify(other));
+  });
+
   it('two gateways that list each other: each gets the other’s own offer at once, never its own back', async () => {
     const a = await node();
     const b = await node();
