@@ -7,6 +7,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { applyJsonEdit } from '../../../src/core/base/jsoncEdit';
 import { readOrCreateGatewayToken } from '../../../src/core/share/gatewayToken';
 import { STDIO_SERVER } from '../connection/helpers';
@@ -115,5 +117,31 @@ describe('share: a folder that Switchboard reads too', function () {
         run.stdout,
       );
     }
+  });
+
+  it('share portable --stdio, then an agent starts that entry (serve --stdio) in the folder: it does not start itself again', async () => {
+    const { folder, env } = folderWithMcpJson();
+    assert.equal((await runCli(['share', 'portable', '--folder', folder, '--stdio'], { env })).code, 0);
+    let stderr = '';
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      // What `npx -y mcp-switchboard serve --stdio --folder .` runs, from this checkout.
+      args: [CLI, 'serve', '--stdio', '--folder', '.', '--trust-workspace'],
+      cwd: folder,
+      env: { ...(process.env as Record<string, string>), ...env },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    cleanup.add(() => client.close());
+    await client.connect(transport);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('memory__echo'), names.join(', '));
+    assert.ok(!names.some((name) => name.startsWith('switchboard__')), names.join(', '));
+    assert.deepEqual(
+      [...stderr.matchAll(SKIPPED)].map((match) => match[1]),
+      ['it starts MCP Switchboard itself (serve --stdio)'],
+      stderr,
+    );
   });
 });
