@@ -2,6 +2,8 @@
 // `npm start`: builds the extension, sets up the pinned editor if needed, and opens the demo
 // workspace in code-server on 127.0.0.1 with the extension loaded from this folder.
 //   npm start [-- --port N]
+// package.json runs it as `exec node …`: npm passes a SIGINT it gets to its script's shell, and a
+// shell waiting for a child does nothing with it; exec makes this process that shell.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { isAlive } from './processes.mjs';

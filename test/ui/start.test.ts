@@ -1,5 +1,5 @@
 // `npm start` cleans up however it is stopped: a closed terminal (SIGHUP to its process group),
-// SIGTERM to the npm process alone, or SIGKILL. Nothing of code-server's process group (the editor,
+// SIGTERM or SIGINT to the npm process alone, or SIGKILL. Nothing of code-server's process group (the editor,
 // its extension host, the demo MCP servers) and none of its temp folders may be left behind.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -171,6 +171,12 @@ describe('npm start cleans up (UI)', function () {
   it('when only the npm process gets SIGTERM', async () => {
     const started = (current = await npmStart());
     started.npm.kill('SIGTERM');
+    await assertCleanedUp(started);
+  });
+
+  it('when only the npm process gets SIGINT (npm passes it to its shell, which waits for its child unless it is exec)', async () => {
+    const started = (current = await npmStart());
+    started.npm.kill('SIGINT');
     await assertCleanedUp(started);
   });
 
