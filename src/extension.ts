@@ -22,7 +22,7 @@ import { LogChannels } from './editor/logChannels';
 import { EditorSignInBrowser, SecretStorageStore, signInActions } from './editor/oauthSignIn';
 import { DEFINITION_PROVIDER_ID, GatewayDefinitionProvider } from './editor/mcpDefinitions';
 import { ResourceViewer } from './editor/resourceViewer';
-import { runToolInteractively } from './editor/runTool';
+import { findToolsInteractively, runToolInteractively } from './editor/runTool';
 import { ServersUi } from './editor/serversUi';
 import { serverToolCounts } from './editor/serversView';
 import { SkillInstalls } from './editor/skillInstalls';
@@ -250,6 +250,7 @@ function registerAllCommands({ extension, context, runtime, logs, sync, inputs, 
     invalidateToolCache,
     showToolCatalog: () => catalogDocument.show(),
     runTool: (name) => runToolInteractively(catalog, logs, name),
+    findTools: () => findToolsInteractively(catalog, logs),
     openResource: (server, uri) => resources.open(server, uri),
     cliLauncher: () => writeCliLauncher(extension.globalStorageUri.fsPath, cliPath, userSettings),
     skills,

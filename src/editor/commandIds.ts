@@ -26,6 +26,7 @@ export const COMMANDS = {
   allowSandboxHost: 'mcpSwitchboard.allowSandboxHost',
   showServerActions: 'mcpSwitchboard.showServerActions',
   runTool: 'mcpSwitchboard.runTool',
+  findTools: 'mcpSwitchboard.findTools',
   openResource: 'mcpSwitchboard.openResource',
   signIn: 'mcpSwitchboard.signIn',
   signOut: 'mcpSwitchboard.signOut',

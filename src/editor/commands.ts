@@ -35,6 +35,8 @@ export interface CommandServices {
   showToolCatalog(): Promise<vscode.Uri>;
   /** Asks for a tool and its arguments and calls it the way chat would. */
   runTool(tool?: ToolToRun): Promise<unknown>;
+  /** Searches the tools as chat's #mcpTools does, lists what it found, and runs the one picked. */
+  findTools(): Promise<unknown>;
   /** Reads a resource and opens it read-only (text) or as a preview (images). */
   openResource(server: string, uri: string): Promise<unknown>;
   /** OAuth: sign in to a remote server in the browser; forget one server's sign-in, or all. */
@@ -426,6 +428,7 @@ const COMMAND_TABLE: Record<keyof typeof COMMANDS, Command> = {
   showToolCatalog: (services) => () => services.showToolCatalog(),
   // From the palette (nothing), a tool row (its node), or a caller that names the tool.
   runTool: (services) => (argument) => services.runTool(typeof argument === 'string' ? argument : toolOfRow(argument)),
+  findTools: (services) => () => services.findTools(),
   clearStoredInputs,
   resetConsent,
   openSettingsEntry,

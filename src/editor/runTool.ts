@@ -1,20 +1,29 @@
 import * as vscode from 'vscode';
-import type { ToolCatalog } from '../core/catalog';
-import { CALL_TOOL } from './dispatcherTools';
+import { ToolSearch, type CatalogTool, type ToolCatalog } from '../core/catalog';
+import { CALL_TOOL, LIST_TOOLS } from './dispatcherTools';
 import type { LogChannels } from './logChannels';
 import { askToolArguments } from './runToolForm';
 
-/** A tool by the name chat knows it by, or by its server and its own name (a tool row). */
-export type ToolToRun = string | { readonly server: string; readonly name: string };
+/**
+ * A tool by the name chat knows it by, or by its server and its own name (a tool row), or one that
+ * search found (`found`: it may be past the budget, and is called as chat would call it then).
+ */
+export type ToolToRun = string | { readonly server: string; readonly name: string } | { readonly found: string };
 
 /**
  * "Run Tool…": try an exposed tool by hand, the way chat would call it. It goes through
  * vscode.lm.invokeTool, so the editor's own confirmation applies to tools that are not read-only.
  */
 export async function runToolInteractively(catalog: ToolCatalog, logs: LogChannels, target?: ToolToRun): Promise<string | undefined> {
-  const exposed = catalog.snapshot().servers.flatMap((server) => server.tools.filter((tool) => tool.exposed));
+  const found = typeof target === 'object' && 'found' in target;
+  // A found tool may be one the budget left out of chat's list: any eligible tool can be run then.
+  const exposed = catalog.snapshot().servers.flatMap((server) => server.tools.filter(found ? ToolSearch.eligible : (tool) => tool.exposed));
   let name =
-    typeof target === 'object' ? exposed.find((tool) => tool.server === target.server && tool.name === target.name)?.qualifiedName : target;
+    typeof target === 'object'
+      ? 'found' in target
+        ? target.found
+        : exposed.find((tool) => tool.server === target.server && tool.name === target.name)?.qualifiedName
+      : target;
   // A row's tool that chat no longer gets (switched off meanwhile): nothing to run.
   if (typeof target === 'object' && name === undefined) return undefined;
   if (!name) {
@@ -38,4 +47,45 @@ export async function runToolInteractively(catalog: ToolCatalog, logs: LogChanne
   logs.main.info(`${tool.server}/${tool.name} returned: ${output}`);
   logs.main.show(true);
   return output;
+}
+
+/** One tool of what the dispatcher's search returns. */
+interface FoundTool {
+  readonly qualifiedName: string;
+  readonly server: string;
+  readonly description: string;
+}
+
+/**
+ * "Find Tools…": the search chat gets through #mcpTools, without a chat model. The query goes to the
+ * dispatcher tool itself (what a model would send), its answer is listed, and the tool picked runs
+ * as Run Tool runs it, past the budget or not.
+ */
+export async function findToolsInteractively(catalog: ToolCatalog, logs: LogChannels): Promise<string | undefined> {
+  const query = await vscode.window.showInputBox({
+    title: 'Find MCP Tools',
+    prompt: 'What do you want to do? The search chat uses (#mcpTools) ranks every tool your filters let through, the ones past the budget too.',
+    placeHolder: 'e.g. add two numbers',
+    ignoreFocusOut: true,
+  });
+  if (!query?.trim()) return undefined;
+  const result = await vscode.lm.invokeTool(LIST_TOOLS, { input: { query }, toolInvocationToken: undefined });
+  const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+  const tools = (JSON.parse(text) as { tools: FoundTool[] }).tools;
+  if (tools.length === 0) {
+    void vscode.window.showInformationMessage(`MCP Switchboard: no tool matches “${query}”.`);
+    return undefined;
+  }
+  const byName = new Map<string, CatalogTool>(
+    catalog.snapshot().servers.flatMap((server) => server.tools.map((tool) => [tool.qualifiedName, tool] as const)),
+  );
+  const picked = await vscode.window.showQuickPick(
+    tools.map((tool, index) => ({
+      label: tool.qualifiedName,
+      description: `${index + 1}. ${byName.get(tool.qualifiedName)?.exposed ? 'in chat’s list' : 'past the budget: chat finds it by search'}`,
+      detail: tool.description,
+    })),
+    { title: `${tools.length} tool${tools.length === 1 ? '' : 's'} for “${query}”, best first: pick one to run it`, matchOnDetail: true },
+  );
+  return picked ? runToolInteractively(catalog, logs, { found: picked.label }) : undefined;
 }

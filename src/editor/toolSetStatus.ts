@@ -28,6 +28,10 @@ export class ToolSetStatus implements vscode.Disposable {
     this.item.tooltip = new vscode.MarkdownString(
       `**Tool set:** ${active === '' ? 'all tools' : `\`${active.replace(/`/g, "'")}\``}\n\n${offered} tools offered to chat. Click to switch (\`mcpSwitchboard.toolSet\`).`,
     );
+    // A screen reader reads this, not the icon's name and the tooltip's markdown.
+    this.item.accessibilityInformation = {
+      label: `Tool set ${active === '' ? 'all tools' : displayText(active, 40)}, ${offered} tools offered to chat. Switch tool set.`,
+    };
     this.item.backgroundColor = known || active === '' ? undefined : new vscode.ThemeColor('statusBarItem.warningBackground');
     this.item.show();
   }
@@ -50,9 +54,10 @@ export async function switchToolSetInteractively(): Promise<void> {
     })),
   ];
   if (items.length === 1) {
-    void vscode.window.showInformationMessage(
-      'MCP Switchboard: this workspace defines no tool sets. Add them to mcpSwitchboard.toolSets (each a list of servers and of server/tool globs).',
-    );
+    const define = 'Define Tool Sets';
+    const choice = await vscode.window.showInformationMessage('MCP Switchboard: no tool sets are defined here.', define);
+    // The setting's own page says what a set is (servers, server/tool globs) and opens settings.json.
+    if (choice === define) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', { query: 'mcpSwitchboard.toolSets' });
     return;
   }
   const picked = await vscode.window.showQuickPick(items, { title: 'Which tools do agents see here?' });
