@@ -38,20 +38,63 @@ const err = (text: string): void => stdio.write(process.stderr, displayLines(tex
 // JSON is inert its own way: escaped, never cut short, so that it still parses (doctor --json).
 const json = (value: unknown): void => stdio.write(process.stdout, `${displayJson(JSON.stringify(value, null, 2))}\n`);
 
-const USAGE = `Usage: mcp-switchboard doctor [options]
-       mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
-                                            run the gateway headless; prints {"url","token","servers"}
-       mcp-switchboard serve --stdio [--folder DIR] [--eager]
-                                            the same, for one agent on stdin/stdout (a stdio server)
-       mcp-switchboard registry search <text> | registry add <name>
-                                            the MCP Registry (see registry --help)
-       mcp-switchboard share <portable|claude-code|codex|gemini> [--folder DIR] [--port N]
-                                            serve's gateway in another agent's config
-       mcp-switchboard login <server> [--folder DIR] [--port N]
-                                            sign in to a remote server (OAuth); logout <server> forgets it
+const OVERVIEW = `Usage: mcp-switchboard <command> [options]
+
+MCP Switchboard's runtime from a terminal: the same configuration, servers and gateway as the
+editor extension.
+
+Commands:
+  doctor [--folder DIR] [--json] [--call SERVER/TOOL]
+                        check a workspace's MCP servers: connect each, report, stop them again
+  serve [--folder DIR] [--port N] [--token-file FILE]
+                        run the servers and the MCP gateway headless (HTTP), for other agents
+  serve --stdio [--folder DIR]
+                        the same for one agent that starts it as a stdio MCP server
+  registry search <text> | registry add <name>
+                        the MCP Registry
+  share <portable|claude-code|codex|gemini> [--folder DIR] [--port N | --stdio]
+                        serve's gateway in another agent's config
+  login <server> | logout <server>
+                        sign in to a remote server (OAuth), or forget the sign-in
+
+mcp-switchboard <command> --help shows a command's options.
+`;
+
+const DOCTOR_USAGE = `Usage: mcp-switchboard doctor [options]
 
 doctor connects every MCP server configured for a workspace, exactly as the extension would,
 reports their state and tools (and which tools the catalog exposes), and stops them again.
+
+Doctor options:
+  --folder DIR          workspace folder whose .vscode/settings.json is read (default: .)
+  --json                print the report as JSON
+  --timeout MS          stop waiting for servers after MS milliseconds
+                        (default: the longest connect timeout plus 2 s)
+  --call SERVER/TOOL    after connecting, call one tool and print its result
+  --args JSON           arguments for --call, as a JSON object (default: {})
+  --trust-workspace     run the folder's own stdio servers without asking (see below)
+  -h, --help            show this help
+
+Servers defined by the folder's own files (.vscode/settings.json, .mcp.json, .cursor/mcp.json, ...)
+are whoever wrote the repository's commands: doctor and serve ask before running each one on a
+terminal, and remember the answer for that command line (in $XDG_CONFIG_HOME/mcp-switchboard, shared
+with the editor). Without a terminal they are not started unless --trust-workspace is given.
+
+\${input:ID} values are read from MCP_SWITCHBOARD_INPUT_<ID> (upper case, other characters as _).
+
+Doctor exit codes: 0 every enabled server is running (or the --call succeeded)
+                   1 a server is not running, the configuration has errors, or the --call failed
+                   2 the settings cannot be read, or the command line is wrong
+
+With MCP_SWITCHBOARD_USER_SETTINGS=<the editor's User/settings.json>, doctor, serve and login also
+read the editor's user settings as the editor does: its servers (under the folder's), its sources,
+and the sandbox settings from it alone. The launcher that Share with Other Agents writes sets it.
+`;
+
+const SERVE_USAGE = `Usage: mcp-switchboard serve [--folder DIR] [--port N] [--token-file FILE] [--no-wait]
+                                            run the gateway headless; prints {"url","token","servers"}
+       mcp-switchboard serve --stdio [--folder DIR] [--eager]
+                                            the same, for one agent on stdin/stdout (a stdio server)
 
 serve runs the servers and the MCP gateway on 127.0.0.1 (for other machines: --host, below) until
 SIGINT/SIGTERM/SIGHUP. It prints its line once every enabled server has finished its first connect
@@ -94,27 +137,6 @@ servers under its qualified name, nothing on stdout but the protocol. Servers st
 With MCP_SWITCHBOARD_USER_SETTINGS=<the editor's User/settings.json>, doctor, serve and login also
 read the editor's user settings as the editor does: its servers (under the folder's), its sources,
 and the sandbox settings from it alone. The launcher that Share with Other Agents writes sets it.
-
-Doctor options:
-  --folder DIR          workspace folder whose .vscode/settings.json is read (default: .)
-  --json                print the report as JSON
-  --timeout MS          stop waiting for servers after MS milliseconds
-                        (default: the longest connect timeout plus 2 s)
-  --call SERVER/TOOL    after connecting, call one tool and print its result
-  --args JSON           arguments for --call, as a JSON object (default: {})
-  --trust-workspace     run the folder's own stdio servers without asking (see below)
-  -h, --help            show this help
-
-Servers defined by the folder's own files (.vscode/settings.json, .mcp.json, .cursor/mcp.json, ...)
-are whoever wrote the repository's commands: doctor and serve ask before running each one on a
-terminal, and remember the answer for that command line (in $XDG_CONFIG_HOME/mcp-switchboard, shared
-with the editor). Without a terminal they are not started unless --trust-workspace is given.
-
-\${input:ID} values are read from MCP_SWITCHBOARD_INPUT_<ID> (upper case, other characters as _).
-
-Doctor exit codes: 0 every enabled server is running (or the --call succeeded)
-                   1 a server is not running, the configuration has errors, or the --call failed
-                   2 the settings cannot be read, or the command line is wrong
 `;
 
 const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -123,7 +145,7 @@ const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP
 async function main(argv: readonly string[]): Promise<ExitCode> {
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (argv[0] === 'login' || argv[0] === 'logout') return wantsHelp ? printed(LOGIN_USAGE) : loginCommand(argv);
-  if (argv[0] === 'serve') return wantsHelp ? printed(USAGE) : serveCommand(argv.slice(1), { signal: lifetime.signal });
+  if (argv[0] === 'serve') return wantsHelp ? printed(SERVE_USAGE) : serveCommand(argv.slice(1), { signal: lifetime.signal });
   if (argv[0] === 'share') return wantsHelp ? printed(SHARE_USAGE) : runShare(argv.slice(1), { out, err });
   if (argv[0] === 'registry') {
     if (wantsHelp) return printed(REGISTRY_USAGE);
@@ -171,7 +193,7 @@ async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {
     return usageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.help) return printed(USAGE);
+  if (values.help) return printed(positionals[0] === 'doctor' ? DOCTOR_USAGE : OVERVIEW);
   const [command, ...extra] = positionals;
   if (command === undefined) return usageError('no command given');
   if (command !== 'doctor') return usageError(`unknown command "${command}"`);
@@ -207,7 +229,7 @@ async function runUntilSignal(work: (signal: AbortSignal) => Promise<ExitCode>):
 
 /** A wrong flag value gets a pointer to the help; a wrong command line gets the help itself. */
 function usageError(message: string, withUsage = true): ExitCode {
-  err(`mcp-switchboard: ${message}\n${withUsage ? `\n${USAGE}` : 'Run "mcp-switchboard --help" for usage.\n'}`);
+  err(`mcp-switchboard: ${message}\n${withUsage ? `\n${OVERVIEW}` : 'Run "mcp-switchboard --help" for usage.\n'}`);
   return EXIT_UNUSABLE;
 }
 

@@ -64,7 +64,8 @@ interface FoundTool {
 export async function findToolsInteractively(catalog: ToolCatalog, logs: LogChannels): Promise<string | undefined> {
   const query = await vscode.window.showInputBox({
     title: 'Find MCP Tools',
-    prompt: 'What do you want to do? The search chat uses (#mcpTools) ranks every tool your filters let through, the ones past the budget too.',
+    prompt:
+      'What do you want to do? The search chat uses (#mcpTools) ranks every tool your filters let through, the ones past the budget too.',
     placeHolder: 'e.g. add two numbers',
     ignoreFocusOut: true,
   });

@@ -2,7 +2,7 @@
 // of failures and of the tool budget. It follows the manager and the catalog; the owner calls
 // render() when something else changed what is shown (settings, a reload).
 import * as vscode from 'vscode';
-import type { OfferCatalog, ToolCatalog } from '../core/catalog';
+import { isSettling, type OfferCatalog, type ToolCatalog } from '../core/catalog';
 import type { ServerStateChangeEvent } from '../core/state';
 import type { ServerManager } from '../core/manager';
 import type { DevRestart } from './devWatchers';
@@ -70,7 +70,8 @@ export class ServersUi implements vscode.Disposable {
     this.own(
       catalog.onDidChange((snapshot) => {
         this.render();
-        this.warnOverBudget(snapshot.warnings);
+        // One toast with the final counts, not one per server as they come up.
+        if (!isSettling(snapshot)) this.warnOverBudget(snapshot.warnings);
       }),
     );
   }

@@ -82,6 +82,8 @@ export async function shareWithAgentsInteractively(launcher: () => string, skill
     folder: folder ?? os.homedir(),
     userHome: os.homedir(),
     env: process.env,
+    // The launcher runs this version's CLI from any terminal: the steps name it.
+    cli: JSON.stringify(launcher()),
     ...(how.stdio ? { launch: { command: launcher(), args: [] } } : {}),
   });
   const skillNote = skills ? await shareSkills(skills, SKILLS_OF[target]) : undefined;

@@ -57,7 +57,8 @@ export async function switchToolSetInteractively(): Promise<void> {
     const define = 'Define Tool Sets';
     const choice = await vscode.window.showInformationMessage('MCP Switchboard: no tool sets are defined here.', define);
     // The setting's own page says what a set is (servers, server/tool globs) and opens settings.json.
-    if (choice === define) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', { query: 'mcpSwitchboard.toolSets' });
+    if (choice === define)
+      await vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', { query: 'mcpSwitchboard.toolSets' });
     return;
   }
   const picked = await vscode.window.showQuickPick(items, { title: 'Which tools do agents see here?' });

@@ -152,4 +152,3 @@ describe('Find Tools… without a chat model (UI)', function () {
     await page.locator('.settings-editor .setting-item', { hasText: 'Tool Sets' }).first().waitFor({ timeout: 30_000 });
   });
 });
-

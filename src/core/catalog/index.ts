@@ -3,7 +3,7 @@ export { MemoryToolCacheStorage, type ToolCacheStorage } from './cache';
 export { compileGlob, describeFilterRule, type GlobPattern } from './filters';
 export { FolderToolCacheStorage } from './folderStorage';
 export { OfferCatalog } from './offerCatalog';
-export { buildSnapshot } from './snapshot';
+export { buildSnapshot, isSettling } from './snapshot';
 export { prepareToolList } from './preparedList';
 export { type CatalogSettings } from './settings';
 export { ToolCatalog, type CallSettlement, type SettledCall } from './toolCatalog';

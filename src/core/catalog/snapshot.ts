@@ -4,7 +4,7 @@
 import { TOOL_SET_SETTING, TOOL_SETS_SETTING } from './settingNames';
 import { deepFreeze } from '../base/freeze';
 import type { ToolFilterSettings } from '../config';
-import type { ServerStateKind } from '../state';
+import { isConnecting, type ServerStateKind } from '../state';
 import { applyBudget, budgetWarning, type BudgetCandidate } from './budget';
 import { compileGlobalFilters, FILTER_STEPS, type CompiledGlobalFilters, type FilterStep, type GlobalFilterSettings } from './filters';
 import type { PreparedToolList } from './preparedList';
@@ -187,4 +187,12 @@ function exposedRows(perServer: readonly (ServerRows | undefined)[], maxExposed:
     for (const row of outcome?.rows ?? []) if (!row.rule) candidates.push({ serverIndex, name: row.prepared.name, row });
   });
   return new Set(applyBudget(candidates, maxExposed).exposed.map((candidate) => candidate.row));
+}
+
+/**
+ * Whether a server of the snapshot is still starting or reconnecting: its counts (the budget's
+ * warning among them) are not final yet, and are said once they are.
+ */
+export function isSettling(snapshot: CatalogSnapshot): boolean {
+  return snapshot.servers.some((server) => isConnecting(server.state));
 }

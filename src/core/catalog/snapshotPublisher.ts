@@ -4,7 +4,7 @@ import { Emitter, type Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CatalogSettings } from './settings';
-import { buildSnapshot, SnapshotMemo, type BuiltSnapshot, type SnapshotServerInput } from './snapshot';
+import { buildSnapshot, isSettling, SnapshotMemo, type BuiltSnapshot, type SnapshotServerInput } from './snapshot';
 import type { CatalogSnapshot } from './types';
 import { fingerprint } from '../base/fingerprint';
 
@@ -65,9 +65,13 @@ export class SnapshotPublisher {
     const built = this.current();
     if (built.signature === this.firedSignature) return;
     this.firedSignature = built.signature;
-    const warnings = new Set(built.snapshot.warnings.map((warning) => warning.message));
-    for (const message of warnings) if (!this.loggedWarnings.has(message)) this.options.logger.warn(message);
-    this.loggedWarnings = warnings;
+    // Said once the servers have settled: while they come up, each one's tools would change the
+    // counts, and each count would be said again.
+    if (!isSettling(built.snapshot)) {
+      const warnings = new Set(built.snapshot.warnings.map((warning) => warning.message));
+      for (const message of warnings) if (!this.loggedWarnings.has(message)) this.options.logger.warn(message);
+      this.loggedWarnings = warnings;
+    }
     this.changeEmitter.fire(built.snapshot);
   }
 

@@ -58,7 +58,15 @@ export function runShare(
   }
   // This very CLI, as the agent will start it (the script behind the `mcp-switchboard` link).
   const launch = parsed.values.stdio ? { command: process.execPath, args: [fs.realpathSync(process.argv[1] ?? '')] } : undefined;
-  const result = shareGateway({ target, port, folder, userHome: env.HOME ?? os.homedir(), env, ...(launch ? { launch } : {}) });
+  const result = shareGateway({
+    target,
+    port,
+    folder,
+    userHome: env.HOME ?? os.homedir(),
+    env,
+    cli: terminalCommand(env),
+    ...(launch ? { launch } : {}),
+  });
   io.out(
     `${result.outcome === 'present' ? 'Already there' : result.outcome === 'replaced' ? 'Replaced' : 'Added'}: "switchboard" in ${result.file}.\nThen:\n${result.steps.map((step, index) => `  ${index + 1}. ${step}\n`).join('')}`,
   );
@@ -67,4 +75,29 @@ export function runShare(
       "Note: an editor that runs Switchboard and reads .mcp.json too (VS Code 1.140 and later) starts this entry as well and lists every tool twice; there, share with Claude Code's own file (share claude-code) instead.\n",
     );
   return 0;
+}
+
+/**
+ * How this CLI is typed in a terminal: `mcp-switchboard` where that name on PATH runs this very
+ * script (an npm install), else `node <this script>` (a checkout, npx's cache): a step the user
+ * copies must run.
+ */
+export function terminalCommand(env: NodeJS.ProcessEnv = process.env, script: string | undefined = process.argv[1]): string {
+  if (!script) return 'mcp-switchboard';
+  const real = (file: string): string | undefined => {
+    try {
+      return fs.realpathSync(file);
+    } catch {
+      return undefined;
+    }
+  };
+  const self = real(script);
+  const onPath = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir !== '')
+    .map((dir) => real(path.join(dir, process.platform === 'win32' ? 'mcp-switchboard.cmd' : 'mcp-switchboard')))
+    .find((found) => found !== undefined);
+  if (self !== undefined && onPath === self) return 'mcp-switchboard';
+  const quoted = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word));
+  return `node ${quoted(self ?? script)}`;
 }

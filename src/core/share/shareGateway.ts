@@ -37,6 +37,11 @@ export interface ShareRequest {
    * it, the entry is an HTTP one for a `serve` the user runs.
    */
   readonly launch?: { readonly command: string; readonly args: readonly string[] };
+  /**
+   * How the user runs this CLI in a terminal, for the steps (`mcp-switchboard` when it is on PATH;
+   * in a checkout `node …/dist/cli.js`; in the editor, its launcher). Default: `mcp-switchboard`.
+   */
+  readonly cli?: string;
 }
 
 export interface ShareResult {
@@ -111,7 +116,7 @@ export function shareGateway(request: ShareRequest): ShareResult {
       steps: [
         portable
           ? `Nothing to run: an agent that reads this file (on any machine) starts Switchboard from npm (npx ${CLI_PACKAGE} serve --stdio) for the folder it runs in, and stops it when it ends. The folder's own servers run once each person has allowed them (in the editor, or with ${CLI_PACKAGE} doctor on a terminal).`
-          : `Nothing to run: the agent starts Switchboard (serve --stdio) for ${request.folder} when it needs it, and stops it when it ends. The folder's own servers run once you have allowed them (in the editor, or with ${CLI_PACKAGE} doctor on a terminal).`,
+          : `Nothing to run: the agent starts Switchboard (serve --stdio) for ${request.folder} when it needs it, and stops it when it ends. The folder's own servers run once you have allowed them (in the editor, or with ${request.cli ?? CLI_PACKAGE} doctor on a terminal).`,
       ],
     };
   }
@@ -120,7 +125,7 @@ export function shareGateway(request: ShareRequest): ShareResult {
     file,
     outcome,
     steps: [
-      `Run the gateway (it reads the servers of ${request.folder}): mcp-switchboard serve --folder ${JSON.stringify(request.folder)} --port ${request.port} --token-file ${JSON.stringify(tokenFile)}`,
+      `Run the gateway (it reads the servers of ${request.folder}): ${request.cli ?? CLI_PACKAGE} serve --folder ${JSON.stringify(request.folder)} --port ${request.port} --token-file ${JSON.stringify(tokenFile)}`,
       `Give the agent its token, in the shell profile it starts from: export ${TOKEN_ENV_VAR}="$(cat ${JSON.stringify(tokenFile)})"`,
     ],
   };

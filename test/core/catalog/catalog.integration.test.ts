@@ -159,6 +159,24 @@ describe('ToolCatalog with the ServerManager', function () {
     assert.equal(manager.server('hung')?.state.kind, 'starting', 'the server itself is left to its own timeouts');
   });
 
+  it('says the budget is exceeded once, with the final counts, however the servers come up', async () => {
+    const logger = new MemoryLogger();
+    const manager = new ServerManager({ logger });
+    const catalog = new ToolCatalog({ manager, storage: new MemoryToolCacheStorage(), logger, settings: { maxExposed: 1 } });
+    cleanup.add(() => manager.dispose());
+    cleanup.add(() => catalog.dispose());
+    // Three servers, ready one after another: each would change the counts.
+    await manager.start([server('a'), server('b', ['--startup-delay', '300']), server('c', ['--startup-delay', '600'])]);
+    for (const name of ['a', 'b', 'c']) await waitForServer(manager, name, 'running');
+    await catalog.settled();
+    const said = logger.entries.filter((entry) => /passed the filters/.test(entry.message)).map((entry) => entry.message);
+    const total = FIXTURE_TOOLS.length * 3;
+    assert.deepEqual(
+      said.map((message) => /^(\d+) tools passed the filters/.exec(message)?.[1]),
+      [String(total)],
+    );
+  });
+
   it('caches every page of tools/list under the server and its connection hash', async () => {
     const paged = server('paged', ['--page-size', '3']);
     const { manager, catalog, storage } = setup();

@@ -533,9 +533,23 @@ describe('doctor CLI', function () {
 
   describe('command line', () => {
     it('prints usage for --help (exit 0) and for an unknown command or flag (exit 2)', async () => {
+      // The overview names every command; each command's own help starts with that command.
       const help = await runCli(['--help']);
       assert.equal(help.code, 0);
-      assert.match(help.stdout, /Usage: mcp-switchboard doctor/);
+      assert.match(help.stdout, /^Usage: mcp-switchboard <command> \[options\]\n/);
+      for (const command of [
+        '  doctor [',
+        '  serve [',
+        '  serve --stdio',
+        '  registry search',
+        '  share <',
+        '  login <server>',
+        'logout <server>',
+      ])
+        assert.ok(help.stdout.includes(command), command);
+      const doctorHelp = await runCli(['doctor', '--help']);
+      assert.equal(doctorHelp.code, 0);
+      assert.match(doctorHelp.stdout, /^Usage: mcp-switchboard doctor \[options\]\n[\s\S]*--call SERVER\/TOOL/);
 
       const unknown = await runCli(['frobnicate']);
       assert.equal(unknown.code, 2);

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runServe, type ServeReady } from '../../../src/core/cli';
+import { terminalCommand } from '../../../src/core/cli/share';
 import {
   loadConfiguration,
   nodeFileSystem,
@@ -154,6 +155,24 @@ describe("share: the gateway in other agents' configs", function () {
       assert.deepEqual(skipped(loaded), ['switchboard: it starts MCP Switchboard itself (serve --stdio)']);
     });
   }
+
+  it('names the CLI in its steps as a terminal runs it: mcp-switchboard where PATH has this one, else node and the script', () => {
+    const dir = temp(cleanup, 'share-cli-');
+    const script = path.join(dir, 'lib', 'cli.js');
+    fs.mkdirSync(path.dirname(script));
+    fs.writeFileSync(script, '');
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    assert.equal(terminalCommand({ PATH: bin }, script), `node ${script}`);
+    fs.symlinkSync(script, path.join(bin, 'mcp-switchboard'));
+    assert.equal(terminalCommand({ PATH: `/nonexistent${path.delimiter}${bin}` }, script), 'mcp-switchboard');
+    // Another installation's mcp-switchboard on PATH is not this one.
+    const other = path.join(dir, 'other.js');
+    fs.writeFileSync(other, '');
+    assert.equal(terminalCommand({ PATH: bin }, other), `node ${other}`);
+    const result = shareGateway({ target: 'mcpJsonPortable', port: 47_802, folder: dir, userHome: dir, env: {}, cli: `node ${script}` });
+    assert.match(result.steps[0] ?? '', new RegExp(`: node ${script.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} serve --folder`));
+  });
 
   it("keeps serve's token in a file only the user can read, the same on every run", () => {
     const dir = temp(cleanup, 'share-token-');
