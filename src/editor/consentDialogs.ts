@@ -1,9 +1,16 @@
 // The consent dialogs: one server, or every workspace server waiting at once (a first run used to ask
 // three times in a row). They show exactly what would run, with paths made readable, and say what
 // each answer means, Deny against Cancel included.
-import path from 'node:path';
 import * as vscode from 'vscode';
-import { describeSandboxRules, sandboxOf, sourceLabel, workspaceConsentSandbox, type StdioServerDefinition } from '../core/config';
+import {
+  describeSandboxRules,
+  readableCommandLine,
+  readablePath,
+  sandboxOf,
+  sourceLabel,
+  workspaceConsentSandbox,
+  type StdioServerDefinition,
+} from '../core/config';
 import type { ConsentAnswer } from './consent';
 import type { WorkspaceSandboxMode } from './settings';
 
@@ -13,15 +20,9 @@ const MAX_LISTED = 10;
 const DENY_VS_CANCEL =
   'Deny: it stays blocked until you click Allow… on its row. Cancel: nothing is remembered; it is asked again at its next start.';
 
-/** An absolute path spelled with `..` or `.` (from `${workspaceFolder}/../x`) reads as the path it is. */
-function readablePath(part: string): string {
-  return path.isAbsolute(part) && /(^|[\\/])\.\.?([\\/]|$)/.test(part) ? path.normalize(part) : part;
-}
-
 /** The command line as the user reads it: quoted where needed, paths normalized. */
 export function commandLine(definition: StdioServerDefinition): string {
-  const quote = (part: string) => (/^[\w@%+=:,./-]+$/.test(part) ? part : JSON.stringify(part));
-  return [definition.command, ...definition.args].map((part) => quote(readablePath(part))).join(' ');
+  return readableCommandLine(definition);
 }
 
 function folderOf(definition: StdioServerDefinition): string {

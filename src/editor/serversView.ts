@@ -1,6 +1,13 @@
 import * as vscode from 'vscode';
 import { isActive, type ServerStateKind } from '../core/state';
-import { describeFilterRule, type CatalogSnapshot, type OfferedServer, type PreparedTool, type ToolCatalog } from '../core/catalog';
+import {
+  describeFilterRule,
+  shortFilterRule,
+  type CatalogSnapshot,
+  type OfferedServer,
+  type PreparedTool,
+  type ToolCatalog,
+} from '../core/catalog';
 import { sandboxOf, signsInWithOAuth } from '../core/config';
 import type { ServerView } from '../core/manager';
 import { describeRow, rowPrimaryAction, pickRowIcon, sandboxDeniedHost } from '../core/presentation';
@@ -20,8 +27,10 @@ export interface ToolRow {
   readonly readOnly: boolean;
   /** Unchecked means the tool is switched off in `mcpSwitchboard.tools.disabled`. */
   readonly enabled: boolean;
-  /** Why the tool is not exposed (a rule other than the switch), if it is not. */
+  /** Why the tool is not exposed (a rule other than the switch), if it is not: in the row's few words. */
   readonly filteredBy?: string;
+  /** The same in full, for the tooltip. */
+  readonly filterReason?: string;
   /** Set on the last known tools of a server chat is not offered now (`server stopped`). */
   readonly notOffered?: string;
 }
@@ -49,7 +58,9 @@ export function toolRows(snapshot: CatalogSnapshot, server: string, known: reado
     description: tool.tool.description,
     readOnly: tool.readOnly,
     enabled: tool.filteredBy?.kind !== 'disabledSetting',
-    filteredBy: tool.filteredBy && tool.filteredBy.kind !== 'disabledSetting' ? describeFilterRule(tool.filteredBy, server) : undefined,
+    ...(tool.filteredBy && tool.filteredBy.kind !== 'disabledSetting'
+      ? { filteredBy: shortFilterRule(tool.filteredBy), filterReason: describeFilterRule(tool.filteredBy, server) }
+      : {}),
   }));
 }
 
@@ -246,12 +257,16 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     item.id = `tool/${row.server}/${row.name}`;
     const notes: string[] = [];
     if (row.notOffered) notes.push(`not offered: ${row.notOffered}`);
-    if (row.filteredBy) notes.push(`filtered: ${row.filteredBy}`);
+    if (row.filteredBy) notes.push(row.filteredBy);
     else if (!row.enabled) notes.push('switched off');
     if (row.readOnly) notes.push('read-only');
     item.description = notes.join(' · ');
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${row.title ?? row.name}** (\`${row.server}/${row.name}\`)\n\n`);
+    if (row.filterReason) {
+      tooltip.appendText(`Not in chat's list: ${row.filterReason}.`);
+      tooltip.appendMarkdown('\n\n');
+    }
     if (row.description) tooltip.appendText(row.description);
     item.tooltip = tooltip;
     // The box is the switch (mcpSwitchboard.tools.disabled). A tool another rule keeps from chat has

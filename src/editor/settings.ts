@@ -130,7 +130,7 @@ export async function editSetting(
   const location = file && [...file.prefix, `${SECTION}.${key}`];
   const text = file ? readConfigText(file.path) : '';
   // Only a file that holds exactly what the editor reads is edited in place (not one a profile shadows).
-  if (file && location && sameJson(jsonValueAt(text, location), current)) {
+  if (file && location && inPlaceFor(target) && sameJson(jsonValueAt(text, location), current)) {
     const open = vscode.workspace.textDocuments.find((document) => document.uri.scheme === 'file' && document.uri.fsPath === file.path);
     if (open?.isDirty) throw new Error(`${file.path} has changes that are not saved: save it, then try again. Nothing was changed`);
     const jsonEdits: JsonEdit[] = edits.map((edit) => ({ ...edit, location: [...location, ...edit.location] }));
@@ -138,12 +138,26 @@ export async function editSetting(
     if (next === text) return;
     const changed = configurationChanged(`${SECTION}.${key}`);
     writeConfigText(file.path, next);
-    await changed;
+    if (await changed) return;
+    // The editor did not notice the file (it watches it from elsewhere): it writes the value itself.
+    await configuration.update(key, jsonValueAt(next, location), target);
     return;
   }
   let value = current;
   for (const edit of edits) value = withEdit(value, edit);
   await configuration.update(key, value, target);
+}
+
+/**
+ * Whether the editor reads `target`'s file where this extension host can write it and watches it
+ * there. Workspace files are the host's own. User settings are only on a local desktop: in a
+ * browser (code-server) the editor does not notice a change made to them here, and with a remote
+ * extension host they are on the other machine.
+ */
+function inPlaceFor(target: vscode.ConfigurationTarget): boolean {
+  return (
+    target !== vscode.ConfigurationTarget.Global || (vscode.env.uiKind === vscode.UIKind.Desktop && vscode.env.remoteName === undefined)
+  );
 }
 
 /** Equal as JSON (the parser's objects have no prototype; the editor's do). */
@@ -168,17 +182,17 @@ function settingsFileOf(
   return first?.scheme === 'file' ? { path: path.join(first.fsPath, '.vscode', 'settings.json'), prefix: [] } : undefined;
 }
 
-/** Resolves when the editor's configuration of `section` changed (it watches its files), or after 5 s. */
-function configurationChanged(section: string): Promise<void> {
+/** Whether the editor's configuration of `section` changed (it watches its files) within 5 s. */
+function configurationChanged(section: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(done, 5_000);
+    const timer = setTimeout(() => done(false), 5_000);
     const subscription = vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(section)) done();
+      if (event.affectsConfiguration(section)) done(true);
     });
-    function done(): void {
+    function done(noticed: boolean): void {
       clearTimeout(timer);
       subscription.dispose();
-      resolve();
+      resolve(noticed);
     }
   });
 }

@@ -60,7 +60,7 @@ describe('tool sets (UI)', function () {
     await treeRow(page, 'echo').hover();
     await page.locator('.monaco-list-row', { hasText: 'echo' }).first().waitFor();
     await page
-      .locator('.monaco-list-row', { has: page.locator('.label-description', { hasText: 'filtered: not in the tool set "review"' }) })
+      .locator('.monaco-list-row', { has: page.locator('.label-description', { hasText: 'not in tool set "review"' }) })
       .first()
       .waitFor({ timeout: 30_000 });
 

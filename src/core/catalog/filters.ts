@@ -257,3 +257,33 @@ export function describeFilterRule(rule: FilterRule, server: string): string {
       return "not granted by the gateway's policy";
   }
 }
+
+/**
+ * The rule in the few words a tool's row has room for (the full reason is describeFilterRule's,
+ * in its tooltip): at the default sidebar width a row shows about 30 characters of it.
+ */
+export function shortFilterRule(rule: FilterRule): string {
+  const quoted = (text: string) => `"${text.length > 16 ? `${text.slice(0, 15)}…` : text}"`;
+  switch (rule.kind) {
+    case 'serverDeny':
+      return `tools.deny ${quoted(rule.pattern)}`;
+    case 'serverAllow':
+      return 'not in tools.allow';
+    case 'globalDeny':
+      return `global deny ${quoted(rule.pattern)}`;
+    case 'disabledSetting':
+      return 'switched off';
+    case 'readOnlyOnly':
+      return 'not read-only';
+    case 'malformedSchema':
+      return 'malformed schema';
+    case 'filterError':
+      return 'a filter failed';
+    case 'budget':
+      return 'past the budget: by search';
+    case 'toolSet':
+      return `not in tool set ${quoted(rule.name)}`;
+    case 'policy':
+      return 'not granted';
+  }
+}

@@ -1,6 +1,6 @@
 export { DEFAULT_MAX_EXPOSED } from './budget';
 export { MemoryToolCacheStorage, type ToolCacheStorage } from './cache';
-export { compileGlob, describeFilterRule, type GlobPattern } from './filters';
+export { compileGlob, describeFilterRule, shortFilterRule, type GlobPattern } from './filters';
 export { FolderToolCacheStorage } from './folderStorage';
 export { OfferCatalog } from './offerCatalog';
 export { buildSnapshot, isSettling } from './snapshot';

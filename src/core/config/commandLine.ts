@@ -1,6 +1,23 @@
 // Turns what a user pastes into "Add Server…" (a command line or a URL) into an entry of the
 // same shape as .vscode/mcp.json. Shell-like quoting only: no expansion, no pipes.
 
+import path from 'node:path';
+import type { StdioServerDefinition } from './types';
+
+/** An absolute path spelled with `..` or `.` (from `${workspaceFolder}/../x`) reads as the path it is. */
+export function readablePath(part: string): string {
+  return path.isAbsolute(part) && /(^|[\\/])\.\.?([\\/]|$)/.test(part) ? path.normalize(part) : part;
+}
+
+/**
+ * A stdio server's command line as a person reads it (a consent question, a dialog): each word
+ * quoted where a shell would need it, paths normalized. What runs is the definition, unchanged.
+ */
+export function readableCommandLine(definition: Pick<StdioServerDefinition, 'command' | 'args'>): string {
+  const quote = (part: string) => (/^[\w@%+=:,./-]+$/.test(part) ? part : JSON.stringify(part));
+  return [definition.command, ...definition.args].map((part) => quote(readablePath(part))).join(' ');
+}
+
 export type NewEntry = { readonly command: string; readonly args?: string[] } | { readonly url: string };
 
 export class CommandLineError extends Error {

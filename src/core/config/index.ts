@@ -34,5 +34,12 @@ export { parseJsonc } from './jsonc';
 export { isSecretName } from './secrets';
 export { EXPORT_FORMATS, EXPORT_TITLES, exportEntry } from './exportEntry';
 export type { ExportFormat } from './exportEntry';
-export { CommandLineError, entryFromCommandLine, freeServerName, suggestServerName } from './commandLine';
+export {
+  CommandLineError,
+  entryFromCommandLine,
+  freeServerName,
+  readableCommandLine,
+  readablePath,
+  suggestServerName,
+} from './commandLine';
 export type { NewEntry } from './commandLine';

@@ -7,6 +7,8 @@ import {
   describeSource,
   isInvalidServer,
   isWorkspaceDefinedSource,
+  readableCommandLine,
+  readablePath,
   workspaceConsentSandbox,
   type InvalidServer,
   type ServerDefinition,
@@ -92,13 +94,13 @@ export async function settleWorkspaceConsent(
 }
 
 function question(server: StdioServerDefinition): string {
-  const line = [server.command, ...server.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(' ');
+  const line = readableCommandLine(server);
   const env = Object.keys(server.env);
   return [
     `"${displayText(server.name)}" is defined by ${displayText(describeSource(server.source))}, a file of this workspace. It runs:`,
     `  ${displayText(line, 2_000)}`,
     ...(env.length > 0 ? [`  with the variables ${displayText(env.join(', '))}`] : []),
-    `  in ${displayText(server.cwd ?? '(the current folder)')}`,
+    `  in ${displayText(server.cwd === undefined ? '(the current folder)' : readablePath(server.cwd))}`,
     'Run it? (remembered for this command line; Switchboard in the editor shares the answer)',
   ].join('\n');
 }

@@ -55,7 +55,8 @@ describe('servers in the real editor', function () {
       rows.map((item) => item.label),
       CONFIGURED,
     );
-    assert.match(row(api, 'ok').description, /^running · \d+ tools$/);
+    // Every tool offered reads `N tools`; some kept from chat, `N of M offered` (the figure of every surface).
+    assert.match(row(api, 'ok').description, /^running · (\d+ tools|\d+ of \d+ offered)$/);
     assert.equal(row(api, 'ok').icon, 'pass-filled');
     assert.match(row(api, 'failing').description, /^exited/);
     assert.equal(row(api, 'failing').icon, 'error');
@@ -103,7 +104,7 @@ describe('servers in the real editor', function () {
   it('a tool another rule keeps from chat has no checkbox and a slashed icon, and the row counts what chat gets', async () => {
     const before = row(api, 'ok');
     const total = before.children.length;
-    const offeredBefore = Number(/^running · (\d+) tools$/.exec(before.description)?.[1]);
+    const offeredBefore = Number(/^running · (\d+)( tools| of \d+ offered)$/.exec(before.description)?.[1]);
     assert.ok(offeredBefore > 1, before.description);
     const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
     await settings.update('tools.deny', ['ok/add'], vscode.ConfigurationTarget.Global);
@@ -112,7 +113,7 @@ describe('servers in the real editor', function () {
         () =>
           row(api, 'ok')
             .children.find((tool) => tool.label === 'add')
-            ?.description.includes('filtered')
+            ?.description.includes('global deny')
             ? true
             : undefined,
         'the deny rule to reach the tree',
@@ -122,9 +123,18 @@ describe('servers in the real editor', function () {
       const add = after.children.find((tool) => tool.label === 'add');
       assert.equal(add?.checked, undefined, 'no checkbox: it cannot be switched on here, and must not look offered');
       assert.equal(add?.icon, 'circle-slash');
-      assert.match(add?.description ?? '', /filtered: /);
+      // The row says the rule in a few words; the tooltip says it in full.
+      assert.equal(add?.description, 'global deny "ok/add"');
+      assert.match(
+        (add?.tooltip ?? '').replace(/&nbsp;/g, ' '),
+        /Not in chat's list: denied by the mcpSwitchboard\.tools\.deny pattern "ok\/add"\./,
+      );
       assert.equal(after.children.length, total, 'the row still lists every tool');
-      assert.equal(after.description, `running · ${offeredBefore - 1} tools`, 'the row counts the tools chat gets: one fewer');
+      assert.equal(
+        after.description,
+        `running · ${offeredBefore - 1} of ${total} offered`,
+        'the row counts the tools chat gets: one fewer',
+      );
     } finally {
       await settings.update('tools.deny', undefined, vscode.ConfigurationTarget.Global);
     }
