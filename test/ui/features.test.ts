@@ -221,7 +221,8 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
     assert.equal(await input.inputValue(), '{"a":0,"b":0}');
     assert.match(await box.innerText(), /a \(number, required\), b \(number, required\)/);
     await input.fill('{"a": 2}');
-    const refusal = page.locator('.quick-input-widget', { hasText: "Does not fit the tool's schema" });
+    // What to fix, in the argument's name (not the validator's `#: Instance does not have…`).
+    const refusal = page.locator('.quick-input-widget', { hasText: "Does not fit the tool's schema: b is required" });
     await refusal.waitFor({ timeout: 15_000 });
     await screenshot(page, 'run-tool-validation');
     // Enter on a refused value keeps the box open (and sends nothing).

@@ -89,8 +89,58 @@ export function argumentsChecker(tool: Pick<Tool, 'inputSchema'>): (text: string
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'Enter a JSON object.';
     const result = fits?.(value);
-    return result === undefined || result.valid ? undefined : `Does not fit the tool's schema: ${result.errorMessage}`;
+    return result === undefined || result.valid
+      ? undefined
+      : `Does not fit the tool's schema: ${readableSchemaErrors(result.errorMessage ?? '')}`;
   };
+}
+
+/** `#/nested/list/1` as a person names it: `nested.list[1]`; the object itself is `the arguments`. */
+function argumentPath(location: string): string {
+  const parts = location
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((part) => part !== '');
+  if (parts.length === 0) return 'the arguments';
+  return parts
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
+}
+
+/** A JSON type as a noun: `a number`, `an object`. */
+function typeNoun(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** One validator message, said of its argument. Anything not recognized keeps its words. */
+function readableError(location: string, message: string): string {
+  const where = argumentPath(location);
+  const required = /^Instance does not have required property "(.*)"\.$/.exec(message);
+  if (required) return `${where === 'the arguments' ? '' : `${where}.`}${required[1]} is required`;
+  const type = /^Instance type "(\w+)" is invalid\. Expected "(\w+)"\.$/.exec(message);
+  if (type) return `${where} must be ${typeNoun(type[2] ?? '')}, not ${typeNoun(type[1] ?? '')}`;
+  const oneOf = /^Instance does not match any of (.*)\.$/.exec(message);
+  if (oneOf) return `${where} must be one of ${oneOf[1]}`;
+  if (message === 'False boolean schema.') return `${where} is not an argument of this tool`;
+  return `${where}: ${message.replace(/\.$/, '')}`;
+}
+
+/**
+ * The validator's report (`#/a: Instance type "string" is invalid. Expected "number".`, after the
+ * summaries of every object around it) as what to fix, each argument once: `a must be a number,
+ * not a string`. The summaries (`Property "a" does not match schema.`) say nothing the specific
+ * errors do not.
+ */
+export function readableSchemaErrors(report: string): string {
+  const errors = report
+    .split(/; (?=#)/)
+    .map((entry) => /^(#[^:]*): (.*)$/s.exec(entry))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ location: match[1] ?? '#', message: match[2] ?? '' }));
+  const summary = /^(Property ".*" does not match( additional properties)? schema|Items did not match schema|.* did not match)\.$/;
+  const specific = errors.filter((error) => !summary.test(error.message));
+  const said = (specific.length > 0 ? specific : errors).map((error) => readableError(error.location, error.message));
+  return said.length > 0 ? [...new Set(said)].join('; ') : report;
 }
 
 /** One check of `text` (see argumentsChecker). */
