@@ -348,12 +348,13 @@ async function skillArgument(
   args: unknown[],
   title: string,
   filter: (server: string, uri: string) => boolean = () => true,
+  installedOnly = false,
 ): Promise<{ server: string; uri: string } | undefined> {
   const [first, second] = args;
   if (typeof first === 'string' && typeof second === 'string') return { server: first, uri: second };
   const node = first as Partial<TreeNode> | undefined;
   if (node?.kind === 'skill' && node.server && node.skill) return { server: node.server, uri: node.skill.uri };
-  const items = services.manager.servers().flatMap((view) =>
+  const listed = services.manager.servers().flatMap((view) =>
     (services.skills.listedBy(view.name) ?? [])
       .filter((skill) => filter(view.name, skill.uri))
       .map((skill) => ({
@@ -364,6 +365,19 @@ async function skillArgument(
         uri: skill.uri,
       })),
   );
+  // What is installed, whether or not its server still lists it (a skill it dropped is removed too).
+  const installed = installedOnly
+    ? [...new Map(services.skills.all().map((placed) => [JSON.stringify([placed.server, placed.uri]), placed])).values()]
+        .filter((placed) => !listed.some((item) => item.server === placed.server && item.uri === placed.uri))
+        .map((placed) => ({
+          label: displayText(placed.name, 80),
+          description: `${placed.server} · no longer served`,
+          detail: displayText(placed.uri, 200),
+          server: placed.server,
+          uri: placed.uri,
+        }))
+    : [];
+  const items = [...listed, ...installed];
   if (items.length === 0) {
     void vscode.window.showInformationMessage('MCP Switchboard: no matching skills.');
     return undefined;
@@ -401,6 +415,7 @@ const removeSkill: Command =
       args,
       'Remove which skill?',
       (server, uri) => services.skills.installsOf(server, uri).length > 0,
+      true,
     );
     if (!target) return;
     const count = await services.skills.remove(target.server, target.uri);

@@ -4,7 +4,9 @@
 // (the approval is bound to it); a server that lists a skill's manifest changed gets a notice, and
 // the update asks again; removing a skill, or its server from the configuration, removes what was
 // installed of it, and nothing else.
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { OfferSource } from '../core/catalog';
 import type { Skill } from '../core/connection';
@@ -97,7 +99,10 @@ export class SkillInstalls implements vscode.Disposable {
     return installed.length > 0 && digest !== undefined && installed.some((placed) => placed.manifest !== digest);
   }
 
-  /** Install Skill: the review (once per manifest), the place, then the files. */
+  /**
+   * Install Skill: the review (every time it is asked for: what the user reads is what is installed),
+   * where (among the places it is not installed yet), then the files.
+   */
   async install(server: string, uri: string, place?: SkillPlace): Promise<PlacedSkill | undefined> {
     const skill = this.listed(server, uri);
     if (!Array.isArray(skill.resources)) {
@@ -106,26 +111,56 @@ export class SkillInstalls implements vscode.Disposable {
       );
       return undefined;
     }
-    let chosen = place;
-    if (!this.approvals.isApproved(server, skill)) {
-      const review = reviewSkill(server, skill);
-      const buttons = (chosen ? [chosen] : (['editorWorkspace', 'editorUser'] as const)).filter((candidate) => this.folderOf(candidate));
-      const titles = buttons.map((candidate) => SKILL_PLACE_INFO[candidate].title);
-      const answer = await vscode.window.showInformationMessage(review.message, { modal: true, detail: review.detail }, ...titles);
-      if (answer === undefined) return undefined;
-      chosen = buttons[titles.indexOf(answer)];
-      await this.approvals.approve(server, skill);
+    const installedAt = new Set(this.installsOf(server, uri).map((placed) => placed.place));
+    const places = (place ? [place] : (['editorWorkspace', 'editorUser'] as const)).filter(
+      (candidate) => this.folderOf(candidate) && !installedAt.has(candidate),
+    );
+    if (places.length === 0) {
+      void vscode.window.showInformationMessage(
+        `MCP Switchboard: the skill "${displayText(skill.frontmatter.name, 80)}" is already installed ${[...installedAt].map((at) => `in ${SKILL_PLACE_INFO[at].title}`).join(' and ')}; Update Skill and Remove Skill are on its menu.`,
+      );
+      return undefined;
     }
-    chosen ??= await this.pickPlace(['editorWorkspace', 'editorUser'], `Install the skill "${skill.frontmatter.name}" where?`);
+    const review = reviewSkill(server, skill);
+    const titles = places.map((candidate) => SKILL_PLACE_INFO[candidate].title);
+    // A skill that lets agents run commands, change files or reach the network without asking is a warning.
+    const ask = review.risk ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const answer = await ask(review.message, { modal: true, detail: review.detail }, ...titles);
+    if (answer === undefined) return undefined;
+    const chosen = places[titles.indexOf(answer)];
     if (!chosen) return undefined;
+    await this.approvals.approve(server, skill);
     return this.installAt(server, skill, chosen);
   }
 
-  /** Removes a server's skill from every place it is installed. */
-  async remove(server: string, uri: string): Promise<number> {
+  /**
+   * Removes a server's skill from every place it is installed, once the user says so (`asked`: they
+   * already did, on a notice or Remove Server's dialog); the folders it leaves empty go too.
+   */
+  async remove(server: string, uri: string, asked = false): Promise<number> {
+    const installed = this.installsOf(server, uri);
+    if (installed.length === 0) return 0;
+    const name = displayText(installed[0]?.name ?? uri, 80);
+    const where = installed.map((placed) => path.join(this.folderOf(placed.place) ?? '', placed.name));
+    const remove = 'Remove';
+    const answer = asked
+      ? remove
+      : await vscode.window.showWarningMessage(
+          `Remove the skill "${name}" of server "${displayText(server, 80)}"?`,
+          {
+            modal: true,
+            detail: `Its folder${where.length === 1 ? '' : 's'} will be deleted:\n${where.map((folder) => `  ${displayText(folder, 300)}`).join('\n')}`,
+          },
+          remove,
+        );
+    if (!asked && answer !== remove) return 0;
     let removed = 0;
-    for (const placed of this.installsOf(server, uri))
-      if (await removeInstalledSkill(this.folderOf(placed.place) ?? '', placed.name, server, uri)) removed += 1;
+    for (const placed of installed) {
+      const skillsFolder = this.folderOf(placed.place) ?? '';
+      if (!(await removeInstalledSkill(skillsFolder, placed.name, server, uri))) continue;
+      removed += 1;
+      await removeIfEmpty(skillsFolder, 2);
+    }
     await this.approvals.forget(server, uri);
     await this.scan();
     return removed;
@@ -227,7 +262,7 @@ export class SkillInstalls implements vscode.Disposable {
     await this.scan();
     for (const server of removed)
       for (const uri of new Set(this.placed.filter((skill) => skill.server === server).map((skill) => skill.uri))) {
-        const count = await this.remove(server, uri);
+        const count = await this.remove(server, uri, true);
         this.logs.main.info(`server ${server} was removed: its skill ${uri} was uninstalled from ${count} place(s)`);
       }
   }
@@ -271,7 +306,7 @@ export class SkillInstalls implements vscode.Disposable {
       remove,
       'Keep It',
     );
-    if (choice === remove) await this.remove(server, uri);
+    if (choice === remove) await this.remove(server, uri, true);
   }
 
   private async announceChange(server: string, skill: Skill): Promise<void> {
@@ -283,7 +318,7 @@ export class SkillInstalls implements vscode.Disposable {
     );
     try {
       if (choice === 'Review…') await this.update(server, skill.uri);
-      if (choice === 'Remove Skill') await this.remove(server, skill.uri);
+      if (choice === 'Remove Skill') await this.remove(server, skill.uri, true);
     } catch (error) {
       void vscode.window.showErrorMessage(`MCP Switchboard: ${errorMessage(error)}`);
     }
@@ -303,5 +338,19 @@ export class SkillInstalls implements vscode.Disposable {
     for (const placed of installed) await this.installAt(server, skill, placed.place, false);
     await this.scan();
     return installed.length;
+  }
+}
+
+/** Removes `folder` if it is empty, then its parents the same way, `levels` in all (`.github/skills`). */
+async function removeIfEmpty(folder: string, levels: number): Promise<void> {
+  let current = folder;
+  for (let level = 0; level < levels; level++) {
+    try {
+      // rmdir refuses a folder with anything in it: nothing of the user's goes.
+      await fs.promises.rmdir(current);
+    } catch {
+      return;
+    }
+    current = path.dirname(current);
   }
 }

@@ -67,6 +67,17 @@ describe('skills from a server (UI)', function () {
       .locator('.label-description', { hasText: /^installed$/ })
       .waitFor({ timeout: 30_000 });
     await screenshot(page, 'skill-installed');
+
+    // Asked again for an installed skill, Install reviews it again, for the places it is not in yet.
+    await runFromPalette(page, 'MCP Switchboard: Install Skill…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'release-notes' }).first().click();
+    const again = page.locator('.monaco-dialog-box', { hasText: 'Install the skill "release-notes" from server "docs"?' });
+    await again.waitFor({ timeout: 30_000 });
+    const buttons = (await again.locator('.monaco-button').allInnerTexts())
+      .map((label) => label.trim())
+      .filter((label) => label !== 'Cancel');
+    assert.deepEqual(buttons, ['All Your Workspaces (~/.copilot/skills)']);
+    await again.locator('.monaco-button', { hasText: 'Cancel' }).click();
   });
 
   it('a changed skill is announced, its review shows what changed and asks again, and only then is the copy replaced', async () => {
@@ -111,8 +122,11 @@ describe('skills from a server (UI)', function () {
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'refunds' }).first().click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'Install the skill "refunds" from server "docs"?' });
     await dialog.waitFor({ timeout: 30_000 });
-    // Its frontmatter asks for tools to run without asking: the review says so before anything is written.
-    assert.match(await dialog.innerText(), /It asks to use these tools without asking you \(allowed-tools\): Bash\(curl:\*\)/);
+    // Its frontmatter asks for tools to run without asking: the review says so first, before anything is written.
+    const review = await dialog.innerText();
+    assert.match(review, /⚠ It asks your agents to run shell commands \(Bash\(curl:\*\)\) without asking you \(allowed-tools\)\./);
+    assert.ok(review.indexOf('⚠') < review.indexOf('Files ('), 'the warning comes before the files');
+    await screenshot(page, 'skill-review-risky');
     await dialog.locator('.monaco-button', { hasText: 'This Workspace (.github/skills)' }).click();
     await eventually(() => fs.existsSync(path.join(refunds, 'examples', 'email.md')) || undefined, 'refunds installed', 30_000);
 
@@ -123,10 +137,20 @@ describe('skills from a server (UI)', function () {
       hasText: 'server "docs" no longer serves the skill "refunds" you installed from it',
     });
     await notice.first().waitFor({ timeout: 30_000 });
-    await notice.locator('.monaco-button', { hasText: 'Remove Skill' }).click();
+    await runFromPalette(page, 'Notifications: Hide Notifications');
+    // Remove Skill asks first, naming the skill, its server and the folder that goes.
+    await runFromPalette(page, 'MCP Switchboard: Remove Skill', { opensQuickInput: true });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'refunds' }).first().click();
+    const confirm = page.locator('.monaco-dialog-box', { hasText: 'Remove the skill "refunds" of server "docs"?' });
+    await confirm.waitFor({ timeout: 30_000 });
+    assert.match(
+      await confirm.innerText(),
+      new RegExp(`Its folder will be deleted:\\s+${refunds.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`),
+    );
+    assert.ok(fs.existsSync(refunds), 'nothing is removed before the answer');
+    await confirm.locator('.monaco-button', { hasText: /^Remove$/ }).click();
     await eventually(() => !fs.existsSync(refunds) || undefined, 'refunds removed', 30_000);
     assert.ok(fs.existsSync(path.join(installed(), 'SKILL.md')), 'release-notes stays');
-    await runFromPalette(page, 'Notifications: Hide Notifications');
   });
 
   it("Share with Other Agents offers the installed skill to the agent's skill folder, read again from its server", async () => {
@@ -138,6 +162,10 @@ describe('skills from a server (UI)', function () {
     };
     await runFromPalette(page, 'MCP Switchboard: Share with Other Agents…', { opensQuickInput: true });
     await answer('whose config', "This folder's .mcp.json");
+    // This editor reads .mcp.json too: written all the same, as the test asks.
+    const warning = page.locator('.monaco-dialog-box', { hasText: 'list every tool twice' });
+    await warning.waitFor({ timeout: 15_000 });
+    await warning.locator('.monaco-button', { hasText: 'Write .mcp.json Anyway' }).click();
     await answer('how does the agent reach it', 'The agent starts it');
     await answer('the skills you installed from your servers', 'Share 1 skill too');
     const done = page.locator('.monaco-dialog-box', { hasText: '"switchboard" added to' });
@@ -168,5 +196,7 @@ describe('skills from a server (UI)', function () {
     );
     assert.equal(fs.readFileSync(path.join(mine, 'SKILL.md'), 'utf8'), '---\nname: mine\ndescription: my own\n---\n');
     assert.deepEqual(fs.readdirSync(path.join(workbench.workspace, '.github', 'skills')), ['mine']);
+    // The folders the shared copy was the last thing in go with it.
+    assert.equal(fs.existsSync(path.join(workbench.workspace, '.claude')), false, '.claude/skills left empty');
   });
 });

@@ -11,6 +11,8 @@ const FILES_SHOWN = 20;
 const DESCRIPTION_LIMIT = 300;
 
 export interface SkillReview {
+  /** What its allowed-tools let an agent do without asking (shell, files, network); the dialog is a warning then. */
+  readonly risk?: string;
   /** The dialog's question. */
   readonly message: string;
   /** Its body, plain text. */
@@ -35,6 +37,30 @@ export function allowedToolsOf(skill: Skill): string | undefined {
   const value = skill.frontmatter['allowed-tools'];
   if (value === undefined || value === null) return undefined;
   return displayText(Array.isArray(value) ? value.map(String).join(', ') : String(value), 300);
+}
+
+/** What kinds of power an `allowed-tools` entry grants, by the tool's name (Claude Code's, and the usual aliases). */
+const POWERS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(bash|shell|terminal|run_?in_?terminal|exec|powershell)\b/i, 'run shell commands'],
+  [/^(write|edit|multiedit|notebookedit|create_?file|delete)\b/i, 'change files'],
+  [/^(webfetch|websearch|fetch|curl|http)\b/i, 'reach the network'],
+];
+
+/**
+ * What an `allowed-tools` list lets an agent do without asking, in words, the riskiest first:
+ * `run shell commands (Bash(curl:*))`. Undefined when it grants none of that (reading, searching).
+ */
+export function allowedToolsRisk(skill: Skill): string | undefined {
+  const value = skill.frontmatter['allowed-tools'];
+  if (value === undefined || value === null) return undefined;
+  const entries = (Array.isArray(value) ? value.map(String) : String(value).split(/[,\s]+(?![^(]*\))/))
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const granted = POWERS.map(([pattern, power]) => {
+    const matching = entries.filter((entry) => pattern.test(entry));
+    return matching.length > 0 ? `${power} (${displayText(matching.join(', '), 120)})` : undefined;
+  }).filter((power): power is string => power !== undefined);
+  return granted.length > 0 ? granted.join('; ') : undefined;
 }
 
 /**
@@ -65,6 +91,9 @@ export function reviewSkill(server: string, skill: Skill, previous?: readonly Li
     lines.push(`  ${relative(skill, file.uri)}  ${bytes(file.size)}  ${displayText(file.digest, 80).slice(0, 19)}…`);
   if (files.length > FILES_SHOWN) lines.push(`  … and ${files.length - FILES_SHOWN} more`);
   const tools = allowedToolsOf(skill);
+  const risk = allowedToolsRisk(skill);
+  // What it may do without asking comes first, above the files, where it is read.
+  if (risk) lines.splice(2, 0, `⚠ It asks your agents to ${risk} without asking you (allowed-tools).`, '');
   if (tools)
     lines.push(
       '',
@@ -77,6 +106,7 @@ export function reviewSkill(server: string, skill: Skill, previous?: readonly Li
     "A skill is instructions for your agents, written by the server's author. Switchboard checks that every file is the one listed here, not that what it says is safe.",
   );
   return {
+    ...(risk ? { risk } : {}),
     message: previous
       ? `The skill "${name}" of server "${displayText(server, 80)}" changed. Update it?`
       : `Install the skill "${name}" from server "${displayText(server, 80)}"?`,
