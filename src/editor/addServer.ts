@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { CommandLineError, entryFromCommandLine, freeServerName, suggestServerName, type NewEntry } from '../core/config';
+import { commandExists } from '../core/connection';
 import { portableEntryExists, portableFile, writePortableEntry } from './portableFile';
 import { entryExists, writeEntry, type WritableScope } from './settingsEntry';
 
@@ -32,10 +33,19 @@ export async function addServerInteractively(): Promise<string | undefined> {
     validateInput: (value) => {
       try {
         entry = entryFromCommandLine(value);
-        return undefined;
       } catch (error) {
         return error instanceof CommandLineError ? error.message : String(error);
       }
+      // Said now, while it can be fixed: a command the server's spawn will not find.
+      if (
+        'command' in entry &&
+        !commandExists(entry.command, process.env, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd())
+      )
+        return {
+          message: `\`${entry.command}\` is not on the editor's PATH: the server will not start until it is installed, or give its full path.`,
+          severity: vscode.InputBoxValidationSeverity.Warning,
+        };
+      return undefined;
     },
   });
   if (line === undefined) return undefined;

@@ -51,6 +51,27 @@ describe('adding and importing servers from the palette (UI)', function () {
       .waitFor({ timeout: 30_000 });
   });
 
+  it('Add Server… says at once that a command is not on PATH, and still lets it be added', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });
+    await page.locator('.quick-input-widget', { hasText: 'command line or URL' }).waitFor({ timeout: 15_000 });
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('npx-typo-switchboard -y some-server');
+    await page
+      .locator('.quick-input-widget', { hasText: "`npx-typo-switchboard` is not on the editor's PATH" })
+      .waitFor({ timeout: 15_000 });
+    await screenshot(page, 'add-server-not-on-path');
+    // A command that is there says nothing.
+    await input.fill(`"${process.execPath}" "${fixture}"`);
+    await page.locator('.quick-input-widget', { hasText: 'is not on the editor' }).waitFor({ state: 'detached', timeout: 15_000 });
+    // A warning, not a refusal: it may be installed later.
+    await input.fill('npx-typo-switchboard -y some-server');
+    await page.locator('.quick-input-widget', { hasText: 'is not on the editor' }).waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Add MCP Server (2/3): name' }).waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Escape');
+  });
+
   it('Add Server… suggests the name a package serves, and says at once that a name is taken', async () => {
     const { page } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Add Server…', { opensQuickInput: true });

@@ -10,6 +10,7 @@ export type { ServerNotice } from './serverNotices';
 export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
 export { checkToolArguments } from './toolArguments';
 export type { HostPlaces, SandboxPlacement } from './stdioLaunch';
+export { commandExists } from './stdioLaunch';
 export { SwitchboardError, SignInRequiredError, stripRpcPrefix } from './errors';
 export type { CallOutcome } from './connectionOptions';
 export type { ForwardedMethod, ForwardedResult, ServerOffer } from './serverOffer';

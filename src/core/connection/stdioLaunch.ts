@@ -291,3 +291,32 @@ export function searchPath(env: Readonly<Record<string, string | undefined>>): s
   const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATH');
   return (key === undefined ? undefined : env[key]) ?? '';
 }
+
+/**
+ * Whether `command` would be found as a server's command: a path (with a separator) that exists,
+ * or a name in one of PATH's folders (with one of PATHEXT's extensions on Windows). What is asked
+ * before an entry is written; the spawn itself says what it searched when it fails.
+ */
+export function commandExists(
+  command: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
+  const windows = platform === 'win32';
+  if (command.includes('/') || (windows && command.includes('\\'))) return fs.existsSync(path.resolve(cwd, command));
+  const extensions = windows ? ['', ...(env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)] : [''];
+  return searchPath(env)
+    .split(path.delimiter)
+    .filter((folder) => folder !== '')
+    .some((folder) =>
+      extensions.some((extension) => {
+        try {
+          const stat = fs.statSync(path.join(folder, `${command}${extension}`));
+          return stat.isFile() && (windows || (stat.mode & 0o111) !== 0);
+        } catch {
+          return false;
+        }
+      }),
+    );
+}
