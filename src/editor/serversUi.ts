@@ -3,6 +3,7 @@
 // render() when something else changed what is shown (settings, a reload).
 import * as vscode from 'vscode';
 import { isSettling, type OfferCatalog, type ToolCatalog } from '../core/catalog';
+import { COMMANDS } from './commandIds';
 import type { ServerStateChangeEvent } from '../core/state';
 import type { ServerManager } from '../core/manager';
 import type { DevRestart } from './devWatchers';
@@ -71,7 +72,7 @@ export class ServersUi implements vscode.Disposable {
       catalog.onDidChange((snapshot) => {
         this.render();
         // One toast with the final counts, not one per server as they come up.
-        if (!isSettling(snapshot)) this.warnOverBudget(snapshot.warnings);
+        if (!isSettling(snapshot)) this.warnOverBudget(snapshot);
       }),
     );
   }
@@ -115,13 +116,24 @@ export class ServersUi implements vscode.Disposable {
     }
   }
 
-  private warnOverBudget(warnings: ReturnType<ToolCatalog['snapshot']>['warnings']): void {
-    for (const warning of warnings) {
+  private warnOverBudget(snapshot: ReturnType<ToolCatalog['snapshot']>): void {
+    for (const warning of snapshot.warnings) {
       if (warning.kind !== 'budgetExceeded' || this.budgetWarnings.has(warning.message)) continue;
       this.budgetWarnings.add(warning.message);
-      void vscode.window.showWarningMessage(`MCP Switchboard: ${warning.message}`, 'Open Filter Settings').then((choice) => {
-        if (choice) void openToolSettings();
-      });
+      // Short: the log and the Tool Catalog have the whole warning, with every way to choose.
+      const past = snapshot.eligible - snapshot.maxExposed;
+      const find = 'Find Tools…';
+      const settings = 'Open Filter Settings';
+      void vscode.window
+        .showWarningMessage(
+          `MCP Switchboard: chat is offered ${snapshot.maxExposed} of ${snapshot.eligible} tools (mcpSwitchboard.tools.maxExposed); search finds the other ${past}.`,
+          find,
+          settings,
+        )
+        .then((choice) => {
+          if (choice === settings) void openToolSettings();
+          if (choice === find) void vscode.commands.executeCommand(COMMANDS.findTools);
+        });
     }
   }
 }

@@ -139,6 +139,21 @@ describe('Find Tools… without a chat model (UI)', function () {
     await page.locator('.part.panel .view-lines', { hasText: `${name.replace('__', '/')} returned: 5` }).waitFor({ timeout: 30_000 });
   });
 
+  it('says once, in one line, that the budget cut the list and search finds the rest, with Find Tools… at hand', async () => {
+    const { page } = workbench;
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const notices = page.locator('.notifications-center .notification-list-item', { hasText: 'chat is offered 1 of' });
+    await notices.first().waitFor({ timeout: 15_000 });
+    assert.equal(await notices.count(), 1, 'one notice, with the final counts');
+    assert.match(
+      await notices.first().innerText(),
+      /MCP Switchboard: chat is offered 1 of (\d+) tools \(mcpSwitchboard\.tools\.maxExposed\); search finds the other (\d+)\./,
+    );
+    const buttons = (await notices.first().locator('.monaco-button').allInnerTexts()).map((text) => text.trim());
+    assert.deepEqual(buttons, ['Find Tools…', 'Open Filter Settings']);
+    await runFromPalette(page, 'Notifications: Hide Notifications');
+  });
+
   it('Switch Tool Set… where none is defined says so in a short line, with a button to define them', async () => {
     const { page } = workbench;
     await runFromPalette(page, 'MCP Switchboard: Switch Tool Set…');
