@@ -40,7 +40,7 @@ export function connectionSummary(view: ServerView): string {
 /** `11 tools · 3 resources · 1 template · 2 prompts` (`1 of 11 offered · …`), leaving out what the server does not offer. */
 export function offerSummary(counts: StateContext, offer: OfferedServer | undefined): string {
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const parts = [toolsText(counts.tools ?? 0, counts.offered)];
+  const parts = [toolsText(counts.tools ?? 0, counts.offered, counts.bySearch)];
   if (offer?.resources.length) parts.push(count(offer.resources.length, 'resource'));
   if (offer?.resourceTemplates.length) parts.push(count(offer.resourceTemplates.length, 'template'));
   if (offer?.prompts.length) parts.push(count(offer.prompts.length, 'prompt'));

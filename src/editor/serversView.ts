@@ -33,6 +33,8 @@ export interface ToolRow {
   readonly filterReason?: string;
   /** Set on the last known tools of a server chat is not offered now (`server stopped`). */
   readonly notOffered?: string;
+  /** Only the budget keeps it from chat: search finds it. */
+  readonly pastBudget?: boolean;
 }
 
 /** The catalog's view of one server's tools, as rows: the one projection the editor uses. */
@@ -61,6 +63,7 @@ export function toolRows(snapshot: CatalogSnapshot, server: string, known: reado
     ...(tool.filteredBy && tool.filteredBy.kind !== 'disabledSetting'
       ? { filteredBy: shortFilterRule(tool.filteredBy), filterReason: describeFilterRule(tool.filteredBy, server) }
       : {}),
+    ...(tool.filteredBy?.kind === 'budget' ? { pastBudget: true } : {}),
   }));
 }
 
@@ -74,8 +77,18 @@ export function isOffered(row: ToolRow): boolean {
 }
 
 /** A server's tools as every surface counts them (the row, its tooltip, the status bar, its actions). */
-export function toolCounts(rows: readonly ToolRow[]): { readonly tools: number; readonly offered: number } {
-  return { tools: rows.length, offered: rows.filter(isOffered).length };
+export function toolCounts(rows: readonly ToolRow[]): ToolCounts {
+  return {
+    tools: rows.length,
+    offered: rows.filter(isOffered).length,
+    bySearch: rows.filter((row) => row.enabled && row.pastBudget).length,
+  };
+}
+
+export interface ToolCounts {
+  readonly tools: number;
+  readonly offered: number;
+  readonly bySearch: number;
 }
 
 /** The counts of one server, from the catalog as its row reads it. */
@@ -83,7 +96,7 @@ export function serverToolCounts(
   catalog: Pick<ToolCatalog, 'snapshot' | 'knownTools'>,
   server: string,
   snapshot: CatalogSnapshot = catalog.snapshot(),
-): { readonly tools: number; readonly offered: number } {
+): ToolCounts {
   return toolCounts(toolRows(snapshot, server, catalog.knownTools(server)));
 }
 

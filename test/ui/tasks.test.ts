@@ -59,7 +59,7 @@ describe('a tool that runs as a task (UI)', function () {
     await page
       .locator('.part.panel .view-lines', { hasText: 'simulated research report from the Everything MCP Server' })
       .waitFor({ timeout: 30_000 });
-    assert.match((await treeRow(page, 'research').locator('.label-description').innerText()).trim(), /^running · \d+ tools?$/);
+    assert.match((await treeRow(page, 'research').locator('.label-description').innerText()).trim(), /^running · 1 of \d+ offered$/);
   });
 
   it('Cancel Task on the task row ends the task and the call', async () => {

@@ -1,5 +1,5 @@
 // The editor sends at most a fixed number of tools per chat request, so the catalog exposes at most
-// `maxExposed` and says which ones it left out.
+// `maxExposed`, shared fairly between servers, and says which ones it left out (search finds them).
 import { MAX_EXPOSED_SETTING } from './filters';
 import type { CatalogWarning } from './types';
 
@@ -25,12 +25,53 @@ export function compareBudgetOrder(a: BudgetCandidate, b: BudgetCandidate): numb
 }
 
 /**
- * Splits eligible tools into the first `maxExposed` in budget order and the rest. The input order
- * does not matter, so the cut is the same however the tools arrived.
+ * Splits eligible tools into at most `maxExposed` offered and the rest, fairly between servers:
+ * each gets an equal share, a server that needs less than its share leaves the rest to the others
+ * (max-min fairness), and what cannot be split evenly goes to servers in configuration order.
+ * Within a server, tools are taken in name order. So no server is cut to nothing while another
+ * keeps all of its tools, however many servers come first. The input order does not matter: the
+ * cut is the same however the tools arrived.
  */
 export function applyBudget<T extends BudgetCandidate>(eligible: readonly T[], maxExposed: number): { exposed: T[]; hidden: T[] } {
   const ordered = [...eligible].sort(compareBudgetOrder);
-  return { exposed: ordered.slice(0, maxExposed), hidden: ordered.slice(maxExposed) };
+  if (ordered.length <= maxExposed) return { exposed: ordered, hidden: [] };
+  const perServer = new Map<number, T[]>();
+  for (const candidate of ordered) {
+    const list = perServer.get(candidate.serverIndex);
+    if (list) list.push(candidate);
+    else perServer.set(candidate.serverIndex, [candidate]);
+  }
+  const shares = fairShares(
+    [...perServer].map(([serverIndex, list]) => ({ serverIndex, wants: list.length })),
+    maxExposed,
+  );
+  const exposed = new Set<T>();
+  for (const [serverIndex, list] of perServer) for (const candidate of list.slice(0, shares.get(serverIndex) ?? 0)) exposed.add(candidate);
+  return { exposed: ordered.filter((candidate) => exposed.has(candidate)), hidden: ordered.filter((candidate) => !exposed.has(candidate)) };
+}
+
+/** Max-min fair shares of `budget` (servers in configuration order): the smallest needs are met first. */
+function fairShares(servers: readonly { readonly serverIndex: number; readonly wants: number }[], budget: number): Map<number, number> {
+  const shares = new Map<number, number>();
+  let left = budget;
+  let open = [...servers].sort((a, b) => a.wants - b.wants || a.serverIndex - b.serverIndex);
+  // Every server whose need is within an equal share of what is left gets all it needs.
+  while (open.length > 0 && open[0] !== undefined && open[0].wants <= Math.floor(left / open.length)) {
+    const [first, ...rest] = open;
+    shares.set(first.serverIndex, first.wants);
+    left -= first.wants;
+    open = rest;
+  }
+  // The others split what is left evenly; the remainder goes one each in configuration order.
+  const byConfiguration = [...open].sort((a, b) => a.serverIndex - b.serverIndex);
+  const even = open.length > 0 ? Math.floor(left / open.length) : 0;
+  let remainder = left - even * open.length;
+  for (const server of byConfiguration) {
+    const extra = remainder > 0 ? 1 : 0;
+    remainder -= extra;
+    shares.set(server.serverIndex, even + extra);
+  }
+  return shares;
 }
 
 export function budgetWarning(eligible: number, maxExposed: number): CatalogWarning | undefined {

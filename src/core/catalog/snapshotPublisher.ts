@@ -65,13 +65,17 @@ export class SnapshotPublisher {
     const built = this.current();
     if (built.signature === this.firedSignature) return;
     this.firedSignature = built.signature;
-    // Said once the servers have settled: while they come up, each one's tools would change the
-    // counts, and each count would be said again.
-    if (!isSettling(built.snapshot)) {
-      const warnings = new Set(built.snapshot.warnings.map((warning) => warning.message));
-      for (const message of warnings) if (!this.loggedWarnings.has(message)) this.options.logger.warn(message);
-      this.loggedWarnings = warnings;
+    // The budget's warning is said once the servers have settled: while they come up, each one's
+    // tools would change its counts, and each count would be said again. The rest at once.
+    const settling = isSettling(built.snapshot);
+    const warnings = new Set<string>();
+    for (const warning of built.snapshot.warnings) {
+      const held = settling && warning.kind === 'budgetExceeded';
+      if (!held) warnings.add(warning.message);
+      else if (this.loggedWarnings.has(warning.message)) warnings.add(warning.message);
     }
+    for (const message of warnings) if (!this.loggedWarnings.has(message)) this.options.logger.warn(message);
+    this.loggedWarnings = warnings;
     this.changeEmitter.fire(built.snapshot);
   }
 

@@ -29,6 +29,7 @@ import { signInFailure, translateRequestError } from './requestErrors';
 import { StdioProcessTransport } from './stdioTransport';
 import { reissueOnBrokenStream } from './streamReissue';
 import { SKILLS_EXTENSION } from './serverSkills';
+import { clientTasksCapability, loadReceiver, receiveClientTasks } from './clientTasks';
 import { RawRequests } from './rawRequests';
 import { resultTypeMend, traceTraffic } from './traffic';
 import { errorMessage } from '../base/errorMessage';
@@ -170,6 +171,7 @@ function sandboxOptions(
 
 /** What Switchboard's client declares to its servers, given what it answers. */
 export function clientCapabilities(handlers: ServerRequestHandlers) {
+  const tasks = clientTasksCapability(handlers);
   return {
     // MCP Apps: the editor renders a tool's `ui://` view, and the gateway passes views through
     // unchanged; a server that offers views only to hosts that say so offers them here too.
@@ -181,6 +183,9 @@ export function clientCapabilities(handlers: ServerRequestHandlers) {
     ...(handlers.elicit ? { elicitation: CAPABILITY_OF.elicitation } : {}),
     ...(handlers.sample ? { sampling: CAPABILITY_OF.sampling } : {}),
     ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
+    // Task-augmented sampling and elicitation (2025-11-25), answered by clientTasks.ts. A
+    // 2026-07-28 server reads no `tasks` here (its tasks are an extension), and ignores it.
+    ...(tasks ? { tasks } : {}),
   };
 }
 
@@ -238,6 +243,9 @@ export async function linkClient(
   wire: (client: Client, transport: Transport) => void,
 ): Promise<ClientLink> {
   const { signal } = options;
+  const handlers = options.serverRequests ?? {};
+  // Loaded before the transport starts: nothing below may wait once the server can speak.
+  const receiver = clientTasksCapability(handlers) ? await loadReceiver() : undefined;
   const transport = createTransport(kind, options);
   const client = newClient(options, kind);
   let phase: ConnectPhase = kind === 'stdio' ? 'spawn' : 'connect';
@@ -247,6 +255,7 @@ export async function linkClient(
   };
   enter(phase);
   wire(client, transport);
+  if (receiver) receiveClientTasks(receiver, client, handlers, options.logger);
   const timeout = options.requestTimeoutMs > 0 ? options.requestTimeoutMs : NO_TIMEOUT;
   try {
     // start() runs synchronously inside connect() up to its first await: by then the stdio process

@@ -4,7 +4,7 @@
 // how requests wait for a session (requestGate.ts), why a launch failed (launchDiagnostics.ts)
 // and when a server runs at all (serverLifecycle.ts). This class is the only one that sets the state;
 // the manager owns many connections and lays its own states (invalid, blocked, queued) over theirs.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { Emitter, type Event } from '../base/events';
@@ -29,6 +29,17 @@ import type { ClientInputRound } from './inputRounds';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { asUser, takesUserCredential, userTokenFor } from './userCredential';
 
+const LOG_LEVELS: ReadonlySet<string> = new Set<LoggingLevel>([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+]);
+
 export interface ConnectionDiagnostics extends SessionCounters {
   readonly connectAttempts: number;
 }
@@ -49,6 +60,8 @@ export class ServerConnection {
   private manualReconnect: Promise<ServerState> | undefined;
   private disposing: Promise<void> | undefined;
   private wasDisposed = false;
+  /** What a client last asked the server's log level to be (logging/setLevel). */
+  private logLevel: LoggingLevel | undefined;
 
   constructor(
     readonly definition: ServerDefinition,
@@ -298,20 +311,20 @@ export class ServerConnection {
     params: Record<string, unknown>,
     options: O = {} as O,
   ): Promise<CallOutcome<O, ForwardedResult<M>>> {
+    if (method === 'logging/setLevel') {
+      this.setLogLevel(params.level);
+      return {} as CallOutcome<O, ForwardedResult<M>>;
+    }
     const result = await this.lifecycle.inUse(() =>
       this.withCallerSession(method, options, (session, policy, budget) =>
-        // 2026-07-28 has no logging/setLevel: a client's level travels with each of its requests
-        // (`meta`, set by the gateway for the client that asked), so there is nothing to send.
-        method === 'logging/setLevel' && session.era === 'modern'
-          ? Promise.resolve({} as ForwardedResult<M>)
-          : session.requestRaw<ForwardedResult<M>>(
-              method,
-              params,
-              FORWARDED_RESULTS[method],
-              { ...policy, onProgress: options.onProgress },
-              budget,
-              options,
-            ),
+        session.requestRaw<ForwardedResult<M>>(
+          method,
+          params,
+          FORWARDED_RESULTS[method],
+          { ...policy, onProgress: options.onProgress },
+          budget,
+          options,
+        ),
       ),
     );
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
@@ -336,6 +349,29 @@ export class ServerConnection {
   async refreshOffer(): Promise<void> {
     const session = this.current.kind === 'running' ? this.session : undefined;
     if (session) await this.keeper.relistOffer(session);
+  }
+
+  /**
+   * The log level a client asked for (logging/setLevel), answered at once: a client that sets it
+   * as it connects (the editor does, for every server) must not wait for a server that is still
+   * starting, nor start one that is idle. A running 2025 server is told now, any other when it
+   * next connects. 2026-07-28 has no logging/setLevel: a client's level travels with each of its
+   * requests (`meta`, set by the gateway for the client that asked).
+   */
+  private setLogLevel(level: unknown): void {
+    if (typeof level !== 'string' || !LOG_LEVELS.has(level))
+      throw new SwitchboardError('INVALID_ARGUMENTS', `unknown log level ${JSON.stringify(level)}`, { notSent: true });
+    this.logLevel = level as LoggingLevel;
+    this.sendLogLevel();
+  }
+
+  private sendLogLevel(): void {
+    const level = this.logLevel;
+    const session = this.current.kind === 'running' ? this.session : undefined;
+    if (level === undefined || session === undefined || session.era !== 'legacy' || !session.capabilities.logging) return;
+    session.client
+      .setLoggingLevel(level)
+      .catch((error: unknown) => this.logger.debug(`logging/setLevel ${level} not applied: ${errorMessage(error)}`));
   }
 
   /** `notifications/roots/list_changed` to a running server; nothing otherwise (it asks when it connects). */
@@ -373,6 +409,7 @@ export class ServerConnection {
     const previous = this.current;
     this.current = next;
     this.lifecycle.follow(previous.kind, next);
+    if (next.kind === 'running' && previous.kind !== 'running') this.sendLogLevel();
     this.stateEmitter.fire({ server: this.name, state: copyState(next), previous: copyState(previous), at });
   }
 

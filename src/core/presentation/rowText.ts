@@ -76,6 +76,8 @@ export interface RowContext {
    * that it says what chat gets (the tool rows under it name why the others are not).
    */
   readonly offered?: number;
+  /** Of those not offered, how many only the budget left out: search finds them. */
+  readonly bySearch?: number;
   readonly tasks?: number;
 }
 
@@ -89,11 +91,11 @@ export interface RowContext {
 export function describeRow(state: ServerState, now: number, context: RowContext = {}): string {
   switch (state.kind) {
     case 'idle':
-      return context.tools ? `ready · ${toolsText(context.tools, context.offered)}` : 'ready';
+      return context.tools ? `ready · ${toolsText(context.tools, context.offered, context.bySearch)}` : 'ready';
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
       if (context.tasks) return `running · ${plural(context.tasks, 'task')}`;
-      return `running · ${toolsText(context.tools ?? state.toolCount, context.offered)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
+      return `running · ${toolsText(context.tools ?? state.toolCount, context.offered, context.bySearch)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
     }
     case 'starting':
       if (!state.attempt) return 'starting…';

@@ -27,17 +27,22 @@ export function firstProblem<T extends { readonly severity: string }>(diagnostic
 
 /**
  * A server's tools as every surface counts them: `17 tools` when chat is offered them all, else
- * `1 of 17 offered` (the others filtered out or switched off). One phrase for the row, its tooltip,
- * the status bar and the server's actions, so that they never disagree.
+ * `1 of 17 offered` (the others filtered out or switched off), and what the budget left for
+ * search (`9 of 17 offered, the rest by search`). One phrase for the row, its tooltip, the status
+ * bar and the server's actions, so that they never disagree.
  */
-export function toolsText(total: number, offered: number | undefined = total): string {
-  return offered === total ? plural(total, 'tool') : `${offered} of ${total} offered`;
+export function toolsText(total: number, offered: number | undefined = total, bySearch = 0): string {
+  if (offered === total) return plural(total, 'tool');
+  const found = bySearch <= 0 ? '' : bySearch === total - offered ? ', the rest by search' : `, ${bySearch} by search`;
+  return `${offered} of ${total} offered${found}`;
 }
 
 /** What else is known of a server when its state does not say: its tools (an idle one's cached ones), and how many chat is offered. */
 export interface StateContext {
   readonly tools?: number;
   readonly offered?: number;
+  /** Of those not offered, how many only the budget left out: search finds them. */
+  readonly bySearch?: number;
 }
 
 /** E.g. "running · 12 tools · 84 ms", "ready · 12 tools cached · starts when used", "reconnecting in 4 s (attempt 3/5)". */
@@ -45,13 +50,13 @@ export function describeState(state: ServerState, now: number = Date.now(), cont
   switch (state.kind) {
     case 'idle': {
       const tools = context.tools ?? 0;
-      const known = tools > 0 ? ` · ${toolsText(tools, context.offered)} cached` : '';
+      const known = tools > 0 ? ` · ${toolsText(tools, context.offered, context.bySearch)} cached` : '';
       // "ready", as the row says: chat has its tools, and the editor's own list says Running.
       return state.reason === 'unused' ? `ready${known} · stopped while unused` : `ready${known} · starts when used`;
     }
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
-      return `running · ${toolsText(context.tools ?? state.toolCount, context.offered)}${quarantined > 0 ? ` (${quarantined} quarantined)` : ''} · ${Math.round(state.connectMs)} ms`;
+      return `running · ${toolsText(context.tools ?? state.toolCount, context.offered, context.bySearch)}${quarantined > 0 ? ` (${quarantined} quarantined)` : ''} · ${Math.round(state.connectMs)} ms`;
     }
     case 'starting':
       if (!state.attempt) return 'starting…';

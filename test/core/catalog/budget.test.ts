@@ -12,29 +12,36 @@ describe('catalog budget', () => {
     assert.equal(normalizeMaxExposed(500), 500);
   });
 
-  it('keeps the first N in configuration order, then name, whatever the input order', () => {
-    const items = [
-      { serverIndex: 1, name: 'a' },
-      { serverIndex: 0, name: 'zeta' },
-      { serverIndex: 0, name: 'Beta' },
-      { serverIndex: 2, name: 'a' },
-      { serverIndex: 0, name: 'alpha' },
-    ];
-    const expected = ['0/Beta', '0/alpha', '0/zeta'];
-    for (const order of [items, [...items].reverse(), [items[3], items[0], items[4], items[1], items[2]]]) {
-      const { exposed, hidden } = applyBudget(
-        order.filter((item) => item !== undefined),
-        3,
-      );
+  it('shares the budget fairly: a server that needs less leaves the rest to the others, none is cut to nothing', () => {
+    const of = (serverIndex: number, count: number) =>
+      Array.from({ length: count }, (_, index) => ({ serverIndex, name: `t${String(index).padStart(2, '0')}` }));
+    const items = [...of(0, 10), ...of(1, 1), ...of(2, 5)];
+    const count = (list: readonly { serverIndex: number }[]) =>
+      [0, 1, 2].map((server) => list.filter((item) => item.serverIndex === server).length);
+    for (const order of [items, [...items].reverse(), [...items.slice(7), ...items.slice(0, 7)]]) {
+      const { exposed, hidden } = applyBudget(order, 8);
+      // 1 for the server that needs 1; 7 left for two: 3 each, and the odd one to the first configured.
+      assert.deepEqual(count(exposed), [4, 1, 3]);
+      assert.deepEqual(count(hidden), [6, 0, 2]);
       assert.deepEqual(
-        exposed.map((item) => `${item.serverIndex}/${item.name}`),
-        expected,
-      );
-      assert.deepEqual(
-        hidden.map((item) => `${item.serverIndex}/${item.name}`),
-        ['1/a', '2/a'],
+        exposed.filter((item) => item.serverIndex === 0).map((item) => item.name),
+        ['t00', 't01', 't02', 't03'],
+        'name order within a server',
       );
     }
+    assert.deepEqual(count(applyBudget(items, 3).exposed), [1, 1, 1], 'one each when the budget is that tight');
+    assert.deepEqual(count(applyBudget(items, 2).exposed), [1, 1, 0], 'configuration order decides when it is tighter still');
+    assert.deepEqual(count(applyBudget(items, 16).exposed), [10, 1, 5], 'everything when it fits');
+    assert.deepEqual(count(applyBudget(items, 0).exposed), [0, 0, 0]);
+  });
+
+  it('20 servers over the editor limit (8 of 19 tools, 6 of 9, 6 of 14): each keeps 6 or 7, in configuration order', () => {
+    const sizes = [...Array<number>(8).fill(19), ...Array<number>(6).fill(9), ...Array<number>(6).fill(14)];
+    const items = sizes.flatMap((size, serverIndex) => Array.from({ length: size }, (_, index) => ({ serverIndex, name: `t${index}` })));
+    const { exposed } = applyBudget(items, DEFAULT_MAX_EXPOSED);
+    const shares = sizes.map((_, server) => exposed.filter((item) => item.serverIndex === server).length);
+    assert.equal(exposed.length, 128);
+    assert.deepEqual(shares, [...Array<number>(8).fill(7), ...Array<number>(12).fill(6)]);
   });
 
   it('warns, naming the setting, only when over budget', () => {

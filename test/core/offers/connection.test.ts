@@ -114,6 +114,32 @@ describe('what a server offers besides tools, through one connection', function 
     );
   });
 
+  it('answers logging/setLevel at once while the server starts, and the level reaches it once it is up', async () => {
+    const { connection } = connect(cleanup, stdioDefinition(['--features', '--startup-delay', '1500'], { name: 'up' }));
+    const starting = connection.start();
+    assert.equal(connection.state.kind, 'starting');
+    assert.deepEqual(await connection.forwardRequest('logging/setLevel', { level: 'error' }), {});
+    assert.equal(connection.state.kind, 'starting', 'answered before the server was up');
+    await starting;
+    const levels: unknown[] = [];
+    connection.onNotice((notice) => notice.kind === 'log' && levels.push(notice.params.level));
+    const logged = next(connection.onNotice, (notice) => notice.kind === 'log');
+    await connection.sendToolCall('log', { level: 'warning', message: 'below the level' });
+    await connection.sendToolCall('log', { level: 'error', message: 'at the level' });
+    await logged;
+    // Notices arrive in the order they were sent: a warning would have come first.
+    assert.deepEqual(levels, ['error'], 'the server filters at the level the client asked for');
+  });
+
+  it('answers logging/setLevel for an idle server without starting it', async () => {
+    const { connection } = connect(cleanup, stdioDefinition(['--features'], { name: 'up' }));
+    await connection.start();
+    await connection.goIdle('unused');
+    assert.deepEqual(await connection.forwardRequest('logging/setLevel', { level: 'debug' }), {});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(connection.state.kind, 'idle');
+  });
+
   it('offers nothing more for a server without resources or prompts', async () => {
     const { connection } = connect(cleanup, stdioDefinition([], { name: 'plain' }));
     await connection.start();

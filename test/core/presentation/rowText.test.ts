@@ -110,6 +110,14 @@ describe('describeRow (the Servers view row, narrow)', () => {
     assert.equal(describeRow(state, now, { tools: 17, offered: 17 }), 'running · 17 tools');
   });
 
+  it('says what the budget left to search: all of the rest, or how many of it', () => {
+    const state = running({ toolCount: 17 });
+    assert.equal(describeRow(state, now, { tools: 17, offered: 9, bySearch: 8 }), 'running · 9 of 17 offered, the rest by search');
+    assert.equal(describeRow(state, now, { tools: 17, offered: 9, bySearch: 5 }), 'running · 9 of 17 offered, 5 by search');
+    assert.equal(describeRow(state, now, { tools: 17, offered: 9, bySearch: 0 }), 'running · 9 of 17 offered');
+    assert.match(describeState(state, now, { tools: 17, offered: 9, bySearch: 8 }), /^running · 9 of 17 offered, the rest by search · /);
+  });
+
   it('fits the budget for every error code, with the longest message parts', () => {
     for (const code of ROW_ERROR_CODES) {
       const text = describeRow(
