@@ -5,11 +5,16 @@
 // trigger-*-async tools). Switchboard answers the request itself with the same handlers as a plain
 // one, so whoever would be asked (the editor, a gateway client, the host) is asked the same way.
 // The task bookkeeping is the SDK's tasks package (its receiver binding); this module bounds it.
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import type { TaskReceiverBinding } from '@modelcontextprotocol/ext-tasks/receiver' with { 'resolution-mode': 'import' };
 import type { Logger } from '../base/logging';
 import { errorMessage } from '../base/errorMessage';
-import type { ServerRequestHandlers } from './clientLink';
+
+/** What answers a server's sampling and elicitation (clientLink's ServerRequestHandlers has them). */
+export interface TaskAnswerers {
+  readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
+  readonly sample?: (params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
+}
 
 type Receiver = typeof import('@modelcontextprotocol/ext-tasks/receiver', { with: { 'resolution-mode': 'import' } });
 
@@ -29,7 +34,7 @@ export function loadReceiver(): Promise<Receiver> {
 }
 
 /** The `tasks` client capability (2025-11-25) for the handlers given; undefined without sampling or elicitation. */
-export function clientTasksCapability(handlers: ServerRequestHandlers): Record<string, unknown> | undefined {
+export function clientTasksCapability(handlers: TaskAnswerers): Record<string, unknown> | undefined {
   if (!handlers.sample && !handlers.elicit) return undefined;
   return {
     list: {},
@@ -54,7 +59,7 @@ function withoutTask<P extends object>(params: P): P {
 export function receiveClientTasks(
   receiver: Receiver,
   client: Client,
-  handlers: ServerRequestHandlers,
+  handlers: TaskAnswerers,
   logger: Logger,
 ): TaskReceiverBinding | undefined {
   const { sample, elicit } = handlers;
