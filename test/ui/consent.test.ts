@@ -127,3 +127,51 @@ describe("one consent dialog for the workspace's servers (UI)", function () {
     for (const marker of markers) assert.equal(fs.existsSync(marker), true);
   });
 });
+
+describe('twenty workspace servers, allowed at once (UI)', function () {
+  if (process.platform !== 'linux') return;
+  this.timeout(240_000);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-twenty-'));
+  const names = Array.from({ length: 20 }, (_, index) => `s${String(index + 1).padStart(2, '0')}`);
+  const markerOf = (name: string) => path.join(scratch, `${name}.json`);
+  let workbench: Workbench;
+
+  before(async function () {
+    this.timeout(120_000);
+    workbench = await openWithWorkspaceServers(() =>
+      Object.fromEntries(names.map((name) => [name, { command: process.execPath, args: [fixture, '--marker', markerOf(name)] }])),
+    );
+  });
+
+  after(async () => {
+    await workbench?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** When the kernel started the process (/proc/<pid>/stat, field 22, in clock ticks): not when node got to run it. */
+  function startTicks(pid: number): number {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[19]);
+  }
+
+  it('starts them together after Allow All (their processes within 1 s), and each row says how many tools chat has', async () => {
+    const { page } = workbench;
+    await activityBarEntry(page, 'MCP Switchboard').click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 20 MCP servers' });
+    await dialog.waitFor({ timeout: 60_000 });
+    await dialog.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
+    await page.locator('.statusbar-item', { hasText: '20/20' }).waitFor({ timeout: 90_000 });
+    const pids = names.map((name) => (JSON.parse(fs.readFileSync(markerOf(name), 'utf8')) as { pid: number }).pid);
+    const ticks = pids.map(startTicks);
+    // USER_HZ is 100 on Linux: ticks are hundredths of a second.
+    const spreadMs = (Math.max(...ticks) - Math.min(...ticks)) * 10;
+    assert.ok(spreadMs <= 1_000, `the first to the twentieth process took ${spreadMs} ms`);
+    // Chat gets some of every server's tools (the budget is shared), and the row says where the rest are.
+    for (const name of names)
+      await treeRow(page, name)
+        .locator('.label-description', { hasText: /^running · ([1-9]\d* tools?|[1-9]\d* of \d+ offered, the rest by search)$/ })
+        .waitFor({ timeout: 30_000 });
+    await screenshot(page, 'twenty-servers');
+  });
+});

@@ -192,7 +192,7 @@ export class ServerManager {
       if (!this.successors.has(created.name)) void this.handOver(this.createEntry(created.configured, created.hash, created.block));
     await Promise.all([
       this.starts.startWithinGate(toStart),
-      ...blockChanges.map((kept) => this.applyBlock(kept.name, kept.blockChange?.block)),
+      this.applyBlocks(new Map(blockChanges.map((kept) => [kept.name, kept.blockChange?.block]))),
       ...plan.keep.filter((kept) => kept.lifecycleChanged).map((kept) => this.applyLifecycle(kept.name)),
     ]);
   }
@@ -315,22 +315,36 @@ export class ServerManager {
    * clears the block and starts it. Set by the editor layer, which knows about trust and consent.
    */
   setBlocked(name: string, block: ServerBlock | undefined): Promise<void> {
-    const run = this.updating.then(() => this.applyBlock(name, block));
+    return this.setBlocks(new Map([[name, block]]));
+  }
+
+  /**
+   * Blocks or unblocks several servers at once (the answers of one consent dialog): the ones
+   * unblocked start together, within one start gate, as at activation, not one after another.
+   */
+  setBlocks(changes: ReadonlyMap<string, ServerBlock | undefined>): Promise<void> {
+    const run = this.updating.then(() => this.applyBlocks(changes));
     this.updating = run.catch(() => undefined);
     return run;
   }
 
-  private async applyBlock(name: string, block: ServerBlock | undefined): Promise<void> {
-    const entry = this.entries.get(name);
-    if (!entry) return;
-    const previous = entry.state;
-    entry.blocked = block;
-    if (block) await entry.connection?.stop();
-    const current = entry.state;
-    if (JSON.stringify(previous) !== JSON.stringify(current)) this.events.fireState(name, current, previous);
-    if (block || !entry.connection || !isEnabled(entry.configured)) return;
-    if (isLazy(entry.configured)) await entry.connection.goIdle('lazy');
-    else await this.starts.startWithinGate([entry]);
+  private async applyBlocks(changes: ReadonlyMap<string, ServerBlock | undefined>): Promise<void> {
+    const starting: ManagedServer[] = [];
+    await Promise.all(
+      [...changes].map(async ([name, block]) => {
+        const entry = this.entries.get(name);
+        if (!entry) return;
+        const previous = entry.state;
+        entry.blocked = block;
+        if (block) await entry.connection?.stop();
+        const current = entry.state;
+        if (JSON.stringify(previous) !== JSON.stringify(current)) this.events.fireState(name, current, previous);
+        if (block || !entry.connection || !isEnabled(entry.configured)) return;
+        if (isLazy(entry.configured)) await entry.connection.goIdle('lazy');
+        else starting.push(entry);
+      }),
+    );
+    await this.starts.startWithinGate(starting);
   }
 
   /** Calls a tool on a server, waiting (within requestMs) for a server that is still connecting. */

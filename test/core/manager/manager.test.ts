@@ -299,6 +299,26 @@ describe('ServerManager', function () {
     await waitForServer(manager, 'guarded', 'running');
   });
 
+  it('unblocks the servers of one consent answer together: every one spawns before any has connected', async () => {
+    const dir = tempDir(cleanup);
+    const names = ['a', 'b', 'c'];
+    const markers = names.map((name) => path.join(dir, `${name}.json`));
+    const gate = path.join(dir, 'gate');
+    const { manager } = createManager({ startupGateMs: 30_000 });
+    const pending = { reason: 'consentPending' as const, detail: 'waiting for your consent' };
+    await manager.start(
+      names.map((name, index) => server(name, ['--wait-for', gate, '--marker', markers[index] ?? ''])),
+      new Map(names.map((name) => [name, pending])),
+    );
+    // No server can connect before the gate file exists, made once all have spawned: unblocked one
+    // after another, each waited for (the start gate here is 30 s), this times out.
+    const unblocking = manager.setBlocks(new Map(names.map((name) => [name, undefined])));
+    await until(() => markers.every((file) => fs.existsSync(file)), 20_000, 'every server spawned before any connected');
+    fs.writeFileSync(gate, '');
+    await unblocking;
+    await Promise.all(names.map((name) => waitForServer(manager, name, 'running')));
+  });
+
   it('returns copies: changing a view changes nothing inside the manager', async () => {
     const { manager } = createManager();
     await manager.start([server('copy')]);
