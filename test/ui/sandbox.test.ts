@@ -37,7 +37,10 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    workbench = await openWithWorkspaceServers(() => ({ boxed: { command: process.execPath, args: [probe] } }));
+    workbench = await openWithWorkspaceServers((dir) => {
+      fs.mkdirSync(path.join(dir, 'notes'));
+      return { boxed: { command: process.execPath, args: [probe] } };
+    });
   });
 
   after(async () => {
@@ -75,7 +78,9 @@ describe('Run Sandboxed from the consent dialog (UI)', function () {
   it('confines its tools: a write outside the workspace folder is refused, one inside works', async () => {
     const { page, workspace } = workbench;
     const outside = path.join(scratch, 'outside.txt');
-    const inside = path.join(workspace, 'inside.txt');
+    // In a folder of the workspace: its top level is read-only while a protected place (.mcp.json,
+    // .git/, ...) is missing there, since nothing may be created to stand in for it.
+    const inside = path.join(workspace, 'notes', 'inside.txt');
     await writeFile(page, outside);
     // What the tool answered, as Run Tool shows it in the log.
     const answered = page.locator('.part.panel .view-lines', { hasText: 'boxed/write_file returned' });

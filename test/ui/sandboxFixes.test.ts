@@ -81,7 +81,7 @@ describe('sandbox fixes from the Servers view (UI)', function () {
     // focuses nothing. A menu that loses the focus as it opens (a toast of the restart before, on a
     // busy machine) closes without acting: the user sees nothing change and tries once more. What
     // counts is the entry: the command writes `sandboxEnabled`, and the row follows the entry.
-    const fromMenu = async (title: string, sandboxed: boolean) => {
+    const fromMenu = async (title: string, sandboxed: boolean | undefined) => {
       for (let attempt = 1; ; attempt++) {
         await row.click({ button: 'right' });
         const item = page.locator('.context-view .action-menu-item', { hasText: title }).first();
@@ -102,7 +102,8 @@ describe('sandbox fixes from the Servers view (UI)', function () {
     await fromMenu('Run Sandboxed', true);
     await row.locator('.codicon-lock').waitFor({ timeout: 60_000 });
     await row.locator('.label-description', { hasText: /^running · \d+ tools?$/ }).waitFor({ timeout: 60_000 });
-    await fromMenu('Run Unsandboxed', false);
+    // Undoing the choice restores the entry as it was: no `sandboxEnabled: false` left behind.
+    await fromMenu('Run Unsandboxed', undefined);
     await row.locator('.codicon-lock').waitFor({ state: 'detached', timeout: 60_000 });
   });
 });

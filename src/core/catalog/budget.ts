@@ -51,7 +51,10 @@ export function applyBudget<T extends BudgetCandidate>(eligible: readonly T[], m
 }
 
 /** Max-min fair shares of `budget` (servers in configuration order): the smallest needs are met first. */
-function fairShares(servers: readonly { readonly serverIndex: number; readonly wants: number }[], budget: number): Map<number, number> {
+export function fairShares(
+  servers: readonly { readonly serverIndex: number; readonly wants: number }[],
+  budget: number,
+): Map<number, number> {
   const shares = new Map<number, number>();
   let left = budget;
   let open = [...servers].sort((a, b) => a.wants - b.wants || a.serverIndex - b.serverIndex);

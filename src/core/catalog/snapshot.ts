@@ -5,7 +5,7 @@ import { TOOL_SET_SETTING, TOOL_SETS_SETTING } from './settingNames';
 import { deepFreeze } from '../base/freeze';
 import type { ToolFilterSettings } from '../config';
 import { isConnecting, type ServerStateKind } from '../state';
-import { applyBudget, budgetWarning, type BudgetCandidate } from './budget';
+import { applyBudget, budgetWarning, fairShares, type BudgetCandidate } from './budget';
 import { compileGlobalFilters, FILTER_STEPS, type CompiledGlobalFilters, type FilterStep, type GlobalFilterSettings } from './filters';
 import type { PreparedToolList } from './preparedList';
 import { filterServer, type Row, type ServerRows } from './serverFiltering';
@@ -54,7 +54,7 @@ interface Filtered {
   readonly perServer: readonly (ServerRows | undefined)[];
   readonly warnings: CatalogWarning[];
   readonly eligible: number;
-  /** Eligible rows come in budget order (configuration, then name): the first maxExposed are exposed. */
+  /** Each server's eligible rows come in name order: its first ones, as many as its share, are exposed. */
   readonly inOrder: boolean;
   readonly signature: string[];
   readonly namesKey: string;
@@ -145,18 +145,21 @@ function catalogServersOf(
   names: NameLookup,
   maxExposed: number,
 ): { catalogServers: CatalogServer[]; byQualifiedName: Map<string, CatalogTool> } {
-  // Only the first maxExposed are exposed: remembering those is cheaper than the (many) others,
-  // and when everything fits there is nothing to remember.
-  const withinBudget = filtered.eligible <= maxExposed || filtered.inOrder ? undefined : exposedRows(filtered.perServer, maxExposed);
+  // When everything fits there is nothing to cut. Lists in name order are cut by counts alone
+  // (each server's first `share` eligible rows); others by the rows the budget picks.
+  const over = filtered.eligible > maxExposed;
+  const shares = over && filtered.inOrder ? budgetShares(filtered.perServer, maxExposed) : undefined;
+  const withinBudget = over && !filtered.inOrder ? exposedRows(filtered.perServer, maxExposed) : undefined;
   const budgetRule: FilterRule = deepFreeze({ kind: 'budget', maxExposed });
   const byQualifiedName = new Map<string, CatalogTool>();
-  let exposedSoFar = 0;
   const catalogServers = servers.map((server, index) => {
     const rows = filtered.perServer[index]?.rows ?? [];
     const serverNames = names.forServer(server.name);
+    const share = shares?.get(index) ?? 0;
+    let exposedOfServer = 0;
     const tools = rows.map((row, i) => {
       let rule = row.rule;
-      if (!rule && (withinBudget ? !withinBudget.has(row) : exposedSoFar++ >= maxExposed)) rule = budgetRule;
+      if (!rule && (withinBudget ? !withinBudget.has(row) : shares ? exposedOfServer++ >= share : false)) rule = budgetRule;
       const { name, tool: definition, readOnly } = row.prepared;
       // Rows follow the list's order, as the names do.
       const qualifiedName = serverNames?.[i] ?? names.get(server.name, name) ?? '';
@@ -180,7 +183,16 @@ function catalogServersOf(
   return { catalogServers, byQualifiedName };
 }
 
-/** The first `maxExposed` eligible rows in budget order, for lists that are not sorted by name. */
+/** Each server's share of the budget (by its position), from how many eligible rows it has. */
+function budgetShares(perServer: readonly (ServerRows | undefined)[], maxExposed: number): ReadonlyMap<number, number> {
+  const wants = perServer.map((outcome, serverIndex) => ({ serverIndex, wants: outcome?.rows.filter((row) => !row.rule).length ?? 0 }));
+  return fairShares(
+    wants.filter((server) => server.wants > 0),
+    maxExposed,
+  );
+}
+
+/** The eligible rows the budget keeps, for lists that are not sorted by name. */
 function exposedRows(perServer: readonly (ServerRows | undefined)[], maxExposed: number): Set<Row> {
   const candidates: (BudgetCandidate & { readonly row: Row })[] = [];
   perServer.forEach((outcome, serverIndex) => {

@@ -78,6 +78,28 @@ describe('catalog budget', () => {
     );
   });
 
+  it('shares the snapshot fairly whether the lists come sorted by name or not', () => {
+    const sorted = prepareToolList(tools('a', 'b', 'c', 'd', 'e'));
+    const unsorted = { ...sorted, tools: [...sorted.tools].reverse() };
+    for (const list of [sorted, unsorted]) {
+      const servers = ['one', 'two', 'three'].map((name) => ({ name, state: 'running' as const, fromCache: false, tools: list }));
+      const { snapshot } = buildSnapshot(servers, { globalDeny: [], disabled: [], maxExposed: 7 });
+      assert.deepEqual(
+        snapshot.servers.map((server) =>
+          server.tools
+            .filter((tool) => tool.exposed)
+            .map((tool) => tool.name)
+            .sort(),
+        ),
+        [
+          ['a', 'b', 'c'],
+          ['a', 'b'],
+          ['a', 'b'],
+        ],
+      );
+    }
+  });
+
   it('cuts in budget order even for a list that is not sorted by name', () => {
     const sorted = prepareToolList(tools('a', 'b', 'c', 'd'));
     const unsorted = { ...sorted, tools: [...sorted.tools].reverse() };

@@ -66,11 +66,11 @@ describe('tool search and tool sets (catalog)', () => {
   }
 
   it('ranks every eligible tool, past the budget too, by name, description and argument names, and never a filtered one', async () => {
-    // A budget of 2: github's first two tools are in chat; everything else is past the budget.
+    // A budget of 2, shared: github's first tool and fs's are in chat; everything else is past the budget.
     const { catalog } = await setup({ maxExposed: 2 });
     assert.deepEqual(
       catalog.snapshot().servers.flatMap((server) => server.tools.filter((item) => item.exposed).map((item) => item.qualifiedName)),
-      ['github__create_pull_request', 'github__get_file_contents'],
+      ['github__create_pull_request', 'fs__read_text_file'],
     );
     const first = (query: string) => catalog.searchTools(query, { limit: 3 }).map((hit) => hit.qualifiedName);
     assert.equal(first('send a message to a slack channel')[0], 'slack__slack_post_message');

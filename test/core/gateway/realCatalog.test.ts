@@ -63,7 +63,8 @@ describe('gateway over the real catalog: every filter rule refuses a call, on bo
     { server: 'global', overrides: {}, rule: /denied by the mcpSwitchboard\.tools\.deny pattern "global\/add"/ },
     { server: 'off', overrides: {}, rule: /disabled in mcpSwitchboard\.tools\.disabled/ },
     { server: 'readonly', overrides: { tools: { readOnly: true } }, rule: /has tools\.readOnly and the tool has no readOnlyHint/ },
-    // Last in the configuration: the budget is exactly what the others expose, so it cuts all of it.
+    // Last in the configuration: the budget is one tool per server the others expose, so each of
+    // them gets one and this one, whose tools are all eligible, none (the budget is shared).
     { server: 'budget', overrides: {}, rule: /more tools are eligible than mcpSwitchboard\.tools\.maxExposed/ },
   ] as const;
   const settings = { globalDeny: ['global/add'], disabled: ['off/add'] };
@@ -79,7 +80,7 @@ describe('gateway over the real catalog: every filter rule refuses a call, on bo
           probe.manager,
           rules.slice(0, -1).map((entry) => entry.server),
         );
-        return probe.catalog.snapshot().servers.flatMap((server) => server.tools.filter((tool) => tool.exposed)).length;
+        return probe.catalog.snapshot().servers.filter((server) => server.tools.some((tool) => tool.exposed)).length;
       } finally {
         await probe.dispose();
       }
