@@ -64,6 +64,8 @@ export async function startCodeServer(options = {}) {
     path.join(userDataDir, 'User', 'settings.json'),
     JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...options.userSettings }, null, 2),
   );
+  // The editor's own MCP servers (its user mcp.json), for bench:editor's built-in client.
+  if (options.userMcp) fs.writeFileSync(path.join(userDataDir, 'User', 'mcp.json'), JSON.stringify(options.userMcp, null, 2));
 
   const args = [
     codeServerEntry,

@@ -30,6 +30,8 @@ const { values: flags } = parseArgs({
     // bench:editor: the browser profile and the port (the origin its storage belongs to), kept too.
     'browser-profile': { type: 'string' },
     port: { type: 'string' },
+    // bench:editor's side by side: which client starts the 20 real servers (`switchboard`, `builtin`).
+    client: { type: 'string', default: 'switchboard' },
   },
 });
 
@@ -106,6 +108,38 @@ const SUITES = {
     },
   },
 };
+/**
+ * bench:editor side by side: the issue's 20 stdio servers (8 server-everything, 6 server-memory, 6
+ * server-filesystem), all run by this Node, for the editor's own client (its user mcp.json) or for
+ * Switchboard (its user settings).
+ */
+function realServers(scratch) {
+  const bin = (name) => path.join(repoRoot, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
+  const entries = [];
+  for (let i = 1; i <= 8; i++) entries.push([`everything-${i}`, { command: process.execPath, args: [bin('server-everything'), 'stdio'] }]);
+  for (let i = 1; i <= 6; i++)
+    entries.push([
+      `memory-${i}`,
+      { command: process.execPath, args: [bin('server-memory')], env: { MEMORY_FILE_PATH: path.join(scratch, `memory-${i}.jsonl`) } },
+    ]);
+  for (let i = 1; i <= 6; i++) entries.push([`filesystem-${i}`, { command: process.execPath, args: [bin('server-filesystem'), scratch] }]);
+  return Object.fromEntries(entries);
+}
+SUITES.versus = {
+  workspace: 'basic',
+  trust: true,
+  userSettings: (scratch) => (flags.client === 'builtin' ? {} : { 'mcpSwitchboard.servers': realServers(scratch) }),
+  userMcp: (scratch) =>
+    flags.client === 'builtin'
+      ? { servers: Object.fromEntries(Object.entries(realServers(scratch)).map(([name, entry]) => [name, { type: 'stdio', ...entry }])) }
+      : undefined,
+  environment: {
+    SWITCHBOARD_BENCH_SERVERS: '20',
+    SWITCHBOARD_BENCH_OUT: flags['bench-out'] ?? '',
+    SWITCHBOARD_BENCH_CLIENT: flags.client,
+    SWITCHBOARD_BENCH_WAIT_MS: process.env.SWITCHBOARD_BENCH_WAIT_MS ?? '240000',
+  },
+};
 const suiteName = flags.vsix ? 'vsix' : flags.suite;
 const suite = SUITES[suiteName];
 if (!suite) throw new Error(`unknown suite ${suiteName}; expected one of ${Object.keys(SUITES).join(', ')}`);
@@ -146,6 +180,7 @@ async function main() {
     ...(flags.port ? { port: Number(flags.port) } : {}),
     trust: suite.trust,
     userSettings: suite.userSettings(scratch),
+    ...(suite.userMcp?.(scratch) ? { userMcp: suite.userMcp(scratch) } : {}),
     log: (line) => log.write(`[code-server] ${line}\n`),
   });
   const browser = await launchBrowser(flags['browser-profile'] ? { profile: flags['browser-profile'] } : {});

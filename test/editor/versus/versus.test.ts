@@ -1,0 +1,91 @@
+// bench/versus.mjs runs this in the real editor, once with the editor's own MCP client and once with
+// Switchboard, each in a fresh profile: the issue's 20 stdio servers, started as a user would (the
+// editor's Start Server), measured from the moment the window opened. Writes its numbers to
+// SWITCHBOARD_BENCH_OUT; the assertions only say that the measurement happened.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import * as vscode from 'vscode';
+
+const servers = Number(process.env.SWITCHBOARD_BENCH_SERVERS ?? '0');
+const openedAt = Number(process.env.SWITCHBOARD_WINDOW_OPENED_AT ?? '0');
+const SERVER_SCRIPT = /@modelcontextprotocol\/server-(everything|memory|filesystem)\/dist\/index\.js/;
+
+/**
+ * The MCP tools the editor knows (the dispatcher tools aside). It names them by what each server
+ * calls itself (`mcp_everything_re_echo` for every server-everything), so they are counted, not
+ * told apart by server.
+ */
+function mcpTools(): number {
+  return vscode.lm.tools.filter((tool) => tool.name.startsWith('mcp_')).length;
+}
+
+/** The 20 servers' processes: when the kernel started each (ms since the epoch), and its resident memory (bytes). */
+function serverProcesses(): { startedAt: number; rss: number }[] {
+  const bootSeconds = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1] ?? '0');
+  const found: { startedAt: number; rss: number }[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!SERVER_SCRIPT.test(command)) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+      const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0');
+      found.push({ startedAt: bootSeconds * 1000 + ticks * 10, rss: rssKb * 1024 });
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return found;
+}
+
+describe('bench: the editor side by side with its own MCP client', function () {
+  this.timeout(300_000);
+
+  it('measures the time until every server is running with its tools in chat, and the memory then', async () => {
+    assert.ok(servers > 0 && openedAt > 0, 'run by bench/versus.mjs');
+    const deadline = Date.now() + Number(process.env.SWITCHBOARD_BENCH_WAIT_MS ?? 240_000);
+    let starting: Thenable<unknown> | undefined;
+    // The editor knows every tool list when all 20 processes run and its tool count has not
+    // changed for 3 s; the moment of its last change is the measurement.
+    let count = 0;
+    let changedAt = Date.now();
+    // As a user starts them: the editor's Start Server for every server it knows (ours published by
+    // Switchboard's provider, its own from mcp.json), asked again until all run.
+    while (Date.now() < deadline) {
+      const now = mcpTools();
+      if (now !== count) {
+        count = now;
+        changedAt = Date.now();
+      }
+      if (count > 0 && Date.now() - changedAt >= 3_000 && serverProcesses().length >= servers) break;
+      starting ??= vscode.commands
+        .executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true })
+        .then(
+          () => (starting = undefined),
+          () => (starting = undefined),
+        );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const toolsAt = changedAt;
+    assert.ok(
+      count > 0 && serverProcesses().length >= servers,
+      `every server runs and the editor has tools: ${count} tools, ${serverProcesses().length} processes`,
+    );
+    const processes = serverProcesses();
+    const starts = processes.map((process) => process.startedAt).sort((a, b) => a - b);
+    // The extension host settles after the burst: memory read a few seconds on.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const result = {
+      client: process.env.SWITCHBOARD_BENCH_CLIENT,
+      windowToToolsMs: toolsAt - openedAt,
+      toolsInChat: count,
+      processes: processes.length,
+      windowToFirstProcessMs: (starts[0] ?? toolsAt) - openedAt,
+      windowToLastProcessMs: (starts.at(-1) ?? toolsAt) - openedAt,
+      firstToLastProcessMs: (starts.at(-1) ?? 0) - (starts[0] ?? 0),
+      extensionHostRssMb: process.memoryUsage().rss / 2 ** 20,
+      serversRssMb: serverProcesses().reduce((sum, entry) => sum + entry.rss, 0) / 2 ** 20,
+    };
+    if (process.env.SWITCHBOARD_BENCH_OUT) fs.writeFileSync(process.env.SWITCHBOARD_BENCH_OUT, JSON.stringify(result));
+  });
+});
