@@ -138,6 +138,7 @@ SUITES.versus = {
     SWITCHBOARD_BENCH_OUT: flags['bench-out'] ?? '',
     SWITCHBOARD_BENCH_CLIENT: flags.client,
     SWITCHBOARD_BENCH_WAIT_MS: process.env.SWITCHBOARD_BENCH_WAIT_MS ?? '240000',
+    SWITCHBOARD_BENCH_HEAP: process.env.SWITCHBOARD_BENCH_HEAP ?? '',
   },
 };
 const suiteName = flags.vsix ? 'vsix' : flags.suite;

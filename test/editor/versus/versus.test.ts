@@ -4,6 +4,7 @@
 // SWITCHBOARD_BENCH_OUT; the assertions only say that the measurement happened.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import v8 from 'node:v8';
 import * as vscode from 'vscode';
 
 const servers = Number(process.env.SWITCHBOARD_BENCH_SERVERS ?? '0');
@@ -84,8 +85,15 @@ describe('bench: the editor side by side with its own MCP client', function () {
       windowToLastProcessMs: (starts.at(-1) ?? toolsAt) - openedAt,
       firstToLastProcessMs: (starts.at(-1) ?? 0) - (starts[0] ?? 0),
       extensionHostRssMb: process.memoryUsage().rss / 2 ** 20,
+      ...Object.fromEntries(
+        Object.entries(process.memoryUsage())
+          .filter(([key]) => key !== 'rss')
+          .map(([key, bytes]) => [`extensionHost_${key}Mb`, Math.round(bytes / 2 ** 20)]),
+      ),
       serversRssMb: serverProcesses().reduce((sum, entry) => sum + entry.rss, 0) / 2 ** 20,
     };
     if (process.env.SWITCHBOARD_BENCH_OUT) fs.writeFileSync(process.env.SWITCHBOARD_BENCH_OUT, JSON.stringify(result));
+    // Where the extension host's memory goes, to look at by hand (SWITCHBOARD_BENCH_HEAP=<file>).
+    if (process.env.SWITCHBOARD_BENCH_HEAP) v8.writeHeapSnapshot(process.env.SWITCHBOARD_BENCH_HEAP);
   });
 });
