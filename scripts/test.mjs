@@ -14,8 +14,11 @@ const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'untrusted', 'vsix'
 const EDITOR_STAGES = ['editor', 'untrusted', 'vsix', 'ui'];
 const requested = process.argv.slice(2).filter((arg) => ALL_STAGES.includes(arg));
 const stages = requested.length > 0 ? requested : ALL_STAGES;
-// The whole run is bounded; CI allows 90 minutes and we aim for well under 15.
-const TOTAL_LIMIT_MS = Number(process.env.SWITCHBOARD_TEST_LIMIT_MS ?? 25 * 60_000);
+// The whole run is bounded; CI allows 90 minutes and we aim for well under 15. It takes 21-27
+// minutes on a busy 2-core machine (the longer when the editor harness is set up from nothing,
+// beside the first stages): over the aim, a debt to pay (UI is 11 of them), and a bound of 25 cut
+// off a run whose every test had passed.
+const TOTAL_LIMIT_MS = Number(process.env.SWITCHBOARD_TEST_LIMIT_MS ?? 40 * 60_000);
 const resultsDir = path.join(artifactsDir, 'results');
 
 const totals = { passed: 0, failed: 0 };
