@@ -11,11 +11,10 @@
 // Not a test; prints a markdown table and rewrites the bench:editor section of bench/RESULTS.md.
 //   npm run bench:editor                       (= node bench/editor.mjs)
 //   node bench/editor.mjs --rounds 3 --no-write
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dateLine, loadAverage, machineLine, median, replaceSection, repoRoot, roundsOption, shouldWrite } from './support.mjs';
+import { dateLine, loadAverage, machineLine, median, replaceSection, repoRoot, roundsOption, runChecked, shouldWrite } from './support.mjs';
 import { freePort } from '../test/harness/editor.mjs';
 
 const HEADING = '## bench:editor';
@@ -24,16 +23,10 @@ const TOOLS_GOAL_MS = 1000;
 const rounds = roundsOption(3);
 const write = shouldWrite();
 
-function run(command, args) {
-  const result = spawnSync(command, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  if (result.status !== 0)
-    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`.slice(0, 4000));
-}
-
 /** One window on the kept state of `dirs`; returns what the extension host measured. */
 function window(dirs, lifecycle, warm) {
   const out = path.join(dirs.root, `result-${Date.now()}.json`);
-  run(process.execPath, [
+  runChecked(process.execPath, [
     path.join(repoRoot, 'test', 'harness', 'run-editor-tests.mjs'),
     '--suite',
     'bench',
@@ -81,8 +74,8 @@ async function measureMode(lifecycle) {
 const ms = (value) => `${Math.round(value)}`;
 
 async function main() {
-  run(process.execPath, [path.join(repoRoot, 'scripts', 'setup-editor.mjs')]);
-  run(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--tests']);
+  runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'setup-editor.mjs')]);
+  runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--tests']);
   const load = loadAverage();
   console.log(`[bench] ${rounds} windows per lifecycle after a warming one; load average ${load}`);
   const results = {};

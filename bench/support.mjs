@@ -2,7 +2,7 @@
 // TypeScript core with esbuild (as the extension ships it), and updating bench/RESULTS.md. Each
 // bench/*.mjs file is one benchmark; this module is not run on its own.
 import * as esbuild from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -227,4 +227,11 @@ export async function stopChild(child, exited) {
     child.kill('SIGKILL');
     await exited;
   }
+}
+
+/** Runs a command of the repository to its end; throws with the tail of its output when it fails. */
+export function runChecked(command, args) {
+  const result = spawnSync(command, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`.slice(-4000));
 }

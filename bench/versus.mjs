@@ -10,22 +10,15 @@
 // Not a test; prints a markdown table and rewrites the bench:versus section of bench/RESULTS.md.
 //   npm run bench:versus                 (= node bench/versus.mjs)
 //   node bench/versus.mjs --rounds 5 --no-write
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dateLine, loadAverage, machineLine, median, replaceSection, repoRoot, roundsOption, shouldWrite } from './support.mjs';
+import { dateLine, loadAverage, machineLine, median, replaceSection, repoRoot, roundsOption, runChecked, shouldWrite } from './support.mjs';
 import { freePort } from '../test/harness/editor.mjs';
 
 const HEADING = '## bench:versus';
 const rounds = roundsOption(3);
 const write = shouldWrite();
-
-function run(command, args) {
-  const result = spawnSync(command, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  if (result.status !== 0)
-    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`.slice(-4000));
-}
 
 /** One window of `client` in a fresh profile; what the extension host measured. */
 async function window(client) {
@@ -35,7 +28,7 @@ async function window(client) {
   const out = path.join(root, 'result.json');
   try {
     const [userData, workspace, browser] = dirs;
-    run(process.execPath, [
+    runChecked(process.execPath, [
       path.join(repoRoot, 'test', 'harness', 'run-editor-tests.mjs'),
       '--suite',
       'versus',
@@ -69,8 +62,8 @@ const ROWS = [
 ];
 
 async function main() {
-  run(process.execPath, [path.join(repoRoot, 'scripts', 'setup-editor.mjs')]);
-  run(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--tests']);
+  runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'setup-editor.mjs')]);
+  runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--tests']);
   const load = loadAverage();
   console.log(`[bench] ${rounds} rounds, each a window per client in a fresh profile, alternated; load average ${load}`);
   const samples = { builtin: [], switchboard: [] };
