@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ToolCatalog } from '../core/catalog';
+import { isSettling, type ToolCatalog } from '../core/catalog';
 import type { McpGateway } from '../core/gateway';
 
 export const DEFINITION_PROVIDER_ID = 'mcpSwitchboard.gateway';
@@ -18,10 +18,15 @@ const START_SERVER_COMMAND = 'workbench.mcp.startServer';
  *
  * The editor stops a server whose definition changed (one it is still starting, too) and starts it
  * again only on the next chat request: until then chat has no live tools of it, and the editor's
- * views show it stopped. So each definition's URL carries its version (`?v=`), the gateway says
- * with which version a closed session was opened, and a session the editor ended on an outdated
- * version is answered by starting the server there again, with the current definition. A session
- * ended on the current version (the user stopped the server) is left alone.
+ * views show it stopped. So a version is held while the editor has a session on the endpoint: that
+ * session learns of a new list by the gateway's `tools/list_changed`, live, and the editor's cache
+ * takes the new list under the held version. The version moves on once the session has ended
+ * (measured: a new version for each of 20 starting servers cost the editor a stop and a start of
+ * every one, 1.5-2.4 s before chat had their tools). Each definition's URL carries its version
+ * (`?v=`), the gateway says with which version a closed session was opened, and a session the
+ * editor ended on an outdated version (one it opened as the version moved) is answered by starting
+ * the server there again, with the current definition. A session ended on the current version (the
+ * user stopped the server) is left alone.
  */
 export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProvider<vscode.McpHttpServerDefinition>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -32,6 +37,8 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   /** The version published for each server. */
   private published = new Map<string, string>();
   private readonly startedInEditor = new Set<string>();
+  /** Servers whose definition the editor resolved (it is starting them), until their session ends. */
+  private readonly resolved = new Set<string>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private disposed = false;
   private readonly subscription: vscode.Disposable;
@@ -44,7 +51,22 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
     private readonly extensionId: string,
     private readonly log: (message: string) => void,
   ) {
-    this.subscription = gateway.onDidCloseServerSession((server, version) => this.sessionClosed(server, version));
+    // The editor's HTTP client runs in this extension host, and its first request, even to a
+    // loopback http URL, has its proxy agent load the system's CA certificates: 1.1-1.5 s of CPU on
+    // the side-by-side bench, on the path of the editor's first connection to our servers. One
+    // request of our own now has that done while the servers start.
+    void started
+      .then(() => fetch(`${gateway.url}/healthz`))
+      .then(
+        (response) => response.body?.cancel(),
+        () => undefined,
+      );
+    this.subscription = gateway.onDidCloseServerSession((server, version) => {
+      this.resolved.delete(server);
+      this.sessionClosed(server, version);
+      // A version held for the session moves on now.
+      this.refresh();
+    });
   }
 
   /**
@@ -53,18 +75,27 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
    * "Running · 0 tools". Starting and reconnecting servers stay, since calls to them wait.
    */
   private current(): Map<string, string> {
+    const snapshot = this.catalog.snapshot();
     const failed = new Set(
-      this.catalog
-        .snapshot()
-        .servers.filter((server) => server.state === 'error' || server.state === 'stopped')
-        .map((server) => server.name),
+      snapshot.servers.filter((server) => server.state === 'error' || server.state === 'stopped').map((server) => server.name),
     );
+    const settling = isSettling(snapshot);
     return new Map(
       this.gateway
         .servers()
         .filter((name) => !failed.has(name))
-        .map((name) => [name, this.catalog.catalogVersion(name) ?? 'empty']),
+        .map((name) => [name, this.heldVersion(name, settling) ?? this.catalog.catalogVersion(name) ?? 'empty']),
     );
+  }
+
+  /**
+   * The version already published, while it is held: the editor is starting the server (it has
+   * resolved its definition) or has a session on the endpoint, or servers are still starting, when
+   * the editor may begin at any moment. Each new version would cost it a stop and a start.
+   */
+  private heldVersion(server: string, settling: boolean): string | undefined {
+    const held = settling || this.resolved.has(server) || this.gateway.serverSessionCount(server) > 0;
+    return held ? this.published.get(server) : undefined;
   }
 
   private definitions(): vscode.McpHttpServerDefinition[] {
@@ -143,6 +174,7 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   }
 
   resolveMcpServerDefinition(definition: vscode.McpHttpServerDefinition): vscode.McpHttpServerDefinition {
+    this.resolved.add(definition.label);
     // The token is per activation; hand out the current one even if the editor cached an old definition.
     definition.headers = { ...definition.headers, Authorization: `Bearer ${this.gateway.token}` };
     return definition;

@@ -139,6 +139,7 @@ SUITES.versus = {
     SWITCHBOARD_BENCH_CLIENT: flags.client,
     SWITCHBOARD_BENCH_WAIT_MS: process.env.SWITCHBOARD_BENCH_WAIT_MS ?? '240000',
     SWITCHBOARD_BENCH_HEAP: process.env.SWITCHBOARD_BENCH_HEAP ?? '',
+    SWITCHBOARD_BENCH_PROFILE: process.env.SWITCHBOARD_BENCH_PROFILE ?? '',
   },
 };
 const suiteName = flags.vsix ? 'vsix' : flags.suite;

@@ -96,7 +96,7 @@ export class OfferKeeper {
     this.subscriptions = new ResourceSubscriptions(options.server, options.logger, options.activeSession, options.refreshPolicy);
   }
 
-  /** The usable tools, as last listed (kept while reconnecting); shared, so callers copy what they keep. */
+  /** The usable tools, as last listed (kept while reconnecting); deep-frozen, so shared. */
   get tools(): readonly Tool[] {
     return this.toolList.tools;
   }
@@ -167,7 +167,7 @@ export class OfferKeeper {
   }
 
   publishTools(): void {
-    this.toolsEmitter.fire({ server: this.options.server, tools: structuredClone(this.toolList.tools) });
+    this.toolsEmitter.fire({ server: this.options.server, tools: this.toolList.tools });
   }
 
   /** The session ended: its refreshes go with it. */
@@ -266,7 +266,8 @@ export class OfferKeeper {
     }
     const next = fingerprint([list.tools, list.quarantined]);
     const same = next === this.toolsFingerprint;
-    this.toolList = list;
+    // Frozen once here, so every reader (views, events, the catalog) shares it instead of copying it.
+    this.toolList = deepFreeze(list);
     this.toolsFingerprint = next;
     return !same;
   }

@@ -140,8 +140,9 @@ export class ServerConnection {
     return this.keeper.offer;
   }
 
-  get tools(): Tool[] {
-    return structuredClone([...this.keeper.tools]);
+  /** Deep-frozen: shared by every reader, never copied. */
+  get tools(): readonly Tool[] {
+    return this.keeper.tools;
   }
 
   /** Tools held back because their definitions break a limit or the MCP schema, with the reason. */

@@ -273,10 +273,9 @@ export class McpGateway {
     });
   }
 
-  /** Open 2025 sessions on a server's endpoint: whether the editor is connected to it, for one. */
+  /** 2025 sessions on a server's endpoint, open or opening: whether the editor is connected to it, for one. */
   serverSessionCount(server: string): number {
-    return this.legacy.table.entries().filter(([, session]) => session.endpoint.kind === 'server' && session.endpoint.server === server)
-      .length;
+    return this.legacy.countOn(server);
   }
 
   /** Open client sessions over all endpoints. */

@@ -120,7 +120,8 @@ export class LegacySessions {
   /** Ids of sessions their clients ended, oldest first: never taken over. */
   private readonly ended = new Set<string>();
   /** Transports whose initialize request is still being answered; they have no session id yet. */
-  private readonly opening = new Set<SessionTransport>();
+  /** Transports whose initialize is in flight, and where. */
+  private readonly opening = new Map<SessionTransport, EndpointId>();
   /** What every session's stream events may hold together. */
   private readonly eventBudget = new EventBudget();
 
@@ -154,7 +155,7 @@ export class LegacySessions {
     const { server, transport } = this.create(endpoint, access, tag, describeClient(body), () =>
       this.newSessionId(endpoint, access, body, tag),
     );
-    this.opening.add(transport);
+    this.opening.set(transport, endpoint);
     try {
       await server.connect(transport);
       await transport.handle(req, res, body);
@@ -205,7 +206,7 @@ export class LegacySessions {
       return undefined;
     const initialize = { jsonrpc: '2.0' as const, id: RESTORED_INITIALIZE, method: 'initialize', params: kept.i };
     const { server, transport } = this.create(endpoint, access, kept.t, describeClient(initialize), () => id);
-    this.opening.add(transport);
+    this.opening.set(transport, endpoint);
     try {
       await server.connect(transport);
       await transport.restore(id, initialize, RESTORE_TIMEOUT_MS);
@@ -329,11 +330,23 @@ export class LegacySessions {
     }
   }
 
+  /**
+   * Sessions on a server's endpoint, open or opening: an initialize there waits for the server to
+   * start, and the client holding it is as connected as one that has its answer.
+   */
+  countOn(server: string): number {
+    const on = (endpoint: EndpointId) => endpoint.kind === 'server' && endpoint.server === server;
+    return this.table.entries().filter(([, session]) => on(session.endpoint)).length + [...this.opening.values()].filter(on).length;
+  }
+
   /** Every session and every transport still opening, closed. */
   closeAll(): Promise<void>[] {
     // Closing them all is the gateway shutting down, not clients ending sessions: nobody is told.
     this.closeEmitter.dispose();
-    return [...this.table.drain().map((session) => session.server.close()), ...[...this.opening].map((transport) => transport.close())];
+    return [
+      ...this.table.drain().map((session) => session.server.close()),
+      ...[...this.opening.keys()].map((transport) => transport.close()),
+    ];
   }
 
   private closed(transport: SessionTransport, ledger: SessionLedger): void {

@@ -34,7 +34,7 @@ export class ServerEvents {
           this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
       }),
       connection.onDidChangeTools((event) => {
-        if (current()) this.toolsEmitter.fire({ server: entry.name, tools: structuredClone(event.tools) });
+        if (current()) this.toolsEmitter.fire({ server: entry.name, tools: event.tools });
       }),
       connection.onDidChangeOffer((event) => {
         if (current()) this.offerEmitter.fire(event);

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Tool } from '@modelcontextprotocol/client';
 import { isSwitchboardError } from '../../../src/core/connection';
+import { isDeepFrozenData } from '../../../src/core/base/freeze';
 import { type ServerState } from '../../../src/core/state/serverState';
 import { assertState, Cleanup, connect, stdioDefinition, stdioStats, tempDir, textOf, waitForState } from './helpers';
 import { until } from '../support/poll';
@@ -37,14 +39,18 @@ describe('ServerConnection over stdio', () => {
     assert.equal(typeof connection.pid, 'number');
   });
 
-  it('state, tools and events are copies', async () => {
+  it('state is a copy; tools are shared frozen, so no reader can change them for another', async () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await connection.start();
     const state = connection.state as { kind: string };
     state.kind = 'mutated';
-    connection.tools.pop();
     assert.equal(connection.state.kind, 'running');
+    const tools = connection.tools as Tool[];
+    assert.throws(() => tools.pop(), TypeError);
+    assert.equal(Reflect.set(tools[0] as object, 'name', 'mutated'), false);
+    assert.ok(isDeepFrozenData(tools), 'frozen all the way down: schemas too');
     assert.equal(connection.tools.length, (connection.state as { toolCount: number }).toolCount);
+    assert.notEqual(connection.tools[0]?.name, 'mutated');
   });
 
   it('follows nextCursor through every page of tools/list', async () => {

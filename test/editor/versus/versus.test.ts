@@ -4,6 +4,7 @@
 // SWITCHBOARD_BENCH_OUT; the assertions only say that the measurement happened.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import inspector from 'node:inspector';
 import v8 from 'node:v8';
 import * as vscode from 'vscode';
 
@@ -44,19 +45,47 @@ describe('bench: the editor side by side with its own MCP client', function () {
 
   it('measures the time until every server is running with its tools in chat, and the memory then', async () => {
     assert.ok(servers > 0 && openedAt > 0, 'run by bench/versus.mjs');
+    // The extension host's CPU, to read by hand (SWITCHBOARD_BENCH_PROFILE=<file.cpuprofile>).
+    const profiler = process.env.SWITCHBOARD_BENCH_PROFILE ? new inspector.Session() : undefined;
+    const post = (method: string) =>
+      new Promise<unknown>((resolve, reject) => profiler?.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+    if (profiler) {
+      profiler.connect();
+      await post('Profiler.enable');
+      await post('Profiler.start');
+    }
+    const cpuAtStart = process.cpuUsage();
     const deadline = Date.now() + Number(process.env.SWITCHBOARD_BENCH_WAIT_MS ?? 240_000);
     let starting: Thenable<unknown> | undefined;
     // The editor knows every tool list when all 20 processes run and its tool count has not
     // changed for 3 s; the moment of its last change is the measurement.
     let count = 0;
     let changedAt = Date.now();
+    // Where the time goes, to read by hand: each change of the editor's tool count, and (with
+    // Switchboard) each server's state changes, in ms from the window.
+    const timeline: string[] = [];
+    const extension = vscode.extensions.getExtension('switchboard-labs.mcp-switchboard');
+    type Api = {
+      onDidChangeState: vscode.Event<{ server: string; state: { kind: string }; at: number }>;
+      activation: { startedAt: number; ms: number };
+    };
+    let watching: vscode.Disposable | undefined;
+    // Activation is the editor's business (onStartupFinished): watched once it has happened, not forced.
+    const watch = () => {
+      if (watching || !extension?.isActive || process.env.SWITCHBOARD_BENCH_CLIENT !== 'switchboard') return;
+      const api = extension.exports as Api;
+      timeline.push(`${api.activation.startedAt - openedAt} activate (${Math.round(api.activation.ms)} ms)`);
+      watching = api.onDidChangeState((event) => timeline.push(`${event.at - openedAt} ${event.server} ${event.state.kind}`));
+    };
     // As a user starts them: the editor's Start Server for every server it knows (ours published by
     // Switchboard's provider, its own from mcp.json), asked again until all run.
     while (Date.now() < deadline) {
+      watch();
       const now = mcpTools();
       if (now !== count) {
         count = now;
         changedAt = Date.now();
+        timeline.push(`${changedAt - openedAt} editor has ${count} tools`);
       }
       if (count > 0 && Date.now() - changedAt >= 3_000 && serverProcesses().length >= servers) break;
       starting ??= vscode.commands
@@ -68,6 +97,13 @@ describe('bench: the editor side by side with its own MCP client', function () {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const toolsAt = changedAt;
+    watching?.dispose();
+    const cpu = process.cpuUsage(cpuAtStart);
+    if (profiler) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      fs.writeFileSync(process.env.SWITCHBOARD_BENCH_PROFILE as string, JSON.stringify(profile));
+      profiler.disconnect();
+    }
     assert.ok(
       count > 0 && serverProcesses().length >= servers,
       `every server runs and the editor has tools: ${count} tools, ${serverProcesses().length} processes`,
@@ -91,6 +127,9 @@ describe('bench: the editor side by side with its own MCP client', function () {
           .map(([key, bytes]) => [`extensionHost_${key}Mb`, Math.round(bytes / 2 ** 20)]),
       ),
       serversRssMb: serverProcesses().reduce((sum, entry) => sum + entry.rss, 0) / 2 ** 20,
+      extensionHostCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      processStartsMs: starts.map((at) => at - openedAt),
+      timeline,
     };
     if (process.env.SWITCHBOARD_BENCH_OUT) fs.writeFileSync(process.env.SWITCHBOARD_BENCH_OUT, JSON.stringify(result));
     // Where the extension host's memory goes, to look at by hand (SWITCHBOARD_BENCH_HEAP=<file>).
