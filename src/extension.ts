@@ -50,6 +50,8 @@ export interface SwitchboardApi {
   readonly logFolder: string;
   /** The servers published to the editor's MCP client right now (failed ones are left out). */
   publishedServers(): string[];
+  /** The version of a server's definition as last published to the editor. */
+  publishedVersion(server: string): string | undefined;
   /** The editor stopped a server for its new definition version, and Switchboard started it there again. */
   readonly onDidRestartInEditor: vscode.Event<string>;
   /** When activate() began (epoch ms) and how long it took: bench:editor reads these. */
@@ -129,6 +131,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     catalog,
     logFolder: extension.logUri.fsPath,
     publishedServers: () => definitions.publishedNames,
+    publishedVersion: (server) => definitions.publishedVersion(server),
     onDidRestartInEditor: definitions.onDidRestartInEditor,
   };
 }

@@ -117,6 +117,10 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   }
 
   /** The names published right now, for tests. */
+  publishedVersion(server: string): string | undefined {
+    return this.published.get(server);
+  }
+
   get publishedNames(): string[] {
     return [...this.current().keys()];
   }

@@ -191,9 +191,11 @@ describe("tools in the editor's chat (gateway + definition provider + dispatcher
     // again), and the gateway's tools/list_changed tells it of the new list.
     const settings = vscode.workspace.getConfiguration('mcpSwitchboard');
     const restartsBefore = restarts.filter((server) => server === 'ok').length;
+    const version = api.publishedVersion('ok');
     await settings.update('tools.disabled', ['ok/add'], vscode.ConfigurationTarget.Global);
     try {
       await waitForTools((all) => !all.includes('mcp_ok_add') && all.includes('mcp_ok_echo'));
+      assert.equal(api.publishedVersion('ok'), version, 'a new version while the editor is connected');
     } finally {
       await settings.update('tools.disabled', undefined, vscode.ConfigurationTarget.Global);
     }
