@@ -70,7 +70,7 @@ describe('bench: the editor side by side with its own MCP client', function () {
       activation: { startedAt: number; ms: number };
     };
     let watching: vscode.Disposable | undefined;
-    // Activation is the editor's business (onStartupFinished): watched once it has happened, not forced.
+    // Activation is the editor's business (on startup): watched once it has happened, not forced.
     const watch = () => {
       if (watching || !extension?.isActive || process.env.SWITCHBOARD_BENCH_CLIENT !== 'switchboard') return;
       const api = extension.exports as Api;
