@@ -135,12 +135,15 @@ describe('twenty workspace servers, allowed at once (UI)', function () {
   const names = Array.from({ length: 20 }, (_, index) => `s${String(index + 1).padStart(2, '0')}`);
   const markerOf = (name: string) => path.join(scratch, `${name}.json`);
   let workbench: Workbench;
+  /** When the workbench had rendered. */
+  let renderedAt = 0;
 
   before(async function () {
     this.timeout(120_000);
     workbench = await openWithWorkspaceServers(() =>
       Object.fromEntries(names.map((name) => [name, { command: process.execPath, args: [fixture, '--marker', markerOf(name)] }])),
     );
+    renderedAt = Date.now();
   });
 
   after(async () => {
@@ -160,6 +163,7 @@ describe('twenty workspace servers, allowed at once (UI)', function () {
     await activityBarEntry(page, 'MCP Switchboard').click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 20 MCP servers' });
     await dialog.waitFor({ timeout: 60_000 });
+    console.log(`      the workbench rendered → the consent dialog: ${Date.now() - renderedAt} ms`);
     await dialog.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
     await page.locator('.statusbar-item', { hasText: '20/20' }).waitFor({ timeout: 90_000 });
     const pids = names.map((name) => (JSON.parse(fs.readFileSync(markerOf(name), 'utf8')) as { pid: number }).pid);

@@ -8,7 +8,7 @@ import { isConnecting, startsOnDemand, type ServerStateKind } from '../state';
 import { Emitter, type Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import type { ToolCacheEntry } from './cache';
-import { deepFreeze } from '../base/freeze';
+import { deepFreeze, isDeepFrozenData } from '../base/freeze';
 import { RefreshScheduler } from './refreshScheduler';
 import { errorMessage } from '../base/errorMessage';
 import { fingerprintTools, prepareToolList, type PreparedToolList } from './preparedList';
@@ -198,8 +198,9 @@ export class ServerRecords {
   private toList(tools: readonly Tool[], fetchedAt: number, previous: ToolList | undefined): ToolList {
     const fingerprint = fingerprintTools(tools);
     if (previous && previous.prepared.fingerprint === fingerprint) return { raw: previous.raw, prepared: previous.prepared, fetchedAt };
-    // One private, frozen copy: the cache stores it and the prepared list shares its tools.
-    const raw = deepFreeze(structuredClone(tools));
+    // Frozen, so the cache stores it and the prepared list shares its tools. A connection's list is
+    // frozen already (shared as it is); anything else is copied once, privately, then frozen.
+    const raw = isDeepFrozenData(tools) ? tools : deepFreeze(structuredClone(tools));
     return { raw, prepared: prepareToolList(raw, fingerprint, { shareFrozen: true }), fetchedAt };
   }
 
