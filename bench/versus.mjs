@@ -57,6 +57,7 @@ const ROWS = [
   ['all 20 server processes (ms)', 'windowToLastProcessMs'],
   ['first to twentieth process (ms)', 'firstToLastProcessMs'],
   ['extension host memory (MB)', 'extensionHostRssMb'],
+  ['extension host memory after a full GC (MB)', 'extensionHostRssAfterGcMb'],
   ["server processes' memory (MB)", 'serversRssMb'],
   ['tools the editor has', 'toolsInChat'],
 ];
@@ -88,10 +89,14 @@ async function main() {
   const readyRatio = pick('switchboard', 'windowToToolsMs') / pick('builtin', 'windowToToolsMs');
   const memoryRatio = pick('switchboard', 'extensionHostRssMb') / pick('builtin', 'extensionHostRssMb');
   const spread = pick('switchboard', 'firstToLastProcessMs');
+  // Each round's pair, side by side: how far the two windows of one round differ is the noise.
+  const perRound = (key) =>
+    samples.switchboard.map((ours, round) => `${(ours[key] / samples.builtin[round][key]).toFixed(2)}×`).join(', ');
   const verdict = [
     `- All 20 ready at ≤ 0.9× the editor's own client: ${readyRatio.toFixed(2)}×, ${readyRatio <= 0.9 ? 'met' : 'NOT met'}.`,
     `- First to last process ≤ 1 s: ${Math.round(spread)} ms, ${spread <= 1000 ? 'met' : 'NOT met'}.`,
     `- Extension host memory ≤ 1.1× the editor's own client: ${memoryRatio.toFixed(2)}×, ${memoryRatio <= 1.1 ? 'met' : 'NOT met'}.`,
+    `- Per round: ready ${perRound('windowToToolsMs')}; memory ${perRound('extensionHostRssMb')}; after a full GC ${perRound('extensionHostRssAfterGcMb')}.`,
     "- Switchboard's servers are in its user settings (no consent dialog); the editor's own client has Switchboard installed but idle (no servers). Chat gets 128 of Switchboard's tools (the budget, shared between servers; search finds the rest).",
   ].join('\n');
   const block = [`${dateLine()} · ${machineLine()} · load average at start ${load} · ${rounds} rounds`, '', table, '', verdict].join('\n');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import inspector from 'node:inspector';
 import v8 from 'node:v8';
+import vm from 'node:vm';
 import * as vscode from 'vscode';
 
 const servers = Number(process.env.SWITCHBOARD_BENCH_SERVERS ?? '0');
@@ -38,6 +39,23 @@ function serverProcesses(): { startedAt: number; rss: number }[] {
     }
   }
   return found;
+}
+
+/** The extension host's resident memory by kind of mapping (MB): where RSS outside the V8 heap is. */
+function mapsSummary(): Record<string, number> {
+  const sums: Record<string, number> = {};
+  let kind = 'anon';
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (header) {
+      const name = header[1] ?? '';
+      kind = name === '' ? 'anon' : name.startsWith('[') ? name : name.endsWith('.node') || name.includes('.so') ? 'native libraries' : 'files';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) sums[kind] = (sums[kind] ?? 0) + Number(rss[1]) / 1024;
+  }
+  return Object.fromEntries(Object.entries(sums).map(([key, mb]) => [key, Math.round(mb)]));
 }
 
 describe('bench: the editor side by side with its own MCP client', function () {
@@ -112,6 +130,11 @@ describe('bench: the editor side by side with its own MCP client', function () {
     const starts = processes.map((process) => process.startedAt).sort((a, b) => a - b);
     // The extension host settles after the burst: memory read a few seconds on.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const rss = process.memoryUsage().rss;
+    // And after a full collection, in both windows alike: what is held, not when V8 last collected.
+    v8.setFlagsFromString('--expose-gc');
+    (vm.runInNewContext('gc') as () => void)();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     const result = {
       client: process.env.SWITCHBOARD_BENCH_CLIENT,
       windowToToolsMs: toolsAt - openedAt,
@@ -120,13 +143,15 @@ describe('bench: the editor side by side with its own MCP client', function () {
       windowToFirstProcessMs: (starts[0] ?? toolsAt) - openedAt,
       windowToLastProcessMs: (starts.at(-1) ?? toolsAt) - openedAt,
       firstToLastProcessMs: (starts.at(-1) ?? 0) - (starts[0] ?? 0),
-      extensionHostRssMb: process.memoryUsage().rss / 2 ** 20,
+      extensionHostRssMb: rss / 2 ** 20,
+      extensionHostRssAfterGcMb: process.memoryUsage().rss / 2 ** 20,
       ...Object.fromEntries(
         Object.entries(process.memoryUsage())
           .filter(([key]) => key !== 'rss')
           .map(([key, bytes]) => [`extensionHost_${key}Mb`, Math.round(bytes / 2 ** 20)]),
       ),
       serversRssMb: serverProcesses().reduce((sum, entry) => sum + entry.rss, 0) / 2 ** 20,
+      extensionHostMaps: mapsSummary(),
       extensionHostCpuMs: Math.round((cpu.user + cpu.system) / 1000),
       processStartsMs: starts.map((at) => at - openedAt),
       timeline,
