@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { eventually } from '../core/support/poll';
 import { activityBarEntry, openWithWorkspaceServers, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
@@ -158,7 +159,7 @@ describe('twenty workspace servers, allowed at once (UI)', function () {
     return Number(fields[19]);
   }
 
-  it('starts them together after Allow All (their processes within 2 s, 1 s the goal), and each row says how many tools chat has', async () => {
+  it('starts them together after Allow All (their processes within 2 s, 1 s the goal); each row says how many tools chat has, and Configure Tools lists each with its tools', async () => {
     const { page } = workbench;
     await activityBarEntry(page, 'MCP Switchboard').click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 20 MCP servers' });
@@ -210,5 +211,33 @@ describe('twenty workspace servers, allowed at once (UI)', function () {
     await screenshot(page, 'twenty-scrolled');
     for (const name of names) assert.match(rows.get(name) ?? '(not seen)', offering, `${name}: ${JSON.stringify([...rows])}`);
     await screenshot(page, 'twenty-servers');
+    // Chat's Configure Tools: every server, with tools under it (the budget gives each some). The
+    // picker shows what the editor had when it opened, so it is opened again until all are there.
+    const picker = page.locator('.quick-input-widget', { hasText: 'Configure Tools' });
+    let missing: string[] = [];
+    await eventually(
+      async () => {
+        await page.locator('.chat-input-toolbars [aria-label^="Configure Tools"]').first().click();
+        await picker.waitFor({ timeout: 30_000 });
+        missing = [];
+        for (const name of names) {
+          await picker.locator('input.input').first().fill(name);
+          const row = picker
+            .locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) })
+            .first();
+          const listed = await row.waitFor({ timeout: 2_000 }).then(
+            () => true,
+            () => false,
+          );
+          // A server with tools is a group that opens; one without would be a leaf.
+          if (!listed || (await row.getAttribute('aria-expanded')) === null) missing.push(name);
+        }
+        await page.keyboard.press('Escape');
+        await picker.waitFor({ state: 'hidden', timeout: 10_000 });
+        return missing.length === 0 ? true : undefined;
+      },
+      () => `every server with tools in Configure Tools (missing: ${missing.join(', ')})`,
+      90_000,
+    );
   });
 });
