@@ -90,8 +90,7 @@ async function main() {
   const memoryRatio = pick('switchboard', 'extensionHostRssMb') / pick('builtin', 'extensionHostRssMb');
   const spread = pick('switchboard', 'firstToLastProcessMs');
   // Each round's pair, side by side: how far the two windows of one round differ is the noise.
-  const perRound = (key) =>
-    samples.switchboard.map((ours, round) => `${(ours[key] / samples.builtin[round][key]).toFixed(2)}×`).join(', ');
+  const perRound = (key) => samples.switchboard.map((ours, round) => `${(ours[key] / samples.builtin[round][key]).toFixed(2)}×`).join(', ');
   const verdict = [
     `- All 20 ready at ≤ 0.9× the editor's own client: ${readyRatio.toFixed(2)}×, ${readyRatio <= 0.9 ? 'met' : 'NOT met'}.`,
     `- First to last process ≤ 1 s: ${Math.round(spread)} ms, ${spread <= 1000 ? 'met' : 'NOT met'}.`,

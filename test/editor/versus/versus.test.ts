@@ -49,7 +49,8 @@ function mapsSummary(): Record<string, number> {
     const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
     if (header) {
       const name = header[1] ?? '';
-      kind = name === '' ? 'anon' : name.startsWith('[') ? name : name.endsWith('.node') || name.includes('.so') ? 'native libraries' : 'files';
+      kind =
+        name === '' ? 'anon' : name.startsWith('[') ? name : name.endsWith('.node') || name.includes('.so') ? 'native libraries' : 'files';
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
