@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SwitchboardApi } from '../../../src/extension';
 import { eventually } from '../../core/support/poll';
-import { isKind, switchboardApi, toolText, waitFor, waitForServer } from '../support';
+import { isKind, switchboardApi, toolText, waitForServer } from '../support';
 
 const scratch = process.env.SWITCHBOARD_TEST_SCRATCH ?? '';
 
