@@ -217,10 +217,14 @@ for (const [spec, args] of SERVERS) {
 }
 const merged = only ? [...previous.servers.filter((server) => !servers.some((s) => s.package === server.package)), ...servers] : servers;
 merged.sort((a, b) => a.package.localeCompare(b.package));
-fs.writeFileSync(
-  out,
-  `${JSON.stringify({ comment: 'Tool definitions as real MCP servers list them; built by bench/search/build-corpus.mjs.', servers: merged }, null, 1)}\n`,
+// Some servers put where they run into their descriptions (their working directory, the home
+// folder): the corpus says where the files were, not on whose machine.
+const machinePaths = [repoRoot, cache, os.homedir(), os.tmpdir()].sort((a, b) => b.length - a.length);
+const text = machinePaths.reduce(
+  (json, place) => json.split(place).join('/somewhere'),
+  JSON.stringify({ comment: 'Tool definitions as real MCP servers list them; built by bench/search/build-corpus.mjs.', servers: merged }, null, 1),
 );
+fs.writeFileSync(out, `${text}\n`);
 console.log(
   `${merged.reduce((sum, server) => sum + server.tools.length, 0)} tools from ${merged.length} servers -> ${path.relative(repoRoot, out)}`,
 );
