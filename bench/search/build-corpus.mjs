@@ -222,7 +222,11 @@ merged.sort((a, b) => a.package.localeCompare(b.package));
 const machinePaths = [repoRoot, cache, os.homedir(), os.tmpdir()].sort((a, b) => b.length - a.length);
 const text = machinePaths.reduce(
   (json, place) => json.split(place).join('/somewhere'),
-  JSON.stringify({ comment: 'Tool definitions as real MCP servers list them; built by bench/search/build-corpus.mjs.', servers: merged }, null, 1),
+  JSON.stringify(
+    { comment: 'Tool definitions as real MCP servers list them; built by bench/search/build-corpus.mjs.', servers: merged },
+    null,
+    1,
+  ),
 );
 fs.writeFileSync(out, `${text}\n`);
 console.log(
