@@ -9,7 +9,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWorkbench, rowTooltip, runFromPalette, screenshot, treeRow, type Workbench } from './workbench';
+import {
+  activityBarEntry,
+  openWorkbench,
+  pickFromCommand,
+  rowTooltip,
+  runFromPalette,
+  screenshot,
+  treeRow,
+  type Workbench,
+} from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -196,14 +205,9 @@ describe('settings edits keep the user’s file (UI)', function () {
     );
 
     // A tool set, from the status bar's command.
-    await runFromPalette(page, 'MCP Switchboard: Switch Tool Set…', { opensQuickInput: true });
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'review' }).first().click();
+    await pickFromCommand(page, 'MCP Switchboard: Switch Tool Set…', 'review');
     await eventually(() => (/"mcpSwitchboard\.toolSet": "review"/.test(current()) ? true : undefined), 'the set in use written', 20_000);
-    await runFromPalette(page, 'MCP Switchboard: Switch Tool Set…', { opensQuickInput: true });
-    await page
-      .locator('.quick-input-widget .monaco-list-row', { hasText: /All tools|No tool set|every tool/i })
-      .first()
-      .click();
+    await pickFromCommand(page, 'MCP Switchboard: Switch Tool Set…', /All tools|No tool set|every tool/i);
     await eventually(() => (current() === original ? true : undefined), 'the file back after the set is cleared', 20_000);
   });
 

@@ -88,6 +88,29 @@ export async function runFromPalette(page: Page, title: string, options: { opens
 }
 
 /**
+ * Runs a palette command that opens a picker, and picks the row with `row`. On a busy machine a
+ * toast can take the picker's focus before the row is clicked (the picker closes, its rows stay in
+ * the page hidden): the user runs the command again. Nothing was chosen, so that is safe.
+ */
+export async function pickFromCommand(page: Page, title: string, row: string | RegExp): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await runFromPalette(page, title, { opensQuickInput: true });
+    const target = page.locator('.quick-input-widget .monaco-list-row', { hasText: row }).first();
+    try {
+      await target.waitFor({ state: 'visible', timeout: 10_000 });
+      await target.click({ timeout: 5_000 });
+      return;
+    } catch (error) {
+      if (attempt >= 3) {
+        await screenshot(page, 'picker-lost');
+        throw error;
+      }
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
+/**
  * *Run Tool…* from the palette: picks `qualifiedName` (`server__tool`) and enters `args` (JSON),
  * through the form's *Edit as JSON* (a tool without arguments, `{}`, runs at once: no form). What
  * follows (a confirmation, the result in the output) is the caller's to check.
