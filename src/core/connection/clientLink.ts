@@ -3,6 +3,8 @@
 // the fallback); this module picks the transport, bounds the wait and describes failures.
 import {
   Client,
+  ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
   SseError,
@@ -88,6 +90,8 @@ export interface LinkOptions {
   readonly onPhase: (phase: ConnectPhase) => void;
   /** Skips the era probe; absent, the client probes (and falls back to `initialize`). */
   readonly prior?: EraVerdict;
+  /** The probe waits as long as any request (the server is known to answer it, only slowly). */
+  readonly patientProbe?: boolean;
   readonly serverRequests?: ServerRequestHandlers;
 }
 
@@ -189,13 +193,21 @@ export function clientCapabilities(handlers: ServerRequestHandlers) {
   };
 }
 
-export function newClient(options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests'>, kind: TransportType): Client {
+export function newClient(
+  options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests' | 'patientProbe'>,
+  kind: TransportType,
+): Client {
   const handlers = options.serverRequests ?? {};
   const client = new Client(options.clientInfo, {
     capabilities: clientCapabilities(handlers),
     // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
     versionNegotiation:
-      kind === 'sse' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: probeTimeout(options.requestTimeoutMs) } },
+      kind === 'sse'
+        ? { mode: 'legacy' }
+        : {
+            mode: 'auto',
+            probe: { timeoutMs: options.patientProbe ? patientTimeout(options.requestTimeoutMs) : probeTimeout(options.requestTimeoutMs) },
+          },
     // input_required rounds are answered by the same handlers as 2025-era server requests.
     inputRequired: { autoFulfill: true },
     jsonSchemaValidator,
@@ -218,6 +230,18 @@ function probeTimeout(requestTimeoutMs: number): number {
 }
 
 const MAX_PROBE_MS = 5_000;
+
+const patientTimeout = (requestTimeoutMs: number) => (requestTimeoutMs > 0 ? requestTimeoutMs : NO_TIMEOUT);
+
+/**
+ * The server refused the 2025 `initialize` that followed a probe it did not answer in time: a
+ * 2026-07-28-only server slow to start (a cold `npx`, a busy machine). It answers
+ * `server/discover`, late; the next try waits for that answer.
+ */
+export function refusedLegacyHandshake(error: unknown): boolean {
+  const cause = error instanceof SwitchboardError ? error.cause : error;
+  return cause instanceof ProtocolError && cause.code === ProtocolErrorCode.UnsupportedProtocolVersion;
+}
 
 /**
  * The server closed the connection while it was asked `server/discover`: some 2025 servers (those

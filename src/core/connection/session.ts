@@ -19,6 +19,7 @@ import type { TransportType } from '../config';
 import { ChangeSubscription } from './changeSubscription';
 import {
   closedDuringProbe,
+  refusedLegacyHandshake,
   closeLink,
   linkClient,
   NO_TIMEOUT,
@@ -218,6 +219,19 @@ export class McpSession {
    * backwards-compatibility rules describe.
    */
   static async open(options: OpenSessionOptions): Promise<McpSession> {
+    try {
+      return await McpSession.openOver(options);
+    } catch (error) {
+      if (options.signal.aborted || options.prior !== undefined || options.patientProbe || !refusedLegacyHandshake(error)) throw error;
+      options.logger.info(
+        'the server answered server/discover too late and refused initialize: a 2026-07-28 server slow to start; trying again, waiting for its answer',
+      );
+      if (options.definition.transport === 'stdio') options.stdio.onRestart?.();
+      return McpSession.openOver({ ...options, patientProbe: true });
+    }
+  }
+
+  private static async openOver(options: OpenSessionOptions): Promise<McpSession> {
     const { definition } = options;
     if (definition.transport === 'stdio') {
       try {
