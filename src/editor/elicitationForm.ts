@@ -1,7 +1,7 @@
 // The form Switchboard shows when a server asks for input (elicitation) and no client of the
 // gateway takes the request: one quick input per field, with the server's name in every title.
 // Decline answers "decline"; Escape at any point answers "cancel". URL mode names the domain and
-// opens nothing until the user says so.
+// opens nothing until the user says so. A question withdrawn (its task ended) closes the form.
 import * as vscode from 'vscode';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { elicitFields, parseFieldText, urlDomain, type ElicitField } from '../core/presentation';
@@ -11,8 +11,21 @@ type Outcome = { readonly value: Answer } | 'skip' | 'cancel';
 type Item = vscode.QuickPickItem & { readonly outcome: Outcome };
 const SKIP: Item = { label: '$(dash) Leave empty', outcome: 'skip' };
 
-export async function askElicitation(server: string, params: ElicitRequest['params']): Promise<ElicitResult> {
+export async function askElicitation(server: string, params: ElicitRequest['params'], signal?: AbortSignal): Promise<ElicitResult> {
   if ((params as { mode?: string }).mode === 'url') return askToOpen(server, params as { message: string; url: string });
+  const withdrawn = new vscode.CancellationTokenSource();
+  const withdraw = () => withdrawn.cancel();
+  if (signal?.aborted) return { action: 'cancel' };
+  signal?.addEventListener('abort', withdraw, { once: true });
+  try {
+    return await askForm(server, params, withdrawn.token);
+  } finally {
+    signal?.removeEventListener('abort', withdraw);
+    withdrawn.dispose();
+  }
+}
+
+async function askForm(server: string, params: ElicitRequest['params'], token: vscode.CancellationToken): Promise<ElicitResult> {
   const parsed = elicitFields((params as { requestedSchema?: unknown }).requestedSchema);
   if ('problem' in parsed) {
     void vscode.window.showWarningMessage(
@@ -22,16 +35,16 @@ export async function askElicitation(server: string, params: ElicitRequest['para
   }
   const fill = `Fill In (${parsed.fields.length} field${parsed.fields.length === 1 ? '' : 's'})`;
   const decline = 'Decline';
-  const start = await vscode.window.showQuickPick([{ label: fill }, { label: decline }], {
-    title: `MCP server "${server}" asks`,
-    placeHolder: params.message.slice(0, 500),
-    ignoreFocusOut: true,
-  });
+  const start = await vscode.window.showQuickPick(
+    [{ label: fill }, { label: decline }],
+    { title: `MCP server "${server}" asks`, placeHolder: params.message.slice(0, 500), ignoreFocusOut: true },
+    token,
+  );
   if (!start) return { action: 'cancel' };
   if (start.label === decline) return { action: 'decline' };
   const content: Record<string, Answer> = {};
   for (const [index, field] of parsed.fields.entries()) {
-    const outcome = await askField(server, field, `${index + 1}/${parsed.fields.length}`);
+    const outcome = await askField(server, field, `${index + 1}/${parsed.fields.length}`, token);
     if (outcome === 'cancel') return { action: 'cancel' };
     if (outcome !== 'skip') content[field.key] = outcome.value;
   }
@@ -42,16 +55,16 @@ function fieldTitle(server: string, field: ElicitField, step: string): string {
   return `"${server}" asks (${step}): ${field.title}${field.required ? '' : ' (optional)'}`;
 }
 
-async function pick(items: readonly Item[], title: string, field: ElicitField): Promise<Outcome> {
-  const picked = await vscode.window.showQuickPick([...items, ...(field.required ? [] : [SKIP])], {
-    title,
-    placeHolder: field.description,
-    ignoreFocusOut: true,
-  });
+async function pick(items: readonly Item[], title: string, field: ElicitField, token: vscode.CancellationToken): Promise<Outcome> {
+  const picked = await vscode.window.showQuickPick(
+    [...items, ...(field.required ? [] : [SKIP])],
+    { title, placeHolder: field.description, ignoreFocusOut: true },
+    token,
+  );
   return picked ? picked.outcome : 'cancel';
 }
 
-async function askField(server: string, field: ElicitField, step: string): Promise<Outcome> {
+async function askField(server: string, field: ElicitField, step: string, token: vscode.CancellationToken): Promise<Outcome> {
   const title = fieldTitle(server, field, step);
   if (field.kind === 'boolean') {
     const items: Item[] = [
@@ -59,27 +72,30 @@ async function askField(server: string, field: ElicitField, step: string): Promi
       { label: 'No', outcome: { value: false } },
     ];
     if (field.default === false) items.reverse();
-    return pick(items, title, field);
+    return pick(items, title, field, token);
   }
-  if (field.kind === 'choice' || field.kind === 'choices') return askChoice(field, title);
-  const typed = await vscode.window.showInputBox({
-    title,
-    prompt: [field.description, field.required ? undefined : 'Leave empty to skip.'].filter(Boolean).join(' '),
-    value: field.default === undefined ? '' : String(field.default),
-    ignoreFocusOut: true,
-    validateInput: (text) => {
-      if (text === '' && !field.required) return undefined;
-      const checked = parseFieldText(field, text);
-      return 'problem' in checked ? checked.problem : undefined;
+  if (field.kind === 'choice' || field.kind === 'choices') return askChoice(field, title, token);
+  const typed = await vscode.window.showInputBox(
+    {
+      title,
+      prompt: [field.description, field.required ? undefined : 'Leave empty to skip.'].filter(Boolean).join(' '),
+      value: field.default === undefined ? '' : String(field.default),
+      ignoreFocusOut: true,
+      validateInput: (text) => {
+        if (text === '' && !field.required) return undefined;
+        const checked = parseFieldText(field, text);
+        return 'problem' in checked ? checked.problem : undefined;
+      },
     },
-  });
+    token,
+  );
   if (typed === undefined) return 'cancel';
   if (typed === '' && !field.required) return 'skip';
   const checked = parseFieldText(field, typed);
   return 'problem' in checked ? 'cancel' : { value: checked.value };
 }
 
-async function askChoice(field: ElicitField, title: string): Promise<Outcome> {
+async function askChoice(field: ElicitField, title: string, token: vscode.CancellationToken): Promise<Outcome> {
   const defaults = new Set(Array.isArray(field.default) ? field.default : typeof field.default === 'string' ? [field.default] : []);
   const items = (field.options ?? []).map((option) => ({
     label: option.label,
@@ -92,13 +108,13 @@ async function askChoice(field: ElicitField, title: string): Promise<Outcome> {
       [...items].sort((a, b) => Number(b.picked) - Number(a.picked)),
       title,
       field,
+      token,
     );
-  const picked = await vscode.window.showQuickPick(items, {
-    title,
-    placeHolder: field.description,
-    canPickMany: true,
-    ignoreFocusOut: true,
-  });
+  const picked = await vscode.window.showQuickPick(
+    items,
+    { title, placeHolder: field.description, canPickMany: true, ignoreFocusOut: true },
+    token,
+  );
   if (!picked) return 'cancel';
   if (picked.length === 0 && !field.required) return 'skip';
   return { value: picked.map((item) => item.outcome.value) };

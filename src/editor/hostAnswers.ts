@@ -11,7 +11,7 @@ export function editorAnswers(consent: ConsentStore): HostAnswers {
     listRoots: async () => ({
       roots: (vscode.workspace.workspaceFolders ?? []).map((folder) => ({ uri: folder.uri.toString(), name: folder.name })),
     }),
-    elicit: (server, params) => askElicitation(server, params),
+    elicit: (server, params, signal) => askElicitation(server, params, signal),
     sample: (server, params) => answerSampling(server, params, consent),
   };
 }

@@ -71,7 +71,8 @@ export interface StdioLaunch {
  * error naming what it asked for (the full-MCP issue fills these in).
  */
 export interface ServerRequestHandlers {
-  readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
+  /** `signal` ends when the server withdraws the request, or the task it belongs to ends. */
+  readonly elicit?: (params: ElicitRequest['params'], signal?: AbortSignal) => Promise<ElicitResult>;
   readonly sample?: (params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
   readonly listRoots?: () => Promise<ListRootsResult>;
 }
@@ -213,7 +214,7 @@ export function newClient(
     jsonSchemaValidator,
   });
   const { elicit, sample, listRoots } = handlers;
-  if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request.params));
+  if (elicit) client.setRequestHandler('elicitation/create', (request, ctx) => elicit(request.params, ctx.mcpReq.signal));
   if (sample) client.setRequestHandler('sampling/createMessage', (request) => sample(request.params));
   if (listRoots) client.setRequestHandler('roots/list', () => listRoots());
   return client;

@@ -1,7 +1,9 @@
 // The tasks a connection is running for its callers (taskCalls.ts): a tool that requires a task
 // (2025-11-25 `execution.taskSupport: "required"`) is run as one for a caller that makes a plain
 // call. Bounded per server; each can be cancelled (the tree's Cancel Task, the caller's signal).
+import { RELATED_TASK_META_KEY } from '@modelcontextprotocol/client';
 import { Emitter, type Event } from '../base/events';
+import type { ServerRequestHandlers } from './clientLink';
 import { SwitchboardError } from './errors';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -36,6 +38,8 @@ const MAX_MESSAGE_CHARS = 500;
 interface Entry {
   task: RunningTask;
   readonly cancel: () => void;
+  /** Aborted when the task leaves the list (result, failure, cancel). */
+  readonly ended: AbortController;
 }
 
 /** A place held for a task between the call and the server's task id. */
@@ -89,7 +93,11 @@ export class RunningTasks {
       started: (taskId, cancel) => {
         if (released || this.entries.has(taskId)) return;
         id = taskId;
-        this.entries.set(taskId, { task: { id: taskId, tool, status: 'working', since: this.now() }, cancel });
+        this.entries.set(taskId, {
+          task: { id: taskId, tool, status: 'working', since: this.now() },
+          cancel,
+          ended: new AbortController(),
+        });
         this.changeEmitter.fire();
       },
       status: (status, message) => update({ status, ...(message === undefined ? {} : { message: message.slice(0, MAX_MESSAGE_CHARS) }) }),
@@ -97,7 +105,11 @@ export class RunningTasks {
         if (released) return;
         released = true;
         this.reserved -= 1;
-        if (id !== undefined && this.entries.delete(id)) this.changeEmitter.fire();
+        const entry = id === undefined ? undefined : this.entries.get(id);
+        if (!entry || id === undefined) return;
+        this.entries.delete(id);
+        entry.ended.abort(new SwitchboardError('CANCELLED', `the ${tool} task ended`));
+        this.changeEmitter.fire();
       },
     };
   }
@@ -108,6 +120,23 @@ export class RunningTasks {
     if (!entry) return false;
     entry.cancel();
     return true;
+  }
+
+  /**
+   * `handlers` whose questions asked for one of these tasks (a 2025-11-25 request that names its
+   * related task) are withdrawn when the task ends: the form of a cancelled task goes away.
+   */
+  withdrawingOnEnd(handlers: ServerRequestHandlers): ServerRequestHandlers {
+    const { elicit } = handlers;
+    if (!elicit) return handlers;
+    return {
+      ...handlers,
+      elicit: (params, signal) => {
+        const related = (params._meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined)?.taskId;
+        const ended = typeof related === 'string' ? this.entries.get(related)?.ended.signal : undefined;
+        return elicit(params, ended && signal ? AbortSignal.any([signal, ended]) : (ended ?? signal));
+      },
+    };
   }
 
   dispose(): void {

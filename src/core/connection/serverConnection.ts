@@ -80,7 +80,12 @@ export class ServerConnection {
       onToolsReplaced: () => this.attempts.toolsReplaced(),
       ...(options.switchboardId === undefined ? {} : { switchboardId: options.switchboardId }),
     });
-    this.attempts = new AttemptRunner(this, this.keeper, options);
+    this.tasks = new RunningTasks(definition.name, () => this.clock.now());
+    const { serverRequests } = options;
+    this.attempts = new AttemptRunner(this, this.keeper, {
+      ...options,
+      ...(serverRequests ? { serverRequests: this.tasks.withdrawingOnEnd(serverRequests) } : {}),
+    });
     this.lifecycle = new ServerLifecycle(definition.lifecycle, {
       logger: this.logger,
       clock: this.clock,
@@ -90,7 +95,6 @@ export class ServerConnection {
       held: () => this.keeper.subscriptions.size > 0,
     });
     this.gate = new RequestGate(this);
-    this.tasks = new RunningTasks(definition.name, () => this.clock.now());
   }
 
   get name(): string {

@@ -61,7 +61,8 @@ export function runRelayed<T>(
 
 /** How the host answers a server itself; `server` is the configured name, for dialogs and consent. */
 export interface HostAnswers {
-  readonly elicit?: (server: string, params: ElicitRequest['params']) => Promise<ElicitResult>;
+  /** `signal` ends when the request is withdrawn: the form goes away. */
+  readonly elicit?: (server: string, params: ElicitRequest['params'], signal?: AbortSignal) => Promise<ElicitResult>;
   readonly sample?: (server: string, params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
   readonly listRoots?: (server: string) => Promise<ListRootsResult>;
   /** Why the host cannot answer a kind it has no handler for (the CLI says so). */
@@ -117,11 +118,11 @@ export class ServerRequestRouter {
    */
   handlersFor(server: string): ServerRequestHandlers {
     return {
-      elicit: (params) => {
+      elicit: (params, signal) => {
         const relayed = this.relayFor(server)?.elicit?.(params);
         if (relayed) return relayed;
         const host = this.host.elicit;
-        return host ? host(server, params) : Promise.reject(this.refuse('elicitation', server));
+        return host ? host(server, params, signal) : Promise.reject(this.refuse('elicitation', server));
       },
       sample: (params) => {
         const relay = this.relayFor(server)?.sample;

@@ -146,4 +146,31 @@ describe('tasks: what a task asks while it waits (input_required)', function () 
       JSON.stringify(statuses),
     );
   });
+
+  it('cancelling a task that waits for an answer withdraws its question (the form goes away)', async () => {
+    let asked: (() => void) | undefined;
+    const questionAsked = new Promise<void>((resolve) => (asked = resolve));
+    let withdrawn: ((reason: unknown) => void) | undefined;
+    const questionWithdrawn = new Promise<unknown>((resolve) => (withdrawn = resolve));
+    const runtime = await startEverything(cleanup, {
+      elicit: (_server, _params, signal) => {
+        asked?.();
+        return new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => {
+            withdrawn?.(signal.reason);
+            reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+          }),
+        );
+      },
+    });
+    const connection = runtime.manager.connection('everything');
+    assert.ok(connection);
+    const call = runtime.catalog.callExposedTool('everything', TOOL, { topic: 'seals', ambiguous: true });
+    await questionAsked;
+    const [task] = connection.tasks.list();
+    assert.ok(task && connection.tasks.cancel(task.id));
+    await assert.rejects(call, (error: unknown) => isSwitchboardError(error, 'CANCELLED'));
+    const reason = await Promise.race([questionWithdrawn, new Promise((resolve) => setTimeout(() => resolve('still asked'), 5_000))]);
+    assert.notEqual(reason, 'still asked', 'the question was not withdrawn');
+  });
 });
