@@ -94,6 +94,7 @@ export function registerDispatcherTools(catalog: ToolCatalog): vscode.Disposable
           inputSchema: hit.inputSchema,
           readOnly: hit.readOnly,
           serverState: stateOf(hit.server),
+          why: hit.why,
         }));
         return textResult(JSON.stringify({ tools }, null, 2));
       }

@@ -54,6 +54,8 @@ interface FoundTool {
   readonly qualifiedName: string;
   readonly server: string;
   readonly description: string;
+  /** Why the search found it (absent from a listing without a query). */
+  readonly why?: string;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function findToolsInteractively(catalog: ToolCatalog, logs: LogChan
     tools.map((tool, index) => ({
       label: tool.qualifiedName,
       description: `${index + 1}. ${byName.get(tool.qualifiedName)?.exposed ? 'in chat’s list' : 'past the budget: chat finds it by search'}`,
-      detail: tool.description,
+      detail: tool.why ? `${tool.why} · ${tool.description}` : tool.description,
     })),
     { title: `${tools.length} tool${tools.length === 1 ? '' : 's'} for “${query}”, best first: pick one to run it`, matchOnDetail: true },
   );

@@ -85,6 +85,8 @@ export interface ToolHit {
   /** Whether chat is offered it directly too (within the budget), not only through search. */
   readonly inChat: boolean;
   readonly score: number;
+  /** Why it was found, in one line: the words of the query it matched, and where. */
+  readonly why: string;
 }
 
 /** What the gateway and the dispatcher tools need from the catalog. */

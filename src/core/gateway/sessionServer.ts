@@ -337,6 +337,7 @@ function findTools(source: ToolSource, args: Record<string, unknown>): CallToolR
     description: hit.description,
     inputSchema: hit.inputSchema,
     readOnly: hit.readOnly,
+    why: hit.why,
   }));
   return { content: [{ type: 'text', text: JSON.stringify({ tools }) }] };
 }

@@ -3,6 +3,12 @@
 // the same gate with `reach: 'eligible'` while a plain call still may not, and a tool set (the
 // workspace's named list of servers and globs) is one more filter, named in what it hides.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Tool } from '@modelcontextprotocol/client';
+import { prepareToolList } from '../../../src/core/catalog/preparedList';
+import { buildSnapshot } from '../../../src/core/catalog/snapshot';
+import { ToolSearch } from '../../../src/core/catalog/toolSearch';
 import type { CatalogSettings } from '../../../src/core/catalog/settings';
 import { catalogSettingsFrom, toolSetsFrom } from '../../../src/core/catalog/settings';
 import { ToolCatalog } from '../../../src/core/catalog/toolCatalog';
@@ -90,6 +96,41 @@ describe('tool search and tool sets (catalog)', () => {
     );
   });
 
+  it('reads a query as it reads the tools: the same stems, stop words left out, "news" not "new"', async () => {
+    const { catalog, manager } = await setup();
+    manager.configure([definition('github'), definition('fs', { tools: { deny: ['delete_*'] } }), definition('slack'), definition('news')]);
+    manager.setTools(
+      'news',
+      [
+        tool('get_trending', { description: 'The trending topics of the day' }),
+        tool('get_headlines', { description: 'Latest news headlines' }),
+        tool('new_game', { description: 'Start a new game of chess' }),
+        tool('give_feedback', {
+          description: `Tell us what you think of this tool: what you liked, what you would change, and anything you want us to know. ${'We read every answer and what you say helps us. '.repeat(12)}`,
+        }),
+      ],
+      false,
+    );
+    manager.setState('news', 'running');
+    const first = (query: string) => catalog.searchTools(query, { limit: 3 })[0]?.name;
+    // "trendings" and "trending" meet at one stem, in the query as in the index.
+    assert.equal(first('trendings'), 'get_trending');
+    // "news" is not the plural of "new".
+    assert.equal(first('news'), 'get_headlines');
+    // Conversational words are not matched: the long feedback description does not win.
+    assert.notEqual(first('what would you show me about the trending things'), 'give_feedback');
+    assert.equal(first('what would you show me about the trending things'), 'get_trending');
+  });
+
+  it('says in one line why each hit was found: the words of the query it matched, and where', async () => {
+    const { catalog } = await setup();
+    const [hit] = catalog.searchTools('merging pull requests');
+    assert.equal(hit?.name, 'merge_pull_request');
+    assert.match(hit.why, /^matched /);
+    assert.match(hit.why, /“merging” \(name, description\)/);
+    assert.match(hit.why, /“pull” \(name, description\)/);
+  });
+
   it('calls a tool search found that the budget alone left out, through the same gate; a plain call still may not; a filtered one never', async () => {
     const { manager, catalog } = await setup({ maxExposed: 2 });
     await assert.rejects(
@@ -159,5 +200,29 @@ describe('tool search and tool sets (catalog)', () => {
       Object.keys(toolSetsFrom(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`s${i}`, { servers: [] }])))).length,
       100,
     );
+  });
+});
+
+describe('tool search on a public corpus (LiveMCPBench, 527 real tools)', () => {
+  const corpus = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../bench/search/public/livemcpbench/tools.json'), 'utf8')) as {
+    servers: Array<{ name: string; tools: Tool[] }>;
+  };
+  const snapshot = buildSnapshot(
+    corpus.servers.map((server) => ({
+      name: server.name,
+      state: 'running' as const,
+      fromCache: false,
+      tools: prepareToolList(server.tools),
+    })),
+    { globalDeny: [], disabled: [], maxExposed: 1_000_000 },
+  ).snapshot;
+  const search = new ToolSearch(() => snapshot);
+  const names = (query: string) => search.search(query, { limit: 5 }).map((hit) => hit.name);
+
+  it('a rare word decides over a common one that tools repeat in every field', () => {
+    // "document" is in the name, title or description of 25 tools; "merge" in one description.
+    assert.equal(names('merge them into a single document')[0], 'pdf_merger');
+    // "get" is on a hundred tools; "wikipedia" on a few.
+    assert.equal(names('get the wikipedia about NIO')[0], 'search_wikipedia');
   });
 });
