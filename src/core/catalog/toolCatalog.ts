@@ -109,6 +109,8 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.waits = new ServerWaits(records, clock);
     this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager });
     this.toolSearch = new ToolSearch(() => publisher.current().snapshot);
+    // The search index follows each snapshot off the request path: once per burst of changes.
+    this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));
     this.subscriptions.push(records.onDidChangeInputs(() => publisher.markDirty()));
     this.subscriptions.push(
       this.manager.onDidChangeState((event) =>
@@ -177,6 +179,18 @@ export class ToolCatalog implements ToolSource, Disposable {
    */
   searchTools(query: string, options?: { readonly limit?: number; readonly server?: string }): ToolHit[] {
     return this.toolSearch.search(query, options);
+  }
+
+  private indexing: ReturnType<typeof setImmediate> | undefined;
+
+  /** Updates the search index after the current burst of snapshot changes (a search before it updates itself). */
+  private indexSoon(): void {
+    if (this.indexing || this.disposed) return;
+    this.indexing = setImmediate(() => {
+      this.indexing = undefined;
+      if (!this.disposed) containFailure(this.logger, 'tool catalog: updating the search index', () => this.toolSearch.update());
+    });
+    this.indexing.unref?.();
   }
 
   /**
@@ -308,6 +322,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.indexing) clearImmediate(this.indexing);
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
     this.records.refresh.dispose();
     this.callsSettled.dispose();

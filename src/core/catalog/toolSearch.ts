@@ -93,12 +93,17 @@ function argumentText(tool: CatalogTool): string {
   return Object.keys(properties).join(' ').slice(0, MAX_ARGUMENT_CHARS);
 }
 
-function newIndex(): MiniSearch<IndexedTool> {
+/** `heard` is told each term the index takes while a document is added (and a query's, which it ignores then). */
+function newIndex(heard: (term: string) => void): MiniSearch<IndexedTool> {
   return new MiniSearch<IndexedTool>({
     fields: ['name', 'title', 'description', 'arguments', 'server'],
     storeFields: [],
     tokenize: words,
-    processTerm: indexTerm,
+    processTerm: (word) => {
+      const term = indexTerm(word);
+      if (term !== null) heard(term);
+      return term;
+    },
     searchOptions: {
       boost: BOOST,
       prefix: (term) => term.length > 3,
@@ -108,29 +113,6 @@ function newIndex(): MiniSearch<IndexedTool> {
     },
   });
 }
-
-/**
- * How much each word of a query counts, by how few tools have it in any field. MiniSearch weighs a
- * word's rarity per field, so a common word that tools repeat in name, title and description
- * ("document" on 25 tools) outweighed the rare one that decides ("merge").
- */
-function rarity(documents: readonly IndexedTool[]): (term: string) => number {
-  const holders = new Map<string, number>();
-  for (const document of documents) {
-    const terms = new Set<string>();
-    for (const field of [document.name, document.title, document.description, document.arguments, document.server])
-      for (const word of words(field)) {
-        const term = indexTerm(word);
-        if (term) terms.add(term);
-      }
-    for (const term of terms) holders.set(term, (holders.get(term) ?? 0) + 1);
-  }
-  const most = Math.log(1 + documents.length);
-  return (term) => RARITY_FLOOR + Math.log(1 + documents.length / (1 + (holders.get(term) ?? 0))) / most;
-}
-
-/** What the commonest word still counts, beside the rarest's 1 + RARITY_FLOOR. */
-const RARITY_FLOOR = 0.3;
 
 const FIELD_NAMES: Readonly<Record<string, string>> = {
   name: 'name',
@@ -162,15 +144,36 @@ function explain(match: Readonly<Record<string, readonly string[]>>, queryWords:
   return parts.length > 0 ? `matched ${parts.join(', ')}` : 'matched the query';
 }
 
+/** What the commonest word still counts, beside the rarest's 1 + RARITY_FLOOR. */
+const RARITY_FLOOR = 0.3;
+
+interface Entry {
+  readonly document: IndexedTool;
+  readonly terms: ReadonlySet<string>;
+  tool: CatalogTool;
+}
+
+/**
+ * The index of every eligible tool of the latest snapshot, kept up to date: a new snapshot
+ * discards the documents of tools that left or changed and adds the new ones, so one server's new
+ * list costs its own tools, not the catalog's. `update()` is called when the snapshot changes
+ * (the catalog does it off the request path); a search of a newer snapshot updates first.
+ */
 export class ToolSearch {
-  private built:
-    | {
-        readonly snapshot: CatalogSnapshot;
-        readonly index: MiniSearch<IndexedTool>;
-        readonly tools: CatalogTool[];
-        readonly rarity: (term: string) => number;
-      }
-    | undefined;
+  /** The terms of the document being added; undefined while searching. */
+  private adding: Set<string> | undefined;
+  private readonly index = newIndex((term) => this.adding?.add(term));
+  /** By what a document holds: the same key is the same document. */
+  private readonly entries = new Map<string, Entry>();
+  private readonly byId = new Map<number, Entry>();
+  /** How many documents hold each term, for rarity(). */
+  private readonly holders = new Map<string, number>();
+  private nextId = 0;
+  private indexed: CatalogSnapshot | undefined;
+  private readonly rarity = (term: string): number => {
+    const count = this.entries.size;
+    return RARITY_FLOOR + Math.log(1 + count / (1 + (this.holders.get(term) ?? 0))) / Math.log(1 + Math.max(count, 1));
+  };
 
   constructor(private readonly snapshot: () => CatalogSnapshot) {}
 
@@ -181,15 +184,16 @@ export class ToolSearch {
 
   /** The best `limit` tools for `query`, best first; `server` narrows it to one server. */
   search(query: string, options: { readonly limit?: number; readonly server?: string } = {}): ToolHit[] {
-    const { index, tools, rarity } = this.current();
-    const queryWords = words(query.slice(0, MAX_QUERY_CHARS));
+    this.update();
+    const text = query.slice(0, MAX_QUERY_CHARS);
+    const queryWords = words(text);
     const limit = Math.max(1, Math.min(options.limit ?? DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT));
-    const results = index.search(query.slice(0, MAX_QUERY_CHARS), {
-      boostTerm: rarity,
-      ...(options.server === undefined ? {} : { filter: (result) => tools[result.id as number]?.server === options.server }),
+    const results = this.index.search(text, {
+      boostTerm: this.rarity,
+      ...(options.server === undefined ? {} : { filter: (result) => this.byId.get(result.id as number)?.tool.server === options.server }),
     });
     return results.slice(0, limit).flatMap((result) => {
-      const tool = tools[result.id as number];
+      const tool = this.byId.get(result.id as number)?.tool;
       if (!tool) return [];
       const title = tool.tool.title ?? tool.tool.annotations?.title;
       return [
@@ -209,21 +213,79 @@ export class ToolSearch {
     });
   }
 
-  private current(): NonNullable<ToolSearch['built']> {
+  /** Brings the index to the current snapshot; a no-op when it is there. */
+  update(): void {
     const snapshot = this.snapshot();
-    if (this.built?.snapshot === snapshot) return this.built;
-    const tools = snapshot.servers.flatMap((server) => server.tools.filter(ToolSearch.eligible));
-    const index = newIndex();
-    const documents = tools.map((tool, id) => ({
-      id,
-      name: tool.name,
-      title: tool.tool.title ?? tool.tool.annotations?.title ?? '',
-      description: (tool.tool.description ?? '').slice(0, MAX_DESCRIPTION_CHARS),
-      arguments: argumentText(tool),
-      server: tool.server,
-    }));
-    index.addAll(documents);
-    this.built = { snapshot, index, tools, rarity: rarity(documents) };
-    return this.built;
+    if (this.indexed === snapshot) return;
+    this.indexed = snapshot;
+    const next = new Map<string, CatalogTool>();
+    for (const server of snapshot.servers)
+      for (const tool of server.tools) if (ToolSearch.eligible(tool)) next.set(documentKey(tool), tool);
+    for (const [key, entry] of this.entries) {
+      if (next.has(key)) continue;
+      this.index.discard(entry.document.id);
+      this.counters.discarded += 1;
+      for (const term of entry.terms) {
+        const left = (this.holders.get(term) ?? 1) - 1;
+        if (left > 0) this.holders.set(term, left);
+        else this.holders.delete(term);
+      }
+      this.entries.delete(key);
+      this.byId.delete(entry.document.id);
+    }
+    let added = 0;
+    for (const [key, tool] of next) {
+      const known = this.entries.get(key);
+      if (known) {
+        // The same document; the catalog's view of it (in chat or past the budget) may have changed.
+        known.tool = tool;
+        continue;
+      }
+      const document = documentOf(this.nextId++, tool);
+      const terms = new Set<string>();
+      this.adding = terms;
+      try {
+        this.index.add(document);
+      } finally {
+        this.adding = undefined;
+      }
+      for (const term of terms) this.holders.set(term, (this.holders.get(term) ?? 0) + 1);
+      const entry: Entry = { document, terms, tool };
+      this.entries.set(key, entry);
+      this.byId.set(document.id, entry);
+      added += 1;
+    }
+    this.counters.added += added;
   }
+
+  /** Documents in the index, and how many were added and discarded in all, for tests and the bench. */
+  get size(): number {
+    return this.entries.size;
+  }
+  readonly counters = { added: 0, discarded: 0 };
+}
+
+function documentOf(id: number, tool: CatalogTool): IndexedTool {
+  return {
+    id,
+    name: tool.name,
+    title: tool.tool.title ?? tool.tool.annotations?.title ?? '',
+    description: (tool.tool.description ?? '').slice(0, MAX_DESCRIPTION_CHARS),
+    arguments: argumentText(tool),
+    server: tool.server,
+  };
+}
+
+/** The part of a document the upstream definition decides, once per definition (they are shared and frozen). */
+const contentKeys = new WeakMap<object, string>();
+
+/** Everything a document holds, and the name calls use: equal keys index the same way. */
+function documentKey(tool: CatalogTool): string {
+  let content = contentKeys.get(tool.tool);
+  if (content === undefined) {
+    const title = tool.tool.title ?? tool.tool.annotations?.title ?? '';
+    content = [title, argumentText(tool), (tool.tool.description ?? '').slice(0, MAX_DESCRIPTION_CHARS)].join('\u0000');
+    contentKeys.set(tool.tool, content);
+  }
+  return `${tool.server}\u0000${tool.name}\u0000${tool.qualifiedName}\u0000${content}`;
 }

@@ -226,3 +226,36 @@ describe('tool search on a public corpus (LiveMCPBench, 527 real tools)', () => 
     assert.equal(names('get the wikipedia about NIO')[0], 'search_wikipedia');
   });
 });
+
+describe('the search index follows the snapshot incrementally', () => {
+  function snapshotOf(lists: Record<string, Tool[]>, maxExposed = 1_000_000) {
+    return buildSnapshot(
+      Object.entries(lists).map(([name, tools]) => ({ name, state: 'running' as const, fromCache: false, tools: prepareToolList(tools) })),
+      { globalDeny: [], disabled: [], maxExposed },
+    ).snapshot;
+  }
+  const many = (server: string, count: number): Tool[] =>
+    Array.from({ length: count }, (_, index) => tool(`${server}_tool_${index}`, { description: `Tool ${index} of ${server}` }));
+
+  it('indexes only what changed: one server’s new list costs its own tools; a removed tool is not found', () => {
+    const lists: Record<string, Tool[]> = { alpha: many('alpha', 50), beta: many('beta', 50), gamma: many('gamma', 50) };
+    let current = snapshotOf(lists);
+    const search = new ToolSearch(() => current);
+    search.update();
+    assert.deepEqual([search.size, search.counters.added], [150, 150]);
+    // beta drops one tool and gains one: two documents change, not 150.
+    const beta = [...many('beta', 49), tool('beta_zebra_probe', { description: 'A zebra-crossing counter' })];
+    current = snapshotOf({ ...lists, beta });
+    assert.equal(search.search('zebra crossing')[0]?.name, 'beta_zebra_probe');
+    assert.deepEqual([search.size, search.counters.added, search.counters.discarded], [150, 151, 1]);
+    assert.ok(!search.search('Tool 49 of beta', { limit: 50 }).some((hit) => hit.name === 'beta_tool_49'));
+    // A snapshot that only moves tools past the budget changes no document, but what a hit says.
+    current = snapshotOf({ ...lists, beta }, 10);
+    const probe = search.search('zebra crossing')[0];
+    assert.deepEqual([probe?.name, probe?.inChat, search.counters.added], ['beta_zebra_probe', false, 151]);
+    // A server gone: its tools are gone from the index.
+    current = snapshotOf({ alpha: lists.alpha ?? [] });
+    assert.equal(search.search('zebra crossing').length, 0);
+    assert.equal(search.size, 50);
+  });
+});
