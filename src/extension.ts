@@ -115,10 +115,14 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   followTheEditor(context, runtime, sync, render);
 
   // Until the first load, the view's welcome page says it is reading the settings, not that there
-  // are no servers (a consent dialog can come up before the rows do).
-  const loaded = sync.reload().then(async () => {
-    await vscode.commands.executeCommand('setContext', 'mcpSwitchboard.loaded', true);
-  });
+  // are no servers (a consent dialog can come up before the rows do). The gateway listens first:
+  // spawning twenty servers holds this thread for about 0.6 s, and the editor's request for our
+  // definitions, which needs the gateway's address, waited behind it.
+  const loaded = gatewayStarted
+    .then(() => sync.reload())
+    .then(async () => {
+      await vscode.commands.executeCommand('setContext', 'mcpSwitchboard.loaded', true);
+    });
   const activation = { startedAt, ms: performance.now() - began };
   logs.main.info(`activate() took ${activation.ms.toFixed(1)} ms`);
   return {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { isSettling, type ToolCatalog } from '../core/catalog';
-import type { McpGateway } from '../core/gateway';
+import { definitionVersion, type McpGateway } from '../core/gateway';
 
 export const DEFINITION_PROVIDER_ID = 'mcpSwitchboard.gateway';
 
@@ -39,6 +39,13 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
   private readonly startedInEditor = new Set<string>();
   /** Servers whose definition the editor resolved (it is starting them), until their session ends. */
   private readonly resolved = new Set<string>();
+  /**
+   * Servers Switchboard asked the editor to start, until it connects (or is given up on). The
+   * editor may resolve the definition at any moment until then, however late (twenty servers
+   * booting on two cores kept it from doing so for 3 s, and its start command had returned): a new
+   * version meanwhile has it stop the server it just connected, and start it again.
+   */
+  private readonly starting = new Set<string>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private disposed = false;
   private readonly subscription: vscode.Disposable;
@@ -84,18 +91,18 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
       this.gateway
         .servers()
         .filter((name) => !failed.has(name))
-        .map((name) => [name, this.heldVersion(name, settling) ?? this.catalog.catalogVersion(name) ?? 'empty']),
+        .map((name) => [
+          name,
+          definitionVersion({
+            published: this.published.get(name),
+            current: this.catalog.catalogVersion(name),
+            settling,
+            startRequested: this.starting.has(name),
+            resolved: this.resolved.has(name),
+            sessions: this.gateway.serverSessionCount(name),
+          }),
+        ]),
     );
-  }
-
-  /**
-   * The version already published, while it is held: the editor is starting the server (it has
-   * resolved its definition) or has a session on the endpoint, or servers are still starting, when
-   * the editor may begin at any moment. Each new version would cost it a stop and a start.
-   */
-  private heldVersion(server: string, settling: boolean): string | undefined {
-    const held = settling || this.resolved.has(server) || this.gateway.serverSessionCount(server) > 0;
-    return held ? this.published.get(server) : undefined;
   }
 
   private definitions(): vscode.McpHttpServerDefinition[] {
@@ -153,24 +160,34 @@ export class GatewayDefinitionProvider implements vscode.McpServerDefinitionProv
    * endpoint). So: try, look, and try again a bounded number of times.
    */
   private connectInEditor(name: string, attempt: number, connected?: () => void): void {
-    if (this.disposed || !this.current().has(name)) return;
+    if (this.disposed || !this.current().has(name)) return this.stopWaiting(name);
     if (this.gateway.serverSessionCount(name) > 0) {
+      this.stopWaiting(name);
       connected?.();
       return;
     }
     const delay = EDITOR_START_DELAYS_MS[attempt];
     if (delay === undefined) {
+      this.stopWaiting(name);
       this.log(`${name}: the editor did not connect to it; its own MCP views list it stopped until the next chat request starts it`);
       return;
     }
+    this.starting.add(name);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       void Promise.resolve(vscode.commands.executeCommand(START_SERVER_COMMAND, this.editorId(name), { waitForLiveTools: true })).then(
         () => this.connectInEditor(name, attempt + 1, connected),
-        (error: unknown) => this.log(`${name}: the editor could not start it: ${String(error)}`),
+        (error: unknown) => {
+          this.stopWaiting(name);
+          this.log(`${name}: the editor could not start it: ${String(error)}`);
+        },
       );
     }, delay);
     this.timers.add(timer);
+  }
+
+  private stopWaiting(name: string): void {
+    if (this.starting.delete(name)) this.refresh();
   }
 
   private editorId(server: string): string {

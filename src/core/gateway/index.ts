@@ -1,5 +1,6 @@
 // Public surface of the MCP gateway. See gateway.ts for the endpoints and requestGuard.ts for the
 // security rules.
+export { definitionVersion, type EndpointFacts } from './definitionVersion';
 export { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from './endpoint';
 export { LOOPBACK_HOST, McpGateway, type AccessEntry, type GatewayOptions, type MetricsEndpoint } from './gateway';
 export { LOOPBACK_REACH, validateReach, type GatewayReach } from './requestGuard';
