@@ -552,6 +552,7 @@ export class McpGateway {
       };
       this.modern.noticeChanges(fingerprintOf);
       this.legacy.noticeChanges(fingerprintOf);
+      this.resourceServer?.catalogChanged();
     } catch (error) {
       // Runs inside the catalog's event; a failure here must not reach the catalog.
       this.logger.error(`sending tools/list_changed failed: ${errorMessage(error)}`);

@@ -61,6 +61,8 @@ export interface RequestIdentity {
   answerMetadata(req: http.IncomingMessage, res: http.ServerResponse): void;
   authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<Authentication>;
   catalogFor(principal: Principal | undefined): GrantedCatalog;
+  /** The catalog changed: each user view's search index follows, after the burst of changes, not on a user's next search. */
+  catalogChanged(): void;
 }
 
 /** Makes the identity once the gateway listens. */
@@ -149,6 +151,24 @@ export class ResourceServer implements RequestIdentity {
       res.writeHead(answer.status, headers).end(await answer.text());
       return { ok: false };
     }
+  }
+
+  private searchUpdate: ReturnType<typeof setImmediate> | undefined;
+
+  catalogChanged(): void {
+    if (this.searchUpdate) return;
+    this.searchUpdate = setImmediate(() => {
+      this.searchUpdate = undefined;
+      for (const view of this.views.values()) {
+        try {
+          view.updateSearch();
+        } catch {
+          // Not in any request: the view's next search updates it again, and a failure there is
+          // answered and logged as that request's.
+        }
+      }
+    });
+    this.searchUpdate.unref?.();
   }
 
   /** What `principal` may see and call: one view per distinct grant, shared by everyone it fits. */

@@ -35,6 +35,10 @@ export interface GrantedCatalog {
   readonly grant: string;
   /** Whether the view shows the server: what it announces (logs, changes, updates) goes only where it does. */
   allowsServer(server: string): boolean;
+  /** Brings the view's search index to the catalog's latest snapshot (the gateway does it after changes, off the request path). */
+  updateSearch(): void;
+  /** Tools in the view's search index, for tests. */
+  readonly searchIndexSize: number;
 }
 
 export function grantedCatalog(
@@ -43,11 +47,16 @@ export function grantedCatalog(
   grant: Grant,
   onDenied?: (denied: DeniedCall) => void,
 ): GrantedCatalog {
+  const { view, search } = grantedSource(source, grant, onDenied);
   return {
-    source: grantedSource(source, grant, onDenied),
+    source: view,
     offers: offers && grantedOffers(offers, grant),
     grant: grant.key,
     allowsServer: (server) => grant.allowsServer(server),
+    updateSearch: () => search.update(),
+    get searchIndexSize() {
+      return search.size;
+    },
   };
 }
 
@@ -55,7 +64,11 @@ function unknownServer(server: string): SwitchboardError {
   return new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
 }
 
-function grantedSource(source: ToolSource, grant: Grant, onDenied: ((denied: DeniedCall) => void) | undefined): ToolSource {
+function grantedSource(
+  source: ToolSource,
+  grant: Grant,
+  onDenied: ((denied: DeniedCall) => void) | undefined,
+): { view: ToolSource; search: ToolSearch } {
   // The catalog's snapshot is one object until it changes: the view is made once per snapshot.
   let seen: { readonly from: CatalogSnapshot; readonly view: CatalogSnapshot } | undefined;
   const view = (snapshot: CatalogSnapshot): CatalogSnapshot => {
@@ -86,7 +99,7 @@ function grantedSource(source: ToolSource, grant: Grant, onDenied: ((denied: Den
   const granted = (servers: readonly string[] | undefined) =>
     (servers ?? source.snapshot().servers.map((server) => server.name)).filter((server) => grant.allowsServer(server));
   const search = new ToolSearch(() => view(source.snapshot()));
-  return {
+  const viewSource: ToolSource = {
     snapshot: () => view(source.snapshot()),
     // Over the user's own view: what their grant keeps from them is never found.
     ...(source.searchTools && { searchTools: (query, options) => search.search(query, options) }),
@@ -123,6 +136,7 @@ function grantedSource(source: ToolSource, grant: Grant, onDenied: ((denied: Den
           : Promise.reject(unknownServer(server)),
     }),
   };
+  return { view: viewSource, search };
 }
 
 function grantedOffers(offers: OfferSource, grant: Grant): OfferSource {

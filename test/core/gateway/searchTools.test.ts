@@ -8,11 +8,12 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@mod
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { CALL_TOOL, FIND_TOOLS } from '../../../src/core/gateway/exposure';
 import { oauthIdentity } from '../../../src/core/gateway';
+import type { RequestIdentity } from '../../../src/core/gateway/resourceServer';
 import { AccessPolicy, createJwtVerifier } from '../../../src/core/identity';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
 import { MODERN_VERSION } from '../support/eraClient';
-import { Cleanup, MemoryLogger, textOf, toolsServer, waitForRunning } from './helpers';
+import { Cleanup, eventually, MemoryLogger, textOf, toolsServer, waitForRunning } from './helpers';
 
 const startTeamIdp = async (): Promise<TeamIdp> => (await import('../../fixtures/team-idp.mjs')).startTeamIdp();
 
@@ -135,5 +136,17 @@ describe('gateway: tools past the budget found by search (switchboard__find_tool
       // The words of a tool that does not exist: nothing tells bob that it does.
       /Unknown tool "beta__env": no server offers a tool with this qualified name/,
     );
+    // Each user view's index follows the catalog when it changes, not on that user's next search.
+    const identity = (gateway as unknown as { resourceServer: RequestIdentity }).resourceServer;
+    const view = identity.catalogFor(undefined);
+    view.source.searchTools?.('warm up');
+    const before = view.searchIndexSize;
+    await team.manager.update([toolsServer('alpha')]);
+    // No search meanwhile: only the catalog's change can bring the index down to alpha's tools.
+    await eventually(
+      () => (view.searchIndexSize < before ? true : undefined),
+      `the index (${before} tools) to drop beta's without a search`,
+    );
+    assert.ok(view.searchIndexSize > 0);
   });
 });
