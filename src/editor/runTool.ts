@@ -49,6 +49,12 @@ export async function runToolInteractively(catalog: ToolCatalog, logs: LogChanne
   return output;
 }
 
+/** "matched add, two": the words of the search's reason, without the fields (the row is short). */
+function matchedWords(why: string | undefined): string {
+  const found = [...(why ?? '').matchAll(/“([^”]+)”/g)].map((match) => match[1]);
+  return found.length > 0 ? `matched ${found.join(', ')}` : '';
+}
+
 /** One tool of what the dispatcher's search returns. */
 interface FoundTool {
   readonly qualifiedName: string;
@@ -85,8 +91,13 @@ export async function findToolsInteractively(catalog: ToolCatalog, logs: LogChan
   const picked = await vscode.window.showQuickPick(
     tools.map((tool, index) => ({
       label: tool.qualifiedName,
-      description: `${index + 1}. ${byName.get(tool.qualifiedName)?.exposed ? 'in chat’s list' : 'past the budget: chat finds it by search'}`,
-      detail: tool.why ? `${tool.why} · ${tool.description}` : tool.description,
+      description: [
+        `${index + 1}. ${byName.get(tool.qualifiedName)?.exposed ? 'in chat’s list' : 'past the budget: chat finds it by search'}`,
+        matchedWords(tool.why),
+      ]
+        .filter(Boolean)
+        .join(' · '),
+      detail: tool.description,
     })),
     { title: `${tools.length} tool${tools.length === 1 ? '' : 's'} for “${query}”, best first: pick one to run it`, matchOnDetail: true },
   );

@@ -116,6 +116,8 @@ describe('Find Tools… without a chat model (UI)', function () {
     assert.match(await rows.filter({ hasText: 'alpha__add' }).first().innerText(), /in chat’s list/);
     const found = rows.filter({ hasText: 'beta__add' }).first();
     assert.match(await found.innerText(), /past the budget: chat finds it by search/);
+    // Each row says which words of the query it matched.
+    assert.match(await found.innerText(), /matched add, two, numbers/);
     await screenshot(page, 'find-tools');
     const name = 'beta__add';
     await found.click();
