@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Tool search benchmark: how often the catalog's search (src/core/catalog/toolSearch.ts) puts the
 // tool a task needs in its top 5, and how long a search takes, on real tool definitions.
-//   npm run bench:search                      (= node bench/search.mjs)
+//   npm run bench:search                      (= node --expose-gc bench/search.mjs)
 //   node bench/search.mjs --rounds 20 --no-write
 // The corpus (bench/search/corpus.json) is what 30-odd real MCP servers from npm list
 // (bench/search/build-corpus.mjs); the task phrasings (bench/search/queries.json) were written
@@ -64,6 +64,12 @@ const core = await loadBundle(path.join(outdir, 'search.cjs'), [
   "export { prepareToolList } from './src/core/catalog/preparedList';",
 ]);
 
+const prepared = new Map();
+const preparedOf = (server) => {
+  if (!prepared.has(server)) prepared.set(server, core.prepareToolList(server.tools));
+  return prepared.get(server);
+};
+
 function snapshotOf(copies, changed) {
   const servers = [];
   for (let copy = 0; copy < copies; copy++)
@@ -72,12 +78,15 @@ function snapshotOf(copies, changed) {
         name: copy === 0 ? serverName(server.package) : `${serverName(server.package)}-${copy + 1}`,
         state: 'running',
         fromCache: false,
-        // `changed`: the first server lists one more tool, as after a tools/list_changed.
-        tools: core.prepareToolList(
+        // `changed`: the first server lists one more tool, as after a tools/list_changed. The
+        // others keep their lists, as the catalog's snapshots share a list until it changes.
+        tools:
           changed && copy === 0 && server === corpus.servers[0]
-            ? [...server.tools, { name: 'added_by_update', description: 'A tool the server added', inputSchema: { type: 'object' } }]
-            : server.tools,
-        ),
+            ? core.prepareToolList([
+                ...server.tools,
+                { name: 'added_by_update', description: 'A tool the server added', inputSchema: { type: 'object' } },
+              ])
+            : preparedOf(server),
       });
   return core.buildSnapshot(servers, { globalDeny: [], disabled: [], maxExposed: 1_000_000 }).snapshot;
 }
@@ -118,6 +127,14 @@ function recall(find, copies) {
   return { top1: top1 / queries.length, top5: top5 / queries.length, misses };
 }
 
+/** The heap in use after a full GC, when node runs with --expose-gc (npm run bench:search does). */
+function heapAfterGc() {
+  if (typeof globalThis.gc !== 'function') return undefined;
+  globalThis.gc();
+  globalThis.gc();
+  return process.memoryUsage().heapUsed;
+}
+
 function timeSearches(find) {
   const times = [];
   for (let round = 0; round < rounds; round++)
@@ -137,9 +154,12 @@ for (const copies of [1, Math.ceil(10_000 / corpus.servers.reduce((sum, server) 
   const toolCount = snapshot.servers.reduce((sum, server) => sum + server.tools.length, 0);
   let current = snapshot;
   const search = new core.ToolSearch(() => current);
+  const heapBefore = heapAfterGc();
   const buildStart = process.hrtime.bigint();
   search.search('warm up', { limit: 1 });
   const buildMs = Number(process.hrtime.bigint() - buildStart) / 1e6;
+  // What the index holds: the heap after a full GC with it, less before it (the snapshot is in both).
+  const indexMb = heapBefore === undefined ? undefined : (heapAfterGc() - heapBefore) / 1024 / 1024;
   // One server's list changes: the index takes in that, not the catalog again (median of 5).
   const updates = [];
   for (let round = 0; round < 5; round++) {
@@ -158,7 +178,7 @@ for (const copies of [1, Math.ceil(10_000 / corpus.servers.reduce((sum, server) 
   if (copies === 1) measuredRecall = ours;
   const oursTime = timeSearches(find);
   const floorTime = timeSearches(floor);
-  rows.push({ toolCount, buildMs, updateMs, ours, before, oursTime, floorTime });
+  rows.push({ toolCount, buildMs, updateMs, indexMb, ours, before, oursTime, floorTime });
 }
 
 const fmt = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
@@ -173,11 +193,11 @@ const lines = [
   '',
   `Corpus: ${rows[0].toolCount} tool definitions as ${corpus.servers.length} real MCP servers from npm list them (\`bench/search/corpus.json\`, built by \`bench/search/build-corpus.mjs\`); ${queries.length} task phrasings written before the search was tuned (\`bench/search/queries.json\`), each naming the tool or tools that do it. The floor is the dispatcher's search before this change (substring of the query in a tool's name or description), measured in the same run. At ${rows[1].toolCount} tools the corpus is repeated under other server names, so each task has several right answers' copies competing.`,
   '',
-  '| Tools | Search | Recall at 5 | Top 1 | p50 (ms) | p95 (ms) | max (ms) | Index build (ms) | Update, one server changed (ms) |',
-  '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| Tools | Search | Recall at 5 | Top 1 | p50 (ms) | p95 (ms) | max (ms) | Index build (ms) | Update, one server changed (ms) | Index memory (MB) |',
+  '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...rows.flatMap((row) => [
-    `| ${row.toolCount} | MiniSearch (ours) | ${pct(row.ours.top5)} | ${pct(row.ours.top1)} | ${fmt(row.oursTime.p50)} | ${fmt(row.oursTime.p95)} | ${fmt(row.oursTime.max)} | ${fmt(row.buildMs)} | ${fmt(row.updateMs)} |`,
-    `| ${row.toolCount} | substring (before) | ${pct(row.before.top5)} | ${pct(row.before.top1)} | ${fmt(row.floorTime.p50)} | ${fmt(row.floorTime.p95)} | ${fmt(row.floorTime.max)} | – | – |`,
+    `| ${row.toolCount} | MiniSearch (ours) | ${pct(row.ours.top5)} | ${pct(row.ours.top1)} | ${fmt(row.oursTime.p50)} | ${fmt(row.oursTime.p95)} | ${fmt(row.oursTime.max)} | ${fmt(row.buildMs)} | ${fmt(row.updateMs)} | ${row.indexMb === undefined ? '–' : row.indexMb.toFixed(1)} |`,
+    `| ${row.toolCount} | substring (before) | ${pct(row.before.top5)} | ${pct(row.before.top1)} | ${fmt(row.floorTime.p50)} | ${fmt(row.floorTime.p95)} | ${fmt(row.floorTime.max)} | – | – | – |`,
   ]),
   '',
   `**Goals: recall at 5 ≥ ${pct(GOAL_RECALL)} on the corpus: ${measuredRecall.top5 >= GOAL_RECALL ? 'met' : 'missed'} (${pct(measuredRecall.top5)}); a search under ${GOAL_MS} ms at 10,000 tools: ${rows[1].oursTime.p95 < GOAL_MS ? 'met' : rows[1].oursTime.p50 < GOAL_MS ? 'met at the median, not at p95' : 'missed'} (p50 ${fmt(rows[1].oursTime.p50)} ms, p95 ${fmt(rows[1].oursTime.p95)} ms).**`,

@@ -2,6 +2,7 @@
 // eligible tool of the snapshot (those the filters let through, the ones the budget left out of
 // chat's list included), by its name, title, description, argument names, and its server. The index belongs to one snapshot and is built again, on the next search, after the
 // snapshot changed. What a hit may be called with is still the call gate's decision.
+import { createHash } from 'node:crypto';
 import MiniSearch from 'minisearch';
 import { isForModel } from './modelVisibility';
 import type { CatalogSnapshot, CatalogTool, ToolHit } from './types';
@@ -148,9 +149,16 @@ function explain(match: Readonly<Record<string, readonly string[]>>, queryWords:
 const RARITY_FLOOR = 0.3;
 
 interface Entry {
-  readonly document: IndexedTool;
-  readonly terms: ReadonlySet<string>;
+  readonly id: number;
+  /** Its terms, each the one string the rarity count holds (10,000 tools hold 500,000 of them). */
+  readonly terms: readonly string[];
   tool: CatalogTool;
+}
+
+/** How many documents hold a term; `term` is the one copy of the string the entries share. */
+interface Holders {
+  readonly term: string;
+  count: number;
 }
 
 /**
@@ -167,12 +175,12 @@ export class ToolSearch {
   private readonly entries = new Map<string, Entry>();
   private readonly byId = new Map<number, Entry>();
   /** How many documents hold each term, for rarity(). */
-  private readonly holders = new Map<string, number>();
+  private readonly holders = new Map<string, Holders>();
   private nextId = 0;
   private indexed: CatalogSnapshot | undefined;
   private readonly rarity = (term: string): number => {
     const count = this.entries.size;
-    return RARITY_FLOOR + Math.log(1 + count / (1 + (this.holders.get(term) ?? 0))) / Math.log(1 + Math.max(count, 1));
+    return RARITY_FLOOR + Math.log(1 + count / (1 + (this.holders.get(term)?.count ?? 0))) / Math.log(1 + Math.max(count, 1));
   };
 
   constructor(private readonly snapshot: () => CatalogSnapshot) {}
@@ -223,15 +231,14 @@ export class ToolSearch {
       for (const tool of server.tools) if (ToolSearch.eligible(tool)) next.set(documentKey(tool), tool);
     for (const [key, entry] of this.entries) {
       if (next.has(key)) continue;
-      this.index.discard(entry.document.id);
+      this.index.discard(entry.id);
       this.counters.discarded += 1;
       for (const term of entry.terms) {
-        const left = (this.holders.get(term) ?? 1) - 1;
-        if (left > 0) this.holders.set(term, left);
-        else this.holders.delete(term);
+        const holders = this.holders.get(term);
+        if (holders && --holders.count === 0) this.holders.delete(term);
       }
       this.entries.delete(key);
-      this.byId.delete(entry.document.id);
+      this.byId.delete(entry.id);
     }
     let added = 0;
     for (const [key, tool] of next) {
@@ -249,8 +256,14 @@ export class ToolSearch {
       } finally {
         this.adding = undefined;
       }
-      for (const term of terms) this.holders.set(term, (this.holders.get(term) ?? 0) + 1);
-      const entry: Entry = { document, terms, tool };
+      const shared: string[] = [];
+      for (const term of terms) {
+        let holders = this.holders.get(term);
+        if (holders) holders.count += 1;
+        else this.holders.set(term, (holders = { term, count: 1 }));
+        shared.push(holders.term);
+      }
+      const entry: Entry = { id: document.id, terms: shared, tool };
       this.entries.set(key, entry);
       this.byId.set(document.id, entry);
       added += 1;
@@ -276,15 +289,17 @@ function documentOf(id: number, tool: CatalogTool): IndexedTool {
   };
 }
 
-/** The part of a document the upstream definition decides, once per definition (they are shared and frozen). */
+/** The part of a document the upstream definition decides, hashed once per definition (they are shared and frozen). */
 const contentKeys = new WeakMap<object, string>();
 
-/** Everything a document holds, and the name calls use: equal keys index the same way. */
+/** What a document holds, and the name calls use: equal keys index the same way. */
 function documentKey(tool: CatalogTool): string {
   let content = contentKeys.get(tool.tool);
   if (content === undefined) {
     const title = tool.tool.title ?? tool.tool.annotations?.title ?? '';
-    content = [title, argumentText(tool), (tool.tool.description ?? '').slice(0, MAX_DESCRIPTION_CHARS)].join('\u0000');
+    content = createHash('sha256')
+      .update([title, argumentText(tool), (tool.tool.description ?? '').slice(0, MAX_DESCRIPTION_CHARS)].join('\u0000'))
+      .digest('base64');
     contentKeys.set(tool.tool, content);
   }
   return `${tool.server}\u0000${tool.name}\u0000${tool.qualifiedName}\u0000${content}`;
