@@ -12,7 +12,6 @@ export interface SnapshotPublisherOptions {
   readonly inputs: () => SnapshotServerInput[];
   readonly settings: () => CatalogSettings;
   readonly logger: Logger;
-  /** Runs a flush outside the caller's stack, containing what it throws. */
 }
 
 export class SnapshotPublisher {

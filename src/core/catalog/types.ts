@@ -5,7 +5,6 @@ import type { CallerOptions, CallOutcome, ServerNotice, ForwardedMethod, Forward
 import type { ServerInfo, ServerStateKind } from '../state';
 import type { Event } from '../base/events';
 
-/** Which rule removed a tool from what chat sees. */
 /** Why a tool is not exposed (the core's one vocabulary, state/errors.ts). */
 export type { FilterRule } from '../state';
 import type { FilterRule } from '../state';

@@ -68,12 +68,12 @@ const SOURCE_LABELS: Readonly<Record<ServerSourceKind, string>> = {
   team: 'the team gateway',
 };
 
-/** "workspace settings (/repo/.vscode/settings.json)", for messages and the doctor. */
 /** What a source is called, without its file: `.mcp.json`, `folder settings`. */
 export function sourceLabel(source: ServerSource): string {
   return SOURCE_LABELS[source.kind];
 }
 
+/** "workspace settings (/repo/.vscode/settings.json)", for messages and the doctor. */
 export function describeSource(source: ServerSource): string {
   const label = SOURCE_LABELS[source.kind];
   const where = source.file ?? source.url;

@@ -119,8 +119,7 @@ export class LegacySessions {
   private readonly restoring = new Map<string, Promise<LegacySession | undefined>>();
   /** Ids of sessions their clients ended, oldest first: never taken over. */
   private readonly ended = new Set<string>();
-  /** Transports whose initialize request is still being answered; they have no session id yet. */
-  /** Transports whose initialize is in flight, and where. */
+  /** Transports whose initialize request is still being answered (they have no session id yet), and their endpoint. */
   private readonly opening = new Map<SessionTransport, EndpointId>();
   /** What every session's stream events may hold together. */
   private readonly eventBudget = new EventBudget();
