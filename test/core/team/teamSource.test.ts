@@ -14,7 +14,7 @@ import { AccessPolicy, createJwtVerifier } from '../../../src/core/identity';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { MAX_TEAM_SERVERS } from '../../../src/core/team';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
-import { Cleanup, MemoryLogger, startGateway, toolsServer, type Setup } from '../gateway/helpers';
+import { Cleanup, MemoryLogger, startGateway, toolsServer, waitForRunning, type Setup } from '../gateway/helpers';
 import { ScriptedBrowser } from '../support/providerLogin';
 import { FakeClock } from '../support/fakeClock';
 
@@ -108,6 +108,8 @@ describe('a team gateway as a source: its servers as rows, one sign-in for all',
       assert.equal(server.source.url, team.url);
       assert.ok(server.transport === 'http' && server.url === `${team.url}/mcp/${server.name}`);
     }
+    // A listing starts the rows; they run once they connected (a busy machine takes a moment).
+    await waitForRunning(runtime.manager, ['alpha', 'beta', 'gamma']);
     assert.deepEqual(states(runtime), { alpha: 'running', beta: 'running', gamma: 'running' });
     const alpha = runtime.manager.server('alpha');
     assert.ok(alpha && alpha.tools.some((tool) => tool.name === 'echo'));
@@ -128,6 +130,8 @@ describe('a team gateway as a source: its servers as rows, one sign-in for all',
       loaded.servers.map((server) => server.name),
       ['alpha'],
     );
+    // A listing starts the rows; they run once they connected (a busy machine takes a moment).
+    await waitForRunning(runtime.manager, ['alpha']);
     assert.deepEqual(states(runtime), { alpha: 'running' });
     assert.deepEqual(
       runtime.manager
@@ -144,6 +148,8 @@ describe('a team gateway as a source: its servers as rows, one sign-in for all',
     await load(runtime, [team.url]);
     await runtime.signIns.signIn(teamRow, new ScriptedBrowser(new CallbackRouter(clock), 'carol'));
     await load(runtime, [team.url]);
+    // A listing starts the rows; they run once they connected (a busy machine takes a moment).
+    await waitForRunning(runtime.manager, ['alpha', 'beta', 'gamma']);
     assert.deepEqual(states(runtime), { alpha: 'running', beta: 'running', gamma: 'running' });
     await runtime.signIns.signOut('beta');
     assert.deepEqual(states(runtime), { alpha: 'needsSignIn', beta: 'needsSignIn', gamma: 'needsSignIn' });
