@@ -3,7 +3,7 @@
 // chat's list included), by its name, title, description, argument names, and its server. The index belongs to one snapshot and is built again, on the next search, after the
 // snapshot changed. What a hit may be called with is still the call gate's decision.
 import { createHash } from 'node:crypto';
-import MiniSearch from 'minisearch';
+import MiniSearch, { type SearchResult } from 'minisearch';
 import { isForModel } from './modelVisibility';
 import type { CatalogSnapshot, CatalogTool, ToolHit } from './types';
 
@@ -153,6 +153,8 @@ interface Entry {
   /** Its terms, each the one string the rarity count holds (10,000 tools hold 500,000 of them). */
   readonly terms: readonly string[];
   tool: CatalogTool;
+  /** Where the tool is in the snapshot (servers in configuration order): equal scores rank in this order. */
+  order: number;
 }
 
 /** How many documents hold a term; `term` is the one copy of the string the entries share. */
@@ -200,7 +202,7 @@ export class ToolSearch {
       boostTerm: this.rarity,
       ...(options.server === undefined ? {} : { filter: (result) => this.byId.get(result.id as number)?.tool.server === options.server }),
     });
-    return results.slice(0, limit).flatMap((result) => {
+    return this.best(results, limit).flatMap((result) => {
       const tool = this.byId.get(result.id as number)?.tool;
       if (!tool) return [];
       const title = tool.tool.title ?? tool.tool.annotations?.title;
@@ -219,6 +221,23 @@ export class ToolSearch {
         },
       ];
     });
+  }
+
+  /**
+   * The first `limit` results, ties in the snapshot's order: the index ranks equal scores in the
+   * order documents were added, which is the order servers happened to list their tools in (two
+   * servers with the same tool would swap places between runs).
+   */
+  private best(results: readonly SearchResult[], limit: number): SearchResult[] {
+    const last = results[limit - 1];
+    if (!last) return [...results];
+    let end = limit;
+    while (end < results.length && results[end]?.score === last.score) end += 1;
+    const order = (result: SearchResult) => this.byId.get(result.id as number)?.order ?? Number.MAX_SAFE_INTEGER;
+    return results
+      .slice(0, end)
+      .sort((a, b) => b.score - a.score || order(a) - order(b))
+      .slice(0, limit);
   }
 
   /** Brings the index to the current snapshot; a no-op when it is there. */
@@ -241,11 +260,14 @@ export class ToolSearch {
       this.byId.delete(entry.id);
     }
     let added = 0;
+    let order = 0;
     for (const [key, tool] of next) {
+      order += 1;
       const known = this.entries.get(key);
       if (known) {
         // The same document; the catalog's view of it (in chat or past the budget) may have changed.
         known.tool = tool;
+        known.order = order;
         continue;
       }
       const document = documentOf(this.nextId++, tool);
@@ -263,7 +285,7 @@ export class ToolSearch {
         else this.holders.set(term, (holders = { term, count: 1 }));
         shared.push(holders.term);
       }
-      const entry: Entry = { id: document.id, terms: shared, tool };
+      const entry: Entry = { id: document.id, terms: shared, tool, order };
       this.entries.set(key, entry);
       this.byId.set(document.id, entry);
       added += 1;

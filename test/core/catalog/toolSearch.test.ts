@@ -258,4 +258,22 @@ describe('the search index follows the snapshot incrementally', () => {
     assert.equal(search.search('zebra crossing').length, 0);
     assert.equal(search.size, 50);
   });
+
+  it('ranks equal scores in the order of the servers, not the order their lists arrived in', () => {
+    const env = () => [tool('env', { description: 'Reads an environment variable' }), tool('echo', { description: 'Echoes' })];
+    // The second server lists its tools first: its documents are added first.
+    let current = snapshotOf({ second: env() });
+    const search = new ToolSearch(() => current);
+    search.update();
+    current = snapshotOf({ first: env(), second: env() });
+    const hits = search.search('read an environment variable', { limit: 1 });
+    assert.deepEqual(
+      hits.map((hit) => hit.qualifiedName),
+      ['first__env'],
+    );
+    assert.deepEqual(
+      search.search('read an environment variable', { limit: 2 }).map((hit) => hit.qualifiedName),
+      ['first__env', 'second__env'],
+    );
+  });
 });
