@@ -1,10 +1,11 @@
-// Tools found by search instead of cut by a budget: a full-text index (MiniSearch) over every
-// eligible tool of the snapshot (those the filters let through, the ones the budget left out of
-// chat's list included), by its name, title, description, argument names, and its server. The index belongs to one snapshot and is built again, on the next search, after the
-// snapshot changed. What a hit may be called with is still the call gate's decision.
+// Tools found by search instead of cut by a budget: a full-text index (searchIndex.ts, MiniSearch's
+// ranking) over every eligible tool of the snapshot (those the filters let through, the ones the
+// budget left out of chat's list included), by its name, title, description, argument names, and
+// its server, kept up to date as snapshots change. What a hit may be called with is still the call
+// gate's decision.
 import { createHash } from 'node:crypto';
-import MiniSearch, { type SearchResult } from 'minisearch';
 import { isForModel } from './modelVisibility';
+import { SearchIndex } from './searchIndex';
 import type { CatalogSnapshot, CatalogTool, ToolHit } from './types';
 
 interface IndexedTool {
@@ -94,25 +95,11 @@ function argumentText(tool: CatalogTool): string {
   return Object.keys(properties).join(' ').slice(0, MAX_ARGUMENT_CHARS);
 }
 
-/** `heard` is told each term the index takes while a document is added (and a query's, which it ignores then). */
-function newIndex(heard: (term: string) => void): MiniSearch<IndexedTool> {
-  return new MiniSearch<IndexedTool>({
-    fields: ['name', 'title', 'description', 'arguments', 'server'],
-    storeFields: [],
-    tokenize: words,
-    processTerm: (word) => {
-      const term = indexTerm(word);
-      if (term !== null) heard(term);
-      return term;
-    },
-    searchOptions: {
-      boost: BOOST,
-      prefix: (term) => term.length > 3,
-      fuzzy: (term) => (term.length > 5 ? 0.2 : false),
-      maxFuzzy: 1,
-      combineWith: 'OR',
-    },
-  });
+const FIELDS = ['name', 'title', 'description', 'arguments', 'server'] as const;
+type Field = (typeof FIELDS)[number];
+
+function newIndex(): SearchIndex<Field> {
+  return new SearchIndex<Field>({ fields: FIELDS, boost: BOOST, tokenize: words, processTerm: indexTerm });
 }
 
 const FIELD_NAMES: Readonly<Record<string, string>> = {
@@ -170,9 +157,7 @@ interface Holders {
  * (the catalog does it off the request path); a search of a newer snapshot updates first.
  */
 export class ToolSearch {
-  /** The terms of the document being added; undefined while searching. */
-  private adding: Set<string> | undefined;
-  private readonly index = newIndex((term) => this.adding?.add(term));
+  private readonly index = newIndex();
   /** By what a document holds: the same key is the same document. */
   private readonly entries = new Map<string, Entry>();
   private readonly byId = new Map<number, Entry>();
@@ -200,10 +185,16 @@ export class ToolSearch {
     const limit = Math.max(1, Math.min(options.limit ?? DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT));
     const results = this.index.search(text, {
       boostTerm: this.rarity,
-      ...(options.server === undefined ? {} : { filter: (result) => this.byId.get(result.id as number)?.tool.server === options.server }),
+      prefix: (term) => term.length > 3,
+      fuzzy: (term) => (term.length > 5 ? 0.2 : false),
+      maxFuzzy: 1,
+      limit,
+      ...(options.server === undefined ? {} : { filter: (id: number) => this.byId.get(id)?.tool.server === options.server }),
+      // Equal scores in the snapshot's order, not in the order servers happened to list their tools.
+      order: (id) => this.byId.get(id)?.order ?? Number.MAX_SAFE_INTEGER,
     });
-    return this.best(results, limit).flatMap((result) => {
-      const tool = this.byId.get(result.id as number)?.tool;
+    return results.flatMap((result) => {
+      const tool = this.byId.get(result.id)?.tool;
       if (!tool) return [];
       const title = tool.tool.title ?? tool.tool.annotations?.title;
       return [
@@ -223,23 +214,6 @@ export class ToolSearch {
     });
   }
 
-  /**
-   * The first `limit` results, ties in the snapshot's order: the index ranks equal scores in the
-   * order documents were added, which is the order servers happened to list their tools in (two
-   * servers with the same tool would swap places between runs).
-   */
-  private best(results: readonly SearchResult[], limit: number): SearchResult[] {
-    const last = results[limit - 1];
-    if (!last) return [...results];
-    let end = limit;
-    while (end < results.length && results[end]?.score === last.score) end += 1;
-    const order = (result: SearchResult) => this.byId.get(result.id as number)?.order ?? Number.MAX_SAFE_INTEGER;
-    return results
-      .slice(0, end)
-      .sort((a, b) => b.score - a.score || order(a) - order(b))
-      .slice(0, limit);
-  }
-
   /** Brings the index to the current snapshot; a no-op when it is there. */
   update(): void {
     const snapshot = this.snapshot();
@@ -250,7 +224,7 @@ export class ToolSearch {
       for (const tool of server.tools) if (ToolSearch.eligible(tool)) next.set(documentKey(tool), tool);
     for (const [key, entry] of this.entries) {
       if (next.has(key)) continue;
-      this.index.discard(entry.id);
+      this.index.discard(entry.id, entry.terms);
       this.counters.discarded += 1;
       for (const term of entry.terms) {
         const holders = this.holders.get(term);
@@ -271,13 +245,7 @@ export class ToolSearch {
         continue;
       }
       const document = documentOf(this.nextId++, tool);
-      const terms = new Set<string>();
-      this.adding = terms;
-      try {
-        this.index.add(document);
-      } finally {
-        this.adding = undefined;
-      }
+      const terms = this.index.add(document.id, document);
       const shared: string[] = [];
       for (const term of terms) {
         let holders = this.holders.get(term);
