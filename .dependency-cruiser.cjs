@@ -17,7 +17,32 @@ const LAYERS = {
   catalog: ['base', 'config', 'state', 'connection'],
   skills: ['base', 'connection'],
   identity: ['base', 'config', 'state', 'connection', 'catalog'],
-  gateway: ['base', 'config', 'state', 'connection', 'catalog', 'identity'],
+  // The gateway's parts, each a module below the gateway itself, which composes them: the HTTP edge,
+  // a 2025 session's transport, what an endpoint exposes (and the error words at its edge), what an
+  // upstream asks a client mid-request (relays and rounds), tasks of both revisions, offers
+  // (resources, prompts, skills), and the other replicas of a team gateway.
+  'gateway/http': ['base', 'connection', 'catalog', 'identity'],
+  'gateway/sessions': ['base'],
+  'gateway/exposure': ['base', 'state', 'connection', 'catalog', 'identity', 'gateway/http'],
+  'gateway/rounds': ['base', 'connection', 'identity', 'gateway/http', 'gateway/exposure'],
+  'gateway/tasks': ['base', 'connection', 'identity', 'gateway/rounds'],
+  'gateway/offers': ['base', 'connection', 'catalog', 'gateway/http', 'gateway/exposure', 'gateway/rounds'],
+  'gateway/replicas': ['base', 'identity', 'gateway/tasks'],
+  gateway: [
+    'base',
+    'config',
+    'state',
+    'connection',
+    'catalog',
+    'identity',
+    'gateway/http',
+    'gateway/sessions',
+    'gateway/exposure',
+    'gateway/rounds',
+    'gateway/tasks',
+    'gateway/offers',
+    'gateway/replicas',
+  ],
   cluster: ['base', 'gateway'],
   team: ['base', 'config', 'connection', 'auth', 'gateway'],
   // sandbox: a failure it caused is explained from its own denial lines (notices, row words).

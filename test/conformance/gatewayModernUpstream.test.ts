@@ -51,7 +51,7 @@ const SCENARIOS_2026: Expected = Object.fromEntries([...BOTH, ...SCENARIOS_2026_
 /**
  * The tasks extension's scenarios (2026-07-28, SEP-2663), graded through the gateway only: the
  * fixture's tools do not make tasks themselves, the gateway makes them for a client that declared
- * the extension (gateway/modernTasks.ts). The checks each is expected to fail, with the reason.
+ * the extension (gateway/tasks/modernTasks.ts). The checks each is expected to fail, with the reason.
  * Extension scenarios are not on the revision timeline: they run without one.
  */
 const TASK_SCENARIOS: Expected = {

@@ -9,30 +9,61 @@ import type { OfferSource, ToolSource } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
 import type { Disposable } from '../base/events';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
-import { AGGREGATED, endpointKey, endpointPath, parseEndpointPath, serverEndpoint, type EndpointId } from './endpoint';
-import { hasEndpoint, listedTools, listFingerprint, servedServers } from './exposure';
+import {
+  AGGREGATED,
+  endpointKey,
+  endpointPath,
+  parseEndpointPath,
+  serverEndpoint,
+  type EndpointId,
+  type IdentityFactory,
+  type RequestIdentity,
+  replyError,
+  takeJsonBody,
+  createToken,
+  isLoopbackAddress,
+  LOOPBACK_REACH,
+  RequestGuard,
+  validateReach,
+  type GatewayReach,
+  AccessLog,
+  type AccessEntry,
+} from './http';
+import {
+  hasEndpoint,
+  listedTools,
+  listFingerprint,
+  servedServers,
+  endWithToken,
+  fullAccess,
+  tokenUntil,
+  viewAccess,
+  type SessionAccess,
+  answerListing,
+  SERVER_LISTING_PATH,
+} from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
-import { createModernTasks, type ModernTasks } from './modernTasks';
-import { FORWARDED_HEADER, heldIds, STOPPING_HEADER, type ReplicaRouter } from './replicas';
+import { createModernTasks, type ModernTasks } from './tasks';
+import {
+  FORWARDED_HEADER,
+  heldIds,
+  STOPPING_HEADER,
+  type ReplicaRouter,
+  answerForGoneReplica,
+  holderOf,
+  keepFinishedTasks,
+  markedId,
+} from './replicas';
 import type { CallTracer } from './callTracing';
-import { answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './replicaRequests';
-import { CallBridge } from './callBridge';
-import type { RelayHost } from './clientRelay';
-import { GatewayRounds } from './clientRounds';
+import { CallBridge, type RelayHost, GatewayRounds } from './rounds';
 import { LegacySessions } from './legacySessions';
-import { endWithToken, fullAccess, tokenUntil, viewAccess, type SessionAccess } from './access';
-import type { IdentityFactory, RequestIdentity } from './resourceServer';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { OfferNotifier } from './offerNotifier';
-import { answerListing, SERVER_LISTING_PATH } from './serverListing';
-import { MAX_REQUEST_BYTES, readJsonBody, screenRequest } from './requestBody';
-import { createToken, isLoopbackAddress, LOOPBACK_REACH, RequestGuard, validateReach, type GatewayReach } from './requestGuard';
+import { OfferNotifier } from './offers';
 import { errorMessage } from '../base/errorMessage';
-import { AccessLog, type AccessEntry } from './accessLog';
 import { cameFrom, LOOP_STATUS, VIA_HEADER } from '../base/selfLoop';
 
-export type { AccessEntry } from './accessLog';
+export type { AccessEntry } from './http';
 
 export const LOOPBACK_HOST = '127.0.0.1';
 /** What a request from this gateway's own Switchboard is told (HTTP 508), and what its connection reports. */
@@ -391,20 +422,21 @@ export class McpGateway {
       await this.route(req, res);
     } catch (error) {
       this.logger.error(`${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
-      if (!res.headersSent) reply(res, 500, 'Internal server error');
+      if (!res.headersSent) replyError(res, 500, 'Internal server error');
       else res.destroy();
     }
   }
 
   private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (this.disposing || this.guard === undefined) return reply(res, 503, 'The MCP gateway is shutting down', { [STOPPING_HEADER]: '1' });
+    if (this.disposing || this.guard === undefined)
+      return replyError(res, 503, 'The MCP gateway is shutting down', { [STOPPING_HEADER]: '1' });
     const target = req.url ?? '';
     const probe = PROBES.get(target);
     if (probe !== undefined) return this.answerProbe(probe, req, res);
-    if (this.draining) return reply(res, 503, 'The MCP gateway is shutting down', { Connection: 'close', [STOPPING_HEADER]: '1' });
+    if (this.draining) return replyError(res, 503, 'The MCP gateway is shutting down', { Connection: 'close', [STOPPING_HEADER]: '1' });
     // Before the token: the Switchboard that sent it may not hold it, and must learn it reached itself.
     if (this.switchboardId && cameFrom(req.headers[VIA_HEADER], this.switchboardId))
-      return reply(res, LOOP_STATUS, SELF_REQUEST, {}, -32600);
+      return replyError(res, LOOP_STATUS, SELF_REQUEST, {}, -32600);
     const path = target.split('?', 1)[0] ?? '';
     const resourceServer = this.resourceServer;
     // A team gateway checks users' access tokens, the gateway's own token guarding /metrics only.
@@ -416,7 +448,7 @@ export class McpGateway {
       const client = this.guard.clientAddress(req.headers, req.socket.remoteAddress) ?? '?';
       this.logger.debug(`rejected ${req.method ?? '?'} ${req.url ?? ''} from ${client} with ${verdict.status}: ${verdict.message}`);
       const headers: Record<string, string> = verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-switchboard"' } : {};
-      return reply(res, verdict.status, verdict.message, headers);
+      return replyError(res, verdict.status, verdict.message, headers);
     }
     if (path === '/metrics' && this.metrics) return this.answerMetrics(this.metrics, req, res);
     // A per-user sign-in's pages: the user's browser opens them, with no MCP token (userSignIns.ts).
@@ -434,7 +466,7 @@ export class McpGateway {
     if (path === SERVER_LISTING_PATH) return answerListing(this.accessOf(principal).source.snapshot(), req, res);
     // Origin-form only ("/mcp/x?y"); an absolute-form target names no endpoint of ours.
     const endpoint = target.startsWith('/') ? parseEndpointPath(path) : undefined;
-    if (!endpoint) return reply(res, 404, 'Not found');
+    if (!endpoint) return replyError(res, 404, 'Not found');
     const access = this.accessOf(principal);
 
     const sessionId = req.headers['mcp-session-id'];
@@ -446,7 +478,7 @@ export class McpGateway {
         // one that serves this token's. Every request is served with the access of its own token.
         this.logger.info(`session ${sessionId.slice(-12)} closed: its user's access changed; they initialize again`);
         void session.server.close();
-        return reply(res, 404, 'Session not found', {}, -32001);
+        return replyError(res, 404, 'Session not found', {}, -32001);
       }
       if (session) session.tokenUntil = tokenUntil(access);
       // A notification stream lives no longer than the token that opened it.
@@ -456,23 +488,27 @@ export class McpGateway {
         // is taken over here from what its id carries; any other id is not found.
         const holder = this.replicas?.holderOf(sessionId);
         // Never forwarded twice, and never taken over while its replica may be up.
-        if (holder !== undefined && req.headers[FORWARDED_HEADER] !== undefined) return reply(res, 404, 'Session not found', {}, -32001);
-        const body = req.method === 'POST' ? await this.readBody(req, res) : { read: true as const, value: undefined };
+        if (holder !== undefined && req.headers[FORWARDED_HEADER] !== undefined)
+          return replyError(res, 404, 'Session not found', {}, -32001);
+        const body =
+          req.method === 'POST'
+            ? await takeJsonBody(req, res, (body) => this.accessLog?.asked(req, body))
+            : { read: true as const, value: undefined };
         if (!body.read) return;
         if (holder !== undefined && this.replicas && (await this.replicas.forward(req, res, body.value, holder))) return;
         const restored = req.method === 'DELETE' ? undefined : await this.legacy.restore(sessionId, endpoint, access);
-        if (!restored) return reply(res, 404, 'Session not found', {}, -32001);
+        if (!restored) return replyError(res, 404, 'Session not found', {}, -32001);
         return restored.transport.handle(req, res, body.value);
       }
       if (req.method === 'DELETE') this.legacy.markEnded(sessionId);
       if (req.method !== 'POST') return session.transport.handle(req, res);
-      const body = await this.readBody(req, res);
+      const body = await takeJsonBody(req, res, (body) => this.accessLog?.asked(req, body));
       return body.read ? session.transport.handle(req, res, body.value) : undefined;
     }
-    if (!hasEndpoint(access.source.snapshot(), endpoint)) return reply(res, 404, 'Not found');
-    if (req.method === 'GET' || req.method === 'DELETE') return reply(res, 400, 'Bad Request: Mcp-Session-Id header is required');
-    if (req.method !== 'POST') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
-    const body = await this.readBody(req, res);
+    if (!hasEndpoint(access.source.snapshot(), endpoint)) return replyError(res, 404, 'Not found');
+    if (req.method === 'GET' || req.method === 'DELETE') return replyError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
+    if (req.method !== 'POST') return replyError(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
+    const body = await takeJsonBody(req, res, (body) => this.accessLog?.asked(req, body));
     if (!body.read) return;
     // A 2026-07-28 request about another replica's task or round goes there.
     const holder = holderOf(this.replicas, req, heldIds(req, body.value));
@@ -500,40 +536,19 @@ export class McpGateway {
    * Host check still applies, and the answer says nothing but the verdict.
    */
   private answerProbe(probe: 'live' | 'ready', req: http.IncomingMessage, res: http.ServerResponse): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'Method not allowed', { Allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return replyError(res, 405, 'Method not allowed', { Allow: 'GET, HEAD' });
     const verdict = this.guard?.checkHeaders(req.headers, req.socket.remoteAddress);
-    if (verdict?.ok !== true) return reply(res, 403, verdict?.message ?? 'Forbidden');
+    if (verdict?.ok !== true) return replyError(res, 403, verdict?.message ?? 'Forbidden');
     const ok = probe === 'live' || !this.unready;
     res.writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: ok ? 'ok' : 'draining' }));
   }
 
   private async answerMetrics(metrics: MetricsEndpoint, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (req.method !== 'GET') return reply(res, 405, 'Method not allowed', { Allow: 'GET' });
+    if (req.method !== 'GET') return replyError(res, 405, 'Method not allowed', { Allow: 'GET' });
     const text = await metrics.render();
     res.writeHead(200, { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' });
     res.end(text);
-  }
-
-  /** Reads a POST body, answering oversized, unparsable and malformed tools/call bodies itself. */
-  private async readBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ read: true; value: unknown } | { read: false }> {
-    const body = await readJsonBody(req);
-    if (body.kind === 'tooLarge') {
-      reply(res, 413, `Request body larger than ${MAX_REQUEST_BYTES} bytes`, { Connection: 'close' });
-      return { read: false };
-    }
-    if (body.kind === 'notJson') {
-      reply(res, 400, `Parse error: ${body.message}`, {}, -32700);
-      return { read: false };
-    }
-    this.accessLog?.asked(req, body.body);
-    const malformed = screenRequest(body.body);
-    if (malformed) {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: malformed.id, error: { code: -32602, message: malformed.message } }));
-      return { read: false };
-    }
-    return { read: true, value: body.body };
   }
 
   /** Sends tools/list_changed to every session and listener whose endpoint now lists something else in its own view. */
@@ -582,10 +597,4 @@ export class McpGateway {
     await closed;
     if (listening) this.logger.info('stopped');
   }
-}
-
-/** A JSON-RPC error body, which SDK clients surface as the error message. */
-function reply(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

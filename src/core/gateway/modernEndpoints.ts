@@ -7,16 +7,13 @@
 import type http from 'node:http';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
-import { fullAccess, type SessionAccess } from './access';
+import { fullAccess, type SessionAccess, listedTools, listFingerprint } from './exposure';
 import type { OfferChange, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
-import { endpointKey, type EndpointId } from './endpoint';
-import { listedTools, listFingerprint } from './exposure';
-import { offerFingerprint, type OfferFingerprint } from './offerIndex';
-import { MAX_REQUEST_BYTES } from './requestBody';
+import { endpointKey, type EndpointId, MAX_REQUEST_BYTES, HEADER_MISMATCH, paramHeaderMismatch } from './http';
+import { offerFingerprint, type OfferFingerprint } from './offers';
 import { createSessionServer, type SessionExtras } from './sessionServer';
 import { paramHeaders, type ParamHeader } from '../connection';
-import { HEADER_MISMATCH, paramHeaderMismatch } from './paramHeaderCheck';
 import { errorMessage } from '../base/errorMessage';
 
 /** Open `subscriptions/listen` streams per endpoint and view; more are refused by the SDK. */

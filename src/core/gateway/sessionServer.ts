@@ -21,15 +21,38 @@ import {
   runRelayed,
   SKILLS_EXTENSION,
 } from '../connection';
-import { clientNameOf, sessionRound, signInRound, type GatewayRounds, type OpenRound } from './clientRounds';
+import {
+  clientNameOf,
+  sessionRound,
+  signInRound,
+  type GatewayRounds,
+  type OpenRound,
+  relayedThrough,
+  type Relayed,
+  type RelayHost,
+  type CallBridge,
+  clientRequestOptions,
+} from './rounds';
 import type { CallReach, OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
-import { rpcError, toProtocolError, upstreamError } from './callErrors';
-import { describeEndpoint, endpointKey, endpointPath, type EndpointId, type CallTarget } from './endpoint';
-import { CALL_TOOL, FIND_TOOLS, listedTools, mapToolName, offersSearchTools, taskSupportOf } from './exposure';
-import { callOrEscalate, registerModernTaskHandlers, TASKS_EXTENSION, type ModernTasks } from './modernTasks';
 import {
+  rpcError,
+  toProtocolError,
+  upstreamError,
+  CALL_TOOL,
+  FIND_TOOLS,
+  listedTools,
+  mapToolName,
+  offersSearchTools,
+  taskSupportOf,
+} from './exposure';
+import { describeEndpoint, endpointKey, endpointPath, type EndpointId, type CallTarget } from './http';
+import {
+  callOrEscalate,
+  registerModernTaskHandlers,
+  TASKS_EXTENSION,
+  type ModernTasks,
   drivesTasks,
   GATEWAY_TASKS,
   noTaskSupport,
@@ -37,12 +60,8 @@ import {
   startToolTask,
   TaskReceivingServer,
   type GatewayTasks,
-} from './taskHandlers';
-import { relayedThrough, type Relayed, type RelayHost } from './clientRelay';
-import type { CallBridge } from './callBridge';
-import { clientRequestOptions } from './requestOptions';
-import { registerOfferHandlers, type SubscriptionLedger } from './offerHandlers';
-import { endpointCapabilities, endpointInstructions, servedOffers } from './offerIndex';
+} from './tasks';
+import { registerOfferHandlers, type SubscriptionLedger, endpointCapabilities, endpointInstructions, servedOffers } from './offers';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import { traceContextOf, type CallTracer, type TraceContext } from './callTracing';
 import { SWITCHBOARD_CLIENT, withTrail } from '../base/selfLoop';

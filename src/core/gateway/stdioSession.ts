@@ -9,14 +9,12 @@ import { containFailure } from '../base/contain';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog';
-import type { RelayHost } from './clientRelay';
-import type { GatewayTasks } from './taskHandlers';
-import { AGGREGATED } from './endpoint';
-import { listedTools, listFingerprint } from './exposure';
-import { OfferNotifier, SessionLedger, unsubscribeSession, type RelaySession } from './offerNotifier';
+import type { RelayHost } from './rounds';
+import { type GatewayTasks, SessionTasks } from './tasks';
+import { AGGREGATED } from './http';
+import { listedTools, listFingerprint, fullAccess } from './exposure';
+import { OfferNotifier, SessionLedger, unsubscribeSession, type RelaySession } from './offers';
 import { createSessionServer } from './sessionServer';
-import { fullAccess } from './access';
-import { SessionTasks } from './sessionTasks';
 
 export interface StdioSessionOptions {
   readonly source: ToolSource;

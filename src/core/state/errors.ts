@@ -1,7 +1,7 @@
 // The one error of the core: what a connection reports, and why a request was refused before it
 // reached a server (the catalog's filters, the manager's list), with a stable `code` that callers
 // switch on instead of parsing messages. It is translated only at the edges: to JSON-RPC by the
-// gateway (gateway/callErrors.ts), to words by the editor and the CLI.
+// gateway (gateway/exposure/callErrors.ts), to words by the editor and the CLI.
 import type { ConnectionErrorCode } from './errorCodes';
 import type { SignInReason } from './serverState';
 

@@ -1,4 +1,4 @@
-// Reads a team gateway's listing of its servers (GET /servers, gateway/serverListing.ts) with the
+// Reads a team gateway's listing of its servers (GET /servers, gateway/exposure/serverListing.ts) with the
 // user's sign-in to the gateway: the same provider, tokens and refresh as the servers' rows, so one
 // sign-in serves the listing and every row. Everything it reads is bounded and checked; a gateway
 // that cannot be read is a listing that says why, never a rejection.

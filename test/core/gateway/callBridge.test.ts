@@ -1,12 +1,12 @@
-// The gateway's parked calls (gateway/callBridge.ts), on a fake clock: a 2025 upstream's request
+// The gateway's parked calls (gateway/rounds/callBridge.ts), on a fake clock: a 2025 upstream's request
 // during a 2026-07-28 client's call becomes that client's round; a retry resumes the same call; an
 // ask left unanswered is asked again; an abandoned call is cancelled when its round expires; the
 // number that wait at once is bounded. End to end with the reference server:
 // tasks/gateway2026.test.ts.
 import assert from 'node:assert/strict';
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { CallBridge, MAX_PARKED, MAX_PARKED_PER_CLIENT } from '../../../src/core/gateway/callBridge';
-import { ROUND_TTL_SECONDS } from '../../../src/core/gateway/clientRounds';
+import { CallBridge, MAX_PARKED, MAX_PARKED_PER_CLIENT } from '../../../src/core/gateway/rounds/callBridge';
+import { ROUND_TTL_SECONDS } from '../../../src/core/gateway/rounds/clientRounds';
 import type { ClientInputRound, InputKind } from '../../../src/core/connection/inputRounds';
 import type { RelayHost, RequestRelay } from '../../../src/core/connection/serverRequests';
 import type { CallerOptions } from '../../../src/core/connection/connectionOptions';

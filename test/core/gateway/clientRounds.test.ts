@@ -4,7 +4,7 @@
 // spent states has filled and forgotten it.
 import assert from 'node:assert/strict';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { GatewayRounds, MAX_SPENT_ROUNDS, ROUND_TTL_SECONDS } from '../../../src/core/gateway/clientRounds';
+import { GatewayRounds, MAX_SPENT_ROUNDS, ROUND_TTL_SECONDS } from '../../../src/core/gateway/rounds/clientRounds';
 
 const CLIENT = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
 

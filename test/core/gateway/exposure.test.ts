@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
 import { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from '../../../src/core/gateway';
-import { listedTools, mapToolName } from '../../../src/core/gateway/exposure';
+import { listedTools, mapToolName } from '../../../src/core/gateway/exposure/exposure';
 
 const TASK_TOOL: Tool = {
   name: 'long_job',

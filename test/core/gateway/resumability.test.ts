@@ -1,7 +1,7 @@
 // A 2025 client whose stream breaks during a call resumes it with Last-Event-ID and gets the
 // result; the store of sent events is bounded per session.
 import assert from 'node:assert/strict';
-import { BoundedEventStore, EventBudget } from '../../../src/core/gateway/eventStore';
+import { BoundedEventStore, EventBudget } from '../../../src/core/gateway/sessions/eventStore';
 import { Cleanup, startGateway, toolsServer } from './helpers';
 
 interface Frame {

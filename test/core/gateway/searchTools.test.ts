@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import { CALL_TOOL, FIND_TOOLS } from '../../../src/core/gateway/exposure';
+import { CALL_TOOL, FIND_TOOLS } from '../../../src/core/gateway/exposure/exposure';
 import { oauthIdentity } from '../../../src/core/gateway';
-import type { RequestIdentity } from '../../../src/core/gateway/resourceServer';
+import type { RequestIdentity } from '../../../src/core/gateway/http/resourceServer';
 import { AccessPolicy, createJwtVerifier } from '../../../src/core/identity';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };

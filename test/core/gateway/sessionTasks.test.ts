@@ -1,11 +1,11 @@
-// The gateway's tasks of one session (2025-11-25 tasks, gateway/sessionTasks.ts), on a fake clock:
+// The gateway's tasks of one session (2025-11-25 tasks, gateway/tasks/sessionTasks.ts), on a fake clock:
 // statuses, results and errors as tasks/result returns them, what a task asks and on which request
 // it goes out, cancellation, ttl, and the bounds. The wire and a real upstream: tasks/gateway2025.test.ts.
 import assert from 'node:assert/strict';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
-import { MAX_KEPT, MAX_RUNNING, POLL_INTERVAL_MS, SessionTasks, type TaskWork } from '../../../src/core/gateway/sessionTasks';
+import { MAX_KEPT, MAX_RUNNING, POLL_INTERVAL_MS, SessionTasks, type TaskWork } from '../../../src/core/gateway/tasks/sessionTasks';
 import { FakeClock } from '../support/fakeClock';
-import { MODERN_RULES } from '../../../src/core/gateway/modernTasks';
+import { MODERN_RULES } from '../../../src/core/gateway/tasks/modernTasks';
 
 type Channel = string;
 

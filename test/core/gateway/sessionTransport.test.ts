@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../../src/core/base/clock';
-import { BoundedEventStore } from '../../../src/core/gateway/eventStore';
-import { MAX_IN_FLIGHT, SessionTransport } from '../../../src/core/gateway/sessionTransport';
+import { BoundedEventStore } from '../../../src/core/gateway/sessions/eventStore';
+import { MAX_IN_FLIGHT, SessionTransport } from '../../../src/core/gateway/sessions/sessionTransport';
 
 describe('gateway: the 2025 session transport', () => {
   const opened: http.ClientRequest[] = [];

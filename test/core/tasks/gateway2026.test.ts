@@ -6,7 +6,7 @@
 // rules themselves are the conformance suite's tasks-* scenarios (gatewayModernUpstream.test.ts).
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import { ESCALATE_MS } from '../../../src/core/gateway/modernTasks';
+import { ESCALATE_MS } from '../../../src/core/gateway/tasks/modernTasks';
 import { Cleanup, textOf } from '../connection/helpers';
 import { everythingBehindGateway, RESEARCH_TOOL, type EverythingGateway } from './everything';
 import { until } from '../support/poll';

@@ -6,7 +6,7 @@
 // when it is not canonical Base64 of UTF-8; numbers compare as numbers. The call then goes
 // upstream, where Switchboard's own client mirrors the headers again (session.ts).
 import type http from 'node:http';
-import type { ParamHeader } from '../connection';
+import type { ParamHeader } from '../../connection';
 
 export const HEADER_MISMATCH = -32020;
 

@@ -13,7 +13,7 @@
 // abandoned one is cancelled upstream.
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, type InputRequiredResult } from '@modelcontextprotocol/server';
-import type { Clock, TimerHandle } from '../base/clock';
+import type { Clock, TimerHandle } from '../../base/clock';
 import {
   type CallerOptions,
   INPUT_METHOD,
@@ -22,8 +22,8 @@ import {
   relayAsking,
   runRelayed,
   type RelayHost,
-} from '../connection';
-import { rpcError } from './callErrors';
+} from '../../connection';
+import { rpcError } from '../exposure';
 import { ROUND_TTL_SECONDS } from './clientRounds';
 
 export const MAX_PARKED = 256;

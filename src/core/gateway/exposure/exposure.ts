@@ -1,11 +1,11 @@
 // What each endpoint offers, decided from one catalog snapshot: which servers get an endpoint,
 // which tools an endpoint lists, and which upstream tool a call names (or why it may not be called).
 import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
-import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../catalog';
-import { isServed } from '../state';
+import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../../catalog';
+import { isServed } from '../../state';
 import { rpcError, unknownQualifiedName } from './callErrors';
-import type { CallTarget, EndpointId } from './endpoint';
-import { fingerprint } from '../base/fingerprint';
+import type { CallTarget, EndpointId } from '../http';
+import { fingerprint } from '../../base/fingerprint';
 
 /** A server that is starting, reconnecting or failing keeps its endpoint, so clients keep their URL. */
 function isServedServer(server: CatalogServer): boolean {

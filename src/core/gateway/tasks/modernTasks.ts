@@ -14,7 +14,7 @@ import {
   type ServerContext,
   type Task,
 } from '@modelcontextprotocol/server';
-import type { Clock } from '../base/clock';
+import type { Clock } from '../../base/clock';
 import {
   type CallerOptions,
   TASKS_EXTENSION,
@@ -24,9 +24,9 @@ import {
   type ClientInputRound,
   relayAsking,
   type RequestRelay,
-} from '../connection';
-import { clientKeyOf, declaresTasks, type OpenRound } from './clientRounds';
-import { principalOf } from '../identity';
+} from '../../connection';
+import { clientKeyOf, declaresTasks, type OpenRound } from '../rounds';
+import { principalOf } from '../../identity';
 import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
 import { asTaskHandle, TASK_PARAMS } from './taskHandlers';
 

@@ -2,10 +2,10 @@
 // client receives: which code (its mistake, try again, or the server's trouble) and which words.
 // Tool failures the upstream reported as results (`isError`) never get here.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { describeFilterRule } from '../catalog';
-import { isSwitchboardError, stripRpcPrefix, type SwitchboardError } from '../connection';
-import type { CallTarget } from './endpoint';
-import { errorMessage } from '../base/errorMessage';
+import { describeFilterRule } from '../../catalog';
+import { isSwitchboardError, stripRpcPrefix, type SwitchboardError } from '../../connection';
+import type { CallTarget } from '../http';
+import { errorMessage } from '../../base/errorMessage';
 
 /** The JSON-RPC code servers have used for a timeout since the 2025 SDKs (v2 keeps it local). */
 const REQUEST_TIMEOUT_CODE = -32001;

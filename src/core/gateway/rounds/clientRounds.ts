@@ -23,10 +23,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { InputRequiredResult } from '@modelcontextprotocol/client';
-import { type CallerOptions, CAPABILITY_OF, isInputRound, TASKS_EXTENSION, type ClientInputRound, type InputKind } from '../connection';
-import { rpcError } from './callErrors';
-import { principalOf } from '../identity';
-import type { ReplicaRouter } from './replicas';
+import { type CallerOptions, CAPABILITY_OF, isInputRound, TASKS_EXTENSION, type ClientInputRound, type InputKind } from '../../connection';
+import { rpcError } from '../exposure';
+import { principalOf } from '../../identity';
 
 const KINDS: readonly InputKind[] = ['elicitation', 'sampling', 'roots'];
 
@@ -59,6 +58,14 @@ export function declaresTasks(ctx: ServerContext): boolean {
   return extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
 }
 
+/** How a team gateway's replica marks what it makes as its own (the replicas module's ReplicaRouter does). */
+export interface StateMarks {
+  /** `rest`, marked as this replica's. */
+  mint(rest: string): string;
+  /** `id` without this replica's mark; as it is when it has none. */
+  local(id: string): string;
+}
+
 /** One request of a client, between its forward and its reply. */
 export interface OpenRound {
   /** What the upstream request carries for this client. */
@@ -79,13 +86,13 @@ export class GatewayRounds {
 
   /**
    * @param hostAnswers what the host answers itself when a client did not declare it.
-   * @param marks a team gateway's replica marks its states as its own (replicas.ts), so that a retry
+   * @param marks a team gateway's replica marks its states as its own (replicas/replicas.ts), so that a retry
    *   that reaches another replica is sent on to this one, which holds the round (and its spent nonces).
    */
   constructor(
     private readonly hostAnswers: () => ReadonlySet<InputKind>,
     private readonly now: () => number = Date.now,
-    private readonly marks?: Pick<ReplicaRouter, 'mint' | 'local'>,
+    private readonly marks?: StateMarks,
   ) {}
 
   /** For `ServerOptions.requestState.verify`: a state this gateway did not seal is refused before any handler runs. */

@@ -6,7 +6,7 @@
 // finished task's result) is kept in a shared store. An interface: the editor's gateway is one
 // replica and carries none of this; `serve` makes it (src/core/cluster).
 import type http from 'node:http';
-import type { SealContext } from '../base/sealer';
+import type { SealContext } from '../../base/sealer';
 
 /** The header a forwarded request carries: a replica that receives it never forwards it again. */
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';

@@ -15,7 +15,7 @@ import {
   type OAuthProtectedResourceMetadata,
   type VerifyBearerTokenOptions,
 } from '@modelcontextprotocol/server';
-import type { OfferSource, ToolSource } from '../catalog';
+import type { OfferSource, ToolSource } from '../../catalog';
 import {
   audiencesOf,
   FULL_GRANT,
@@ -26,7 +26,7 @@ import {
   type GrantedCatalog,
   type JwtVerifier,
   type Principal,
-} from '../identity';
+} from '../../identity';
 
 export interface GatewayIdentity {
   readonly verifier: JwtVerifier;

@@ -3,14 +3,12 @@
 // while a server reconnects); requests go through its gate to the upstream server with the
 // client's cancellation and progress, and errors keep the upstream's code.
 import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
-import type { ClientInputRound, ForwardedResult } from '../connection';
-import { signInRound, type OpenRound } from './clientRounds';
-import type { OfferCapabilities, OfferSource } from '../catalog';
-import type { Logger } from '../base/logging';
-import { offerError } from './callErrors';
-import type { Relayed } from './clientRelay';
-import type { EndpointId } from './endpoint';
-import { clientRequestOptions } from './requestOptions';
+import type { ClientInputRound, ForwardedResult } from '../../connection';
+import { signInRound, type OpenRound, type Relayed, clientRequestOptions } from '../rounds';
+import type { OfferCapabilities, OfferSource } from '../../catalog';
+import type { Logger } from '../../base/logging';
+import { offerError } from '../exposure';
+import type { EndpointId } from '../http';
 import {
   listedPrompts,
   listedResources,

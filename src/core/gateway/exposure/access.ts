@@ -3,9 +3,9 @@
 // listeners and the notifier all ask it, so that every answer and every notification is decided
 // by the access of the client that gets it.
 import type http from 'node:http';
-import type { Clock } from '../base/clock';
-import type { OfferSource, ToolSource } from '../catalog';
-import type { GrantedCatalog, Principal } from '../identity';
+import type { Clock } from '../../base/clock';
+import type { OfferSource, ToolSource } from '../../catalog';
+import type { GrantedCatalog, Principal } from '../../identity';
 
 /**
  * What one request may see: the catalog, or on a team gateway its user's view under the policy,

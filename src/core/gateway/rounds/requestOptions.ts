@@ -2,10 +2,10 @@
 // upstream's progress re-addressed to the client's own progress token (the upstream knows only the
 // token the gateway's own client chose).
 import type { Progress, ServerContext } from '@modelcontextprotocol/server';
-import type { CallerOptions } from '../connection';
+import type { CallerOptions } from '../../connection';
 import type { OpenRound } from './clientRounds';
-import type { Logger } from '../base/logging';
-import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../../base/logging';
+import { errorMessage } from '../../base/errorMessage';
 
 /**
  * `what` names the request in the debug line of a progress notification that was not delivered;

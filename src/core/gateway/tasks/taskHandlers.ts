@@ -16,10 +16,10 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Logger } from '../base/logging';
-import { errorMessage } from '../base/errorMessage';
-import { type CallerOptions, runRelayed } from '../connection';
-import { relayOver, type RelayChannel, type RelayHost } from './clientRelay';
+import type { Logger } from '../../base/logging';
+import { errorMessage } from '../../base/errorMessage';
+import { type CallerOptions, runRelayed } from '../../connection';
+import { relayOver, type RelayChannel, type RelayHost } from '../rounds';
 import { SessionTasks, type TaskWork } from './sessionTasks';
 
 /** What the gateway receives as tasks: task-augmented tools/call, and the tasks methods. */

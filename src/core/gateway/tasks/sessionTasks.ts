@@ -14,11 +14,11 @@
 // the session closes.
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Task } from '@modelcontextprotocol/server';
-import type { Clock, TimerHandle } from '../base/clock';
-import { errorMessage } from '../base/errorMessage';
-import { Emitter, type Event } from '../base/events';
+import type { Clock, TimerHandle } from '../../base/clock';
+import { errorMessage } from '../../base/errorMessage';
+import { Emitter, type Event } from '../../base/events';
 import { TaskInputs } from './taskInputs';
-import { isTaskOver } from '../connection';
+import { isTaskOver } from '../../connection';
 
 export type TaskStatus = Task['status'];
 

@@ -3,13 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Task } from '@modelcontextprotocol/server';
-import type { Disposable } from '../base/events';
-import { errorMessage } from '../base/errorMessage';
-import type { Logger } from '../base/logging';
-import type { Principal } from '../identity';
-import { detailed } from './modernTasks';
+import type { Disposable } from '../../base/events';
+import { errorMessage } from '../../base/errorMessage';
+import type { Logger } from '../../base/logging';
+import type { Principal } from '../../identity';
+import { detailed, type SessionTasks } from '../tasks';
 import { FORWARDED_HEADER, type ReplicaRouter, type SharedTaskStore } from './replicas';
-import type { SessionTasks } from './sessionTasks';
 
 /** Ids marked as this replica's. */
 export function markedId(replicas: ReplicaRouter): () => string {

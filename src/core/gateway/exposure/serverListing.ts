@@ -2,8 +2,8 @@
 // an editor can show a team gateway's servers as rows of their own (core/team). What it lists is
 // what the request's user sees: on a team gateway their view under the policy, else the catalog.
 import type http from 'node:http';
-import type { CatalogSnapshot } from '../catalog';
-import { endpointPath, serverEndpoint } from './endpoint';
+import type { CatalogSnapshot } from '../../catalog';
+import { endpointPath, serverEndpoint } from '../http';
 import { servedServers } from './exposure';
 
 export const SERVER_LISTING_PATH = '/servers';

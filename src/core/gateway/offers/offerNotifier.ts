@@ -6,17 +6,17 @@
 // valid: a change is measured in that client's own view, so a server it may not see changes nothing
 // it is told.
 import type { Server } from '@modelcontextprotocol/server';
-import type { OfferChange, OfferSource } from '../catalog';
-import type { ServerNotice } from '../connection';
-import type { Disposable } from '../base/events';
-import type { Logger } from '../base/logging';
-import { containFailure } from '../base/contain';
-import { endpointKey, type EndpointId } from './endpoint';
+import type { OfferChange, OfferSource } from '../../catalog';
+import type { ServerNotice } from '../../connection';
+import type { Disposable } from '../../base/events';
+import type { Logger } from '../../base/logging';
+import { containFailure } from '../../base/contain';
+import { endpointKey, type EndpointId } from '../http';
 import type { SubscriptionLedger } from './offerHandlers';
-import type { SessionAccess } from './access';
-import type { Clock } from '../base/clock';
+import type { SessionAccess } from '../exposure';
+import type { Clock } from '../../base/clock';
 import { offerFingerprint, type OfferFingerprint } from './offerIndex';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 
 /** Subscriptions per session are bounded like everything a client can make us hold. */
 export const MAX_SESSION_SUBSCRIPTIONS = 1_000;

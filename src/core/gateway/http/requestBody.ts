@@ -2,7 +2,7 @@
 // that a malformed tools/call gets a -32602 that names the field (the SDK would answer with its
 // schema validator's raw dump).
 import type http from 'node:http';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 
 /** A JSON-RPC message to a gateway is a request or a notification; tool arguments are the bulk. */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -72,4 +72,45 @@ export function screenRequest(body: unknown): { readonly id: string | number; re
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   const problem = toolCallProblem(body.params);
   return problem === undefined ? undefined : { id, message: `Invalid params for tools/call: ${problem}` };
+}
+
+/** A JSON-RPC error body, which SDK clients surface as the error message. */
+export function replyError(
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32000,
+): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/**
+ * Reads a POST body for the SDK, answering itself what the SDK must not see: an oversized body
+ * (413), one that is not JSON (-32700), a malformed tools/call (-32602). `parsed` is told every body
+ * that parsed (the access log keeps what was asked).
+ */
+export async function takeJsonBody(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  parsed?: (body: unknown) => void,
+): Promise<{ read: true; value: unknown } | { read: false }> {
+  const body = await readJsonBody(req);
+  if (body.kind === 'tooLarge') {
+    replyError(res, 413, `Request body larger than ${MAX_REQUEST_BYTES} bytes`, { Connection: 'close' });
+    return { read: false };
+  }
+  if (body.kind === 'notJson') {
+    replyError(res, 400, `Parse error: ${body.message}`, {}, -32700);
+    return { read: false };
+  }
+  parsed?.(body.body);
+  const malformed = screenRequest(body.body);
+  if (malformed) {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: malformed.id, error: { code: -32602, message: malformed.message } }));
+    return { read: false };
+  }
+  return { read: true, value: body.body };
 }

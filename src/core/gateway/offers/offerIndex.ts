@@ -4,11 +4,11 @@
 // their server. When two servers list the same URI (or URI template), the first one in
 // configuration order owns it there; the other keeps it on its own endpoint.
 import { ProtocolErrorCode, UriTemplate, type Prompt, type Resource, type ResourceTemplateType } from '@modelcontextprotocol/server';
-import { sanitizeNamePart, type OfferCapabilities, type OfferedServer, type OfferSource } from '../catalog';
-import type { Skill } from '../connection';
-import { rpcError } from './callErrors';
-import type { EndpointId } from './endpoint';
-import { fingerprint } from '../base/fingerprint';
+import { sanitizeNamePart, type OfferCapabilities, type OfferedServer, type OfferSource } from '../../catalog';
+import type { Skill } from '../../connection';
+import { rpcError } from '../exposure';
+import type { EndpointId } from '../http';
+import { fingerprint } from '../../base/fingerprint';
 
 /** Every capability the gateway can pass on: what an endpoint says when it cannot know yet. */
 export const ALL_OFFER_CAPABILITIES: OfferCapabilities = {

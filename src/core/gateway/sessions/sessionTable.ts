@@ -1,9 +1,9 @@
 // The gateway's open client sessions: bounded in number (least recently used closed first) and in
 // idle time. Most clients never send DELETE; without these bounds every session they opened would
 // be kept (about 27 KB each) until the process runs out of memory.
-import type { Clock, TimerHandle } from '../base/clock';
-import type { Logger } from '../base/logging';
-import { errorMessage } from '../base/errorMessage';
+import type { Clock, TimerHandle } from '../../base/clock';
+import type { Logger } from '../../base/logging';
+import { errorMessage } from '../../base/errorMessage';
 
 export interface TableSession {
   lastUsed: number;

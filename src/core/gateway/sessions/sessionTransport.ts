@@ -27,8 +27,8 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import type { Clock, TimerHandle } from '../base/clock';
-import { isJsonRpcMessage } from '../base/jsonRpc';
+import type { Clock, TimerHandle } from '../../base/clock';
+import { isJsonRpcMessage } from '../../base/jsonRpc';
 import type { BoundedEventStore } from './eventStore';
 
 /** How long a POST's answer waits for all it will carry before it becomes a stream. */

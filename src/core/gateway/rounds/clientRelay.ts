@@ -3,7 +3,7 @@
 // (the editor then shows its own form or asks for its own model access). Only what the client
 // declared is relayed; the rest is answered by the host (connection/serverRequests.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import { runRelayed, type RelayHost, type RequestRelay, type CallerOptions } from '../connection';
+import { runRelayed, type RelayHost, type RequestRelay, type CallerOptions } from '../../connection';
 import type { CallBridge } from './callBridge';
 import { clientKeyOf } from './clientRounds';
 
