@@ -14,9 +14,8 @@ import type { Logger } from '../base/logging';
 import { SwitchboardError } from './errors';
 import { sessionPages } from './listPaging';
 import { ResourceSubscriptions } from './resourceSubscriptions';
-import { EMPTY_OFFER, listOffer, notifiesChanges, withRelisted, type OfferList, type ServerOffer } from './serverOffer';
+import { EMPTY_OFFER, listOffer, notifiesChanges, withRelisted, type OfferList, type OfferSession, type ServerOffer } from './serverOffer';
 import { logServerMessage, type ServerNotice } from './serverNotices';
-import type { McpSession, OpenSessionOptions } from './session';
 import type { RequestPolicy } from './requestPolicy';
 import { checkToolArguments } from './toolArguments';
 import { listAllTools, type QuarantinedTool, type ToolList } from './toolList';
@@ -44,7 +43,7 @@ export interface ListedOffer {
 
 /** One session's relisting of one list after change notifications: one request at a time. */
 interface Relist {
-  readonly session: McpSession;
+  readonly session: OfferSession;
   /** Another change came while a request was in flight: ask once more after it. */
   again: boolean;
   /** The server announced a change since the last request: the next one's result says so. */
@@ -56,12 +55,20 @@ interface Relist {
 const MIN_TTL_REFRESH_MS = 1_000;
 type ListKind = 'tools' | OfferList;
 
+/** What a session tells the keeper (the session's hooks of these names). */
+export interface OfferHooks {
+  readonly onToolListChanged: (session: OfferSession) => void;
+  readonly onOfferChanged: (session: OfferSession, list: OfferList) => void;
+  readonly onResourceUpdated: (session: OfferSession, uri: string) => void;
+  readonly onLogMessage: (session: OfferSession, params: LoggingMessageNotification['params']) => void;
+}
+
 export interface OfferKeeperOptions {
   readonly server: string;
   readonly logger: Logger;
   readonly clock: Clock;
   /** The connection's running session; events from any other are stale. */
-  readonly activeSession: () => McpSession | undefined;
+  readonly activeSession: () => OfferSession | undefined;
   /** Limits of the requests the keeper makes by itself (refreshes, subscriptions). */
   readonly refreshPolicy: () => RequestPolicy;
   /** The tool list changed on a running session; called before onDidChangeTools fires. */
@@ -128,7 +135,7 @@ export class OfferKeeper {
   }
 
   /** The session hooks that report here. */
-  sessionHooks(): Pick<OpenSessionOptions, 'onToolListChanged' | 'onOfferChanged' | 'onResourceUpdated' | 'onLogMessage'> {
+  sessionHooks(): OfferHooks {
     return {
       onToolListChanged: (session) => void this.refresh(session, 'tools'),
       onOfferChanged: (session, list) => void this.refresh(session, list, true),
@@ -145,7 +152,7 @@ export class OfferKeeper {
   }
 
   /** Everything a newly opened session offers, listed at once: a connect waits for the slower list, not their sum. */
-  async listAll(session: McpSession, policy: RequestPolicy): Promise<ListedOffer> {
+  async listAll(session: OfferSession, policy: RequestPolicy): Promise<ListedOffer> {
     const [tools, offer] = await Promise.all([
       listAllTools(sessionPages(session, policy, { retried: true }), session.era),
       listOffer(session, policy, this.current),
@@ -157,7 +164,7 @@ export class OfferKeeper {
    * A new session is running: its lists replace ours (the offer's change event fires now, the
    * tools' on publishTools(), once the connection says it runs), and the subscriptions are made on it.
    */
-  adopt(session: McpSession, listed: ListedOffer): boolean {
+  adopt(session: OfferSession, listed: ListedOffer): boolean {
     const toolsChanged = this.replaceTools(listed.tools);
     this.replaceOffer(listed.offer);
     this.refreshDue.clear();
@@ -185,7 +192,7 @@ export class OfferKeeper {
   }
 
   /** Lists tools from the running session, now, with `policy`; rejects as the request did. */
-  async listTools(session: McpSession, policy: RequestPolicy, budget: { retried: boolean }): Promise<readonly Tool[]> {
+  async listTools(session: OfferSession, policy: RequestPolicy, budget: { retried: boolean }): Promise<readonly Tool[]> {
     const list = await listAllTools(sessionPages(session, policy, budget), session.era);
     this.applyTools(session, list);
     return list.tools;
@@ -200,7 +207,7 @@ export class OfferKeeper {
    * apply in order, and the last event carries the server's latest list: what the catalog shows,
    * without listing again itself.
    */
-  async refresh(session: McpSession, list: ListKind, announced = false): Promise<void> {
+  async refresh(session: OfferSession, list: ListKind, announced = false): Promise<void> {
     if (session !== this.options.activeSession()) return;
     const running = this.relists.get(list);
     if (running?.session === session) {
@@ -225,7 +232,7 @@ export class OfferKeeper {
     return relist.done;
   }
 
-  private async relistOnce(session: McpSession, list: ListKind, announced: boolean): Promise<void> {
+  private async relistOnce(session: OfferSession, list: ListKind, announced: boolean): Promise<void> {
     if (list !== 'tools') return this.relistOffer(session, [list], announced);
     const policy = this.options.refreshPolicy();
     await this.listTools(session, { ...policy, maxTotalMs: 0 }, { retried: false }).catch((error: unknown) =>
@@ -237,7 +244,7 @@ export class OfferKeeper {
    * Lists resources, templates and prompts (or some of them) again; a failure is logged and the
    * previous lists stay. `announced`: the server said they changed (its list_changed).
    */
-  async relistOffer(session: McpSession, lists: readonly OfferList[] = ['resources', 'prompts'], announced = false): Promise<void> {
+  async relistOffer(session: OfferSession, lists: readonly OfferList[] = ['resources', 'prompts'], announced = false): Promise<void> {
     if (session !== this.options.activeSession()) return;
     try {
       const listed = await listOffer(session, this.options.refreshPolicy(), this.current, lists);
@@ -248,7 +255,7 @@ export class OfferKeeper {
     }
   }
 
-  private applyTools(session: McpSession, list: ToolList): void {
+  private applyTools(session: OfferSession, list: ToolList): void {
     if (session !== this.options.activeSession()) return;
     if (!this.replaceTools(list)) return;
     this.options.onToolsReplaced();
@@ -314,7 +321,7 @@ export class OfferKeeper {
    * notifications for it is listed again when that runs out; one that does is trusted to notify;
    * 0 (the SDK's default) promises nothing, so nothing is scheduled. One timer, for the earliest.
    */
-  private scheduleRefresh(session: McpSession, lists: readonly ListKind[]): void {
+  private scheduleRefresh(session: OfferSession, lists: readonly ListKind[]): void {
     const now = this.options.clock.now();
     for (const list of lists) {
       const ttl = list === 'tools' ? this.toolList.ttlMs : this.current.ttlMs?.[list];
@@ -329,7 +336,7 @@ export class OfferKeeper {
     (this.ttlTimer as { unref?: () => void } | undefined)?.unref?.();
   }
 
-  private refreshExpired(session: McpSession): void {
+  private refreshExpired(session: OfferSession): void {
     this.ttlTimer = undefined;
     if (session !== this.options.activeSession()) return;
     const now = this.options.clock.now();

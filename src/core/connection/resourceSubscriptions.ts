@@ -4,8 +4,7 @@
 import { EmptyResultSchema } from '@modelcontextprotocol/core';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
-import { offersSubscriptions } from './serverOffer';
-import type { McpSession } from './session';
+import { offersSubscriptions, type OfferSession } from './serverOffer';
 import type { RequestPolicy } from './requestPolicy';
 
 export const MAX_RESOURCE_SUBSCRIPTIONS = 1_000;
@@ -18,7 +17,7 @@ export class ResourceSubscriptions {
     private readonly server: string,
     private readonly logger: Logger,
     /** The connection's running session, if any. */
-    private readonly activeSession: () => McpSession | undefined,
+    private readonly activeSession: () => OfferSession | undefined,
     private readonly policy: () => RequestPolicy,
   ) {}
 
@@ -61,7 +60,7 @@ export class ResourceSubscriptions {
   }
 
   /** A new session: every subscription is made on it. */
-  async renewOn(session: McpSession): Promise<void> {
+  async renewOn(session: OfferSession): Promise<void> {
     if (this.counts.size === 0) return;
     if (session.era === 'modern') return session.setResourceSubscriptions([...this.counts.keys()]);
     for (const uri of this.counts.keys()) {
@@ -72,7 +71,7 @@ export class ResourceSubscriptions {
   }
 
   /** 2026-07-28 subscriptions ride on the listen stream; 2025 ones are requests of their own. */
-  private async send(session: McpSession, method: 'resources/subscribe' | 'resources/unsubscribe', uri: string): Promise<void> {
+  private async send(session: OfferSession, method: 'resources/subscribe' | 'resources/unsubscribe', uri: string): Promise<void> {
     if (!offersSubscriptions(session.capabilities)) return;
     if (session.era === 'modern') return session.setResourceSubscriptions([...this.counts.keys()]);
     await session.requestRaw(method, { uri }, EmptyResultSchema, this.policy(), { retried: false });

@@ -15,6 +15,7 @@ import {
 import { GetSkillResultSchema, ReadResourceDirectoryResultSchema } from '@modelcontextprotocol/core/ext/skills';
 import { z } from 'zod';
 import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
+import type { ProtocolEra } from './clientLink';
 import { SwitchboardError } from './errors';
 import { readPages, sessionPages, type ListMethod, type PageRequester, type PagingSession } from './listPaging';
 import type { RequestPolicy, RetryBudget } from './requestPolicy';
@@ -155,16 +156,22 @@ export function offersSubscriptions(capabilities: Readonly<Record<string, unknow
   return (capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe === true;
 }
 
+/** What the offer's lists need of a session (McpSession is one). */
+export interface OfferSession extends PagingSession {
+  readonly era: ProtocolEra;
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  listSkills(policy: RequestPolicy, budget: RetryBudget): Promise<SkillListing>;
+  /** A 2026-07-28 session subscribes through its change stream, not by request. */
+  setResourceSubscriptions(uris: readonly string[]): void;
+}
+
 /**
  * Lists `which` of what the capabilities promise; the other lists are kept from `previous`. A
  * list that fails keeps its previous items and adds a problem: a server whose prompts/list is
  * broken still serves its tools and resources. Cancellation is rethrown.
  */
 export async function listOffer(
-  session: PagingSession & {
-    readonly capabilities: Readonly<Record<string, unknown>>;
-    listSkills(policy: RequestPolicy, budget: RetryBudget): Promise<SkillListing>;
-  },
+  session: Pick<OfferSession, 'capabilities' | 'listSkills' | 'requestRaw'>,
   policy: RequestPolicy,
   previous: ServerOffer = EMPTY_OFFER,
   which: readonly OfferList[] = ['resources', 'prompts'],
