@@ -11,7 +11,25 @@ const LAYERS = {
   registry: ['base', 'config'],
   consent: ['base', 'config', 'state'],
   share: ['base', 'config', 'auth'],
-  connection: ['base', 'config', 'state', 'sandbox'],
+  // A connection's parts, each a module below the connection itself (the state machine, its
+  // session and its request gate): the link (SDK client, transports, the error vocabulary), what a
+  // server asks back (rounds), upstream tasks, the credential a request carries, and the offer.
+  'connection/link': ['base', 'config', 'state', 'sandbox'],
+  'connection/rounds': ['base', 'connection/link'],
+  'connection/tasks': ['base', 'connection/link', 'connection/rounds'],
+  'connection/credentials': ['base', 'config', 'connection/link'],
+  'connection/offer': ['base', 'connection/link'],
+  connection: [
+    'base',
+    'config',
+    'state',
+    'sandbox',
+    'connection/link',
+    'connection/rounds',
+    'connection/tasks',
+    'connection/credentials',
+    'connection/offer',
+  ],
   auth: ['base', 'config', 'state', 'connection'],
   manager: ['base', 'config', 'state', 'connection'],
   catalog: ['base', 'config', 'state', 'connection'],

@@ -1,5 +1,5 @@
 // The rows of the Servers tree for the tasks a server runs for callers that made plain calls
-// (core connection/taskCalls.ts): one per task, above the server's tools, labelled with its
+// (core connection/tasks/taskCalls.ts): one per task, above the server's tools, labelled with its
 // latest status message, its tool beside it, and a Cancel Task button.
 import * as vscode from 'vscode';
 import type { RunningTask } from '../core/connection';

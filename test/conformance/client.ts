@@ -19,7 +19,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../../src/core/base/clock';
-import { ServerRequestRouter } from '../../src/core/connection/serverRequests';
+import { ServerRequestRouter } from '../../src/core/connection/rounds/serverRequests';
 import type { Logger } from '../../src/core/base/logging';
 import { acceptedDefaults, elicitFields } from '../../src/core/presentation/elicitationFields';
 

@@ -6,7 +6,7 @@
 // A call has one deadline (`readyBy`, the server's timeouts.requestMs from when the call arrived),
 // made once by whoever waits first and passed on with the call (CallerOptions.readyBy): the
 // gateway mapping a name, this gate, the connection if its session drops in between. Whoever is
-// waiting when it passes fails the call with the one NOT_READY error (connection/errors.ts).
+// waiting when it passes fails the call with the one NOT_READY error (connection/link/errors.ts).
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Event } from '../base/events';
 import { notReadyError } from '../connection';

@@ -2,7 +2,7 @@
 // generation, so that an older one sees it is stale; one session at most is current, and a new
 // attempt waits for the previous process to end. It moves the connection's state through
 // starting → running, or to reconnecting/error/needsSignIn by reconnectPolicy.ts.
-import { takesUserCredential, userCredentialFetch } from './userCredential';
+import { takesUserCredential, userCredentialFetch } from './credentials';
 import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import type { Clock, TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
@@ -10,10 +10,17 @@ import { redactSecrets, type Logger } from '../base/logging';
 import { sandboxOf, signsInWithOAuth, type ServerDefinition } from '../config';
 import { isTransientSandboxStart } from '../sandbox';
 import { boundedInstructions, identityOf, type ServerState } from '../state';
-import { abortable, type ConnectPhase, type EraVerdict } from './clientLink';
-import { SwitchboardError, isTransientRemoteFailure, type ConnectionErrorCode, type ConnectionFailure } from './errors';
+import {
+  abortable,
+  type ConnectPhase,
+  type EraVerdict,
+  SwitchboardError,
+  isTransientRemoteFailure,
+  type ConnectionErrorCode,
+  type ConnectionFailure,
+} from './link';
 import { LaunchDiagnostics, type AttemptLaunch } from './launchDiagnostics';
-import type { ListedOffer, OfferKeeper } from './offerKeeper';
+import type { ListedOffer, OfferKeeper } from './offer';
 import { decideRetry } from './reconnectPolicy';
 import { DEFAULT_CLIENT_INFO, type ConnectionOptions } from './connectionOptions';
 import { McpSession } from './session';

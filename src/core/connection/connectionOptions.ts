@@ -1,12 +1,12 @@
 // What a connection is built with, and what a caller gives with each request.
-import type { OnBehalfOf } from './userCredential';
+import type { OnBehalfOf } from './credentials';
 import type { FetchLike, Implementation, Progress, AuthProvider } from '@modelcontextprotocol/client';
 import type { Clock } from '../base/clock';
 import type { Logger } from '../base/logging';
 import { PRODUCT_VERSION } from '../base/version';
 import type { HttpServerDefinition } from '../config';
-import type { ServerRequestHandlers } from './clientLink';
-import type { ClientInputRound, ClientRounds, ClientTasks } from './inputRounds';
+import type { ServerRequestHandlers } from './link';
+import type { ClientInputRound, ClientRounds, ClientTasks } from './rounds';
 import type { LaunchOptions } from './launchDiagnostics';
 
 /** What a connection needs of an OAuth provider (auth/ implements it). */

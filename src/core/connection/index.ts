@@ -1,29 +1,54 @@
-export { isSwitchboardError, notReadyError } from './errors';
-export { type CallerOptions, type ConnectionOptions } from './connectionOptions';
+// Public surface of a connection to one MCP server (README.md): the connection itself and what its
+// users need of its modules: the link (the SDK client, its transports and the error vocabulary),
+// the offer, tasks, what a server asks back (rounds) and the credential a request is made with.
+export { ServerConnection } from './serverConnection';
+export type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
 export { LineRingBuffer } from './lineRingBuffer';
-export type { ToolsChangeEvent } from './offerKeeper';
-export { isProcessAlive, killProcessTree } from './processTree';
 export { backoffDelay, DEFAULT_SLOW_RETRY_MS } from './reconnectPolicy';
 export { MAX_TOTAL_TIMEOUT_FACTOR } from './requestGate';
-export { ServerConnection } from './serverConnection';
-export type { ServerNotice } from './serverNotices';
-export { buildSpawnCommand, type SpawnCommand } from './spawnCommand';
-export { checkToolArguments } from './toolArguments';
-export type { HostPlaces, SandboxPlacement } from './stdioLaunch';
-export { commandExists } from './stdioLaunch';
-export { SwitchboardError, SignInRequiredError, stripRpcPrefix } from './errors';
-export type { CallOutcome } from './connectionOptions';
-export type { ForwardedMethod, ForwardedResult, ServerOffer } from './serverOffer';
-export type { OfferChangeEvent } from './offerKeeper';
-export { isTaskOver } from './runningTasks';
-export type { RunningTask } from './runningTasks';
-export { CAPABILITY_OF, TASKS_EXTENSION } from './clientLink';
-export type { ServerRequestHandlers } from './clientLink';
-export { INPUT_METHOD, isInputRound } from './inputRounds';
-export type { ClientInputRound, InputKind } from './inputRounds';
-export { ServerRequestRouter, relayAsking, runRelayed } from './serverRequests';
-export type { HostAnswers, RelayHost, RequestRelay } from './serverRequests';
-export { paramHeaders } from './paramHeaders';
-export type { ParamHeader } from './paramHeaders';
-export { takesUserCredential, type OnBehalfOf } from './userCredential';
-export { SKILLS_EXTENSION, declaresSkills, type Skill, type SkillFile } from './serverSkills';
+export {
+  isSwitchboardError,
+  notReadyError,
+  SwitchboardError,
+  SignInRequiredError,
+  stripRpcPrefix,
+  isProcessAlive,
+  killProcessTree,
+  buildSpawnCommand,
+  type SpawnCommand,
+  commandExists,
+  type HostPlaces,
+  type SandboxPlacement,
+  CAPABILITY_OF,
+  TASKS_EXTENSION,
+  type ServerRequestHandlers,
+  SKILLS_EXTENSION,
+  declaresSkills,
+  type Skill,
+  type SkillFile,
+} from './link';
+export {
+  checkToolArguments,
+  paramHeaders,
+  type ParamHeader,
+  type ForwardedMethod,
+  type ForwardedResult,
+  type ServerOffer,
+  type OfferChangeEvent,
+  type ToolsChangeEvent,
+  type ServerNotice,
+} from './offer';
+export { isTaskOver, type RunningTask } from './tasks';
+export {
+  INPUT_METHOD,
+  isInputRound,
+  type ClientInputRound,
+  type InputKind,
+  ServerRequestRouter,
+  relayAsking,
+  runRelayed,
+  type HostAnswers,
+  type RelayHost,
+  type RequestRelay,
+} from './rounds';
+export { takesUserCredential, type OnBehalfOf } from './credentials';

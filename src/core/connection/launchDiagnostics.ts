@@ -6,9 +6,14 @@ import os from 'node:os';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
 import type { ServerDefinition } from '../config';
-import type { StdioLaunch } from './clientLink';
-import type { SandboxPlacement } from './stdioLaunch';
-import { SwitchboardError, isConnectionFailure, type ConnectionErrorCode, type ConnectionFailure } from './errors';
+import {
+  type StdioLaunch,
+  type SandboxPlacement,
+  SwitchboardError,
+  isConnectionFailure,
+  type ConnectionErrorCode,
+  type ConnectionFailure,
+} from './link';
 import { LineRingBuffer } from './lineRingBuffer';
 import { deniedTarget, downloadingLauncher } from '../sandbox';
 import type { McpSession } from './session';

@@ -7,9 +7,8 @@ import { errorMessage } from '../base/errorMessage';
 import type { Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { isConnecting, isSettled, type ServerState, type ServerStateChangeEvent } from '../state';
-import { SwitchboardError, isConnectionFailure, notReadyError, type ConnectionFailure } from './errors';
+import { SwitchboardError, isConnectionFailure, notReadyError, type ConnectionFailure, type RequestPolicy, type RetryBudget } from './link';
 import type { McpSession } from './session';
-import type { RequestPolicy, RetryBudget } from './requestPolicy';
 
 /** A progress notification extends a call's deadline, but never past this many × requestMs. */
 export const MAX_TOTAL_TIMEOUT_FACTOR = 10;

@@ -14,20 +14,24 @@ import type { LifecycleSettings, ServerDefinition } from '../config';
 import { copyState, isConnecting, isSettled, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state';
 import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
-import { SwitchboardError, type ConnectionFailure } from './errors';
-import { OfferKeeper, type OfferChangeEvent, type ToolsChangeEvent } from './offerKeeper';
+import { SwitchboardError, type ConnectionFailure, type Skill, type SkillFile, type RequestPolicy, type RetryBudget } from './link';
+import {
+  OfferKeeper,
+  type OfferChangeEvent,
+  type ToolsChangeEvent,
+  type ServerNotice,
+  FORWARDED_RESULTS,
+  type ForwardedMethod,
+  type ForwardedResult,
+  type ServerOffer,
+  type QuarantinedTool,
+} from './offer';
 import { RequestGate, type SessionOperation } from './requestGate';
 import { ServerLifecycle } from './serverLifecycle';
-import type { ServerNotice } from './serverNotices';
-import { FORWARDED_RESULTS, type ForwardedMethod, type ForwardedResult, type ServerOffer } from './serverOffer';
-import type { Skill, SkillFile } from './serverSkills';
 import type { McpSession, SessionCounters } from './session';
-import type { QuarantinedTool } from './toolList';
-import { RunningTasks } from './runningTasks';
-import { needsTasks, requiresTask } from './taskCalls';
-import type { ClientInputRound } from './inputRounds';
-import type { RequestPolicy, RetryBudget } from './requestPolicy';
-import { asUser, takesUserCredential, userTokenFor } from './userCredential';
+import { RunningTasks, needsTasks, requiresTask } from './tasks';
+import type { ClientInputRound } from './rounds';
+import { asUser, takesUserCredential, userTokenFor } from './credentials';
 
 const LOG_LEVELS: ReadonlySet<string> = new Set<LoggingLevel>([
   'debug',

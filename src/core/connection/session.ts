@@ -16,7 +16,7 @@ import {
 import type { Clock } from '../base/clock';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import type { TransportType } from '../config';
-import { ChangeSubscription } from './changeSubscription';
+import { ChangeSubscription } from './offer';
 import {
   closedDuringProbe,
   refusedLegacyHandshake,
@@ -28,21 +28,25 @@ import {
   type EraVerdict,
   type LinkOptions,
   type ProtocolEra,
-} from './clientLink';
-import { SwitchboardError } from './errors';
-import { asGateway } from './userCredential';
-import { httpStatus, isSessionRejected } from './httpTransport';
-import { extrasFor, runClientRounds, type ClientInputRound, type ClientTasks, type RoundParams, type UpstreamExtras } from './inputRounds';
-import { translateRequestError } from './requestErrors';
+  SwitchboardError,
+  httpStatus,
+  isSessionRejected,
+  translateRequestError,
+  RequestDeadlines,
+  type RequestPolicy,
+  type RetryBudget,
+  StdioProcessTransport,
+  listSkills,
+  readSkillFile,
+  type Skill,
+  type SkillFile,
+  type SkillListing,
+} from './link';
+import { asGateway } from './credentials';
+import { extrasFor, runClientRounds, type ClientInputRound, type ClientTasks, type RoundParams, type UpstreamExtras } from './rounds';
 import { wireClient, type SessionHooks } from './sessionWiring';
-import { RequestDeadlines } from './requestDeadlines';
-import type { RequestPolicy, RetryBudget } from './requestPolicy';
 import { RetiredClients } from './retiredClients';
-import { StdioProcessTransport } from './stdioTransport';
-import type { RunningTasks } from './runningTasks';
-import { TaskCalls } from './taskCalls';
-import { ServerTaskFollower, serverTaskPath, taskEnvelope } from './serverTasks';
-import { listSkills, readSkillFile, type Skill, type SkillFile, type SkillListing } from './serverSkills';
+import { type RunningTasks, TaskCalls, ServerTaskFollower, serverTaskPath, taskEnvelope } from './tasks';
 
 type RawSchema = Parameters<Client['request']>[1];
 

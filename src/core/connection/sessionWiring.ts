@@ -5,8 +5,8 @@ import { SseError, type Client, type LoggingMessageNotification, type Transport 
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { TransportType } from '../config';
-import { SwitchboardError } from './errors';
-import type { OfferList } from './serverOffer';
+import { SwitchboardError } from './link';
+import type { OfferList } from './offer';
 
 /** What the session reports to its connection; each gets the session it came from. */
 export interface SessionHooks<S> {

@@ -47,7 +47,7 @@ export interface ServerView {
   readonly definition?: ServerDefinition;
   /** The last stderr lines of a stdio server. */
   readonly stderrTail: readonly string[];
-  /** Tasks the server runs for callers that made plain calls (connection/taskCalls.ts). */
+  /** Tasks the server runs for callers that made plain calls (connection/tasks/taskCalls.ts). */
   readonly tasks: readonly RunningTask[];
 }
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JWT_BEARER, unattendedTokenRequest } from '../../../src/core/auth/unattendedGrant';
-import { SignInRequiredError } from '../../../src/core/connection/errors';
+import { SignInRequiredError } from '../../../src/core/connection/link/errors';
 
 const NO_TARGET = { audience: undefined, resource: undefined };
 

@@ -3,7 +3,7 @@
 // (code and stderr tail), never the write error. Each case runs many times: the race is timing.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { StdioProcessTransport } from '../../../src/core/connection/stdioTransport';
+import { StdioProcessTransport } from '../../../src/core/connection/link/stdioTransport';
 import { assertState, Cleanup, connect, stdioDefinition } from './helpers';
 import { until } from '../support/poll';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { systemClock } from '../../../src/core/base/clock';
 import { nullLogger } from '../../../src/core/base/logging';
-import { OfferKeeper } from '../../../src/core/connection/offerKeeper';
+import { OfferKeeper } from '../../../src/core/connection/offer/offerKeeper';
 import type { McpSession } from '../../../src/core/connection/session';
 
 describe('offer keeper: lists relisted side by side', () => {

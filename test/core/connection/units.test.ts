@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { backoffDelay, checkToolArguments, LineRingBuffer, isProcessAlive, killProcessTree } from '../../../src/core/connection';
-import { translateRequestError } from '../../../src/core/connection/requestErrors';
+import { translateRequestError } from '../../../src/core/connection/link/requestErrors';
 import { Emitter } from '../../../src/core/base/events';
 import { redactingLogger, redactSecrets } from '../../../src/core/base/logging';
 import { MemoryLogger } from './helpers';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { CallBridge, MAX_PARKED, MAX_PARKED_PER_CLIENT } from '../../../src/core/gateway/rounds/callBridge';
 import { ROUND_TTL_SECONDS } from '../../../src/core/gateway/rounds/clientRounds';
-import type { ClientInputRound, InputKind } from '../../../src/core/connection/inputRounds';
-import type { RelayHost, RequestRelay } from '../../../src/core/connection/serverRequests';
+import type { ClientInputRound, InputKind } from '../../../src/core/connection/rounds/inputRounds';
+import type { RelayHost, RequestRelay } from '../../../src/core/connection/rounds/serverRequests';
 import type { CallerOptions } from '../../../src/core/connection/connectionOptions';
 import { FakeClock } from '../support/fakeClock';
 

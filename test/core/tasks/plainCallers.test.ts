@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { isSwitchboardError } from '../../../src/core/connection';
-import { MAX_TASKS_PER_SERVER, RunningTasks } from '../../../src/core/connection/runningTasks';
+import { MAX_TASKS_PER_SERVER, RunningTasks } from '../../../src/core/connection/tasks/runningTasks';
 import { Cleanup, textOf } from '../connection/helpers';
 import { RESEARCH_TOOL, startEverything } from './everything';
 import { until } from '../support/poll';

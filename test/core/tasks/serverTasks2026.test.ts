@@ -1,7 +1,7 @@
 // A 2026-07-28 server with the tasks extension (test/fixtures/tasks-v2-server.mjs, stdio) whose
 // `long_report` runs only as a task: Switchboard's plain call gets -32021 naming the extension,
 // makes it again with the extension declared, and follows the task over the raw request path
-// (connection/serverTasks.ts): statuses as progress, what the task asks answered by the host,
+// (connection/tasks/serverTasks.ts): statuses as progress, what the task asks answered by the host,
 // cancellation from the tree, the result to the caller; a task that misbehaves is refused and
 // cancelled upstream.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { isSwitchboardError } from '../../../src/core/connection';
-import type { HostAnswers } from '../../../src/core/connection/serverRequests';
+import type { HostAnswers } from '../../../src/core/connection/rounds/serverRequests';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';

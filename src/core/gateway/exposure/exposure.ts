@@ -28,7 +28,7 @@ export interface ListingOptions {
   /**
    * The tool's `execution` (its task support): only for a client that drives tasks through the
    * gateway. Any other gets a plain result from every tool, a task-required one included
-   * (connection/taskCalls.ts), so it is not told to call it as a task.
+   * (connection/tasks/taskCalls.ts), so it is not told to call it as a task.
    */
   readonly execution?: boolean;
 }

@@ -1,7 +1,7 @@
 // What a 2025-era client of the gateway can answer while one of its requests is being served:
 // the upstream server's elicitation, sampling and roots requests go back on that client's session
 // (the editor then shows its own form or asks for its own model access). Only what the client
-// declared is relayed; the rest is answered by the host (connection/serverRequests.ts).
+// declared is relayed; the rest is answered by the host (connection/rounds/serverRequests.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import { runRelayed, type RelayHost, type RequestRelay, type CallerOptions } from '../../connection';
 import type { CallBridge } from './callBridge';

@@ -7,7 +7,7 @@ import {
   type AuthProvider,
   type FetchLike,
 } from '@modelcontextprotocol/client';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 
 export interface HttpTransportOptions {
   readonly url: string;

@@ -12,13 +12,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { isJsonRpcMessage } from '../base/jsonRpc';
-import { nullLogger, type Logger } from '../base/logging';
+import { isJsonRpcMessage } from '../../base/jsonRpc';
+import { nullLogger, type Logger } from '../../base/logging';
 import { SwitchboardError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
 import { buildSpawnCommand } from './spawnCommand';
 import { plainLaunch, resolveIsolatedLaunch, resolveSandboxedLaunch, searchPath, type StdioSandboxOptions } from './stdioLaunch';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 
 export interface StdioTransportOptions {
   readonly command: string;

@@ -20,7 +20,7 @@ import {
   type ElicitResult,
   type ListRootsResult,
 } from '@modelcontextprotocol/client';
-import type { ServerRequestHandlers } from './clientLink';
+import type { ServerRequestHandlers } from '../link';
 import type { InputKind } from './inputRounds';
 
 /** What a client of the gateway can answer, for the duration of one of its requests. */

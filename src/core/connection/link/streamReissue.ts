@@ -4,7 +4,7 @@
 // transport's caller (`onRequestStreamEnd`) but its Client neither asks for that nor re-sends, so
 // the transport is wrapped here: a public option of `Transport.send`, no SDK internals.
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
-import type { Logger } from '../base/logging';
+import type { Logger } from '../../base/logging';
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 

@@ -14,13 +14,18 @@ import {
 } from '@modelcontextprotocol/core';
 import { GetSkillResultSchema, ReadResourceDirectoryResultSchema } from '@modelcontextprotocol/core/ext/skills';
 import { z } from 'zod';
-import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
-import type { ProtocolEra } from './clientLink';
-import { SwitchboardError } from './errors';
+import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../../base/jsonShape';
+import {
+  type ProtocolEra,
+  SwitchboardError,
+  type RequestPolicy,
+  type RetryBudget,
+  declaresSkills,
+  type Skill,
+  type SkillListing,
+} from '../link';
 import { readPages, sessionPages, type ListMethod, type PageRequester, type PagingSession } from './listPaging';
-import type { RequestPolicy, RetryBudget } from './requestPolicy';
-import { declaresSkills, type Skill, type SkillListing } from './serverSkills';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 
 export interface ServerOffer {
   readonly resources: readonly Resource[];

@@ -4,19 +4,18 @@
 // (2026-07-28 `ttlMs`) runs out, decides whether a list changed, and says so once per change.
 // Sessions only carry requests; the connection and, through it, the catalog read lists from here.
 import type { LoggingMessageNotification, Tool } from '@modelcontextprotocol/client';
-import type { Clock, TimerHandle } from '../base/clock';
-import { errorMessage } from '../base/errorMessage';
-import { Emitter, type Event } from '../base/events';
-import { fingerprint } from '../base/fingerprint';
-import { withoutReturns } from '../base/selfLoop';
-import { deepFreeze } from '../base/freeze';
-import type { Logger } from '../base/logging';
-import { SwitchboardError } from './errors';
+import type { Clock, TimerHandle } from '../../base/clock';
+import { errorMessage } from '../../base/errorMessage';
+import { Emitter, type Event } from '../../base/events';
+import { fingerprint } from '../../base/fingerprint';
+import { withoutReturns } from '../../base/selfLoop';
+import { deepFreeze } from '../../base/freeze';
+import type { Logger } from '../../base/logging';
+import { SwitchboardError, type RequestPolicy } from '../link';
 import { sessionPages } from './listPaging';
 import { ResourceSubscriptions } from './resourceSubscriptions';
 import { EMPTY_OFFER, listOffer, notifiesChanges, withRelisted, type OfferList, type OfferSession, type ServerOffer } from './serverOffer';
 import { logServerMessage, type ServerNotice } from './serverNotices';
-import type { RequestPolicy } from './requestPolicy';
 import { checkToolArguments } from './toolArguments';
 import { listAllTools, type QuarantinedTool, type ToolList } from './toolList';
 

@@ -1,8 +1,8 @@
 // What a connection reports goes out as the core's one error (state/errors.ts); the helpers here
 // make and read it for connections.
-import { SwitchboardError, type ConnectionErrorCode, type SignInReason } from '../state';
+import { SwitchboardError, type ConnectionErrorCode, type SignInReason } from '../../state';
 
-export { SwitchboardError, isConnectionFailure, isSwitchboardError, type ConnectionFailure, type SignInNeed } from '../state';
+export { SwitchboardError, isConnectionFailure, isSwitchboardError, type ConnectionFailure, type SignInNeed } from '../../state';
 export type { ConnectionErrorCode };
 
 /** "MCP error -32603: MCP error -32603: x" -> "x": the SDK's prefix, however often it was added. */

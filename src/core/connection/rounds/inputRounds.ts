@@ -5,8 +5,7 @@
 // driver answers every round through the host (clientLink.ts, `autoFulfill`).
 import { isInputRequiredResult, type InputRequiredResult } from '@modelcontextprotocol/client';
 import { CreateMessageRequestParamsSchema, ElicitRequestParamsSchema } from '@modelcontextprotocol/core';
-import type { ProtocolEra, ServerRequestHandlers } from './clientLink';
-import { SwitchboardError } from './errors';
+import { type ProtocolEra, type ServerRequestHandlers, SwitchboardError } from '../link';
 
 export type InputKind = 'elicitation' | 'sampling' | 'roots';
 

@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
-import { isEnabled, type Logger } from '../base/logging';
-import { errorMessage } from '../base/errorMessage';
+import { jsonShapeProblem, RESULT_LIMITS } from '../../base/jsonShape';
+import { isEnabled, type Logger } from '../../base/logging';
+import { errorMessage } from '../../base/errorMessage';
 
 const MAX_LOGGED = 4_000;
 

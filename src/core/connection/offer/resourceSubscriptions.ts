@@ -2,10 +2,10 @@
 // subscription, and the last unsubscribe ends it. They are made again on every new session. URIs
 // are client input, so their number and length are bounded.
 import { EmptyResultSchema } from '@modelcontextprotocol/core';
-import { errorMessage } from '../base/errorMessage';
-import type { Logger } from '../base/logging';
+import { errorMessage } from '../../base/errorMessage';
+import type { Logger } from '../../base/logging';
 import { offersSubscriptions, type OfferSession } from './serverOffer';
-import type { RequestPolicy } from './requestPolicy';
+import type { RequestPolicy } from '../link';
 
 export const MAX_RESOURCE_SUBSCRIPTIONS = 1_000;
 const MAX_URI_LENGTH = 8_192;

@@ -14,13 +14,19 @@ import {
   type Progress,
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import type { Clock } from '../base/clock';
-import { errorMessage } from '../base/errorMessage';
-import type { Logger } from '../base/logging';
-import { clientCapabilities, TASKS_EXTENSION, type ClientLink, type LinkOptions, type ServerRequestHandlers } from './clientLink';
-import { SwitchboardError } from './errors';
-import { answerForHost } from './inputRounds';
-import type { RawRequests } from './rawRequests';
+import type { Clock } from '../../base/clock';
+import { errorMessage } from '../../base/errorMessage';
+import type { Logger } from '../../base/logging';
+import {
+  clientCapabilities,
+  TASKS_EXTENSION,
+  type ClientLink,
+  type LinkOptions,
+  type ServerRequestHandlers,
+  SwitchboardError,
+  type RawRequests,
+} from '../link';
+import { answerForHost } from '../rounds';
 import type { RunningTasks } from './runningTasks';
 
 /** How a 2026-07-28 server's task traffic travels: raw, framed as the client frames its requests. */

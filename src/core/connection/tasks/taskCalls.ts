@@ -9,11 +9,10 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Client, type Progress, type Tool } from '@modelcontextprotocol/client';
 import type { TaskEnabledSession, TaskFailedError } from '@modelcontextprotocol/ext-tasks/client' with { 'resolution-mode': 'import' };
 import { z } from 'zod';
-import { errorMessage } from '../base/errorMessage';
-import type { Clock } from '../base/clock';
-import type { Logger } from '../base/logging';
-import { NO_TIMEOUT, TASKS_EXTENSION } from './clientLink';
-import { SwitchboardError, isSwitchboardError } from './errors';
+import { errorMessage } from '../../base/errorMessage';
+import type { Clock } from '../../base/clock';
+import type { Logger } from '../../base/logging';
+import { NO_TIMEOUT, TASKS_EXTENSION, SwitchboardError, isSwitchboardError } from '../link';
 import type { RunningTasks } from './runningTasks';
 
 /** `tasks/result` is read by the tasks package; the one kept open for a waiting task is not. */

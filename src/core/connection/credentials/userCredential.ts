@@ -6,8 +6,8 @@
 // Requests made for nobody (listing tools, pings) carry the gateway's own credential.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FetchLike } from '@modelcontextprotocol/client';
-import type { HttpServerDefinition, ServerDefinition } from '../config';
-import { SwitchboardError } from './errors';
+import type { HttpServerDefinition, ServerDefinition } from '../../config';
+import { SwitchboardError } from '../link';
 
 /** The user a request is made for, and how to get their token for an upstream. */
 export interface OnBehalfOf {

@@ -3,8 +3,8 @@
 // opened again; one that keeps failing is given up, with a warning (lists are then refreshed on
 // reconnect and on demand only).
 import type { Client, McpSubscription } from '@modelcontextprotocol/client';
-import { errorMessage } from '../base/errorMessage';
-import type { Logger } from '../base/logging';
+import { errorMessage } from '../../base/errorMessage';
+import type { Logger } from '../../base/logging';
 import { notifiesChanges } from './serverOffer';
 
 /** A change subscription that keeps dropping is given up after this many tries in a row. */

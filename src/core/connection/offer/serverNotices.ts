@@ -1,7 +1,7 @@
 // What a server tells its client on its own: resource updates (of subscribed URIs) and log
 // messages. Log messages go to the server's log at the matching level, bounded in size.
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/client';
-import type { Logger } from '../base/logging';
+import type { Logger } from '../../base/logging';
 
 export type ServerNotice =
   | { readonly kind: 'resourceUpdated'; readonly server: string; readonly uri: string }

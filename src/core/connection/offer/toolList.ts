@@ -4,8 +4,8 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { ToolSchema } from '@modelcontextprotocol/core';
 import type { z } from 'zod';
-import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
-import type { ProtocolEra } from './clientLink';
+import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../../base/jsonShape';
+import type { ProtocolEra } from '../link';
 import { readPages, type PageRequester } from './listPaging';
 import { paramHeaderProblem } from './paramHeaders';
 

@@ -3,7 +3,7 @@
 import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
 import { SwitchboardError, findSignInRequired, stripRpcPrefix, type SignInNeed } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 import type { RequestEnd } from './requestDeadlines';
 
 export interface RequestErrorContext {

@@ -6,7 +6,7 @@
 // found. Here the whole tree is gathered first, then SIGTERM, then SIGKILL after a grace period.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import type { Logger } from '../base/logging';
+import type { Logger } from '../../base/logging';
 
 export interface KillTreeOptions {
   /** Time between SIGTERM and SIGKILL. */

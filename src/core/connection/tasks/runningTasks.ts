@@ -2,9 +2,8 @@
 // (2025-11-25 `execution.taskSupport: "required"`) is run as one for a caller that makes a plain
 // call. Bounded per server; each can be cancelled (the tree's Cancel Task, the caller's signal).
 import { RELATED_TASK_META_KEY } from '@modelcontextprotocol/client';
-import { Emitter, type Event } from '../base/events';
-import type { ServerRequestHandlers } from './clientLink';
-import { SwitchboardError } from './errors';
+import { Emitter, type Event } from '../../base/events';
+import { type ServerRequestHandlers, SwitchboardError } from '../link';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 

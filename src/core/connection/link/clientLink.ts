@@ -20,11 +20,11 @@ import {
   type AuthProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../config';
+import { sandboxOf, type ServerDefinition, type StdioServerDefinition, type TransportType } from '../../config';
 import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
-import type { Logger } from '../base/logging';
-import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
-import { LOOP_STATUS, SWITCHBOARD_CLIENT } from '../base/selfLoop';
+import type { Logger } from '../../base/logging';
+import { jsonSchemaValidator } from '../../base/jsonSchemaValidator';
+import { LOOP_STATUS, SWITCHBOARD_CLIENT } from '../../base/selfLoop';
 import { SwitchboardError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { signInFailure, translateRequestError } from './requestErrors';
@@ -34,7 +34,7 @@ import { SKILLS_EXTENSION } from './serverSkills';
 import { clientTasksCapability, loadReceiver, receiveClientTasks } from './clientTasks';
 import { RawRequests } from './rawRequests';
 import { resultTypeMend, traceTraffic } from './traffic';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 
 /** The 2025 revisions open with `initialize`; 2026-07-28 and later with `server/discover`. */
 export type ProtocolEra = 'legacy' | 'modern';

@@ -6,7 +6,7 @@
 // connect or on listing, as the extension requires.
 import type { Client, RequestOptions } from '@modelcontextprotocol/client';
 import { SkillsClient, SkillVerificationError, type Skill, type SkillFile } from '@modelcontextprotocol/client/ext/skills';
-import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../base/jsonShape';
+import { jsonShapeProblem, TOOL_DEFINITION_LIMITS } from '../../base/jsonShape';
 import { SwitchboardError } from './errors';
 
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { describeSandboxRules, protectedPlaces, type SandboxRules } from '../config';
+import { describeSandboxRules, protectedPlaces, type SandboxRules } from '../../config';
 import {
   checkIsolation,
   checkSandbox,
@@ -15,8 +15,8 @@ import {
   prepareSandboxedCommand,
   sandboxStderrFilter,
   type SandboxRuntime,
-} from '../sandbox';
-import { errorMessage } from '../base/errorMessage';
+} from '../../sandbox';
+import { errorMessage } from '../../base/errorMessage';
 import { SwitchboardError } from './errors';
 
 /** Where this host's sandboxes come from. Every field has a default; tests and the editor set some. */

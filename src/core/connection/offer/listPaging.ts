@@ -3,8 +3,7 @@
 // client loop forever. What a page holds is screened by the caller, item by item.
 import { PaginatedResultSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import { SwitchboardError } from './errors';
-import type { RequestPolicy, RetryBudget } from './requestPolicy';
+import { SwitchboardError, type RequestPolicy, type RetryBudget } from '../link';
 
 /** Each list method and the field of its result that holds the items. */
 const ITEMS_KEY = {

@@ -7,8 +7,8 @@
 // The task bookkeeping is the SDK's tasks package (its receiver binding); this module bounds it.
 import type { Client, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import type { TaskReceiverBinding } from '@modelcontextprotocol/ext-tasks/receiver' with { 'resolution-mode': 'import' };
-import type { Logger } from '../base/logging';
-import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../../base/logging';
+import { errorMessage } from '../../base/errorMessage';
 
 /** What answers a server's sampling and elicitation (clientLink's ServerRequestHandlers has them). */
 export interface TaskAnswerers {

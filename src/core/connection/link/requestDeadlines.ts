@@ -2,7 +2,7 @@
 // time (`timeoutMs` without an answer or a progress notification), and the maximum total time
 // even while progress keeps arriving. Whichever ends it first aborts the request's signal, so the
 // SDK tells the server with notifications/cancelled, and is remembered to say why it ended.
-import type { Clock, TimerHandle } from '../base/clock';
+import type { Clock, TimerHandle } from '../../base/clock';
 import type { RequestPolicy } from './requestPolicy';
 
 export type RequestEnd = 'caller' | 'timeout' | 'maxTotal';
