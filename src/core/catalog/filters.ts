@@ -180,7 +180,10 @@ const SERVER_ALLOW: FilterRule = Object.freeze({ kind: 'serverAllow' });
 const DISABLED: FilterRule = Object.freeze({ kind: 'disabledSetting' });
 const READ_ONLY_ONLY: FilterRule = Object.freeze({ kind: 'readOnlyOnly' });
 
-/** Rules are shared and frozen (deny rules per compiled pattern), so every tool a rule hides points at the same one; only filterError rules are made per tool. */
+/**
+ * Rules are shared and frozen (deny rules per compiled pattern), so every tool a rule hides points
+ * at the same one; only filterError rules are made per tool.
+ */
 const serverDenyRules = new WeakMap<GlobPattern, FilterRule>();
 const globalDenyRules = new WeakMap<GlobPattern, FilterRule>();
 

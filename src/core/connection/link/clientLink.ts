@@ -108,7 +108,10 @@ export interface ClientLink {
   readonly raw: RawRequests;
 }
 
-/** The capability Switchboard declares for each kind of request it can answer (to its servers, and for the host on a gateway client's behalf). */
+/**
+ * The capability Switchboard declares for each kind of request it can answer (to its servers, and
+ * for the host on a gateway client's behalf).
+ */
 export const CAPABILITY_OF = {
   elicitation: { form: {}, url: {} },
   sampling: {},

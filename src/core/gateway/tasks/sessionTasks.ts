@@ -247,7 +247,10 @@ export class SessionTasks<C> {
     }
   }
 
-  /** Drops the oldest finished tasks matching `whose` until at most `keep` of theirs are left (or `limit` are dropped); says how many went. */
+  /**
+   * Drops the oldest finished tasks matching `whose` until at most `keep` of theirs are left (or
+   * `limit` are dropped); says how many went.
+   */
   private dropFinished(keep: number, whose: (entry: Entry<C>) => boolean, limit = Infinity): number {
     let theirs = 0;
     for (const entry of this.entries.values()) if (whose(entry)) theirs += 1;
