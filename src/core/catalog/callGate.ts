@@ -5,19 +5,24 @@
 // replaced the cached one and the tool may be gone or filtered now.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { CallerOptions, CallOutcome } from '../connection';
-import { isServed, startsOnDemand, type ServerStateKind } from '../state';
+import { isServed, isSwitchboardError, startsOnDemand, type ServerStateKind } from '../state';
+import type { Clock } from '../base/clock';
 import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
 import { describeFilterRule } from './filters';
 import { isForModel } from './modelVisibility';
 import type { ServerWaits } from './serverWaits';
-import type { CallReach, CatalogServer, CatalogSnapshot } from './types';
+import type { CallReach, CatalogServer, CatalogSnapshot, ReadyOptions, ReadyTool, ToolAddress } from './types';
 
 export interface ToolCallGateOptions {
   readonly snapshot: () => CatalogSnapshot;
   readonly waits: ServerWaits;
   readonly manager: Pick<CatalogManager, 'wake' | 'forwardToolCall'>;
+  readonly clock: Clock;
 }
+
+/** How long a call waits for a qualified name no server lists yet, when no server has a limit of its own. */
+const MAX_NAME_WAIT_MS = 60_000;
 
 export class ToolCallGate {
   constructor(private readonly options: ToolCallGateOptions) {}
@@ -29,7 +34,32 @@ export class ToolCallGate {
     options: O,
     reach: CallReach = 'exposed',
   ): Promise<CallOutcome<O, CallToolResult>> {
+    const { readyBy } = await this.ready({ server, tool }, { signal: options.signal, readyBy: options.readyBy, reach });
+    // The same deadline goes on: if the session drops before the call is sent, the connection
+    // waits for the next one only as long as is left.
+    return this.options.manager.forwardToolCall(server, tool, args, readyBy === undefined ? options : { ...options, readyBy });
+  }
+
+  /**
+   * The one wait of a call (ToolSource.readyTool): the tool an address names, once its server is
+   * ready. A server that is not ready (starting, idle, reconnecting) is woken once and waited for
+   * once, until the call's one deadline; then the tool is checked again, since the live list
+   * replaced the cached one and the tool may be gone or filtered now.
+   */
+  async ready(address: ToolAddress, options: ReadyOptions = {}): Promise<ReadyTool> {
+    if ('qualifiedName' in address) {
+      const found = await this.locate(address.qualifiedName, options);
+      try {
+        return await this.ready(found, { ...options, readyBy: found.readyBy ?? options.readyBy });
+      } catch (refusal) {
+        // The caller named no server: the refusal says which one it is about.
+        throw isSwitchboardError(refusal) && refusal.server === undefined ? aboutServer(refusal, found.server) : refusal;
+      }
+    }
+    const { server, tool } = address;
     const { waits, manager } = this.options;
+    const reach = options.reach ?? 'exposed';
+    if (options.within && !options.within(server)) throw unknownServer(server);
     const readyBy = options.readyBy ?? waits.readyBy(server);
     let state: ServerStateKind;
     try {
@@ -45,15 +75,74 @@ export class ToolCallGate {
       await waits.whenReady(server, options.signal, readyBy);
       this.resolve(server, tool, reach);
     }
-    // The same deadline goes on: if the session drops before the call is sent, the connection
-    // waits for the next one only as long as is left.
-    return manager.forwardToolCall(server, tool, args, readyBy === undefined ? options : { ...options, readyBy });
+    return { server, tool, readyBy };
+  }
+
+  /**
+   * The server and upstream name of a qualified name. One that no server lists yet, while servers
+   * start with nothing known of their tools, is found as soon as the server that lists it is ready
+   * (the deadline: the latest of theirs). Whether it may be called is ready()'s to say.
+   */
+  private async locate(qualifiedName: string, options: ReadyOptions): Promise<{ server: string; tool: string; readyBy?: number }> {
+    const { waits, clock } = this.options;
+    const within = options.within ?? (() => true);
+    const find = () => {
+      for (const server of this.options.snapshot().servers) {
+        if (!within(server.name)) continue;
+        const found = server.tools.find((candidate) => candidate.qualifiedName === qualifiedName);
+        if (found) return { server: server.name, tool: found.name };
+      }
+      return undefined;
+    };
+    const unknown = () => new SwitchboardError('UNKNOWN_TOOL', `no server offers a tool named "${qualifiedName}"`, { notSent: true });
+    const now = find();
+    if (now) return now;
+    const starting = this.options
+      .snapshot()
+      .servers.map((server) => server.name)
+      .filter((name) => within(name) && waits.isStartingWithoutTools(name));
+    if (starting.length === 0) throw unknown();
+    const unbounded = clock.now() + MAX_NAME_WAIT_MS;
+    const readyBy = options.readyBy ?? Math.max(...starting.map((server) => waits.readyBy(server) ?? unbounded));
+    // Ends the other waits once the name is found (or the caller gives up).
+    const found = new AbortController();
+    const stop = () => found.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    let notReady: unknown;
+    const pending = new Map(
+      starting.map((server) => [
+        server,
+        waits.whenReady(server, found.signal, readyBy).then(
+          () => server,
+          (error: unknown) => {
+            if (isSwitchboardError(error, 'NOT_READY')) notReady ??= error;
+            return server;
+          },
+        ),
+      ]),
+    );
+    try {
+      while (pending.size > 0) {
+        pending.delete(await Promise.race(pending.values()));
+        const located = find();
+        if (located) return { ...located, readyBy };
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
+      found.abort();
+    }
+    if (options.signal?.aborted)
+      throw new SwitchboardError('CANCELLED', `the call of "${qualifiedName}" was cancelled while servers were starting`, {
+        notSent: true,
+      });
+    if (notReady) throw notReady;
+    return find() ?? Promise.reject(unknown());
   }
 
   /** The server entry for a callable tool, or the reason it cannot be called. */
   resolve(server: string, tool: string, reach: CallReach = 'exposed'): CatalogServer {
     const entry = this.options.snapshot().servers.find((candidate) => candidate.name === server);
-    if (!entry) throw new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
+    if (!entry) throw unknownServer(server);
     if (!isServed(entry.state)) throw new SwitchboardError('SERVER_HELD_BACK', `server "${server}" is ${entry.state}`, { notSent: true });
     const found = entry.tools.find((candidate) => candidate.name === tool);
     if (!found) {
@@ -81,4 +170,18 @@ export class ToolCallGate {
     }
     return entry;
   }
+}
+
+function unknownServer(server: string): SwitchboardError {
+  return new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
+}
+
+/** The same refusal, saying which server it is about. */
+function aboutServer(error: SwitchboardError, server: string): SwitchboardError {
+  return new SwitchboardError(error.code, error.message, {
+    cause: error.cause,
+    notSent: error.notSent,
+    ...(error.rule ? { rule: error.rule } : {}),
+    server,
+  });
 }

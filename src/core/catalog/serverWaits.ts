@@ -4,9 +4,10 @@
 // server settles otherwise, on abort, when the catalog is disposed, or at its deadline.
 //
 // A call has one deadline (`readyBy`, the server's timeouts.requestMs from when the call arrived),
-// made once by whoever waits first and passed on with the call (CallerOptions.readyBy): the
-// gateway mapping a name, this gate, the connection if its session drops in between. Whoever is
-// waiting when it passes fails the call with the one NOT_READY error (connection/link/errors.ts).
+// made once by the call gate (callGate.ts: finding the tool a qualified name names and waiting for
+// its server are one wait) and passed on with the call (CallerOptions.readyBy) to the connection,
+// which waits only if the session drops between the gate and the send. Whoever is waiting when it
+// passes fails the call with the one NOT_READY error (connection/link/errors.ts).
 import type { Clock, TimerHandle } from '../base/clock';
 import type { Event } from '../base/events';
 import { notReadyError } from '../connection';

@@ -22,7 +22,7 @@ import { DEFAULT_CATALOG_SETTINGS, normalizeSettings, type CatalogSettings } fro
 import type { BuiltSnapshot } from './snapshot';
 import { SnapshotPublisher } from './snapshotPublisher';
 import { ToolCache } from './toolCache';
-import type { CallReach, CatalogSnapshot, CatalogTool, ToolHit, ToolSource } from './types';
+import type { CallReach, CatalogSnapshot, CatalogTool, ReadyOptions, ReadyTool, ToolAddress, ToolHit, ToolSource } from './types';
 
 export interface ToolCatalogOptions {
   readonly manager: CatalogManager;
@@ -34,9 +34,6 @@ export interface ToolCatalogOptions {
   /** Quiet time after the last tools/list_changed before refetching. Default 300 ms. */
   readonly debounceMs?: number;
 }
-
-/** How long a call waits to learn which server has its name, for servers without a requestMs. */
-const MAX_NAME_WAIT_MS = 60_000;
 
 export interface CatalogDiagnostics {
   readonly refresh: RefreshCounters;
@@ -107,7 +104,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.onDidChange = publisher.onDidChange;
     this.onDidSettleCall = this.callsSettled.event;
     this.waits = new ServerWaits(records, clock);
-    this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager });
+    this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager, clock: this.clock });
     this.toolSearch = new ToolSearch(() => publisher.current().snapshot);
     // The search index follows each snapshot off the request path: once per burst of changes.
     this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));
@@ -204,21 +201,8 @@ export class ToolCatalog implements ToolSource, Disposable {
     await Promise.all(names.map((name) => this.waits.whenListed(name, signal)));
   }
 
-  /** Whether the server is starting and nothing is known of its tools yet. */
-  isStartingWithoutTools(server: string): boolean {
-    return this.waits.isStartingWithoutTools(server);
-  }
-
-  readyBy(servers: readonly string[]): number | undefined {
-    if (servers.length === 0) return undefined;
-    // A name nobody knows yet is waited for within a bound even when a server has no limit of its
-    // own (requestMs 0): the client may have asked for a tool that no server will ever list.
-    const unbounded = this.clock.now() + MAX_NAME_WAIT_MS;
-    return Math.max(...servers.map((server) => this.waits.readyBy(server) ?? unbounded));
-  }
-
-  whenReady(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void> {
-    return this.waits.whenReady(server, signal, readyBy);
+  readyTool(address: ToolAddress, options?: ReadyOptions): Promise<ReadyTool> {
+    return this.calls.ready(address, options);
   }
 
   /**

@@ -88,6 +88,29 @@ export interface ToolHit {
   readonly why: string;
 }
 
+/** What a call names: a server's tool by its upstream name, or a tool by its qualified name. */
+export type ToolAddress = { readonly server: string; readonly tool: string } | { readonly qualifiedName: string };
+
+/** How a call waits for its tool: until its abort signal, within its deadline, for what it may reach. */
+export interface ReadyOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** The call's one deadline, when it was made already (a time on the catalog's clock). */
+  readonly readyBy?: number | undefined;
+  readonly reach?: CallReach;
+  /** Only these servers' tools may be found and waited for (a team user's view). */
+  readonly within?: (server: string) => boolean;
+  /** Who asks, for the audit log of a refusal (CallerOptions.caller). */
+  readonly caller?: string | undefined;
+}
+
+/** A call's tool, found, its server ready: where the call goes, and its one deadline. */
+export interface ReadyTool {
+  readonly server: string;
+  /** The upstream name. */
+  readonly tool: string;
+  readonly readyBy: number | undefined;
+}
+
 /** What the gateway and the dispatcher tools need from the catalog. */
 export interface ToolSource {
   snapshot(): CatalogSnapshot;
@@ -112,19 +135,13 @@ export interface ToolSource {
    * each bounded by its connect timeout. Optional: a source without it has nothing to wait for.
    */
   whenToolsKnown?(servers?: readonly string[], signal?: AbortSignal): Promise<void>;
-  /** Whether the server is starting and none of its tools are known yet. */
-  isStartingWithoutTools?(server: string): boolean;
   /**
-   * A call's one deadline for servers that are not ready, made when the call arrives: their
-   * requestMs from now (the latest of several servers'; 60 s for a server without a limit, since
-   * the name may be one no server will ever list). Passed on as CallerOptions.readyBy.
+   * The one place a call waits: finds the tool `address` names (a qualified name no server lists
+   * yet is waited for while servers start) and waits until its server is ready, within the call's
+   * one deadline (its requestMs from now, or `readyBy`: NOT_READY past it). Rejects with the reason
+   * the tool cannot be called. callExposedTool with the answer's `readyBy` does not wait again.
    */
-  readyBy?(servers: readonly string[]): number | undefined;
-  /**
-   * The one wait of a call for a server that is not ready: resolves once it runs; rejects at
-   * `readyBy` (NOT_READY), when it settles otherwise, or on abort.
-   */
-  whenReady?(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void>;
+  readyTool(address: ToolAddress, options?: ReadyOptions): Promise<ReadyTool>;
 }
 
 /** The capabilities about resources, prompts, completions and logging a server's endpoint can pass on. */

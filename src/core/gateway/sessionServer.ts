@@ -36,17 +36,7 @@ import {
 import type { CallReach, OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
 import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
-import {
-  rpcError,
-  toProtocolError,
-  upstreamError,
-  CALL_TOOL,
-  FIND_TOOLS,
-  listedTools,
-  mapToolName,
-  offersSearchTools,
-  taskSupportOf,
-} from './exposure';
+import { rpcError, toProtocolError, upstreamError, CALL_TOOL, FIND_TOOLS, listedTools, offersSearchTools, taskSupportOf } from './exposure';
 import { describeEndpoint, endpointKey, endpointPath, type EndpointId, type CallTarget } from './http';
 import {
   callOrEscalate,
@@ -95,61 +85,24 @@ function endpointServers(endpoint: EndpointId): string[] | undefined {
   return endpoint.kind === 'server' ? [endpoint.server] : undefined;
 }
 
-function startingServers(source: ToolSource): string[] {
-  return source
-    .snapshot()
-    .servers.map((server) => server.name)
-    .filter((name) => source.isStartingWithoutTools?.(name) === true);
-}
-
 /**
- * Maps a name on an endpoint. A name that is unknown only because servers have not listed their
- * tools yet waits for them (the catalog's one wait per server, until one deadline for the call):
- * it maps as soon as the server that has it is ready. Whether the tool may be called is the
- * catalog's decision, not this one.
+ * Where a tools/call of an endpoint goes. A server's endpoint names its tool directly; a qualified
+ * name is found by the catalog (ToolSource.readyTool), which waits, once, for a name that no server
+ * lists yet while servers start. Whether the tool may be called is the catalog's decision too.
  */
-async function mapWhenKnown(source: ToolSource, endpoint: EndpointId, name: string, signal: AbortSignal): Promise<CallTarget> {
-  const map = () => mapToolName(source.snapshot(), endpoint, name);
+async function targetOf(
+  source: ToolSource,
+  endpoint: EndpointId,
+  name: string,
+  options: { readonly signal: AbortSignal; readonly reach: CallReach; readonly caller: string },
+): Promise<CallTarget> {
+  if (endpoint.kind === 'server') return { server: endpoint.server, name };
   try {
-    return map();
-  } catch (unknown) {
-    const starting = startingServers(source);
-    const whenReady = source.whenReady?.bind(source);
-    if (starting.length === 0 || !whenReady) throw unknown;
-    const readyBy = source.readyBy?.(starting);
-    // Ends the other waits once the name maps (or the client gives up).
-    const mapped = new AbortController();
-    const stop = () => mapped.abort();
-    signal.addEventListener('abort', stop, { once: true });
-    let notReady: unknown;
-    const pending = new Map(
-      starting.map((server) => [
-        server,
-        whenReady(server, mapped.signal, readyBy).then(
-          () => server,
-          (error: unknown) => {
-            if (isSwitchboardError(error, 'NOT_READY')) notReady ??= error;
-            return server;
-          },
-        ),
-      ]),
-    );
-    try {
-      while (pending.size > 0) {
-        pending.delete(await Promise.race(pending.values()));
-        try {
-          return { ...map(), ...(readyBy === undefined ? {} : { readyBy }) };
-        } catch {
-          // Not yet: another server may still list it.
-        }
-      }
-    } finally {
-      signal.removeEventListener('abort', stop);
-      mapped.abort();
-    }
-    if (signal.aborted) throw rpcError(ProtocolErrorCode.InternalError, `The call of "${name}" was cancelled`);
-    if (notReady) throw upstreamError(notReady, describeEndpoint(endpoint));
-    return map();
+    const ready = await source.readyTool({ qualifiedName: name }, options);
+    return { server: ready.server, name: ready.tool, qualified: true, ...(ready.readyBy === undefined ? {} : { readyBy: ready.readyBy }) };
+  } catch (error) {
+    if (isSwitchboardError(error, 'NOT_READY')) throw upstreamError(error, error.server ?? describeEndpoint(endpoint));
+    throw toProtocolError(error, { server: describeEndpoint(endpoint), name, qualified: true });
   }
 }
 
@@ -282,10 +235,11 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     const request = search === CALL_TOOL ? { ...incoming, params: foundToolCall(incoming.params) } : incoming;
     const reach: CallReach = search === CALL_TOOL ? 'eligible' : 'exposed';
     const user = onBehalfOf(extras.upstreamTokens, ctx);
+    const caller = callerOf(server, ctx, extras.principal);
     const mapped = {
-      ...(await mapWhenKnown(source, endpoint, request.params.name, ctx.mcpReq.signal)),
+      ...(await targetOf(source, endpoint, request.params.name, { signal: ctx.mcpReq.signal, reach, caller })),
       reach,
-      caller: callerOf(server, ctx, extras.principal),
+      caller,
       ...(user ? { onBehalfOf: user } : {}),
     };
     if (!extras.tracer) return callTool(mapped).catch((error: unknown) => signInRound(error, ctx) ?? Promise.reject(error));

@@ -11,6 +11,9 @@ import {
   type CatalogSnapshot,
   type FilterRule,
   type OfferSource,
+  type ReadyOptions,
+  type ReadyTool,
+  type ToolAddress,
   type ToolSource,
 } from '../catalog';
 
@@ -99,6 +102,15 @@ function grantedSource(
   const granted = (servers: readonly string[] | undefined) =>
     (servers ?? source.snapshot().servers.map((server) => server.name)).filter((server) => grant.allowsServer(server));
   const search = new ToolSearch(() => view(source.snapshot()));
+  /** Why the grant refuses a call of `tool` (told to the audit log), or undefined. */
+  const refuse = (server: string, tool: string, caller: string | undefined): SwitchboardError | undefined => {
+    const rule = grant.denialOf(server, tool);
+    if (rule === undefined) return undefined;
+    onDenied?.({ server, tool, caller, rule });
+    return grant.allowsServer(server)
+      ? new SwitchboardError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`, { notSent: true })
+      : unknownServer(server);
+  };
   const viewSource: ToolSource = {
     snapshot: () => view(source.snapshot()),
     // Over the user's own view: what their grant keeps from them is never found.
@@ -111,30 +123,27 @@ function grantedSource(
       options?: O,
       reach?: CallReach,
     ): Promise<CallOutcome<O, CallToolResult>> {
-      const rule = grant.denialOf(server, tool);
-      if (rule !== undefined) {
-        onDenied?.({ server, tool, caller: options?.caller, rule });
-        const error = grant.allowsServer(server)
-          ? new SwitchboardError('UNKNOWN_TOOL', `server "${server}" has no tool "${tool}"`, { notSent: true })
-          : unknownServer(server);
-        return Promise.reject(error);
-      }
-      return source.callExposedTool(server, tool, args, options, reach);
+      const refusal = refuse(server, tool, options?.caller);
+      return refusal ? Promise.reject(refusal) : source.callExposedTool(server, tool, args, options, reach);
     },
     ...(source.whenToolsKnown && {
       whenToolsKnown: (servers?: readonly string[], signal?: AbortSignal) =>
         source.whenToolsKnown?.(granted(servers), signal) ?? Promise.resolve(),
     }),
-    ...(source.isStartingWithoutTools && {
-      isStartingWithoutTools: (server: string) => grant.allowsServer(server) && source.isStartingWithoutTools?.(server) === true,
-    }),
-    ...(source.readyBy && { readyBy: (servers: readonly string[]) => source.readyBy?.(granted(servers)) }),
-    ...(source.whenReady && {
-      whenReady: (server: string, signal: AbortSignal | undefined, readyBy: number | undefined) =>
-        grant.allowsServer(server)
-          ? (source.whenReady?.(server, signal, readyBy) ?? Promise.resolve())
-          : Promise.reject(unknownServer(server)),
-    }),
+    // The catalog finds and waits among the user's servers only; the grant decides before any wait
+    // for a tool it names, and for a qualified name once the catalog found it.
+    async readyTool(address: ToolAddress, options: ReadyOptions = {}): Promise<ReadyTool> {
+      const refusedNow = 'server' in address ? refuse(address.server, address.tool, options.caller) : undefined;
+      if (refusedNow) throw refusedNow;
+      const within = options.within;
+      const ready = await source.readyTool(address, {
+        ...options,
+        within: (server) => grant.allowsServer(server) && (within?.(server) ?? true),
+      });
+      const refusal = 'server' in address ? undefined : refuse(ready.server, ready.tool, options.caller);
+      if (refusal) throw refusal;
+      return ready;
+    },
   };
   return { view: viewSource, search };
 }

@@ -67,6 +67,8 @@ export interface SwitchboardErrorOptions {
   readonly signIn?: SignInNeed;
   /** For TOOL_FILTERED and TOOL_DISABLED. */
   readonly rule?: FilterRule;
+  /** The server a refusal is about, when the caller named the tool by its qualified name. */
+  readonly server?: string;
 }
 
 export class SwitchboardError<C extends ErrorCode = ErrorCode> extends Error {
@@ -76,6 +78,7 @@ export class SwitchboardError<C extends ErrorCode = ErrorCode> extends Error {
   readonly notSent: boolean;
   readonly signIn?: SignInNeed;
   readonly rule?: FilterRule;
+  readonly server?: string;
 
   constructor(
     readonly code: C,
@@ -90,6 +93,7 @@ export class SwitchboardError<C extends ErrorCode = ErrorCode> extends Error {
     this.notSent = options.notSent ?? false;
     if (options.signIn) this.signIn = options.signIn;
     if (options.rule) this.rule = options.rule;
+    if (options.server !== undefined) this.server = options.server;
   }
 }
 

@@ -71,6 +71,25 @@ describe('ToolCatalog', () => {
     assert.equal(catalog.toolByQualifiedName('nope'), undefined);
   });
 
+  it("finds the tool a qualified name names, and a server's tool by its own name, and decides nothing else there", async () => {
+    const { manager, catalog } = setup();
+    await catalog.ready;
+    run(manager, 'fs', tools('read.file'));
+    run(manager, 'git', tools('status'));
+    const found = async (address: Parameters<typeof catalog.readyTool>[0]) => {
+      const { server, tool } = await catalog.readyTool(address);
+      return { server, tool };
+    };
+    assert.deepEqual(await found({ qualifiedName: 'fs__read_file' }), { server: 'fs', tool: 'read.file' });
+    assert.deepEqual(await found({ server: 'git', tool: 'status' }), { server: 'git', tool: 'status' });
+    await assert.rejects(catalog.readyTool({ qualifiedName: 'nope__x' }), (error) => isSwitchboardError(error, 'UNKNOWN_TOOL'));
+    await assert.rejects(catalog.readyTool({ server: 'gone', tool: 'status' }), (error) => isSwitchboardError(error, 'UNKNOWN_SERVER'));
+    // Narrowed to some servers (a team user's view): another server's tool is not found.
+    await assert.rejects(catalog.readyTool({ qualifiedName: 'fs__read_file' }, { within: (server) => server === 'git' }), (error) =>
+      isSwitchboardError(error, 'UNKNOWN_TOOL'),
+    );
+  });
+
   it('stores each fresh non-empty list with its fetch time, and never an empty one', async () => {
     const { manager, catalog, storage, clock } = setup();
     await catalog.ready;
@@ -297,12 +316,32 @@ describe('ToolCatalog', () => {
   it("a call's deadline is its servers' requestMs from now, and at most 60 s for a server without one", async () => {
     const limited = definition('git', { timeouts: { connectMs: 0, requestMs: 5_000 } });
     const unlimited = definition('fs', { timeouts: { connectMs: 0, requestMs: 0 } });
-    const { catalog, clock } = setup({ definitions: [limited, unlimited] });
-    await catalog.ready;
-    assert.equal(catalog.readyBy(['git']), clock.now() + 5_000);
-    assert.equal(catalog.readyBy(['fs']), clock.now() + 60_000, 'a name nobody lists is not waited for forever');
-    assert.equal(catalog.readyBy(['git', 'fs']), clock.now() + 60_000, 'the latest of several');
-    assert.equal(catalog.readyBy([]), undefined);
+    // A qualified name no server lists yet waits for the servers that are starting with nothing known.
+    const deadline = async (starting: readonly string[]) => {
+      const { manager, catalog, clock } = setup({ definitions: [limited, unlimited] });
+      await catalog.ready;
+      for (const name of ['git', 'fs']) {
+        if (starting.includes(name)) manager.setState(name, 'starting');
+        else run(manager, name, tools('other'));
+      }
+      await microtasks();
+      const started = clock.now();
+      let settled: number | undefined;
+      const ready = catalog.readyTool({ qualifiedName: 'nobody__lists' });
+      ready.then(
+        () => (settled = clock.now()),
+        (error: unknown) => (settled = isSwitchboardError(error, 'NOT_READY') ? clock.now() : -1),
+      );
+      for (let step = 0; step < 70 && settled === undefined; step++) {
+        clock.advance(1_000);
+        // Every promise the deadline settles runs before time moves on.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return settled === undefined ? undefined : settled - started;
+    };
+    assert.equal(await deadline(['git']), 5_000);
+    assert.equal(await deadline(['fs']), 60_000, 'a name nobody lists is not waited for forever');
+    assert.equal(await deadline(['git', 'fs']), 60_000, 'the latest of several');
   });
 
   it('gives up on a waiting call after requestMs, when the server fails, or when cancelled', async () => {
@@ -356,7 +395,8 @@ describe('ToolCatalog', () => {
     await fresh.catalog.ready;
     fresh.manager.setState('git', 'starting');
     await microtasks();
-    assert.equal(fresh.catalog.isStartingWithoutTools('git'), true, 'nothing cached, nothing live');
+    const git = fresh.catalog.snapshot().servers.find((server) => server.name === 'git');
+    assert.deepEqual([git?.state, git?.tools.length], ['starting', 0], 'nothing cached, nothing live');
     const call = fresh.catalog.callExposedTool('git', 'status', { y: 2 });
     await microtasks();
     assert.deepEqual(fresh.manager.calls, [], 'waiting for the list');

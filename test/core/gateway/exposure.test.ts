@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
 import { AGGREGATED, endpointPath, parseEndpointPath, serverEndpoint } from '../../../src/core/gateway';
-import { listedTools, mapToolName } from '../../../src/core/gateway/exposure/exposure';
+import { listedTools } from '../../../src/core/gateway/exposure/exposure';
 
 const TASK_TOOL: Tool = {
   name: 'long_job',
@@ -41,16 +41,5 @@ describe('gateway: endpoints and exposure', () => {
     assert.deepEqual(listedTools(SNAPSHOT, serverEndpoint('jobs')), [expected]);
     assert.deepEqual(listedTools(SNAPSHOT, AGGREGATED), [{ ...expected, name: 'jobs__long_job' }]);
     assert.deepEqual(listedTools(SNAPSHOT, serverEndpoint('other')), []);
-  });
-
-  it('maps a name to the server and upstream name, and decides nothing else', () => {
-    assert.deepEqual(mapToolName(SNAPSHOT, AGGREGATED, 'jobs__long_job'), { server: 'jobs', name: 'long_job', qualified: true });
-    assert.deepEqual(mapToolName(SNAPSHOT, serverEndpoint('jobs'), 'long_job'), { server: 'jobs', name: 'long_job' });
-    // Whether `gone` exists, or the tool may be called, is the catalog's decision.
-    assert.deepEqual(mapToolName(SNAPSHOT, serverEndpoint('gone'), 'long_job'), { server: 'gone', name: 'long_job' });
-    assert.throws(
-      () => mapToolName(SNAPSHOT, AGGREGATED, 'nope__x'),
-      /Unknown tool "nope__x": no server offers a tool with this qualified name/,
-    );
   });
 });

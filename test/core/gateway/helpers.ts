@@ -8,7 +8,16 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type FetchL
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SwitchboardError } from '../../../src/core/state';
 import type { CallerOptions } from '../../../src/core/connection';
-import type { CatalogServer, CatalogSnapshot, CatalogTool, FilterRule, ToolSource } from '../../../src/core/catalog/types';
+import type {
+  CatalogServer,
+  CatalogSnapshot,
+  CatalogTool,
+  FilterRule,
+  ReadyOptions,
+  ReadyTool,
+  ToolAddress,
+  ToolSource,
+} from '../../../src/core/catalog/types';
 import type { ServerDefinition } from '../../../src/core/config/types';
 import { isServed } from '../../../src/core/state/serverState';
 import { Emitter, type Disposable } from '../../../src/core/base/events';
@@ -95,6 +104,17 @@ export class FixtureToolSource implements ToolSource, Disposable {
       });
     this.calls.push({ server, tool, args });
     return this.manager.forwardToolCall(server, tool, args, options);
+  }
+
+  /** Nothing to wait for: a qualified name maps through the snapshot, or is unknown. */
+  async readyTool(address: ToolAddress, options: ReadyOptions = {}): Promise<ReadyTool> {
+    if ('server' in address) return { server: address.server, tool: address.tool, readyBy: undefined };
+    for (const server of this.snapshot().servers) {
+      if (options.within && !options.within(server.name)) continue;
+      const found = server.tools.find((candidate) => candidate.qualifiedName === address.qualifiedName);
+      if (found) return { server: server.name, tool: found.name, readyBy: undefined };
+    }
+    throw new SwitchboardError('UNKNOWN_TOOL', `no server offers a tool named "${address.qualifiedName}"`);
   }
 
   /** Fires onDidChange with the current snapshot. */

@@ -135,7 +135,14 @@ describe('gateway over the real catalog: a server that is not ready', function (
     // Never answers initialize, and nothing is cached: the name cannot even be mapped yet.
     // (start() settles when the server does, which this one never will.)
     void runtime.manager.start([stdioDefinition(['--hang-initialize'], { name: 'hung', timeouts: { connectMs: 0, requestMs: 600 } })]);
-    await eventually(() => runtime.catalog.isStartingWithoutTools('hung') || undefined, 'the server starting', 10_000);
+    await eventually(
+      () => {
+        const hung = runtime.catalog.snapshot().servers.find((server) => server.name === 'hung');
+        return (hung?.state === 'starting' && hung.tools.length === 0) || undefined;
+      },
+      'the server starting',
+      10_000,
+    );
     const gateway = runtime.gateway();
     await gateway.start();
     const { client } = await connectClient(cleanup, gateway.aggregatedUrl, gateway.token);

@@ -12,7 +12,7 @@ export function stripRpcPrefix(message: string): string {
 
 /**
  * The one error for a request whose server was not ready by the request's deadline, whoever
- * waited (the catalog's call gate, the gateway mapping a name, the connection itself).
+ * waited (the catalog's call gate, or the connection when the session dropped before the send).
  */
 export function notReadyError(server: string, requestMs: number, what?: string): SwitchboardError {
   return new SwitchboardError(

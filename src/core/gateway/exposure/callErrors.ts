@@ -102,13 +102,14 @@ export function toProtocolError(error: unknown, target: CallTarget, requested: s
       );
     case 'TOOL_FILTERED':
     case 'TOOL_DISABLED': {
-      const reason = error.rule ? describeFilterRule(error.rule, target.server) : 'filtered out';
-      return rpcError(rpcCodeOf(error), `Tool "${requested}" of server "${target.server}" is not exposed: ${reason}`);
+      const server = error.server ?? target.server;
+      const reason = error.rule ? describeFilterRule(error.rule, server) : 'filtered out';
+      return rpcError(rpcCodeOf(error), `Tool "${requested}" of server "${server}" is not exposed: ${reason}`);
     }
     case 'SERVER_HELD_BACK':
       return rpcError(rpcCodeOf(error), `Tool "${requested}" is unavailable: ${error.message}`);
     default:
-      return upstreamError(error, target.server);
+      return upstreamError(error, error.server ?? target.server);
   }
 }
 

@@ -1,9 +1,9 @@
 // What each endpoint offers, decided from one catalog snapshot: which servers get an endpoint,
-// which tools an endpoint lists, and which upstream tool a call names (or why it may not be called).
-import { ProtocolErrorCode, type ProtocolError, type Tool } from '@modelcontextprotocol/server';
+// which tools an endpoint lists, and whether a tool can run as a task there. Which tool a call
+// names is the catalog's to find (ToolSource.readyTool).
+import type { Tool } from '@modelcontextprotocol/server';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../../catalog';
 import { isServed } from '../../state';
-import { rpcError, unknownQualifiedName } from './callErrors';
 import type { CallTarget, EndpointId } from '../http';
 import { fingerprint } from '../../base/fingerprint';
 
@@ -118,22 +118,4 @@ export function taskSupportOf(snapshot: CatalogSnapshot, target: CallTarget): 'f
 /** Equal lists give equal fingerprints; a hash keeps the stored value small for large lists. */
 export function listFingerprint(tools: readonly Tool[]): string {
   return fingerprint(tools, 64);
-}
-
-function invalid(message: string): ProtocolError {
-  return rpcError(ProtocolErrorCode.InvalidParams, message);
-}
-
-/**
- * Which upstream tool `requested` names on this endpoint: a name map, nothing more. Whether the
- * tool may be called is the catalog's decision (ToolCatalog.callExposedTool), made once. Throws
- * only when the name maps to nothing.
- */
-export function mapToolName(snapshot: CatalogSnapshot, endpoint: EndpointId, requested: string): CallTarget {
-  if (endpoint.kind === 'server') return { server: endpoint.server, name: requested };
-  for (const server of snapshot.servers) {
-    const tool = server.tools.find((entry) => entry.qualifiedName === requested);
-    if (tool) return { server: server.name, name: tool.name, qualified: true };
-  }
-  throw invalid(unknownQualifiedName(requested));
 }

@@ -7,7 +7,6 @@ export {
   hasEndpoint,
   listFingerprint,
   listedTools,
-  mapToolName,
   offersSearchTools,
   servedServers,
   taskSupportOf,
