@@ -34,7 +34,10 @@ export class ToolCallGate {
     options: O,
     reach: CallReach = 'exposed',
   ): Promise<CallOutcome<O, CallToolResult>> {
-    const { readyBy } = await this.ready({ server, tool }, { signal: options.signal, readyBy: options.readyBy, reach });
+    // A ready server's call is sent in this very turn (it is in flight, for idle stop and
+    // diagnostics, as soon as this returns); only a call that must wait awaits.
+    const now = this.readyNow({ server, tool }, { signal: options.signal, readyBy: options.readyBy, reach });
+    const { readyBy } = now instanceof Promise ? await now : now;
     // The same deadline goes on: if the session drops before the call is sent, the connection
     // waits for the next one only as long as is left.
     return this.options.manager.forwardToolCall(server, tool, args, readyBy === undefined ? options : { ...options, readyBy });
@@ -47,14 +50,17 @@ export class ToolCallGate {
    * replaced the cached one and the tool may be gone or filtered now.
    */
   async ready(address: ToolAddress, options: ReadyOptions = {}): Promise<ReadyTool> {
+    return this.readyNow(address, options);
+  }
+
+  /** As ready(), without a turn of waiting when there is nothing to wait for; throws a refusal at once. */
+  private readyNow(address: ToolAddress, options: ReadyOptions): ReadyTool | Promise<ReadyTool> {
     if ('qualifiedName' in address) {
-      const found = await this.locate(address.qualifiedName, options);
-      try {
-        return await this.ready(found, { ...options, readyBy: found.readyBy ?? options.readyBy });
-      } catch (refusal) {
-        // The caller named no server: the refusal says which one it is about.
-        throw isSwitchboardError(refusal) && refusal.server === undefined ? aboutServer(refusal, found.server) : refusal;
-      }
+      const found = this.find(address.qualifiedName, options);
+      if (found) return this.readyAbout(found, options);
+      return this.locate(address.qualifiedName, options).then((located) =>
+        this.readyAbout(located, { ...options, readyBy: located.readyBy ?? options.readyBy }),
+      );
     }
     const { server, tool } = address;
     const { waits, manager } = this.options;
@@ -69,13 +75,35 @@ export class ToolCallGate {
       if (!waits.isStartingWithoutTools(server)) throw refusal;
       state = 'starting';
     }
-    if (state !== 'running') {
-      if (startsOnDemand(state)) manager.wake(server, `a call of \`${tool}\``);
-      // Registered synchronously, before this returns: diagnostics count it at once.
-      await waits.whenReady(server, options.signal, readyBy);
+    if (state === 'running') return { server, tool, readyBy };
+    if (startsOnDemand(state)) manager.wake(server, `a call of \`${tool}\``);
+    // Registered synchronously, before this returns: diagnostics count it at once.
+    return waits.whenReady(server, options.signal, readyBy).then(() => {
       this.resolve(server, tool, reach);
+      return { server, tool, readyBy };
+    });
+  }
+
+  /** readyNow() for a tool found by its qualified name: a refusal says which server it is about (the caller named none). */
+  private readyAbout(found: { server: string; tool: string }, options: ReadyOptions): ReadyTool | Promise<ReadyTool> {
+    const about = (refusal: unknown) =>
+      isSwitchboardError(refusal) && refusal.server === undefined ? aboutServer(refusal, found.server) : refusal;
+    try {
+      const ready = this.readyNow({ server: found.server, tool: found.tool }, options);
+      return ready instanceof Promise ? ready.catch((refusal: unknown) => Promise.reject(about(refusal))) : ready;
+    } catch (refusal) {
+      throw about(refusal);
     }
-    return { server, tool, readyBy };
+  }
+
+  /** The server and upstream name of a qualified name among the servers `within` keeps, as the snapshot has them now. */
+  private find(qualifiedName: string, options: ReadyOptions): { server: string; tool: string } | undefined {
+    for (const server of this.options.snapshot().servers) {
+      if (options.within && !options.within(server.name)) continue;
+      const found = server.tools.find((candidate) => candidate.qualifiedName === qualifiedName);
+      if (found) return { server: server.name, tool: found.name };
+    }
+    return undefined;
   }
 
   /**
@@ -86,14 +114,7 @@ export class ToolCallGate {
   private async locate(qualifiedName: string, options: ReadyOptions): Promise<{ server: string; tool: string; readyBy?: number }> {
     const { waits, clock } = this.options;
     const within = options.within ?? (() => true);
-    const find = () => {
-      for (const server of this.options.snapshot().servers) {
-        if (!within(server.name)) continue;
-        const found = server.tools.find((candidate) => candidate.qualifiedName === qualifiedName);
-        if (found) return { server: server.name, tool: found.name };
-      }
-      return undefined;
-    };
+    const find = () => this.find(qualifiedName, options);
     const unknown = () => new SwitchboardError('UNKNOWN_TOOL', `no server offers a tool named "${qualifiedName}"`, { notSent: true });
     const now = find();
     if (now) return now;
