@@ -120,6 +120,10 @@ export function startHaproxy(cleanup: Cleanup, backends: readonly number[]): Pro
         '  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host 127.0.0.1',
         '  http-check expect status 200',
         '  default-server check inter 100ms fall 1 rise 1',
+        // A probe waits up to 2 s for its answer (by default it waits one interval, 100 ms): on a
+        // busy machine a healthy replica's slow /readyz took it out, and with both out the proxy
+        // answered 503 itself. A stopping replica answers 503 at once, so it is still out at once.
+        '  timeout check 2s',
         // Each request on its own: a kept-alive connection would otherwise stay with one replica.
         '  option http-server-close',
         // Which replica answered: whenAllServing counts them by name.
