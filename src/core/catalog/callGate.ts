@@ -5,17 +5,19 @@
 // replaced the cached one and the tool may be gone or filtered now.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { CallerOptions, CallOutcome } from '../connection';
-import { isServed, isSwitchboardError, startsOnDemand, type ServerStateKind } from '../state';
+import { isServed, isSwitchboardError, startsOnDemand, unknownServer, type ServerStateKind } from '../state';
 import type { Clock } from '../base/clock';
 import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
 import { describeFilterRule } from './filters';
 import { isForModel } from './modelVisibility';
 import type { ServerWaits } from './serverWaits';
-import type { CallReach, CatalogServer, CatalogSnapshot, ReadyOptions, ReadyTool, ToolAddress } from './types';
+import type { CallReach, CatalogServer, CatalogSnapshot, CatalogTool, ReadyOptions, ReadyTool, ToolAddress } from './types';
 
 export interface ToolCallGateOptions {
   readonly snapshot: () => CatalogSnapshot;
+  /** The snapshot's own index of its tools by qualified name (snapshot.ts), not a scan per call. */
+  readonly toolByQualifiedName: (qualifiedName: string) => CatalogTool | undefined;
   readonly waits: ServerWaits;
   readonly manager: Pick<CatalogManager, 'wake' | 'forwardToolCall'>;
   readonly clock: Clock;
@@ -98,12 +100,8 @@ export class ToolCallGate {
 
   /** The server and upstream name of a qualified name among the servers `within` keeps, as the snapshot has them now. */
   private find(qualifiedName: string, options: ReadyOptions): { server: string; tool: string } | undefined {
-    for (const server of this.options.snapshot().servers) {
-      if (options.within && !options.within(server.name)) continue;
-      const found = server.tools.find((candidate) => candidate.qualifiedName === qualifiedName);
-      if (found) return { server: server.name, tool: found.name };
-    }
-    return undefined;
+    const found = this.options.toolByQualifiedName(qualifiedName);
+    return found && (!options.within || options.within(found.server)) ? { server: found.server, tool: found.name } : undefined;
   }
 
   /**
@@ -191,10 +189,6 @@ export class ToolCallGate {
     }
     return entry;
   }
-}
-
-function unknownServer(server: string): SwitchboardError {
-  return new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
 }
 
 /** The same refusal, saying which server it is about. */

@@ -27,7 +27,7 @@ import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
 import type { CachedOffer } from './cache';
-import { SwitchboardError } from '../state';
+import { SwitchboardError, unknownServer } from '../state';
 import type { OfferCapabilities, OfferChange, OfferedServer, OfferSource } from './types';
 
 /** What the offer catalog needs of the manager; ServerManager provides it. */
@@ -197,7 +197,7 @@ export class OfferCatalog implements OfferSource, Disposable {
 
   private assertShown(server: string, feature: 'resources' | 'prompts' | 'logging'): void {
     const view = this.manager.server(server);
-    if (!view) throw new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
+    if (!view) throw unknownServer(server);
     if (!isServed(view.state.kind))
       throw new SwitchboardError('SERVER_HELD_BACK', `server "${server}" is ${view.state.kind}`, { notSent: true });
     if (feature !== 'logging' && view.definition?.[feature] === false) {

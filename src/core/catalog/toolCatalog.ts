@@ -104,7 +104,13 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.onDidChange = publisher.onDidChange;
     this.onDidSettleCall = this.callsSettled.event;
     this.waits = new ServerWaits(records, clock);
-    this.calls = new ToolCallGate({ snapshot: () => publisher.current().snapshot, waits: this.waits, manager, clock: this.clock });
+    this.calls = new ToolCallGate({
+      snapshot: () => publisher.current().snapshot,
+      toolByQualifiedName: (name) => publisher.current().byQualifiedName.get(name),
+      waits: this.waits,
+      manager,
+      clock: this.clock,
+    });
     this.toolSearch = new ToolSearch(() => publisher.current().snapshot);
     // The search index follows each snapshot off the request path: once per burst of changes.
     this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));

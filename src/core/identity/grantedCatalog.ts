@@ -19,7 +19,7 @@ import {
 
 const POLICY: FilterRule = Object.freeze({ kind: 'policy' });
 import type { CallerOptions, CallOutcome, ForwardedMethod, ForwardedResult } from '../connection';
-import { SwitchboardError } from '../state';
+import { SwitchboardError, unknownServer } from '../state';
 import type { Grant } from './policy';
 
 /** A call a policy kept from its caller, for the audit log. */
@@ -61,10 +61,6 @@ export function grantedCatalog(
       return search.size;
     },
   };
-}
-
-function unknownServer(server: string): SwitchboardError {
-  return new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
 }
 
 function grantedSource(

@@ -97,6 +97,11 @@ export class SwitchboardError<C extends ErrorCode = ErrorCode> extends Error {
   }
 }
 
+/** A request that names a server the configuration does not have (it was never sent). */
+export function unknownServer(server: string): SwitchboardError {
+  return new SwitchboardError('UNKNOWN_SERVER', `no server named "${server}" is configured`, { notSent: true });
+}
+
 export function isSwitchboardError(error: unknown, code?: ErrorCode): error is SwitchboardError {
   return error instanceof SwitchboardError && (code === undefined || error.code === code);
 }

@@ -1,6 +1,6 @@
 // The state module's surface: what the rest of Switchboard uses of it.
 export type { ConnectionErrorCode } from './errorCodes';
-export { SwitchboardError, isConnectionFailure, isRefusal, isSwitchboardError } from './errors';
+export { SwitchboardError, isConnectionFailure, isRefusal, isSwitchboardError, unknownServer } from './errors';
 export type { ConnectionFailure, ErrorCode, FilterRule, RefusalCode, SignInNeed, SwitchboardErrorOptions } from './errors';
 export {
   MAX_INSTRUCTIONS,
