@@ -11,7 +11,7 @@ import { Emitter, type Event } from '../base/events';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import type { LifecycleSettings, ServerDefinition } from '../config';
-import { copyState, isConnecting, isSettled, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state';
+import { frozenState, isConnecting, isSettled, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state';
 import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
 import { SwitchboardError, type ConnectionFailure, type Skill, type SkillFile, type RequestPolicy, type RetryBudget } from './link';
@@ -58,7 +58,7 @@ export class ServerConnection {
   private readonly lifecycle: ServerLifecycle;
   private readonly gate: RequestGate;
   private readonly attempts: AttemptRunner;
-  private current: ServerState = { kind: 'stopped' };
+  private current: ServerState = frozenState({ kind: 'stopped' });
   /** Tasks run for callers that made plain calls of task-required tools. */
   readonly tasks: RunningTasks;
   private manualReconnect: Promise<ServerState> | undefined;
@@ -74,7 +74,7 @@ export class ServerConnection {
     this.logger = redactingLogger(options.logger ?? nullLogger, definition.secrets, `[${definition.name}] `);
     this.clock = options.clock ?? systemClock;
     // A disabled definition cannot start: that is this connection's own state, not an overlay.
-    if (!definition.enabled) this.current = { kind: 'disabled' };
+    if (!definition.enabled) this.current = frozenState({ kind: 'disabled' });
     this.keeper = new OfferKeeper({
       server: definition.name,
       logger: this.logger,
@@ -114,11 +114,12 @@ export class ServerConnection {
     return this.definition.timeouts.requestMs;
   }
 
+  /** Frozen: shared by every reader, never copied. */
   get state(): ServerState {
-    return copyState(this.current);
+    return this.current;
   }
 
-  /** The state as it is, for the modules of this connection (not a copy). */
+  /** The state, for the modules of this connection. */
   get currentState(): ServerState {
     return this.current;
   }
@@ -416,10 +417,10 @@ export class ServerConnection {
   /** The one place the state changes; only the attempt runner calls it. */
   setState(next: ServerState, at = this.clock.now()): void {
     const previous = this.current;
-    this.current = next;
+    this.current = frozenState(next);
     this.lifecycle.follow(previous.kind, next);
     if (next.kind === 'running' && previous.kind !== 'running') this.sendLogLevel();
-    this.stateEmitter.fire({ server: this.name, state: copyState(next), previous: copyState(previous), at });
+    this.stateEmitter.fire({ server: this.name, state: this.current, previous, at });
   }
 
   private whenSettled(): Promise<ServerState> {

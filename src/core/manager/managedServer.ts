@@ -6,7 +6,11 @@ import type { Disposable } from '../base/events';
 import type { RunningTask, ServerConnection } from '../connection';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ConfigDiagnostic, InvalidServer, ServerDefinition, ServerSource } from '../config';
-import type { BlockedReason, ServerState } from '../state';
+import { frozenState, type BlockedReason, type ServerState } from '../state';
+import { deepFreeze } from '../base/freeze';
+
+const STOPPED: ServerState = frozenState({ kind: 'stopped' });
+const DISABLED: ServerState = frozenState({ kind: 'disabled' });
 
 export type ConfiguredServer = ServerDefinition | InvalidServer;
 
@@ -35,7 +39,7 @@ export function initialBlock(configured: ConfiguredServer, block: ServerBlock | 
   return block;
 }
 
-/** A copy of what the manager knows about one server. */
+/** What the manager knows about one server: built on each read from the owners' frozen values, never copied. */
 export interface ServerView {
   readonly name: string;
   readonly source: ServerSource;
@@ -59,25 +63,36 @@ export class ManagedServer {
   /** `starting` was reported for the queue: the connection's own stopped → starting is not news. */
   startingReported = false;
   readonly subscriptions: Disposable[] = [];
+  private entry: ConfiguredServer;
 
   constructor(
     readonly name: string,
-    public configured: ConfiguredServer,
+    configured: ConfiguredServer,
     readonly hash: string | undefined,
     readonly connection: ServerConnection | undefined,
     blocked: ServerBlock | undefined,
   ) {
+    this.entry = deepFreeze(configured);
     this.blocked = initialBlock(configured, blocked);
+  }
+
+  /** The entry as configured; frozen, so every view shares it. */
+  get configured(): ConfiguredServer {
+    return this.entry;
+  }
+
+  set configured(configured: ConfiguredServer) {
+    this.entry = deepFreeze(configured);
   }
 
   /** The state everyone else sees. */
   get state(): ServerState {
     const { configured, blocked } = this;
-    if (isInvalid(configured) && !blocked) return { kind: 'invalid', diagnostics: structuredClone(configured.diagnostics) };
-    if (blocked) return { kind: 'blocked', reason: blocked.reason, detail: blocked.detail };
-    if (!isEnabled(configured)) return { kind: 'disabled' };
-    if (this.queuedSince !== undefined) return { kind: 'starting', since: this.queuedSince };
-    return this.connection?.state ?? { kind: 'stopped' };
+    if (isInvalid(configured) && !blocked) return frozenState({ kind: 'invalid', diagnostics: configured.diagnostics });
+    if (blocked) return frozenState({ kind: 'blocked', reason: blocked.reason, detail: blocked.detail });
+    if (!isEnabled(configured)) return DISABLED;
+    if (this.queuedSince !== undefined) return frozenState({ kind: 'starting', since: this.queuedSince });
+    return this.connection?.state ?? STOPPED;
   }
 
   /** Whether the manager may start it: a connection, not blocked, enabled. */
@@ -96,16 +111,16 @@ export class ManagedServer {
     return !repeat;
   }
 
-  /** A copy of what the manager knows about it. */
+  /** What the manager knows about it, sharing the frozen entry, state and tools. */
   view(): ServerView {
     const configured = this.configured;
     return {
       name: this.name,
-      source: structuredClone(configured.source),
+      source: configured.source,
       state: this.state,
       tools: this.connection?.tools ?? [],
-      diagnostics: structuredClone(isInvalid(configured) ? configured.diagnostics : []),
-      definition: isInvalid(configured) ? undefined : structuredClone(configured),
+      diagnostics: isInvalid(configured) ? configured.diagnostics : [],
+      definition: isInvalid(configured) ? undefined : configured,
       stderrTail: this.connection?.stderrTail() ?? [],
       tasks: this.connection?.tasks.list() ?? [],
     };

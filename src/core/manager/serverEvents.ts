@@ -3,7 +3,7 @@
 import type { Clock } from '../base/clock';
 import { Emitter, type Event } from '../base/events';
 import type { OfferChangeEvent, ToolsChangeEvent, ServerConnection, ServerNotice } from '../connection';
-import { copyState, type ServerState, type ServerStateChangeEvent } from '../state';
+import { frozenState, type ServerState, type ServerStateChangeEvent } from '../state';
 import type { ManagedServer } from './managedServer';
 
 export class ServerEvents {
@@ -21,9 +21,9 @@ export class ServerEvents {
 
   constructor(private readonly clock: Clock) {}
 
-  /** A state change the manager itself made (its overlay), with copies of both states. */
+  /** A state change the manager itself made (its overlay), both states frozen. */
   fireState(server: string, state: ServerState, previous: ServerState): void {
-    this.stateEmitter.fire({ server, state: copyState(state), previous: copyState(previous), at: this.clock.now() });
+    this.stateEmitter.fire({ server, state: frozenState(state), previous: frozenState(previous), at: this.clock.now() });
   }
 
   /** Passes the connection's events on while `current()` says the entry is the manager's; its state only where the overlay lets it. */
@@ -31,7 +31,7 @@ export class ServerEvents {
     entry.subscriptions.push(
       connection.onDidChangeState((event) => {
         if (current() && entry.passesConnectionEvent(event.state))
-          this.stateEmitter.fire({ ...event, state: copyState(event.state), previous: copyState(event.previous) });
+          this.stateEmitter.fire(event);
       }),
       connection.onDidChangeTools((event) => {
         if (current()) this.toolsEmitter.fire({ server: entry.name, tools: event.tools });

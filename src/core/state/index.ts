@@ -6,7 +6,7 @@ export {
   MAX_INSTRUCTIONS,
   STATE_KINDS,
   boundedInstructions,
-  copyState,
+  frozenState,
   hasFailed,
   identityOf,
   isActive,

@@ -6,6 +6,7 @@
 // event stream describes a server end to end, and every switch over it is exhaustive.
 import type { ConfigDiagnostic, TransportType } from '../config';
 import type { ConnectionErrorCode } from './errorCodes';
+import { deepFreeze } from '../base/freeze';
 
 export interface ServerInfo {
   readonly name: string;
@@ -272,7 +273,10 @@ export function waitsForUser(kind: ServerStateKind): boolean {
   return kind === 'disabled' || kind === 'blocked' || kind === 'needsSignIn';
 }
 
-/** A deep copy, so that callers can keep or mutate what they were given. */
-export function copyState(state: ServerState): ServerState {
-  return structuredClone(state);
+/**
+ * The state frozen all the way down, so that it is shared instead of copied: every reader (views,
+ * events, the catalog) holds the one object its owner set, and none can change it for another.
+ */
+export function frozenState<S extends ServerState>(state: S): S {
+  return deepFreeze(state);
 }

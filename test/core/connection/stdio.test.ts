@@ -39,11 +39,11 @@ describe('ServerConnection over stdio', () => {
     assert.equal(typeof connection.pid, 'number');
   });
 
-  it('state is a copy; tools are shared frozen, so no reader can change them for another', async () => {
+  it('state and tools are shared frozen, so no reader can change them for another', async () => {
     const { connection } = connect(cleanup, stdioDefinition());
     await connection.start();
     const state = connection.state as { kind: string };
-    state.kind = 'mutated';
+    assert.equal(Reflect.set(state, 'kind', 'mutated'), false);
     assert.equal(connection.state.kind, 'running');
     const tools = connection.tools as Tool[];
     assert.throws(() => tools.pop(), TypeError);
