@@ -8,7 +8,10 @@ import type { ServerState, ServerStateChangeEvent } from '../state';
 
 /** What the catalog needs of a connection; ServerConnection provides it. */
 export interface CatalogConnection {
+  /** As last listed, kept while the server reconnects or idles; frozen, and replaced (never changed) by a new list. */
   readonly tools: readonly Tool[];
+  /** Whether the server has listed its tools yet: before that, `tools` is empty for want of an answer. */
+  readonly toolsListed: boolean;
   listTools(): Promise<Tool[]>;
 }
 

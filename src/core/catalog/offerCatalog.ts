@@ -22,7 +22,7 @@ function skillsDeclaration(capabilities: Readonly<Record<string, unknown>>): Rec
     unknown
   >;
 }
-import { isServed, type ServerInfo, type ServerState, type ServerStateChangeEvent } from '../state';
+import { isServed, type RunningState, type ServerInfo, type ServerState, type ServerStateChangeEvent } from '../state';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
 import { containFailure } from '../base/contain';
@@ -37,7 +37,9 @@ export interface OfferManager {
   readonly onNotice: Event<ServerNotice>;
   servers(): readonly { readonly name: string; readonly state: ServerState; readonly definition?: ServerDefinition }[];
   server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
-  connection(name: string): { readonly offer: ServerOffer; refreshOffer(): Promise<void> } | undefined;
+  connection(
+    name: string,
+  ): { readonly offer: ServerOffer; readonly lastRunning: RunningState | undefined; refreshOffer(): Promise<void> } | undefined;
   forwardRequest<M extends ForwardedMethod, O extends CallerOptions = CallerOptions>(
     server: string,
     method: M,
@@ -94,11 +96,6 @@ export class OfferCatalog implements OfferSource, Disposable {
   readonly onDidChange: Event<OfferChange> = this.changeEmitter.event;
   /** Updates of subscribed resources (of shown resources only) and log messages. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
-  /** What each server said of itself when it last ran, for while it reconnects: capabilities, instructions, identity. */
-  private readonly lastRunning = new Map<
-    string,
-    { readonly capabilities: Readonly<Record<string, unknown>>; readonly instructions?: string; readonly serverInfo?: ServerInfo }
-  >();
   private readonly subscriptions: Disposable[];
 
   constructor(
@@ -222,13 +219,15 @@ export class OfferCatalog implements OfferSource, Disposable {
     instructions: string | undefined;
     serverInfo: ServerInfo | undefined;
   } {
-    const live = this.manager.connection(server)?.offer;
+    const connection = this.manager.connection(server);
+    const live = connection?.offer;
     if (state.kind === 'running')
       return { offer: live, capabilities: state.capabilities, instructions: state.instructions, serverInfo: state.serverInfo };
     const cached = this.store?.cachedOffer(server);
     const liveHasSomething =
       live !== undefined && live.resources.length + live.resourceTemplates.length + live.prompts.length + live.skills.length > 0;
-    const last = this.lastRunning.get(server);
+    // What the server said of itself when it last ran, for while it reconnects or idles.
+    const last = connection?.lastRunning;
     return {
       offer: liveHasSomething ? live : (cached ?? live),
       capabilities: last?.capabilities ?? cached?.capabilities,
@@ -238,14 +237,7 @@ export class OfferCatalog implements OfferSource, Disposable {
   }
 
   private onState(event: ServerStateChangeEvent): void {
-    if (event.state.kind === 'running') {
-      this.lastRunning.set(event.server, {
-        capabilities: event.state.capabilities,
-        serverInfo: event.state.serverInfo,
-        ...(event.state.instructions ? { instructions: event.state.instructions } : {}),
-      });
-      this.remember(event.server);
-    }
+    if (event.state.kind === 'running') this.remember(event.server);
     if (isServed(event.state.kind) !== isServed(event.previous.kind) || event.state.kind === 'running')
       this.changeEmitter.fire({ server: event.server, announced: [] });
   }

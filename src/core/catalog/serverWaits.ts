@@ -13,7 +13,7 @@ import type { Event } from '../base/events';
 import { notReadyError } from '../connection';
 import { SwitchboardError } from '../state';
 import { isConnecting } from '../state';
-import type { ServerRecord } from './serverRecords';
+import type { ServerFacts } from './serverLists';
 
 /** How long a tools/list waits for a server whose connect timeout is 0 (no limit). */
 const MAX_LIST_WAIT_MS = 60_000;
@@ -23,15 +23,15 @@ interface Waiter {
 }
 
 export interface WaitSource {
-  record(server: string): ServerRecord | undefined;
-  /** Fires a server's name whenever its record changed (state, lists, removal). */
-  readonly onDidChangeServer: Event<string>;
+  facts(server: string): ServerFacts | undefined;
+  /** Fires a server's name whenever what the catalog reads of it may have changed (state, lists, removal); undefined: any server. */
+  readonly onDidChangeServer: Event<string | undefined>;
 }
 
 /** What ends a wait besides its condition. */
 interface WaitRule {
-  /** Checked on every change of the server's record: undefined to go on waiting. */
-  readonly settle: (record: ServerRecord | undefined) => 'done' | SwitchboardError | undefined;
+  /** Checked on every change of the server: undefined to go on waiting. */
+  readonly settle: (facts: ServerFacts | undefined) => 'done' | SwitchboardError | undefined;
   readonly signal: AbortSignal | undefined;
   /** When the wait ends (a time on the catalog's clock), and how. */
   readonly deadline?: { readonly at: number; readonly outcome: () => Error | undefined };
@@ -52,13 +52,13 @@ export class ServerWaits {
 
   /** Whether the server is starting and nothing is known of its tools yet. */
   isStartingWithoutTools(server: string): boolean {
-    const record = this.source.record(server);
-    return record !== undefined && isConnecting(record.state) && !record.live && !record.cached;
+    const facts = this.source.facts(server);
+    return facts !== undefined && isConnecting(facts.state) && !facts.live && !facts.cached;
   }
 
   /** A call's deadline for this server: its requestMs from now (undefined: it waits without limit). */
   readyBy(server: string): number | undefined {
-    const requestMs = this.source.record(server)?.definition?.timeouts.requestMs ?? 0;
+    const requestMs = this.source.facts(server)?.definition?.timeouts.requestMs ?? 0;
     return requestMs > 0 ? this.clock.now() + requestMs : undefined;
   }
 
@@ -66,7 +66,7 @@ export class ServerWaits {
   whenListed(server: string, signal: AbortSignal | undefined): Promise<void> {
     if (!this.isStartingWithoutTools(server) || signal?.aborted) return Promise.resolve();
     // A connect timeout of 0 means "no limit" for the connection; a listing client still deserves an answer.
-    const limitMs = this.source.record(server)?.definition?.timeouts.connectMs || MAX_LIST_WAIT_MS;
+    const limitMs = this.source.facts(server)?.definition?.timeouts.connectMs || MAX_LIST_WAIT_MS;
     return this.wait(server, {
       settle: () => (this.isStartingWithoutTools(server) ? undefined : 'done'),
       signal,
@@ -81,16 +81,16 @@ export class ServerWaits {
   whenReady(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void> {
     if (signal?.aborted)
       return Promise.reject(new SwitchboardError('CANCELLED', `the call to server "${server}" was cancelled`, { notSent: true }));
-    const requestMs = this.source.record(server)?.definition?.timeouts.requestMs ?? 0;
+    const requestMs = this.source.facts(server)?.definition?.timeouts.requestMs ?? 0;
     return this.wait(server, {
-      settle: (record) => {
-        if (!record)
+      settle: (facts) => {
+        if (!facts)
           return new SwitchboardError('SERVER_UNAVAILABLE', `server "${server}" was removed while a call was waiting for it`, {
             notSent: true,
           });
-        if (record.state === 'running') return 'done';
-        if (!isConnecting(record.state))
-          return new SwitchboardError('SERVER_UNAVAILABLE', `server "${server}" is ${record.state}; the call was not sent`, {
+        if (facts.state === 'running') return 'done';
+        if (!isConnecting(facts.state))
+          return new SwitchboardError('SERVER_UNAVAILABLE', `server "${server}" is ${facts.state}; the call was not sent`, {
             notSent: true,
           });
         return undefined;
@@ -120,12 +120,12 @@ export class ServerWaits {
       const onAbort = () =>
         finish(new SwitchboardError('CANCELLED', `the call to server "${server}" was cancelled while it was starting`, { notSent: true }));
       const check = () => {
-        const outcome = rule.settle(this.source.record(server));
+        const outcome = rule.settle(this.source.facts(server));
         if (outcome === 'done') finish();
         else if (outcome) finish(outcome);
       };
       const subscription = this.source.onDidChangeServer((name) => {
-        if (name === server) check();
+        if (name === server || name === undefined) check();
       });
       this.waiters.add(waiter);
       rule.signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,5 +1,6 @@
-// Builds the catalog's snapshot from the server records when something changed, at most once per
-// burst of events, and announces it only when what chat sees changed (its signature).
+// Builds the catalog's snapshot from what it reads of the servers (serverLists.ts) when something
+// changed, at most once per burst of events, and announces it only when what chat sees changed
+// (its signature).
 import { Emitter, type Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { containFailure } from '../base/contain';

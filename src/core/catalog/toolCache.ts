@@ -151,6 +151,21 @@ export class ToolCache {
     });
   }
 
+  /** Drops the server's entries for any connection config but `connectionHash`; true if it had any. */
+  dropOtherConfigs(server: string, connectionHash: string): boolean {
+    const keep = toolCacheKey(server, connectionHash);
+    const others = new Set<string>();
+    for (const [key, entry] of this.entries) if (entry.server === server && key !== keep) others.add(key);
+    for (const [key, owner] of this.stored) if (owner === server && key !== keep) others.add(key);
+    if (others.size === 0) return false;
+    for (const key of others) this.entries.delete(key);
+    if (!this.loaded) for (const key of others) this.touchedKeys.add(key);
+    this.enqueue(`drop ${server}`, async () => {
+      for (const key of others) if (this.stored.has(key)) await this.deleteStored(key);
+    });
+    return true;
+  }
+
   dropAll(): void {
     this.entries.clear();
     if (!this.loaded) this.droppedAll = true;

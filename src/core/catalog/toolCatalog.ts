@@ -1,6 +1,6 @@
-// The tool catalog: follows the manager's servers (serverRecords.ts), keeps each one's tool list
-// (live, or from the cache while it is still connecting), applies the filters and the budget, and
-// answers the gateway with one snapshot of what chat may call. It is the one gate for calls: a
+// The tool catalog: reads the manager's servers and their connections' lists (serverLists.ts), with
+// the cache standing in while a server is still connecting, applies the filters and the budget,
+// and answers the gateway with one snapshot of what chat may call, rebuilt when they change. It is the one gate for calls: a
 // call is checked here against that snapshot, and waits (serverWaits.ts) for a server still starting.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
@@ -16,7 +16,7 @@ import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
 import { fingerprintTools, type PreparedTool } from './preparedList';
 import { DEFAULT_REFRESH_DEBOUNCE_MS, type RefreshCounters } from './refreshScheduler';
-import { ServerRecords, type ServerRecord } from './serverRecords';
+import { ServerLists, type ServerFacts } from './serverLists';
 import { ServerWaits } from './serverWaits';
 import { DEFAULT_CATALOG_SETTINGS, normalizeSettings, type CatalogSettings } from './settings';
 import type { BuiltSnapshot } from './snapshot';
@@ -69,7 +69,9 @@ export class ToolCatalog implements ToolSource, Disposable {
   private readonly manager: CatalogManager;
   private readonly logger: Logger;
   private readonly cache: ToolCache;
-  private readonly records: ServerRecords;
+  private readonly lists: ServerLists;
+  /** A server's state or lists may have changed (undefined: any server's): what waits check. */
+  private readonly serverChanges = new Emitter<string | undefined>();
   private readonly waits: ServerWaits;
   private readonly calls: ToolCallGate;
   private readonly toolSearch: ToolSearch;
@@ -90,20 +92,20 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.clock = clock;
     this.settings = normalizeSettings({ ...DEFAULT_CATALOG_SETTINGS, ...options.settings });
     this.cache = new ToolCache({ storage: options.storage, ttlMs: this.settings.cacheTtlMs, clock, logger: this.logger });
-    const records = new ServerRecords({
+    const lists = new ServerLists({
+      manager,
       cache: this.cache,
       clock,
       logger: this.logger,
       debounceMs: options.debounceMs ?? DEFAULT_REFRESH_DEBOUNCE_MS,
-      liveTools: (name) => manager.connection(name)?.tools,
-      listTools: async (name) => manager.connection(name)?.listTools(),
+      onTaken: (name) => this.changed(name),
     });
-    this.records = records;
-    const publisher = new SnapshotPublisher({ inputs: () => records.snapshotInputs(), settings: () => this.settings, logger: this.logger });
+    this.lists = lists;
+    const publisher = new SnapshotPublisher({ inputs: () => lists.snapshotInputs(), settings: () => this.settings, logger: this.logger });
     this.publisher = publisher;
     this.onDidChange = publisher.onDidChange;
     this.onDidSettleCall = this.callsSettled.event;
-    this.waits = new ServerWaits(records, clock);
+    this.waits = new ServerWaits({ facts: (name) => lists.facts(name), onDidChangeServer: this.serverChanges.event }, clock);
     this.calls = new ToolCallGate({
       snapshot: () => publisher.current().snapshot,
       toolByQualifiedName: (name) => publisher.current().byQualifiedName.get(name),
@@ -114,7 +116,6 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.toolSearch = new ToolSearch(() => publisher.current().snapshot);
     // The search index follows each snapshot off the request path: once per burst of changes.
     this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));
-    this.subscriptions.push(records.onDidChangeInputs(() => publisher.markDirty()));
     this.subscriptions.push(
       this.manager.onDidChangeState((event) =>
         containFailure(this.logger, 'tool catalog: handling a state change', () => this.onState(event)),
@@ -126,14 +127,15 @@ export class ToolCatalog implements ToolSource, Disposable {
         containFailure(this.logger, 'tool catalog: following the configured servers', () => this.followServers()),
       ),
     );
-    this.records.sync(this.manager.servers());
+    // Servers already running have their lists stored, as if they had just started.
+    for (const facts of lists.all()) if (facts.state === 'running') lists.take(facts.name);
     this.publisher.settle();
     this.ready = this.cache.load().then(() =>
       containFailure(this.logger, 'tool catalog: handling a cache load', () => {
         if (this.disposed) return;
         this.loaded = true;
-        this.records.loadCached();
-        for (const record of this.records.all()) this.learnIfUnknown(record);
+        this.changed(undefined);
+        for (const facts of this.lists.all()) this.learnIfUnknown(facts);
       }),
     );
   }
@@ -203,7 +205,7 @@ export class ToolCatalog implements ToolSource, Disposable {
    */
   async whenToolsKnown(servers?: readonly string[], signal?: AbortSignal): Promise<void> {
     await this.ready;
-    const names = servers ?? this.records.names();
+    const names = servers ?? this.lists.all().map((facts) => facts.name);
     await Promise.all(names.map((name) => this.waits.whenListed(name, signal)));
   }
 
@@ -216,21 +218,21 @@ export class ToolCatalog implements ToolSource, Disposable {
    * last live list, else its cached one. For the Servers view, which shows them as not offered.
    */
   knownTools(server: string): readonly PreparedTool[] {
-    const record = this.records.record(server);
-    return (record?.live ?? record?.cached)?.prepared.tools ?? [];
+    const facts = this.lists.facts(server);
+    return (facts?.live ?? facts?.cached)?.prepared.tools ?? [];
   }
 
   // ── What servers offer besides tools, cached next to their tools ──
 
   /** The offer stored for the server's current connection config, if any and unexpired. */
   cachedOffer(server: string): CachedOffer | undefined {
-    const hash = this.records.record(server)?.hash;
+    const hash = this.lists.facts(server)?.hash;
     return hash === undefined ? undefined : this.cache.lookup(server, hash)?.offer;
   }
 
   /** Stores what a running server offers besides tools, under the same key as its tools. */
   rememberOffer(server: string, offer: CachedOffer): void {
-    const hash = this.records.record(server)?.hash;
+    const hash = this.lists.facts(server)?.hash;
     if (hash === undefined || this.disposed) return;
     this.cache.storeOffer(server, hash, structuredClone(offer), this.clock.now());
   }
@@ -248,7 +250,7 @@ export class ToolCatalog implements ToolSource, Disposable {
 
   diagnostics(): CatalogDiagnostics {
     return {
-      refresh: { ...this.records.refresh.counters },
+      refresh: { ...this.lists.refresh.counters },
       cacheEntries: this.cache.size,
       waitingCalls: this.waits.size,
       builds: this.publisher.builds,
@@ -265,10 +267,15 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.publisher.flush();
   }
 
-  /** The manager's servers changed (added, removed, reordered, a filter edited): the records follow. */
+  /** The manager's servers changed (added, removed, reordered, a filter edited): the snapshot follows. */
   private followServers(): void {
     if (this.disposed) return;
-    this.records.sync(this.manager.servers());
+    this.lists.followConfiguration();
+    // A server handed over running under a new connection config (make before break) has its list stored now.
+    for (const facts of this.lists.all())
+      if (facts.state === 'running' && facts.live && !this.lists.isStored(facts.name, facts.live.raw)) this.lists.take(facts.name);
+    this.serverChanges.fire(undefined);
+    this.publisher.markDirty();
     this.publisher.flush();
   }
 
@@ -280,18 +287,19 @@ export class ToolCatalog implements ToolSource, Disposable {
   async invalidate(server?: string): Promise<void> {
     if (this.disposed) return;
     await this.ready;
-    const targets = server === undefined ? this.records.all() : [this.records.record(server)].filter((record) => record !== undefined);
+    const targets = server === undefined ? this.lists.all() : [this.lists.facts(server)].filter((facts) => facts !== undefined);
     if (server === undefined) this.cache.dropAll();
     else this.cache.drop(server);
     const refetches: Promise<void>[] = [];
     const learning: string[] = [];
-    for (const record of targets) {
-      this.records.refresh.cancel(record.name);
-      record.cached = undefined;
-      if (record.state === 'running') refetches.push(this.records.refresh.refreshNow(record.name, (name) => this.records.relist(name)));
-      else record.live = undefined;
-      if (this.learnIfUnknown(record)) learning.push(record.name);
+    for (const { name, state } of targets) {
+      this.lists.refresh.cancel(name);
+      if (state === 'running') refetches.push(this.lists.refresh.refreshNow(name, (server) => this.lists.relist(server)));
+      else this.lists.forget(name);
+      const facts = this.lists.facts(name);
+      if (facts && this.learnIfUnknown(facts)) learning.push(name);
     }
+    this.changed(server);
     // A lazy server starts once to list its tools again (learnIfUnknown's microtask starts it, so
     // this one runs after): what it lists is part of the answer.
     await new Promise<void>((resolve) => queueMicrotask(resolve));
@@ -305,7 +313,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   /** Resolves when no refresh is pending or running and every cache write has landed. */
   async settled(): Promise<void> {
     await this.ready;
-    await this.records.refresh.idle();
+    await this.lists.refresh.idle();
     await this.cache.idle();
   }
 
@@ -314,11 +322,11 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.disposed = true;
     if (this.indexing) clearImmediate(this.indexing);
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
-    this.records.refresh.dispose();
+    this.lists.dispose();
     this.callsSettled.dispose();
     this.waits.failAll(new SwitchboardError('SERVER_UNAVAILABLE', 'the tool catalog was disposed', { notSent: true }));
     this.publisher.dispose();
-    this.records.dispose();
+    this.serverChanges.dispose();
     await this.cache.idle();
   }
 
@@ -326,46 +334,50 @@ export class ToolCatalog implements ToolSource, Disposable {
 
   private onState(event: ServerStateChangeEvent): void {
     if (this.disposed) return;
-    const record = this.records.record(event.server);
-    if (record) this.records.update(record, this.manager.server(event.server)?.definition, event.state.kind);
-    else this.records.sync(this.manager.servers());
-    const current = this.records.record(event.server);
-    if (current) this.learnIfUnknown(current);
+    const { server, state, previous } = event;
+    // running → running is the connection updating toolCount after a list change; the list itself
+    // arrives as a tools event and goes through the debounce.
+    if (state.kind === 'running' && previous.kind !== 'running') {
+      // Newer than any refetch still running for the previous session.
+      this.lists.refresh.supersede(server);
+      this.lists.take(server);
+    } else if (state.kind !== previous.kind) {
+      this.changed(server);
+    }
+    const facts = this.lists.facts(server);
+    if (facts) this.learnIfUnknown(facts);
   }
 
   /**
    * An idle server with nothing to show for it (never run with this configuration, or its cache
    * dropped or expired) starts once to list what it offers; the connection idles it again after.
+   * True when it will.
    */
-  /** Starts a server that starts on demand and knows no tools, to list them; true when it will. */
-  private learnIfUnknown(record: ServerRecord): boolean {
-    const unknown = () =>
-      this.loaded &&
-      !this.disposed &&
-      startsOnDemand(record.state) &&
-      !record.live &&
-      !record.cached &&
-      this.records.record(record.name) === record;
+  private learnIfUnknown({ name }: ServerFacts): boolean {
+    const unknown = () => {
+      const facts = this.lists.facts(name);
+      return this.loaded && !this.disposed && facts !== undefined && startsOnDemand(facts.state) && !facts.live && !facts.cached;
+    };
     if (!unknown()) return false;
     // Not from inside the state event being delivered: its other listeners must see idle before starting.
-    queueMicrotask(() =>
-      containFailure(this.logger, 'tool catalog: handling a learning a server', () => unknown() && this.manager.learn(record.name)),
-    );
+    queueMicrotask(() => containFailure(this.logger, 'tool catalog: learning a server', () => unknown() && this.manager.learn(name)));
     return true;
   }
 
   private onTools(event: ToolsChangeEvent): void {
-    const record = this.records.record(event.server);
-    if (this.disposed || !record || record.state !== 'running') return;
-    if (!record.live) {
-      this.records.applyLive(record, event.tools);
-      return;
-    }
-    const fingerprint = fingerprintTools(event.tools);
-    if (fingerprint === record.live.prepared.fingerprint) return;
+    if (this.disposed || this.lists.facts(event.server)?.state !== 'running') return;
+    // The echo of a list just taken (a connect announces the list it started with): nothing to do.
+    if (this.lists.isStored(event.server, event.tools)) return;
     // The connection lists again on list_changed (one request at a time, in order) and announces
     // each new list; after the burst, the catalog takes the latest one and recomputes once.
-    this.records.refresh.signal(record.name, fingerprint);
+    this.lists.refresh.signal(event.server, fingerprintTools(event.tools));
+  }
+
+  /** What the snapshot and the waits read of a server (undefined: of any) may have changed. */
+  private changed(server: string | undefined): void {
+    if (this.disposed) return;
+    this.publisher.markDirty();
+    this.serverChanges.fire(server);
   }
 
   private current(): BuiltSnapshot {

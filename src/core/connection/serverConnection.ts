@@ -11,7 +11,15 @@ import { Emitter, type Event } from '../base/events';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import type { LifecycleSettings, ServerDefinition } from '../config';
-import { frozenState, isConnecting, isSettled, type IdleState, type ServerState, type ServerStateChangeEvent } from '../state';
+import {
+  frozenState,
+  isConnecting,
+  isSettled,
+  type IdleState,
+  type RunningState,
+  type ServerState,
+  type ServerStateChangeEvent,
+} from '../state';
 import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
 import { SwitchboardError, type ConnectionFailure, type Skill, type SkillFile, type RequestPolicy, type RetryBudget } from './link';
@@ -59,6 +67,7 @@ export class ServerConnection {
   private readonly gate: RequestGate;
   private readonly attempts: AttemptRunner;
   private current: ServerState = frozenState({ kind: 'stopped' });
+  private lastRun: RunningState | undefined;
   /** Tasks run for callers that made plain calls of task-required tools. */
   readonly tasks: RunningTasks;
   private manualReconnect: Promise<ServerState> | undefined;
@@ -119,6 +128,14 @@ export class ServerConnection {
     return this.current;
   }
 
+  /**
+   * The state of its last run (capabilities, instructions, identity): what the server said of
+   * itself, kept while it reconnects or idles; undefined until it first runs. Frozen.
+   */
+  get lastRunning(): RunningState | undefined {
+    return this.lastRun;
+  }
+
   /** The state, for the modules of this connection. */
   get currentState(): ServerState {
     return this.current;
@@ -152,6 +169,11 @@ export class ServerConnection {
   /** Deep-frozen: shared by every reader, never copied. */
   get tools(): readonly Tool[] {
     return this.keeper.tools;
+  }
+
+  /** Whether the server has listed its tools yet: before that, `tools` is empty for want of an answer. */
+  get toolsListed(): boolean {
+    return this.keeper.listed;
   }
 
   /** Tools held back because their definitions break a limit or the MCP schema, with the reason. */
@@ -418,6 +440,7 @@ export class ServerConnection {
   setState(next: ServerState, at = this.clock.now()): void {
     const previous = this.current;
     this.current = frozenState(next);
+    if (this.current.kind === 'running') this.lastRun = this.current;
     this.lifecycle.follow(previous.kind, next);
     if (next.kind === 'running' && previous.kind !== 'running') this.sendLogLevel();
     this.stateEmitter.fire({ server: this.name, state: this.current, previous, at });

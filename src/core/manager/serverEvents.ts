@@ -30,8 +30,7 @@ export class ServerEvents {
   relay(entry: ManagedServer, connection: ServerConnection, current: () => boolean): void {
     entry.subscriptions.push(
       connection.onDidChangeState((event) => {
-        if (current() && entry.passesConnectionEvent(event.state))
-          this.stateEmitter.fire(event);
+        if (current() && entry.passesConnectionEvent(event.state)) this.stateEmitter.fire(event);
       }),
       connection.onDidChangeTools((event) => {
         if (current()) this.toolsEmitter.fire({ server: entry.name, tools: event.tools });

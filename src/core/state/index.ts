@@ -24,6 +24,7 @@ export type {
   ServerIcon,
   ServerInfo,
   ServerState,
+  RunningState,
   ServerStateChangeEvent,
   ServerStateKind,
   SignInReason,

@@ -7,6 +7,7 @@ import type { StdioServerDefinition } from '../../../src/core/config/types';
 import type { ServerState, ServerStateChangeEvent, ServerStateKind } from '../../../src/core/state/serverState';
 import { Emitter } from '../../../src/core/base/events';
 import { stdioDefinition } from '../connection/helpers';
+import { hashServerConnection } from '../../../src/core/config';
 
 /** Time stands still until advance(); timers fire in due order as time passes them. */
 export { FakeClock } from '../support/fakeClock';
@@ -59,7 +60,11 @@ function stateOfKind(kind: ServerStateKind): ServerState {
 interface FakeServer {
   definition: StdioServerDefinition;
   state: ServerState;
-  tools: Tool[];
+  /** As the connection last listed them: frozen, replaced by each new list (as a connection's are). */
+  tools: readonly Tool[];
+  listed: boolean;
+  /** Counts the lists asked for or set: a slow answer overtaken by a newer one is dropped, as a connection drops it. */
+  generation: number;
 }
 
 interface Deferred<T> {
@@ -81,7 +86,9 @@ export function deferred<T>(): Deferred<T> {
 /**
  * Servers are configured, moved between states and given tool lists by the test. listTools()
  * answers with the server's current list unless the test queued its own answers (`nextFetches`),
- * which is how a test makes a fetch slow or makes fetches answer out of order.
+ * which is how a test makes a fetch slow or makes fetches answer out of order. Like a connection,
+ * the fake keeps the list it last got (an answer overtaken by a newer request is dropped), and a
+ * changed connection config is a new connection that has listed nothing yet.
  */
 export class FakeManager implements CatalogManager {
   private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
@@ -104,7 +111,13 @@ export class FakeManager implements CatalogManager {
     const next = new Map<string, FakeServer>();
     for (const item of definitions) {
       const previous = this.entries.get(item.name);
-      next.set(item.name, previous ? { ...previous, definition: item } : { definition: item, state: stateOfKind('starting'), tools: [] });
+      const sameConnection = previous !== undefined && hashServerConnection(previous.definition) === hashServerConnection(item);
+      next.set(
+        item.name,
+        previous && sameConnection
+          ? { ...previous, definition: item }
+          : { definition: item, state: previous?.state ?? stateOfKind('starting'), tools: [], listed: false, generation: 0 },
+      );
     }
     this.entries = next;
     this.order = definitions.map((item) => item.name);
@@ -124,7 +137,7 @@ export class FakeManager implements CatalogManager {
    */
   setTools(name: string, list: Tool[], announce = true): void {
     const entry = this.require(name);
-    entry.tools = structuredClone(list);
+    this.list(entry, list);
     if (!announce) return;
     if (entry.state.kind === 'running') {
       const previous = entry.state;
@@ -155,11 +168,15 @@ export class FakeManager implements CatalogManager {
     const entry = this.entries.get(name);
     if (!entry) return undefined;
     return {
-      tools: structuredClone(entry.tools),
-      listTools: () => {
+      tools: entry.tools,
+      toolsListed: entry.listed,
+      listTools: async () => {
         this.fetches.push(name);
+        const generation = ++entry.generation;
         const held = this.nextFetches.get(name)?.shift();
-        return held ? held.promise : Promise.resolve(structuredClone(entry.tools));
+        const answer = held ? await held.promise : structuredClone([...entry.tools]);
+        if (generation === entry.generation) this.list(entry, answer, false);
+        return structuredClone(answer);
       },
     };
   }
@@ -179,7 +196,13 @@ export class FakeManager implements CatalogManager {
 
   private view(name: string) {
     const entry = this.require(name);
-    return { name, state: entry.state, definition: structuredClone(entry.definition) };
+    return { name, state: entry.state, definition: entry.definition };
+  }
+
+  private list(entry: FakeServer, list: readonly Tool[], newer = true): void {
+    entry.tools = deepFreeze(structuredClone([...list]));
+    entry.listed = true;
+    if (newer) entry.generation += 1;
   }
 
   private require(name: string): FakeServer {

@@ -89,6 +89,13 @@ export class OfferKeeper {
   readonly subscriptions: ResourceSubscriptions;
   private toolList: ToolList = { tools: [], quarantined: [] };
   private toolsFingerprint = fingerprint([[], []]);
+  /** Some session has listed tools: `tools` is a server's answer, not the empty start. */
+  private toolsListed = false;
+  /**
+   * Counts the tool lists asked for or adopted: an answer replaces the list only if nothing newer
+   * was asked for or adopted meanwhile, so a slow answer never overwrites a newer list.
+   */
+  private toolsGeneration = 0;
   private current: ServerOffer = EMPTY_OFFER;
   private currentFingerprint = fingerprint(EMPTY_OFFER);
   private ttlTimer: TimerHandle | undefined;
@@ -105,6 +112,11 @@ export class OfferKeeper {
   /** The usable tools, as last listed (kept while reconnecting); deep-frozen, so shared. */
   get tools(): readonly Tool[] {
     return this.toolList.tools;
+  }
+
+  /** Whether a server has listed its tools yet (before that, `tools` is empty for want of an answer). */
+  get listed(): boolean {
+    return this.toolsListed;
   }
 
   get quarantined(): readonly QuarantinedTool[] {
@@ -164,6 +176,7 @@ export class OfferKeeper {
    * tools' on publishTools(), once the connection says it runs), and the subscriptions are made on it.
    */
   adopt(session: OfferSession, listed: ListedOffer): boolean {
+    this.toolsGeneration += 1;
     const toolsChanged = this.replaceTools(listed.tools);
     this.replaceOffer(listed.offer);
     this.refreshDue.clear();
@@ -192,8 +205,9 @@ export class OfferKeeper {
 
   /** Lists tools from the running session, now, with `policy`; rejects as the request did. */
   async listTools(session: OfferSession, policy: RequestPolicy, budget: { retried: boolean }): Promise<readonly Tool[]> {
+    const generation = ++this.toolsGeneration;
     const list = await listAllTools(sessionPages(session, policy, budget), session.era);
-    this.applyTools(session, list);
+    if (generation === this.toolsGeneration) this.applyTools(session, list);
     return list.tools;
   }
 
@@ -275,6 +289,7 @@ export class OfferKeeper {
     // Frozen once here, so every reader (views, events, the catalog) shares it instead of copying it.
     this.toolList = deepFreeze(list);
     this.toolsFingerprint = next;
+    this.toolsListed = true;
     return !same;
   }
 
