@@ -5,6 +5,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import type { CatalogServer, CatalogSnapshot, CatalogTool } from '../../catalog';
 import { isServed } from '../../state';
 import type { CallTarget, EndpointId } from '../http';
+import { deepFreeze } from '../../base/freeze';
 import { fingerprint } from '../../base/fingerprint';
 
 /** A server that is starting, reconnecting or failing keeps its endpoint, so clients keep their URL. */
@@ -35,7 +36,8 @@ export interface ListingOptions {
 
 /** The upstream definition under the name this endpoint uses. */
 function listing(tool: CatalogTool, name: string, options: ListingOptions): Tool {
-  const { execution, ...definition } = structuredClone(tool.tool);
+  // Shared, not copied: the catalog's tools are frozen all the way down.
+  const { execution, ...definition } = tool.tool;
   // The catalog holds the client package's Tool, served through the server package's: the same
   // wire shape, declared twice (the server's narrows schema properties to objects).
   return { ...definition, ...(options.execution && execution ? { execution } : {}), name } as Tool;
@@ -49,7 +51,7 @@ function listing(tool: CatalogTool, name: string, options: ListingOptions): Tool
 export const FIND_TOOLS = 'switchboard__find_tools';
 export const CALL_TOOL = 'switchboard__call_tool';
 
-const SEARCH_TOOLS: readonly Tool[] = [
+const SEARCH_TOOLS: readonly Tool[] = deepFreeze<Tool[]>([
   {
     name: FIND_TOOLS,
     title: 'Find tools',
@@ -78,7 +80,7 @@ const SEARCH_TOOLS: readonly Tool[] = [
       required: ['tool'],
     },
   },
-];
+]);
 
 /** Whether the aggregated endpoint adds the search tools: the budget left tools out, and no tool has their names. */
 export function offersSearchTools(snapshot: CatalogSnapshot): boolean {
@@ -102,7 +104,7 @@ export function listedTools(snapshot: CatalogSnapshot, endpoint: EndpointId, opt
     const listed = servers.flatMap((server) =>
       server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.qualifiedName, options)),
     );
-    return offersSearchTools(snapshot) ? [...listed, ...structuredClone(SEARCH_TOOLS as Tool[])] : listed;
+    return offersSearchTools(snapshot) ? [...listed, ...SEARCH_TOOLS] : listed;
   }
   const server = servers.find((candidate) => candidate.name === endpoint.server);
   return server ? server.tools.filter((tool) => tool.exposed).map((tool) => listing(tool, tool.name, options)) : [];

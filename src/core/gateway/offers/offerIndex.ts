@@ -78,7 +78,8 @@ function firstOfEach<T>(lists: readonly (readonly T[])[], key: (item: T) => stri
   for (const item of lists.flat()) {
     if (seen.has(key(item))) continue;
     seen.add(key(item));
-    listed.push(structuredClone(item));
+    // Shared, not copied: a connection's offer is frozen all the way down.
+    listed.push(item);
   }
   return listed;
 }
