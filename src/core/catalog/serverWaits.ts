@@ -8,12 +8,15 @@
 // its server are one wait) and passed on with the call (CallerOptions.readyBy) to the connection,
 // which waits only if the session drops between the gate and the send. Whoever is waiting when it
 // passes fails the call with the one NOT_READY error (connection/link/errors.ts).
-import type { Clock, TimerHandle } from '../base/clock';
+import type { Clock } from '../base/clock';
+import { waitUntil } from '../base/waitUntil';
 import type { Event } from '../base/events';
 import { notReadyError } from '../connection';
 import { SwitchboardError } from '../state';
 import { isConnecting } from '../state';
 import type { ServerFacts } from './serverLists';
+
+const DONE = { done: undefined } as const;
 
 /** How long a tools/list waits for a server whose connect timeout is 0 (no limit). */
 const MAX_LIST_WAIT_MS = 60_000;
@@ -106,32 +109,32 @@ export class ServerWaits {
   }
 
   private wait(server: string, rule: WaitRule): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let timer: TimerHandle | undefined;
-      const finish = (error?: Error) => {
-        this.waiters.delete(waiter);
-        subscription.dispose();
-        if (timer !== undefined) this.clock.clearTimeout(timer);
-        rule.signal?.removeEventListener('abort', onAbort);
-        if (error) reject(error);
-        else resolve();
-      };
-      const waiter: Waiter = { fail: finish };
-      const onAbort = () =>
-        finish(new SwitchboardError('CANCELLED', `the call to server "${server}" was cancelled while it was starting`, { notSent: true }));
-      const check = () => {
+    return waitUntil<void>({
+      on: (listener) =>
+        this.source.onDidChangeServer((name) => {
+          if (name === server || name === undefined) listener();
+        }),
+      check: () => {
         const outcome = rule.settle(this.source.facts(server));
-        if (outcome === 'done') finish();
-        else if (outcome) finish(outcome);
-      };
-      const subscription = this.source.onDidChangeServer((name) => {
-        if (name === server || name === undefined) check();
-      });
-      this.waiters.add(waiter);
-      rule.signal?.addEventListener('abort', onAbort, { once: true });
-      const deadline = rule.deadline;
-      if (deadline) timer = this.clock.setTimeout(() => finish(deadline.outcome()), Math.max(0, deadline.at - this.clock.now()));
-      check();
+        return outcome === 'done' ? DONE : outcome ? { failed: outcome } : undefined;
+      },
+      clock: this.clock,
+      deadline: rule.deadline && {
+        at: rule.deadline.at,
+        verdict: () => {
+          const error = rule.deadline?.outcome();
+          return error ? { failed: error } : DONE;
+        },
+      },
+      signal: rule.signal,
+      aborted: () => ({
+        failed: new SwitchboardError('CANCELLED', `the call to server "${server}" was cancelled while it was starting`, { notSent: true }),
+      }),
+      endable: (end) => {
+        const waiter: Waiter = { fail: (error) => end({ failed: error }) };
+        this.waiters.add(waiter);
+        return { dispose: () => this.waiters.delete(waiter) };
+      },
     });
   }
 }

@@ -2,7 +2,8 @@
 // reconnecting (until the request's readyBy, or requestMs from now), fails at once with the reason
 // for one that is not running, and is sent again once, on the next session, only when it provably
 // never reached the server.
-import type { Clock, TimerHandle } from '../base/clock';
+import type { Clock } from '../base/clock';
+import { waitUntil } from '../base/waitUntil';
 import { errorMessage } from '../base/errorMessage';
 import type { Event } from '../base/events';
 import type { Logger } from '../base/logging';
@@ -103,31 +104,26 @@ export class RequestGate {
   /** The running session, waiting for a starting/reconnecting server until `readyBy`. */
   private waitForSession(what: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<McpSession> {
     const { connection } = this;
-    if (signal?.aborted) return Promise.reject(new SwitchboardError('CANCELLED', `${what} was cancelled`));
+    const cancelled = () => new SwitchboardError('CANCELLED', `${what} was cancelled`);
+    if (signal?.aborted) return Promise.reject(cancelled());
     const ready = connection.currentState.kind === 'running' ? connection.session : undefined;
     if (ready) return Promise.resolve(ready);
     connection.wake(what);
     if (!isConnecting(connection.currentState.kind)) return Promise.reject(this.notRunning(what));
-    return new Promise<McpSession>((resolve, reject) => {
-      let timer: TimerHandle | undefined;
-      const finish = (error: SwitchboardError | undefined, session?: McpSession) => {
-        subscription.dispose();
-        if (timer !== undefined) connection.clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (session) resolve(session);
-        else reject(error);
-      };
-      const onAbort = () => finish(new SwitchboardError('CANCELLED', `${what} was cancelled`));
-      const subscription = connection.onDidChangeState(({ state }) => {
-        const session = connection.session;
-        if (state.kind === 'running' && session) finish(undefined, session);
-        else if (isSettled(state)) finish(this.notRunning(what));
-      });
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (readyBy !== undefined) {
-        const notReady = () => finish(notReadyError(connection.name, connection.requestMs, what));
-        timer = connection.clock.setTimeout(notReady, Math.max(0, readyBy - connection.clock.now()));
-      }
+    return waitUntil<McpSession>({
+      on: (listener) => connection.onDidChangeState(listener),
+      check: () => {
+        const { currentState: state, session } = connection;
+        if (state.kind === 'running' && session) return { done: session };
+        return isSettled(state) ? { failed: this.notRunning(what) } : undefined;
+      },
+      clock: connection.clock,
+      deadline:
+        readyBy === undefined
+          ? undefined
+          : { at: readyBy, verdict: () => ({ failed: notReadyError(connection.name, connection.requestMs, what) }) },
+      signal,
+      aborted: () => ({ failed: cancelled() }),
     });
   }
 }

@@ -1,7 +1,7 @@
-// One way to wait for the servers to reach a condition: driven by state events, bounded by a
-// timeout on an injected clock, and ended early by an abort signal. The check runs once up front,
-// since everything may have happened before the caller got here.
+// Waiting for the servers to reach a condition, as the manager's callers do (doctor, serve, tests):
+// the one wait (base/waitUntil.ts) driven by state events, bounded by a timeout.
 import type { Clock } from '../base/clock';
+import { waitUntil } from '../base/waitUntil';
 import type { ServerStateChangeEvent } from '../state';
 import type { Event } from '../base/events';
 import type { ServerView } from './managedServer';
@@ -24,21 +24,12 @@ export function waitForState(
   predicate: (servers: readonly ServerView[]) => boolean,
   options: WaitOptions,
 ): Promise<WaitOutcome> {
-  const { clock, signal } = options;
-  if (signal?.aborted) return Promise.resolve('aborted');
-  if (predicate(source.servers())) return Promise.resolve('met');
-  return new Promise((resolve) => {
-    const finish = (outcome: WaitOutcome): void => {
-      clock.clearTimeout(timer);
-      subscription.dispose();
-      signal?.removeEventListener('abort', onAbort);
-      resolve(outcome);
-    };
-    const onAbort = (): void => finish('aborted');
-    const timer = clock.setTimeout(() => finish('timeout'), options.timeoutMs);
-    const subscription = source.onDidChangeState(() => {
-      if (predicate(source.servers())) finish('met');
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
+  return waitUntil<WaitOutcome>({
+    on: (listener) => source.onDidChangeState(listener),
+    check: () => (predicate(source.servers()) ? { done: 'met' } : undefined),
+    clock: options.clock,
+    deadline: { at: options.clock.now() + options.timeoutMs, verdict: () => ({ done: 'timeout' }) },
+    signal: options.signal,
+    aborted: () => ({ done: 'aborted' }),
   });
 }
