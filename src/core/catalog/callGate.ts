@@ -5,7 +5,7 @@
 // replaced the cached one and the tool may be gone or filtered now.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { CallerOptions, CallOutcome } from '../connection';
-import { isServed, isSwitchboardError, startsOnDemand, unknownServer, type ServerStateKind } from '../state';
+import { isConnecting, isServed, isSwitchboardError, startsOnDemand, unknownServer, type ServerStateKind } from '../state';
 import type { Clock } from '../base/clock';
 import type { CatalogManager } from './catalogManager';
 import { SwitchboardError } from '../state';
@@ -84,6 +84,22 @@ export class ToolCallGate {
       this.resolve(server, tool, reach);
       return { server, tool, readyBy };
     });
+  }
+
+  /**
+   * The same one wait for a request about a server rather than one of its tools (resources,
+   * prompts): an idle server is woken, a starting one waited for until the request's deadline.
+   * Resolves with that deadline, for the connection; a server in any other state is the
+   * connection's to answer for, at once.
+   */
+  readyServer(server: string, options: ReadyOptions = {}): number | undefined | Promise<number | undefined> {
+    const { waits, manager } = this.options;
+    const entry = this.options.snapshot().servers.find((candidate) => candidate.name === server);
+    if (!entry) throw unknownServer(server);
+    const readyBy = options.readyBy ?? waits.readyBy(server);
+    if (!isConnecting(entry.state) && !startsOnDemand(entry.state)) return readyBy;
+    if (startsOnDemand(entry.state)) manager.wake(server, 'a request');
+    return waits.whenReady(server, options.signal, readyBy).then(() => readyBy);
   }
 
   /** readyNow() for a tool found by its qualified name: a refusal says which server it is about (the caller named none). */

@@ -51,10 +51,18 @@ export interface OfferManager {
   readSkillFile(server: string, skill: Skill, ref?: string, options?: CallerOptions): Promise<SkillFile>;
 }
 
-/** Where offers are kept between runs: next to the tool lists (ToolCatalog provides it). */
+/**
+ * Where offers are kept between runs, next to the tool lists, and the one wait for a server that
+ * is starting or idle: the tool catalog's (ToolCatalog provides both).
+ */
 export interface OfferStore {
   cachedOffer(server: string): CachedOffer | undefined;
   rememberOffer(server: string, offer: CachedOffer): void;
+  /** Resolves with the request's deadline once the server is ready (or at once when waiting cannot help). */
+  readyServer(
+    server: string,
+    options?: { readonly signal?: AbortSignal | undefined; readonly readyBy?: number | undefined },
+  ): Promise<number | undefined>;
 }
 
 /** Which part of the offer a request is about, to check it is shown. */
@@ -162,9 +170,9 @@ export class OfferCatalog implements OfferSource, Disposable {
     params: Record<string, unknown>,
     options: O = {} as O,
   ): Promise<CallOutcome<O, ForwardedResult<M>>> {
-    return Promise.resolve().then(() => {
+    return Promise.resolve().then(async () => {
       this.assertShown(server, featureOf(method, params));
-      return this.manager.forwardRequest(server, method, params, options);
+      return this.manager.forwardRequest(server, method, params, await this.ready(server, options));
     });
   }
 
@@ -180,10 +188,17 @@ export class OfferCatalog implements OfferSource, Disposable {
   }
 
   readSkillFile(server: string, skill: Skill, ref?: string, options: CallerOptions = {}): Promise<SkillFile> {
-    return Promise.resolve().then(() => {
+    return Promise.resolve().then(async () => {
       this.assertShown(server, 'resources');
-      return this.manager.readSkillFile(server, skill, ref, options);
+      return this.manager.readSkillFile(server, skill, ref, await this.ready(server, options));
     });
+  }
+
+  /** Waits once, in the catalog, for a server that is starting or idle; the connection then waits only if its session drops. */
+  private async ready<O extends CallerOptions>(server: string, options: O): Promise<O> {
+    if (!this.store) return options;
+    const readyBy = await this.store.readyServer(server, { signal: options.signal, readyBy: options.readyBy });
+    return readyBy === undefined ? options : { ...options, readyBy };
   }
 
   dispose(): void {

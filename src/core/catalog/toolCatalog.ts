@@ -213,6 +213,11 @@ export class ToolCatalog implements ToolSource, Disposable {
     return this.calls.ready(address, options);
   }
 
+  /** The one wait for a request about a server (its resources, prompts): resolves with the request's deadline. */
+  async readyServer(server: string, options?: Pick<ReadyOptions, 'signal' | 'readyBy'>): Promise<number | undefined> {
+    return this.calls.readyServer(server, options);
+  }
+
   /**
    * The tools last known of a server that chat is not offered now (stopped, failed, blocked): its
    * last live list, else its cached one. For the Servers view, which shows them as not offered.
