@@ -109,7 +109,7 @@ export class ServerWaits {
   }
 
   private wait(server: string, rule: WaitRule): Promise<void> {
-    return waitUntil<void>({
+    return waitUntil<undefined>({
       on: (listener) =>
         this.source.onDidChangeServer((name) => {
           if (name === server || name === undefined) listener();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { oauthIdentity, type McpGateway } from '../../../src/core/gateway';
+import { KEEP_ALIVE_MS } from '../../../src/core/gateway/sessions/sessionTransport';
 import { AccessPolicy, createJwtVerifier } from '../../../src/core/identity';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import type { TeamIdp } from '../../fixtures/team-idp.mjs' with { 'resolution-mode': 'import' };
@@ -295,7 +296,9 @@ describe('a team gateway: what a user may not see never reaches them, and each r
     clock.advance(first - clock.now() - 1_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (const stream of streams) assert.equal(stream.done, false, `${stream.era}: the stream is open while its token is valid`);
-    clock.advance(last - clock.now() + 1_000);
+    // Past the expiry by a whole keepalive interval: the 2025 stream's keepalive falls due after the
+    // expiry ended the response, and must write nothing (a write after end is an uncaught error).
+    clock.advance(last - clock.now() + KEEP_ALIVE_MS + 1_000);
     await eventually(() => (streams.every((stream) => stream.done) ? true : undefined), 'both streams end with their tokens', 10_000);
   });
 

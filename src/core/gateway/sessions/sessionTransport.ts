@@ -73,11 +73,14 @@ class EventStream {
       this.stop();
       onClose();
     });
+    // A socket error ends the stream; it must not reach the process as an unhandled 'error'.
+    res.on('error', () => this.stop());
     this.arm();
   }
 
+  /** Not ended by us, by its client, or by whoever else may end the response (endWithToken, at the token's expiry). */
   get open(): boolean {
-    return !this.ended && !this.res.destroyed;
+    return !this.ended && !this.res.destroyed && !this.res.writableEnded;
   }
 
   write(text: string): void {
