@@ -45,10 +45,10 @@ export {
   type ClientInputRound,
   type InputKind,
   ServerRequestRouter,
-  relayAsking,
+  askingRelay,
   runRelayed,
   type HostAnswers,
-  type RelayHost,
-  type RequestRelay,
+  type RelayRouter,
+  type Relay,
 } from './rounds';
 export { takesUserCredential, type OnBehalfOf } from './credentials';

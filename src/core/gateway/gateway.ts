@@ -55,7 +55,7 @@ import {
   markedId,
 } from './replicas';
 import type { CallTracer } from './callTracing';
-import { CallBridge, type RelayHost, GatewayRounds } from './rounds';
+import { CallBridge, type RelayRouter, GatewayRounds } from './rounds';
 import { LegacySessions } from './legacySessions';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
@@ -74,7 +74,7 @@ export interface GatewayOptions {
   /** Resources, prompts, completion and logging; without it the gateway serves tools only. */
   readonly offers?: OfferSource;
   /** Relays what servers ask (elicitation, sampling, roots) to the 2025 client whose request caused it. */
-  readonly relays?: RelayHost;
+  readonly relays?: RelayRouter;
   readonly logger?: Logger;
   /** 0 or absent: an ephemeral port. */
   readonly port?: number;
@@ -146,7 +146,7 @@ export class McpGateway {
   readonly token: string;
   private readonly source: ToolSource;
   private readonly offers: OfferSource | undefined;
-  private readonly relays: RelayHost | undefined;
+  private readonly relays: RelayRouter | undefined;
   private notifier: OfferNotifier | undefined;
   private readonly logger: Logger;
   private readonly requestedPort: number;

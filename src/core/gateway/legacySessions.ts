@@ -11,7 +11,7 @@ import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog';
-import type { RelayHost } from './rounds';
+import type { RelayRouter } from './rounds';
 import { describeEndpoint, endpointKey, type EndpointId } from './http';
 import { listedTools, listFingerprint, tokenUntil, type SessionAccess } from './exposure';
 import { SessionLedger, unsubscribeSession, type OfferNotifier, type RelaySession, type OfferFingerprint } from './offers';
@@ -53,7 +53,7 @@ export interface ClosedSession {
 export interface LegacySessionsOptions {
   readonly source: ToolSource;
   readonly offers: OfferSource | undefined;
-  readonly relays: RelayHost | undefined;
+  readonly relays: RelayRouter | undefined;
   /** The gateway's notifier of offer changes, once it listens. */
   readonly notifier: () => OfferNotifier | undefined;
   readonly logger: Logger;

@@ -29,7 +29,7 @@ import {
   type OpenRound,
   relayedThrough,
   type Relayed,
-  type RelayHost,
+  type RelayRouter,
   type CallBridge,
   clientRequestOptions,
 } from './rounds';
@@ -113,7 +113,7 @@ export interface SessionExtras {
   /** A 2025 session's subscriptions; a 2026-07-28 request has none to keep. */
   readonly ledger?: SubscriptionLedger;
   /** Sends a server's elicitation, sampling and roots requests back to the client that caused them. */
-  readonly relays?: RelayHost;
+  readonly relays?: RelayRouter;
   /** Gives a 2026-07-28 client the upstream's input_required rounds (one per gateway: it holds the key). */
   readonly rounds?: GatewayRounds;
   /** A 2025 session's tasks, for a client that drives them itself (taskHandlers.ts). */
@@ -378,7 +378,7 @@ function callerOf(server: Server, ctx: ServerContext, principal: Principal | und
 function taskCall(
   server: Server,
   tasks: GatewayTasks,
-  relays: RelayHost | undefined,
+  relays: RelayRouter | undefined,
   source: ToolSource,
   logger: Logger,
   target: CallerTarget,

@@ -9,7 +9,7 @@ import { containFailure } from '../base/contain';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog';
-import type { RelayHost } from './rounds';
+import type { RelayRouter } from './rounds';
 import { type GatewayTasks, SessionTasks } from './tasks';
 import { AGGREGATED } from './http';
 import { listedTools, listFingerprint, fullAccess } from './exposure';
@@ -19,7 +19,7 @@ import { createSessionServer } from './sessionServer';
 export interface StdioSessionOptions {
   readonly source: ToolSource;
   readonly offers?: OfferSource;
-  readonly relays?: RelayHost;
+  readonly relays?: RelayRouter;
   readonly logger: Logger;
   readonly clock?: Clock;
   /** This Switchboard's id, in the trail of what it lists (base/selfLoop.ts). */

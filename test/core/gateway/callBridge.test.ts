@@ -8,14 +8,14 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import { CallBridge, MAX_PARKED, MAX_PARKED_PER_CLIENT } from '../../../src/core/gateway/rounds/callBridge';
 import { ROUND_TTL_SECONDS } from '../../../src/core/gateway/rounds/clientRounds';
 import type { ClientInputRound, InputKind } from '../../../src/core/connection/rounds/inputRounds';
-import type { RelayHost, RequestRelay } from '../../../src/core/connection/rounds/serverRequests';
+import type { RelayRouter, Relay } from '../../../src/core/connection/rounds/serverRequests';
 import type { CallerOptions } from '../../../src/core/connection/connectionOptions';
 import { FakeClock } from '../support/fakeClock';
 
 /** The host that runs a call with a relay in place; the call reaches it through `current`. */
-class Host implements RelayHost {
-  current: RequestRelay | undefined;
-  withRelay<T>(_server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T> {
+class Host implements RelayRouter {
+  current: Relay | undefined;
+  withRelay<T>(_server: string, relay: Relay, run: () => Promise<T>): Promise<T> {
     this.current = relay;
     return run();
   }

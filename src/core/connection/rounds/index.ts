@@ -14,4 +14,4 @@ export {
   type RoundParams,
   type UpstreamExtras,
 } from './inputRounds';
-export { ServerRequestRouter, relayAsking, runRelayed, type HostAnswers, type RelayHost, type RequestRelay } from './serverRequests';
+export { ServerRequestRouter, askingRelay, runRelayed, type HostAnswers, type RelayRouter, type Relay } from './serverRequests';

@@ -23,37 +23,40 @@ import {
 import type { ServerRequestHandlers } from '../link';
 import type { InputKind } from './inputRounds';
 
-/** What a client of the gateway can answer, for the duration of one of its requests. */
-export interface RequestRelay {
+/**
+ * A relay: what a client of the gateway can answer, for the duration of one of its requests. The
+ * one noun for routing a server's request back to its client: a `Relay` is made per client request
+ * (clientRelay, sessionRelay, askingRelay), put in place by the `RelayRouter` (withRelay,
+ * runRelayed), which the `ServerRequestRouter` is.
+ */
+export interface Relay {
   /** Undefined when this client cannot show what is asked (a URL to a form-only client). */
   readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult> | undefined;
   readonly sample?: (params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
   readonly listRoots?: () => Promise<ListRootsResult>;
 }
 
-/** Runs a request to an upstream server with a relay in place (ServerRequestRouter provides it). */
-export interface RelayHost {
-  withRelay<T>(server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T>;
+/** What the gateway may use of the ServerRequestRouter: run a request to an upstream server with a relay in place. */
+export interface RelayRouter {
+  withRelay<T>(server: string, relay: Relay, run: () => Promise<T>): Promise<T>;
   /** What the host answers itself, when a client did not declare it. */
   hostKinds(): ReadonlySet<InputKind>;
 }
 
 /** A relay that asks `ask` for the kinds a client declared; the host answers the rest. */
-export function relayAsking(declared: ReadonlySet<InputKind>, ask: (kind: InputKind, params: unknown) => Promise<unknown>): RequestRelay {
+export function askingRelay(declared: ReadonlySet<InputKind>, ask: (kind: InputKind, params: unknown) => Promise<unknown>): Relay {
   return {
-    ...(declared.has('elicitation')
-      ? { elicit: (params) => ask('elicitation', params) as ReturnType<NonNullable<RequestRelay['elicit']>> }
-      : {}),
-    ...(declared.has('sampling') ? { sample: (params) => ask('sampling', params) as ReturnType<NonNullable<RequestRelay['sample']>> } : {}),
-    ...(declared.has('roots') ? { listRoots: () => ask('roots', {}) as ReturnType<NonNullable<RequestRelay['listRoots']>> } : {}),
+    ...(declared.has('elicitation') ? { elicit: (params) => ask('elicitation', params) as ReturnType<NonNullable<Relay['elicit']>> } : {}),
+    ...(declared.has('sampling') ? { sample: (params) => ask('sampling', params) as ReturnType<NonNullable<Relay['sample']>> } : {}),
+    ...(declared.has('roots') ? { listRoots: () => ask('roots', {}) as ReturnType<NonNullable<Relay['listRoots']>> } : {}),
   };
 }
 
 /** Runs `run` with `relay` in place when there is a host to route through, or just runs it. */
 export function runRelayed<T>(
-  host: RelayHost | undefined,
+  host: RelayRouter | undefined,
   upstream: string,
-  relay: RequestRelay | undefined,
+  relay: Relay | undefined,
   run: () => Promise<T>,
 ): Promise<T> {
   return host && relay ? host.withRelay(upstream, relay, run) : run();
@@ -71,7 +74,7 @@ export interface HostAnswers {
 
 interface RelayScope {
   readonly server: string;
-  readonly relay: RequestRelay;
+  readonly relay: Relay;
 }
 
 export class ServerRequestRouter {
@@ -100,7 +103,7 @@ export class ServerRequestRouter {
   }
 
   /** Runs a client's request to `server` so that what the server asks meanwhile goes to `relay`. */
-  withRelay<T>(server: string, relay: RequestRelay, run: () => Promise<T>): Promise<T> {
+  withRelay<T>(server: string, relay: Relay, run: () => Promise<T>): Promise<T> {
     const entry: RelayScope = { server, relay };
     let set = this.inFlight.get(server);
     if (!set) this.inFlight.set(server, (set = new Set()));
@@ -140,7 +143,7 @@ export class ServerRequestRouter {
   }
 
   /** The relay of the client request this server request belongs to, if one can be told. */
-  private relayFor(server: string): RequestRelay | undefined {
+  private relayFor(server: string): Relay | undefined {
     const current = this.scope.getStore();
     if (current?.server === server) return current.relay;
     const flying = this.inFlight.get(server);

@@ -19,9 +19,9 @@ import {
   INPUT_METHOD,
   type ClientInputRound,
   type InputKind,
-  relayAsking,
+  askingRelay,
   runRelayed,
-  type RelayHost,
+  type RelayRouter,
 } from '../../connection';
 import { rpcError } from '../exposure';
 import { ROUND_TTL_SECONDS } from './clientRounds';
@@ -107,7 +107,7 @@ export class CallBridge {
   private readonly parked = new Map<string, ParkedCall<unknown>>();
 
   constructor(
-    private readonly host: RelayHost | undefined,
+    private readonly host: RelayRouter | undefined,
     private readonly clock: Clock,
   ) {}
 
@@ -189,7 +189,7 @@ export class CallBridge {
     const started = runRelayed(
       this.host,
       upstream,
-      relayAsking(declared, (kind, params) => parked.ask(kind, params)),
+      askingRelay(declared, (kind, params) => parked.ask(kind, params)),
       () => call(running),
     );
     started.then(

@@ -3,11 +3,11 @@
 // (the editor then shows its own form or asks for its own model access). Only what the client
 // declared is relayed; the rest is answered by the host (connection/rounds/serverRequests.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import { runRelayed, type RelayHost, type RequestRelay, type CallerOptions } from '../../connection';
+import { runRelayed, type RelayRouter, type Relay, type CallerOptions } from '../../connection';
 import type { CallBridge } from './callBridge';
 import { clientKeyOf } from './clientRounds';
 
-export type { RelayHost };
+export type { RelayRouter };
 
 /**
  * Runs `run` for a request to `upstream` with `options`, relaying what the upstream asks to the
@@ -27,13 +27,13 @@ export type RelayChannel = Pick<ServerContext['mcpReq'], 'elicitInput' | 'reques
  * The relay of one client request. A 2026-07-28 client gets none: the upstream's rounds go back to
  * it in its own request where it declared what they ask (clientRounds.ts), the host answers the rest.
  */
-export function clientRelay(server: Server, ctx: ServerContext): RequestRelay | undefined {
+export function clientRelay(server: Server, ctx: ServerContext): Relay | undefined {
   if (ctx.mcpReq.envelope !== undefined) return undefined;
-  return relayOver(server, ctx.mcpReq);
+  return sessionRelay(server, ctx.mcpReq);
 }
 
 /** What this session's client declared it answers, sent out through `channel`. */
-export function relayOver(server: Server, channel: RelayChannel): RequestRelay | undefined {
+export function sessionRelay(server: Server, channel: RelayChannel): Relay | undefined {
   const capabilities = server.getClientCapabilities();
   if (!capabilities) return undefined;
   const elicitation = capabilities.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -50,9 +50,7 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
           },
         }
       : {}),
-    ...(capabilities.sampling
-      ? { sample: (params) => channel.requestSampling(params) as ReturnType<NonNullable<RequestRelay['sample']>> }
-      : {}),
+    ...(capabilities.sampling ? { sample: (params) => channel.requestSampling(params) as ReturnType<NonNullable<Relay['sample']>> } : {}),
     ...(capabilities.roots ? { listRoots: () => server.listRoots() } : {}),
   };
 }
@@ -61,7 +59,7 @@ export function relayOver(server: Server, channel: RelayChannel): RequestRelay |
  * The `Relayed` of one session server: a 2025 client's requests relay on its session; a 2026-07-28
  * client's go back to it as rounds of its own request (callBridge.ts); without a host, they just run.
  */
-export function relayedThrough(host: RelayHost | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
+export function relayedThrough(host: RelayRouter | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
   return (upstream, ctx, options, run) => {
     if (ctx.mcpReq.envelope !== undefined)
       return bridge && options.rounds

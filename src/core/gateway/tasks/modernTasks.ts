@@ -22,8 +22,8 @@ import {
   INPUT_METHOD,
   isInputRound,
   type ClientInputRound,
-  relayAsking,
-  type RequestRelay,
+  askingRelay,
+  type Relay,
 } from '../../connection';
 import { clientKeyOf, declaresTasks, type OpenRound } from '../rounds';
 import { principalOf } from '../../identity';
@@ -135,7 +135,7 @@ function ownTask(tasks: ModernTasks['tasks'], taskId: string, ctx: ServerContext
 
 type Outcome = CallToolResult | ClientInputRound;
 /** The call, with what its upstream asks meanwhile (a 2025 upstream's own requests) going to `relay`. */
-type Run = (options: CallerOptions, relay: RequestRelay) => Promise<Outcome>;
+type Run = (options: CallerOptions, relay: Relay) => Promise<Outcome>;
 
 /**
  * Runs the call; answers it as a plain call would when it ends (or asks a round) within
@@ -164,7 +164,7 @@ export async function callOrEscalate(
   });
   const working = deferred<TaskWork<never>>();
   // What a 2025 upstream asks meanwhile, of the kinds the client declared, is the task's input request.
-  const relay = relayAsking(round.options.rounds?.clientAnswers ?? new Set(), async (kind, params) => {
+  const relay = askingRelay(round.options.rounds?.clientAnswers ?? new Set(), async (kind, params) => {
     escalateNow();
     return (await working.promise).input(kind, { method: INPUT_METHOD[kind], params });
   });

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { Logger } from '../../base/logging';
 import { errorMessage } from '../../base/errorMessage';
 import { type CallerOptions, runRelayed } from '../../connection';
-import { relayOver, type RelayChannel, type RelayHost } from '../rounds';
+import { sessionRelay, type RelayChannel, type RelayRouter } from '../rounds';
 import { SessionTasks, type TaskWork } from './sessionTasks';
 
 /** What the gateway receives as tasks: task-augmented tools/call, and the tasks methods. */
@@ -99,7 +99,7 @@ export function registerTaskHandlers(server: Server, tasks: GatewayTasks, logger
 export interface TaskCall {
   readonly server: Server;
   readonly tasks: GatewayTasks;
-  readonly relays: RelayHost | undefined;
+  readonly relays: RelayRouter | undefined;
   readonly logger: Logger;
   /** The upstream server the call goes to (its relay scope). */
   readonly upstream: string;
@@ -126,7 +126,7 @@ export function startToolTask(call: TaskCall, params: CallToolRequestParams): Cr
           .catch((error: unknown) => logger.debug(`progress of task ${work.taskId}: ${errorMessage(error)}`));
       },
     };
-    return runRelayed(relays, upstream, relays ? relayOver(server, taskChannel(work)) : undefined, () => call.run(options));
+    return runRelayed(relays, upstream, relays ? sessionRelay(server, taskChannel(work)) : undefined, () => call.run(options));
   });
   return asTaskHandle({ task });
 }
