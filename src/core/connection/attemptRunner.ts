@@ -1,7 +1,8 @@
-// The attempts of one connection: each start, reconnect and scheduled retry is an attempt with a
-// generation, so that an older one sees it is stale; one session at most is current, and a new
-// attempt waits for the previous process to end. It moves the connection's state through
-// starting → running, or to reconnecting/error/needsSignIn by reconnectPolicy.ts.
+// The attempts of one connection, and the state machine they drive: each start, reconnect and
+// scheduled retry is an attempt with a generation, so that an older one sees it is stale; one
+// session at most is current, and a new attempt waits for the previous process to end. It owns the
+// connection's state and moves it through starting → running, or to reconnecting/error/needsSignIn
+// by reconnectPolicy.ts; everyone else reads it and follows its events.
 import { takesUserCredential, userCredentialFetch } from './credentials';
 import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import type { Clock, TimerHandle } from '../base/clock';
@@ -9,7 +10,8 @@ import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
 import { sandboxOf, signsInWithOAuth, type ServerDefinition } from '../config';
 import { isTransientSandboxStart } from '../sandbox';
-import { boundedInstructions, identityOf, type ServerState } from '../state';
+import { Emitter, type Event } from '../base/events';
+import { boundedInstructions, frozenState, identityOf, type RunningState, type ServerState, type ServerStateChangeEvent } from '../state';
 import {
   abortable,
   type ConnectPhase,
@@ -25,13 +27,11 @@ import { decideRetry } from './reconnectPolicy';
 import { DEFAULT_CLIENT_INFO, type ConnectionOptions } from './connectionOptions';
 import { McpSession } from './session';
 
-/** What the runner needs of its connection: the one place the state is set. */
-export interface AttemptHost {
+/** Whose attempts these are: the server's definition, its log and the clock. */
+export interface AttemptContext {
   readonly definition: ServerDefinition;
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly currentState: ServerState;
-  setState(next: ServerState, at?: number): void;
 }
 
 export type AttemptMode = { readonly kind: 'start' } | { readonly kind: 'auto'; readonly attempt: number };
@@ -57,13 +57,38 @@ export class AttemptRunner {
   private verdict: EraVerdict | undefined;
   private readonly closingSessions = new Set<Promise<void>>();
   private readonly counters = { connectAttempts: 0, transportsCreated: 0, clientsCreated: 0, sessionRenewals: 0 };
+  private state: ServerState;
+  private lastRun: RunningState | undefined;
+  private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
+  /** Every transition, in order; the connection's own listener (idle stop, log level) is the first. */
+  readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
 
   constructor(
-    private readonly connection: AttemptHost,
+    private readonly connection: AttemptContext,
     private readonly keeper: OfferKeeper,
     private readonly options: ConnectionOptions,
   ) {
     this.launches = new LaunchDiagnostics(connection.definition, connection.logger, options);
+    // A disabled definition cannot start: that is the connection's own state, not an overlay.
+    this.state = frozenState(connection.definition.enabled ? { kind: 'stopped' } : { kind: 'disabled' });
+  }
+
+  /** Frozen: shared by every reader, never copied. */
+  get currentState(): ServerState {
+    return this.state;
+  }
+
+  /**
+   * The state of the last run (capabilities, instructions, identity): what the server said of
+   * itself, kept while it reconnects or idles; undefined until it first runs. Frozen.
+   */
+  get lastRunning(): RunningState | undefined {
+    return this.lastRun;
+  }
+
+  /** No more events (the connection was disposed). */
+  closeEvents(): void {
+    this.stateEmitter.dispose();
   }
 
   get session(): McpSession | undefined {
@@ -97,7 +122,7 @@ export class AttemptRunner {
     const attempt: Attempt = { generation: this.generation, abort: new AbortController(), mode, done: Promise.resolve() };
     this.attempt = attempt;
     const { maxAttempts } = this.connection.definition.reconnect;
-    this.connection.setState({
+    this.setState({
       kind: 'starting',
       since: this.connection.clock.now(),
       ...(mode.kind === 'auto' ? { attempt: mode.attempt, maxAttempts } : {}),
@@ -121,9 +146,17 @@ export class AttemptRunner {
     this.attempt = undefined;
     this.detach();
     this.failures = 0;
-    const now = this.connection.currentState.kind;
-    if (now !== next.kind && now !== 'disabled') this.connection.setState(next);
+    const now = this.state.kind;
+    if (now !== next.kind && now !== 'disabled') this.setState(next);
     await Promise.all([attempt?.done, ...this.closingSessions]);
+  }
+
+  /** The one place the state changes. */
+  private setState(next: ServerState, at = this.connection.clock.now()): void {
+    const previous = this.state;
+    this.state = frozenState(next);
+    if (this.state.kind === 'running') this.lastRun = this.state;
+    this.stateEmitter.fire({ server: this.connection.definition.name, state: this.state, previous, at });
   }
 
   /**
@@ -147,10 +180,10 @@ export class AttemptRunner {
 
   /** The tool list of the running session changed: the running state says how many there are. */
   toolsReplaced(): void {
-    const state = this.connection.currentState;
+    const state = this.state;
     if (state.kind !== 'running') return;
     const { quarantinedTools: _previous, ...running } = state;
-    this.connection.setState({ ...running, toolCount: this.keeper.tools.length, ...this.quarantineOfState() });
+    this.setState({ ...running, toolCount: this.keeper.tools.length, ...this.quarantineOfState() });
   }
 
   private async run(attempt: Attempt, closingFirst: Promise<void> | undefined): Promise<void> {
@@ -226,7 +259,7 @@ export class AttemptRunner {
     const toolsChanged = this.keeper.adopt(session, listed);
     const now = clock.now();
     const toolCount = this.keeper.tools.length;
-    this.connection.setState(
+    this.setState(
       {
         kind: 'running',
         transport: session.kind,
@@ -300,7 +333,7 @@ export class AttemptRunner {
       return;
     }
     const { attempt, maxAttempts, delayMs } = decision;
-    this.connection.setState(
+    this.setState(
       {
         kind: 'reconnecting',
         attempt,
@@ -356,7 +389,7 @@ export class AttemptRunner {
     this.failures = 0;
     const need = failure.signIn ?? { reason: 'signInRequired' as const };
     const detail = redactSecrets(failure.message, this.connection.definition.secrets);
-    this.connection.setState({
+    this.setState({
       kind: 'needsSignIn',
       reason: need.reason,
       detail,
@@ -377,6 +410,6 @@ export class AttemptRunner {
       ...(denied === undefined ? {} : { sandboxDenied: denied }),
       since: clock.now(),
     };
-    this.connection.setState(nextTryAt === undefined ? state : { ...state, nextTryAt });
+    this.setState(nextTryAt === undefined ? state : { ...state, nextTryAt });
   }
 }

@@ -14,23 +14,28 @@ import type { McpSession } from './session';
 /** A progress notification extends a call's deadline, but never past this many × requestMs. */
 export const MAX_TOTAL_TIMEOUT_FACTOR = 10;
 
-/** What the gate needs of its connection. */
-export interface GatedConnection {
-  readonly name: string;
-  readonly requestMs: number;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly disposed: boolean;
+/** Where sessions come from, and where their loss is reported: the attempt runner, which owns the state. */
+export interface SessionSource {
   readonly currentState: ServerState;
   /** The running session, if any. */
   readonly session: McpSession | undefined;
   readonly onDidChangeState: Event<ServerStateChangeEvent>;
-  /** Starts an idle server: a request (`why`) needs it. */
-  wake(why?: string): void;
   /** A request found the session gone: reconnect. */
   sessionLost(session: McpSession, failure: ConnectionFailure): void;
   /** A request was refused for want of a sign-in: wait for one. */
   signInNeeded(session: McpSession, failure: ConnectionFailure): void;
+}
+
+/** What the gate is given: the sessions, and the few facts and actions of its server it needs. */
+export interface GateContext {
+  readonly name: string;
+  readonly requestMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly sessions: SessionSource;
+  readonly disposed: () => boolean;
+  /** Starts an idle server: a request (`why`) needs it. */
+  readonly wake: (why?: string) => void;
 }
 
 /** What a request brings to its wait: its abort signal, and when to stop waiting (CallerOptions.readyBy). */
@@ -42,12 +47,12 @@ export interface ReadyOptions {
 export type SessionOperation<T> = (session: McpSession, policy: RequestPolicy, budget: RetryBudget) => Promise<T>;
 
 export class RequestGate {
-  constructor(private readonly connection: GatedConnection) {}
+  constructor(private readonly connection: GateContext) {}
 
   async withSession<T>(what: string, options: ReadyOptions, operation: SessionOperation<T>): Promise<T> {
     const { connection } = this;
     const { signal } = options;
-    if (connection.disposed) throw new SwitchboardError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
+    if (connection.disposed()) throw new SwitchboardError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
     const requestMs = connection.requestMs;
     const policy: RequestPolicy = { timeoutMs: requestMs, maxTotalMs: requestMs * MAX_TOTAL_TIMEOUT_FACTOR, signal };
     const budget: RetryBudget = { retried: false };
@@ -74,8 +79,8 @@ export class RequestGate {
   /** The reason a request cannot be served in the current state. */
   notRunning(what: string): SwitchboardError {
     const { connection } = this;
-    const state = connection.currentState;
-    if (state.kind === 'stopped' && connection.disposed)
+    const state = connection.sessions.currentState;
+    if (state.kind === 'stopped' && connection.disposed())
       return new SwitchboardError('CLOSED', `${what}: the connection to \`${connection.name}\` was disposed`);
     if (state.kind === 'needsSignIn') {
       // Said so that a person reading it (in chat, in a terminal) knows what to do.
@@ -96,8 +101,8 @@ export class RequestGate {
   private noteFailure(session: McpSession, error: unknown): ConnectionFailure {
     const failure = isConnectionFailure(error) ? error : new SwitchboardError('PROTOCOL_ERROR', errorMessage(error), { cause: error });
     // Not a lost connection: retrying cannot help until somebody signs in.
-    if (failure.code === 'NEEDS_SIGN_IN') this.connection.signInNeeded(session, failure);
-    else if (failure.notSent || failure.code === 'CONNECTION_LOST') this.connection.sessionLost(session, failure);
+    if (failure.code === 'NEEDS_SIGN_IN') this.connection.sessions.signInNeeded(session, failure);
+    else if (failure.notSent || failure.code === 'CONNECTION_LOST') this.connection.sessions.sessionLost(session, failure);
     return failure;
   }
 
@@ -106,14 +111,15 @@ export class RequestGate {
     const { connection } = this;
     const cancelled = () => new SwitchboardError('CANCELLED', `${what} was cancelled`);
     if (signal?.aborted) return Promise.reject(cancelled());
-    const ready = connection.currentState.kind === 'running' ? connection.session : undefined;
+    const { sessions } = connection;
+    const ready = sessions.currentState.kind === 'running' ? sessions.session : undefined;
     if (ready) return Promise.resolve(ready);
     connection.wake(what);
-    if (!isConnecting(connection.currentState.kind)) return Promise.reject(this.notRunning(what));
+    if (!isConnecting(sessions.currentState.kind)) return Promise.reject(this.notRunning(what));
     return waitUntil<McpSession>({
-      on: (listener) => connection.onDidChangeState(listener),
+      on: (listener) => sessions.onDidChangeState(listener),
       check: () => {
-        const { currentState: state, session } = connection;
+        const { currentState: state, session } = sessions;
         if (state.kind === 'running' && session) return { done: session };
         return isSettled(state) ? { failed: this.notRunning(what) } : undefined;
       },

@@ -1,28 +1,20 @@
-// The life of one configured server: the attempt state machine. It starts, stays connected
-// (reconnecting with backoff and a circuit breaker when the connection drops: reconnectPolicy.ts)
-// and stops. Around it, each in a module of its own: what the server offers (offerKeeper.ts),
-// how requests wait for a session (requestGate.ts), why a launch failed (launchDiagnostics.ts)
-// and when a server runs at all (serverLifecycle.ts). This class is the only one that sets the state;
-// the manager owns many connections and lays its own states (invalid, blocked, queued) over theirs.
+// The life of one configured server, put together from its parts: the attempt state machine
+// (attemptRunner.ts, which owns the state: it starts, stays connected with backoff and a circuit
+// breaker, reconnectPolicy.ts, and stops), what the server offers (offerKeeper.ts), how requests
+// wait for a session (requestGate.ts), why a launch failed (launchDiagnostics.ts) and when a server
+// runs at all (serverLifecycle.ts). Each part gets what it needs, never this class; the manager
+// owns many connections and lays its own states (invalid, blocked, queued) over theirs.
 import type { CallToolResult, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
-import { Emitter, type Event } from '../base/events';
+import type { Event } from '../base/events';
 import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
 import { nullLogger, redactingLogger, type Logger } from '../base/logging';
 import type { LifecycleSettings, ServerDefinition } from '../config';
-import {
-  frozenState,
-  isConnecting,
-  isSettled,
-  type IdleState,
-  type RunningState,
-  type ServerState,
-  type ServerStateChangeEvent,
-} from '../state';
+import { isConnecting, isSettled, type IdleState, type RunningState, type ServerState, type ServerStateChangeEvent } from '../state';
 import { AttemptRunner } from './attemptRunner';
 import type { CallerOptions, CallOutcome, ConnectionOptions } from './connectionOptions';
-import { SwitchboardError, type ConnectionFailure, type Skill, type SkillFile, type RequestPolicy, type RetryBudget } from './link';
+import { SwitchboardError, type Skill, type SkillFile, type RequestPolicy, type RetryBudget } from './link';
 import {
   OfferKeeper,
   type OfferChangeEvent,
@@ -57,17 +49,12 @@ export interface ConnectionDiagnostics extends SessionCounters {
 }
 
 export class ServerConnection {
-  private readonly stateEmitter = new Emitter<ServerStateChangeEvent>();
-  /** Fires on every state change, with copies of the old and new state. */
-  readonly onDidChangeState: Event<ServerStateChangeEvent> = this.stateEmitter.event;
   readonly logger: Logger;
   readonly clock: Clock;
   private readonly keeper: OfferKeeper;
   private readonly lifecycle: ServerLifecycle;
   private readonly gate: RequestGate;
   private readonly attempts: AttemptRunner;
-  private current: ServerState = frozenState({ kind: 'stopped' });
-  private lastRun: RunningState | undefined;
   /** Tasks run for callers that made plain calls of task-required tools. */
   readonly tasks: RunningTasks;
   private manualReconnect: Promise<ServerState> | undefined;
@@ -82,32 +69,44 @@ export class ServerConnection {
   ) {
     this.logger = redactingLogger(options.logger ?? nullLogger, definition.secrets, `[${definition.name}] `);
     this.clock = options.clock ?? systemClock;
-    // A disabled definition cannot start: that is this connection's own state, not an overlay.
-    if (!definition.enabled) this.current = frozenState({ kind: 'disabled' });
     this.keeper = new OfferKeeper({
       server: definition.name,
       logger: this.logger,
       clock: this.clock,
-      activeSession: () => (this.current.kind === 'running' ? this.session : undefined),
+      activeSession: () => (this.state.kind === 'running' ? this.session : undefined),
       refreshPolicy: () => ({ timeoutMs: definition.timeouts.requestMs, maxTotalMs: 0 }),
       onToolsReplaced: () => this.attempts.toolsReplaced(),
       ...(options.switchboardId === undefined ? {} : { switchboardId: options.switchboardId }),
     });
     this.tasks = new RunningTasks(definition.name, () => this.clock.now());
     const { serverRequests } = options;
-    this.attempts = new AttemptRunner(this, this.keeper, {
+    this.attempts = new AttemptRunner({ definition, logger: this.logger, clock: this.clock }, this.keeper, {
       ...options,
       ...(serverRequests ? { serverRequests: this.tasks.withdrawingOnEnd(serverRequests) } : {}),
     });
+    const attempts = this.attempts;
     this.lifecycle = new ServerLifecycle(definition.lifecycle, {
       logger: this.logger,
       clock: this.clock,
-      attempts: this.attempts,
-      state: () => this.current,
+      attempts,
+      state: () => attempts.currentState,
       disposed: () => this.disposed,
       held: () => this.keeper.subscriptions.size > 0,
     });
-    this.gate = new RequestGate(this);
+    // The first listener of the state machine: idle stop follows it, and a new run gets the log level a client asked for.
+    attempts.onDidChangeState(({ state, previous }) => {
+      this.lifecycle.follow(previous.kind, state);
+      if (state.kind === 'running' && previous.kind !== 'running') this.sendLogLevel();
+    });
+    this.gate = new RequestGate({
+      name: definition.name,
+      requestMs: definition.timeouts.requestMs,
+      clock: this.clock,
+      logger: this.logger,
+      sessions: attempts,
+      disposed: () => this.disposed,
+      wake: (why) => this.lifecycle.wake(why),
+    });
   }
 
   get name(): string {
@@ -123,9 +122,14 @@ export class ServerConnection {
     return this.definition.timeouts.requestMs;
   }
 
-  /** Frozen: shared by every reader, never copied. */
+  /** Fires on every state change, with the old and new state (frozen, shared). */
+  get onDidChangeState(): Event<ServerStateChangeEvent> {
+    return this.attempts.onDidChangeState;
+  }
+
+  /** Frozen: shared by every reader, never copied (the attempt runner owns it). */
   get state(): ServerState {
-    return this.current;
+    return this.attempts.currentState;
   }
 
   /**
@@ -133,12 +137,7 @@ export class ServerConnection {
    * itself, kept while it reconnects or idles; undefined until it first runs. Frozen.
    */
   get lastRunning(): RunningState | undefined {
-    return this.lastRun;
-  }
-
-  /** The state, for the modules of this connection. */
-  get currentState(): ServerState {
-    return this.current;
+    return this.attempts.lastRunning;
   }
 
   /** The running session, if any. */
@@ -205,8 +204,8 @@ export class ServerConnection {
    * (running, error, stopped, disabled); never rejects — failures are states.
    */
   start(): Promise<ServerState> {
-    if (this.disposed || !this.definition.enabled || this.current.kind === 'running') return Promise.resolve(this.state);
-    if (!isConnecting(this.current.kind)) this.attempts.begin({ kind: 'start' });
+    if (this.disposed || !this.definition.enabled || this.state.kind === 'running') return Promise.resolve(this.state);
+    if (!isConnecting(this.state.kind)) this.attempts.begin({ kind: 'start' });
     return this.whenSettled();
   }
 
@@ -262,7 +261,7 @@ export class ServerConnection {
     this.disposing ??= (async () => {
       this.wasDisposed = true;
       await this.stop();
-      this.stateEmitter.dispose();
+      this.attempts.closeEvents();
       this.keeper.dispose();
       this.tasks.dispose();
     })();
@@ -379,7 +378,7 @@ export class ServerConnection {
 
   /** Lists the resources, templates and prompts of a running server again. */
   async refreshOffer(): Promise<void> {
-    const session = this.current.kind === 'running' ? this.session : undefined;
+    const session = this.state.kind === 'running' ? this.session : undefined;
     if (session) await this.keeper.relistOffer(session);
   }
 
@@ -399,7 +398,7 @@ export class ServerConnection {
 
   private sendLogLevel(): void {
     const level = this.logLevel;
-    const session = this.current.kind === 'running' ? this.session : undefined;
+    const session = this.state.kind === 'running' ? this.session : undefined;
     if (level === undefined || session === undefined || session.era !== 'legacy' || !session.capabilities.logging) return;
     session.client
       .setLoggingLevel(level)
@@ -408,7 +407,7 @@ export class ServerConnection {
 
   /** `notifications/roots/list_changed` to a running server; nothing otherwise (it asks when it connects). */
   notifyRootsChanged(): void {
-    const session = this.current.kind === 'running' ? this.session : undefined;
+    const session = this.state.kind === 'running' ? this.session : undefined;
     session?.notifyRootsChanged().catch((error: unknown) => this.logger.debug(`roots/list_changed not delivered: ${errorMessage(error)}`));
   }
 
@@ -426,28 +425,8 @@ export class ServerConnection {
     this.lifecycle.unsubscribed();
   }
 
-  /** For the request gate: a request found the session gone. */
-  sessionLost(session: McpSession, failure: ConnectionFailure): void {
-    this.attempts.sessionLost(session, failure);
-  }
-
-  /** For the request gate: a request was refused for want of a sign-in. */
-  signInNeeded(session: McpSession, failure: ConnectionFailure): void {
-    this.attempts.signInNeeded(session, failure);
-  }
-
-  /** The one place the state changes; only the attempt runner calls it. */
-  setState(next: ServerState, at = this.clock.now()): void {
-    const previous = this.current;
-    this.current = frozenState(next);
-    if (this.current.kind === 'running') this.lastRun = this.current;
-    this.lifecycle.follow(previous.kind, next);
-    if (next.kind === 'running' && previous.kind !== 'running') this.sendLogLevel();
-    this.stateEmitter.fire({ server: this.name, state: this.current, previous, at });
-  }
-
   private whenSettled(): Promise<ServerState> {
-    if (isSettled(this.current)) return Promise.resolve(this.state);
+    if (isSettled(this.state)) return Promise.resolve(this.state);
     return new Promise((resolve) => {
       const subscription = this.onDidChangeState(({ state }) => {
         if (!isSettled(state)) return;
