@@ -15,6 +15,7 @@ import { notReadyError } from '../connection';
 import { SwitchboardError } from '../state';
 import { isConnecting } from '../state';
 import type { ServerFacts } from './serverLists';
+import type { ServerDefinition } from '../config';
 
 const DONE = { done: undefined } as const;
 
@@ -27,6 +28,8 @@ interface Waiter {
 
 export interface WaitSource {
   facts(server: string): ServerFacts | undefined;
+  /** Only the definition (its timeouts), without reading the lists: what a call's deadline needs. */
+  definition(server: string): ServerDefinition | undefined;
   /** Fires a server's name whenever what the catalog reads of it may have changed (state, lists, removal); undefined: any server. */
   readonly onDidChangeServer: Event<string | undefined>;
 }
@@ -61,7 +64,7 @@ export class ServerWaits {
 
   /** A call's deadline for this server: its requestMs from now (undefined: it waits without limit). */
   readyBy(server: string): number | undefined {
-    const requestMs = this.source.facts(server)?.definition?.timeouts.requestMs ?? 0;
+    const requestMs = this.source.definition(server)?.timeouts.requestMs ?? 0;
     return requestMs > 0 ? this.clock.now() + requestMs : undefined;
   }
 
@@ -69,7 +72,7 @@ export class ServerWaits {
   whenListed(server: string, signal: AbortSignal | undefined): Promise<void> {
     if (!this.isStartingWithoutTools(server) || signal?.aborted) return Promise.resolve();
     // A connect timeout of 0 means "no limit" for the connection; a listing client still deserves an answer.
-    const limitMs = this.source.facts(server)?.definition?.timeouts.connectMs || MAX_LIST_WAIT_MS;
+    const limitMs = this.source.definition(server)?.timeouts.connectMs || MAX_LIST_WAIT_MS;
     return this.wait(server, {
       settle: () => (this.isStartingWithoutTools(server) ? undefined : 'done'),
       signal,
@@ -84,7 +87,7 @@ export class ServerWaits {
   whenReady(server: string, signal: AbortSignal | undefined, readyBy: number | undefined): Promise<void> {
     if (signal?.aborted)
       return Promise.reject(new SwitchboardError('CANCELLED', `the call to server "${server}" was cancelled`, { notSent: true }));
-    const requestMs = this.source.facts(server)?.definition?.timeouts.requestMs ?? 0;
+    const requestMs = this.source.definition(server)?.timeouts.requestMs ?? 0;
     return this.wait(server, {
       settle: (facts) => {
         if (!facts)

@@ -105,7 +105,14 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.publisher = publisher;
     this.onDidChange = publisher.onDidChange;
     this.onDidSettleCall = this.callsSettled.event;
-    this.waits = new ServerWaits({ facts: (name) => lists.facts(name), onDidChangeServer: this.serverChanges.event }, clock);
+    this.waits = new ServerWaits(
+      {
+        facts: (name) => lists.facts(name),
+        definition: (name) => manager.server(name)?.definition,
+        onDidChangeServer: this.serverChanges.event,
+      },
+      clock,
+    );
     this.calls = new ToolCallGate({
       snapshot: () => publisher.current().snapshot,
       toolByQualifiedName: (name) => publisher.current().byQualifiedName.get(name),

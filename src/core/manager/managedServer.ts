@@ -111,18 +111,25 @@ export class ManagedServer {
     return !repeat;
   }
 
-  /** What the manager knows about it, sharing the frozen entry, state and tools. */
+  /**
+   * What the manager knows about it, sharing the frozen entry, state and tools. The stderr tail and
+   * the tasks are read when asked: most readers (the catalog, on a call's path) never ask.
+   */
   view(): ServerView {
-    const configured = this.configured;
+    const { configured, connection } = this;
     return {
       name: this.name,
       source: configured.source,
       state: this.state,
-      tools: this.connection?.tools ?? [],
+      tools: connection?.tools ?? [],
       diagnostics: isInvalid(configured) ? configured.diagnostics : [],
       definition: isInvalid(configured) ? undefined : configured,
-      stderrTail: this.connection?.stderrTail() ?? [],
-      tasks: this.connection?.tasks.list() ?? [],
+      get stderrTail() {
+        return connection?.stderrTail() ?? [];
+      },
+      get tasks() {
+        return connection?.tasks.list() ?? [];
+      },
     };
   }
 }
