@@ -8,6 +8,8 @@ import type { ServerState, ServerStateChangeEvent } from '../state';
 
 /** What the catalog needs of a connection; ServerConnection provides it. */
 export interface CatalogConnection {
+  /** The definition it was made from (its timeouts decide a call's deadline). */
+  readonly definition: ServerDefinition;
   /** As last listed, kept while the server reconnects or idles; frozen, and replaced (never changed) by a new list. */
   readonly tools: readonly Tool[];
   /** Whether the server has listed its tools yet: before that, `tools` is empty for want of an answer. */

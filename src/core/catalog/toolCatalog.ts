@@ -108,7 +108,8 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.waits = new ServerWaits(
       {
         facts: (name) => lists.facts(name),
-        definition: (name) => manager.server(name)?.definition,
+        // The connection's definition: every valid entry has a connection, and reading it allocates nothing on a call's path.
+        definition: (name) => manager.connection(name)?.definition,
         onDidChangeServer: this.serverChanges.event,
       },
       clock,

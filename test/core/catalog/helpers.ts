@@ -168,6 +168,7 @@ export class FakeManager implements CatalogManager {
     const entry = this.entries.get(name);
     if (!entry) return undefined;
     return {
+      definition: entry.definition,
       tools: entry.tools,
       toolsListed: entry.listed,
       listTools: async () => {
