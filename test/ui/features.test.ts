@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { eventually } from '../core/support/poll';
 import {
   activityBarEntry,
+  clickTreeRow,
   editorLogLines,
   openWorkbench,
   runFromPalette,
@@ -103,11 +104,16 @@ describe('tools, resources, elicitation and sampling (UI)', function () {
       await row.waitFor({ timeout: 30_000 });
       assert.equal((await row.locator('.label-description').innerText()).trim(), count, group);
     }
-    await treeRow(page, 'Resources').click();
+    // The server row's tooltip, shown where the mouse rests, covers the rows below it (as it did
+    // now and then after the click above): the next click must still reach its row.
+    await page.mouse.move(0, 0);
+    await treeRow(page, 'rich').locator('.label-name').hover();
+    await page.locator('.context-view .rendered-markdown').first().waitFor({ timeout: 30_000 });
+    await clickTreeRow(page, 'Resources');
     // A binary image opens in the editor's image preview.
-    await treeRow(page, 'Logo').click();
+    await clickTreeRow(page, 'Logo');
     await page.locator('.tab', { hasText: 'logo.png' }).waitFor({ timeout: 30_000 });
-    await treeRow(page, 'Read me').click();
+    await clickTreeRow(page, 'Read me');
     const editor = page.locator('.editor-instance .view-lines', { hasText: 'A resource served by the fixture.' });
     await editor.waitFor({ timeout: 30_000 });
     await screenshot(page, 'server-resources');

@@ -139,6 +139,23 @@ export function treeRow(page: Page, label: string): Locator {
 }
 
 /**
+ * Clicks a tree row once no row's tooltip is shown. A row's tooltip opens where the mouse rests
+ * after a click, below that row, and stays while the mouse is on it: clicking the row beneath moves
+ * the mouse onto the tooltip, which then takes every click (a busy machine shows it in time to).
+ */
+export async function clickTreeRow(page: Page, label: string): Promise<void> {
+  const tooltip = page.locator('.context-view .rendered-markdown');
+  if ((await tooltip.count()) > 0) {
+    await page.mouse.move(0, 0);
+    await tooltip
+      .first()
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => page.keyboard.press('Escape'));
+  }
+  await treeRow(page, label).click();
+}
+
+/**
  * How many pixels of a row's name and description are cut off (0: all of it shows). The label
  * container clips with an ellipsis, so what overflows it is what the user cannot read.
  */
