@@ -95,10 +95,10 @@ export class ServerLists {
     this.options.onTaken(server);
   }
 
-  /** Whether the cache holds this very list for the server's configuration: nothing to take. */
-  isStored(server: string, tools: readonly Tool[]): boolean {
+  /** Whether the cache holds the list of this fingerprint for the server's configuration: nothing to take. */
+  isStored(server: string, fingerprint: string): boolean {
     const cached = this.facts(server)?.cached;
-    return cached !== undefined && cached.prepared.fingerprint === fingerprintTools(tools);
+    return cached !== undefined && cached.prepared.fingerprint === fingerprint;
   }
 
   /** The user invalidated a server that is not running: its last live list no longer stands in for it. */

@@ -1,7 +1,8 @@
 // The tool catalog: reads the manager's servers and their connections' lists (serverLists.ts), with
 // the cache standing in while a server is still connecting, applies the filters and the budget,
-// and answers the gateway with one snapshot of what chat may call, rebuilt when they change. It is the one gate for calls: a
-// call is checked here against that snapshot, and waits (serverWaits.ts) for a server still starting.
+// and answers the gateway with one snapshot of what chat may call, rebuilt when they change. It is
+// the one gate for calls: a call is checked here against that snapshot, and waits (serverWaits.ts)
+// for a server still starting.
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { systemClock, type Clock } from '../base/clock';
 import { containFailure } from '../base/contain';
@@ -286,7 +287,8 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.lists.followConfiguration();
     // A server handed over running under a new connection config (make before break) has its list stored now.
     for (const facts of this.lists.all())
-      if (facts.state === 'running' && facts.live && !this.lists.isStored(facts.name, facts.live.raw)) this.lists.take(facts.name);
+      if (facts.state === 'running' && facts.live && !this.lists.isStored(facts.name, facts.live.prepared.fingerprint))
+        this.lists.take(facts.name);
     this.serverChanges.fire(undefined);
     this.publisher.markDirty();
     this.publisher.flush();
@@ -380,10 +382,11 @@ export class ToolCatalog implements ToolSource, Disposable {
   private onTools(event: ToolsChangeEvent): void {
     if (this.disposed || this.lists.facts(event.server)?.state !== 'running') return;
     // The echo of a list just taken (a connect announces the list it started with): nothing to do.
-    if (this.lists.isStored(event.server, event.tools)) return;
+    const fingerprint = fingerprintTools(event.tools);
+    if (this.lists.isStored(event.server, fingerprint)) return;
     // The connection lists again on list_changed (one request at a time, in order) and announces
     // each new list; after the burst, the catalog takes the latest one and recomputes once.
-    this.lists.refresh.signal(event.server, fingerprintTools(event.tools));
+    this.lists.refresh.signal(event.server, fingerprint);
   }
 
   /** What the snapshot and the waits read of a server (undefined: of any) may have changed. */
