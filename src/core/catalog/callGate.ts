@@ -3,8 +3,6 @@
 // server that is not ready (starting, idle, reconnecting) is woken once and waited for once, until
 // the call's one deadline (serverWaits.ts); then the tool is checked again, since the live list
 // replaced the cached one and the tool may be gone or filtered now.
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { CallerOptions, CallOutcome } from '../connection';
 import { isConnecting, isServed, isSwitchboardError, startsOnDemand, unknownServer, type ServerStateKind } from '../state';
 import type { Clock } from '../base/clock';
 import type { CatalogManager } from './catalogManager';
@@ -19,7 +17,7 @@ export interface ToolCallGateOptions {
   /** The snapshot's own index of its tools by qualified name (snapshot.ts), not a scan per call. */
   readonly toolByQualifiedName: (qualifiedName: string) => CatalogTool | undefined;
   readonly waits: ServerWaits;
-  readonly manager: Pick<CatalogManager, 'wake' | 'forwardToolCall'>;
+  readonly manager: Pick<CatalogManager, 'wake'>;
   readonly clock: Clock;
 }
 
@@ -28,22 +26,6 @@ const MAX_NAME_WAIT_MS = 60_000;
 
 export class ToolCallGate {
   constructor(private readonly options: ToolCallGateOptions) {}
-
-  async call<O extends CallerOptions>(
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    options: O,
-    reach: CallReach = 'exposed',
-  ): Promise<CallOutcome<O, CallToolResult>> {
-    // A ready server's call is sent in this very turn (it is in flight, for idle stop and
-    // diagnostics, as soon as this returns); only a call that must wait awaits.
-    const now = this.readyNow({ server, tool }, { signal: options.signal, readyBy: options.readyBy, reach });
-    const { readyBy } = now instanceof Promise ? await now : now;
-    // The same deadline goes on: if the session drops before the call is sent, the connection
-    // waits for the next one only as long as is left.
-    return this.options.manager.forwardToolCall(server, tool, args, readyBy === undefined ? options : { ...options, readyBy });
-  }
 
   /**
    * The one wait of a call (ToolSource.readyTool): the tool an address names, once its server is
@@ -55,8 +37,11 @@ export class ToolCallGate {
     return this.readyNow(address, options);
   }
 
-  /** As ready(), without a turn of waiting when there is nothing to wait for; throws a refusal at once. */
-  private readyNow(address: ToolAddress, options: ReadyOptions): ReadyTool | Promise<ReadyTool> {
+  /**
+   * As ready(), without a turn of waiting when there is nothing to wait for (a ready server's call
+   * is then sent in the caller's turn); throws a refusal at once.
+   */
+  readyNow(address: ToolAddress, options: ReadyOptions): ReadyTool | Promise<ReadyTool> {
     if ('qualifiedName' in address) {
       const found = this.find(address.qualifiedName, options);
       if (found) return this.readyAbout(found, options);

@@ -17,6 +17,11 @@ export interface CatalogConnection {
   listTools(): Promise<Tool[]>;
 }
 
+/** What a call of the catalog's needs of a connection; ServerConnection provides it. */
+export interface CallableConnection {
+  sendToolCall<O extends CallerOptions>(name: string, args: Record<string, unknown>, options: O): Promise<CallOutcome<O, CallToolResult>>;
+}
+
 /** What the catalog reads of a configured server; the manager's ServerView provides it. */
 export interface CatalogServerInfo {
   readonly name: string;
@@ -33,12 +38,8 @@ export interface CatalogManager {
   servers(): readonly CatalogServerInfo[];
   server(name: string): CatalogServerInfo | undefined;
   connection(name: string): CatalogConnection | undefined;
-  forwardToolCall<O extends CallerOptions>(
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    options: O,
-  ): Promise<CallOutcome<O, CallToolResult>>;
+  /** The connection a call goes to; throws NOT_RUNNING, naming why, for a server that cannot take one. */
+  usableConnection(name: string): CallableConnection;
   /** Starts an idle server: a call (`why`) needs it. */
   wake(server: string, why?: string): void;
   /** Starts an idle server with nothing cached, to learn its lists; it idles again once unused. */

@@ -156,27 +156,40 @@ export class ToolCatalog implements ToolSource, Disposable {
   }
 
   /**
-   * The one gate for a call (callGate.ts): the tool must be in the snapshot and exposed; a server
-   * that is not ready is waited for (until the call's readyBy), then checked again.
+   * A call from chat or a gateway client: the gate (callGate.ts) decides whether the tool may be
+   * called, and a server that is not ready is waited for once (until the call's readyBy) and the
+   * tool checked again; then the call goes to the server's connection.
    */
-  callExposedTool<O extends CallerOptions = CallerOptions>(
+  async callExposedTool<O extends CallerOptions = CallerOptions>(
     server: string,
     tool: string,
     args: Record<string, unknown>,
     options: O = {} as O,
     reach: CallReach = 'exposed',
   ): Promise<CallOutcome<O, CallToolResult>> {
-    const call = this.calls.call(server, tool, args, options, reach);
-    if (this.callsSettled.listenerCount === 0) return call;
+    const settle = this.callsSettled.listenerCount === 0 ? undefined : this.settler(server, tool, options.caller);
+    try {
+      // A ready server's call is sent in this very turn (it is in flight, for idle stop and
+      // diagnostics, as soon as this returns); only a call that must wait awaits.
+      const now = this.calls.readyNow({ server, tool }, { signal: options.signal, readyBy: options.readyBy, reach });
+      const { readyBy } = now instanceof Promise ? await now : now;
+      // The same deadline goes on: if the session drops before the call is sent, the connection
+      // waits for the next one only as long as is left.
+      const sent = readyBy === undefined ? options : { ...options, readyBy };
+      const result = await this.manager.usableConnection(server).sendToolCall(tool, args, sent);
+      settle?.(isErrorResult(result) ? 'toolError' : 'ok');
+      return result;
+    } catch (error) {
+      settle?.(isSwitchboardError(error) ? error.code : 'failed');
+      throw error;
+    }
+  }
+
+  /** Tells onDidSettleCall's listeners how a call that starts now ended. */
+  private settler(server: string, tool: string, caller: string | undefined): (outcome: CallSettlement) => void {
     const started = this.clock.now();
-    const caller = options.caller === undefined ? {} : { caller: options.caller };
-    const settle = (outcome: CallSettlement) =>
-      this.callsSettled.fire({ server, tool, outcome, ms: this.clock.now() - started, ...caller });
-    call.then(
-      (result) => settle(isErrorResult(result) ? 'toolError' : 'ok'),
-      (error: unknown) => settle(isSwitchboardError(error) ? error.code : 'failed'),
-    );
-    return call;
+    return (outcome) =>
+      this.callsSettled.fire({ server, tool, outcome, ms: this.clock.now() - started, ...(caller === undefined ? {} : { caller }) });
   }
 
   /**

@@ -287,33 +287,36 @@ export class ServerConnection {
     args: Record<string, unknown> = {},
     options: O = {} as O,
   ): Promise<CallOutcome<O, CallToolResult>> {
-    return this.lifecycle.inUse(() =>
-      this.withCallerSession(`tools/call \`${name}\``, options, (session, policy, budget) =>
-        this.callOn(session, policy, budget, name, args, options),
-      ),
-    ) as Promise<CallOutcome<O, CallToolResult>>;
+    // Bound rather than wrapped in a closure: the call crosses one frame less on its way to the SDK.
+    return this.withCallerSession(`tools/call \`${name}\``, options, this.callOn.bind(this, name, args, options)) as Promise<
+      CallOutcome<O, CallToolResult>
+    >;
   }
 
   /**
-   * The gate's one wait for a session; for a server that acts for each user with their own
-   * account (userCredential.ts), that user's token first, riding with the request.
+   * How a client's request is sent: counted as use of the server (idle stop) from now until it
+   * ends, through the gate's one wait for a session; for a server that acts for each user with
+   * their own account (userCredential.ts), that user's token first, riding with the request.
    */
   private withCallerSession<T>(what: string, options: CallerOptions, operation: SessionOperation<T>): Promise<T> {
-    if (!takesUserCredential(this.definition)) return this.gate.withSession(what, options, operation);
-    return userTokenFor(this.definition, options.onBehalfOf, what).then((token) =>
-      this.gate.withSession(what, options, (session, policy, budget) =>
-        asUser(token, this.definition, options.onBehalfOf, () => operation(session, policy, budget)),
-      ),
-    );
+    const used = this.lifecycle.beginUse();
+    const sent = !takesUserCredential(this.definition)
+      ? this.gate.withSession(what, options, operation)
+      : userTokenFor(this.definition, options.onBehalfOf, what).then((token) =>
+          this.gate.withSession(what, options, (session, policy, budget) =>
+            asUser(token, this.definition, options.onBehalfOf, () => operation(session, policy, budget)),
+          ),
+        );
+    return sent.finally(used);
   }
 
   private callOn<O extends CallerOptions>(
-    session: McpSession,
-    policy: RequestPolicy,
-    budget: RetryBudget,
     name: string,
     args: Record<string, unknown>,
     options: O,
+    session: McpSession,
+    policy: RequestPolicy,
+    budget: RetryBudget,
   ): Promise<CallToolResult | ClientInputRound> {
     const tool = this.keeper.toolToCall(name, args);
     const callerPolicy = { ...policy, onProgress: options.onProgress };
@@ -346,16 +349,14 @@ export class ServerConnection {
       this.setLogLevel(params.level);
       return {} as CallOutcome<O, ForwardedResult<M>>;
     }
-    const result = await this.lifecycle.inUse(() =>
-      this.withCallerSession(method, options, (session, policy, budget) =>
-        session.requestRaw<ForwardedResult<M>>(
-          method,
-          params,
-          FORWARDED_RESULTS[method],
-          { ...policy, onProgress: options.onProgress },
-          budget,
-          options,
-        ),
+    const result = await this.withCallerSession(method, options, (session, policy, budget) =>
+      session.requestRaw<ForwardedResult<M>>(
+        method,
+        params,
+        FORWARDED_RESULTS[method],
+        { ...policy, onProgress: options.onProgress },
+        budget,
+        options,
       ),
     );
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of ${method}`);
@@ -369,10 +370,8 @@ export class ServerConnection {
    * size, digest or frontmatter differ, is refused naming it, and its content is never returned.
    */
   async readSkillFile(skill: Skill, ref?: string, options: CallerOptions = {}): Promise<SkillFile> {
-    return this.lifecycle.inUse(() =>
-      this.withCallerSession(`resources/read of skill \`${skill.frontmatter.name}\``, options, (session, policy, budget) =>
-        session.readSkillFile(skill, ref, policy, budget),
-      ),
+    return this.withCallerSession(`resources/read of skill \`${skill.frontmatter.name}\``, options, (session, policy, budget) =>
+      session.readSkillFile(skill, ref, policy, budget),
     );
   }
 

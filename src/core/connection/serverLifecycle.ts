@@ -73,14 +73,12 @@ export class ServerLifecycle {
     this.idleStop.arm();
   }
 
-  /** Counts a client's request as use of the server, from before it waits for the server until it ends. */
-  async inUse<T>(request: () => Promise<T>): Promise<T> {
-    const end = this.idleStop.begin();
-    try {
-      return await request();
-    } finally {
-      end();
-    }
+  /**
+   * Counts a client's request as use of the server, from before it waits for the server until it
+   * ends: call what this returns when it has ended.
+   */
+  beginUse(): () => void {
+    return this.idleStop.begin();
   }
 
   /** A resource subscription holds the server: an idle one starts, and none stops for lack of use. */

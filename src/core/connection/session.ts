@@ -374,29 +374,28 @@ export class McpSession {
   ): Promise<CallToolResult | ClientInputRound> {
     const what = `tools/call \`${name}\``;
     const extras = extrasFor(this.era, upstream);
-    const send = (round: RoundParams, allowInputRequired: boolean) =>
-      this.request(
-        what,
-        policy,
-        budget,
-        (options, onprogress) =>
-          this.client.callTool(
-            { name, arguments: args, ...extras.meta, ...round },
-            {
-              ...options,
-              // Always ask for progress: it is what lets a long call outlive timeoutMs.
-              onprogress,
-              // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
-              // over HTTP). Without its output schema: a host passes results on unvalidated, as the
-              // model reads them, rather than fail a call the server answered.
-              ...(definition ? { toolDefinition: { ...definition, outputSchema: undefined } } : {}),
-              ...(allowInputRequired ? { allowInputRequired } : {}),
-            },
-          ) as Promise<CallToolResult | InputRequiredResult>,
-      );
+    // What sends the call (a round's answers in it): made before request() runs it, so that the
+    // call crosses no frame of its own between here and the SDK.
+    const sender =
+      (round: RoundParams, allowInputRequired: boolean) => (options: RequestOptions, onprogress: (progress: Progress) => void) =>
+        this.client.callTool(
+          { name, arguments: args, ...extras.meta, ...round },
+          {
+            ...options,
+            // Always ask for progress: it is what lets a long call outlive timeoutMs.
+            onprogress,
+            // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
+            // over HTTP). Without its output schema: a host passes results on unvalidated, as the
+            // model reads them, rather than fail a call the server answered.
+            ...(definition ? { toolDefinition: { ...definition, outputSchema: undefined } } : {}),
+            ...(allowInputRequired ? { allowInputRequired } : {}),
+          },
+        ) as Promise<CallToolResult | InputRequiredResult>;
     const result = extras.rounds
-      ? await runClientRounds(what, extras.rounds, this.options.serverRequests ?? {}, (round) => send(round, true))
-      : await send({}, false);
+      ? await runClientRounds(what, extras.rounds, this.options.serverRequests ?? {}, (round) =>
+          this.request(what, policy, budget, sender(round, true)),
+        )
+      : await this.request(what, policy, budget, sender({}, false));
     // A result is passed on (cloned, serialized) by everything downstream: refuse one that would
     // overflow the stack there, naming what was wrong, rather than let it crash the host later.
     const problem = jsonShapeProblem(result, RESULT_LIMITS, `the result of tool \`${name}\``);

@@ -48,6 +48,7 @@ import {
   noTaskSupport,
   registerTaskHandlers,
   startToolTask,
+  taskHandlePast,
   TaskReceivingServer,
   type GatewayTasks,
 } from './tasks';
@@ -236,50 +237,49 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
     const reach: CallReach = search === CALL_TOOL ? 'eligible' : 'exposed';
     const user = onBehalfOf(extras.upstreamTokens, ctx);
     const caller = callerOf(server, ctx, extras.principal);
-    const mapped = {
+    const mapped: CallerTarget = {
       ...(await targetOf(source, endpoint, request.params.name, { signal: ctx.mcpReq.signal, reach, caller })),
       reach,
       caller,
       ...(user ? { onBehalfOf: user } : {}),
     };
-    if (!extras.tracer) return callTool(mapped).catch((error: unknown) => signInRound(error, ctx) ?? Promise.reject(error));
-    const parent = traceContextOf(request.params._meta);
-    const traced = extras.tracer.startCall({
+    const parent = extras.tracer ? traceContextOf(request.params._meta) : undefined;
+    const traced = extras.tracer?.startCall({
       endpoint: endpointPath(endpoint),
       server: mapped.server,
       tool: mapped.name,
       caller: mapped.caller,
       ...(parent ? { parent } : {}),
     });
+    const target = traced ? { ...mapped, trace: traced.upstream } : mapped;
+    let answer: CallToolResult | InputRequiredResult;
     try {
-      const result = await callTool({ ...mapped, trace: traced.upstream });
-      traced.end(outcomeOf(result));
-      return result;
+      if (tasks && request.params.task !== undefined) {
+        // The SDK types this handler's answer as a CallToolResult; TaskReceivingServer lets the task's through.
+        answer = taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
+      } else {
+        const round = openRound(ctx, 'tools/call', request.params.name);
+        // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
+        if (modernTasks && round.options.clientTasks?.declared === true) {
+          answer = await callOrEscalate(modernTasks, ctx, round, (options, relay) =>
+            runRelayed(extras.relays, target.server, relay, callFor, options, source, target, request.params),
+          );
+        } else {
+          const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
+          logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
+          // callFor gives the client the JSON-RPC error; what the relay and the round throw already is one.
+          answer = (await round.reply(await relayed(target.server, ctx, callFor, options, source, target, request.params))) as
+            CallToolResult | InputRequiredResult;
+        }
+      }
     } catch (error) {
       const signIn = signInRound(error, ctx);
-      traced.end(signIn ? outcomeOf(signIn) : String((error as { code?: unknown }).code ?? 'error'));
+      traced?.end(signIn ? outcomeOf(signIn) : String((error as { code?: unknown }).code ?? 'error'));
       if (signIn) return signIn;
       throw error;
     }
-
-    async function callTool(target: CallerTarget): Promise<CallToolResult | InputRequiredResult> {
-      if (tasks && request.params.task !== undefined) {
-        // The SDK types this handler's answer as a CallToolResult; TaskReceivingServer lets the task's through.
-        return taskCall(server, tasks, extras.relays, source, logger, target, request.params) as unknown as CallToolResult;
-      }
-      const round = openRound(ctx, 'tools/call', request.params.name);
-      // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
-      if (modernTasks && round.options.clientTasks?.declared === true) {
-        return callOrEscalate(modernTasks, ctx, round, (options, relay) =>
-          runRelayed(extras.relays, target.server, relay, () => callFor(source, target, request.params, options)),
-        );
-      }
-      const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
-      logger.debug(`${describeEndpoint(endpoint)}: tools/call ${target.server}/${target.name}`);
-      // callFor gives the client the JSON-RPC error; what the relay and the round throw already is one.
-      return (await round.reply(await relayed(target.server, ctx, options, (sent) => callFor(source, target, request.params, sent)))) as
-        CallToolResult | InputRequiredResult;
-    }
+    traced?.end(outcomeOf(answer));
+    return taskHandlePast(answer);
   });
 }
 
@@ -328,10 +328,10 @@ function foundToolCall(params: CallToolRequestParams): CallToolRequestParams {
 
 /** The call a task runs: as a plain request makes it, failing with the JSON-RPC error its client should see. */
 async function callFor(
+  options: CallerOptions,
   source: ToolSource,
   target: CallerTarget,
   params: CallToolRequestParams,
-  options: CallerOptions,
 ): Promise<CallToolResult | ClientInputRound> {
   try {
     const sent = {
@@ -385,7 +385,7 @@ function taskCall(
   params: CallToolRequestParams,
 ): CreateTaskResult {
   if (taskSupportOf(source.snapshot(), target) === 'forbidden') throw noTaskSupport(params.name);
-  const run = (options: CallerOptions) => callFor(source, target, params, options) as Promise<CallToolResult>;
+  const run = (options: CallerOptions) => callFor(options, source, target, params) as Promise<CallToolResult>;
   const created = startToolTask({ server, tasks, relays, logger, upstream: target.server, run }, params);
   logger.info(`tools/call ${target.server}/${target.name} runs as task ${created.task.taskId}, which its client drives`);
   return created;

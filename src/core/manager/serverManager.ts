@@ -386,7 +386,8 @@ export class ServerManager {
     await this.entries.get(server)?.connection?.unsubscribeResource(uri);
   }
 
-  private usableConnection(server: string): ServerConnection {
+  /** The connection a request goes to; throws NOT_RUNNING, naming why, for a server that cannot take one. */
+  usableConnection(server: string): ServerConnection {
     const entry = this.require(server);
     if (entry.startable && entry.connection) return entry.connection;
     const state = entry.state;

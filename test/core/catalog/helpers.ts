@@ -190,9 +190,14 @@ export class FakeManager implements CatalogManager {
     this.learns.push(server);
   }
 
-  async forwardToolCall(server: string, tool: string, args: Record<string, unknown>, _options: CallerOptions): Promise<CallToolResult> {
-    this.calls.push({ server, tool, args });
-    return { content: [{ type: 'text', text: `${server}/${tool}` }] };
+  usableConnection(server: string) {
+    this.require(server);
+    return {
+      sendToolCall: async (tool: string, args: Record<string, unknown>, _options: CallerOptions): Promise<CallToolResult> => {
+        this.calls.push({ server, tool, args });
+        return { content: [{ type: 'text', text: `${server}/${tool}` }] };
+      },
+    };
   }
 
   private view(name: string) {

@@ -15,9 +15,9 @@ import { FakeClock } from '../support/fakeClock';
 /** The host that runs a call with a relay in place; the call reaches it through `current`. */
 class Host implements RelayRouter {
   current: Relay | undefined;
-  withRelay<T>(_server: string, relay: Relay, run: () => Promise<T>): Promise<T> {
+  withRelay<A extends unknown[], T>(_server: string, relay: Relay, run: (...args: A) => Promise<T>, ...args: A): Promise<T> {
     this.current = relay;
-    return run();
+    return run(...args);
   }
   hostKinds(): ReadonlySet<InputKind> {
     return new Set();

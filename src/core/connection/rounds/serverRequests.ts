@@ -38,7 +38,7 @@ export interface Relay {
 
 /** What the gateway may use of the ServerRequestRouter: run a request to an upstream server with a relay in place. */
 export interface RelayRouter {
-  withRelay<T>(server: string, relay: Relay, run: () => Promise<T>): Promise<T>;
+  withRelay<A extends unknown[], T>(server: string, relay: Relay, run: (...args: A) => Promise<T>, ...args: A): Promise<T>;
   /** What the host answers itself, when a client did not declare it. */
   hostKinds(): ReadonlySet<InputKind>;
 }
@@ -52,14 +52,18 @@ export function askingRelay(declared: ReadonlySet<InputKind>, ask: (kind: InputK
   };
 }
 
-/** Runs `run` with `relay` in place when there is a host to route through, or just runs it. */
-export function runRelayed<T>(
+/**
+ * Runs `run(...args)` with `relay` in place when there is a host to route through, or just runs it.
+ * The arguments are passed, not closed over: the call path gains no frame of its own here.
+ */
+export function runRelayed<A extends unknown[], T>(
   host: RelayRouter | undefined,
   upstream: string,
   relay: Relay | undefined,
-  run: () => Promise<T>,
+  run: (...args: A) => Promise<T>,
+  ...args: A
 ): Promise<T> {
-  return host && relay ? host.withRelay(upstream, relay, run) : run();
+  return host && relay ? host.withRelay(upstream, relay, run, ...args) : run(...args);
 }
 
 /** How the host answers a server itself; `server` is the configured name, for dialogs and consent. */
@@ -103,7 +107,7 @@ export class ServerRequestRouter {
   }
 
   /** Runs a client's request to `server` so that what the server asks meanwhile goes to `relay`. */
-  withRelay<T>(server: string, relay: Relay, run: () => Promise<T>): Promise<T> {
+  withRelay<A extends unknown[], T>(server: string, relay: Relay, run: (...args: A) => Promise<T>, ...args: A): Promise<T> {
     const entry: RelayScope = { server, relay };
     let set = this.inFlight.get(server);
     if (!set) this.inFlight.set(server, (set = new Set()));
@@ -112,7 +116,7 @@ export class ServerRequestRouter {
       set.delete(entry);
       if (set.size === 0 && this.inFlight.get(server) === set) this.inFlight.delete(server);
     };
-    return this.scope.run(entry, run).finally(done);
+    return this.scope.run(entry, run, ...args).finally(done);
   }
 
   /**

@@ -111,8 +111,12 @@ export function registerOfferHandlers(
       const options = clientRequestOptions(ctx, sent, logger, `${method} on ${target.server}`, round);
       return forward(target, what, async () =>
         round.reply(
-          await relayed(target.server, ctx, options, (sent): Promise<ForwardedResult<typeof method> | ClientInputRound> =>
-            offers.forwardRequest(target.server, method, params, sent),
+          await relayed(
+            target.server,
+            ctx,
+            (sent): Promise<ForwardedResult<typeof method> | ClientInputRound> =>
+              offers.forwardRequest(target.server, method, params, sent),
+            options,
           ),
         ),
       ).catch((error: unknown) => signInRound(error, ctx) ?? Promise.reject(error));

@@ -190,7 +190,8 @@ export class CallBridge {
       this.host,
       upstream,
       askingRelay(declared, (kind, params) => parked.ask(kind, params)),
-      () => call(running),
+      call,
+      running,
     );
     started.then(
       (value) => parked.settle({ value }),

@@ -3,21 +3,23 @@
 // (the editor then shows its own form or asks for its own model access). Only what the client
 // declared is relayed; the rest is answered by the host (connection/rounds/serverRequests.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import { runRelayed, type RelayRouter, type Relay, type CallerOptions } from '../../connection';
+import { type RelayRouter, type Relay, type CallerOptions } from '../../connection';
 import type { CallBridge } from './callBridge';
 import { clientKeyOf } from './clientRounds';
 
 export type { RelayRouter };
 
 /**
- * Runs `run` for a request to `upstream` with `options`, relaying what the upstream asks to the
- * client that sent it where it can.
+ * Runs `run(options, ...args)` for a request to `upstream`, relaying what the upstream asks to the
+ * client that sent it where it can. The arguments are passed, not closed over, so that a call
+ * crosses no frame here but this one.
  */
-export type Relayed = <T>(
+export type Relayed = <A extends unknown[], T>(
   upstream: string,
   ctx: ServerContext,
+  run: (options: CallerOptions, ...args: A) => Promise<T>,
   options: CallerOptions,
-  run: (options: CallerOptions) => Promise<T>,
+  ...args: A
 ) => Promise<T>;
 
 /** Where a relayed request goes out: a request of the client's (its own call, or a task's tasks/result). */
@@ -60,11 +62,12 @@ export function sessionRelay(server: Server, channel: RelayChannel): Relay | und
  * client's go back to it as rounds of its own request (callBridge.ts); without a host, they just run.
  */
 export function relayedThrough(host: RelayRouter | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
-  return (upstream, ctx, options, run) => {
+  return (upstream, ctx, run, options, ...args) => {
     if (ctx.mcpReq.envelope !== undefined)
       return bridge && options.rounds
-        ? (bridge.run(upstream, options, ctx.mcpReq.signal, run, clientKeyOf(ctx)) as ReturnType<typeof run>)
-        : run(options);
-    return runRelayed(host, upstream, host ? clientRelay(server, ctx) : undefined, () => run(options));
+        ? (bridge.run(upstream, options, ctx.mcpReq.signal, (sent) => run(sent, ...args), clientKeyOf(ctx)) as ReturnType<typeof run>)
+        : run(options, ...args);
+    const relay = host ? clientRelay(server, ctx) : undefined;
+    return host && relay ? host.withRelay(upstream, relay, run, options, ...args) : run(options, ...args);
   };
 }

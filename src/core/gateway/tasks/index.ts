@@ -8,6 +8,7 @@ export {
   noTaskSupport,
   registerTaskHandlers,
   startToolTask,
+  taskHandlePast,
   type GatewayTasks,
 } from './taskHandlers';
 export { TASKS_EXTENSION, callOrEscalate, createModernTasks, detailed, registerModernTaskHandlers, type ModernTasks } from './modernTasks';

@@ -48,20 +48,17 @@ class TaskHandleAnswer extends Error {
 /**
  * A session server whose tools/call may answer with a task handle (CreateTaskResult, either
  * revision). The SDK's Server checks every tools/call result against CallToolResult, and a result
- * without `content` fails it; its documented hook for subclasses lets a handle through, marked by
- * asTaskHandle. Requests are still validated, and every other result is still checked.
+ * without `content` fails it; its documented hook for subclasses lets a handle through: the
+ * handler passes its answer through `taskHandlePast`, which throws a handle past the check, and it
+ * is caught here. Requests are still validated, and every other result is still checked.
  */
 export class TaskReceivingServer extends Server {
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    if (method !== 'tools/call') return super._wrapHandler(method, handler);
-    const wrapped = super._wrapHandler(method, async (request, ctx) => {
-      const result = await handler(request, ctx);
-      if (taskHandles.has(result)) throw new TaskHandleAnswer(result);
-      return result;
-    });
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
     return async (request, ctx) => {
       try {
         return await wrapped(request, ctx);
@@ -71,6 +68,12 @@ export class TaskReceivingServer extends Server {
       }
     };
   }
+}
+
+/** A tools/call handler's answer as a TaskReceivingServer takes it: a task handle is thrown past the SDK's check. */
+export function taskHandlePast<T extends object>(answer: T): T {
+  if (taskHandles.has(answer)) throw new TaskHandleAnswer(answer as Result);
+  return answer;
 }
 
 /** Whether this session's client drives tasks itself: it declared any `tasks` capability. */
@@ -126,7 +129,7 @@ export function startToolTask(call: TaskCall, params: CallToolRequestParams): Cr
           .catch((error: unknown) => logger.debug(`progress of task ${work.taskId}: ${errorMessage(error)}`));
       },
     };
-    return runRelayed(relays, upstream, relays ? sessionRelay(server, taskChannel(work)) : undefined, () => call.run(options));
+    return runRelayed(relays, upstream, relays ? sessionRelay(server, taskChannel(work)) : undefined, call.run, options);
   });
   return asTaskHandle({ task });
 }
