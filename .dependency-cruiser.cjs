@@ -5,6 +5,8 @@
 /** @type {Record<string, string[]>} folder of src/core -> the folders it may import from */
 const LAYERS = {
   base: [],
+  // Everything done to the MCP SDK beyond its public calls (src/core/sdk/README.md).
+  sdk: ['base'],
   config: ['base'],
   state: ['base', 'config'],
   sandbox: ['base', 'config'],
@@ -14,7 +16,7 @@ const LAYERS = {
   // A connection's parts, each a module below the connection itself (the state machine, its
   // session and its request gate): the link (SDK client, transports, the error vocabulary), what a
   // server asks back (rounds), upstream tasks, the credential a request carries, and the offer.
-  'connection/link': ['base', 'config', 'state', 'sandbox'],
+  'connection/link': ['base', 'config', 'state', 'sandbox', 'sdk'],
   'connection/rounds': ['base', 'connection/link'],
   'connection/tasks': ['base', 'connection/link', 'connection/rounds'],
   'connection/credentials': ['base', 'config', 'connection/link'],
@@ -43,11 +45,12 @@ const LAYERS = {
   'gateway/sessions': ['base'],
   'gateway/exposure': ['base', 'state', 'connection', 'catalog', 'identity', 'gateway/http'],
   'gateway/rounds': ['base', 'connection', 'identity', 'gateway/http', 'gateway/exposure'],
-  'gateway/tasks': ['base', 'connection', 'identity', 'gateway/rounds'],
+  'gateway/tasks': ['base', 'sdk', 'connection', 'identity', 'gateway/rounds'],
   'gateway/offers': ['base', 'connection', 'catalog', 'gateway/http', 'gateway/exposure', 'gateway/rounds'],
   'gateway/replicas': ['base', 'identity', 'gateway/tasks'],
   gateway: [
     'base',
+    'sdk',
     'config',
     'state',
     'connection',

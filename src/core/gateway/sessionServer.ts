@@ -35,6 +35,7 @@ import {
 } from './rounds';
 import type { CallReach, OfferedServer, OfferSource, ToolSource } from '../catalog';
 import type { Logger } from '../base/logging';
+import { TaskReceivingServer, taskHandlePast } from '../sdk';
 import { jsonSchemaValidator } from '../base/jsonSchemaValidator';
 import { rpcError, toProtocolError, upstreamError, CALL_TOOL, FIND_TOOLS, listedTools, offersSearchTools, taskSupportOf } from './exposure';
 import { describeEndpoint, endpointKey, endpointPath, type EndpointId, type CallTarget } from './http';
@@ -48,8 +49,6 @@ import {
   noTaskSupport,
   registerTaskHandlers,
   startToolTask,
-  taskHandlePast,
-  TaskReceivingServer,
   type GatewayTasks,
 } from './tasks';
 import { registerOfferHandlers, type SubscriptionLedger, endpointCapabilities, endpointInstructions, servedOffers } from './offers';

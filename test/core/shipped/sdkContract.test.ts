@@ -1,9 +1,10 @@
 // What ships is not what the other unit tests run. They run src through tsx on the SDK as
 // published; the extension and the CLI are bundles built with the build's own plugins
 // (scripts/bundleTrim.mjs), which patch the SDK (its result validator made once per method and era)
-// and swap its JSON Schema validator. Switchboard also reaches into the SDK at run time: the link's
-// traffic hooks and raw requests (connection/link/traffic.ts, rawRequests.ts), and the gateway
-// session's task handler (gateway/tasks/taskHandlers.ts, the SDK's `_wrapHandler`). Each contract
+// and swap its JSON Schema validator. Switchboard also reaches into the SDK at run time, all of it in
+// src/core/sdk (its README lists each): the tap on a client's transport, which the raw requests and
+// the stream reissue hook into, and the gateway's server that lets a task handle through the SDK's
+// `_wrapHandler`. Each contract
 // here runs twice, on the source and on a bundle built as the CLI's is, with the same assertions, so
 // that the shipped path is tested in the unit stage and not only in a real editor.
 import assert from 'node:assert/strict';

@@ -33,7 +33,7 @@ import { reissueOnBrokenStream } from './streamReissue';
 import { SKILLS_EXTENSION } from './serverSkills';
 import { clientTasksCapability, loadReceiver, receiveClientTasks } from './clientTasks';
 import { RawRequests } from './rawRequests';
-import { resultTypeMend, traceTraffic } from './traffic';
+import { resultTypeMend, tapTransport } from '../../sdk';
 import { errorMessage } from '../../base/errorMessage';
 
 /** The 2025 revisions open with `initialize`; 2026-07-28 and later with `server/discover`. */
@@ -301,8 +301,7 @@ export async function linkClient(
         options.logger.warn('the server leaves resultType out of its results, which 2026-07-28 requires; they are read as complete');
       },
     );
-    const hooks = { ...(reissue ? { onInbound: reissue.noteInbound } : {}), mend, take: raw.take };
-    const connecting = client.connect(traceTraffic(transport, options.logger, hooks), {
+    const connecting = client.connect(tapTransport(transport, options.logger, { ...reissue, mend, take: raw.take }), {
       signal,
       timeout,
       ...(prior ? { prior } : {}),

@@ -19,7 +19,7 @@ export class RawRequests {
 
   constructor(private readonly transport: Transport) {}
 
-  /** For traceTraffic: takes a response to a raw request off the transport (true), or leaves it. */
+  /** For the transport's tap: takes a response to a raw request off the transport (true), or leaves it. */
   readonly take = (message: JSONRPCMessage): boolean => {
     const id = (message as { id?: unknown }).id;
     if (typeof id !== 'string' || !('result' in message || 'error' in message)) return false;

@@ -2,9 +2,11 @@
 // that stream ends before the response arrived (a proxy cut it, the server restarted), the request
 // is sent again, once, on a new stream. The SDK reports the end of a request's stream to the
 // transport's caller (`onRequestStreamEnd`) but its Client neither asks for that nor re-sends, so
-// the transport is wrapped here: a public option of `Transport.send`, no SDK internals.
+// the transport's tap sends each such request through here (sdk/transportTap.ts): a public option
+// of `Transport.send`, no SDK internals.
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import type { Logger } from '../../base/logging';
+import type { TransportHooks } from '../../sdk';
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
@@ -22,17 +24,17 @@ function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: 
   return 'id' in message && !('method' in message);
 }
 
-export interface StreamReissue {
-  /** To be called with every inbound message (traffic.ts does): a response closes its request. */
-  noteInbound(message: JSONRPCMessage): void;
-}
-
-export function reissueOnBrokenStream(transport: Transport, logger: Logger): StreamReissue {
+/** The transport tap's hooks that send a request again when its stream breaks (`transport` reports its failures). */
+export function reissueOnBrokenStream(transport: Transport, logger: Logger): Required<Pick<TransportHooks, 'send' | 'onInbound'>> {
   /** Requests sent and not yet answered, with whether they were already sent again. */
   const open = new Map<RequestId, { reissued: boolean }>();
-  const send = transport.send.bind(transport);
 
-  const sendTracked = (message: JSONRPCMessage, options: TransportSendOptions | undefined, id: RequestId): Promise<void> =>
+  const sendTracked = (
+    message: JSONRPCMessage,
+    options: TransportSendOptions | undefined,
+    id: RequestId,
+    send: Transport['send'],
+  ): Promise<void> =>
     send(message, {
       ...options,
       // Called when the stream ends, answered or not (and after the SDK gave up resuming it).
@@ -46,26 +48,26 @@ export function reissueOnBrokenStream(transport: Transport, logger: Logger): Str
         }
         entry.reissued = true;
         logger.info(`the response stream of request ${String(id)} ended without its response; sending it again`);
-        sendTracked(message, options, id).catch((error: unknown) => {
+        sendTracked(message, options, id, send).catch((error: unknown) => {
           open.delete(id);
           transport.onerror?.(error instanceof Error ? error : new Error(String(error)));
         });
       },
     });
 
-  transport.send = (message, options) => {
-    const id = modernRequestId(message);
-    if (id === undefined) return send(message, options);
-    open.set(id, { reissued: false });
-    options?.requestSignal?.addEventListener('abort', () => open.delete(id), { once: true });
-    return sendTracked(message, options, id).catch((error: unknown) => {
-      open.delete(id);
-      throw error;
-    });
-  };
-
   return {
-    noteInbound: (message) => {
+    send: (message, options, send) => {
+      const id = modernRequestId(message);
+      if (id === undefined) return send(message, options);
+      open.set(id, { reissued: false });
+      options?.requestSignal?.addEventListener('abort', () => open.delete(id), { once: true });
+      return sendTracked(message, options, id, send).catch((error: unknown) => {
+        open.delete(id);
+        throw error;
+      });
+    },
+    // Every inbound message: a response closes its request.
+    onInbound: (message) => {
       if (isResponse(message)) open.delete(message.id);
     },
   };

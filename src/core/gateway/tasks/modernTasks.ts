@@ -28,7 +28,8 @@ import {
 import { clientKeyOf, declaresTasks, type OpenRound } from '../rounds';
 import { principalOf } from '../../identity';
 import { SessionTasks, type TaskDetail, type TaskRules, type TaskWork } from './sessionTasks';
-import { asTaskHandle, TASK_PARAMS } from './taskHandlers';
+import { TASK_PARAMS } from './taskHandlers';
+import { asTaskHandle } from '../../sdk';
 
 export { TASKS_EXTENSION };
 

@@ -6,12 +6,10 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   RELATED_TASK_META_KEY,
-  Server,
+  type Server,
   type CallToolRequestParams,
   type CallToolResult,
   type CreateTaskResult,
-  type JSONRPCRequest,
-  type Result,
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -21,6 +19,7 @@ import { errorMessage } from '../../base/errorMessage';
 import { type CallerOptions, runRelayed } from '../../connection';
 import { sessionRelay, type RelayChannel, type RelayRouter } from '../rounds';
 import { SessionTasks, type TaskWork } from './sessionTasks';
+import { asTaskHandle } from '../../sdk';
 
 /** What the gateway receives as tasks: task-augmented tools/call, and the tasks methods. */
 export const GATEWAY_TASKS: NonNullable<ServerCapabilities['tasks']> = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
@@ -30,51 +29,6 @@ export type GatewayTasks = SessionTasks<ServerContext>;
 /** The params of every tasks/* request that names a task, in both revisions. */
 export const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
 const LIST_PARAMS = z.looseObject({ cursor: z.string().max(200).optional() });
-
-/** A tools/call answer that is a task handle (either revision's CreateTaskResult), not a tool result. */
-const taskHandles = new WeakSet<object>();
-export function asTaskHandle<T extends object>(result: T): T {
-  taskHandles.add(result);
-  return result;
-}
-
-/** Carries a task handle past the SDK's tools/call result check, which knows only CallToolResult. */
-class TaskHandleAnswer extends Error {
-  constructor(readonly result: Result) {
-    super('a task handle');
-  }
-}
-
-/**
- * A session server whose tools/call may answer with a task handle (CreateTaskResult, either
- * revision). The SDK's Server checks every tools/call result against CallToolResult, and a result
- * without `content` fails it; its documented hook for subclasses lets a handle through: the
- * handler passes its answer through `taskHandlePast`, which throws a handle past the check, and it
- * is caught here. Requests are still validated, and every other result is still checked.
- */
-export class TaskReceivingServer extends Server {
-  protected override _wrapHandler(
-    method: string,
-    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
-  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    const wrapped = super._wrapHandler(method, handler);
-    if (method !== 'tools/call') return wrapped;
-    return async (request, ctx) => {
-      try {
-        return await wrapped(request, ctx);
-      } catch (error) {
-        if (error instanceof TaskHandleAnswer) return error.result;
-        throw error;
-      }
-    };
-  }
-}
-
-/** A tools/call handler's answer as a TaskReceivingServer takes it: a task handle is thrown past the SDK's check. */
-export function taskHandlePast<T extends object>(answer: T): T {
-  if (taskHandles.has(answer)) throw new TaskHandleAnswer(answer as Result);
-  return answer;
-}
 
 /** Whether this session's client drives tasks itself: it declared any `tasks` capability. */
 export function drivesTasks(server: Server): boolean {

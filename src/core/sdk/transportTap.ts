@@ -1,7 +1,12 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { jsonShapeProblem, RESULT_LIMITS } from '../../base/jsonShape';
-import { isEnabled, type Logger } from '../../base/logging';
-import { errorMessage } from '../../base/errorMessage';
+// The one place Switchboard wraps an SDK transport: its `send` is replaced once and its
+// `onmessage` made an accessor once, before the client connects (so the handshake is included).
+// Every message is logged at trace level both ways; each inbound one passes the hooks before the
+// client gets it, and each outbound one may be sent by a hook in its stead. Everything that needs
+// to see or change the traffic is a hook here, not another wrapper.
+import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import { jsonShapeProblem, RESULT_LIMITS } from '../base/jsonShape';
+import { isEnabled, type Logger } from '../base/logging';
+import { errorMessage } from '../base/errorMessage';
 
 const MAX_LOGGED = 4_000;
 
@@ -18,27 +23,26 @@ function render(message: unknown): string {
   return text.length > MAX_LOGGED ? `${text.slice(0, MAX_LOGGED)}… (${text.length} characters)` : text;
 }
 
-/** What may look at, change or keep an inbound message before the client gets it. */
-export interface InboundHooks {
-  /** Sees every inbound message (streamReissue.ts tracks answers with it). */
+/** What may look at, change or keep a message on its way, and send an outbound one in its stead. */
+export interface TransportHooks {
+  /** Sees every inbound message (a response closes its request for the stream reissue). */
   readonly onInbound?: (message: JSONRPCMessage) => void;
   /** Mends a message the client would refuse for a fault it can read past (resultTypeMend below). */
   readonly mend?: (message: JSONRPCMessage) => JSONRPCMessage;
-  /** Keeps a message from the client: a response to a request it did not send (rawRequests.ts). */
+  /** Keeps a message from the client: a response to a request it did not send (raw requests). */
   readonly take?: (message: JSONRPCMessage) => boolean;
+  /** Sends an outbound message, through `send` (the transport's own), with what it adds (the stream reissue). */
+  readonly send?: (message: JSONRPCMessage, options: TransportSendOptions | undefined, send: Transport['send']) => Promise<void>;
 }
 
-/**
- * Logs every JSON-RPC message at trace level, both ways, and passes each inbound one through the
- * hooks. Wraps the transport before the client connects, so the handshake is included. The logger
- * redacts secrets; long messages are cut.
- */
-export function traceTraffic<T extends Transport>(transport: T, logger: Logger, { onInbound, mend, take }: InboundHooks = {}): T {
-  const send = transport.send.bind(transport);
+/** Taps `transport` (see the header); returns it. */
+export function tapTransport<T extends Transport>(transport: T, logger: Logger, hooks: TransportHooks = {}): T {
+  const { onInbound, mend, take, send: sendVia } = hooks;
+  const send: Transport['send'] = transport.send.bind(transport);
   transport.send = (message, options) => {
     // Rendered only when someone reads it: this runs for every message, on the hot path.
     if (isEnabled(logger, 'trace')) logger.trace(`→ ${render(message)}`);
-    return send(message, options);
+    return sendVia ? sendVia(message, options, send) : send(message, options);
   };
   let handler: Transport['onmessage'];
   Object.defineProperty(transport, 'onmessage', {
