@@ -304,7 +304,9 @@ export class ServerConnection {
       ? this.gate.withSession(what, options, operation)
       : userTokenFor(this.definition, options.onBehalfOf, what).then((token) =>
           this.gate.withSession(what, options, (session, policy, budget) =>
-            asUser(token, this.definition, options.onBehalfOf, () => operation(session, policy, budget)),
+            asUser(token, this.definition, options.onBehalfOf, () =>
+              operation(session, withCredential(session, policy, token, what), budget),
+            ),
           ),
         );
     return sent.finally(used);
@@ -434,4 +436,19 @@ export class ServerConnection {
       });
     });
   }
+}
+
+/**
+ * The policy of a request made with a user's token: the token passed with it. Legacy SSE sends no
+ * per-message headers, so a user's request on it would go out with the gateway's own credential:
+ * it is refused instead.
+ */
+function withCredential(session: McpSession, policy: RequestPolicy, token: string | undefined, what: string): RequestPolicy {
+  if (token === undefined) return policy;
+  if (session.kind !== 'http')
+    throw new SwitchboardError(
+      'HTTP_ERROR',
+      `${what}: this server answers over legacy SSE, which cannot carry each user's own credential; it needs streamable HTTP`,
+    );
+  return { ...policy, credential: token };
 }

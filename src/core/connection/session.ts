@@ -42,7 +42,7 @@ import {
   type SkillFile,
   type SkillListing,
 } from './link';
-import { asGateway } from './credentials';
+import { credentialHeaders } from './credentials';
 import { extrasFor, runClientRounds, type ClientInputRound, type ClientTasks, type RoundParams, type UpstreamExtras } from './rounds';
 import { wireClient, type SessionHooks } from './sessionWiring';
 import { RetiredClients } from './retiredClients';
@@ -118,7 +118,7 @@ export class McpSession {
   ): Promise<CallToolResult> {
     // No quiet-time limit: each poll shows the server alive; the maximum total time still applies.
     return this.request(`tools/call \`${tool.name}\` (a task)`, { ...policy, timeoutMs: 0 }, budget, (options, onprogress) =>
-      this.tasks.run(this.client, tool, args, registry, options.signal as AbortSignal, onprogress),
+      this.tasks.run(this.client, tool, args, registry, options.signal as AbortSignal, onprogress, options.headers),
     );
   }
 
@@ -137,12 +137,13 @@ export class McpSession {
     upstream: UpstreamExtras & { readonly clientTasks?: ClientTasks },
   ): Promise<CallToolResult | ClientInputRound> {
     const what = `tools/call \`${tool.name}\``;
-    const path = serverTaskPath(this.link, this.options);
+    // The task's every message (its follow-ups, its cancel) carries what the call does: a user's credential.
+    const path = serverTaskPath(this.link, this.options, credentialHeaders(policy.credential));
     const envelope = taskEnvelope(path, upstream.meta);
     const send = (round: RoundParams) =>
       this.request(what, policy, budget, async (options) => {
         const params = { name: tool.name, arguments: args, _meta: envelope, ...round };
-        const response = await path.raw.dispatch({ method: 'tools/call', params }, options.signal);
+        const response = await path.raw.dispatch({ method: 'tools/call', params }, options.signal, options.headers);
         if (response.kind === 'error') throw new ProtocolError(response.error.code, response.error.message, response.error.data);
         return response.result as CallToolResult | InputRequiredResult | UpstreamTask;
       });
@@ -427,7 +428,8 @@ export class McpSession {
           deadlines.progressed();
           policy.onProgress?.(progress);
         };
-        return await send({ signal: deadlines.signal, timeout: NO_TIMEOUT }, onprogress);
+        const headers = credentialHeaders(policy.credential);
+        return await send({ signal: deadlines.signal, timeout: NO_TIMEOUT, ...(headers ? { headers } : {}) }, onprogress);
       } catch (error) {
         const rejected = deadlines.ended === undefined && !this.closeRequested && sentWithSession !== undefined && isSessionRejected(error);
         if (rejected && !budget.retried) {
@@ -471,8 +473,9 @@ export class McpSession {
   private renewSession(expired: string | undefined, policy: RequestPolicy): Promise<void> {
     if (this.renewal) return this.renewal;
     if (this.transport.sessionId !== expired) return Promise.resolve();
-    // A user's request may have found the session gone; the new one is the gateway's, not theirs.
-    this.renewal = asGateway(() => this.openNewLink(policy)).finally(() => (this.renewal = undefined));
+    // A user's request may have found the session gone; the new one is the gateway's, not theirs:
+    // its handshake is no message of the user's request, so it carries the connection's own credential.
+    this.renewal = this.openNewLink(policy).finally(() => (this.renewal = undefined));
     return this.renewal;
   }
 

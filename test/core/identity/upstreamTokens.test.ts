@@ -49,6 +49,7 @@ describe('a team gateway calls a per-user upstream with each user’s own token 
   let idp: TeamIdp;
   let upstream: HttpFixture;
   let refusing: HttpFixture;
+  let legacy: HttpFixture;
   let runtime: SwitchboardRuntime;
   let resource: string;
   const clock = new FakeClock(Date.now());
@@ -70,14 +71,18 @@ describe('a team gateway calls a per-user upstream with each user’s own token 
     // Its authorization server is the same provider, but it does not take exchanged tokens for it.
     refusing = await startHttpFixture(cleanup, ['--require-jwt', idp.issuer, '--name', 'vault']);
     idp.allowResource(refusing.url('/mcp'));
+    // A legacy server (HTTP+SSE only): the connection falls back to it, and per-message headers do not exist there.
+    legacy = await startHttpFixture(cleanup, ['--require-jwt', idp.issuer, '--name', 'legacy', '--sse-only']);
+    idp.allowExchange(legacy.url('/mcp'));
     runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
     cleanup.add(() => runtime.dispose());
     await runtime.manager.start([
       httpDefinition(upstream.url('/mcp'), { name: 'tickets', oauth: perUser }),
       httpDefinition(refusing.url('/mcp'), { name: 'vault', oauth: perUser }),
+      httpDefinition(legacy.url('/mcp'), { name: 'legacy', transport: 'sse', oauth: perUser }),
     ]);
     // The gateway's own sign-in (client credentials) lists the tools.
-    await waitForRunning(runtime.manager, ['tickets', 'vault']);
+    await waitForRunning(runtime.manager, ['tickets', 'vault', 'legacy']);
     const gateway = runtime.gateway({
       identity: oauthIdentity({ verifier: await createJwtVerifier({ issuer: idp.issuer, clock }), requiredScopes: ['mcp'] }),
       upstreamTokens: new TokenExchange({ clock, logger: new MemoryLogger() }),
@@ -119,6 +124,8 @@ describe('a team gateway calls a per-user upstream with each user’s own token 
       assert.ok((subjects.subjects.alice ?? 0) >= 20 && (subjects.subjects.bob ?? 0) >= 20, JSON.stringify(subjects.subjects));
       // The gateway's own requests (initialize, the tool list) went as the gateway's client.
       assert.ok((subjects.subjects.gateway ?? 0) > 0, JSON.stringify(subjects.subjects));
+      // The header that carried each user's token to the transport stopped there: only Authorization left.
+      assert.equal((subjects as { switchboardHeaders?: string[] }).switchboardHeaders, undefined);
     });
   }
 
@@ -151,6 +158,19 @@ describe('a team gateway calls a per-user upstream with each user’s own token 
     const subjects = (await refusing.stats()) as unknown as { subjects: Record<string, number> };
     assert.equal(subjects.subjects.carol, undefined);
     assert.ok((subjects.subjects.gateway ?? 0) > 0);
+  });
+
+  it("refuses a user's call to a server that answers over legacy SSE, which cannot carry their token: it never goes as the gateway", async () => {
+    const state = runtime.manager.server('legacy')?.state;
+    assert.ok(state?.kind === 'running' && state.transport === 'sse', JSON.stringify(state));
+    const alice = await connect('alice', 'modern');
+    const before = ((await legacy.stats()) as unknown as { calls?: number }).calls ?? 0;
+    const result = (await alice.callTool({ name: 'legacy__whoami', arguments: {} }).catch((error: unknown) => error)) as
+      Error | CallToolResult;
+    const message = result instanceof Error ? result.message : textOf(result);
+    assert.match(message, /legacy SSE, which cannot carry each user's own credential; it needs streamable HTTP/);
+    assert.equal(((await legacy.stats()) as unknown as { calls?: number }).calls ?? 0, before, 'the call reached the server');
+    assert.equal(runtime.manager.server('legacy')?.state.kind, 'running');
   });
 
   it('exchanges again once the upstream refused a remembered token (forget), and only for that user and server', async () => {

@@ -1,3 +1,3 @@
 // The credential a request is made with: the gateway's own, or on a team gateway the user's on whose
 // behalf it is made (token exchange), passed with the request.
-export { asGateway, asUser, takesUserCredential, userCredentialFetch, userTokenFor, type OnBehalfOf } from './userCredential';
+export { asUser, credentialHeaders, takesUserCredential, userCredentialFetch, userTokenFor, type OnBehalfOf } from './userCredential';

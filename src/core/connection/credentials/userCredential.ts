@@ -1,10 +1,13 @@
 // A team gateway's request made for one of its users, to an upstream that takes each user's own
 // credential (`oauth.perUser`): the user's token is got before the request (the gateway exchanges
-// theirs, identity/upstreamTokens.ts), rides in the async context of that one request, and the
-// transport's fetch puts it in that request's Authorization header in place of the gateway's own.
-// Another user's request, running at the same time, has its own context: a token never crosses.
-// Requests made for nobody (listing tools, pings) carry the gateway's own credential.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// theirs, identity/upstreamTokens.ts) and passed with it (`RequestPolicy.credential`). The session
+// puts it on that request's own messages as a header the SDK sends per message (with its input
+// rounds, its task follow-ups and its cancel); the transport's fetch takes that header off and puts
+// the token in the Authorization header in place of the gateway's own. The SDK reserves
+// Authorization for its own auth, so the token rides under a name of ours as far as the fetch.
+// A message sent without it (listing tools, pings, a new session's handshake, the gateway's own
+// token refresh) carries the gateway's own credential: a token reaches no message it was not
+// passed with. Legacy SSE sends no per-message headers: a user's request on it is refused.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import type { HttpServerDefinition, ServerDefinition } from '../../config';
 import { SwitchboardError } from '../link';
@@ -19,7 +22,13 @@ export interface OnBehalfOf {
   refused?(definition: HttpServerDefinition): void;
 }
 
-const currentToken = new AsyncLocalStorage<string>();
+/** The header the user's token rides in from the request to the transport's fetch, which takes it off. */
+const USER_CREDENTIAL_HEADER = 'x-switchboard-user-credential';
+
+/** The per-message headers of a request made with `credential` (the SDK's `TransportSendOptions.headers`). */
+export function credentialHeaders(credential: string | undefined): Readonly<Record<string, string>> | undefined {
+  return credential === undefined ? undefined : { [USER_CREDENTIAL_HEADER]: credential };
+}
 
 /** Whether the server takes each user's own credential rather than the gateway's. */
 export function takesUserCredential(definition: ServerDefinition): definition is HttpServerDefinition {
@@ -58,9 +67,9 @@ export async function userTokenFor(
 }
 
 /**
- * Runs one request with `token` as its credential (undefined: the connection's own). An upstream
- * that refuses the user's token is that user's failure, not the server's: it is not a sign-in the
- * whole server waits for.
+ * Runs one request made with `token` (undefined: the connection's own). An upstream that refuses
+ * the user's token is that user's failure, not the server's: it is not a sign-in the whole server
+ * waits for.
  */
 export async function asUser<T>(
   token: string | undefined,
@@ -70,7 +79,7 @@ export async function asUser<T>(
 ): Promise<T> {
   if (token === undefined) return run();
   try {
-    return await currentToken.run(token, run);
+    return await run();
   } catch (error) {
     if (!(error instanceof SwitchboardError && error.code === 'NEEDS_SIGN_IN')) throw error;
     if (takesUserCredential(definition)) onBehalfOf?.refused?.(definition);
@@ -86,21 +95,17 @@ export async function asUser<T>(
 }
 
 /**
- * Runs `run` as the gateway, whatever user's request is under way: what outlives one request (a
- * new session, its stream of notifications) is shared by every user and must never carry one
- * user's token.
+ * The transport's fetch for a server that takes each user's own credential: a message sent with a
+ * user's token (credentialHeaders) goes with it as its Authorization, and the header that carried
+ * it is taken off; any other message goes as it is, with the connection's own.
  */
-export function asGateway<T>(run: () => T): T {
-  return currentToken.exit(run);
-}
-
-/** The transport's fetch: a request made in a user's context carries that user's token. */
 export function userCredentialFetch(base: FetchLike | undefined): FetchLike {
   const send: FetchLike = base ?? ((input, init) => fetch(input, init));
   return (input, init) => {
-    const token = currentToken.getStore();
-    if (token === undefined) return send(input, init);
     const headers = new Headers(init?.headers);
+    const token = headers.get(USER_CREDENTIAL_HEADER);
+    if (token === null) return send(input, init);
+    headers.delete(USER_CREDENTIAL_HEADER);
     headers.set('authorization', `Bearer ${token}`);
     return send(input, { ...init, headers });
   };

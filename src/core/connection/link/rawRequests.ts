@@ -30,8 +30,15 @@ export class RawRequests {
     return true;
   };
 
-  /** Sends `request` (method and params, no id) and resolves with its response; `signal` gives up on it. */
-  async dispatch(request: { readonly method: string; readonly params?: unknown }, signal?: AbortSignal): Promise<RawResponse> {
+  /**
+   * Sends `request` (method and params, no id) and resolves with its response; `signal` gives up on
+   * it. `headers` go with its message (a user's credential, credentials/userCredential.ts).
+   */
+  async dispatch(
+    request: { readonly method: string; readonly params?: unknown },
+    signal?: AbortSignal,
+    headers?: Readonly<Record<string, string>>,
+  ): Promise<RawResponse> {
     if (this.closed) throw new Error('the connection closed');
     if (this.pending.size >= MAX_PENDING) throw new Error(`more than ${MAX_PENDING} task requests in flight`);
     signal?.throwIfAborted();
@@ -54,12 +61,15 @@ export class RawRequests {
       });
     });
     try {
-      await this.transport.send({
-        jsonrpc: '2.0',
-        id,
-        method: request.method,
-        ...(request.params === undefined ? {} : { params: request.params }),
-      } as JSONRPCMessage);
+      await this.transport.send(
+        {
+          jsonrpc: '2.0',
+          id,
+          method: request.method,
+          ...(request.params === undefined ? {} : { params: request.params }),
+        } as JSONRPCMessage,
+        headers === undefined ? undefined : { headers },
+      );
     } catch (error) {
       this.pending.delete(id);
       throw error;

@@ -38,12 +38,15 @@ export interface ServerTaskPath {
     readonly clientCapabilities: Readonly<Record<string, unknown>>;
   };
   readonly handlers: ServerRequestHandlers;
+  /** What each message of the task carries (the credential of the user it was made for). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** How a 2026-07-28 server's tasks travel on `link`: raw, framed as its client frames its requests. */
 export function serverTaskPath(
   link: Pick<ClientLink, 'raw' | 'protocolVersion'>,
   options: Pick<LinkOptions, 'serverRequests' | 'clientInfo'>,
+  headers?: Readonly<Record<string, string>>,
 ): ServerTaskPath {
   const handlers = options.serverRequests ?? {};
   return {
@@ -54,6 +57,7 @@ export function serverTaskPath(
       clientCapabilities: clientCapabilities(handlers),
     },
     handlers,
+    ...(headers === undefined ? {} : { headers }),
   };
 }
 
@@ -236,7 +240,7 @@ type TaskRpc = (method: string, params: Record<string, unknown>, until: AbortSig
 /** A tasks/* request about one task on the raw path; the server's JSON-RPC error as a ProtocolError. */
 function taskRpc(path: ServerTaskPath, taskId: string): TaskRpc {
   return async (method, params, until) => {
-    const response = await path.raw.dispatch({ method, params: { ...params, taskId, _meta: taskEnvelope(path) } }, until);
+    const response = await path.raw.dispatch({ method, params: { ...params, taskId, _meta: taskEnvelope(path) } }, until, path.headers);
     if (response.kind === 'error') throw new ProtocolError(response.error.code, response.error.message, response.error.data);
     return response.result;
   };

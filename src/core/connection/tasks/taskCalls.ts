@@ -76,7 +76,8 @@ export class TaskCalls {
   /**
    * Runs `tool` as a task on `client` and returns its result. `signal` ends it (and cancels it
    * upstream); each status the server reports goes to `onProgress`, which also keeps the request's
-   * quiet-time limit from ending a task that is still working.
+   * quiet-time limit from ending a task that is still working. `headers` go with every message of
+   * the task (the tasks package passes them to its follow-ups): a user's credential.
    */
   async run(
     client: Client,
@@ -85,15 +86,17 @@ export class TaskCalls {
     registry: RunningTasks,
     signal: AbortSignal,
     onProgress: (progress: Progress) => void,
+    headers?: Readonly<Record<string, string>>,
   ): Promise<CallToolResult> {
     const { tasks: ext, esm } = await loadModules();
     const declaration = ext.toolDeclarationFromMcpTool(tool as Parameters<ExtTasks['toolDeclarationFromMcpTool']>[0]);
     // Arguments were checked against the tool's schema (offerKeeper): JSON from here on.
-    return this.settle(client, tool.name, registry, signal, onProgress, (cancelled) =>
+    return this.settle(client, tool.name, registry, signal, onProgress, headers, (cancelled) =>
       this.sessionFor(client, ext, esm).callTool(tool.name, args as Parameters<TaskEnabledSession['callTool']>[1], {
         declaration,
         signal: cancelled,
         task: { preference: 'require' },
+        ...(headers ? { headers } : {}),
       }),
     );
   }
@@ -105,6 +108,7 @@ export class TaskCalls {
     registry: RunningTasks,
     signal: AbortSignal,
     onProgress: (progress: Progress) => void,
+    headers: Readonly<Record<string, string>> | undefined,
     start: (signal: AbortSignal) => Promise<Awaited<ReturnType<TaskEnabledSession['callTool']>>>,
   ): Promise<CallToolResult> {
     const { tasks: ext } = await loadModules();
@@ -127,7 +131,7 @@ export class TaskCalls {
       else cancelled.signal.addEventListener('abort', cancelUpstream, { once: true });
       let step = 0;
       let last: string | undefined;
-      const askedFor = execution.kind === 'task' ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal) : undefined;
+      const askedFor = execution.kind === 'task' ? this.deliveryOf(client, execution.handle.taskId, cancelled.signal, headers) : undefined;
       const { outcome } = await execution.settle({
         signal: cancelled.signal,
         onEvent: (event) => {
@@ -171,7 +175,12 @@ export class TaskCalls {
    * client's handlers answer them (the router: the caller's client, else the host), and the task
    * goes on. Its own answer (the final result) is the package's to read; this one is dropped.
    */
-  private deliveryOf(client: Client, taskId: string, signal: AbortSignal): () => void {
+  private deliveryOf(
+    client: Client,
+    taskId: string,
+    signal: AbortSignal,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): () => void {
     let open = false;
     return () => {
       if (open || signal.aborted) return;
@@ -180,6 +189,7 @@ export class TaskCalls {
         .request({ method: 'tasks/result', params: { taskId } } as Parameters<Client['request']>[0], ANY_RESULT, {
           signal,
           timeout: NO_TIMEOUT,
+          ...(headers ? { headers } : {}),
         })
         .catch((error: unknown) => this.logger.debug(`tasks/result while a task waits for input: ${errorMessage(error)}`))
         .finally(() => (open = false));
