@@ -172,6 +172,9 @@ export class OfferCatalog implements OfferSource, Disposable {
   ): Promise<CallOutcome<O, ForwardedResult<M>>> {
     return Promise.resolve().then(async () => {
       this.assertShown(server, featureOf(method, params));
+      // A log level is the connection's to keep and send when the server runs: it wakes no idle
+      // server and waits for none (the editor sets one on every server it connects to).
+      if (method === 'logging/setLevel') return this.manager.forwardRequest(server, method, params, options);
       return this.manager.forwardRequest(server, method, params, await this.ready(server, options));
     });
   }

@@ -108,6 +108,16 @@ describe('lazy start and idle stop', function () {
     assert.match(loggers.get(runtime)?.text() ?? '', /\[later\] starting: a call of `echo` needs it/);
   });
 
+  it('a log level set for an idle lazy server wakes nothing (the editor sets one on every server it connects to)', async () => {
+    const definition = server('later', { start: 'lazy' }, ['--features']);
+    const runtime = await startedOnWarmCache(definition);
+    assert.equal(stateOf(runtime, 'later').kind, 'idle');
+    assert.deepEqual(await runtime.offers.forwardRequest('later', 'logging/setLevel', { level: 'debug' }), {});
+    assert.equal(stateOf(runtime, 'later').kind, 'idle');
+    assert.equal(connectAttempts(runtime, 'later'), 0, 'no start');
+    assert.doesNotMatch(loggers.get(runtime)?.text() ?? '', /\[later\] starting/);
+  });
+
   it('a lazy server with nothing cached starts once to learn its lists, stores them, and stops', async () => {
     const storage = new MemoryToolCacheStorage();
     const runtime = runtimeWith(storage);
