@@ -8,7 +8,6 @@ import { eventually } from '../core/support/poll';
 import {
   activityBarEntry,
   editorLogLines,
-  keepEditorLogs,
   openWorkbench,
   rowTooltip,
   runFromPalette,
@@ -34,14 +33,6 @@ describe('a lazy server (UI)', function () {
         },
       },
     });
-  });
-
-  // This file failed now and then in CI under load only, each time in a different way: the logs of
-  // a failed test are kept (test-artifacts/logs).
-  afterEach(function () {
-    const test = this.currentTest;
-    if (test?.state === 'failed' && workbench)
-      keepEditorLogs(workbench.userDataDir, `lifecycle-${test.title.slice(0, 40).replace(/\W+/g, '-')}`);
   });
 
   after(async () => {

@@ -12,7 +12,7 @@ import { startServe, tempCacheHome } from '../core/cli/helpers';
 import { Cleanup } from '../core/connection/helpers';
 import { buildCli, tempWorkspace } from '../core/doctor/helpers';
 import { freePort } from '../core/support/ports';
-import { activityBarEntry, keepEditorLogs, openWorkbench, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, openWorkbench, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -59,12 +59,6 @@ describe('a team gateway as a source (UI)', function () {
     workbench = await openWorkbench('basic', {
       userSettings: { 'mcpSwitchboard.sources': ['settings', base] },
     });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    keepEditorLogs(workbench.userDataDir, 'team');
-    await screenshot(workbench.page, 'team-failed');
   });
 
   after(async () => {

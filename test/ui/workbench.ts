@@ -24,6 +24,30 @@ export interface OpenOptions extends StartOptions {
   prepareWorkspace?: (dir: string) => void;
 }
 
+/** The workbenches open now: a failing test keeps their logs and a screenshot (the hook below). */
+const openWorkbenches = new Set<Workbench>();
+
+// One root hook for every UI test: a failure that happens only under CI's load leaves the editor's
+// logs (the extension host's and Switchboard's output channels) and the screen in test-artifacts,
+// named after the test, before its workbench closes and its user-data folder goes.
+if (typeof afterEach === 'function') {
+  afterEach(async function () {
+    const test = this.currentTest;
+    if (test?.state !== 'failed') return;
+    const name = test.fullTitle().replace(/\W+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+    let index = 0;
+    for (const workbench of openWorkbenches) {
+      const suffix = openWorkbenches.size > 1 ? `-${++index}` : '';
+      try {
+        keepEditorLogs(workbench.userDataDir, `${name}${suffix}`);
+        await screenshot(workbench.page, `failed-${name}${suffix}`);
+      } catch (error) {
+        console.warn(`could not keep the editor's logs of "${test.fullTitle()}": ${String(error)}`);
+      }
+    }
+  });
+}
+
 export async function openWorkbench(workspaceName = 'basic', options: OpenOptions = {}): Promise<Workbench> {
   const { copyWorkspace, launchBrowser, startCodeServer } = await harness();
   const workspace = copyWorkspace(workspaceName);
@@ -33,17 +57,20 @@ export async function openWorkbench(workspaceName = 'basic', options: OpenOption
   const page = await browser.context.newPage();
   await page.goto(server.workbenchUrl({ developmentPath: repoRoot }));
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  return {
+  const workbench: Workbench = {
     page,
     workspace,
     userDataDir: server.userDataDir,
     configHome: path.join(server.stateDir, 'config'),
     async close() {
+      openWorkbenches.delete(workbench);
       await browser.close();
       await server.stop();
       fs.rmSync(path.dirname(workspace), { recursive: true, force: true, maxRetries: 3 });
     },
   };
+  openWorkbenches.add(workbench);
+  return workbench;
 }
 
 /** Runs a command from the palette by its full title, as a user would. */
@@ -136,6 +163,27 @@ export async function runToolFromPalette(page: Page, qualifiedName: string, args
 /** A row of the Servers view (or any tree) by its label. */
 export function treeRow(page: Page, label: string): Locator {
   return page.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) }).first();
+}
+
+/**
+ * Expands a tree row as a user does: clicks it, and clicks again if it did not open. On a busy
+ * machine the tree can re-render the row between the press and the release (a refresh from the
+ * extension), and that click is lost; a row the extension makes unexpandable still fails here.
+ */
+export async function expandTreeRow(page: Page, label: string): Promise<Locator> {
+  const row = treeRow(page, label);
+  for (let attempt = 1; ; attempt++) {
+    await row.click();
+    try {
+      await page
+        .locator('.monaco-list-row[aria-expanded="true"]', { has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) })
+        .first()
+        .waitFor({ timeout: 10_000 });
+      return row;
+    } catch (error) {
+      if (attempt === 3) throw new Error(`the row "${label}" did not expand after ${attempt} clicks: ${String(error)}`);
+    }
+  }
 }
 
 /**
