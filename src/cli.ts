@@ -150,7 +150,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   if (argv[0] === 'registry') {
     if (wantsHelp) return printed(REGISTRY_USAGE);
     const confirm = terminalConfirm();
-    return (await runRegistry(argv.slice(1), { out, err, ...(confirm ? { confirm } : {}) })) as ExitCode;
+    return (await runRegistry(argv.slice(1), { out, err, confirm })) as ExitCode;
   }
   return doctorCommand(argv);
 }
@@ -201,7 +201,7 @@ async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {
   const options = parseDoctorOptions(values);
   if (!options.ok) return usageError(options.message, false);
   const ask = terminalConfirm();
-  return runUntilSignal((signal) => runDoctor(options.value, { out, err, json }, { signal, ...(ask ? { ask } : {}) }));
+  return runUntilSignal((signal) => runDoctor(options.value, { out, err, json }, { signal, ask }));
 }
 
 /** Runs `work` with a signal that SIGINT/SIGTERM/SIGHUP abort; a second signal only says it is still stopping. */

@@ -119,7 +119,7 @@ export class ServerCredentials {
 
   async saveClient(issuer: string, client: StoredOAuthClientInformation, redirectUrl: string | undefined): Promise<void> {
     const record = await this.current();
-    record.clients[issuer] = { client, ...(redirectUrl === undefined ? {} : { redirectUrl }) };
+    record.clients[issuer] = { client, redirectUrl };
     await this.persist();
   }
 

@@ -234,7 +234,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
     return unattendedTokenRequest(this.settings, scope, {
       audience,
       resource,
-      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+      fetchFn: this.options.fetch,
     });
   }
 
@@ -294,9 +294,7 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
 
   /** A failed refresh leaves the old tokens; the 401 that follows decides. */
   private refreshBeforeExpiry(): Promise<void> {
-    return this.renew(() =>
-      auth(this, { serverUrl: this.options.serverUrl, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) }),
-    ).then(
+    return this.renew(() => auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.options.fetch })).then(
       () => this.options.logger.info('oauth: refreshed the access token before it expired'),
       (error: unknown) => {
         this.refreshPausedUntil = this.options.clock.now() + REFRESH_RETRY_MS;
@@ -319,12 +317,12 @@ export class SwitchboardOAuthProvider implements OAuthClientProvider {
       token: async () => (await this.tokens())?.access_token,
       onUnauthorized: async ({ response, serverUrl, fetchFn }) => {
         const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-        this.challenge = { ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) };
+        this.challenge = { ...(scope ? { scope } : {}), resourceMetadataUrl };
         await this.renew(async () => {
           const result = await auth(this, {
             serverUrl,
             fetchFn,
-            ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+            resourceMetadataUrl,
             ...(scope ? { scope } : {}),
           });
           if (result !== 'AUTHORIZED') throw new UnauthorizedError();

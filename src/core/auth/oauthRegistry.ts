@@ -49,7 +49,7 @@ export class OAuthRegistry {
         credentials: new ServerCredentials(this.options.store, credentialKey(url)),
         clock: this.options.clock,
         logger: this.options.logger(logAs),
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+        fetch: this.options.fetch,
       });
       this.providers.set(key, provider);
     }

@@ -47,7 +47,7 @@ export async function signIn(provider: SwitchboardOAuthProvider, options: SignIn
       serverUrl,
       ...fetchFn,
       ...(scope ? { scope } : {}),
-      ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
       ...(options.fresh || options.scope ? { forceReauthorization: true } : {}),
     });
     if (first === 'AUTHORIZED') return 'refreshed';

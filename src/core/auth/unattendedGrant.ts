@@ -78,7 +78,7 @@ async function idJagFor(idp: EnterpriseIdp | undefined, scope: string | undefine
     clientId: idp.clientId,
     ...(idp.clientSecret ? { clientSecret: idp.clientSecret } : {}),
     ...(scope ? { scope } : {}),
-    ...(target.fetchFn ? { fetchFn: target.fetchFn } : {}),
+    fetchFn: target.fetchFn,
   };
   try {
     const granted =

@@ -81,7 +81,7 @@ export function parseToolCacheEntry(key: string, value: unknown): { entry: ToolC
   if (!Array.isArray(tools) || (tools.length === 0 && !offersSomething)) return { problem: 'tools is not a non-empty array' };
   if (!tools.every((tool) => isPlainObject(tool) && typeof tool.name === 'string')) return { problem: 'a tool has no name' };
   // Each tool's schemas are checked where every tool list is, in normalizeTool().
-  return { entry: { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools: tools as Tool[], ...(offer ? { offer } : {}) } };
+  return { entry: { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools: tools as Tool[], offer } };
 }
 
 /** Items need the fields clients rely on (uri, uriTemplate, name); anything else is the problem. */
@@ -116,9 +116,9 @@ function parseOffer(value: unknown): CachedOffer | string {
     resourceTemplates: resourceTemplates as ResourceTemplateType[],
     prompts: prompts as Prompt[],
     ...(skills.length > 0 ? { skills: skills as Skill[] } : {}),
-    ...(capabilities ? { capabilities } : {}),
+    capabilities,
     ...(instructions ? { instructions } : {}),
-    ...(serverInfo ? { serverInfo } : {}),
+    serverInfo,
   };
 }
 

@@ -197,7 +197,7 @@ function aboutServer(error: SwitchboardError, server: string): SwitchboardError 
   return new SwitchboardError(error.code, error.message, {
     cause: error.cause,
     notSent: error.notSent,
-    ...(error.rule ? { rule: error.rule } : {}),
+    rule: error.rule,
     server,
   });
 }

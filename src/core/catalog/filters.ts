@@ -121,7 +121,7 @@ export function filterContext(server: string, filters: ToolFilterSettings | unde
     readOnly: filters?.readOnly === true,
     globalDeny: global.globalDeny,
     disabled: global.disabled,
-    ...(global.toolSet ? { toolSet: global.toolSet } : {}),
+    toolSet: global.toolSet,
   };
 }
 

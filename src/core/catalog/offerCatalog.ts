@@ -151,7 +151,7 @@ export class OfferCatalog implements OfferSource, Disposable {
       skills: resourcesShown ? (offer?.skills ?? []) : [],
       ...(capabilities ? { capabilities: offerCapabilities(capabilities, definition) } : {}),
       ...(instructions ? { instructions } : {}),
-      ...(serverInfo ? { serverInfo } : {}),
+      serverInfo,
     };
   }
 

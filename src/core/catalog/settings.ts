@@ -66,7 +66,7 @@ export function normalizeSettings(settings: Partial<CatalogSettings>): CatalogSe
     disabled: Array.isArray(settings.disabled) ? [...settings.disabled] : [],
     maxExposed: normalizeMaxExposed(settings.maxExposed),
     cacheTtlMs: typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0 ? ttl : DEFAULT_CACHE_TTL_MS,
-    ...(settings.toolSet ? { toolSet: settings.toolSet } : {}),
+    toolSet: settings.toolSet,
     ...(settings.unknownToolSet ? { unknownToolSet: settings.unknownToolSet } : {}),
   });
 }

@@ -176,7 +176,7 @@ function catalogServersOf(
       name: server.name,
       state: server.state,
       fromCache: server.fromCache,
-      ...(server.fetchedAt === undefined ? {} : { fetchedAt: server.fetchedAt }),
+      fetchedAt: server.fetchedAt,
       tools: Object.freeze(tools),
     });
   });

@@ -110,7 +110,7 @@ export class ToolCache {
     if (tools.length === 0) return undefined;
     const key = toolCacheKey(server, connectionHash);
     const offer = this.entries.get(key)?.offer;
-    return this.write(key, { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools, ...(offer ? { offer } : {}) });
+    return this.write(key, { format: TOOL_CACHE_FORMAT, server, connectionHash, fetchedAt, tools, offer });
   }
 
   /**

@@ -139,8 +139,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const loaded = await loadFolderConfiguration(options.folder, {
     env,
     launchers: thisCliLaunchers(),
-    ...(userSettingsFile === undefined ? {} : { userSettingsFile }),
-    ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
+    userSettingsFile,
+    userHome: options.userHome,
   });
   if (loaded.kind === 'unreadable') {
     // Serving without the file's filters could expose tools the user denied: refuse instead.
@@ -271,14 +271,14 @@ async function serveUntilStopped(
     const onAccess = [logAccess, metrics?.access].filter((sink) => sink !== undefined);
     const gateway = runtime.gateway({
       port: options.port ?? 0,
-      ...(options.reach ? { reach: options.reach } : {}),
+      reach: options.reach,
       ...(onAccess.length > 0 ? { onAccess: (entry: AccessEntry) => onAccess.forEach((sink) => sink(entry)) } : {}),
-      ...(metrics ? { metrics } : {}),
+      metrics,
       ...(token ? { token } : {}),
-      ...(identity ? { identity } : {}),
-      ...(upstreamTokens ? { upstreamTokens } : {}),
-      ...(replicas ? { replicas } : {}),
-      ...(tracer ? { tracer } : {}),
+      identity,
+      upstreamTokens,
+      replicas,
+      tracer,
     });
     await gateway.start();
     const ready: ServeReady = {
@@ -366,8 +366,8 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
       stderr,
       signal,
       force: force.signal,
-      ...(options.env ? { env: options.env } : {}),
-      ...(ask ? { ask } : {}),
+      env: options.env,
+      ask,
     });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);
@@ -383,10 +383,10 @@ async function askConsent(
 ): Promise<ConsentedServers> {
   const consented = await settleWorkspaceConsent(configuration.servers, {
     folders: [options.folder],
-    ...(options.consent ? { store: options.consent } : {}),
+    store: options.consent,
     env,
     trustWorkspace: options.trustWorkspace ?? false,
-    ...(options.ask ? { ask: options.ask } : {}),
+    ask: options.ask,
     app: 'serve',
   });
   for (const [name, block] of consented.blocks) logger.warn(`${name}: not started: ${block.detail}`);

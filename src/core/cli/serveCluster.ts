@@ -42,7 +42,7 @@ export async function startCluster(cluster: ServeCluster, logger: Logger): Promi
         sealer: new Sealer(keyBytes, 'mcp-switchboard finished task'),
       })
     : undefined;
-  const replicas = new Replicas({ selfUrl: cluster.replicaUrl, key: keyBytes, ...(tasks ? { tasks } : {}) });
+  const replicas = new Replicas({ selfUrl: cluster.replicaUrl, key: keyBytes, tasks });
   logger.info(
     `replica ${cluster.replicaUrl}: requests about its peers' sessions, tasks and rounds go to them${cluster.redisUrl ? `; finished tasks kept in ${withoutPassword(cluster.redisUrl)}` : ''}`,
   );

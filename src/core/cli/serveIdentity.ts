@@ -65,11 +65,11 @@ export async function loadTeamIdentity(
   const verifier = await createJwtVerifier({ issuer: oauth.issuer });
   const identity = oauthIdentity({
     verifier,
-    ...(oauth.resource ? { resource: oauth.resource } : {}),
+    resource: oauth.resource,
     ...(oauth.audience ? { audience: oauth.audience } : {}),
     ...(oauth.scopes.length > 0 ? { requiredScopes: oauth.scopes } : {}),
-    ...(policy ? { policy } : {}),
-    ...(onDenied ? { onDenied } : {}),
+    policy,
+    onDenied,
   });
   const exchange = new TokenExchange({ clock: systemClock, logger });
   const signIns = new UserSignIns({
@@ -82,8 +82,8 @@ export async function loadTeamIdentity(
       metadata: verifier.metadata,
       verify: async (idToken) => principalOf(await verifier.verifyAccessToken(idToken)),
     },
-    ...(gateway.sealer ? { sealer: gateway.sealer } : {}),
-    ...(gateway.values ? { values: gateway.values } : {}),
+    sealer: gateway.sealer,
+    values: gateway.values,
   });
   return { identity, upstreamTokens: new PerUserTokens(exchange, signIns) };
 }

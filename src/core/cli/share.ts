@@ -65,7 +65,7 @@ export function runShare(
     userHome: env.HOME ?? os.homedir(),
     env,
     cli: terminalCommand(env),
-    ...(launch ? { launch } : {}),
+    launch,
   });
   io.out(
     `${result.outcome === 'present' ? 'Already there' : result.outcome === 'replaced' ? 'Replaced' : 'Added'}: "switchboard" in ${result.file}.\nThen:\n${result.steps.map((step, index) => `  ${index + 1}. ${step}\n`).join('')}`,

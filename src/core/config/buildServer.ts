@@ -122,8 +122,8 @@ async function buildStdio(
     command,
     args,
     env,
-    ...(cwd === undefined ? {} : { cwd }),
-    ...(sandbox ? { sandbox } : {}),
+    cwd,
+    sandbox,
   };
 }
 
@@ -160,7 +160,7 @@ async function buildRemote(
     headers,
     sseFallback: entry.type === undefined,
     oauth,
-    ...(signInUrl === undefined ? {} : { signInUrl }),
+    signInUrl,
   };
 }
 
@@ -170,7 +170,7 @@ function invalid(candidate: ServerCandidate, diagnostics: ServerDiagnostics): In
     name: candidate.name,
     source: candidate.source,
     diagnostics: diagnostics.list(),
-    ...(needsInput ? { needsInput } : {}),
+    needsInput,
   };
 }
 

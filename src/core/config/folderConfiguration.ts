@@ -83,9 +83,9 @@ export async function loadFolderConfiguration(folder: string, options: FolderCon
       ...(userSettingsFile === undefined ? {} : { editorUserDir: path.dirname(userSettingsFile) }),
       workspaceFolders: [{ name: path.basename(folder), path: folder }],
       env,
-      ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
-      ...(options.fs === undefined ? {} : { fs: options.fs }),
-      ...(options.launchers === undefined ? {} : { launchers: options.launchers }),
+      userHome: options.userHome,
+      fs: options.fs,
+      launchers: options.launchers,
     },
     createEnvInputResolver(env),
   );

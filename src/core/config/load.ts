@@ -172,7 +172,7 @@ function parseSandboxDefaults(raw: ConfigurationInput['sandboxDefaults']): { def
   const check = settingChecker(diagnostics, raw?.origin ?? { kind: 'user' });
   const enabled = check(raw?.enabled, entrySchema.shape.sandboxEnabled.unwrap(), 'mcpSwitchboard.sandbox.enabled') ?? false;
   const rules = check(raw?.rules, sandboxRulesSchema, 'mcpSwitchboard.sandbox.rules');
-  return { defaults: { enabled, ...(rules ? { rules } : {}) }, diagnostics };
+  return { defaults: { enabled, rules }, diagnostics };
 }
 
 /**

@@ -187,7 +187,7 @@ function entriesIn(entry: SourceFile, document: Record<string, unknown>): FileEn
     const adapted = entry.adapt(raw);
     for (const note of adapted.notes)
       diagnostics.push({ severity: 'warning', server: name, path: appendPath(path, note.field), message: note.message, source });
-    return { name, raw: adapted.raw, source, path, inputs, ...(fileSandbox.rules ? { fileSandbox: fileSandbox.rules } : {}) };
+    return { name, raw: adapted.raw, source, path, inputs, fileSandbox: fileSandbox.rules };
   });
   return { candidates, diagnostics };
 }

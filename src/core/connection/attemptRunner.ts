@@ -223,7 +223,7 @@ export class AttemptRunner {
         clock,
         signal,
         clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
-        ...(this.options.serverRequests ? { serverRequests: this.options.serverRequests } : {}),
+        serverRequests: this.options.serverRequests,
         // initialize includes the server's own start-up (npx may download for a minute), so while
         // connecting connectMs bounds everything and requestMs does not apply.
         requestTimeoutMs: connectMs,
@@ -234,7 +234,7 @@ export class AttemptRunner {
         onPhase: (next) => (phase = next),
         onClosed: (closed) => this.sessionLost(closed, this.launches.describeClose(closed)),
         ...this.keeper.sessionHooks(),
-        ...(this.verdict ? { prior: this.verdict } : {}),
+        prior: this.verdict,
       });
       phase = 'tools/list';
       try {
@@ -322,8 +322,8 @@ export class AttemptRunner {
       settings: definition.reconnect,
       lastError: lastError.message,
       transientRemote: this.isRemoteTransient(lastError),
-      ...(this.options.slowRetryMs === undefined ? {} : { slowRetryMs: this.options.slowRetryMs }),
-      ...(this.options.random ? { random: this.options.random } : {}),
+      slowRetryMs: this.options.slowRetryMs,
+      random: this.options.random,
     });
     const now = clock.now();
     if (decision.kind === 'giveUp') {
@@ -407,7 +407,7 @@ export class AttemptRunner {
       code,
       message: redactSecrets(message, definition.secrets),
       stderrTail,
-      ...(denied === undefined ? {} : { sandboxDenied: denied }),
+      sandboxDenied: denied,
       since: clock.now(),
     };
     this.setState(nextTryAt === undefined ? state : { ...state, nextTryAt });

@@ -105,7 +105,7 @@ export class LaunchDiagnostics {
         this.stderr.push(redactSecrets(text, definition.secrets));
         this.logger.warn(text);
       },
-      ...(this.options.sandbox ? { sandboxPlacement: this.options.sandbox } : {}),
+      sandboxPlacement: this.options.sandbox,
     };
     return { stdio, explain: (error) => this.withStderrHint(withGarbageHint(asConnectionFailure(error), firstGarbage)) };
   }

@@ -76,7 +76,7 @@ export class ServerConnection {
       activeSession: () => (this.state.kind === 'running' ? this.session : undefined),
       refreshPolicy: () => ({ timeoutMs: definition.timeouts.requestMs, maxTotalMs: 0 }),
       onToolsReplaced: () => this.attempts.toolsReplaced(),
-      ...(options.switchboardId === undefined ? {} : { switchboardId: options.switchboardId }),
+      switchboardId: options.switchboardId,
     });
     this.tasks = new RunningTasks(definition.name, () => this.clock.now());
     const { serverRequests } = options;

@@ -429,7 +429,7 @@ export class McpSession {
           policy.onProgress?.(progress);
         };
         const headers = credentialHeaders(policy.credential);
-        return await send({ signal: deadlines.signal, timeout: NO_TIMEOUT, ...(headers ? { headers } : {}) }, onprogress);
+        return await send({ signal: deadlines.signal, timeout: NO_TIMEOUT, headers }, onprogress);
       } catch (error) {
         const rejected = deadlines.ended === undefined && !this.closeRequested && sentWithSession !== undefined && isSessionRejected(error);
         if (rejected && !budget.retried) {

@@ -234,7 +234,7 @@ export class LegacySessions {
       i: params ?? {},
       n: randomUUID(),
       c: this.options.clock.now(),
-      ...(tag === undefined ? {} : { t: tag }),
+      t: tag,
     };
     const text = JSON.stringify(kept);
     if (text.length > MAX_KEPT_CHARS) return marks.mint(randomUUID());
@@ -256,10 +256,10 @@ export class LegacySessions {
     const tasks: GatewayTasks = new SessionTasks(this.options.clock);
     const server = createSessionServer(endpoint, access.source, logger, {
       ...(access.offers ? { offers: access.offers, ledger } : {}),
-      ...(relays ? { relays } : {}),
-      ...(access.principal ? { principal: access.principal } : {}),
-      ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
-      ...(this.options.upstreamTokens ? { upstreamTokens: this.options.upstreamTokens } : {}),
+      relays,
+      principal: access.principal,
+      tracer: this.options.tracer,
+      upstreamTokens: this.options.upstreamTokens,
       ...(this.options.switchboardId ? { switchboardId: this.options.switchboardId } : {}),
       tasks,
     });

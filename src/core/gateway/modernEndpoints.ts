@@ -156,7 +156,7 @@ export class ModernEndpoints {
           return createSessionServer(endpoint, own.source, this.logger, {
             ...this.extras,
             ...(own.offers ? { offers: own.offers } : {}),
-            ...(own.principal ? { principal: own.principal } : {}),
+            principal: own.principal,
           });
         }
       : () => createSessionServer(endpoint, this.source, this.logger, this.extras);

@@ -99,7 +99,7 @@ async function targetOf(
   if (endpoint.kind === 'server') return { server: endpoint.server, name };
   try {
     const ready = await source.readyTool({ qualifiedName: name }, options);
-    return { server: ready.server, name: ready.tool, qualified: true, ...(ready.readyBy === undefined ? {} : { readyBy: ready.readyBy }) };
+    return { server: ready.server, name: ready.tool, qualified: true, readyBy: ready.readyBy };
   } catch (error) {
     if (isSwitchboardError(error, 'NOT_READY')) throw upstreamError(error, error.server ?? describeEndpoint(endpoint));
     throw toProtocolError(error, { server: describeEndpoint(endpoint), name, qualified: true });
@@ -199,7 +199,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
         if (!fromSwitchboard(server, ctx)) await source.whenToolsKnown?.(endpointServers(endpoint), ctx.mcpReq.signal);
       },
       listed: (items, ctx) => trailed(items, server, ctx, extras.switchboardId),
-      ...(extras.ledger ? { ledger: extras.ledger } : {}),
+      ledger: extras.ledger,
     });
 
   registerToolHandlers({ server, endpoint, source, logger, extras, openRound, relayed });
@@ -240,7 +240,7 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
       ...(await targetOf(source, endpoint, request.params.name, { signal: ctx.mcpReq.signal, reach, caller })),
       reach,
       caller,
-      ...(user ? { onBehalfOf: user } : {}),
+      onBehalfOf: user,
     };
     const parent = extras.tracer ? traceContextOf(request.params._meta) : undefined;
     const traced = extras.tracer?.startCall({
@@ -248,7 +248,7 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
       server: mapped.server,
       tool: mapped.name,
       caller: mapped.caller,
-      ...(parent ? { parent } : {}),
+      parent,
     });
     const target = traced ? { ...mapped, trace: traced.upstream } : mapped;
     let answer: CallToolResult | InputRequiredResult;

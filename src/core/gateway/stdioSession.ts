@@ -39,7 +39,7 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   const ledger = new SessionLedger();
   const server = createSessionServer(AGGREGATED, source, logger, {
     ...(offers ? { offers, ledger } : {}),
-    ...(relays ? { relays } : {}),
+    relays,
     ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
     tasks,
   });

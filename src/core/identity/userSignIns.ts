@@ -231,7 +231,7 @@ export class UserSignIns implements UpstreamTokens {
       ...(iss ? { iss } : {}),
       codeVerifier: flow.verifier,
       redirectUri: flow.redirect,
-      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+      fetchFn: this.options.fetch,
     });
     const who = tokens.id_token ? await this.options.teamLogin.verify(tokens.id_token).catch(() => undefined) : undefined;
     const audiences = [who?.claims.aud].flat();
@@ -249,7 +249,7 @@ export class UserSignIns implements UpstreamTokens {
     const scope = (definition.oauth.scopes ?? upstream.scopes).join(' ');
     const redirect = this.callbackUrl();
     const started = await startAuthorization(upstream.authorizationServerUrl, {
-      ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
+      metadata: upstream.metadata,
       clientInformation: upstream.client,
       redirectUrl: redirect,
       ...(scope ? { scope } : {}),
@@ -326,14 +326,14 @@ export class UserSignIns implements UpstreamTokens {
     const upstream = await this.upstreamOf(definition);
     const iss = url.searchParams.get('iss');
     const tokens = await exchangeAuthorization(upstream.authorizationServerUrl, {
-      ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
+      metadata: upstream.metadata,
       clientInformation: { client_id: flow.client },
       authorizationCode: code,
       ...(iss ? { iss } : {}),
       codeVerifier: flow.verifier,
       redirectUri: flow.redirect,
       resource: new URL(upstream.resource),
-      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+      fetchFn: this.options.fetch,
     });
     await this.keep(userServerKey(flow.user, definition), tokens, flow.client);
     this.options.logger.info(`${definition.name}: a user signed in with their own account`);
@@ -343,11 +343,11 @@ export class UserSignIns implements UpstreamTokens {
   private refresh(definition: HttpServerDefinition, refreshToken: string, client: string): Promise<OAuthTokens> {
     return this.upstreamOf(definition).then((upstream) =>
       refreshAuthorization(upstream.authorizationServerUrl, {
-        ...(upstream.metadata ? { metadata: upstream.metadata } : {}),
+        metadata: upstream.metadata,
         clientInformation: { client_id: client },
         refreshToken,
         resource: upstream.resource,
-        ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+        fetchFn: this.options.fetch,
       }),
     );
   }
@@ -361,7 +361,7 @@ export class UserSignIns implements UpstreamTokens {
         const info = await discoverOAuthServerInfo(definition.url, fetchFn ? { fetchFn } : {});
         const metadata = info.authorizationServerMetadata;
         const client = await registerClient(info.authorizationServerUrl, {
-          ...(metadata ? { metadata } : {}),
+          metadata,
           clientMetadata: {
             client_name: 'MCP Switchboard team gateway',
             redirect_uris: [this.callbackUrl()],
@@ -369,7 +369,7 @@ export class UserSignIns implements UpstreamTokens {
             response_types: ['code'],
             token_endpoint_auth_method: 'none',
           },
-          ...(fetchFn ? { fetchFn } : {}),
+          fetchFn,
         });
         return {
           authorizationServerUrl: info.authorizationServerUrl,
@@ -397,7 +397,7 @@ export class UserSignIns implements UpstreamTokens {
         token_endpoint_auth_method: 'none',
         scope: 'openid',
       },
-      ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}),
+      fetchFn: this.options.fetch,
     });
     this.teamRegistration.catch(() => (this.teamRegistration = undefined));
     return this.teamRegistration;

@@ -76,7 +76,7 @@ export class SwitchboardRuntime {
     this.manager = new ServerManager({
       serverRequests: (name) => this.serverRequests.handlersFor(name),
       logger: this.logger,
-      ...(options.serverLogger ? { serverLogger: options.serverLogger } : {}),
+      serverLogger: options.serverLogger,
       // Every server learns that Switchboard started it: a `serve` started that way (an entry that
       // launches Switchboard, as Share writes) refuses to serve the same servers again inside it.
       // It inherits nothing else of Switchboard's own (MCP_SWITCHBOARD_*: its settings, a Redis
@@ -88,16 +88,16 @@ export class SwitchboardRuntime {
         switchboardId: this.switchboardId,
         baseEnv: { ...withoutOwnSettings(options.connection?.baseEnv ?? process.env), [LAUNCHED_BY_ENV]: '1' },
       },
-      ...(options.startupGateMs === undefined ? {} : { startupGateMs: options.startupGateMs }),
-      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-      ...(options.clock ? { clock: options.clock } : {}),
+      startupGateMs: options.startupGateMs,
+      concurrency: options.concurrency,
+      clock: options.clock,
     });
     this.catalog = new ToolCatalog({
       manager: this.manager,
       storage: options.storage,
       settings: options.settings,
       logger: this.logger,
-      ...(options.clock ? { clock: options.clock } : {}),
+      clock: options.clock,
     });
     this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
     this.signIns = new ServerSignIn(this.manager, this.oauth);

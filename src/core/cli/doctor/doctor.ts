@@ -123,10 +123,10 @@ function announce(consented: ConsentedServers, folder: string, timeoutMs: number
 function askConsent(workspace: LoadedWorkspace, options: DoctorOptions, environment: DoctorEnvironment): Promise<ConsentedServers> {
   return settleWorkspaceConsent(workspace.servers, {
     folders: [workspace.folder],
-    ...(environment.consent ? { store: environment.consent } : {}),
-    ...(environment.env ? { env: environment.env } : {}),
+    store: environment.consent,
+    env: environment.env,
     trustWorkspace: options.trustWorkspace,
-    ...(environment.ask ? { ask: environment.ask } : {}),
+    ask: environment.ask,
     app: 'doctor',
   });
 }
@@ -186,7 +186,7 @@ async function callTool(
     const onProgress = (progress: Progress) => {
       if (progress.message) io.err(`  ${target.server}/${target.tool}: ${progress.message.split('\n', 1)[0]?.slice(0, 200) ?? ''}\n`);
     };
-    result = await catalog.callExposedTool(target.server, target.tool, call.args, { onProgress, ...(signal ? { signal } : {}) });
+    result = await catalog.callExposedTool(target.server, target.tool, call.args, { onProgress, signal });
   } catch (error) {
     io.err(`${target.server}/${target.tool} failed: ${errorMessage(error)}\n`);
     if (isSwitchboardError(error, 'UNKNOWN_TOOL') || isSwitchboardError(error, 'UNKNOWN_SERVER')) {

@@ -29,6 +29,6 @@ export function allSettled(servers: readonly ServerView[]): boolean {
 
 /** Resolves when no server is starting or reconnecting, when `timeoutMs` passes, or when `signal` aborts. */
 export async function waitUntilSettled(manager: ServerManager, timeoutMs: number, signal?: AbortSignal): Promise<SettleOutcome> {
-  const outcome = await manager.waitForState(allSettled, { timeoutMs, ...(signal ? { signal } : {}) });
+  const outcome = await manager.waitForState(allSettled, { timeoutMs, signal });
   return outcome === 'met' ? 'settled' : outcome;
 }

@@ -171,8 +171,8 @@ function sandboxOptions(
     sandbox: {
       server: definition.name,
       rules: sandbox.rules,
-      ...(stdio.sandboxPlacement ? { placement: stdio.sandboxPlacement } : {}),
-      ...(stdio.onSandboxDenial ? { onDenial: stdio.onSandboxDenial } : {}),
+      placement: stdio.sandboxPlacement,
+      onDenial: stdio.onSandboxDenial,
     },
   };
 }
@@ -193,7 +193,7 @@ export function clientCapabilities(handlers: ServerRequestHandlers) {
     ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
     // Task-augmented sampling and elicitation (2025-11-25), answered by clientTasks.ts. A
     // 2026-07-28 server reads no `tasks` here (its tasks are an extension), and ignores it.
-    ...(tasks ? { tasks } : {}),
+    tasks,
   };
 }
 
@@ -304,7 +304,7 @@ export async function linkClient(
     const connecting = client.connect(tapTransport(transport, options.logger, { ...reissue, mend, take: raw.take }), {
       signal,
       timeout,
-      ...(prior ? { prior } : {}),
+      prior,
     });
     if (kind !== 'sse') enter('initialize');
     await abortable(connecting, signal);

@@ -21,16 +21,16 @@ export interface HttpTransportOptions {
 export function createStreamableHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    fetch: options.fetch,
+    authProvider: options.authProvider,
   });
 }
 
 export function createSseTransport(options: HttpTransportOptions): SSEClientTransport {
   return new SSEClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    fetch: options.fetch,
+    authProvider: options.authProvider,
   });
 }
 

@@ -66,7 +66,7 @@ export class RawRequests {
           jsonrpc: '2.0',
           id,
           method: request.method,
-          ...(request.params === undefined ? {} : { params: request.params }),
+          params: request.params,
         } as JSONRPCMessage,
         headers === undefined ? undefined : { headers },
       );

@@ -55,7 +55,7 @@ export async function listSkills(client: Client, options: RequestOptions): Promi
     if (tooBig) problems.push(tooBig);
     else skills.push(skill);
   }
-  return { skills, problems, ...(listing.ttlMs === undefined ? {} : { ttlMs: listing.ttlMs }) };
+  return { skills, problems, ttlMs: listing.ttlMs };
 }
 
 /**

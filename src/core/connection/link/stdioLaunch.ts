@@ -90,7 +90,7 @@ export function plainLaunch(request: Omit<LaunchRequest, 'platform' | 'sandbox'>
     command: request.command,
     args: request.args,
     env: request.env,
-    ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}),
+    onStderrLine: request.onStderrLine,
     note: '',
   };
 }
@@ -110,7 +110,7 @@ export async function resolveIsolatedLaunch(
     command: isolated.command,
     args: isolated.args,
     env: request.env,
-    ...(request.onStderrLine ? { onStderrLine: request.onStderrLine } : {}),
+    onStderrLine: request.onStderrLine,
     note: ", kept apart from the gateway's secrets",
   };
 }

@@ -77,5 +77,5 @@ export async function readPages(
       seen.add(cursor);
     }
   } while (cursor !== undefined && wantMore());
-  return { ...(ttlMs === undefined ? {} : { ttlMs }), ...(cursor === undefined ? {} : { cursorLeft: cursor }) };
+  return { ttlMs, cursorLeft: cursor };
 }

@@ -83,5 +83,5 @@ export async function listAllTools(requestPage: PageRequester, era: ProtocolEra)
       problem: `the server offers more than ${MAX_TOOLS_PER_SERVER} tools; the rest are ignored`,
     });
   }
-  return { tools, quarantined, ...(paging.ttlMs === undefined ? {} : { ttlMs: paging.ttlMs }) };
+  return { tools, quarantined, ttlMs: paging.ttlMs };
 }

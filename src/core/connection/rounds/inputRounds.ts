@@ -64,7 +64,7 @@ export function extrasFor(
     );
     return Object.keys(trace).length > 0 ? { meta: { _meta: trace } } : {};
   }
-  return { ...(upstream.meta ? { meta: { _meta: upstream.meta } } : {}), ...(upstream.rounds ? { rounds: upstream.rounds } : {}) };
+  return { ...(upstream.meta ? { meta: { _meta: upstream.meta } } : {}), rounds: upstream.rounds };
 }
 
 /** What a retry adds to the request's params. */
@@ -84,7 +84,7 @@ export function isInputRound(result: unknown): result is ClientInputRound {
 function retryParams(responses: Readonly<Record<string, unknown>> | undefined, requestState: string | undefined): RoundParams {
   return {
     ...(responses && Object.keys(responses).length > 0 ? { inputResponses: responses } : {}),
-    ...(requestState !== undefined ? { requestState } : {}),
+    requestState,
   };
 }
 
@@ -116,7 +116,7 @@ export async function runClientRounds<R>(
       return {
         resultType: 'input_required',
         inputRequests: forClient as InputRequiredResult['inputRequests'],
-        ...(result.requestState !== undefined ? { requestState: result.requestState } : {}),
+        requestState: result.requestState,
         ...(forHost.length > 0 ? { answeredByHost: answered } : {}),
       };
     }

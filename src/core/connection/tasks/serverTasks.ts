@@ -57,7 +57,7 @@ export function serverTaskPath(
       clientCapabilities: clientCapabilities(handlers),
     },
     handlers,
-    ...(headers === undefined ? {} : { headers }),
+    headers,
   };
 }
 

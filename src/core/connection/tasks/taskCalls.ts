@@ -96,7 +96,7 @@ export class TaskCalls {
         declaration,
         signal: cancelled,
         task: { preference: 'require' },
-        ...(headers ? { headers } : {}),
+        headers,
       }),
     );
   }
@@ -189,7 +189,7 @@ export class TaskCalls {
         .request({ method: 'tasks/result', params: { taskId } } as Parameters<Client['request']>[0], ANY_RESULT, {
           signal,
           timeout: NO_TIMEOUT,
-          ...(headers ? { headers } : {}),
+          headers,
         })
         .catch((error: unknown) => this.logger.debug(`tasks/result while a task waits for input: ${errorMessage(error)}`))
         .finally(() => (open = false));

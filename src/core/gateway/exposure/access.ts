@@ -39,7 +39,7 @@ export function viewAccess(view: GrantedCatalog, principal: Principal | undefine
     offers: view.offers,
     grant: view.grant,
     allowsServer: (server) => view.allowsServer(server),
-    ...(principal ? { principal } : {}),
+    principal,
   };
 }
 

@@ -44,7 +44,7 @@ export class AccessLog {
           status: res.statusCode,
           ms: Math.round((performance.now() - started) * 10) / 10,
           client: this.clientOf(req),
-          ...(rpc === undefined ? {} : { rpc }),
+          rpc,
         });
       } catch (error) {
         this.failed(error);

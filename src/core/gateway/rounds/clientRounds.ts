@@ -159,7 +159,7 @@ export class GatewayRounds {
       b: binding,
       n: randomUUID(),
       t: this.now(),
-      ...(requestState !== undefined ? { s: requestState } : {}),
+      s: requestState,
       ...(hasHostAnswers ? { h: answeredByHost } : {}),
     };
     if (JSON.stringify(round).length > MAX_SEALED_BYTES) {

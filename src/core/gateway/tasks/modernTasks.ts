@@ -63,7 +63,7 @@ function requireTasks(ctx: ServerContext): void {
 /** The task in the extension's field names (`ttlMs`, `pollIntervalMs`). */
 function wireTask(task: Task): Record<string, unknown> {
   const { ttl, pollInterval, ...rest } = task;
-  return { ...rest, ttlMs: ttl, ...(pollInterval === undefined ? {} : { pollIntervalMs: pollInterval }) };
+  return { ...rest, ttlMs: ttl, pollIntervalMs: pollInterval };
 }
 
 /** tasks/get's DetailedTask: the result of a completed task, the error of a failed one, what an input_required one asks. */
@@ -80,7 +80,7 @@ export function detailed({ task, outcome, inputRequests }: TaskDetail): Record<s
             error: {
               code: outcome.error.code,
               message: outcome.error.message,
-              ...(outcome.error.data === undefined ? {} : { data: outcome.error.data }),
+              data: outcome.error.data,
             },
           }
         : base;
@@ -237,7 +237,7 @@ async function continueRounds(
       rounds: {
         clientAnswers,
         inputResponses: { ...current.answeredByHost, ...Object.fromEntries(answers) },
-        ...(current.requestState === undefined ? {} : { requestState: current.requestState }),
+        requestState: current.requestState,
       },
     });
   }

@@ -172,7 +172,7 @@ export class SessionTasks<C> {
   /** The task, how it ended and what it asks, as the 2026-07-28 tasks/get shows them. */
   detail(taskId: string): TaskDetail {
     const entry = this.find(taskId);
-    return { task: entry.view, ...(entry.outcome ? { outcome: entry.outcome } : {}), inputRequests: entry.inputs.requests() };
+    return { task: entry.view, outcome: entry.outcome, inputRequests: entry.inputs.requests() };
   }
 
   /** A 2026-07-28 client's answers (tasks/update); answers to keys not outstanding are ignored. */
@@ -337,7 +337,7 @@ export class SessionTasks<C> {
     entry.view = {
       ...rest,
       status,
-      ...(statusMessage === undefined ? {} : { statusMessage }),
+      statusMessage,
       lastUpdatedAt: new Date(this.clock.now()).toISOString(),
     };
     this.changeEmitter.fire(entry.view);
