@@ -25,7 +25,30 @@ export { readSourceFile, readSourceFiles, SOURCE_NAMES, type SourceName } from '
 export { teamSignInUrl } from './teamSources';
 export { launchKey, sameLaunchAs } from './sameLaunch';
 export { GATEWAY_TOKEN_ENV, switchboardItself } from './switchboardEntries';
-export * from './types';
+export {
+  DEFAULT_OAUTH,
+  DEFAULT_RECONNECT,
+  DEFAULT_TIMEOUTS,
+  FILE_SOURCES,
+  NO_SANDBOX_RULES,
+  sandboxOf,
+  signsInWithOAuth,
+  type ConfigDiagnostic,
+  type EnterpriseIdp,
+  type FileSourceKind,
+  type HttpServerDefinition,
+  type InvalidServer,
+  type LifecycleSettings,
+  type OAuthSettings,
+  type ReconnectSettings,
+  type SandboxRules,
+  type SandboxRulesOrigin,
+  type ServerDefinition,
+  type ServerSource,
+  type StdioServerDefinition,
+  type ToolFilterSettings,
+  type TransportType,
+} from './types';
 export { loadFolderConfiguration, USER_SETTINGS_ENV } from './folderConfiguration';
 export { describeSandboxRules, workspaceConsentSandbox } from './sandboxSetting';
 export { userConfigFolder } from './paths';
