@@ -36,7 +36,6 @@ import {
   servedServers,
   endWithToken,
   fullAccess,
-  tokenUntil,
   viewAccess,
   type SessionAccess,
   answerListing,
@@ -44,16 +43,7 @@ import {
 } from './exposure';
 import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { createModernTasks, type ModernTasks } from './tasks';
-import {
-  FORWARDED_HEADER,
-  heldIds,
-  STOPPING_HEADER,
-  type ReplicaRouter,
-  answerForGoneReplica,
-  holderOf,
-  keepFinishedTasks,
-  markedId,
-} from './replicas';
+import { heldIds, STOPPING_HEADER, type ReplicaRouter, answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './replicas';
 import type { CallTracer } from './callTracing';
 import { CallBridge, type RelayRouter, GatewayRounds } from './rounds';
 import { LegacySessions } from './legacySessions';
@@ -222,7 +212,7 @@ export class McpGateway {
       limits,
       clock: options.clock ?? systemClock,
       closing: () => this.disposing !== undefined,
-      marks: this.replicas,
+      replicas: this.replicas,
       tracer: options.tracer,
       upstreamTokens: options.upstreamTokens,
       ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
@@ -470,45 +460,12 @@ export class McpGateway {
     const access = this.accessOf(principal);
 
     const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const session = this.legacy.find(sessionId, endpoint, principal?.key);
-      if (session && session.access.grant !== access.grant) {
-        // The user's access changed since the session was opened (a group left, a scope not asked
-        // for): the session's server serves the old view, so it ends, and the client opens a new
-        // one that serves this token's. Every request is served with the access of its own token.
-        this.logger.info(`session ${sessionId.slice(-12)} closed: its user's access changed; they initialize again`);
-        void session.server.close();
-        return replyError(res, 404, 'Session not found', {}, -32001);
-      }
-      if (session) session.tokenUntil = tokenUntil(access);
-      // A notification stream lives no longer than the token that opened it.
-      if (session && req.method === 'GET' && principal) endWithToken(res, principal, this.clock);
-      if (!session) {
-        // Another replica's session goes there. One whose replica is gone, or is this one restarted,
-        // is taken over here from what its id carries; any other id is not found.
-        const holder = this.replicas?.holderOf(sessionId);
-        // Never forwarded twice, and never taken over while its replica may be up.
-        if (holder !== undefined && req.headers[FORWARDED_HEADER] !== undefined)
-          return replyError(res, 404, 'Session not found', {}, -32001);
-        const body =
-          req.method === 'POST'
-            ? await takeJsonBody(req, res, (body) => this.accessLog?.asked(req, body))
-            : { read: true as const, value: undefined };
-        if (!body.read) return;
-        if (holder !== undefined && this.replicas && (await this.replicas.forward(req, res, body.value, holder))) return;
-        const restored = req.method === 'DELETE' ? undefined : await this.legacy.restore(sessionId, endpoint, access);
-        if (!restored) return replyError(res, 404, 'Session not found', {}, -32001);
-        return restored.transport.handle(req, res, body.value);
-      }
-      if (req.method === 'DELETE') this.legacy.markEnded(sessionId);
-      if (req.method !== 'POST') return session.transport.handle(req, res);
-      const body = await takeJsonBody(req, res, (body) => this.accessLog?.asked(req, body));
-      return body.read ? session.transport.handle(req, res, body.value) : undefined;
-    }
+    const readBody = () => takeJsonBody(req, res, (body) => this.accessLog?.asked(req, body));
+    if (typeof sessionId === 'string') return this.legacy.serveNamed(sessionId, endpoint, req, res, { access, principal, readBody });
     if (!hasEndpoint(access.source.snapshot(), endpoint)) return replyError(res, 404, 'Not found');
     if (req.method === 'GET' || req.method === 'DELETE') return replyError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
     if (req.method !== 'POST') return replyError(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
-    const body = await takeJsonBody(req, res, (body) => this.accessLog?.asked(req, body));
+    const body = await readBody();
     if (!body.read) return;
     // A 2026-07-28 request about another replica's task or round goes there.
     const holder = holderOf(this.replicas, req, heldIds(req, body.value));

@@ -1,7 +1,7 @@
 // The gateway's 2025-era side: one SDK transport and one Server per client session, opened by an
 // initialize request, found again by its `Mcp-Session-Id`, bounded in number and idle time
 // (sessionTable.ts), told when its endpoint's tool list changed, and closed with the gateway.
-import type { UpstreamTokens } from '../identity';
+import type { Principal, UpstreamTokens } from '../identity';
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
@@ -12,14 +12,14 @@ import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog';
 import type { RelayRouter } from './rounds';
-import { describeEndpoint, endpointKey, type EndpointId } from './http';
-import { listedTools, listFingerprint, tokenUntil, type SessionAccess } from './exposure';
+import { describeEndpoint, endpointKey, replyError, type EndpointId } from './http';
+import { endWithToken, listedTools, listFingerprint, tokenUntil, type SessionAccess } from './exposure';
 import { SessionLedger, unsubscribeSession, type OfferNotifier, type RelaySession, type OfferFingerprint } from './offers';
 import { BoundedEventStore, EventBudget, SessionTable, type TableSession, SessionTransport } from './sessions';
 import { createSessionServer } from './sessionServer';
 import { SessionTasks, type GatewayTasks } from './tasks';
 import type { CallTracer } from './callTracing';
-import type { ReplicaRouter } from './replicas';
+import { FORWARDED_HEADER, type ReplicaRouter } from './replicas';
 
 export interface LegacySession extends TableSession, RelaySession {
   readonly endpoint: EndpointId;
@@ -63,15 +63,23 @@ export interface LegacySessionsOptions {
   readonly closing: () => boolean;
   /**
    * A team gateway's replica: new session ids are marked as its own and carry, sealed, what
-   * another replica needs to take the session over when this one is gone (replicas.ts).
+   * another replica needs to take the session over when this one is gone; a request for another
+   * replica's session goes there (replicas.ts).
    */
-  readonly marks?: Pick<ReplicaRouter, 'mint' | 'seal' | 'open'>;
+  readonly replicas?: Pick<ReplicaRouter, 'mint' | 'seal' | 'open' | 'holderOf' | 'forward'>;
   /** Spans of tool calls (callTracing.ts). */
   readonly tracer?: CallTracer;
   /** Users' own tokens for upstreams that take them (identity/upstreamTokens.ts). */
   readonly upstreamTokens?: UpstreamTokens;
   /** This Switchboard's id, in the trail of what its sessions list (base/selfLoop.ts). */
   readonly switchboardId?: string;
+}
+
+/** A request that names a session: the access of its own token, and how to read its body (once). */
+export interface NamedRequest {
+  readonly access: SessionAccess;
+  readonly principal: Principal | undefined;
+  readonly readBody: () => Promise<{ read: true; value: unknown } | { read: false }>;
 }
 
 const NO_OFFER_PRINT: OfferFingerprint = { resources: '', prompts: '' };
@@ -121,6 +129,57 @@ export class LegacySessions {
 
   constructor(private readonly options: LegacySessionsOptions) {
     this.table = new SessionTable<LegacySession>(options.limits, options.clock, options.logger);
+  }
+
+  /**
+   * A request that names a session (`Mcp-Session-Id`). Its session answers it, with the access of
+   * the request's own token: a session opened with other access (a group left, a scope not asked
+   * for) ends, and the client opens a new one that serves this token's. Another replica's session
+   * goes there; one whose replica is gone, or is this one restarted, is taken over here from what
+   * its id carries; any other id is not found.
+   */
+  async serveNamed(
+    id: string,
+    endpoint: EndpointId,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    request: NamedRequest,
+  ): Promise<void> {
+    const { access, principal } = request;
+    const session = this.find(id, endpoint, principal?.key);
+    if (!session) return this.serveElsewhere(id, endpoint, req, res, request);
+    if (session.access.grant !== access.grant) {
+      this.options.logger.info(`session ${id.slice(-12)} closed: its user's access changed; they initialize again`);
+      void session.server.close();
+      return replyError(res, 404, 'Session not found', {}, -32001);
+    }
+    session.tokenUntil = tokenUntil(access);
+    // A notification stream lives no longer than the token that opened it.
+    if (req.method === 'GET' && principal) endWithToken(res, principal, this.options.clock);
+    if (req.method === 'DELETE') this.markEnded(id);
+    if (req.method !== 'POST') return session.transport.handle(req, res);
+    const body = await request.readBody();
+    return body.read ? session.transport.handle(req, res, body.value) : undefined;
+  }
+
+  /** A named session not held here: forwarded to its replica, taken over, or not found. */
+  private async serveElsewhere(
+    id: string,
+    endpoint: EndpointId,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    request: NamedRequest,
+  ): Promise<void> {
+    const replicas = this.options.replicas;
+    const holder = replicas?.holderOf(id);
+    // Never forwarded twice, and never taken over while its replica may be up.
+    if (holder !== undefined && req.headers[FORWARDED_HEADER] !== undefined) return replyError(res, 404, 'Session not found', {}, -32001);
+    const body = req.method === 'POST' ? await request.readBody() : { read: true as const, value: undefined };
+    if (!body.read) return;
+    if (holder !== undefined && replicas && (await replicas.forward(req, res, body.value, holder))) return;
+    const restored = req.method === 'DELETE' ? undefined : await this.restore(id, endpoint, request.access);
+    if (!restored) return replyError(res, 404, 'Session not found', {}, -32001);
+    return restored.transport.handle(req, res, body.value);
   }
 
   /**
@@ -177,7 +236,7 @@ export class LegacySessions {
   }
 
   private async takeOver(id: string, endpoint: EndpointId, access: SessionAccess): Promise<LegacySession | undefined> {
-    const marks = this.options.marks;
+    const marks = this.options.replicas;
     // `<mark>.<kept>`, whichever replica's mark it is; the kept part opens only beside its own mark.
     const dot = id.indexOf('.');
     const sealed = dot > 0 ? marks?.open(id.slice(dot + 1), keptContext(id.slice(0, dot))) : undefined;
@@ -225,7 +284,7 @@ export class LegacySessions {
    * past that the session cannot be taken over).
    */
   private newSessionId(endpoint: EndpointId, access: SessionAccess, body: unknown, tag: string | undefined): string {
-    const marks = this.options.marks;
+    const marks = this.options.replicas;
     if (!marks) return randomUUID();
     const params = (body as { params?: Record<string, unknown> } | undefined)?.params;
     const kept: KeptSession = {
@@ -305,7 +364,7 @@ export class LegacySessions {
 
   /** The client ended the session (DELETE): it is never taken over again. */
   markEnded(id: string): void {
-    if (!this.options.marks) return;
+    if (!this.options.replicas) return;
     if (this.ended.size >= MAX_ENDED) this.ended.delete(this.ended.values().next().value as string);
     this.ended.add(id);
   }
