@@ -147,7 +147,18 @@ export class LegacySessions {
   ): Promise<void> {
     const { access, principal } = request;
     const session = this.find(id, endpoint, principal?.key);
-    if (!session) return this.serveElsewhere(id, endpoint, req, res, request);
+    if (!session) {
+      const replicas = this.options.replicas;
+      const holder = replicas?.holderOf(id);
+      // Never forwarded twice, and never taken over while its replica may be up.
+      if (holder !== undefined && req.headers[FORWARDED_HEADER] !== undefined) return replyError(res, 404, 'Session not found', {}, -32001);
+      const body = req.method === 'POST' ? await request.readBody() : { read: true as const, value: undefined };
+      if (!body.read) return;
+      if (holder !== undefined && replicas && (await replicas.forward(req, res, body.value, holder))) return;
+      const restored = req.method === 'DELETE' ? undefined : await this.restore(id, endpoint, access);
+      if (!restored) return replyError(res, 404, 'Session not found', {}, -32001);
+      return restored.transport.handle(req, res, body.value);
+    }
     if (session.access.grant !== access.grant) {
       this.options.logger.info(`session ${id.slice(-12)} closed: its user's access changed; they initialize again`);
       void session.server.close();
@@ -160,26 +171,6 @@ export class LegacySessions {
     if (req.method !== 'POST') return session.transport.handle(req, res);
     const body = await request.readBody();
     return body.read ? session.transport.handle(req, res, body.value) : undefined;
-  }
-
-  /** A named session not held here: forwarded to its replica, taken over, or not found. */
-  private async serveElsewhere(
-    id: string,
-    endpoint: EndpointId,
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    request: NamedRequest,
-  ): Promise<void> {
-    const replicas = this.options.replicas;
-    const holder = replicas?.holderOf(id);
-    // Never forwarded twice, and never taken over while its replica may be up.
-    if (holder !== undefined && req.headers[FORWARDED_HEADER] !== undefined) return replyError(res, 404, 'Session not found', {}, -32001);
-    const body = req.method === 'POST' ? await request.readBody() : { read: true as const, value: undefined };
-    if (!body.read) return;
-    if (holder !== undefined && replicas && (await replicas.forward(req, res, body.value, holder))) return;
-    const restored = req.method === 'DELETE' ? undefined : await this.restore(id, endpoint, request.access);
-    if (!restored) return replyError(res, 404, 'Session not found', {}, -32001);
-    return restored.transport.handle(req, res, body.value);
   }
 
   /**
