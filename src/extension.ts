@@ -197,7 +197,7 @@ function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
     secrets: new SecretStorageStore(extension.secrets),
   });
   const consent = new ConsentStore(extension.globalState);
-  runtime.serverRequests.setHostAnswers(editorAnswers(consent));
+  runtime.relays.setHostAnswers(editorAnswers(consent));
   const gateway = runtime.gateway();
   // The gateway logs its own address once it listens.
   const gatewayStarted = gateway.start().then(

@@ -49,9 +49,9 @@ const GROUP_ICONS: Record<OfferGroup, string> = { tools: 'tools', resources: 'fi
 
 /**
  * The groups under a server. A server that offers only tools shows them directly, as before:
- * the groups help only when there is more than one kind.
+ * the groups help only when there is more than one kind. `offeredTools`: how many of the tools chat
+ * gets, when not all (the group then says `1 of 17 offered`).
  */
-/** `offeredTools`: how many of the tools chat gets, when not all (the group then says `1 of 17 offered`). */
 export function offerGroups(
   server: string,
   toolCount: number,

@@ -19,7 +19,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../../src/core/base/clock';
-import { ServerRequestRouter } from '../../src/core/connection/rounds/serverRequests';
+import { RelayRouter } from '../../src/core/connection/rounds/relayRouter';
 import type { Logger } from '../../src/core/base/logging';
 import { acceptedDefaults, elicitFields } from '../../src/core/presentation/elicitationFields';
 
@@ -296,7 +296,7 @@ async function main(): Promise<number> {
   };
   // What a server asks goes through the product's router; the host here is a person who accepts
   // every form as presented (its defaults) and a workspace with one root.
-  const router = new ServerRequestRouter({
+  const router = new RelayRouter({
     elicit: async (_server, params) => {
       const parsed = elicitFields((params as { requestedSchema?: unknown }).requestedSchema);
       return 'fields' in parsed ? { action: 'accept', content: acceptedDefaults(parsed.fields) } : { action: 'decline' };

@@ -44,11 +44,9 @@ export {
   isInputRound,
   type ClientInputRound,
   type InputKind,
-  ServerRequestRouter,
+  RelayRouter,
   askingRelay,
-  runRelayed,
   type HostAnswers,
-  type RelayRouter,
   type Relay,
 } from './rounds';
 export { takesUserCredential, type OnBehalfOf } from './credentials';

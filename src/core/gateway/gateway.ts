@@ -45,7 +45,8 @@ import { isLegacyPost, ModernEndpoints } from './modernEndpoints';
 import { createModernTasks, type ModernTasks } from './tasks';
 import { heldIds, STOPPING_HEADER, type ReplicaRouter, answerForGoneReplica, holderOf, keepFinishedTasks, markedId } from './replicas';
 import type { CallTracer } from './callTracing';
-import { CallBridge, type RelayRouter, GatewayRounds } from './rounds';
+import { CallBridge, GatewayRounds } from './rounds';
+import { RelayRouter } from '../connection';
 import { LegacySessions } from './legacySessions';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
@@ -136,7 +137,7 @@ export class McpGateway {
   readonly token: string;
   private readonly source: ToolSource;
   private readonly offers: OfferSource | undefined;
-  private readonly relays: RelayRouter | undefined;
+  private readonly relays: RelayRouter;
   private notifier: OfferNotifier | undefined;
   private readonly logger: Logger;
   private readonly requestedPort: number;
@@ -197,7 +198,8 @@ export class McpGateway {
     this.source = options.source;
     this.offers = options.offers;
     this.clock = options.clock ?? systemClock;
-    this.relays = options.relays;
+    // Without the runtime's router (a gateway over a bare source), no server asks reach one: nothing relays.
+    this.relays = options.relays ?? new RelayRouter();
     this.logger = redactingLogger(options.logger ?? nullLogger, [this.token], '[gateway] ');
     const limits = {
       idleMs: Math.max(1, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS),
@@ -219,7 +221,7 @@ export class McpGateway {
     });
     const clock = options.clock ?? systemClock;
     const rounds = new GatewayRounds(
-      () => this.relays?.hostKinds() ?? new Set(),
+      () => this.relays.hostKinds(),
       () => clock.now(),
       this.replicas,
     );

@@ -11,17 +11,17 @@ import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog';
-import type { RelayRouter } from './rounds';
+import type { RelayRouter } from '../connection';
 import { describeEndpoint, endpointKey, replyError, type EndpointId } from './http';
 import { endWithToken, listedTools, listFingerprint, tokenUntil, type SessionAccess } from './exposure';
-import { SessionLedger, unsubscribeSession, type OfferNotifier, type RelaySession, type OfferFingerprint } from './offers';
+import { SessionLedger, unsubscribeSession, type OfferNotifier, type NotifiedSession, type OfferFingerprint } from './offers';
 import { BoundedEventStore, EventBudget, SessionTable, type TableSession, SessionTransport } from './sessions';
 import { createSessionServer } from './sessionServer';
 import { SessionTasks, type GatewayTasks } from './tasks';
 import type { CallTracer } from './callTracing';
 import { FORWARDED_HEADER, type ReplicaRouter } from './replicas';
 
-export interface LegacySession extends TableSession, RelaySession {
+export interface LegacySession extends TableSession, NotifiedSession {
   readonly endpoint: EndpointId;
   readonly key: string;
   /** Answers the session's HTTP requests. */
@@ -53,7 +53,7 @@ export interface ClosedSession {
 export interface LegacySessionsOptions {
   readonly source: ToolSource;
   readonly offers: OfferSource | undefined;
-  readonly relays: RelayRouter | undefined;
+  readonly relays: RelayRouter;
   /** The gateway's notifier of offer changes, once it listens. */
   readonly notifier: () => OfferNotifier | undefined;
   readonly logger: Logger;

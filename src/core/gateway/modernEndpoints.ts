@@ -60,7 +60,7 @@ export class ModernEndpoints {
     private readonly extras: Pick<
       SessionExtras,
       'offers' | 'relays' | 'rounds' | 'modernTasks' | 'bridge' | 'tracer' | 'upstreamTokens' | 'switchboardId'
-    > = {},
+    >,
     private readonly accessOf?: (authInfo: AuthInfo | undefined) => SessionAccess,
   ) {
     this.offers = extras.offers;

@@ -18,7 +18,7 @@ import {
   type CallerOptions,
   type OnBehalfOf,
   isSwitchboardError,
-  runRelayed,
+  type RelayRouter,
   SKILLS_EXTENSION,
 } from '../connection';
 import {
@@ -27,9 +27,8 @@ import {
   signInRound,
   type GatewayRounds,
   type OpenRound,
-  relayedThrough,
-  type Relayed,
-  type RelayRouter,
+  sessionRelayedRun,
+  type RelayedRun,
   type CallBridge,
   clientRequestOptions,
 } from './rounds';
@@ -113,7 +112,7 @@ export interface SessionExtras {
   /** A 2025 session's subscriptions; a 2026-07-28 request has none to keep. */
   readonly ledger?: SubscriptionLedger;
   /** Sends a server's elicitation, sampling and roots requests back to the client that caused them. */
-  readonly relays?: RelayRouter;
+  readonly relays: RelayRouter;
   /** Gives a 2026-07-28 client the upstream's input_required rounds (one per gateway: it holds the key). */
   readonly rounds?: GatewayRounds;
   /** A 2025 session's tasks, for a client that drives them itself (taskHandlers.ts). */
@@ -151,7 +150,7 @@ function trailed<T extends object>(items: T[], server: Server, ctx: ServerContex
   return id === undefined || !fromSwitchboard(server, ctx) ? items : items.map((item) => withTrail(item, id));
 }
 
-export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras = {}): Server {
+export function createSessionServer(endpoint: EndpointId, source: ToolSource, logger: Logger, extras: SessionExtras): Server {
   const { offers } = extras;
   // What the endpoint's servers offer besides tools, as of now: a 2025 session keeps what it was
   // told at initialize, as the protocol has no way to change capabilities later.
@@ -178,7 +177,7 @@ export function createSessionServer(endpoint: EndpointId, source: ToolSource, lo
     ...(extras.rounds ? { requestState: { verify: extras.rounds.verify } } : {}),
     jsonSchemaValidator,
   });
-  const relayed = relayedThrough(extras.relays, server, extras.bridge);
+  const relayed = sessionRelayedRun(server, extras.relays, extras.bridge);
   // A 2025 session's log level (logging/setLevel), for a 2026-07-28 upstream that takes it per request.
   const session: { logLevel?: string } = {};
   // A round's state is bound to the user too: another user's request cannot spend it.
@@ -214,7 +213,7 @@ interface ToolHandlerContext {
   readonly logger: Logger;
   readonly extras: SessionExtras;
   readonly openRound: (ctx: ServerContext, method: string, target: string) => OpenRound;
-  readonly relayed: Relayed;
+  readonly relayed: RelayedRun;
 }
 
 function registerToolHandlers({ server, endpoint, source, logger, extras, openRound, relayed }: ToolHandlerContext): void {
@@ -261,7 +260,7 @@ function registerToolHandlers({ server, endpoint, source, logger, extras, openRo
         // Server-directed (2026-07-28 tasks): any call still running after a moment becomes a task, for a client that declared them.
         if (modernTasks && round.options.clientTasks?.declared === true) {
           answer = await callOrEscalate(modernTasks, ctx, round, (options, relay) =>
-            runRelayed(extras.relays, target.server, relay, callFor, options, source, target, request.params),
+            extras.relays.run(target.server, relay, callFor, options, source, target, request.params),
           );
         } else {
           const options = clientRequestOptions(ctx, request.params, logger, `${target.server}/${target.name}`, round);
@@ -377,7 +376,7 @@ function callerOf(server: Server, ctx: ServerContext, principal: Principal | und
 function taskCall(
   server: Server,
   tasks: GatewayTasks,
-  relays: RelayRouter | undefined,
+  relays: RelayRouter,
   source: ToolSource,
   logger: Logger,
   target: CallerTarget,

@@ -9,11 +9,11 @@ import { containFailure } from '../base/contain';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog';
-import type { RelayRouter } from './rounds';
+import { RelayRouter } from '../connection';
 import { type GatewayTasks, SessionTasks } from './tasks';
 import { AGGREGATED } from './http';
 import { listedTools, listFingerprint, fullAccess } from './exposure';
-import { OfferNotifier, SessionLedger, unsubscribeSession, type RelaySession } from './offers';
+import { OfferNotifier, SessionLedger, unsubscribeSession, type NotifiedSession } from './offers';
 import { createSessionServer } from './sessionServer';
 
 export interface StdioSessionOptions {
@@ -39,12 +39,12 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   const ledger = new SessionLedger();
   const server = createSessionServer(AGGREGATED, source, logger, {
     ...(offers ? { offers, ledger } : {}),
-    relays,
+    relays: relays ?? new RelayRouter(),
     ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
     tasks,
   });
   // The one session of this process is the notifier's only target; there are no 2026-07-28 listeners.
-  let session: RelaySession | undefined;
+  let session: NotifiedSession | undefined;
   const clock = options.clock ?? systemClock;
   const notifier = offers
     ? new OfferNotifier(offers, { sessions: () => (session ? [['stdio', session]] : []), notifyModern: () => undefined }, logger, clock)

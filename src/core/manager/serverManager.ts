@@ -44,7 +44,7 @@ export interface ManagerOptions {
   readonly startupGateMs?: number;
   /** The startup gate and event timestamps. Default: the connections' clock, else the system clock. */
   readonly clock?: Clock;
-  /** Who answers what each server asks of its client (ServerRequestRouter.handlersFor). */
+  /** Who answers what each server asks of its client (RelayRouter.handlersFor). */
   readonly serverRequests?: (server: string) => ServerRequestHandlers;
 }
 

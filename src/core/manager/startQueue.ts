@@ -26,11 +26,10 @@ export interface StartQueueOptions {
 }
 
 /**
- * Resolves when the connection's first attempt is over: running, failed, or retrying. A remote
- * server that is down retries with backoff for as long as it takes; it must not hold a start slot
- * (and so keep other servers waiting) meanwhile.
+ * Starts the connection; resolves once its first attempt is over (running, failed, or retrying). A
+ * remote server that is down retries with backoff for as long as it takes; it must not hold a start
+ * slot (and so keep other servers waiting) meanwhile.
  */
-/** Starts the connection; resolves once its first attempt is over (running, failed, or retrying). */
 export function firstAttempt(connection: ServerConnection): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {

@@ -5,7 +5,7 @@
 import { MemorySecretStore, OAuthRegistry, ServerSignIn, type SecretStore } from '../auth';
 import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
-import { ServerRequestRouter, type HostAnswers } from '../connection';
+import { RelayRouter, type HostAnswers } from '../connection';
 import type { Transport } from '@modelcontextprotocol/server';
 import { McpGateway, serveStdioSession, type GatewayOptions, type StdioSession } from '../gateway';
 import { nullLogger, type Logger } from '../base/logging';
@@ -46,7 +46,7 @@ export class SwitchboardRuntime {
   /** Resources, templates and prompts: what chat may use of each server besides its tools. */
   readonly offers: OfferCatalog;
   /** Who answers elicitation, sampling and roots requests: the asking client, else the host. */
-  readonly serverRequests: ServerRequestRouter;
+  readonly relays: RelayRouter;
   /** OAuth for remote servers: one provider per server, and Sign In / Sign Out. */
   readonly oauth: OAuthRegistry;
   readonly signIns: ServerSignIn;
@@ -63,7 +63,7 @@ export class SwitchboardRuntime {
 
   constructor(options: RuntimeOptions) {
     this.logger = options.logger ?? nullLogger;
-    this.serverRequests = new ServerRequestRouter(options.hostAnswers);
+    this.relays = new RelayRouter(options.hostAnswers);
     const serverLogger = options.serverLogger ?? (() => this.logger);
     // What servers and team gateways are asked (not authorization servers) says it comes from here.
     const fetch = fetchSayingVia(options.connection?.fetch, this.switchboardId);
@@ -74,7 +74,7 @@ export class SwitchboardRuntime {
       ...(options.connection?.fetch ? { fetch: options.connection.fetch } : {}),
     });
     this.manager = new ServerManager({
-      serverRequests: (name) => this.serverRequests.handlersFor(name),
+      serverRequests: (name) => this.relays.handlersFor(name),
       logger: this.logger,
       serverLogger: options.serverLogger,
       // Every server learns that Switchboard started it: a `serve` started that way (an entry that
@@ -111,7 +111,7 @@ export class SwitchboardRuntime {
   stdioSession(transport: Transport): Promise<StdioSession> {
     if (this.disposing) return Promise.reject(new Error('the runtime was disposed'));
     return serveStdioSession(
-      { source: this.catalog, offers: this.offers, relays: this.serverRequests, logger: this.logger, switchboardId: this.switchboardId },
+      { source: this.catalog, offers: this.offers, relays: this.relays, logger: this.logger, switchboardId: this.switchboardId },
       transport,
     );
   }
@@ -123,7 +123,7 @@ export class SwitchboardRuntime {
       ...options,
       source: this.catalog,
       offers: this.offers,
-      relays: this.serverRequests,
+      relays: this.relays,
       logger: this.logger,
       switchboardId: this.switchboardId,
     });

@@ -13,7 +13,7 @@ import {
   type InputRequiredResult,
 } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import type { HostAnswers } from '../../../src/core/connection/rounds/serverRequests';
+import type { HostAnswers } from '../../../src/core/connection/rounds/relayRouter';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';

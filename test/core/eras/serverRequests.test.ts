@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type Client
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { cliAnswers } from '../../../src/core/cli/folder/cliAnswers';
 import type { ServerDefinition } from '../../../src/core/config/types';
-import type { HostAnswers } from '../../../src/core/connection/rounds/serverRequests';
+import type { HostAnswers } from '../../../src/core/connection/rounds/relayRouter';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, tempDir, textOf } from '../connection/helpers';
 import { eventually, waitForRunning } from '../gateway/helpers';

@@ -8,19 +8,16 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import { CallBridge, MAX_PARKED, MAX_PARKED_PER_CLIENT } from '../../../src/core/gateway/rounds/callBridge';
 import { ROUND_TTL_SECONDS } from '../../../src/core/gateway/rounds/clientRounds';
 import type { ClientInputRound, InputKind } from '../../../src/core/connection/rounds/inputRounds';
-import type { RelayRouter, Relay } from '../../../src/core/connection/rounds/serverRequests';
+import type { RelayRouter, Relay } from '../../../src/core/connection/rounds/relayRouter';
 import type { CallerOptions } from '../../../src/core/connection/connectionOptions';
 import { FakeClock } from '../support/fakeClock';
 
 /** The host that runs a call with a relay in place; the call reaches it through `current`. */
-class Host implements RelayRouter {
+class Host implements Pick<RelayRouter, 'run'> {
   current: Relay | undefined;
-  withRelay<A extends unknown[], T>(_server: string, relay: Relay, run: (...args: A) => Promise<T>, ...args: A): Promise<T> {
+  run<A extends unknown[], T>(_server: string, relay: Relay | undefined, run: (...args: A) => Promise<T>, ...args: A): Promise<T> {
     this.current = relay;
     return run(...args);
-  }
-  hostKinds(): ReadonlySet<InputKind> {
-    return new Set();
   }
 }
 

@@ -2,7 +2,7 @@
 // optionally behind its gateway: what the task tests start. Its `simulate-research-query` requires
 // a task and runs four stages of about a second.
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import type { HostAnswers } from '../../../src/core/connection/rounds/serverRequests';
+import type { HostAnswers } from '../../../src/core/connection/rounds/relayRouter';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { MemoryLogger, stdioDefinition, type Cleanup } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';

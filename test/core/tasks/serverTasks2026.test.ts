@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { isSwitchboardError } from '../../../src/core/connection';
-import type { HostAnswers } from '../../../src/core/connection/rounds/serverRequests';
+import type { HostAnswers } from '../../../src/core/connection/rounds/relayRouter';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime/runtime';
 import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';

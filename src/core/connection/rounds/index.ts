@@ -14,4 +14,4 @@ export {
   type RoundParams,
   type UpstreamExtras,
 } from './inputRounds';
-export { ServerRequestRouter, askingRelay, runRelayed, type HostAnswers, type RelayRouter, type Relay } from './serverRequests';
+export { RelayRouter, askingRelay, type HostAnswers, type Relay } from './relayRouter';

@@ -75,15 +75,15 @@ export function upstreamError(error: unknown, server: string): ProtocolError {
   return rpcError(code, words, error.code === 'SERVER_ERROR' ? error.data : undefined);
 }
 
-/**
- * The JSON-RPC error for a tool call, in the words of the endpoint's client: `requested` is the
- * name it used (qualified on the aggregated endpoint).
- */
 /** The refusal of a qualified name on the aggregated endpoint that names no tool the client may call. */
 export function unknownQualifiedName(requested: string): string {
   return `Unknown tool "${requested}": no server offers a tool with this qualified name`;
 }
 
+/**
+ * The JSON-RPC error for a tool call, in the words of the endpoint's client: `requested` is the
+ * name it used (qualified on the aggregated endpoint).
+ */
 export function toProtocolError(error: unknown, target: CallTarget, requested: string = target.name): ProtocolError {
   if (error instanceof ProtocolError) return rpcError(error.code, error.message, error.data);
   if (!isSwitchboardError(error)) {

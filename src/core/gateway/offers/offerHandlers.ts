@@ -4,7 +4,7 @@
 // client's cancellation and progress, and errors keep the upstream's code.
 import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientInputRound, ForwardedResult } from '../../connection';
-import { signInRound, type OpenRound, type Relayed, clientRequestOptions } from '../rounds';
+import { signInRound, type OpenRound, type RelayedRun, clientRequestOptions } from '../rounds';
 import type { OfferCapabilities, OfferSource } from '../../catalog';
 import type { Logger } from '../../base/logging';
 import { offerError } from '../exposure';
@@ -86,7 +86,7 @@ export function registerOfferHandlers(
   offers: OfferSource,
   capabilities: OfferCapabilities,
   logger: Logger,
-  relayed: Relayed,
+  relayed: RelayedRun,
   extras: HandlerExtras,
 ): void {
   const { ledger } = extras;

@@ -59,7 +59,7 @@ export function unsubscribeSession(ledger: SessionLedger, offers: OfferSource | 
   }
 }
 
-export interface RelaySession {
+export interface NotifiedSession {
   readonly endpoint: EndpointId;
   readonly server: Server;
   readonly ledger: SessionLedger;
@@ -74,7 +74,7 @@ export interface RelaySession {
 export type PrintOf = (access: SessionAccess, endpoint: EndpointId) => OfferFingerprint;
 
 export interface NotifierTargets {
-  sessions(): Iterable<[string, RelaySession]>;
+  sessions(): Iterable<[string, NotifiedSession]>;
   /**
    * 2026-07-28 endpoints: their handlers notify listeners. `printOf` gives each endpoint's lists in
    * each view, hashed once per change for sessions and listeners alike.

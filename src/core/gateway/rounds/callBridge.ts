@@ -14,15 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, type InputRequiredResult } from '@modelcontextprotocol/server';
 import type { Clock, TimerHandle } from '../../base/clock';
-import {
-  type CallerOptions,
-  INPUT_METHOD,
-  type ClientInputRound,
-  type InputKind,
-  askingRelay,
-  runRelayed,
-  type RelayRouter,
-} from '../../connection';
+import { type CallerOptions, INPUT_METHOD, type ClientInputRound, type InputKind, askingRelay, type RelayRouter } from '../../connection';
 import { rpcError } from '../exposure';
 import { ROUND_TTL_SECONDS } from './clientRounds';
 
@@ -107,7 +99,8 @@ export class CallBridge {
   private readonly parked = new Map<string, ParkedCall<unknown>>();
 
   constructor(
-    private readonly host: RelayRouter | undefined,
+    /** Only puts a call's relay in place: the host answers what the client did not declare. */
+    private readonly relays: Pick<RelayRouter, 'run'>,
     private readonly clock: Clock,
   ) {}
 
@@ -186,8 +179,7 @@ export class CallBridge {
   ): ParkedCall<T> {
     const parked = new ParkedCall<T>(client);
     const running = { ...options, signal: parked.controller.signal };
-    const started = runRelayed(
-      this.host,
+    const started = this.relays.run(
       upstream,
       askingRelay(declared, (kind, params) => parked.ask(kind, params)),
       call,

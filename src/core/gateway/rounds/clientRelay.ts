@@ -1,20 +1,18 @@
 // What a 2025-era client of the gateway can answer while one of its requests is being served:
 // the upstream server's elicitation, sampling and roots requests go back on that client's session
 // (the editor then shows its own form or asks for its own model access). Only what the client
-// declared is relayed; the rest is answered by the host (connection/rounds/serverRequests.ts).
+// declared is relayed; the rest is answered by the host (connection/rounds/relayRouter.ts).
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import { type RelayRouter, type Relay, type CallerOptions } from '../../connection';
+import type { RelayRouter, Relay, CallerOptions } from '../../connection';
 import type { CallBridge } from './callBridge';
 import { clientKeyOf } from './clientRounds';
-
-export type { RelayRouter };
 
 /**
  * Runs `run(options, ...args)` for a request to `upstream`, relaying what the upstream asks to the
  * client that sent it where it can. The arguments are passed, not closed over, so that a call
  * crosses no frame here but this one.
  */
-export type Relayed = <A extends unknown[], T>(
+export type RelayedRun = <A extends unknown[], T>(
   upstream: string,
   ctx: ServerContext,
   run: (options: CallerOptions, ...args: A) => Promise<T>,
@@ -25,16 +23,7 @@ export type Relayed = <A extends unknown[], T>(
 /** Where a relayed request goes out: a request of the client's (its own call, or a task's tasks/result). */
 export type RelayChannel = Pick<ServerContext['mcpReq'], 'elicitInput' | 'requestSampling'>;
 
-/**
- * The relay of one client request. A 2026-07-28 client gets none: the upstream's rounds go back to
- * it in its own request where it declared what they ask (clientRounds.ts), the host answers the rest.
- */
-export function clientRelay(server: Server, ctx: ServerContext): Relay | undefined {
-  if (ctx.mcpReq.envelope !== undefined) return undefined;
-  return sessionRelay(server, ctx.mcpReq);
-}
-
-/** What this session's client declared it answers, sent out through `channel`. */
+/** What this 2025 session's client declared it answers, sent out through `channel`. */
 export function sessionRelay(server: Server, channel: RelayChannel): Relay | undefined {
   const capabilities = server.getClientCapabilities();
   if (!capabilities) return undefined;
@@ -58,16 +47,16 @@ export function sessionRelay(server: Server, channel: RelayChannel): Relay | und
 }
 
 /**
- * The `Relayed` of one session server: a 2025 client's requests relay on its session; a 2026-07-28
- * client's go back to it as rounds of its own request (callBridge.ts); without a host, they just run.
+ * The `RelayedRun` of one session server: a 2025 client's requests relay on its session; a
+ * 2026-07-28 client's go back to it as rounds of its own request where it declared what they ask
+ * (callBridge.ts, clientRounds.ts); the host answers the rest.
  */
-export function relayedThrough(host: RelayRouter | undefined, server: Server, bridge: CallBridge | undefined): Relayed {
+export function sessionRelayedRun(server: Server, relays: RelayRouter, bridge: CallBridge | undefined): RelayedRun {
   return (upstream, ctx, run, options, ...args) => {
     if (ctx.mcpReq.envelope !== undefined)
       return bridge && options.rounds
         ? (bridge.run(upstream, options, ctx.mcpReq.signal, (sent) => run(sent, ...args), clientKeyOf(ctx)) as ReturnType<typeof run>)
         : run(options, ...args);
-    const relay = host ? clientRelay(server, ctx) : undefined;
-    return host && relay ? host.withRelay(upstream, relay, run, options, ...args) : run(options, ...args);
+    return relays.run(upstream, sessionRelay(server, ctx.mcpReq), run, options, ...args);
   };
 }

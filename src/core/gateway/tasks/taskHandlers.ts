@@ -16,8 +16,8 @@ import {
 import { z } from 'zod';
 import type { Logger } from '../../base/logging';
 import { errorMessage } from '../../base/errorMessage';
-import { type CallerOptions, runRelayed } from '../../connection';
-import { sessionRelay, type RelayChannel, type RelayRouter } from '../rounds';
+import type { CallerOptions, RelayRouter } from '../../connection';
+import { sessionRelay, type RelayChannel } from '../rounds';
 import { SessionTasks, type TaskWork } from './sessionTasks';
 import { asTaskHandle } from '../../sdk';
 
@@ -56,7 +56,7 @@ export function registerTaskHandlers(server: Server, tasks: GatewayTasks, logger
 export interface TaskCall {
   readonly server: Server;
   readonly tasks: GatewayTasks;
-  readonly relays: RelayRouter | undefined;
+  readonly relays: RelayRouter;
   readonly logger: Logger;
   /** The upstream server the call goes to (its relay scope). */
   readonly upstream: string;
@@ -83,7 +83,7 @@ export function startToolTask(call: TaskCall, params: CallToolRequestParams): Cr
           .catch((error: unknown) => logger.debug(`progress of task ${work.taskId}: ${errorMessage(error)}`));
       },
     };
-    return runRelayed(relays, upstream, relays ? sessionRelay(server, taskChannel(work)) : undefined, call.run, options);
+    return relays.run(upstream, sessionRelay(server, taskChannel(work)), call.run, options);
   });
   return asTaskHandle({ task });
 }

@@ -26,21 +26,14 @@ import type { InputKind } from './inputRounds';
 /**
  * A relay: what a client of the gateway can answer, for the duration of one of its requests. The
  * one noun for routing a server's request back to its client: a `Relay` is made per client request
- * (clientRelay, sessionRelay, askingRelay), put in place by the `RelayRouter` (withRelay,
- * runRelayed), which the `ServerRequestRouter` is.
+ * (`sessionRelay` for a 2025 session, `askingRelay` for a 2026-07-28 call's rounds) and put in place
+ * for a request by `RelayRouter.run`.
  */
 export interface Relay {
   /** Undefined when this client cannot show what is asked (a URL to a form-only client). */
   readonly elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult> | undefined;
   readonly sample?: (params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
   readonly listRoots?: () => Promise<ListRootsResult>;
-}
-
-/** What the gateway may use of the ServerRequestRouter: run a request to an upstream server with a relay in place. */
-export interface RelayRouter {
-  withRelay<A extends unknown[], T>(server: string, relay: Relay, run: (...args: A) => Promise<T>, ...args: A): Promise<T>;
-  /** What the host answers itself, when a client did not declare it. */
-  hostKinds(): ReadonlySet<InputKind>;
 }
 
 /** A relay that asks `ask` for the kinds a client declared; the host answers the rest. */
@@ -50,20 +43,6 @@ export function askingRelay(declared: ReadonlySet<InputKind>, ask: (kind: InputK
     ...(declared.has('sampling') ? { sample: (params) => ask('sampling', params) as ReturnType<NonNullable<Relay['sample']>> } : {}),
     ...(declared.has('roots') ? { listRoots: () => ask('roots', {}) as ReturnType<NonNullable<Relay['listRoots']>> } : {}),
   };
-}
-
-/**
- * Runs `run(...args)` with `relay` in place when there is a host to route through, or just runs it.
- * The arguments are passed, not closed over: the call path gains no frame of its own here.
- */
-export function runRelayed<A extends unknown[], T>(
-  host: RelayRouter | undefined,
-  upstream: string,
-  relay: Relay | undefined,
-  run: (...args: A) => Promise<T>,
-  ...args: A
-): Promise<T> {
-  return host && relay ? host.withRelay(upstream, relay, run, ...args) : run(...args);
 }
 
 /** How the host answers a server itself; `server` is the configured name, for dialogs and consent. */
@@ -76,15 +55,16 @@ export interface HostAnswers {
   readonly refusal?: (kind: 'elicitation' | 'sampling' | 'roots') => string;
 }
 
-interface RelayScope {
+/** A relay in place for one request to `server`. */
+interface RelayInPlace {
   readonly server: string;
   readonly relay: Relay;
 }
 
-export class ServerRequestRouter {
-  private readonly scope = new AsyncLocalStorage<RelayScope>();
+export class RelayRouter {
+  private readonly scope = new AsyncLocalStorage<RelayInPlace>();
   /** Relayed requests in flight, per server: the fallback for requests outside any call. */
-  private readonly inFlight = new Map<string, Set<RelayScope>>();
+  private readonly inFlight = new Map<string, Set<RelayInPlace>>();
   private host: HostAnswers;
 
   constructor(host: HostAnswers = {}) {
@@ -106,9 +86,14 @@ export class ServerRequestRouter {
     this.host = host;
   }
 
-  /** Runs a client's request to `server` so that what the server asks meanwhile goes to `relay`. */
-  withRelay<A extends unknown[], T>(server: string, relay: Relay, run: (...args: A) => Promise<T>, ...args: A): Promise<T> {
-    const entry: RelayScope = { server, relay };
+  /**
+   * Runs a client's request to `server` so that what the server asks meanwhile goes to `relay`; without
+   * one (a client that answers nothing), just runs it. The arguments are passed, not closed over: the
+   * call path gains no frame of its own here.
+   */
+  run<A extends unknown[], T>(server: string, relay: Relay | undefined, run: (...args: A) => Promise<T>, ...args: A): Promise<T> {
+    if (!relay) return run(...args);
+    const entry: RelayInPlace = { server, relay };
     let set = this.inFlight.get(server);
     if (!set) this.inFlight.set(server, (set = new Set()));
     set.add(entry);
