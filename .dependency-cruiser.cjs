@@ -13,6 +13,9 @@ const LAYERS = {
   registry: ['base', 'config'],
   consent: ['base', 'config', 'state'],
   share: ['base', 'config', 'auth'],
+  // The machine host of this OS user (one per user, shared by its windows and agents): its private
+  // folder and socket, becoming the host, and a client's attachment to it.
+  machine: ['base'],
   // A connection's parts, each a module below the connection itself (the state machine, its
   // session and its request gate): the link (SDK client, transports, the error vocabulary), what a
   // server asks back (rounds), upstream tasks, the credential a request carries, and the offer.
@@ -101,6 +104,7 @@ const LAYERS = {
     'registry',
     'share',
     'consent',
+    'machine',
     'cli/folder',
     'cli/doctor',
   ],

@@ -19,6 +19,8 @@ import {
   guardStdio,
   watchParent,
   terminalConfirm,
+  HOST_USAGE,
+  runHost,
 } from './core/cli';
 import { setListenerErrorSink } from './core/base/events';
 import { displayJson, displayLines } from './core/base/displayText';
@@ -146,6 +148,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (argv[0] === 'login' || argv[0] === 'logout') return wantsHelp ? printed(LOGIN_USAGE) : loginCommand(argv);
   if (argv[0] === 'serve') return wantsHelp ? printed(SERVE_USAGE) : serveCommand(argv.slice(1), { signal: lifetime.signal });
+  if (argv[0] === 'host') return wantsHelp ? printed(HOST_USAGE) : hostCommand(argv.slice(1));
   if (argv[0] === 'share') return wantsHelp ? printed(SHARE_USAGE) : runShare(argv.slice(1), { out, err });
   if (argv[0] === 'registry') {
     if (wantsHelp) return printed(REGISTRY_USAGE);
@@ -170,6 +173,13 @@ async function loginCommand(argv: readonly string[]): Promise<ExitCode> {
     { signal: AbortSignal.any([abort.signal, lifetime.signal]) },
   );
   return code as ExitCode;
+}
+
+/** The machine host outlives the window or agent that started it: only a signal or its own idleness ends it, not its parent's end. */
+async function hostCommand(argv: readonly string[]): Promise<ExitCode> {
+  const abort = new AbortController();
+  for (const signal of HANDLED_SIGNALS) process.once(signal, () => abort.abort());
+  return (await runHost(argv, { err, stderr: process.stderr }, { signal: abort.signal })) as ExitCode;
 }
 
 async function doctorCommand(argv: readonly string[]): Promise<ExitCode> {

@@ -9,3 +9,4 @@ export { REGISTRY_USAGE, runRegistry } from './registry';
 export { runShare, SHARE_USAGE } from './share';
 export { guardStdio, watchParent } from './stdio';
 export { terminalConfirm } from './terminalQuestion';
+export { HOST_USAGE, runHost } from './host';

@@ -398,7 +398,7 @@ function formatDiagnostic(diagnostic: ConfigDiagnostic): string {
   return `${where ? `${where}: ` : ''}${diagnostic.message}`;
 }
 
-function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel, format: LogFormat): Logger {
+export function streamLogger(stream: NodeJS.WritableStream, minimum: LogLevel, format: LogFormat): Logger {
   const threshold = LOG_LEVELS.indexOf(minimum);
   const at = (level: LogLevel) => (message: string) => {
     if (LOG_LEVELS.indexOf(level) < threshold) return;

@@ -1,0 +1,231 @@
+// A window's or an agent's side of the machine host: attach to the user's host, starting one when
+// there is none, and stay attached. The attachment is a response the host keeps open and writes a
+// beat on; when it ends (the host was killed or crashed) or falls silent (stopped, hung), the link
+// attaches again, and the start that brings up a new host also ends a silent one (machineHost.ts).
+//
+// A host of another version is replaced when it has nothing in flight (it is asked to step down);
+// while it is busy, this client does not attach to it and says so (`own`): the caller then runs its
+// servers itself, never through a host that speaks another version.
+import fs from 'node:fs';
+import http from 'node:http';
+import { systemClock, type Clock, type TimerHandle } from '../base/clock';
+import { errorMessage } from '../base/errorMessage';
+import { Emitter, type Event } from '../base/events';
+import type { Logger } from '../base/logging';
+import { checkOwn, ensurePrivateFolder, HostPlaceError, type HostPlace } from './hostPlace';
+import {
+  askHost,
+  HEARTBEAT_MS,
+  HOST_NAME,
+  HOST_PATHS,
+  HOST_PROTOCOL,
+  hostInfo,
+  hostInfoSchema,
+  readHostToken,
+  type HostInfo,
+} from './hostProtocol';
+
+/** Silence on the attachment for this long (three beats) means the host is stopped or hung. */
+export const HUNG_AFTER_MS = 3 * HEARTBEAT_MS;
+const DEFAULT_READY_MS = 5_000;
+const POLL_MS = 50;
+/** A starter that did not bring a host up is launched again after this long. */
+const RELAUNCH_MS = 1_000;
+const ASK_MS = 1_500;
+
+export type HostLinkState =
+  | { readonly kind: 'attaching' }
+  | { readonly kind: 'attached'; readonly info: HostInfo }
+  /** This client runs its servers itself: `why` says so in the user's words. */
+  | { readonly kind: 'own'; readonly why: string }
+  | { readonly kind: 'closed' };
+
+export interface HostLinkOptions {
+  readonly place: HostPlace;
+  readonly version: string;
+  /** Starts a host process, detached from this one (it outlives no client: it ends when the last has gone). */
+  readonly launch: () => void;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** How long an attach may take, starting a host included. Default 5 s. */
+  readonly readyMs?: number;
+}
+
+export class HostLink {
+  private state: HostLinkState = { kind: 'attaching' };
+  private readonly changed = new Emitter<HostLinkState>();
+  readonly onDidChange: Event<HostLinkState> = this.changed.event;
+  private readonly clock: Clock;
+  private attachment: http.ClientRequest | undefined;
+  private silence: TimerHandle | undefined;
+  private attaching: Promise<HostLinkState> | undefined;
+
+  constructor(private readonly options: HostLinkOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  get current(): HostLinkState {
+    return this.state;
+  }
+
+  /** Attaches (starting a host if needed); resolves with the state it came to. Calls while one runs share it. */
+  attach(): Promise<HostLinkState> {
+    if (this.state.kind === 'closed') return Promise.resolve(this.state);
+    this.attaching ??= this.connect().finally(() => (this.attaching = undefined));
+    return this.attaching;
+  }
+
+  dispose(): void {
+    this.set({ kind: 'closed' });
+    this.detach();
+    this.changed.dispose();
+  }
+
+  private async connect(): Promise<HostLinkState> {
+    const { place, logger } = this.options;
+    this.set({ kind: 'attaching' });
+    try {
+      ensurePrivateFolder(place);
+    } catch (error) {
+      if (error instanceof HostPlaceError) return this.set({ kind: 'own', why: error.message });
+      throw error;
+    }
+    const deadline = this.clock.now() + (this.options.readyMs ?? DEFAULT_READY_MS);
+    let launchedAt: number | undefined;
+    while (this.state.kind === 'attaching') {
+      const found = await this.found();
+      if (found.kind === 'host') {
+        const { info, token } = found;
+        if (info.version === this.options.version && info.protocol === HOST_PROTOCOL) {
+          const attached = await this.openAttachment(token).catch((error: unknown) => {
+            logger.debug(`machine host: attaching failed (${errorMessage(error)}); trying again`);
+            return undefined;
+          });
+          if (attached) return this.set({ kind: 'attached', info: attached });
+        } else if (info.busy > 0) {
+          return this.set({
+            kind: 'own',
+            why: `the machine host (pid ${info.pid}) runs version ${info.version}, this is ${this.options.version}, and it has requests in flight: this window runs its servers itself`,
+          });
+        } else {
+          logger.info(`machine host ${info.pid} runs version ${info.version}; asking it to step down for ${this.options.version}`);
+          await askHost(place, token, 'POST', HOST_PATHS.retire, ASK_MS).catch(() => undefined);
+        }
+      } else if (found.kind === 'refused') {
+        return this.set({ kind: 'own', why: found.why });
+      }
+      const now = this.clock.now();
+      if (now >= deadline)
+        return this.set({ kind: 'own', why: `no machine host answered within ${this.options.readyMs ?? DEFAULT_READY_MS} ms` });
+      if (found.kind === 'none' && (launchedAt === undefined || now - launchedAt >= RELAUNCH_MS)) {
+        launchedAt = now;
+        this.options.launch();
+      }
+      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, POLL_MS));
+    }
+    return this.state;
+  }
+
+  /** The host on the socket, if one answers; a socket or token that is not this user's is refused, not used. */
+  private async found(): Promise<{ kind: 'host'; info: HostInfo; token: string } | { kind: 'none' } | { kind: 'refused'; why: string }> {
+    const { place } = this.options;
+    let token: string | undefined;
+    try {
+      token = readHostToken(place);
+      // A socket someone else made would get this user's token: it must be this user's, as the folder is.
+      if (token && process.platform !== 'win32' && fs.existsSync(place.socket)) checkOwn(place.socket, 'socket');
+    } catch (error) {
+      if (error instanceof HostPlaceError) return { kind: 'refused', why: error.message };
+      throw error;
+    }
+    if (!token) return { kind: 'none' };
+    try {
+      const info = await hostInfo(place, token, ASK_MS);
+      return info ? { kind: 'host', info, token } : { kind: 'none' };
+    } catch {
+      return { kind: 'none' };
+    }
+  }
+
+  /** Opens the attachment; resolves with the host's info once its first line arrives. */
+  private openAttachment(token: string): Promise<HostInfo> {
+    return new Promise((resolve, reject) => {
+      const request = http.request({
+        socketPath: this.options.place.socket,
+        path: HOST_PATHS.attach,
+        method: 'GET',
+        headers: { host: HOST_NAME, authorization: `Bearer ${token}` },
+      });
+      let first = true;
+      let pending = '';
+      const lost = (why: string) => {
+        if (first) return reject(new Error(why));
+        if (this.attachment !== request) return;
+        this.detach();
+        if (this.state.kind !== 'attached') return;
+        this.options.logger.warn(`machine host: ${why}; attaching again`);
+        void this.attach();
+      };
+      request.on('response', (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          return lost(`the host answered HTTP ${response.statusCode ?? '?'}`);
+        }
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          this.heard(request, lost);
+          pending += chunk;
+          // Only the first line matters (the host's info); beats are only heard. A host that sends no line break is bounded.
+          if (first) {
+            const end = pending.indexOf('\n');
+            if (end < 0) return pending.length > 64 * 1024 ? lost('the host sent a line too long') : undefined;
+            const parsed = hostInfoSchema.safeParse(safeJson(pending.slice(0, end)));
+            if (!parsed.success) return lost('the host sent something that is not its info');
+            first = false;
+            this.attachment = request;
+            resolve(parsed.data);
+          }
+          pending = '';
+        });
+        response.on('end', () => lost('the host ended the attachment'));
+        response.on('error', (error) => lost(errorMessage(error)));
+      });
+      request.on('error', (error) => lost(errorMessage(error)));
+      request.on('close', () => lost('the host closed the attachment'));
+      this.heard(request, lost);
+      request.end();
+    });
+  }
+
+  /** Each thing heard from the host restarts the silence timer; three beats missed and the host is taken for hung. */
+  private heard(request: http.ClientRequest, lost: (why: string) => void): void {
+    if (this.silence !== undefined) this.clock.clearTimeout(this.silence);
+    this.silence = this.clock.setTimeout(() => {
+      request.destroy();
+      lost(`the host was silent for ${HUNG_AFTER_MS} ms`);
+    }, HUNG_AFTER_MS);
+  }
+
+  private detach(): void {
+    if (this.silence !== undefined) this.clock.clearTimeout(this.silence);
+    this.silence = undefined;
+    const attachment = this.attachment;
+    this.attachment = undefined;
+    attachment?.destroy();
+  }
+
+  private set(state: HostLinkState): HostLinkState {
+    if (this.state.kind === 'closed') return this.state;
+    this.state = state;
+    this.changed.fire(state);
+    return state;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
