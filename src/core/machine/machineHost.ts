@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
+import { isProcessAlive } from '../base/processes';
 import type { Logger } from '../base/logging';
 import { ensurePrivateFolder, type HostPlace } from './hostPlace';
 import { HEARTBEAT_MS, HOST_NAME, HOST_PATHS, HOST_PROTOCOL, hostInfo, hostInfoSchema, readHostToken, type HostInfo } from './hostProtocol';
@@ -221,7 +222,7 @@ function takeStartLock(place: HostPlace, clock: Clock): (() => void) | undefined
     }
     const holder = readPid(place.lock);
     const age = clock.now() - (statOrUndefined(place.lock)?.mtimeMs ?? 0);
-    if (holder !== undefined && isAlive(holder) && age < STALE_LOCK_MS) return undefined;
+    if (holder !== undefined && isProcessAlive(holder) && age < STALE_LOCK_MS) return undefined;
     fs.rmSync(place.lock, { force: true });
   }
   return undefined;
@@ -240,7 +241,7 @@ async function answeringHost(place: HostPlace): Promise<HostInfo | undefined> {
 /** A host that did not answer but is alive is stopped or hung: it is ended, so that nothing is left behind when its socket is taken. */
 function endSilentHost(place: HostPlace, isHost: (pid: number) => boolean, logger: Logger): void {
   const previous = readInfo(place);
-  if (previous && previous.pid !== process.pid && isAlive(previous.pid) && isHost(previous.pid)) {
+  if (previous && previous.pid !== process.pid && isProcessAlive(previous.pid) && isHost(previous.pid)) {
     logger.warn(`machine host ${previous.pid} does not answer; ending it and taking its place`);
     try {
       process.kill(previous.pid, 'SIGKILL');
@@ -278,15 +279,6 @@ function statOrUndefined(file: string): fs.Stats | undefined {
     return fs.lstatSync(file);
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

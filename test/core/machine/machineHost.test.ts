@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { nullLogger } from '../../../src/core/base/logging';
+import { isProcessAlive } from '../../../src/core/base/processes';
 import { systemClock } from '../../../src/core/base/clock';
 import { PRODUCT_VERSION } from '../../../src/core/base/version';
 import {
@@ -75,38 +76,15 @@ function rawRequest(place: HostPlace, headers: Record<string, string>, pathName 
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function gone(pid: number, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (alive(pid)) {
-    // A child of this process that ended stays a zombie until reaped; `ps` tells the two apart.
-    if (zombie(pid)) return;
-    if (Date.now() > until) assert.fail(`process ${pid} is still running after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function zombie(pid: number): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
-  } catch {
-    return false;
-  }
+  await pollUntil(() => !isProcessAlive(pid), timeoutMs, `process ${pid} gone`);
 }
 
 /** Host processes of the built CLI, started as a window would (detached), and every one of them ended after the test. */
 function processLauncher(cleanup: Cleanup, place: HostPlace, graceMs = 300) {
   const started: ChildProcess[] = [];
   cleanup.add(async () => {
-    for (const child of started) if (child.pid && alive(child.pid) && !zombie(child.pid)) child.kill('SIGKILL');
+    for (const child of started) if (child.pid && isProcessAlive(child.pid)) child.kill('SIGKILL');
   });
   const launch = () => {
     const child = spawn(process.execPath, [CLI, 'host', HOST_MARKER, '--grace-ms', String(graceMs)], {
@@ -347,7 +325,7 @@ describe('the machine host (core/machine)', function () {
       const client = link(cleanup, place, { launch, clock: systemClock, version: PRODUCT_VERSION });
       const state = await client.attach();
       assert.equal(state.kind, 'attached', JSON.stringify(state));
-      assert.ok(other.pid && alive(other.pid) && !zombie(other.pid), 'the other program still runs');
+      assert.ok(other.pid && isProcessAlive(other.pid), 'the other program still runs');
       client.dispose();
       await gone(state.kind === 'attached' ? state.info.pid : 0);
     });

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import * as esbuild from 'esbuild';
 import * as catalogSource from '../../../src/core/catalog';
@@ -19,6 +19,7 @@ import * as runtimeSource from '../../../src/core/runtime/runtime';
 import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';
 import { EVERYTHING, RESEARCH_TOOL } from '../tasks/everything';
+import { callLongReport, LONG_REPORT_STAGES } from '../tasks/longReport';
 import { eventually } from '../support/poll';
 
 interface Build {
@@ -126,18 +127,9 @@ describe('the shipped bundle against the SDK: the same contracts as the source',
       const runtime = await runtimeWith(build(), cleanup, [
         stdioDefinition([], { name: 'reports', args: [TASKS_V2, '--stage-ms', '100'] }),
       ]);
-      const progress: Progress[] = [];
-      const result = await runtime.catalog.callExposedTool(
-        'reports',
-        'long_report',
-        { topic: 'otters' },
-        { onProgress: (update) => progress.push(update) },
-      );
-      assert.equal(textOf(result), 'Report on otters (not asked)');
-      assert.deepEqual(
-        progress.map((update) => update.message),
-        ['working', 'Gathering sources...', 'Writing the report...', 'Checking the facts...'],
-      );
+      const report = await callLongReport(runtime.catalog);
+      assert.equal(report.text, 'Report on otters (not asked)');
+      assert.deepEqual(report.stages, LONG_REPORT_STAGES);
     });
 
     it(`${which}: a 2025-11-25 task-augmented call through the gateway: a task at once, then its result`, async () => {

@@ -6,7 +6,7 @@
 // cancelled upstream.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import { isSwitchboardError } from '../../../src/core/connection';
 import type { HostAnswers } from '../../../src/core/connection/rounds/relayRouter';
@@ -14,6 +14,7 @@ import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtim
 import { Cleanup, MemoryLogger, stdioDefinition, textOf } from '../connection/helpers';
 import { waitForRunning } from '../gateway/helpers';
 import { eventually, until } from '../support/poll';
+import { callLongReport, LONG_REPORT_STAGES } from './longReport';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/tasks-v2-server.mjs');
 
@@ -36,21 +37,11 @@ describe('tasks of a 2026-07-28 server (the tasks extension), for plain callers'
     assert.ok(connection);
     const state = connection.state;
     assert.equal(state.kind === 'running' ? state.era : state.kind, 'modern');
-    const progress: Progress[] = [];
     const listed: string[] = [];
     connection.tasks.onDidChange(() => listed.push(...connection.tasks.list().map((task) => task.status)));
-    const result = await runtime.catalog.callExposedTool(
-      'reports',
-      'long_report',
-      { topic: 'otters' },
-      { onProgress: (update) => progress.push(update) },
-    );
-    assert.equal(textOf(result), 'Report on otters (not asked)');
-    assert.deepEqual(
-      progress.map((update) => update.message),
-      ['working', 'Gathering sources...', 'Writing the report...', 'Checking the facts...'],
-      'the status before the first message, then each stage once, in order',
-    );
+    const report = await callLongReport(runtime.catalog);
+    assert.equal(report.text, 'Report on otters (not asked)');
+    assert.deepEqual(report.stages, LONG_REPORT_STAGES, 'the status before the first message, then each stage once, in order');
     assert.ok(listed.includes('working'), 'the task was listed while it ran');
     assert.equal(connection.tasks.size, 0);
   });

@@ -7,6 +7,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import type { Logger } from '../../base/logging';
+import { isProcessAlive, readProcStat } from '../../base/processes';
+
+export { isProcessAlive };
 
 export interface KillTreeOptions {
   /** Time between SIGTERM and SIGKILL. */
@@ -49,17 +52,6 @@ async function processParents(): Promise<Map<number, number>> {
   }
 }
 
-function readProcStat(pid: number): { state: string; ppid: number } | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name is in parentheses and may contain spaces; fields after it are fixed.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', ppid: Number(fields[1]) };
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * `root` and its descendants, grouped by depth: [[root], [children], [grandchildren], ...].
  */
@@ -81,17 +73,6 @@ export async function processTreeLevels(root: number): Promise<number[][]> {
     levels.push(next);
   }
   return levels;
-}
-
-/** Whether `pid` still runs. A zombie (exited, not yet reaped) counts as gone. */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else, so it is alive.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return readProcStat(pid)?.state !== 'Z';
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
