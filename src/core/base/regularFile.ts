@@ -24,3 +24,11 @@ export function readRegularFileSync(file: string, maxBytes: number): string | un
     fs.closeSync(descriptor);
   }
 }
+
+/** Writes a file only this user can read (0600), whole or not at all: a reader never sees half of it. */
+export function writePrivateFileSync(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.rmSync(temporary, { force: true });
+  fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+  fs.renameSync(temporary, file);
+}

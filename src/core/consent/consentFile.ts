@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { consentHash, isConsentAnswer, type ConsentAnswer } from './consentKey';
-import { readRegularFileSync } from '../base/regularFile';
+import { readRegularFileSync, writePrivateFileSync } from '../base/regularFile';
 import { userConfigFolder, type StdioServerDefinition } from '../config';
 
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -86,8 +86,6 @@ export class ConsentFile {
 
   private write(answers: ReadonlyMap<string, Stored>): void {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, `${JSON.stringify({ answers: Object.fromEntries(answers) }, null, 1)}\n`, { mode: 0o600 });
-    fs.renameSync(temporary, this.file);
+    writePrivateFileSync(this.file, `${JSON.stringify({ answers: Object.fromEntries(answers) }, null, 1)}\n`);
   }
 }

@@ -14,6 +14,7 @@ import http from 'node:http';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { isProcessAlive } from '../base/processes';
+import { readRegularFileSync, writePrivateFileSync } from '../base/regularFile';
 import type { Logger } from '../base/logging';
 import { ensurePrivateFolder, type HostPlace } from './hostPlace';
 import { HEARTBEAT_MS, HOST_NAME, HOST_PATHS, HOST_PROTOCOL, hostInfo, hostInfoSchema, readHostToken, type HostInfo } from './hostProtocol';
@@ -25,6 +26,8 @@ const STALE_LOCK_MS = 10_000;
 /** How long a starter gives the current host to answer before taking it for hung. */
 const PROBE_MS = 1_500;
 const DEFAULT_GRACE_MS = 10_000;
+/** host.json and the lock hold a line; a FIFO or a huge file in their place is read as nothing. */
+const MAX_STATE_BYTES = 4096;
 
 export interface MachineHostOptions {
   readonly place: HostPlace;
@@ -73,10 +76,10 @@ export class MachineHost {
       if (previous) return { kind: 'another', why: `the host (pid ${previous.pid}) is running` };
       endSilentHost(place, options.isHostProcess ?? isHostProcess, logger);
       const token = crypto.randomBytes(32).toString('base64url');
-      writePrivate(place.token, `${token}\n`);
+      writePrivateFileSync(place.token, `${token}\n`);
       const host = new MachineHost(options, http.createServer(), token);
       await host.listen();
-      writePrivate(place.info, JSON.stringify(host.info()));
+      writePrivateFileSync(place.info, JSON.stringify(host.info()));
       logger.info(`machine host ${process.pid} listening on ${place.socket}`);
       return host;
     } finally {
@@ -203,14 +206,6 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }
 
-/** Writes a file only this user can read, whole or not at all (a reader never sees half a token). */
-function writePrivate(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.rmSync(temporary, { force: true });
-  fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
-  fs.renameSync(temporary, file);
-}
-
 /** The start lock, or undefined while another live starter holds it. A lock left by a dead or silent starter is taken over. */
 function takeStartLock(place: HostPlace, clock: Clock): (() => void) | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -254,7 +249,7 @@ function endSilentHost(place: HostPlace, isHost: (pid: number) => boolean, logge
 
 function readInfo(place: HostPlace): HostInfo | undefined {
   try {
-    const parsed = hostInfoSchema.safeParse(JSON.parse(fs.readFileSync(place.info, 'utf8')));
+    const parsed = hostInfoSchema.safeParse(JSON.parse(readRegularFileSync(place.info, MAX_STATE_BYTES) ?? ''));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -267,7 +262,7 @@ function ownsInfo(place: HostPlace): boolean {
 
 function readPid(file: string): number | undefined {
   try {
-    const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+    const pid = Number.parseInt(readRegularFileSync(file, MAX_STATE_BYTES) ?? '', 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

@@ -3,7 +3,7 @@
 // the version handover and the idle end (on a fake clock); with real host processes of the built
 // CLI for the faults: killed, stopped, a stale socket left behind, and two starters racing.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -309,6 +309,15 @@ describe('the machine host (core/machine)', function () {
       assert.equal(state.kind, 'attached', JSON.stringify(state));
       client.dispose();
       await gone(state.kind === 'attached' ? state.info.pid : 0);
+    });
+
+    it('a FIFO in place of the lock and the info blocks no starter: read as nothing, replaced', async function () {
+      if (process.platform === 'win32') this.skip();
+      const place = placeIn(cleanup);
+      ensurePrivateFolder(place);
+      for (const file of [place.lock, place.info]) execFileSync('mkfifo', ['-m', '600', file]);
+      await startHost(cleanup, place);
+      assert.equal(JSON.parse(fs.readFileSync(place.info, 'utf8')).pid, process.pid);
     });
 
     it('a pid in the stale info that is now another program is not killed', async () => {
