@@ -170,6 +170,29 @@ describe('what servers ask of their client', function () {
     await slow;
   });
 
+  it("a lazy 2025 server woken by one client's call sends what it asks in a later call to that call's client, not to the first call's", async () => {
+    const runtime = createRuntime({ logger: new MemoryLogger(), storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    await runtime.manager.start([stdioDefinition(['--features'], { name: 'up', lifecycle: { start: 'lazy', idleStopMs: 0 } })]);
+    await runtime.gateway().start();
+    const first = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
+    const second = await gatewayClient(cleanup, runtime, { elicitation: { form: {} } });
+    const asked: string[] = [];
+    for (const [name, client] of [
+      ['first', first],
+      ['second', second],
+    ] as const) {
+      client.setRequestHandler('elicitation/create', async () => (asked.push(name), { action: 'accept', content: { name } }));
+    }
+    // The first call starts the server: its streams are made in this call's context, which outlives the call.
+    assert.equal(textOf((await first.callTool({ name: 'echo', arguments: { text: 'wake' } })) as CallToolResult), 'wake');
+    assert.deepEqual(answerOf(await second.callTool({ name: 'ask_user', arguments: {} })), {
+      action: 'accept',
+      content: { name: 'second' },
+    });
+    assert.deepEqual(asked, ['second']);
+  });
+
   it('tells running 2025 servers when the roots change (the editor calls this when workspace folders change)', async () => {
     let roots = [{ uri: 'file:///one', name: 'one' }];
     const runtime = await run(cleanup, 'legacy', { listRoots: async () => ({ roots }) });

@@ -133,9 +133,11 @@ export class RelayRouter {
 
   /** The relay of the client request this server request belongs to, if one can be told. */
   private relayFor(server: string): Relay | undefined {
-    const current = this.scope.getStore();
-    if (current?.server === server) return current.relay;
     const flying = this.inFlight.get(server);
+    const current = this.scope.getStore();
+    // Only while its request runs: a server started by a call (a lazy one woken) has its streams,
+    // and so every later request it makes, in that call's context long after the call ended.
+    if (current?.server === server && flying?.has(current)) return current.relay;
     if (flying?.size === 1) return [...flying][0]?.relay;
     return undefined;
   }
