@@ -72,6 +72,8 @@ const LAYERS = {
   // sandbox: a failure it caused is explained from its own denial lines (notices, row words).
   presentation: ['base', 'config', 'state', 'sandbox', 'catalog'],
   runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'identity', 'gateway', 'team'],
+  // The machine host's servers (a runtime in the host) and a window's side of sharing them.
+  sharing: ['base', 'config', 'state', 'connection', 'catalog', 'manager', 'runtime', 'machine'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
   'cli/doctor': [
     'base',
@@ -105,6 +107,7 @@ const LAYERS = {
     'share',
     'consent',
     'machine',
+    'sharing',
     'cli/folder',
     'cli/doctor',
   ],

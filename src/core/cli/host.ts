@@ -5,11 +5,13 @@
 import { parseArgs } from 'node:util';
 import { PRODUCT_VERSION } from '../base/version';
 import { HOST_MARKER, hostPlace, MachineHost, HostPlaceError } from '../machine';
+import { HostedServers } from '../sharing';
 import { streamLogger } from './serve';
 
 export const HOST_USAGE = `Usage: mcp-switchboard host ${HOST_MARKER} [--grace-ms MS]
 
-Runs the machine host: one per user, which windows and agents attach to. Its socket, token and
+Runs the machine host: one per user, which windows and agents attach to, and which runs each of
+the user-level servers they share once. Its socket, token and
 lock are in $XDG_RUNTIME_DIR/mcp-switchboard (else <tmpdir>/mcp-switchboard-<uid>; a folder only
 you may enter: it is refused otherwise). It ends once no client has been attached for --grace-ms
 (default 10000). Exit codes: 0 it ended, or another process is the host; 2 the folder is refused or
@@ -39,7 +41,13 @@ export async function runHost(
   const logger = streamLogger(io.stderr, 'info', 'text');
   let host;
   try {
-    host = await MachineHost.start({ place: hostPlace(options.env), version: PRODUCT_VERSION, logger, graceMs });
+    host = await MachineHost.start({
+      place: hostPlace(options.env),
+      version: PRODUCT_VERSION,
+      logger,
+      graceMs,
+      services: (token) => new HostedServers({ token, logger }),
+    });
   } catch (error) {
     if (!(error instanceof HostPlaceError)) throw error;
     logger.error(error.message);

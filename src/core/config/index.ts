@@ -36,6 +36,7 @@ export {
   type ConfigDiagnostic,
   type EnterpriseIdp,
   type FileSourceKind,
+  type HostedServerRef,
   type HttpServerDefinition,
   type InvalidServer,
   type LifecycleSettings,

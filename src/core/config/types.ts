@@ -199,6 +199,18 @@ export interface HttpServerDefinition extends ServerDefinitionBase {
    * gateway's (its `/mcp`), so that one sign-in serves every row.
    */
   readonly signInUrl?: string;
+  /**
+   * Set when this is a window's connection to a server that runs in the machine host (sharing/):
+   * the stdio server as configured here, and the host's name for it. The URL is the host's.
+   */
+  readonly hosted?: HostedServerRef;
+}
+
+/** A stdio server run by the machine host for every window and agent that configures the same launch. */
+export interface HostedServerRef {
+  readonly definition: StdioServerDefinition;
+  /** The host's name for it: `s` and the launch's fingerprint. */
+  readonly name: string;
 }
 
 /** A fully validated, variable-resolved server, ready to connect. */

@@ -15,14 +15,17 @@ import type { Logger } from '../base/logging';
 import { checkOwn, ensurePrivateFolder, HostPlaceError, type HostPlace } from './hostPlace';
 import {
   askHost,
+  attachedSchema,
   HEARTBEAT_MS,
   HOST_NAME,
   HOST_PATHS,
   HOST_PROTOCOL,
   hostInfo,
-  hostInfoSchema,
   readHostToken,
+  type Attached,
+  type HostAnswer,
   type HostInfo,
+  type HostQuestion,
 } from './hostProtocol';
 
 /** Silence on the attachment for this long (three beats) means the host is stopped or hung. */
@@ -35,7 +38,8 @@ const ASK_MS = 1_500;
 
 export type HostLinkState =
   | { readonly kind: 'attaching' }
-  | { readonly kind: 'attached'; readonly info: HostInfo }
+  /** `client`: this attachment's id at the host, which requests made for it name. */
+  | { readonly kind: 'attached'; readonly info: HostInfo; readonly client: string }
   /** This client runs its servers itself: `why` says so in the user's words. */
   | { readonly kind: 'own'; readonly why: string }
   | { readonly kind: 'closed' };
@@ -59,6 +63,8 @@ export class HostLink {
   private attachment: http.ClientRequest | undefined;
   private silence: TimerHandle | undefined;
   private attaching: Promise<HostLinkState> | undefined;
+  /** The token of the host attached to; undefined unless attached. */
+  private hostToken: string | undefined;
 
   constructor(private readonly options: HostLinkOptions) {
     this.clock = options.clock ?? systemClock;
@@ -73,6 +79,21 @@ export class HostLink {
     if (this.state.kind === 'closed') return Promise.resolve(this.state);
     this.attaching ??= this.connect().finally(() => (this.attaching = undefined));
     return this.attaching;
+  }
+
+  /**
+   * A request to the attached host, made for this attachment. Rejects unless attached: what it
+   * asks is then asked again, of the next host, when the link attaches again.
+   */
+  ask(question: Omit<HostQuestion, 'client'>): Promise<HostAnswer> {
+    const { state, hostToken } = this;
+    if (state.kind !== 'attached' || hostToken === undefined) return Promise.reject(new Error('not attached to the machine host'));
+    return askHost(this.options.place, hostToken, { ...question, client: state.client });
+  }
+
+  /** The attached host's token, for requests that do not go through ask() (a connection to one of its servers); undefined unless attached. */
+  get token(): string | undefined {
+    return this.state.kind === 'attached' ? this.hostToken : undefined;
   }
 
   dispose(): void {
@@ -101,7 +122,11 @@ export class HostLink {
             logger.debug(`machine host: attaching failed (${errorMessage(error)}); trying again`);
             return undefined;
           });
-          if (attached) return this.set({ kind: 'attached', info: attached });
+          if (attached) {
+            this.hostToken = token;
+            const { client, ...info } = attached;
+            return this.set({ kind: 'attached', info, client });
+          }
         } else if (info.busy > 0) {
           return this.set({
             kind: 'own',
@@ -109,7 +134,7 @@ export class HostLink {
           });
         } else {
           logger.info(`machine host ${info.pid} runs version ${info.version}; asking it to step down for ${this.options.version}`);
-          await askHost(place, token, 'POST', HOST_PATHS.retire, ASK_MS).catch(() => undefined);
+          await askHost(place, token, { method: 'POST', path: HOST_PATHS.retire, timeoutMs: ASK_MS }).catch(() => undefined);
         }
       } else if (found.kind === 'refused') {
         return this.set({ kind: 'own', why: found.why });
@@ -148,7 +173,7 @@ export class HostLink {
   }
 
   /** Opens the attachment; resolves with the host's info once its first line arrives. */
-  private openAttachment(token: string): Promise<HostInfo> {
+  private openAttachment(token: string): Promise<Attached> {
     return new Promise((resolve, reject) => {
       const request = http.request({
         socketPath: this.options.place.socket,
@@ -179,7 +204,7 @@ export class HostLink {
           if (first) {
             const end = pending.indexOf('\n');
             if (end < 0) return pending.length > 64 * 1024 ? lost('the host sent a line too long') : undefined;
-            const parsed = hostInfoSchema.safeParse(safeJson(pending.slice(0, end)));
+            const parsed = attachedSchema.safeParse(safeJson(pending.slice(0, end)));
             if (!parsed.success) return lost('the host sent something that is not its info');
             first = false;
             this.attachment = request;

@@ -11,9 +11,15 @@ import { checkOwn, type HostPlace } from './hostPlace';
 
 /** Raised when what host and client say to each other changes incompatibly. */
 export const HOST_PROTOCOL = 1;
-/** The `Host` header of every request to the host (the socket has no address to name). */
-export const HOST_NAME = 'mcp-switchboard.host';
-export const HOST_PATHS = { info: '/host/info', attach: '/host/attach', retire: '/host/retire' } as const;
+/**
+ * The `Host` header of every request to the host (the socket has no address to name), and the host
+ * of the URLs its servers are reached at. Under `.invalid` (RFC 2606), which never resolves: a
+ * request that did not go through the socket reaches nobody, and never carries the token away.
+ */
+export const HOST_NAME = 'mcp-switchboard-host.invalid';
+export const HOST_PATHS = { info: '/host/info', attach: '/host/attach', retire: '/host/retire', servers: '/host/servers' } as const;
+/** Which attachment a request is made for (the id its first line gave): what the host forgets when it ends. */
+export const CLIENT_HEADER = 'x-mcp-switchboard-client';
 /** How often the host writes a beat on each attachment. */
 export const HEARTBEAT_MS = 1_000;
 
@@ -29,6 +35,10 @@ export const hostInfoSchema = z.object({
   startedAt: z.number(),
 });
 export type HostInfo = z.infer<typeof hostInfoSchema>;
+
+/** An attachment's first line: the host's info and the id of this attachment. */
+export const attachedSchema = hostInfoSchema.extend({ client: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/) });
+export type Attached = z.infer<typeof attachedSchema>;
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -51,40 +61,52 @@ export interface HostAnswer {
   readonly body: unknown;
 }
 
+export interface HostQuestion {
+  readonly method: 'GET' | 'POST' | 'PUT';
+  readonly path: string;
+  readonly timeoutMs: number;
+  /** Sent as JSON. */
+  readonly body?: unknown;
+  /** The attachment the request is made for (CLIENT_HEADER). */
+  readonly client?: string;
+}
+
 /** One request to the host over its socket, bounded in time and size; rejects when nothing answers. */
-export function askHost(place: HostPlace, token: string, method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<HostAnswer> {
+export function askHost(place: HostPlace, token: string, question: HostQuestion): Promise<HostAnswer> {
+  const { method, path, timeoutMs, body, client } = question;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = { host: HOST_NAME, authorization: `Bearer ${token}` };
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  if (client !== undefined) headers[CLIENT_HEADER] = client;
   return new Promise((resolve, reject) => {
-    const request = http.request(
-      { socketPath: place.socket, path, method, headers: { host: HOST_NAME, authorization: `Bearer ${token}` }, timeout: timeoutMs },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) request.destroy(new Error(`the host's answer is over ${MAX_ANSWER_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        response.on('end', () => {
-          let body: unknown;
-          try {
-            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, body });
-        });
-        response.on('error', reject);
-      },
-    );
+    const request = http.request({ socketPath: place.socket, path, method, headers, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) request.destroy(new Error(`the host's answer is over ${MAX_ANSWER_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      response.on('end', () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+      response.on('error', reject);
+    });
     request.on('timeout', () => request.destroy(new Error(`the machine host did not answer within ${timeoutMs} ms`)));
     request.on('error', reject);
-    request.end();
+    request.end(payload);
   });
 }
 
 /** The host's info, or undefined when what answered is not a host of this protocol's shape. */
 export async function hostInfo(place: HostPlace, token: string, timeoutMs: number): Promise<HostInfo | undefined> {
-  const answer = await askHost(place, token, 'GET', HOST_PATHS.info, timeoutMs);
+  const answer = await askHost(place, token, { method: 'GET', path: HOST_PATHS.info, timeoutMs });
   if (answer.status !== 200) return undefined;
   const parsed = hostInfoSchema.safeParse(answer.body);
   return parsed.success ? parsed.data : undefined;

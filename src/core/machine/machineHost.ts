@@ -17,7 +17,17 @@ import { isProcessAlive } from '../base/processes';
 import { readRegularFileSync, writePrivateFileSync } from '../base/regularFile';
 import type { Logger } from '../base/logging';
 import { ensurePrivateFolder, type HostPlace } from './hostPlace';
-import { HEARTBEAT_MS, HOST_NAME, HOST_PATHS, HOST_PROTOCOL, hostInfo, hostInfoSchema, readHostToken, type HostInfo } from './hostProtocol';
+import {
+  CLIENT_HEADER,
+  HEARTBEAT_MS,
+  HOST_NAME,
+  HOST_PATHS,
+  HOST_PROTOCOL,
+  hostInfo,
+  hostInfoSchema,
+  readHostToken,
+  type HostInfo,
+} from './hostProtocol';
 
 /** The argument every host process is started with: what tells a starter that a pid is a host's. */
 export const HOST_MARKER = '--machine-host';
@@ -40,13 +50,31 @@ export interface MachineHostOptions {
   readonly busy?: () => number;
   /** Whether `pid` is a host process (its command line carries HOST_MARKER). Default: read from /proc or ps. */
   readonly isHostProcess?: (pid: number) => boolean;
+  /** What the host serves besides its lifecycle (the shared servers), made once its token is known. */
+  readonly services?: (token: string) => HostServices;
+}
+
+/** What runs in the host (its servers), given the requests that are not the host's own. */
+export interface HostServices {
+  /**
+   * A request that passed the host's checks (token, Host, no Origin) for a path not its own.
+   * `client` is the live attachment the request names (CLIENT_HEADER), if any.
+   */
+  serve(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): void;
+  /** An attachment ended: what its client asked for is forgotten. */
+  detached(client: string): void;
+  /** Requests in flight: a newer version replaces the host only at 0. */
+  busy(): number;
+  close(): Promise<void>;
 }
 
 /** Why start() did not make this process the host. */
 export type NotHost = { readonly kind: 'another'; readonly why: string };
 
 export class MachineHost {
-  private readonly attachments = new Set<http.ServerResponse>();
+  /** Open attachments by their id, each a response the host keeps writing beats on. */
+  private readonly attachments = new Map<string, http.ServerResponse>();
+  private readonly services: HostServices | undefined;
   private readonly clock: Clock;
   private idleTimer: TimerHandle | undefined;
   private beatTimer: TimerHandle | undefined;
@@ -62,6 +90,7 @@ export class MachineHost {
   ) {
     this.clock = options.clock ?? systemClock;
     this.startedAt = this.clock.now();
+    this.services = options.services?.(token);
     this.closedOnce = new Promise((resolve) => (this.markClosed = resolve));
   }
 
@@ -78,7 +107,12 @@ export class MachineHost {
       const token = crypto.randomBytes(32).toString('base64url');
       writePrivateFileSync(place.token, `${token}\n`);
       const host = new MachineHost(options, http.createServer(), token);
-      await host.listen();
+      try {
+        await host.listen();
+      } catch (error) {
+        await host.services?.close();
+        throw error;
+      }
       writePrivateFileSync(place.info, JSON.stringify(host.info()));
       logger.info(`machine host ${process.pid} listening on ${place.socket}`);
       return host;
@@ -98,7 +132,7 @@ export class MachineHost {
       version: this.options.version,
       protocol: HOST_PROTOCOL,
       clients: this.attachments.size,
-      busy: this.options.busy?.() ?? 0,
+      busy: this.busy(),
       startedAt: this.startedAt,
     };
   }
@@ -132,22 +166,31 @@ export class MachineHost {
     if (route === `GET ${HOST_PATHS.info}`) return answer(res, 200, this.info());
     if (route === `GET ${HOST_PATHS.attach}`) return this.attach(res);
     if (route === `POST ${HOST_PATHS.retire}`) {
-      const busy = this.options.busy?.() ?? 0;
+      const busy = this.busy();
       if (busy > 0) return answer(res, 409, { busy });
       res.on('finish', () => void this.close());
       answer(res, 200, { retired: true });
       return;
     }
-    answer(res, 404, { error: 'not found' });
+    if (!this.services) return answer(res, 404, { error: 'not found' });
+    const named = req.headers[CLIENT_HEADER];
+    const client = typeof named === 'string' && this.attachments.has(named) ? named : undefined;
+    this.services.serve(req, res, client);
+  }
+
+  private busy(): number {
+    return (this.options.busy?.() ?? 0) + (this.services?.busy() ?? 0);
   }
 
   /** A client is attached while this response is open; the host writes a beat on it so that the client can tell it is alive. */
   private attach(res: http.ServerResponse): void {
+    const client = crypto.randomBytes(12).toString('base64url');
     res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-    res.write(`${JSON.stringify(this.info())}\n`);
-    this.attachments.add(res);
+    this.attachments.set(client, res);
+    res.write(`${JSON.stringify({ ...this.info(), client })}\n`);
     res.on('close', () => {
-      this.attachments.delete(res);
+      this.attachments.delete(client);
+      this.services?.detached(client);
       this.noteClients();
     });
     this.noteClients();
@@ -155,7 +198,7 @@ export class MachineHost {
 
   private startBeat(): void {
     const beat = () => {
-      for (const res of this.attachments) if (res.writable) res.write('{}\n');
+      for (const res of this.attachments.values()) if (res.writable) res.write('{}\n');
       this.beatTimer = this.clock.setTimeout(beat, HEARTBEAT_MS);
     };
     this.beatTimer = this.clock.setTimeout(beat, HEARTBEAT_MS);
@@ -182,8 +225,12 @@ export class MachineHost {
   private async shutDown(): Promise<void> {
     if (this.idleTimer !== undefined) this.clock.clearTimeout(this.idleTimer);
     if (this.beatTimer !== undefined) this.clock.clearTimeout(this.beatTimer);
-    for (const res of this.attachments) res.destroy();
+    for (const res of this.attachments.values()) res.destroy();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // The servers end before the socket closes: nothing of the host outlives it.
+    await this.services
+      ?.close()
+      .catch((error: unknown) => this.options.logger.warn(`machine host: stopping its servers failed: ${errorMessage(error)}`));
     // A client's connection kept alive would hold the close for the keep-alive timeout.
     this.server.closeAllConnections();
     await closed;

@@ -15,6 +15,7 @@ import {
   ensurePrivateFolder,
   HOST_DIR_ENV,
   HOST_MARKER,
+  HOST_NAME,
   HostLink,
   hostPlace,
   HostPlaceError,
@@ -164,7 +165,7 @@ describe('the machine host (core/machine)', function () {
       const place = placeIn(cleanup);
       await startHost(cleanup, place);
       const token = readHostToken(place) ?? assert.fail('no token');
-      const good = { host: 'mcp-switchboard.host', authorization: `Bearer ${token}` };
+      const good = { host: HOST_NAME, authorization: `Bearer ${token}` };
       assert.equal(await rawRequest(place, good), 200);
       assert.equal(await rawRequest(place, { host: good.host }), 401);
       assert.equal(await rawRequest(place, { ...good, authorization: `Bearer ${token.slice(1)}x` }), 401);

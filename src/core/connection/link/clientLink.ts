@@ -177,8 +177,13 @@ function sandboxOptions(
   };
 }
 
-/** What Switchboard's client declares to its servers, given what it answers. */
-export function clientCapabilities(handlers: ServerRequestHandlers) {
+/**
+ * What Switchboard's client declares to its servers, given what it answers. `asSwitchboard`
+ * (default true) says it is a Switchboard, whose lists a gateway of Switchboard's answers without
+ * waiting; not said to the machine host, whose servers (processes it started) can never be waiting
+ * on this client, so that a window's first list waits for the shared server to start.
+ */
+export function clientCapabilities(handlers: ServerRequestHandlers, asSwitchboard = true) {
   const tasks = clientTasksCapability(handlers);
   return {
     // MCP Apps: the editor renders a tool's `ui://` view, and the gateway passes views through
@@ -187,7 +192,7 @@ export function clientCapabilities(handlers: ServerRequestHandlers) {
     // server that serves skills only to hosts that take them serves them here too.
     extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] }, [SKILLS_EXTENSION]: {} },
     // A gateway of Switchboard's answers a Switchboard's lists without waiting (base/selfLoop.ts).
-    experimental: { [SWITCHBOARD_CLIENT]: {} },
+    ...(asSwitchboard ? { experimental: { [SWITCHBOARD_CLIENT]: {} } } : {}),
     ...(handlers.elicit ? { elicitation: CAPABILITY_OF.elicitation } : {}),
     ...(handlers.sample ? { sampling: CAPABILITY_OF.sampling } : {}),
     ...(handlers.listRoots ? { roots: CAPABILITY_OF.roots } : {}),
@@ -198,12 +203,13 @@ export function clientCapabilities(handlers: ServerRequestHandlers) {
 }
 
 export function newClient(
-  options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests' | 'patientProbe'>,
+  options: Pick<LinkOptions, 'clientInfo' | 'requestTimeoutMs' | 'serverRequests' | 'patientProbe' | 'definition'>,
   kind: TransportType,
 ): Client {
   const handlers = options.serverRequests ?? {};
+  const hosted = options.definition.transport !== 'stdio' && options.definition.hosted !== undefined;
   const client = new Client(options.clientInfo, {
-    capabilities: clientCapabilities(handlers),
+    capabilities: clientCapabilities(handlers, !hosted),
     // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
     versionNegotiation:
       kind === 'sse'

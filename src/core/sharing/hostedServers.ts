@@ -1,0 +1,152 @@
+// The machine host's servers: one runtime (manager, catalog, gateway) in the host process, whose
+// gateway is mounted on the host's socket. A client (a window, an agent) puts the list of launches
+// it wants shared (PUT /host/servers, for its attachment); the host runs one server per distinct
+// launch, lazily, and forgets one once no attached client lists it. The client then reaches each
+// on the gateway's endpoint for it (`/mcp/<name>`, upstream names), a streamable HTTP connection
+// over the socket: health, tools, relays and both protocol eras are the gateway's and the
+// connection's own code.
+//
+// What stays per client is everything above the connection (filters, budget, tool sets, catalog,
+// views): the host's catalog exposes every tool of every server. Requests a server makes during a
+// call (elicitation, sampling, roots) go back to the client whose call it is, as the gateway's
+// relays do for any client. Outside a call no client is asking: `roots/list` is answered with no
+// roots, since a shared server must not learn one window's folders from another's, and elicitation
+// and sampling are refused (the host has no window to ask in).
+import type http from 'node:http';
+import { z } from 'zod';
+import { MemoryToolCacheStorage } from '../catalog';
+import type { StdioServerDefinition } from '../config';
+import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../base/logging';
+import { HOST_NAME, HOST_PATHS, type HostServices } from '../machine';
+import { createRuntime, type SwitchboardRuntime } from '../runtime';
+import { hostedDefinition, MAX_SHARED_PER_CLIENT, sharedLaunchSchema } from './sharedLaunch';
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Tools of every shared server, whatever their number: the clients' own catalogs apply their budgets. */
+const EVERY_TOOL = 1_000_000;
+
+const putSchema = z.object({ servers: z.array(sharedLaunchSchema).max(MAX_SHARED_PER_CLIENT) });
+
+/** The host's answer to a PUT: for each launch sent, in order, where it is served. */
+export interface HostedServer {
+  /** The host's name for it (`s` and its fingerprint), which its endpoint is named by. */
+  readonly name: string;
+  readonly endpoint: string;
+}
+
+export interface HostedServersOptions {
+  readonly token: string;
+  readonly logger: Logger;
+  /** For tests: the runtime to serve from (default: a new one, every tool exposed, nothing stored). */
+  readonly runtime?: SwitchboardRuntime;
+}
+
+export class HostedServers implements HostServices {
+  readonly runtime: SwitchboardRuntime;
+  private readonly serveGateway: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  /** What each attached client listed, by the host's names. */
+  private readonly wanted = new Map<string, ReadonlyMap<string, StdioServerDefinition>>();
+  private readonly logger: Logger;
+
+  constructor(options: HostedServersOptions) {
+    this.logger = options.logger;
+    this.runtime =
+      options.runtime ??
+      createRuntime({
+        logger: options.logger,
+        storage: new MemoryToolCacheStorage(),
+        settings: { maxExposed: EVERY_TOOL },
+        hostAnswers: {
+          listRoots: async () => ({ roots: [] }),
+          refusal: (kind) => `the machine host has no window to ask in: ${kind} is answered only during a call from a window or agent`,
+        },
+      });
+    this.serveGateway = this.runtime.gateway({ token: options.token }).mount(HOST_NAME);
+  }
+
+  serve(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): void {
+    if ((req.url ?? '').split('?', 1)[0] !== HOST_PATHS.servers) return this.serveGateway(req, res);
+    void this.put(req, res, client).catch((error: unknown) => {
+      this.logger.error(`machine host: ${HOST_PATHS.servers} failed: ${errorMessage(error)}`);
+      if (!res.headersSent) answer(res, 500, { error: 'the host could not take the list' });
+      else res.destroy();
+    });
+  }
+
+  detached(client: string): void {
+    if (this.wanted.delete(client)) void this.apply();
+  }
+
+  busy(): number {
+    return this.runtime.gateway().requestsInFlight;
+  }
+
+  /** How many attached clients list the server the host calls `name`. */
+  clientsOf(name: string): number {
+    let count = 0;
+    for (const servers of this.wanted.values()) if (servers.has(name)) count += 1;
+    return count;
+  }
+
+  close(): Promise<void> {
+    return this.runtime.dispose();
+  }
+
+  private async put(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): Promise<void> {
+    if (req.method !== 'PUT') return answer(res, 405, { error: 'PUT the list of servers' });
+    // Only for an attachment that is open: what it lists is forgotten when it ends, so nothing is kept for a client that is gone.
+    if (client === undefined) return answer(res, 409, { error: 'name an open attachment of this host' });
+    const body = await readBody(req);
+    if (body === undefined) {
+      // The rest is not read: the connection ends with the answer.
+      res.on('finish', () => req.destroy());
+      return answer(res, 413, { error: `the list is over ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
+    }
+    const parsed = putSchema.safeParse(safeJson(body));
+    if (!parsed.success) return answer(res, 400, { error: `not a list of servers: ${parsed.error.issues[0]?.message ?? 'malformed'}` });
+    const definitions = parsed.data.servers.map(hostedDefinition);
+    this.wanted.set(client, new Map(definitions.map((definition) => [definition.name, definition])));
+    await this.apply();
+    const servers: HostedServer[] = definitions.map(({ name }) => ({ name, endpoint: `/mcp/${name}` }));
+    answer(res, 200, { servers });
+  }
+
+  /** The manager runs what any attached client lists, each launch once; the rest stop. */
+  private apply(): Promise<void> {
+    const all = new Map<string, StdioServerDefinition>();
+    for (const servers of this.wanted.values()) for (const [name, definition] of servers) if (!all.has(name)) all.set(name, definition);
+    return this.runtime.manager.update([...all.values()]);
+  }
+}
+
+function answer(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
+}
+
+/** The body as text, or undefined past MAX_BODY_BYTES (the rest is not read). */
+function readBody(req: http.IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else if (size - chunk.length <= MAX_BODY_BYTES) {
+        chunks.length = 0;
+        req.pause();
+        resolve(undefined);
+      }
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,3 @@
+export { HostedServers, type HostedServer, type HostedServersOptions } from './hostedServers';
+export { sharedLaunchOf, type SharedLaunch } from './sharedLaunch';
+export { SHARE_ALL, ServerSharing, whyNotShared, type ServerSharingOptions, type SharingPolicy } from './serverSharing';

@@ -1,0 +1,167 @@
+// A window's or an agent's side of sharing: which of its configured servers run in the machine
+// host, and the definitions that reach them there. Between the configuration and the manager:
+// `share()` takes what the configuration gave and returns what the manager runs, each shared stdio
+// server replaced by a streamable HTTP connection to the host's endpoint for it (over the host's
+// socket, machine/hostFetch.ts). Everything above the connection (name, filters, tool sets, the
+// catalog and the views) stays this window's.
+//
+// Shared, unless the policy says otherwise: stdio servers from the user's own sources (user
+// settings, the editor's user mcp.json, other agents' home files). Kept here: servers the
+// workspace defines (their folder, roots and consent are this window's) unless the user opts one
+// in; sandboxed servers (the sandbox protects this window's open folders and editor files, which
+// the host does not know); dev servers (`dev.watch` restarts them on this window's edits); HTTP
+// servers (a connection, not a process: nothing to save, and their sign-ins stay per window).
+import path from 'node:path';
+import { z } from 'zod';
+import { Emitter, type Event } from '../base/events';
+import { errorMessage } from '../base/errorMessage';
+import type { Logger } from '../base/logging';
+import { DEFAULT_OAUTH, isWorkspaceDefinedSource, sandboxOf, type HttpServerDefinition, type StdioServerDefinition } from '../config';
+import { HOST_NAME, HOST_PATHS, type HostLink, type HostLinkState } from '../machine';
+import type { ConfiguredServer } from '../manager';
+import { sharedLaunchOf, MAX_SHARED_PER_CLIENT } from './sharedLaunch';
+import type { HostedServer } from './hostedServers';
+
+/** `mcpSwitchboard.shareServers`, and its per-server overrides. */
+export interface SharingPolicy {
+  /** false: every server runs in this window. */
+  readonly enabled: boolean;
+  /** By this window's name for a server: false keeps it here, true shares a workspace-defined one too. */
+  readonly servers: Readonly<Record<string, boolean>>;
+}
+
+export const SHARE_ALL: SharingPolicy = { enabled: true, servers: {} };
+
+const REGISTER_MS = 5_000;
+
+const hostAnswerSchema = z.object({
+  servers: z.array(z.object({ name: z.string().regex(/^s[0-9a-f]{16}$/), endpoint: z.string().regex(/^\/mcp\/s[0-9a-f]{16}$/) })),
+});
+
+export interface ServerSharingOptions {
+  readonly link: HostLink;
+  readonly policy: () => SharingPolicy;
+  /** This window's open folders: a server defined in one is the workspace's. */
+  readonly workspaceFolders: () => readonly string[];
+  readonly logger: Logger;
+}
+
+/** Why a server is not shared, in the user's words; undefined when it may be. */
+export function whyNotShared(server: ConfiguredServer, policy: SharingPolicy, folders: readonly string[]): string | undefined {
+  if (!('transport' in server)) return 'its entry is broken';
+  const override = policy.servers[server.name];
+  if (!policy.enabled && override !== true) return 'sharing is off (mcpSwitchboard.shareServers)';
+  if (override === false) return 'sharing is off for this server';
+  if (server.transport !== 'stdio') return 'it is a remote server';
+  if (sandboxOf(server)) return 'it runs sandboxed';
+  if (server.devWatch !== undefined && server.devWatch.length > 0) return 'it restarts on this window’s edits (dev.watch)';
+  if (override !== true && isWorkspaceDefinedSource(server.source, folders, path)) return 'the workspace defines it';
+  return undefined;
+}
+
+export class ServerSharing {
+  private readonly changed = new Emitter<void>();
+  /** Fires when what share() returns would change (attached to a new host, or no host): the caller shares again. */
+  readonly onDidChange: Event<void> = this.changed.event;
+  /** The link's state that share() last used (attached or not): a change from it is news. */
+  private lastAttached: HostLinkState | undefined;
+  private sharing = 0;
+  /** What was shared last, by this window's name: kept while the link attaches again, so that nothing starts here meanwhile. */
+  private shared = new Map<string, HttpServerDefinition>();
+
+  constructor(private readonly options: ServerSharingOptions) {
+    options.link.onDidChange(() => this.noticeLink());
+  }
+
+  /** A new host attached, or none: unless a share() is under way (it tells when it ends), the caller shares again. */
+  private noticeLink(): void {
+    const state = this.options.link.current;
+    if (this.sharing > 0 || state === this.lastAttached) return;
+    if (state.kind === 'attached' || state.kind === 'own') this.changed.fire();
+  }
+
+  /**
+   * What the manager runs: `configured`, with each server that may be shared replaced by a
+   * connection to the host's copy. Attaches first (starting a host if there is none); without a
+   * host (refused, another version busy, not answering) everything runs here.
+   */
+  async share(configured: readonly ConfiguredServer[]): Promise<ConfiguredServer[]> {
+    this.sharing += 1;
+    try {
+      return await this.shareNow(configured);
+    } finally {
+      this.sharing -= 1;
+      // The link moved on while this ran (the host ended meanwhile): the caller shares again.
+      this.noticeLink();
+    }
+  }
+
+  private async shareNow(configured: readonly ConfiguredServer[]): Promise<ConfiguredServer[]> {
+    const { link, logger } = this.options;
+    const policy = this.options.policy();
+    const folders = this.options.workspaceFolders();
+    const candidates = configured
+      .filter((server): server is StdioServerDefinition => whyNotShared(server, policy, folders) === undefined)
+      .slice(0, MAX_SHARED_PER_CLIENT);
+    if (candidates.length === 0 && link.current.kind !== 'attached') return [...configured];
+    const state = link.current.kind === 'attaching' && this.lastAttached ? link.current : await link.attach();
+    if (state.kind === 'attaching') return configured.map((server) => this.shared.get(server.name) ?? server);
+    if (state.kind !== 'attached') {
+      this.lastAttached = state;
+      this.shared = new Map();
+      if (state.kind === 'own') logger.info(`machine host: ${state.why}`);
+      return [...configured];
+    }
+    let hosted: HostedServer[];
+    try {
+      const answer = await link.ask({
+        method: 'PUT',
+        path: HOST_PATHS.servers,
+        timeoutMs: REGISTER_MS,
+        body: { servers: candidates.map(sharedLaunchOf) },
+      });
+      if (answer.status !== 200) throw new Error(`the host answered HTTP ${answer.status}`);
+      const parsed = hostAnswerSchema.safeParse(answer.body);
+      if (!parsed.success || parsed.data.servers.length !== candidates.length) throw new Error('the host answered with another list');
+      hosted = parsed.data.servers;
+    } catch (error) {
+      logger.warn(`machine host: sharing failed (${errorMessage(error)}); this window runs its servers itself`);
+      this.lastAttached = state;
+      this.shared = new Map();
+      return [...configured];
+    }
+    this.lastAttached = state;
+    const token = link.token ?? '';
+    this.shared = new Map(
+      candidates.map((definition, index) => [definition.name, connectionTo(definition, hosted[index] as HostedServer, token)]),
+    );
+    return configured.map((server) => this.shared.get(server.name) ?? server);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** This window's connection to the host's copy of `definition`: its own name, filters and lifecycle, the host's URL. */
+function connectionTo(definition: StdioServerDefinition, hosted: HostedServer, token: string): HttpServerDefinition {
+  return {
+    name: definition.name,
+    source: definition.source,
+    enabled: definition.enabled,
+    timeouts: definition.timeouts,
+    reconnect: definition.reconnect,
+    tools: definition.tools,
+    resources: definition.resources,
+    prompts: definition.prompts,
+    // The host stops the process when idle; this window's connection to it costs a socket and stays.
+    lifecycle: { start: definition.lifecycle.start, idleStopMs: 0 },
+    secrets: [...definition.secrets, token],
+    transport: 'http',
+    url: `http://${HOST_NAME}${hosted.endpoint}`,
+    headers: { Authorization: `Bearer ${token}` },
+    sseFallback: false,
+    oauth: { ...DEFAULT_OAUTH, enabled: false },
+    hosted: { definition, name: hosted.name },
+  };
+}

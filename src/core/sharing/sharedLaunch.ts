@@ -1,0 +1,63 @@
+// What a client tells the machine host of a server it wants shared: its launch (command, arguments,
+// environment, working folder) and how to run it (timeouts, reconnects, idle stop), nothing of the
+// window (its name for it, its filters, its folders). Equal launches are one server in the host:
+// the host names it by the fingerprint the manager already restarts on (config/hash.ts).
+import { z } from 'zod';
+import { hashServerConnection, limits, type StdioServerDefinition } from '../config';
+
+const text = z.string().max(limits.MAX_STRING_LENGTH);
+const ms = z.number().int().min(0).max(limits.MAX_TIMER_MS);
+
+export const sharedLaunchSchema = z.object({
+  command: text.min(1),
+  args: z.array(text).max(limits.MAX_ARGS),
+  env: z.record(z.string().max(limits.MAX_NAME_LENGTH), text).refine((env) => Object.keys(env).length <= limits.MAX_MAP_ENTRIES),
+  cwd: text.optional(),
+  timeouts: z.object({ connectMs: ms, requestMs: ms }),
+  reconnect: z.object({ maxAttempts: z.number().int().min(0).max(limits.MAX_RECONNECT_ATTEMPTS), initialDelayMs: ms, maxDelayMs: ms }),
+  idleStopMs: ms,
+  /** Values the host's logs redact (the definition's secrets that appear in the launch). */
+  secrets: z.array(text).max(limits.MAX_MAP_ENTRIES),
+});
+export type SharedLaunch = z.infer<typeof sharedLaunchSchema>;
+
+/** Servers one client may ask the host to run. */
+export const MAX_SHARED_PER_CLIENT = 200;
+
+/** What the client sends of a definition it shares. */
+export function sharedLaunchOf(definition: StdioServerDefinition): SharedLaunch {
+  const launchText = JSON.stringify([definition.command, definition.args, definition.env, definition.cwd ?? '']);
+  return {
+    command: definition.command,
+    args: [...definition.args],
+    env: { ...definition.env },
+    cwd: definition.cwd,
+    timeouts: definition.timeouts,
+    reconnect: definition.reconnect,
+    idleStopMs: definition.lifecycle.idleStopMs,
+    secrets: definition.secrets.filter((secret) => secret.length > 0 && launchText.includes(secret)),
+  };
+}
+
+/**
+ * The host's definition of a shared launch: named by its fingerprint, started on the first request
+ * (a window attaching does not start it), stopped when idle as the client asked.
+ */
+export function hostedDefinition(launch: SharedLaunch): StdioServerDefinition {
+  const unnamed: StdioServerDefinition = {
+    name: '',
+    source: { kind: 'user' },
+    enabled: true,
+    transport: 'stdio',
+    command: launch.command,
+    args: launch.args,
+    env: launch.env,
+    cwd: launch.cwd,
+    timeouts: launch.timeouts,
+    reconnect: launch.reconnect,
+    tools: {},
+    lifecycle: { start: 'lazy', idleStopMs: launch.idleStopMs },
+    secrets: launch.secrets,
+  };
+  return { ...unnamed, name: `s${hashServerConnection(unnamed).slice(0, 16)}` };
+}

@@ -1,0 +1,266 @@
+// Servers in the machine host (src/core/sharing): two "windows" (each a runtime of its own, as an
+// extension host has) attached to one host share a user-level server (one process), keep their
+// own workspace servers, and get back, each, what the shared server asks during its own calls
+// (roots here). Real fixture processes, counted in /proc; the host in this process (its own
+// lifecycle is test/core/machine's).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { nullLogger } from '../../../src/core/base/logging';
+import { MemoryToolCacheStorage } from '../../../src/core/catalog';
+import type { StdioServerDefinition } from '../../../src/core/config';
+import {
+  CLIENT_HEADER,
+  fetchThroughHost,
+  HOST_DIR_ENV,
+  HOST_NAME,
+  HOST_PATHS,
+  HostLink,
+  hostPlace,
+  MachineHost,
+  readHostToken,
+  type HostPlace,
+} from '../../../src/core/machine';
+import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
+import { HostedServers, SHARE_ALL, ServerSharing, sharedLaunchOf, whyNotShared, type SharingPolicy } from '../../../src/core/sharing';
+
+import { Cleanup, stdioDefinition, tempDir } from '../connection/helpers';
+import { until } from '../support/poll';
+
+const VERSION = '1.0.0';
+
+/** Pids of live processes whose command line has `mark` as an argument. */
+function processesWith(mark: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(mark)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** A request to the host's socket with the headers the test chooses: its status and body. */
+function ask(
+  place: HostPlace,
+  method: string,
+  pathName: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ socketPath: place.socket, path: pathName, method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : '';
+}
+
+interface Window {
+  readonly runtime: SwitchboardRuntime;
+  readonly link: HostLink;
+  readonly sharing: ServerSharing;
+  readonly folder: string;
+}
+
+describe('servers shared through the machine host', function () {
+  this.timeout(60_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  async function startHost(place: HostPlace): Promise<{ host: MachineHost; servers: () => HostedServers }> {
+    let servers: HostedServers | undefined;
+    const host = await MachineHost.start({
+      place,
+      version: VERSION,
+      logger: nullLogger,
+      services: (token) => (servers = new HostedServers({ token, logger: nullLogger })),
+    });
+    if (!(host instanceof MachineHost)) assert.fail(`not the host: ${host.why}`);
+    cleanup.add(() => host.close());
+    return { host, servers: () => servers ?? assert.fail('no servers in the host') };
+  }
+
+  async function openWindow(place: HostPlace, configured: StdioServerDefinition[], policy: SharingPolicy = SHARE_ALL): Promise<Window> {
+    const folder = tempDir(cleanup, 'sb-window-');
+    const runtime = createRuntime({
+      storage: new MemoryToolCacheStorage(),
+      settings: {},
+      connection: { fetch: fetchThroughHost(() => place.socket) },
+      hostAnswers: { listRoots: async () => ({ roots: [{ uri: `file://${folder}`, name: path.basename(folder) }] }) },
+    });
+    const link = new HostLink({ place, version: VERSION, logger: nullLogger, launch: () => assert.fail('the host runs in this test') });
+    const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [folder], logger: nullLogger });
+    cleanup.add(async () => {
+      sharing.dispose();
+      link.dispose();
+      await runtime.dispose();
+    });
+    const inWindow = configured.map((definition) =>
+      definition.source.kind === 'mcpJson'
+        ? { ...definition, source: { kind: 'mcpJson' as const, file: path.join(folder, '.vscode', 'mcp.json') } }
+        : definition,
+    );
+    await runtime.manager.start(await sharing.share(inWindow));
+    return { runtime, link, sharing, folder };
+  }
+
+  async function call(window: Window, server: string, tool: string, args: Record<string, unknown> = {}): Promise<string> {
+    await until(() => window.runtime.manager.server(server)?.state.kind === 'running', 20_000, `${server} running`);
+    return textOf(await window.runtime.manager.forwardToolCall(server, tool, args));
+  }
+
+  it('runs a user-level server once for two windows; each keeps its workspace servers, and gets back its own roots', async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    const { servers } = await startHost(place);
+    const mark = `shared-${crypto.randomBytes(4).toString('hex')}`;
+    const workspaceMark = `workspace-${crypto.randomBytes(4).toString('hex')}`;
+    const shared = stdioDefinition(['--features', '--name', mark], { name: 'notes' });
+    const workspace = stdioDefinition(['--name', workspaceMark], { name: 'repo', source: { kind: 'mcpJson' } });
+
+    const first = await openWindow(place, [shared, workspace]);
+    // The second window calls the same server by another name: what is shared is the launch, not the name.
+    const second = await openWindow(place, [{ ...shared, name: 'my-notes' }, workspace]);
+
+    const connection = first.runtime.manager.server('notes')?.definition;
+    assert.equal(connection?.transport, 'http');
+    assert.ok(connection?.transport === 'http' && connection.url.startsWith(`http://${HOST_NAME}/mcp/s`), 'the window reaches the host');
+    assert.equal(first.runtime.manager.server('repo')?.definition?.transport, 'stdio', 'a workspace server stays in its window');
+
+    assert.equal(await call(first, 'notes', 'echo', { text: 'one' }), 'one');
+    assert.equal(await call(second, 'my-notes', 'echo', { text: 'two' }), 'two');
+    await call(first, 'repo', 'echo', { text: 'x' });
+    await call(second, 'repo', 'echo', { text: 'x' });
+    assert.equal(processesWith(mark).length, 1, 'one process of the shared server for both windows');
+    assert.equal(processesWith(workspaceMark).length, 2, 'each window runs its own workspace server');
+
+    // Roots asked during a window's call are that window's, never the other's.
+    assert.match(await call(first, 'notes', 'list_roots'), new RegExp(path.basename(first.folder)));
+    const secondRoots = await call(second, 'my-notes', 'list_roots');
+    assert.match(secondRoots, new RegExp(path.basename(second.folder)));
+    assert.doesNotMatch(secondRoots, new RegExp(path.basename(first.folder)));
+
+    const hostName = connection?.transport === 'http' ? (connection.hosted?.name ?? '') : '';
+    assert.equal(servers().clientsOf(hostName), 2);
+    // A window that goes away is forgotten; the server stays for the other, and stops with the last.
+    first.link.dispose();
+    await until(() => servers().clientsOf(hostName) === 1, 10_000, 'the first window forgotten');
+    assert.equal(await call(second, 'my-notes', 'echo', { text: 'still' }), 'still');
+    second.link.dispose();
+    await until(() => processesWith(mark).length === 0, 10_000, 'the shared server stopped with its last client');
+  });
+
+  it("answers only its clients: the servers' endpoints and the list need the token, the host's name, no Origin, and an open attachment", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    await startHost(place);
+    const token = readHostToken(place) ?? assert.fail('no token');
+    const good = {
+      host: HOST_NAME,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    // Nothing is shared yet: the endpoint is unknown, but only a client with the token learns that.
+    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', good, initialize)).status, 404);
+    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', { ...good, authorization: 'Bearer nope' }, initialize)).status, 401);
+    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', { ...good, host: 'localhost' }, initialize)).status, 403);
+    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', { ...good, origin: 'http://localhost' }, initialize)).status, 403);
+    const list = JSON.stringify({ servers: [] });
+    assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, good, list)).status, 409, 'a list for no attachment');
+    assert.equal(
+      (await ask(place, 'PUT', HOST_PATHS.servers, { ...good, [CLIENT_HEADER]: 'AAAAAAAAAAAAAAAA' }, list)).status,
+      409,
+      'for one not open',
+    );
+    const link = new HostLink({ place, version: VERSION, logger: nullLogger, launch: () => undefined });
+    cleanup.add(() => link.dispose());
+    const attached = await link.attach();
+    const client = attached.kind === 'attached' ? attached.client : assert.fail('not attached');
+    const mine = { ...good, [CLIENT_HEADER]: client };
+    assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, '{"servers":[{"command":""}]}')).status, 400);
+    const tooMany = JSON.stringify({ servers: Array.from({ length: 201 }, () => sharedLaunchOf(stdioDefinition())) });
+    assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, tooMany)).status, 400);
+    assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, 'x'.repeat(5 * 1024 * 1024))).status, 413);
+    assert.equal((await ask(place, 'GET', HOST_PATHS.servers, mine)).status, 405);
+    const put = await ask(place, 'PUT', HOST_PATHS.servers, mine, JSON.stringify({ servers: [sharedLaunchOf(stdioDefinition())] }));
+    assert.equal(put.status, 200);
+    const endpoint = (JSON.parse(put.body) as { servers: { endpoint: string }[] }).servers[0]?.endpoint ?? assert.fail('no endpoint');
+    assert.equal((await ask(place, 'POST', endpoint, good, initialize)).status, 200);
+    assert.equal((await ask(place, 'POST', endpoint, { ...good, authorization: 'Bearer nope' }, initialize)).status, 401);
+  });
+
+  it('the gateway mounted on another server checks its requests itself: the token, the Host it was mounted under, the Origin', async () => {
+    const runtime = createRuntime({ storage: new MemoryToolCacheStorage(), settings: {} });
+    cleanup.add(() => runtime.dispose());
+    const gateway = runtime.gateway();
+    const handler = gateway.mount('mounted.invalid');
+    const server = http.createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.add(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as { port: number }).port;
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request({ port, host: '127.0.0.1', path: '/mcp', method: 'POST', headers }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on('error', reject);
+        request.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      });
+    const good = {
+      host: 'mounted.invalid',
+      authorization: `Bearer ${gateway.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    assert.notEqual(await status(good), 401);
+    assert.equal(await status({ ...good, authorization: 'Bearer nope' }), 401);
+    assert.equal(await status({ ...good, host: `127.0.0.1:${port}` }), 403);
+    assert.equal(await status({ ...good, origin: 'https://evil.example' }), 403);
+    assert.equal(gateway.url, 'http://mounted.invalid');
+  });
+
+  it('keeps in the window what the policy, the sandbox or the workspace keep there', () => {
+    const user = stdioDefinition([], { name: 'a' });
+    const folders = ['/work/repo'];
+    assert.equal(whyNotShared(user, SHARE_ALL, folders), undefined);
+    assert.match(whyNotShared(user, { enabled: false, servers: {} }, folders) ?? '', /sharing is off/);
+    assert.equal(whyNotShared(user, { enabled: false, servers: { a: true } }, folders), undefined, 'a server turned on alone');
+    assert.match(whyNotShared(user, { enabled: true, servers: { a: false } }, folders) ?? '', /off for this server/);
+    const inRepo = { ...user, source: { kind: 'cursor' as const, file: '/work/repo/.cursor/mcp.json' } };
+    assert.match(whyNotShared(inRepo, SHARE_ALL, folders) ?? '', /workspace defines it/);
+    assert.equal(whyNotShared(inRepo, { enabled: true, servers: { a: true } }, folders), undefined, 'the user opts a workspace server in');
+    const home = { ...user, source: { kind: 'cursor' as const, file: '/home/u/.cursor/mcp.json' } };
+    assert.equal(whyNotShared(home, SHARE_ALL, folders), undefined);
+    const sandboxed = {
+      ...user,
+      sandbox: {
+        enabled: true,
+        origin: 'entry' as const,
+        rules: { filesystem: { allowWrite: [], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } },
+      },
+    };
+    assert.match(whyNotShared(sandboxed, SHARE_ALL, folders) ?? '', /sandboxed/);
+    assert.match(whyNotShared({ ...user, devWatch: ['src/**'] }, SHARE_ALL, folders) ?? '', /dev\.watch/);
+  });
+});
