@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 
 // Whether a process is still running. Signal 0 checks that the pid exists (EPERM: owned by another
 // user), but an exited process whose parent has not reaped it yet also exists: on Linux its state
@@ -59,4 +60,22 @@ export async function endProcessGroup(group, graceMs = 3000) {
   if (groupAlive(group)) signal('SIGKILL');
   const killDeadline = Date.now() + 2000;
   while (groupAlive(group) && Date.now() < killDeadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** Ends the machine host of a run's folder, if one runs (SIGTERM: it stops its servers; then SIGKILL). */
+export async function endMachineHost(hostDir) {
+  let pid;
+  try {
+    pid = JSON.parse(fs.readFileSync(path.join(hostDir, 'host.json'), 'utf8')).pid;
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || !isAlive(pid)) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < 5000 && isAlive(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 }

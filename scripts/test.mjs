@@ -6,9 +6,11 @@
 //   node scripts/test.mjs [lint|unit|conformance|editor|untrusted|vsix|ui ...]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { artifactsDir, repoRoot } from './harness-paths.mjs';
 import { ensureSandboxTools } from './setup-editor.mjs';
+import { endMachineHost } from './processes.mjs';
 
 const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'untrusted', 'vsix', 'ui'];
 const EDITOR_STAGES = ['editor', 'untrusted', 'vsix', 'ui'];
@@ -206,6 +208,19 @@ const STAGES_WITHOUT_HARNESS = ['lint', 'unit'];
 async function main() {
   fs.rmSync(resultsDir, { recursive: true, force: true });
   fs.mkdirSync(resultsDir, { recursive: true });
+  // Every Switchboard the tests start (serve --stdio, the CLI) shares servers through a machine host
+  // of this run's own, never the user's: its folder is removed, and its host ended, at the end.
+  const hostDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-test-host-'));
+  process.env.MCP_SWITCHBOARD_HOST_DIR = path.join(hostDir, 'host');
+  try {
+    await runStages();
+  } finally {
+    await endMachineHost(process.env.MCP_SWITCHBOARD_HOST_DIR);
+    fs.rmSync(hostDir, { recursive: true, force: true });
+  }
+}
+
+async function runStages() {
   const needsEditor = stages.some((stage) => EDITOR_STAGES.includes(stage));
   try {
     // Before the harness setup starts alongside: both use apt-get, which allows one at a time.

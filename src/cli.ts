@@ -147,7 +147,12 @@ const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP
 async function main(argv: readonly string[]): Promise<ExitCode> {
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (argv[0] === 'login' || argv[0] === 'logout') return wantsHelp ? printed(LOGIN_USAGE) : loginCommand(argv);
-  if (argv[0] === 'serve') return wantsHelp ? printed(SERVE_USAGE) : serveCommand(argv.slice(1), { signal: lifetime.signal });
+  if (argv[0] === 'serve') {
+    if (wantsHelp) return printed(SERVE_USAGE);
+    // The machine host is this same CLI, run as this one was (the editor's runtime included).
+    const hostCommand = { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? ''], env: process.env };
+    return serveCommand(argv.slice(1), { signal: lifetime.signal, hostCommand });
+  }
   if (argv[0] === 'host') return wantsHelp ? printed(HOST_USAGE) : hostCommand(argv.slice(1));
   if (argv[0] === 'share') return wantsHelp ? printed(SHARE_USAGE) : runShare(argv.slice(1), { out, err });
   if (argv[0] === 'registry') {

@@ -29,7 +29,10 @@ import { SkillInstalls } from './editor/skillInstalls';
 import type { TreeSnapshot } from './editor/serversView';
 import { SwitchboardContext } from './editor/switchboardContext';
 import { ToolCatalogDocument } from './editor/toolCatalogDocument';
-import { readCatalogSettings, rememberEditorUserDir, settingsChange } from './editor/settings';
+import { readCatalogSettings, rememberEditorUserDir, settingsChange, sharingPolicy } from './editor/settings';
+import { PRODUCT_VERSION } from './core/base/version';
+import { fetchThroughHost, HostLink, hostLauncher, hostPlace, type HostPlace } from './core/machine';
+import { ServerSharing } from './core/sharing';
 
 let active: SwitchboardContext | undefined;
 /** Ends every server process; deactivate() waits for it so nothing outlives the extension host. */
@@ -73,11 +76,17 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   logs.main.info(`MCP Switchboard ${extension.extension.packageJSON.version} activated`);
 
   rememberEditorUserDir(extension.globalStorageUri);
-  const { runtime, consent, gateway, gatewayStarted } = startRuntime(extension, logs);
+  const place = hostPlace();
+  const { runtime, consent, gateway, gatewayStarted } = startRuntime(extension, logs, place);
   shutdown = () => runtime.dispose();
   const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
-  const sync = context.own(new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list, [cliPathOf(extension)]));
+  const sharing = shareThroughTheHost(extension, context, logs, place);
+  const sync = context.own(
+    new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list, [cliPathOf(extension)], (servers) => sharing.share(servers)),
+  );
+  // A new machine host (the last one ended), or none: the servers are shared again, or run here.
+  context.own(sharing.onDidChange(() => sync.scheduleReload()));
   const devWatchers = context.own(
     new DevWatchers(
       (name) => manager.reconnect(name),
@@ -85,7 +94,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     ),
   );
   const skills = context.own(new SkillInstalls(manager, runtime.offers, extension.globalState, logs));
-  const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers, (name) => devWatchers.lastRestart(name), skills));
+  const ui = context.own(new ServersUi(manager, catalog, logs, runtime.offers, (name) => devWatchers.lastRestart(name), skills, sharing));
   const definitions = context.own(
     new GatewayDefinitionProvider(gateway, catalog, gatewayStarted, extension.extension.id, (message) => logs.main.info(message)),
   );
@@ -185,13 +194,37 @@ function followTheTeams(context: SwitchboardContext, sync: ConfigurationSync, ru
   );
 }
 
+/**
+ * The user's own servers run once for every window and agent, in the machine host (core/sharing),
+ * which this window starts when there is none: the extension's CLI on the editor's own runtime.
+ */
+function shareThroughTheHost(extension: vscode.ExtensionContext, context: SwitchboardContext, logs: LogChannels, place: HostPlace) {
+  const command = { command: process.execPath, args: [cliPathOf(extension)], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } };
+  const link = context.own(
+    new HostLink({ place, version: PRODUCT_VERSION, logger: logs.mainLogger, launch: hostLauncher(place, command, logs.mainLogger) }),
+  );
+  return context.own(
+    new ServerSharing({
+      link,
+      policy: sharingPolicy,
+      workspaceFolders: () => (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
+      logger: logs.mainLogger,
+    }),
+  );
+}
+
 /** The core with the editor's loggers, storage and secrets; the gateway starts listening now. */
-function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
+function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels, place: HostPlace) {
   const defaultCwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const runtime = createRuntime({
     logger: logs.mainLogger,
     serverLogger: (name) => logs.serverLogger(name),
-    connection: { ...(defaultCwd ? { defaultCwd } : {}), sandbox: { toolDirs: editorToolDirs(), hostPlaces: editorHostPlaces } },
+    connection: {
+      ...(defaultCwd ? { defaultCwd } : {}),
+      sandbox: { toolDirs: editorToolDirs(), hostPlaces: editorHostPlaces },
+      // A server shared through the machine host is reached over its socket.
+      fetch: fetchThroughHost(() => place.socket),
+    },
     storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
     settings: readCatalogSettings(),
     secrets: new SecretStorageStore(extension.secrets),

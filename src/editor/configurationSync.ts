@@ -53,6 +53,8 @@ export class ConfigurationSync implements vscode.Disposable {
     private readonly teams: TeamLister | undefined,
     /** The scripts this extension's CLI runs from: an entry that runs one is Switchboard itself. */
     private readonly launchers: readonly string[],
+    /** What the manager runs of what was loaded: the user's servers shared through the machine host (core/sharing). */
+    private readonly share: (servers: readonly ConfiguredServer[]) => Promise<ConfiguredServer[]> = async (servers) => [...servers],
     private readonly prompt: ConsentPrompt = askConsent,
     private readonly promptAll: BatchConsentPrompt = askConsentForAll,
   ) {}
@@ -113,10 +115,7 @@ export class ConfigurationSync implements vscode.Disposable {
     }
     this.logs.retain(new Set(loaded.servers.map((server) => server.name)));
     this.latest = { servers: loaded.servers, diagnostics, files: loaded.files, teams: loaded.teams };
-    await this.manager.update(
-      loaded.servers.map((server) => this.asConsented(server)),
-      blocks,
-    );
+    await this.manager.update(await this.share(loaded.servers.map((server) => this.asConsented(server))), blocks);
     this.loadedEmitter.fire(this.latest);
     void this.askForConsent(needConsent);
   }

@@ -1,5 +1,12 @@
 import * as vscode from 'vscode';
-import { describeSandboxRules, describeSource, sandboxOf, type SandboxRulesOrigin, type ServerSource } from '../core/config';
+import {
+  describeSandboxRules,
+  describeSource,
+  sandboxOf,
+  type SandboxRulesOrigin,
+  type ServerDefinition,
+  type ServerSource,
+} from '../core/config';
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';
@@ -27,8 +34,13 @@ function fence(lines: readonly string[]): string {
 }
 
 /** Command line or URL, with every known secret replaced and header values never shown. */
+/** What a server runs: its definition, or for one shared through the machine host, the stdio server the host runs. */
+function launchOf(definition: ServerDefinition | undefined): ServerDefinition | undefined {
+  return definition?.transport !== 'stdio' && definition?.hosted ? definition.hosted.definition : definition;
+}
+
 export function connectionSummary(view: ServerView): string {
-  const definition = view.definition;
+  const definition = launchOf(view.definition);
   if (!definition) return '';
   if (definition.transport === 'stdio') {
     return redactSecrets([definition.command, ...definition.args].join(' '), definition.secrets);
@@ -53,13 +65,15 @@ export function serverTooltip(
   offer: OfferedServer | undefined,
   counts: StateContext,
   restart?: DevRestart,
+  shared?: number,
 ): vscode.MarkdownString {
   const markdown = new vscode.MarkdownString('', true);
   markdown.supportHtml = false;
   const state = view.state;
   markdown.appendMarkdown(`**${escape(view.name)}** — ${escape(describeState(state, Date.now(), counts))}\n\n`);
   const rows: Array<[string, string]> = [];
-  const definition = view.definition;
+  // A server shared through the machine host is shown as what it runs there, not as the host's URL.
+  const definition = launchOf(view.definition);
   if (definition) {
     rows.push([
       'Transport',
@@ -73,6 +87,11 @@ export function serverTooltip(
     if (definition.transport === 'stdio' && definition.cwd) rows.push(['Folder', `\`${definition.cwd}\``]);
     const sandbox = sandboxOf(definition);
     if (sandbox) rows.push(['Sandboxed', `${escape(describeSandboxRules(sandbox.rules))} (rules: ${RULES_FROM[sandbox.origin]})`]);
+    if (shared !== undefined)
+      rows.push([
+        'Shared',
+        `one process in the machine host, for ${shared === 1 ? 'this window alone' : `${shared} windows and agents`} now`,
+      ]);
   }
   if (state.kind === 'running') {
     rows.push(['Server', `${escape(state.serverInfo.name)} ${escape(state.serverInfo.version)}`]);

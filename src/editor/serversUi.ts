@@ -2,6 +2,7 @@
 // of failures and of the tool budget. It follows the manager and the catalog; the owner calls
 // render() when something else changed what is shown (settings, a reload).
 import * as vscode from 'vscode';
+import type { ServerSharing } from '../core/sharing';
 import { isSettling, type OfferCatalog, type ToolCatalog } from '../core/catalog';
 import { COMMANDS } from './commandIds';
 import type { ServerStateChangeEvent } from '../core/state';
@@ -35,6 +36,7 @@ export class ServersUi implements vscode.Disposable {
     offers: OfferCatalog,
     devRestart: (server: string) => DevRestart | undefined = () => undefined,
     skills?: SkillInstalls,
+    sharing?: ServerSharing,
   ) {
     this.tree = this.own(
       new ServersTreeProvider({
@@ -42,6 +44,7 @@ export class ServersUi implements vscode.Disposable {
         tools: (server) => toolRows(catalog.snapshot(), server, catalog.knownTools(server)),
         offer: (server) => offers.offer(server),
         devRestart,
+        sharedClients: (server) => sharing?.clientsOf(server),
         ...(skills
           ? {
               skillStanding: (server, skill) => ({
@@ -53,6 +56,7 @@ export class ServersUi implements vscode.Disposable {
       }),
     );
     if (skills) this.own(skills.onDidChange(() => this.tree.refresh()));
+    if (sharing) this.own(sharing.onDidChangeClients(() => this.tree.refresh()));
     const view = this.own(
       vscode.window.createTreeView(SERVERS_VIEW_ID, {
         treeDataProvider: this.tree,

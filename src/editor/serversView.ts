@@ -112,6 +112,8 @@ export interface ServersTreeSource {
   skillStanding?: SkillStandingOf;
   /** The last restart dev.watch made of the server. */
   devRestart?(server: string): DevRestart | undefined;
+  /** How many windows and agents use the machine host's copy of the server; undefined when it is not shared. */
+  sharedClients?(server: string): number | undefined;
 }
 
 /** How long after a dev.watch restart the row's icon says so. */
@@ -225,8 +227,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     // has the full message, the timing and the sandbox rules.
     const restart = this.source.devRestart?.(view.name);
     const counts = toolCounts(rows);
-    item.description = describeRow(view.state, Date.now(), { ...counts, tasks: view.tasks.length });
-    item.tooltip = serverTooltip(view, offer, counts, restart);
+    const shared = this.source.sharedClients?.(view.name);
+    item.description = describeRow(view.state, Date.now(), { ...counts, tasks: view.tasks.length, shared });
+    item.tooltip = serverTooltip(view, offer, counts, restart, shared);
     // A running server shows that dev.watch just restarted it, or that it is sandboxed, or its own
     // icon if it has one; any other state shows what is wrong.
     const mark =

@@ -20,6 +20,7 @@ import {
   type ToolSetDefinition,
 } from '../core/catalog';
 import { DEFAULT_REGISTRY_URL } from '../core/registry';
+import { SHARE_SETTING, sharingPolicyFrom, type SharingPolicy } from '../core/sharing';
 
 export const SECTION = SETTINGS_SECTION;
 export const SERVERS_KEY = 'servers';
@@ -30,6 +31,7 @@ export const SANDBOX_ENABLED_KEY = 'sandbox.enabled';
 export const SANDBOX_RULES_KEY = 'sandbox.rules';
 export const SANDBOX_WORKSPACE_KEY = 'sandbox.workspaceServers';
 export const REGISTRY_URL_KEY = 'registry.url';
+export const SHARE_SERVERS_KEY = SHARE_SETTING;
 
 /**
  * Every setting the servers are built from: the configuration reader reads them only through
@@ -44,6 +46,7 @@ export const SERVER_SETTING_KEYS = [
   SANDBOX_ENABLED_KEY,
   SANDBOX_RULES_KEY,
   SANDBOX_WORKSPACE_KEY,
+  SHARE_SERVERS_KEY,
 ] as const;
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
 
@@ -261,6 +264,15 @@ export function settingsChange(event: vscode.ConfigurationChangeEvent): Settings
       event.affectsConfiguration(`${SECTION}.${TOOL_SETS_KEY}`),
     servers: SERVER_SETTING_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`)),
   };
+}
+
+/**
+ * `mcpSwitchboard.shareServers` as the user set it: only their own settings count (a workspace must
+ * not move its servers into the machine host, nor keep the user's out of it).
+ */
+export function sharingPolicy(): SharingPolicy {
+  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(SHARE_SERVERS_KEY);
+  return sharingPolicyFrom(inspected?.globalValue ?? inspected?.defaultValue);
 }
 
 export const TOOL_SET_KEY = 'toolSet';

@@ -3,6 +3,7 @@ import type { BrowserContext } from 'playwright-core';
 export const EXTENSION_ID: string;
 export function freePort(): Promise<number>;
 export function copyWorkspace(name: string, root?: string): string;
+export function endMachineHost(hostDir: string): Promise<void>;
 
 export interface WorkbenchUrlOptions {
   folder?: string;
@@ -18,6 +19,8 @@ export interface CodeServer {
   /** The run's temp folder; the editor's XDG_CONFIG_HOME is its `config`. */
   readonly stateDir: string;
   readonly extensionsDir: string;
+  /** The machine host's folder of this run (MCP_SWITCHBOARD_HOST_DIR): its windows share servers with each other only. */
+  readonly hostDir: string;
   readonly output: string[];
   workbenchUrl(options?: WorkbenchUrlOptions): string;
   stop(): Promise<void>;

@@ -7,7 +7,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromiumPath, codeServerEntry, node24, repoRoot } from '../../scripts/harness-paths.mjs';
-import { endProcessGroup } from '../../scripts/processes.mjs';
+import { endMachineHost, endProcessGroup } from '../../scripts/processes.mjs';
+
+export { endMachineHost };
 
 export const EXTENSION_ID = 'switchboard-labs.mcp-switchboard';
 
@@ -88,11 +90,13 @@ export async function startCodeServer(options = {}) {
   if (options.trust !== false) args.push('--disable-workspace-trust');
   if (options.workspace) args.push(options.workspace);
 
+  const hostDir = path.join(stateDir, 'host');
   const child = spawn(node24, args, {
     cwd: repoRoot,
     // The consent file the extension shares with the CLI lives under XDG_CONFIG_HOME: one per run,
     // so that an answer given in one run (or on this machine) never answers a dialog in the next.
-    env: { ...process.env, XDG_CONFIG_HOME: path.join(stateDir, 'config'), ...options.env },
+    // The machine host's folder too: the windows of one run share their servers with each other, never with another run's.
+    env: { ...process.env, XDG_CONFIG_HOME: path.join(stateDir, 'config'), MCP_SWITCHBOARD_HOST_DIR: hostDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so that stop() also ends the extension host and anything it spawned.
     detached: true,
@@ -143,9 +147,13 @@ export async function startCodeServer(options = {}) {
       return `${url}/?${query.toString()}`;
     },
     /** Ends the whole process group (not only code-server itself, which may exit before its children). */
+    /** The machine host's folder of this run (MCP_SWITCHBOARD_HOST_DIR). */
+    hostDir,
     async stop() {
       await endProcessGroup(child.pid);
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
+      // The machine host is detached from the editor (it outlives a window); it would end by itself once idle, but not before stateDir goes.
+      await endMachineHost(hostDir);
       fs.rmSync(stateDir, { recursive: true, force: true, maxRetries: 3 });
     },
   };

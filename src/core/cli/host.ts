@@ -8,13 +8,16 @@ import { HOST_MARKER, hostPlace, MachineHost, HostPlaceError } from '../machine'
 import { HostedServers } from '../sharing';
 import { streamLogger } from './serve';
 
+/** The grace period, for a host started by a window or an agent (which passes no flag): tests shorten it. */
+const GRACE_ENV = 'MCP_SWITCHBOARD_HOST_GRACE_MS';
+
 export const HOST_USAGE = `Usage: mcp-switchboard host ${HOST_MARKER} [--grace-ms MS]
 
 Runs the machine host: one per user, which windows and agents attach to, and which runs each of
 the user-level servers they share once. Its socket, token and
 lock are in $XDG_RUNTIME_DIR/mcp-switchboard (else <tmpdir>/mcp-switchboard-<uid>; a folder only
 you may enter: it is refused otherwise). It ends once no client has been attached for --grace-ms
-(default 10000). Exit codes: 0 it ended, or another process is the host; 2 the folder is refused or
+(default 10000, or $MCP_SWITCHBOARD_HOST_GRACE_MS). Exit codes: 0 it ended, or another process is the host; 2 the folder is refused or
 the command line is wrong.
 `;
 
@@ -30,8 +33,9 @@ export async function runHost(
       strict: true,
       options: { 'machine-host': { type: 'boolean' }, 'grace-ms': { type: 'string' } },
     });
-    if (values['grace-ms'] !== undefined) {
-      graceMs = Number(values['grace-ms']);
+    const grace = values['grace-ms'] ?? options.env?.[GRACE_ENV] ?? process.env[GRACE_ENV];
+    if (grace !== undefined) {
+      graceMs = Number(grace);
       if (!Number.isInteger(graceMs) || graceMs < 0) throw new Error('--grace-ms takes a whole number of milliseconds');
     }
   } catch (error) {

@@ -6,11 +6,14 @@ import type { Readable, Writable } from 'node:stream';
 import { FolderToolCacheStorage, type SettledCall } from '../catalog';
 import { loadFolderConfiguration, USER_SETTINGS_ENV, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
-import { isInvalid, type ServerManager } from '../manager';
+import { isInvalid, type ConfiguredServer, type ServerManager } from '../manager';
+import { fetchThroughHost, HostLink, hostLauncher, hostPlace, type HostCommand, type HostPlace } from '../machine';
+import { ServerSharing, SHARE_SETTING, sharingPolicyFrom, type SharingPolicy } from '../sharing';
+import { PRODUCT_VERSION } from '../base/version';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createGatewayMetrics, createRuntime, LAUNCHED_BY_ENV, type SwitchboardRuntime } from '../runtime';
-import { cliAnswers, readCatalogSettings, serveCacheDir, thisCliLaunchers } from './folder';
+import { cliAnswers, readCatalogSettings, readUserSetting, serveCacheDir, thisCliLaunchers } from './folder';
 import { readGatewayTokenSecret, readOrCreateGatewayToken } from '../share';
 import { parseServeArgs, type LogFormat, type ServeOAuth } from './serveArgs';
 import { loadTeamIdentity } from './serveIdentity';
@@ -91,6 +94,12 @@ export interface ServeOptions {
   readonly eager?: boolean;
   /** Default process.stdin; read only with `stdio`. */
   readonly stdin?: Readable;
+  /**
+   * With `stdio`: how to start the machine host when there is none (this CLI, as it was run). The
+   * user-level servers are then shared with every window and agent (`mcpSwitchboard.shareServers`);
+   * absent, this serve runs them itself.
+   */
+  readonly hostCommand?: HostCommand;
 }
 
 /** The one line printed on stdout once the gateway listens. */
@@ -169,9 +178,12 @@ export async function runServe(options: ServeOptions): Promise<number> {
           (file): file is string => file !== undefined,
         )
       : [];
+  const place = hostPlace(env);
   const runtime = createRuntime({
     logger,
     connection: {
+      // A server shared through the machine host is reached over its socket.
+      fetch: fetchThroughHost(() => place.socket),
       defaultCwd: options.folder,
       baseEnv: env,
       sandbox: { hostPlaces: () => ({ workspaceFolders: [options.folder] }), ...(hostSecrets.length > 0 ? { hostSecrets } : {}) },
@@ -183,7 +195,22 @@ export async function runServe(options: ServeOptions): Promise<number> {
     secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
   try {
-    if (options.stdio) return await serveStdio(runtime, consented, options, logger);
+    if (options.stdio) {
+      const sharing =
+        options.hostCommand &&
+        startSharing(
+          place,
+          options.hostCommand,
+          options.folder,
+          sharingPolicyFrom(await readUserSetting(userSettingsFile, SHARE_SETTING)),
+          logger,
+        );
+      try {
+        return await serveStdio(runtime, consented, options, logger, sharing);
+      } finally {
+        sharing?.dispose();
+      }
+    }
     return await serveHttp(runtime, consented, options, token, logger);
   } catch (error) {
     logger.error(`serve failed: ${errorMessage(error)}`);
@@ -302,18 +329,37 @@ async function serveUntilStopped(
  * `serve --stdio`: the agent that launched us is the one client. Lazy by default, so a server costs
  * nothing until a call needs it (one with nothing cached still starts once to list its tools).
  */
+/** This agent's side of the machine host: attached (starting one if needed) once its servers are shared. */
+function startSharing(place: HostPlace, command: HostCommand, folder: string, policy: SharingPolicy, logger: Logger) {
+  if (!policy.enabled && !Object.values(policy.servers).includes(true)) return undefined;
+  const link = new HostLink({ place, version: PRODUCT_VERSION, logger, launch: hostLauncher(place, command, logger) });
+  const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [folder], logger });
+  return {
+    sharing,
+    dispose: () => {
+      sharing.dispose();
+      link.dispose();
+    },
+  };
+}
+
 async function serveStdio(
   runtime: SwitchboardRuntime,
   consented: ConsentedServers,
   options: ServeOptions,
   logger: Logger,
+  shared: { readonly sharing: ServerSharing } | undefined,
 ): Promise<number> {
-  const servers = options.eager
+  const configured = options.eager
     ? consented.servers
     : consented.servers.map((server) =>
         isInvalid(server) ? server : { ...server, lifecycle: { ...server.lifecycle, start: 'lazy' as const } },
       );
+  const share = (servers: readonly ConfiguredServer[]) => (shared ? shared.sharing.share(servers) : Promise.resolve([...servers]));
+  const servers = await share(configured);
   await runtime.manager.start(servers, consented.blocks);
+  // A new host (the last one ended) or none at all: the servers are shared again, or run here.
+  shared?.sharing.onDidChange(() => void share(configured).then((again) => runtime.manager.update(again, consented.blocks)));
   if (options.signal.aborted) return 0;
   const session = await runtime.stdioSession(
     // The CLI hands in process.stdout, a Writable; the option's type is the wider one every caller has.
@@ -334,6 +380,8 @@ export interface ServeCommandOptions {
   readonly cwd?: string;
   /** MCP_SWITCHBOARD_<FLAG> variables and the servers' environment. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** How this CLI is run, to start the machine host as (ServeOptions.hostCommand). */
+  readonly hostCommand?: HostCommand;
 }
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -368,6 +416,7 @@ export async function serveCommand(argv: readonly string[], options: ServeComman
       force: force.signal,
       env: options.env,
       ask,
+      hostCommand: options.hostCommand,
     });
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, stop);

@@ -91,6 +91,8 @@ export interface StdioServerDefinition extends ServerDefinitionBase {
   /** Already merged: envFile values, then `env`, with variables resolved. Process env not included. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** True when `cwd` is the owning workspace folder because the entry names none (a server shared through the machine host then runs in the home folder). */
+  readonly cwdIsFolder?: boolean;
   /** The sandbox the server runs in (the editor's `sandboxEnabled` and `sandbox` block); absent: off, no rules. */
   readonly sandbox?: SandboxSetting;
 }

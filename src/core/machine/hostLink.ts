@@ -35,6 +35,8 @@ const POLL_MS = 50;
 /** A starter that did not bring a host up is launched again after this long. */
 const RELAUNCH_MS = 1_000;
 const ASK_MS = 1_500;
+/** A line from the host (its info, its status) is at most this long. */
+const MAX_LINE_CHARS = 1024 * 1024;
 
 export type HostLinkState =
   | { readonly kind: 'attaching' }
@@ -63,6 +65,10 @@ export class HostLink {
   private attachment: http.ClientRequest | undefined;
   private silence: TimerHandle | undefined;
   private attaching: Promise<HostLinkState> | undefined;
+  private lastStatus: unknown;
+  private readonly statusHeard = new Emitter<unknown>();
+  /** The host said what runs in it (its services' status: what the sharing reads of its servers). */
+  readonly onDidHearStatus: Event<unknown> = this.statusHeard.event;
   /** The token of the host attached to; undefined unless attached. */
   private hostToken: string | undefined;
 
@@ -91,6 +97,11 @@ export class HostLink {
     return askHost(this.options.place, hostToken, { ...question, client: state.client });
   }
 
+  /** What the attached host last said of what runs in it; undefined unless attached. */
+  get status(): unknown {
+    return this.state.kind === 'attached' ? this.lastStatus : undefined;
+  }
+
   /** The attached host's token, for requests that do not go through ask() (a connection to one of its servers); undefined unless attached. */
   get token(): string | undefined {
     return this.state.kind === 'attached' ? this.hostToken : undefined;
@@ -100,6 +111,7 @@ export class HostLink {
     this.set({ kind: 'closed' });
     this.detach();
     this.changed.dispose();
+    this.statusHeard.dispose();
   }
 
   private async connect(): Promise<HostLinkState> {
@@ -200,17 +212,20 @@ export class HostLink {
         response.on('data', (chunk: string) => {
           this.heard(request, lost);
           pending += chunk;
-          // Only the first line matters (the host's info); beats are only heard. A host that sends no line break is bounded.
-          if (first) {
-            const end = pending.indexOf('\n');
-            if (end < 0) return pending.length > 64 * 1024 ? lost('the host sent a line too long') : undefined;
-            const parsed = attachedSchema.safeParse(safeJson(pending.slice(0, end)));
-            if (!parsed.success) return lost('the host sent something that is not its info');
-            first = false;
-            this.attachment = request;
-            resolve(parsed.data);
+          // The first line is the host's info; then beats (`{}`, only heard) and its status when it changes. A line is bounded.
+          for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+            const line = safeJson(pending.slice(0, end));
+            pending = pending.slice(end + 1);
+            if (first) {
+              const parsed = attachedSchema.safeParse(line);
+              if (!parsed.success) return lost('the host sent something that is not its info');
+              first = false;
+              this.attachment = request;
+              this.hear(parsed.data.status);
+              resolve(parsed.data);
+            } else if (typeof line === 'object' && line !== null && 'status' in line) this.hear(line.status);
           }
-          pending = '';
+          if (pending.length > MAX_LINE_CHARS) lost('the host sent a line too long');
         });
         response.on('end', () => lost('the host ended the attachment'));
         response.on('error', (error) => lost(errorMessage(error)));
@@ -220,6 +235,12 @@ export class HostLink {
       this.heard(request, lost);
       request.end();
     });
+  }
+
+  private hear(status: unknown): void {
+    if (status === undefined) return;
+    this.lastStatus = status;
+    this.statusHeard.fire(status);
   }
 
   /** Each thing heard from the host restarts the silence timer; three beats missed and the host is taken for hung. */

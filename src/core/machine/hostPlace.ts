@@ -27,6 +27,8 @@ export interface HostPlace {
   readonly lock: string;
   /** The running host's pid and version (HostInfo), for a starter that must replace a hung one. */
   readonly info: string;
+  /** What host processes write (their log), kept short. */
+  readonly log: string;
 }
 
 /** Why the host's folder or one of its files cannot be trusted; the message names it and the mend. */
@@ -54,6 +56,7 @@ export function hostPlace(env: Readonly<Record<string, string | undefined>> = pr
     token: path.join(folder, 'host.token'),
     lock: path.join(folder, 'host.lock'),
     info: path.join(folder, 'host.json'),
+    log: path.join(folder, 'host.log'),
   };
 }
 

@@ -37,7 +37,11 @@ export const hostInfoSchema = z.object({
 export type HostInfo = z.infer<typeof hostInfoSchema>;
 
 /** An attachment's first line: the host's info and the id of this attachment. */
-export const attachedSchema = hostInfoSchema.extend({ client: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/) });
+export const attachedSchema = hostInfoSchema.extend({
+  client: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
+  /** What runs in the host (HostServices.status); sent again, as `{"status": …}`, when it changes. */
+  status: z.unknown().optional(),
+});
 export type Attached = z.infer<typeof attachedSchema>;
 
 const MAX_ANSWER_BYTES = 64 * 1024;

@@ -3,3 +3,4 @@ export { CLIENT_HEADER, HEARTBEAT_MS, HOST_NAME, HOST_PATHS, HOST_PROTOCOL, host
 export { HOST_MARKER, isHostProcess, MachineHost, type HostServices, type MachineHostOptions, type NotHost } from './machineHost';
 export { HostLink, HUNG_AFTER_MS, type HostLinkOptions, type HostLinkState } from './hostLink';
 export { fetchThroughHost } from './hostFetch';
+export { hostLauncher, type HostCommand } from './hostLaunch';

@@ -65,6 +65,8 @@ export interface HostServices {
   detached(client: string): void;
   /** Requests in flight: a newer version replaces the host only at 0. */
   busy(): number;
+  /** What every client is told of the services (JSON), at attaching and whenever it changes. */
+  status(): unknown;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,8 @@ export class MachineHost {
   /** Open attachments by their id, each a response the host keeps writing beats on. */
   private readonly attachments = new Map<string, http.ServerResponse>();
   private readonly services: HostServices | undefined;
+  /** The status as last sent on a beat. */
+  private statusSent: string | undefined;
   private readonly clock: Clock;
   private idleTimer: TimerHandle | undefined;
   private beatTimer: TimerHandle | undefined;
@@ -187,7 +191,7 @@ export class MachineHost {
     const client = crypto.randomBytes(12).toString('base64url');
     res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
     this.attachments.set(client, res);
-    res.write(`${JSON.stringify({ ...this.info(), client })}\n`);
+    res.write(`${JSON.stringify({ ...this.info(), client, status: this.services?.status() })}\n`);
     res.on('close', () => {
       this.attachments.delete(client);
       this.services?.detached(client);
@@ -198,7 +202,11 @@ export class MachineHost {
 
   private startBeat(): void {
     const beat = () => {
-      for (const res of this.attachments.values()) if (res.writable) res.write('{}\n');
+      // A beat carries the status when it changed since the last one: clients learn it within a second.
+      const status = this.services ? JSON.stringify(this.services.status()) : undefined;
+      const line = status !== undefined && status !== this.statusSent ? `{"status":${status}}\n` : '{}\n';
+      this.statusSent = status;
+      for (const res of this.attachments.values()) if (res.writable) res.write(line);
       this.beatTimer = this.clock.setTimeout(beat, HEARTBEAT_MS);
     };
     this.beatTimer = this.clock.setTimeout(beat, HEARTBEAT_MS);

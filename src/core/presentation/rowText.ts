@@ -79,6 +79,13 @@ export interface RowContext {
   /** Of those not offered, how many only the budget left out: search finds them. */
   readonly bySearch?: number;
   readonly tasks?: number;
+  /** How many windows and agents use the machine host's copy of the server (this one among them); absent: not shared. */
+  readonly shared?: number;
+}
+
+/** ` · shared, 3 clients`: the machine host runs it once for this window and the others. */
+function sharedText(clients: number | undefined): string {
+  return clients === undefined ? '' : ` · shared, ${plural(Math.max(1, clients), 'client')}`;
 }
 
 /**
@@ -91,11 +98,13 @@ export interface RowContext {
 export function describeRow(state: ServerState, now: number, context: RowContext = {}): string {
   switch (state.kind) {
     case 'idle':
-      return context.tools ? `ready · ${toolsText(context.tools, context.offered, context.bySearch)}` : 'ready';
+      return (
+        (context.tools ? `ready · ${toolsText(context.tools, context.offered, context.bySearch)}` : 'ready') + sharedText(context.shared)
+      );
     case 'running': {
       const quarantined = state.quarantinedTools?.length ?? 0;
-      if (context.tasks) return `running · ${plural(context.tasks, 'task')}`;
-      return `running · ${toolsText(context.tools ?? state.toolCount, context.offered, context.bySearch)}${quarantined > 0 ? `, ${quarantined} bad` : ''}`;
+      if (context.tasks) return `running · ${plural(context.tasks, 'task')}${sharedText(context.shared)}`;
+      return `running · ${toolsText(context.tools ?? state.toolCount, context.offered, context.bySearch)}${quarantined > 0 ? `, ${quarantined} bad` : ''}${sharedText(context.shared)}`;
     }
     case 'starting':
       if (!state.attempt) return 'starting…';

@@ -82,6 +82,13 @@ export class HostedServers implements HostServices {
     return this.runtime.gateway().requestsInFlight;
   }
 
+  /** What every client is told: how many attached clients list each server, by the host's name. */
+  status(): { readonly clients: Record<string, number> } {
+    const clients: Record<string, number> = {};
+    for (const servers of this.wanted.values()) for (const name of servers.keys()) clients[name] = (clients[name] ?? 0) + 1;
+    return { clients };
+  }
+
   /** How many attached clients list the server the host calls `name`. */
   clientsOf(name: string): number {
     let count = 0;

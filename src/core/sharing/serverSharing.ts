@@ -32,7 +32,29 @@ export interface SharingPolicy {
 
 export const SHARE_ALL: SharingPolicy = { enabled: true, servers: {} };
 
+/** The setting that says it (`mcpSwitchboard.shareServers`), in the user's settings. */
+export const SHARE_SETTING = 'shareServers';
+
+/**
+ * The policy a value of `mcpSwitchboard.shareServers` says: `true` (the default) or `false`, or an
+ * object of server names to booleans, where `"*"` says what the others do. Anything else: the default.
+ */
+export function sharingPolicyFrom(value: unknown): SharingPolicy {
+  if (typeof value === 'boolean') return { enabled: value, servers: {} };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return SHARE_ALL;
+  const servers: Record<string, boolean> = {};
+  let enabled = true;
+  for (const [name, on] of Object.entries(value as Record<string, unknown>).slice(0, 1000)) {
+    if (typeof on !== 'boolean') continue;
+    if (name === '*') enabled = on;
+    else servers[name] = on;
+  }
+  return { enabled, servers };
+}
+
 const REGISTER_MS = 5_000;
+
+const hostStatusSchema = z.object({ clients: z.record(z.string(), z.number().int().nonnegative()) });
 
 const hostAnswerSchema = z.object({
   servers: z.array(z.object({ name: z.string().regex(/^s[0-9a-f]{16}$/), endpoint: z.string().regex(/^\/mcp\/s[0-9a-f]{16}$/) })),
@@ -136,6 +158,19 @@ export class ServerSharing {
       candidates.map((definition, index) => [definition.name, connectionTo(definition, hosted[index] as HostedServer, token)]),
     );
     return configured.map((server) => this.shared.get(server.name) ?? server);
+  }
+
+  /** How many windows and agents use the host's copy of this window's server `name` (itself included); undefined when not shared. */
+  clientsOf(name: string): number | undefined {
+    const hosted = this.shared.get(name)?.hosted;
+    if (!hosted || this.options.link.current.kind !== 'attached') return undefined;
+    const status = hostStatusSchema.safeParse(this.options.link.status);
+    return status.success ? (status.data.clients[hosted.name] ?? 0) : undefined;
+  }
+
+  /** The host said how many clients use each server (clientsOf() may have changed). */
+  get onDidChangeClients(): Event<unknown> {
+    return this.options.link.onDidHearStatus;
   }
 
   dispose(): void {

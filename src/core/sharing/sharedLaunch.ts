@@ -31,7 +31,8 @@ export function sharedLaunchOf(definition: StdioServerDefinition): SharedLaunch 
     command: definition.command,
     args: [...definition.args],
     env: { ...definition.env },
-    cwd: definition.cwd,
+    // Not this window's folder, which the config gives an entry that names none: every window's copy is the same one.
+    cwd: definition.cwdIsFolder ? undefined : definition.cwd,
     timeouts: definition.timeouts,
     reconnect: definition.reconnect,
     idleStopMs: definition.lifecycle.idleStopMs,

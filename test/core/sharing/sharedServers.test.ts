@@ -27,7 +27,7 @@ import {
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
 import { HostedServers, SHARE_ALL, ServerSharing, sharedLaunchOf, whyNotShared, type SharingPolicy } from '../../../src/core/sharing';
 
-import { Cleanup, stdioDefinition, tempDir } from '../connection/helpers';
+import { Cleanup, MemoryLogger, stdioDefinition, tempDir } from '../connection/helpers';
 import { until } from '../support/poll';
 
 const VERSION = '1.0.0';
@@ -75,6 +75,7 @@ interface Window {
   readonly link: HostLink;
   readonly sharing: ServerSharing;
   readonly folder: string;
+  readonly logger: MemoryLogger;
 }
 
 describe('servers shared through the machine host', function () {
@@ -97,7 +98,9 @@ describe('servers shared through the machine host', function () {
 
   async function openWindow(place: HostPlace, configured: StdioServerDefinition[], policy: SharingPolicy = SHARE_ALL): Promise<Window> {
     const folder = tempDir(cleanup, 'sb-window-');
+    const logger = new MemoryLogger();
     const runtime = createRuntime({
+      logger,
       storage: new MemoryToolCacheStorage(),
       settings: {},
       connection: { fetch: fetchThroughHost(() => place.socket) },
@@ -116,7 +119,7 @@ describe('servers shared through the machine host', function () {
         : definition,
     );
     await runtime.manager.start(await sharing.share(inWindow));
-    return { runtime, link, sharing, folder };
+    return { runtime, link, sharing, folder, logger };
   }
 
   async function call(window: Window, server: string, tool: string, args: Record<string, unknown> = {}): Promise<string> {
@@ -154,11 +157,24 @@ describe('servers shared through the machine host', function () {
     assert.match(secondRoots, new RegExp(path.basename(second.folder)));
     assert.doesNotMatch(secondRoots, new RegExp(path.basename(first.folder)));
 
+    // The host declares what it cannot know yet (its copy was starting); a list it then does not have is no problem to report.
+    for (const window of [first, second]) {
+      const warnings = window.logger.entries.filter((entry) => entry.level === 'warn' || entry.level === 'error');
+      assert.deepEqual(warnings, []);
+    }
+    await until(
+      () => first.sharing.clientsOf('notes') === 2 && second.sharing.clientsOf('my-notes') === 2,
+      10_000,
+      'both told of two clients',
+    );
+    assert.equal(first.sharing.clientsOf('repo'), undefined, 'a server of its own is not shared');
+
     const hostName = connection?.transport === 'http' ? (connection.hosted?.name ?? '') : '';
     assert.equal(servers().clientsOf(hostName), 2);
     // A window that goes away is forgotten; the server stays for the other, and stops with the last.
     first.link.dispose();
     await until(() => servers().clientsOf(hostName) === 1, 10_000, 'the first window forgotten');
+    await until(() => second.sharing.clientsOf('my-notes') === 1, 10_000, 'the second told it is alone');
     assert.equal(await call(second, 'my-notes', 'echo', { text: 'still' }), 'still');
     second.link.dispose();
     await until(() => processesWith(mark).length === 0, 10_000, 'the shared server stopped with its last client');

@@ -41,6 +41,12 @@ export async function readCatalogSettings(folder: string, userSettingsFile?: str
   return catalogSettingsFrom(settingsFileLookup({ ...user, ...workspace }));
 }
 
+/** `mcpSwitchboard.<key>` as the user's settings file has it (the editor's, which the Share launcher names); undefined without one. */
+export async function readUserSetting(userSettingsFile: string | undefined, key: string): Promise<unknown> {
+  if (userSettingsFile === undefined) return undefined;
+  return (await readSettingsObject(userSettingsFile, 'user'))[`mcpSwitchboard.${key}`];
+}
+
 async function readSettingsObject(file: string, kind: 'workspace' | 'user'): Promise<Record<string, unknown>> {
   const read = await nodeFileSystem.readText(file, limits.MAX_FILE_BYTES);
   const value = read.kind === 'ok' ? parseJsonc(read.text, { kind, file }).value : undefined;

@@ -2,4 +2,4 @@
 export { loadWorkspace, thisCliLaunchers } from './workspace';
 export type { LoadedWorkspace } from './workspace';
 export { cliAnswers } from './cliAnswers';
-export { readCatalogSettings, serveCacheDir } from './folderSettings';
+export { readCatalogSettings, readUserSetting, serveCacheDir } from './folderSettings';

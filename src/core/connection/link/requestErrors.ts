@@ -1,10 +1,19 @@
 // Turns whatever an SDK request threw into a SwitchboardError with a code, and decides whether the
 // request provably never left this process (the only case in which it may be sent again).
-import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { SwitchboardError, findSignInRequired, stripRpcPrefix, type SignInNeed } from './errors';
 import { describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { errorMessage } from '../../base/errorMessage';
 import type { RequestEnd } from './requestDeadlines';
+
+const METHOD_NOT_FOUND = -32601;
 
 export interface RequestErrorContext {
   /** e.g. `tools/call echo` */
@@ -52,6 +61,12 @@ export function translateRequestError(error: unknown, context: RequestErrorConte
     });
   }
   const status = httpStatus(error);
+  // A 2026-07-28 server answers an unknown method with HTTP 404 and the JSON-RPC error in the body,
+  // which the SDK reports as an HTTP error: the body is the answer (a list the server does not have).
+  const answered = rpcErrorInBody(error);
+  if (answered?.code === METHOD_NOT_FOUND) {
+    return new SwitchboardError('SERVER_ERROR', `${what} failed: ${answered.message}`, { cause: error, rpcCode: answered.code, status });
+  }
   if (status !== undefined) {
     return new SwitchboardError('HTTP_ERROR', `${what} failed: HTTP ${status}: ${errorMessage(error)}`, { cause: error, status });
   }
@@ -108,4 +123,21 @@ export function signInFailure(error: unknown, what?: string): SwitchboardError |
     return need('the server refused the new access token too (HTTP 401); sign in again', { reason: 'refused' }, false);
   }
   return undefined;
+}
+
+/** The JSON-RPC error an HTTP error's body carries, if it is one (bounded: the body is the SDK's whole text). */
+function rpcErrorInBody(error: unknown): { readonly code: number; readonly message: string } | undefined {
+  if (!(error instanceof SdkHttpError)) return undefined;
+  const text = error.data.text;
+  if (typeof text !== 'string' || text.length > 64 * 1024 || !text.trimStart().startsWith('{')) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const answer = (body as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } } | null)?.error;
+  if ((body as { jsonrpc?: unknown } | null)?.jsonrpc !== '2.0' || typeof answer?.code !== 'number' || !Number.isInteger(answer.code))
+    return undefined;
+  return { code: answer.code, message: typeof answer.message === 'string' ? answer.message.slice(0, 1000) : `error ${answer.code}` };
 }

@@ -208,6 +208,8 @@ export async function listOffer(
       return listing.skills;
     } catch (error) {
       if (policy.signal?.aborted) throw error;
+      // Declared but not there: a gateway that declared what it could not know yet (its upstream was starting).
+      if (error instanceof SwitchboardError && error.rpcCode === METHOD_NOT_FOUND) return [];
       problems.push(`skills/list failed: ${errorMessage(error)}`);
       return previous.skills;
     }

@@ -1,0 +1,43 @@
+// Starting a host process for a window or an agent that found none: detached, so that it outlives
+// whoever started it (it ends by itself once its last client has gone), writing to a log in the
+// private folder. `serve --stdio` and the editor launch the same CLI; only how they run it differs.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { Logger } from '../base/logging';
+import { errorMessage } from '../base/errorMessage';
+import { HOST_MARKER } from './machineHost';
+import type { HostPlace } from './hostPlace';
+
+/** The log is started afresh past this size: hosts come and go, and none needs another's old lines. */
+const MAX_LOG_BYTES = 1024 * 1024;
+
+export interface HostCommand {
+  /** The program: Node, or the editor's own runtime with ELECTRON_RUN_AS_NODE. */
+  readonly command: string;
+  /** Up to the CLI's script: `host --machine-host` is added. */
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** A launch for HostLink: starts `cli host --machine-host`, detached; a failure to spawn is logged, and the link's wait tells the rest. */
+export function hostLauncher(place: HostPlace, command: HostCommand, logger: Logger): () => void {
+  return () => {
+    let log: number | undefined;
+    try {
+      const size = fs.statSync(place.log, { throwIfNoEntry: false })?.size ?? 0;
+      log = fs.openSync(place.log, size > MAX_LOG_BYTES ? 'w' : 'a', 0o600);
+      const child = spawn(command.command, [...command.args, 'host', HOST_MARKER], {
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: command.env,
+        windowsHide: true,
+      });
+      child.on('error', (error) => logger.warn(`machine host: could not start ${command.command}: ${errorMessage(error)}`));
+      child.unref();
+    } catch (error) {
+      logger.warn(`machine host: could not start one: ${errorMessage(error)}`);
+    } finally {
+      if (log !== undefined) fs.closeSync(log);
+    }
+  };
+}
