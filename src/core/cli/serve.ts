@@ -8,7 +8,7 @@ import { loadFolderConfiguration, USER_SETTINGS_ENV, type ConfigDiagnostic, type
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import { isInvalid, type ConfiguredServer, type ServerManager } from '../manager';
 import { fetchThroughHost, HostLink, hostLauncher, hostPlace, type HostCommand, type HostPlace } from '../machine';
-import { ServerSharing, SHARE_SETTING, sharingPolicyFrom, type SharingPolicy } from '../sharing';
+import { ServerSharing, SHARE_SETTING, sharingPolicyFrom } from '../sharing';
 import { PRODUCT_VERSION } from '../base/version';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -195,22 +195,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
   try {
-    if (options.stdio) {
-      const sharing =
-        options.hostCommand &&
-        startSharing(
-          place,
-          options.hostCommand,
-          options.folder,
-          sharingPolicyFrom(await readUserSetting(userSettingsFile, SHARE_SETTING)),
-          logger,
-        );
-      try {
-        return await serveStdio(runtime, consented, options, logger, sharing);
-      } finally {
-        sharing?.dispose();
-      }
-    }
+    if (options.stdio)
+      return await serveStdio(runtime, consented, options, logger, await startSharing(place, options, userSettingsFile, logger));
     return await serveHttp(runtime, consented, options, token, logger);
   } catch (error) {
     logger.error(`serve failed: ${errorMessage(error)}`);
@@ -329,11 +315,13 @@ async function serveUntilStopped(
  * `serve --stdio`: the agent that launched us is the one client. Lazy by default, so a server costs
  * nothing until a call needs it (one with nothing cached still starts once to list its tools).
  */
-/** This agent's side of the machine host: attached (starting one if needed) once its servers are shared. */
-function startSharing(place: HostPlace, command: HostCommand, folder: string, policy: SharingPolicy, logger: Logger) {
-  if (!policy.enabled && !Object.values(policy.servers).includes(true)) return undefined;
+/** This agent's side of the machine host (when run as the CLI, and the user's settings share): attached, starting one if needed, once its servers are shared. */
+async function startSharing(place: HostPlace, options: ServeOptions, userSettingsFile: string | undefined, logger: Logger) {
+  const command = options.hostCommand;
+  const policy = sharingPolicyFrom(await readUserSetting(userSettingsFile, SHARE_SETTING));
+  if (!command || (!policy.enabled && !Object.values(policy.servers).includes(true))) return undefined;
   const link = new HostLink({ place, version: PRODUCT_VERSION, logger, launch: hostLauncher(place, command, logger) });
-  const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [folder], logger });
+  const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [options.folder], logger });
   return {
     sharing,
     dispose: () => {
@@ -344,6 +332,20 @@ function startSharing(place: HostPlace, command: HostCommand, folder: string, po
 }
 
 async function serveStdio(
+  runtime: SwitchboardRuntime,
+  consented: ConsentedServers,
+  options: ServeOptions,
+  logger: Logger,
+  shared: { readonly sharing: ServerSharing; dispose(): void } | undefined,
+): Promise<number> {
+  try {
+    return await serveSharedStdio(runtime, consented, options, logger, shared);
+  } finally {
+    shared?.dispose();
+  }
+}
+
+async function serveSharedStdio(
   runtime: SwitchboardRuntime,
   consented: ConsentedServers,
   options: ServeOptions,
