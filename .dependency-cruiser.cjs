@@ -87,6 +87,8 @@ const LAYERS = {
     'presentation',
     'runtime',
     'consent',
+    'machine',
+    'sharing',
     'cli/folder',
   ],
   cli: [

@@ -1,5 +1,15 @@
 export { checkOwn, ensurePrivateFolder, HOST_DIR_ENV, hostPlace, HostPlaceError, type HostPlace } from './hostPlace';
-export { CLIENT_HEADER, HEARTBEAT_MS, HOST_NAME, HOST_PATHS, HOST_PROTOCOL, hostInfo, readHostToken, type HostInfo } from './hostProtocol';
+export {
+  askHost,
+  CLIENT_HEADER,
+  HEARTBEAT_MS,
+  HOST_NAME,
+  HOST_PATHS,
+  HOST_PROTOCOL,
+  hostInfo,
+  readHostToken,
+  type HostInfo,
+} from './hostProtocol';
 export { HOST_MARKER, isHostProcess, MachineHost, type HostServices, type MachineHostOptions, type NotHost } from './machineHost';
 export { HostLink, HUNG_AFTER_MS, type HostLinkOptions, type HostLinkState } from './hostLink';
 export { fetchThroughHost } from './hostFetch';

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { MemoryToolCacheStorage } from '../catalog';
 import type { StdioServerDefinition } from '../config';
 import { errorMessage } from '../base/errorMessage';
-import type { Logger } from '../base/logging';
+import { redactSecrets, type Logger } from '../base/logging';
 import { HOST_NAME, HOST_PATHS, type HostServices } from '../machine';
 import { createRuntime, type SwitchboardRuntime } from '../runtime';
 import { hostedDefinition, MAX_SHARED_PER_CLIENT, sharedLaunchSchema } from './sharedLaunch';
@@ -33,6 +33,14 @@ export interface HostedServer {
   /** The host's name for it (`s` and its fingerprint), which its endpoint is named by. */
   readonly name: string;
   readonly endpoint: string;
+}
+
+/** One server in the host, as `doctor` shows it. */
+export interface HostedServerListing {
+  readonly name: string;
+  readonly command: string;
+  readonly state: string;
+  readonly clients: number;
 }
 
 export interface HostedServersOptions {
@@ -67,7 +75,7 @@ export class HostedServers implements HostServices {
 
   serve(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): void {
     if ((req.url ?? '').split('?', 1)[0] !== HOST_PATHS.servers) return this.serveGateway(req, res);
-    void this.put(req, res, client).catch((error: unknown) => {
+    void this.answerList(req, res, client).catch((error: unknown) => {
       this.logger.error(`machine host: ${HOST_PATHS.servers} failed: ${errorMessage(error)}`);
       if (!res.headersSent) answer(res, 500, { error: 'the host could not take the list' });
       else res.destroy();
@@ -100,8 +108,18 @@ export class HostedServers implements HostServices {
     return this.runtime.dispose();
   }
 
-  private async put(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): Promise<void> {
-    if (req.method !== 'PUT') return answer(res, 405, { error: 'PUT the list of servers' });
+  /** What runs here, for `doctor`: each server's command line (its secrets redacted), state and clients. */
+  listing(): HostedServerListing[] {
+    return this.runtime.manager.servers().map((view) => {
+      const definition = view.definition?.transport === 'stdio' ? view.definition : undefined;
+      const command = definition ? redactSecrets([definition.command, ...definition.args].join(' '), definition.secrets) : '';
+      return { name: view.name, command, state: view.state.kind, clients: this.clientsOf(view.name) };
+    });
+  }
+
+  private async answerList(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): Promise<void> {
+    if (req.method === 'GET') return answer(res, 200, { servers: this.listing() });
+    if (req.method !== 'PUT') return answer(res, 405, { error: 'PUT the list of servers, or GET what runs' });
     // Only for an attachment that is open: what it lists is forgotten when it ends, so nothing is kept for a client that is gone.
     if (client === undefined) return answer(res, 409, { error: 'name an open attachment of this host' });
     const body = await readBody(req);

@@ -1,4 +1,5 @@
-export { HostedServers, type HostedServer, type HostedServersOptions } from './hostedServers';
+export { HostedServers, type HostedServer, type HostedServerListing, type HostedServersOptions } from './hostedServers';
+export { reportMachineHost, type MachineHostReport } from './hostReport';
 export { sharedLaunchOf, type SharedLaunch } from './sharedLaunch';
 export {
   SHARE_ALL,

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isProcessAlive } from '../../../src/core/base/processes';
 import { HOST_DIR_ENV, hostPlace, isHostProcess } from '../../../src/core/machine';
 import { Cleanup, textOf } from '../connection/helpers';
-import { buildCli, CLI, fixture, REPO_ROOT, tempWorkspace } from '../doctor/helpers';
+import { buildCli, CLI, fixture, REPO_ROOT, runCli, tempWorkspace } from '../doctor/helpers';
 import { eventually, tempCacheHome } from './helpers';
 
 /** Pids of live processes whose command line has `mark` as an argument. */
@@ -82,6 +82,22 @@ describe('CLI: serve --stdio shares the user servers through the machine host', 
     assert.equal(processesWith(repoMark).length, 2, 'each agent runs its folder’s server');
     const info = JSON.parse(fs.readFileSync(hostPlace({ [HOST_DIR_ENV]: hostDir }).info, 'utf8')) as { pid: number };
     assert.ok(isHostProcess(info.pid), 'the host is a process of its own, started by the first agent');
+    // The doctor shows the host, its clients, and what runs in it for how many of them.
+    const doctor = await runCli(['doctor', '--json', '--folder', home.dir, '--timeout', '5000'], { env });
+    const machineHost = (
+      JSON.parse(doctor.stdout) as {
+        machineHost: {
+          kind: string;
+          info: { pid: number; clients: number };
+          servers: { command: string; clients: number; state: string }[];
+        };
+      }
+    ).machineHost;
+    assert.equal(machineHost.kind, 'running');
+    assert.deepEqual([machineHost.info.pid, machineHost.info.clients], [info.pid, 2]);
+    assert.equal(machineHost.servers.length, 1);
+    assert.match(machineHost.servers[0]?.command ?? '', new RegExp(mark));
+    assert.equal(machineHost.servers[0]?.clients, 2);
 
     await first.close();
     await second.close();

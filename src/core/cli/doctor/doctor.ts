@@ -1,6 +1,8 @@
 // `mcp-switchboard doctor`: load the workspace's configuration, connect every server through the
 // same manager the extension uses, wait for them to settle, report, optionally call one tool, and
 // stop everything — on every path, including Ctrl-C (the caller aborts `signal`).
+import { hostPlace } from '../../machine';
+import { reportMachineHost } from '../../sharing';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { defaultCredentialsFile, FileSecretStore } from '../../auth';
 import { MemoryToolCacheStorage } from '../../catalog';
@@ -95,7 +97,10 @@ export async function runDoctor(options: DoctorOptions, io: DoctorIo, environmen
     const outcome = await waitUntilSettled(manager, timeoutMs, signal);
     if (outcome === 'aborted') return EXIT_FAILED;
     await catalog.settled();
-    const report = buildReport(workspace, manager.servers(), catalog.snapshot(), outcome, timeoutMs, (name) => runtime.offers.offer(name));
+    const report = {
+      ...buildReport(workspace, manager.servers(), catalog.snapshot(), outcome, timeoutMs, (name) => runtime.offers.offer(name)),
+      machineHost: await reportMachineHost(hostPlace(environment.env ?? process.env)),
+    };
 
     if (options.call && target) {
       // The result is what a script wants on stdout; the report is context.

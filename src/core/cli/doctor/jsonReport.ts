@@ -1,5 +1,6 @@
 // `--json`: a stable, documented shape for scripts. Keys are listed explicitly (not spread from the
 // report) so that a field added to the report for the table does not leak into the contract.
+import type { MachineHostReport } from '../../sharing';
 import type { ConfigDiagnostic } from '../../config';
 import type { DoctorReport, OfferReport, ServerReport, ToolReport } from './report';
 
@@ -23,10 +24,12 @@ export type JsonServer = Pick<
 
 export interface JsonReport {
   readonly servers: readonly JsonServer[];
+  /** This user's machine host (the servers shared by every window and agent), when it was asked. */
+  readonly machineHost?: MachineHostReport;
 }
 
 export function toJsonReport(report: DoctorReport): JsonReport {
-  return { servers: report.servers.map(jsonServer) };
+  return { servers: report.servers.map(jsonServer), machineHost: report.machineHost };
 }
 
 function jsonServer(server: ServerReport): JsonServer {

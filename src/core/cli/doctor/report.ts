@@ -2,6 +2,7 @@
 // problems that belong to no server. Both output formats and the exit code are derived from this.
 // Tools come from the tool catalog, so the doctor shows what chat and the gateway would be offered,
 // not only what each server lists.
+import type { MachineHostReport } from '../../sharing';
 import type { Tool } from '@modelcontextprotocol/client';
 import {
   describeFilterRule,
@@ -108,6 +109,8 @@ export interface DoctorReport {
   readonly maxExposed: number;
   readonly outcome: SettleOutcome;
   readonly timeoutMs: number;
+  /** This user's machine host: whether one runs, and what runs in it for how many windows and agents. */
+  readonly machineHost?: MachineHostReport;
 }
 
 export const STDERR_TAIL_LINES = 5;

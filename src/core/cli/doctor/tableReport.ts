@@ -2,6 +2,7 @@
 // problems, the tools the catalog hides and why, the last lines a failed server wrote to stderr),
 // then problems owned by no server.
 import { displayText } from '../../base/displayText';
+import type { MachineHostReport } from '../../sharing';
 import { MAX_EXPOSED_SETTING } from '../../catalog';
 import { describeSandboxRules, type ConfigDiagnostic } from '../../config';
 import { isFailing, type DoctorReport, type ServerReport, type ToolReport } from './report';
@@ -47,7 +48,32 @@ export function formatTableReport(report: DoctorReport): string {
     lines.push('', 'Catalog:');
     lines.push(...report.catalogWarnings.map((message) => `  ${'warning'.padEnd(8)} ${message}`));
   }
+  if (report.machineHost) lines.push('', ...machineHostLines(report.machineHost));
   return `${lines.join('\n')}\n`;
+}
+
+/** The machine host: who it is, and each server it runs with its clients (what it runs is outside text). */
+function machineHostLines(host: MachineHostReport): string[] {
+  const where = displayText(host.folder, 200);
+  switch (host.kind) {
+    case 'none':
+      return [`Machine host: none runs (${where}); the first window or agent that shares a server starts it.`];
+    case 'unusable':
+      return [`Machine host: not usable (${where}): ${displayText(host.why, 400)}`];
+    case 'running': {
+      const { info } = host;
+      const clients = (n: number) => `${n} client${n === 1 ? '' : 's'}`;
+      return [
+        `Machine host: pid ${info.pid}, version ${displayText(info.version, 40)}, ${clients(info.clients)}, ${info.busy} request(s) in flight (${where})`,
+        ...(host.servers.length === 0
+          ? ['  no server shared']
+          : host.servers.map(
+              (server) =>
+                `  ${displayText(server.state, 20).padEnd(12)} ${clients(server.clients).padEnd(10)} ${displayText(server.command, 160)}`,
+            )),
+      ];
+    }
+  }
 }
 
 /** Resources, plus templates when there are any: `3+1`. */
