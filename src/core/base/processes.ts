@@ -24,3 +24,12 @@ export function isProcessAlive(pid: number): boolean {
   }
   return readProcStat(pid)?.state !== 'Z';
 }
+
+/**
+ * Whether `pid` is stopped (SIGSTOP, a debugger): it will not answer until continued. Linux only
+ * (its /proc state T or t); elsewhere false, and a caller falls back to waiting for an answer.
+ */
+export function isProcessStopped(pid: number): boolean {
+  const state = readProcStat(pid)?.state;
+  return state === 'T' || state === 't';
+}

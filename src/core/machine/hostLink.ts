@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
+import { compareVersions } from '../base/version';
+import { isProcessStopped } from '../base/processes';
 import { Emitter, type Event } from '../base/events';
 import type { Logger } from '../base/logging';
 import { checkOwn, ensurePrivateFolder, HostPlaceError, type HostPlace } from './hostPlace';
@@ -21,6 +23,7 @@ import {
   HOST_PATHS,
   HOST_PROTOCOL,
   hostInfo,
+  readHostFile,
   readHostToken,
   type Attached,
   type HostAnswer,
@@ -35,6 +38,8 @@ const POLL_MS = 50;
 /** A starter that did not bring a host up is launched again after this long. */
 const RELAUNCH_MS = 1_000;
 const ASK_MS = 1_500;
+/** While a beat is late, how often the host's process is looked at (is it stopped?). */
+const STOPPED_CHECK_MS = 150;
 /** A line from the host (its info, its status) is at most this long. */
 const MAX_LINE_CHARS = 1024 * 1024;
 
@@ -64,6 +69,7 @@ export class HostLink {
   private readonly clock: Clock;
   private attachment: http.ClientRequest | undefined;
   private silence: TimerHandle | undefined;
+  private stoppedCheck: TimerHandle | undefined;
   private attaching: Promise<HostLinkState> | undefined;
   private lastStatus: unknown;
   private readonly statusHeard = new Emitter<unknown>();
@@ -139,6 +145,12 @@ export class HostLink {
             const { client, ...info } = attached;
             return this.set({ kind: 'attached', info, client });
           }
+        } else if (info.protocol === HOST_PROTOCOL && compareVersions(info.version, this.options.version) > 0) {
+          // A newer host is never replaced by an older client (two versions would take turns ending each other).
+          return this.set({
+            kind: 'own',
+            why: `the machine host (pid ${info.pid}) runs a newer version, ${info.version}, than this ${this.options.version}: this window runs its servers itself until it is reloaded`,
+          });
         } else if (info.busy > 0) {
           return this.set({
             kind: 'own',
@@ -176,6 +188,9 @@ export class HostLink {
       throw error;
     }
     if (!token) return { kind: 'none' };
+    // A stopped host (SIGSTOP) answers nothing: start the next at once rather than wait for it to say so.
+    const written = readHostFile(place);
+    if (written && isProcessStopped(written.pid)) return { kind: 'none' };
     try {
       const info = await hostInfo(place, token, ASK_MS);
       return info ? { kind: 'host', info, token } : { kind: 'none' };
@@ -243,18 +258,39 @@ export class HostLink {
     this.statusHeard.fire(status);
   }
 
-  /** Each thing heard from the host restarts the silence timer; three beats missed and the host is taken for hung. */
+  /**
+   * Each thing heard from the host restarts the silence timers: three beats missed and the host is
+   * taken for hung; a beat missed and the host is looked at, and taken for gone at once if it is
+   * stopped (which a busy host never is, so a slow beat never ends a host that works).
+   */
   private heard(request: http.ClientRequest, lost: (why: string) => void): void {
-    if (this.silence !== undefined) this.clock.clearTimeout(this.silence);
+    this.clearSilence();
     this.silence = this.clock.setTimeout(() => {
       request.destroy();
       lost(`the host was silent for ${HUNG_AFTER_MS} ms`);
     }, HUNG_AFTER_MS);
+    const look = (afterMs: number) => {
+      this.stoppedCheck = this.clock.setTimeout(() => {
+        const pid = this.state.kind === 'attached' ? this.state.info.pid : undefined;
+        if (pid !== undefined && isProcessStopped(pid)) {
+          request.destroy();
+          return lost(`the host (pid ${pid}) is stopped`);
+        }
+        look(STOPPED_CHECK_MS);
+      }, afterMs);
+    };
+    look(HEARTBEAT_MS + STOPPED_CHECK_MS);
+  }
+
+  private clearSilence(): void {
+    if (this.silence !== undefined) this.clock.clearTimeout(this.silence);
+    if (this.stoppedCheck !== undefined) this.clock.clearTimeout(this.stoppedCheck);
+    this.silence = undefined;
+    this.stoppedCheck = undefined;
   }
 
   private detach(): void {
-    if (this.silence !== undefined) this.clock.clearTimeout(this.silence);
-    this.silence = undefined;
+    this.clearSilence();
     const attachment = this.attachment;
     this.attachment = undefined;
     attachment?.destroy();

@@ -115,3 +115,16 @@ export async function hostInfo(place: HostPlace, token: string, timeoutMs: numbe
   const parsed = hostInfoSchema.safeParse(answer.body);
   return parsed.success ? parsed.data : undefined;
 }
+
+/** host.json holds a line; a FIFO or a huge file in its place is read as nothing. */
+const MAX_INFO_BYTES = 4096;
+
+/** What the running host wrote of itself (host.json): its pid for a starter that must replace a stopped or hung one. */
+export function readHostFile(place: HostPlace): HostInfo | undefined {
+  try {
+    const parsed = hostInfoSchema.safeParse(JSON.parse(readRegularFileSync(place.info, MAX_INFO_BYTES) ?? ''));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
-import { isProcessAlive } from '../base/processes';
+import { isProcessAlive, isProcessStopped } from '../base/processes';
 import { readRegularFileSync, writePrivateFileSync } from '../base/regularFile';
 import type { Logger } from '../base/logging';
 import { ensurePrivateFolder, type HostPlace } from './hostPlace';
@@ -24,7 +24,7 @@ import {
   HOST_PATHS,
   HOST_PROTOCOL,
   hostInfo,
-  hostInfoSchema,
+  readHostFile,
   readHostToken,
   type HostInfo,
 } from './hostProtocol';
@@ -36,7 +36,7 @@ const STALE_LOCK_MS = 10_000;
 /** How long a starter gives the current host to answer before taking it for hung. */
 const PROBE_MS = 1_500;
 const DEFAULT_GRACE_MS = 10_000;
-/** host.json and the lock hold a line; a FIFO or a huge file in their place is read as nothing. */
+/** The lock holds a line; a FIFO or a huge file in its place is read as nothing. */
 const MAX_STATE_BYTES = 4096;
 
 export interface MachineHostOptions {
@@ -281,6 +281,9 @@ function takeStartLock(place: HostPlace, clock: Clock): (() => void) | undefined
 async function answeringHost(place: HostPlace): Promise<HostInfo | undefined> {
   const token = readHostToken(place);
   if (!token || !statOrUndefined(place.socket)) return undefined;
+  // A stopped host answers nothing: no need to wait for it to say so.
+  const written = readHostFile(place);
+  if (written && isProcessStopped(written.pid)) return undefined;
   try {
     return await hostInfo(place, token, PROBE_MS);
   } catch {
@@ -290,7 +293,7 @@ async function answeringHost(place: HostPlace): Promise<HostInfo | undefined> {
 
 /** A host that did not answer but is alive is stopped or hung: it is ended, so that nothing is left behind when its socket is taken. */
 function endSilentHost(place: HostPlace, isHost: (pid: number) => boolean, logger: Logger): void {
-  const previous = readInfo(place);
+  const previous = readHostFile(place);
   if (previous && previous.pid !== process.pid && isProcessAlive(previous.pid) && isHost(previous.pid)) {
     logger.warn(`machine host ${previous.pid} does not answer; ending it and taking its place`);
     try {
@@ -302,17 +305,8 @@ function endSilentHost(place: HostPlace, isHost: (pid: number) => boolean, logge
   if (process.platform !== 'win32') fs.rmSync(place.socket, { force: true });
 }
 
-function readInfo(place: HostPlace): HostInfo | undefined {
-  try {
-    const parsed = hostInfoSchema.safeParse(JSON.parse(readRegularFileSync(place.info, MAX_STATE_BYTES) ?? ''));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function ownsInfo(place: HostPlace): boolean {
-  return readInfo(place)?.pid === process.pid;
+  return readHostFile(place)?.pid === process.pid;
 }
 
 function readPid(file: string): number | undefined {

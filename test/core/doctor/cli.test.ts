@@ -97,7 +97,7 @@ describe('doctor CLI', function () {
       const run = await runCli(['doctor', '--folder', ws.dir, '--json']);
       assert.equal(run.code, 1, run.stderr);
       const report = parseReport(run.stdout);
-      assert.deepEqual(Object.keys(report), ['servers']);
+      assert.deepEqual(Object.keys(report), ['servers', 'machineHost']);
       assert.deepEqual(
         report.servers.map((server) => server.name),
         ['good', 'broken', 'off'],
@@ -395,8 +395,11 @@ describe('doctor CLI', function () {
       const run = await runCli(['doctor', '--folder', ws.dir]);
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /No MCP servers are configured: .*settings\.json does not exist\./);
-      const json = await runCli(['doctor', '--folder', ws.dir, '--json']);
-      assert.deepEqual(JSON.parse(json.stdout), { servers: [] });
+      const hostDir = path.join(ws.dir, 'no-host');
+      const json = await runCli(['doctor', '--folder', ws.dir, '--json'], { env: { MCP_SWITCHBOARD_HOST_DIR: hostDir } });
+      // No machine host runs for this folder of hosts: the report says so, and where it looked.
+      assert.deepEqual(JSON.parse(json.stdout), { servers: [], machineHost: { kind: 'none', folder: hostDir } });
+      assert.match(run.stdout, /Machine host: /);
     });
   });
 

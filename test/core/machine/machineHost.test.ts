@@ -10,7 +10,7 @@ import path from 'node:path';
 import { nullLogger } from '../../../src/core/base/logging';
 import { isProcessAlive } from '../../../src/core/base/processes';
 import { systemClock } from '../../../src/core/base/clock';
-import { PRODUCT_VERSION } from '../../../src/core/base/version';
+import { compareVersions, PRODUCT_VERSION } from '../../../src/core/base/version';
 import {
   ensurePrivateFolder,
   HOST_DIR_ENV,
@@ -256,6 +256,27 @@ describe('the machine host (core/machine)', function () {
     });
   });
 
+  describe('versions take no turns', () => {
+    it('an older client never asks a newer host to step down: it runs its servers itself, and says why', async () => {
+      const place = placeIn(cleanup);
+      const newer = await startHost(cleanup, place, { version: '1.10.0' });
+      const state = await link(cleanup, place, { version: '1.9.2' }).attach();
+      assert.equal(state.kind, 'own');
+      assert.match(state.kind === 'own' ? state.why : '', /newer version, 1\.10\.0, than this 1\.9\.2/);
+      assert.equal(newer.info().clients, 0);
+      // Still the host: nothing asked it to go.
+      assert.equal((await link(cleanup, place, { version: '1.10.0' }).attach()).kind, 'attached');
+    });
+
+    it('orders versions as numbers, a pre-release before its release', () => {
+      assert.ok(compareVersions('1.10.0', '1.9.2') > 0);
+      assert.ok(compareVersions('0.1.0', '0.1.0') === 0);
+      assert.ok(compareVersions('1.0.0-rc.1', '1.0.0') < 0);
+      assert.ok(compareVersions('1.0.0-rc.10', '1.0.0-rc.2') > 0);
+      assert.ok(compareVersions('2.0', '2.0.0') === 0);
+    });
+  });
+
   describe('faults: every client heals, and nothing is left behind', () => {
     it('the host killed (SIGKILL): the client starts a new one and is attached to it', async () => {
       const place = placeIn(cleanup);
@@ -280,11 +301,25 @@ describe('the machine host (core/machine)', function () {
       const client = link(cleanup, place, { launch, clock: systemClock, version: PRODUCT_VERSION });
       const first = await client.attach();
       const firstPid = first.kind === 'attached' ? first.info.pid : assert.fail('not attached');
+      const stoppedAt = Date.now();
       process.kill(firstPid, 'SIGSTOP');
       const healed = await until(client, (state) => state.kind === 'attached' && state.info.pid !== firstPid, 'attached to a new host');
+      process.stdout.write(`      (attached to a new host ${Date.now() - stoppedAt} ms after the stop)\n`);
       await gone(firstPid);
       client.dispose();
       await gone(healed.kind === 'attached' ? healed.info.pid : 0);
+    });
+
+    it('a late beat from a host that works (busy, not stopped) ends nothing until three are missed', async () => {
+      const place = placeIn(cleanup);
+      // The host's clock never moves: it sends no beat at all.
+      await startHost(cleanup, place, { clock: new FakeClock() });
+      const clock = new FakeClock();
+      const client = link(cleanup, place, { clock });
+      assert.equal((await client.attach()).kind, 'attached');
+      // Two beats late: its process is looked at (this one, running), and it stays the host.
+      for (let waited = 0; waited < 2_500; waited += 100) clock.advance(100);
+      assert.equal(client.current.kind, 'attached');
     });
 
     it('a stale socket, token and info left by a host that died are taken over', async () => {

@@ -217,11 +217,22 @@ describe('servers shared through the machine host', function () {
     const tooMany = JSON.stringify({ servers: Array.from({ length: 201 }, () => sharedLaunchOf(stdioDefinition())) });
     assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, tooMany)).status, 400);
     assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, 'x'.repeat(5 * 1024 * 1024))).status, 413);
-    assert.equal((await ask(place, 'GET', HOST_PATHS.servers, mine)).status, 405);
+    assert.equal((await ask(place, 'DELETE', HOST_PATHS.servers, mine)).status, 405);
     const put = await ask(place, 'PUT', HOST_PATHS.servers, mine, JSON.stringify({ servers: [sharedLaunchOf(stdioDefinition())] }));
     assert.equal(put.status, 200);
     const endpoint = (JSON.parse(put.body) as { servers: { endpoint: string }[] }).servers[0]?.endpoint ?? assert.fail('no endpoint');
     assert.equal((await ask(place, 'POST', endpoint, good, initialize)).status, 200);
+    // What runs, for doctor: with the token, and without an attachment (the doctor is no client).
+    const listing = await ask(place, 'GET', HOST_PATHS.servers, good);
+    assert.equal(listing.status, 200);
+    assert.deepEqual(
+      (JSON.parse(listing.body) as { servers: { name: string; clients: number }[] }).servers.map(({ name, clients }) => ({
+        name,
+        clients,
+      })),
+      [{ name: endpoint.slice('/mcp/'.length), clients: 1 }],
+    );
+    assert.equal((await ask(place, 'GET', HOST_PATHS.servers, { ...good, authorization: 'Bearer nope' })).status, 401);
     assert.equal((await ask(place, 'POST', endpoint, { ...good, authorization: 'Bearer nope' }, initialize)).status, 401);
   });
 
