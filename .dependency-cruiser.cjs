@@ -73,7 +73,7 @@ const LAYERS = {
   presentation: ['base', 'config', 'state', 'sandbox', 'catalog'],
   runtime: ['base', 'config', 'state', 'sandbox', 'connection', 'auth', 'manager', 'catalog', 'identity', 'gateway', 'team'],
   // The machine host's servers (a runtime in the host) and a window's side of sharing them.
-  sharing: ['base', 'config', 'state', 'connection', 'catalog', 'manager', 'runtime', 'machine'],
+  sharing: ['base', 'config', 'state', 'connection', 'catalog', 'manager', 'gateway', 'runtime', 'machine'],
   'cli/folder': ['base', 'config', 'state', 'connection', 'catalog'],
   'cli/doctor': [
     'base',

@@ -31,7 +31,7 @@ import { SwitchboardContext } from './editor/switchboardContext';
 import { ToolCatalogDocument } from './editor/toolCatalogDocument';
 import { readCatalogSettings, rememberEditorUserDir, settingsChange, sharingPolicy } from './editor/settings';
 import { PRODUCT_VERSION } from './core/base/version';
-import { fetchThroughHost, HostLink, hostLauncher, hostPlace, type HostPlace } from './core/machine';
+import { HostLink, hostLauncher, hostPlace, type HostPlace } from './core/machine';
 import { ServerSharing } from './core/sharing';
 
 let active: SwitchboardContext | undefined;
@@ -77,7 +77,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
 
   rememberEditorUserDir(extension.globalStorageUri);
   const place = hostPlace();
-  const { runtime, consent, gateway, gatewayStarted } = startRuntime(extension, logs, place);
+  const { runtime, consent, gateway, gatewayStarted } = startRuntime(extension, logs);
   shutdown = () => runtime.dispose();
   const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
@@ -214,17 +214,12 @@ function shareThroughTheHost(extension: vscode.ExtensionContext, context: Switch
 }
 
 /** The core with the editor's loggers, storage and secrets; the gateway starts listening now. */
-function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels, place: HostPlace) {
+function startRuntime(extension: vscode.ExtensionContext, logs: LogChannels) {
   const defaultCwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const runtime = createRuntime({
     logger: logs.mainLogger,
     serverLogger: (name) => logs.serverLogger(name),
-    connection: {
-      ...(defaultCwd ? { defaultCwd } : {}),
-      sandbox: { toolDirs: editorToolDirs(), hostPlaces: editorHostPlaces },
-      // A server shared through the machine host is reached over its socket.
-      fetch: fetchThroughHost(() => place.socket),
-    },
+    connection: { ...(defaultCwd ? { defaultCwd } : {}), sandbox: { toolDirs: editorToolDirs(), hostPlaces: editorHostPlaces } },
     storage: new FolderToolCacheStorage(path.join(extension.globalStorageUri.fsPath, 'tool-cache')),
     settings: readCatalogSettings(),
     secrets: new SecretStorageStore(extension.secrets),

@@ -7,7 +7,7 @@ import { FolderToolCacheStorage, type SettledCall } from '../catalog';
 import { loadFolderConfiguration, USER_SETTINGS_ENV, type ConfigDiagnostic, type LoadedConfiguration } from '../config';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import { isInvalid, type ConfiguredServer, type ServerManager } from '../manager';
-import { fetchThroughHost, HostLink, hostLauncher, hostPlace, type HostCommand, type HostPlace } from '../machine';
+import { HostLink, hostLauncher, hostPlace, type HostCommand, type HostPlace } from '../machine';
 import { ServerSharing, SHARE_SETTING, sharingPolicyFrom } from '../sharing';
 import { PRODUCT_VERSION } from '../base/version';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
@@ -182,8 +182,6 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const runtime = createRuntime({
     logger,
     connection: {
-      // A server shared through the machine host is reached over its socket.
-      fetch: fetchThroughHost(() => place.socket),
       defaultCwd: options.folder,
       baseEnv: env,
       sandbox: { hostPlaces: () => ({ workspaceFolders: [options.folder] }), ...(hostSecrets.length > 0 ? { hostSecrets } : {}) },

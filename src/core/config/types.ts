@@ -213,6 +213,8 @@ export interface HostedServerRef {
   readonly definition: StdioServerDefinition;
   /** The host's name for it: `s` and the launch's fingerprint. */
   readonly name: string;
+  /** The host's socket, which the connection reaches it on (connection/link/socketTransport.ts). */
+  readonly socket: string;
 }
 
 /** A fully validated, variable-resolved server, ready to connect. */

@@ -26,6 +26,8 @@ export {
   declaresSkills,
   type Skill,
   type SkillFile,
+  SocketTransport,
+  SOCKET_UPGRADE,
 } from './link';
 export {
   checkToolArguments,

@@ -158,8 +158,6 @@ export class McpGateway {
   private readonly switchboardId: string | undefined;
   private storing: Disposable | undefined;
   private boundPort: number | undefined;
-  /** The Host name it serves under when mounted on another server (mount()). */
-  private mountedAt: string | undefined;
   /** POSTs whose response has not ended: what a drain waits for. */
   private inFlight = 0;
   private readonly whenIdle = new Set<() => void>();
@@ -263,7 +261,6 @@ export class McpGateway {
 
   /** The base URL a client on this machine uses: 127.0.0.1 when listening on every address. */
   get url(): string {
-    if (this.mountedAt !== undefined) return `http://${this.mountedAt}`;
     const host = this.reach.host === '0.0.0.0' || this.reach.host === '::' ? LOOPBACK_HOST : this.reach.host;
     return `http://${net.isIPv6(host) ? `[${host}]` : host}:${this.port}`;
   }
@@ -374,41 +371,8 @@ export class McpGateway {
     }
     this.guard = new RequestGuard(address.port, this.token, this.reach);
     this.boundPort = address.port;
-    this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
-    this.begin();
-    const required = this.resourceServer ? `access tokens of ${this.resourceServer.issuer} required` : 'token required';
-    if (loopback) this.logger.info(`listening on ${this.url} (loopback only, ${required})`);
-    else {
-      const where = `${net.isIPv6(address.address) ? `[${address.address}]` : address.address}:${address.port}`;
-      this.logger.info(`listening on ${where}, reachable from other machines (${required})`);
-      // The gateway speaks plain HTTP: the token crosses the network as it is unless a proxy in front adds TLS.
-      this.logger.warn(`plain HTTP on ${where}: put a proxy that terminates TLS in front of it, or keep it on a private network`);
-    }
-    return { url: this.url, port: address.port, token: this.token };
-  }
-
-  /**
-   * Serves requests that another server took (the machine host's, on its private socket), which
-   * reach it under the Host `name`: the returned handler is what that server calls. The gateway
-   * checks them as if it listened itself: the token, `Host: name`, no foreign Origin.
-   */
-  mount(name: string): (req: http.IncomingMessage, res: http.ServerResponse) => void {
-    if (this.disposing) throw new Error('The MCP gateway was disposed');
-    if (this.guard || this.starting) throw new Error('The MCP gateway already serves');
-    this.mountedAt = name;
-    this.guard = new RequestGuard(0, this.token, validateReach({ ...LOOPBACK_REACH, allowedHosts: [name] }));
-    this.begin();
-    return (req, res) => void this.handle(req, res);
-  }
-
-  /** Requests being answered (POSTs whose response has not ended): a machine host steps down only at 0. */
-  get requestsInFlight(): number {
-    return this.inFlight;
-  }
-
-  /** Once it serves (listening or mounted): follows the catalog's changes, passes on the servers' notices, sweeps idle sessions. */
-  private begin(): void {
     if (this.identity) this.resourceServer = this.identity({ url: this.url, source: this.source, offers: this.offers });
+    this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
     this.subscription = this.source.onDidChange(() => this.noticeChanges());
     if (this.offers) {
       this.notifier = new OfferNotifier(
@@ -426,6 +390,15 @@ export class McpGateway {
       this.subscription.dispose();
       this.notifier?.dispose();
     } else this.legacy.table.startSweeping();
+    const required = this.resourceServer ? `access tokens of ${this.resourceServer.issuer} required` : 'token required';
+    if (loopback) this.logger.info(`listening on ${this.url} (loopback only, ${required})`);
+    else {
+      const where = `${net.isIPv6(address.address) ? `[${address.address}]` : address.address}:${address.port}`;
+      this.logger.info(`listening on ${where}, reachable from other machines (${required})`);
+      // The gateway speaks plain HTTP: the token crosses the network as it is unless a proxy in front adds TLS.
+      this.logger.warn(`plain HTTP on ${where}: put a proxy that terminates TLS in front of it, or keep it on a private network`);
+    }
+    return { url: this.url, port: address.port, token: this.token };
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -570,7 +543,7 @@ export class McpGateway {
     this.subscription?.dispose();
     this.storing?.dispose();
     this.notifier?.dispose();
-    const listening = this.boundPort !== undefined || this.mountedAt !== undefined;
+    const listening = this.boundPort !== undefined;
     const closed = this.closePort();
     // Unfinished tasks of 2026-07-28 clients end with the gateway (their calls are cancelled upstream).
     this.modernTasks.tasks.dispose();

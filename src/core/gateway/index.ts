@@ -7,6 +7,7 @@ export {
   endpointPath,
   parseEndpointPath,
   serverEndpoint,
+  type EndpointId,
   LOOPBACK_REACH,
   validateReach,
   type GatewayReach,

@@ -11,7 +11,7 @@ import type { Logger } from '../base/logging';
 import type { OfferSource, ToolSource } from '../catalog';
 import { RelayRouter } from '../connection';
 import { type GatewayTasks, SessionTasks } from './tasks';
-import { AGGREGATED } from './http';
+import { AGGREGATED, type EndpointId } from './http';
 import { listedTools, listFingerprint, fullAccess } from './exposure';
 import { OfferNotifier, SessionLedger, unsubscribeSession, type NotifiedSession } from './offers';
 import { createSessionServer } from './sessionServer';
@@ -24,6 +24,8 @@ export interface StdioSessionOptions {
   readonly clock?: Clock;
   /** This Switchboard's id, in the trail of what it lists (base/selfLoop.ts). */
   readonly switchboardId?: string;
+  /** Default the aggregated endpoint; the machine host serves one server's (its upstream names). */
+  readonly endpoint?: EndpointId;
 }
 
 export interface StdioSession {
@@ -35,9 +37,10 @@ export interface StdioSession {
 /** Serves the aggregated endpoint on `transport` (a StdioServerTransport on the process's pipes). */
 export async function serveStdioSession(options: StdioSessionOptions, transport: Transport): Promise<StdioSession> {
   const { source, offers, relays, logger } = options;
+  const endpoint = options.endpoint ?? AGGREGATED;
   const tasks: GatewayTasks = new SessionTasks(options.clock ?? systemClock);
   const ledger = new SessionLedger();
-  const server = createSessionServer(AGGREGATED, source, logger, {
+  const server = createSessionServer(endpoint, source, logger, {
     ...(offers ? { offers, ledger } : {}),
     relays: relays ?? new RelayRouter(),
     ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
@@ -52,19 +55,19 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   const access = fullAccess(source, offers);
   if (notifier)
     session = {
-      endpoint: AGGREGATED,
+      endpoint,
       server,
       ledger,
-      offerPrint: notifier.fingerprint(access, AGGREGATED),
+      offerPrint: notifier.fingerprint(access, endpoint),
       access,
       tokenUntil: Number.POSITIVE_INFINITY,
     };
   let closedResolve: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (closedResolve = resolve));
-  let fingerprint = listFingerprint(listedTools(source.snapshot(), AGGREGATED));
+  let fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
   const subscription = source.onDidChange((snapshot) =>
     containFailure(logger, 'stdio session: telling the client about changed tools', () => {
-      const next = listFingerprint(listedTools(snapshot, AGGREGATED));
+      const next = listFingerprint(listedTools(snapshot, endpoint));
       if (next === fingerprint) return;
       fingerprint = next;
       server.sendToolListChanged().catch((error: unknown) => logger.debug(`tools/list_changed not delivered: ${errorMessage(error)}`));

@@ -8,6 +8,11 @@ import { errorMessage } from '../base/errorMessage';
 import { HOST_MARKER } from './machineHost';
 import type { HostPlace } from './hostPlace';
 
+/**
+ * The young generation the CLI's own shebang and the agents' launcher give it (scripts/cliBuild.mjs
+ * says why): a host is a long-lived process of small messages.
+ */
+const NODE_FLAGS = ['--max-semi-space-size=2'];
 /** The log is started afresh past this size: hosts come and go, and none needs another's old lines. */
 const MAX_LOG_BYTES = 1024 * 1024;
 
@@ -26,7 +31,7 @@ export function hostLauncher(place: HostPlace, command: HostCommand, logger: Log
     try {
       const size = fs.statSync(place.log, { throwIfNoEntry: false })?.size ?? 0;
       log = fs.openSync(place.log, size > MAX_LOG_BYTES ? 'w' : 'a', 0o600);
-      const child = spawn(command.command, [...command.args, 'host', HOST_MARKER], {
+      const child = spawn(command.command, [...NODE_FLAGS, ...command.args, 'host', HOST_MARKER], {
         detached: true,
         stdio: ['ignore', log, log],
         env: command.env,

@@ -103,6 +103,11 @@ export class HostLink {
     return askHost(this.options.place, hostToken, { ...question, client: state.client });
   }
 
+  /** The host's socket, which connections to its servers are opened on. */
+  get socket(): string {
+    return this.options.place.socket;
+  }
+
   /** What the attached host last said of what runs in it; undefined unless attached. */
   get status(): unknown {
     return this.state.kind === 'attached' ? this.lastStatus : undefined;

@@ -12,5 +12,4 @@ export {
 } from './hostProtocol';
 export { HOST_MARKER, isHostProcess, MachineHost, type HostServices, type MachineHostOptions, type NotHost } from './machineHost';
 export { HostLink, HUNG_AFTER_MS, type HostLinkOptions, type HostLinkState } from './hostLink';
-export { fetchThroughHost } from './hostFetch';
 export { hostLauncher, type HostCommand } from './hostLaunch';

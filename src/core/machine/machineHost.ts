@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { isProcessAlive, isProcessStopped } from '../base/processes';
@@ -61,6 +62,8 @@ export interface HostServices {
    * `client` is the live attachment the request names (CLIENT_HEADER), if any.
    */
   serve(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): void;
+  /** A request to upgrade to another protocol (a window's connection to a server), checked as `serve`'s are. */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
   /** An attachment ended: what its client asked for is forgotten. */
   detached(client: string): void;
   /** Requests in flight: a newer version replaces the host only at 0. */
@@ -149,6 +152,7 @@ export class MachineHost {
   private listen(): Promise<void> {
     const { server, options } = this;
     server.on('request', (req, res) => this.serve(req, res));
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
     server.on('clientError', (_error, socket) => socket.destroy());
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -162,10 +166,29 @@ export class MachineHost {
     });
   }
 
+  /** Whether a request may reach the host at all: its name, no Origin (no page), and the token. */
+  private refusal(req: http.IncomingMessage): { readonly status: 401 | 403; readonly error: string } | undefined {
+    if (req.headers.host !== HOST_NAME || req.headers.origin !== undefined) return { status: 403, error: 'not a client of this host' };
+    if (!tokenMatches(req.headers.authorization, this.token)) return { status: 401, error: 'missing or wrong token' };
+    return undefined;
+  }
+
+  private upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => undefined);
+    const refused = this.refusal(req) ?? (this.services ? undefined : { status: 404, error: 'not found' });
+    if (refused || !this.services) {
+      socket.end(
+        `HTTP/1.1 ${refused?.status ?? 404} ${http.STATUS_CODES[refused?.status ?? 404] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
+      return;
+    }
+    this.services.upgrade(req, socket, head);
+  }
+
   private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
     res.on('error', () => undefined);
-    if (req.headers.host !== HOST_NAME || req.headers.origin !== undefined) return answer(res, 403, { error: 'not a client of this host' });
-    if (!tokenMatches(req.headers.authorization, this.token)) return answer(res, 401, { error: 'missing or wrong token' });
+    const refused = this.refusal(req);
+    if (refused) return answer(res, refused.status, { error: refused.error });
     const route = `${req.method ?? ''} ${req.url ?? ''}`;
     if (route === `GET ${HOST_PATHS.info}`) return answer(res, 200, this.info());
     if (route === `GET ${HOST_PATHS.attach}`) return this.attach(res);

@@ -7,7 +7,7 @@ import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage 
 import { systemClock, type Clock } from '../base/clock';
 import { RelayRouter, type HostAnswers } from '../connection';
 import type { Transport } from '@modelcontextprotocol/server';
-import { McpGateway, serveStdioSession, type GatewayOptions, type StdioSession } from '../gateway';
+import { McpGateway, serveStdioSession, type EndpointId, type GatewayOptions, type StdioSession } from '../gateway';
 import { nullLogger, type Logger } from '../base/logging';
 import { ServerManager, type ManagerOptions } from '../manager';
 import { errorMessage } from '../base/errorMessage';
@@ -105,13 +105,14 @@ export class SwitchboardRuntime {
   }
 
   /**
-   * The gateway's aggregated endpoint for one client on `transport` (`serve --stdio`): the same
-   * catalog, offers and relays as the HTTP gateway's sessions.
+   * The gateway's aggregated endpoint (or one server's) for one client on `transport` (`serve
+   * --stdio`, a window on the machine host's socket): the same catalog, offers and relays as the
+   * HTTP gateway's sessions.
    */
-  stdioSession(transport: Transport): Promise<StdioSession> {
+  stdioSession(transport: Transport, endpoint?: EndpointId): Promise<StdioSession> {
     if (this.disposing) return Promise.reject(new Error('the runtime was disposed'));
     return serveStdioSession(
-      { source: this.catalog, offers: this.offers, relays: this.relays, logger: this.logger, switchboardId: this.switchboardId },
+      { source: this.catalog, offers: this.offers, relays: this.relays, logger: this.logger, switchboardId: this.switchboardId, endpoint },
       transport,
     );
   }

@@ -1,10 +1,10 @@
-// The machine host's servers: one runtime (manager, catalog, gateway) in the host process, whose
-// gateway is mounted on the host's socket. A client (a window, an agent) puts the list of launches
-// it wants shared (PUT /host/servers, for its attachment); the host runs one server per distinct
-// launch, lazily, and forgets one once no attached client lists it. The client then reaches each
-// on the gateway's endpoint for it (`/mcp/<name>`, upstream names), a streamable HTTP connection
-// over the socket: health, tools, relays and both protocol eras are the gateway's and the
-// connection's own code.
+// The machine host's servers: one runtime (manager, catalog, the gateway's sessions) in the host
+// process. A client (a window, an agent) puts the list of launches it wants shared (PUT
+// /host/servers, for its attachment); the host runs one server per distinct launch, and forgets one
+// once no attached client lists it. The client then reaches each on its endpoint (`/mcp/<name>`,
+// upstream names) as a session of its own: the socket upgraded to newline-delimited JSON-RPC
+// (connection/link/socketTransport.ts), served as `serve --stdio` serves an agent. Health, tools,
+// relays and both protocol eras of the servers are the gateway's and the connection's own code.
 //
 // What stays per client is everything above the connection (filters, budget, tool sets, catalog,
 // views): the host's catalog exposes every tool of every server. Requests a server makes during a
@@ -12,13 +12,16 @@
 // relays do for any client. Outside a call no client is asking: `roots/list` is answered with no
 // roots, since a shared server must not learn one window's folders from another's, and elicitation
 // and sampling are refused (the host has no window to ask in).
-import type http from 'node:http';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import { MemoryToolCacheStorage } from '../catalog';
 import type { StdioServerDefinition } from '../config';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
-import { HOST_NAME, HOST_PATHS, type HostServices } from '../machine';
+import { HOST_PATHS, type HostServices } from '../machine';
+import { SocketTransport, SOCKET_UPGRADE } from '../connection';
+import { serverEndpoint } from '../gateway';
 import { createRuntime, type SwitchboardRuntime } from '../runtime';
 import { hostedDefinition, MAX_SHARED_PER_CLIENT, sharedLaunchSchema } from './sharedLaunch';
 
@@ -52,7 +55,8 @@ export interface HostedServersOptions {
 
 export class HostedServers implements HostServices {
   readonly runtime: SwitchboardRuntime;
-  private readonly serveGateway: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  /** Every window's and agent's session on a server: their requests in flight are the host's. */
+  private readonly sessions = new Set<SocketTransport>();
   /** What each attached client listed, by the host's names. */
   private readonly wanted = new Map<string, ReadonlyMap<string, StdioServerDefinition>>();
   private readonly logger: Logger;
@@ -70,11 +74,10 @@ export class HostedServers implements HostServices {
           refusal: (kind) => `the machine host has no window to ask in: ${kind} is answered only during a call from a window or agent`,
         },
       });
-    this.serveGateway = this.runtime.gateway({ token: options.token }).mount(HOST_NAME);
   }
 
   serve(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): void {
-    if ((req.url ?? '').split('?', 1)[0] !== HOST_PATHS.servers) return this.serveGateway(req, res);
+    if ((req.url ?? '').split('?', 1)[0] !== HOST_PATHS.servers) return answer(res, 404, { error: 'not found' });
     void this.answerList(req, res, client).catch((error: unknown) => {
       this.logger.error(`machine host: ${HOST_PATHS.servers} failed: ${errorMessage(error)}`);
       if (!res.headersSent) answer(res, 500, { error: 'the host could not take the list' });
@@ -86,8 +89,34 @@ export class HostedServers implements HostServices {
     if (this.wanted.delete(client)) void this.apply();
   }
 
+  /**
+   * A window's connection to one server: `GET /mcp/<name>` with `Upgrade: mcp-jsonrpc-lines`, then
+   * a session on that server's endpoint. Ends with the socket (the window went, or the host).
+   */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    const name = /^\/mcp\/(s[0-9a-f]{16})$/.exec((req.url ?? '').split('?', 1)[0] ?? '')?.[1];
+    const refuse = (status: number): void => {
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (req.headers.upgrade !== SOCKET_UPGRADE) return refuse(400);
+    if (name === undefined || !this.runtime.manager.server(name)) return refuse(404);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
+    const transport = SocketTransport.accepted(socket, head);
+    this.sessions.add(transport);
+    this.runtime
+      .stdioSession(transport, serverEndpoint(name))
+      .then((session) => session.closed)
+      .catch((error: unknown) => this.logger.warn(`machine host: a session on ${name} failed: ${errorMessage(error)}`))
+      .finally(() => {
+        this.sessions.delete(transport);
+        socket.destroy();
+      });
+  }
+
   busy(): number {
-    return this.runtime.gateway().requestsInFlight;
+    let inFlight = 0;
+    for (const session of this.sessions) inFlight += session.requestsInFlight;
+    return inFlight;
   }
 
   /** What every client is told: how many attached clients list each server, by the host's name. */
@@ -137,10 +166,15 @@ export class HostedServers implements HostServices {
     answer(res, 200, { servers });
   }
 
-  /** The manager runs what any attached client lists, each launch once; the rest stop. */
+  /** The manager runs what any attached client lists, each launch once (eagerly if any of them wants it so); the rest stop. */
   private apply(): Promise<void> {
     const all = new Map<string, StdioServerDefinition>();
-    for (const servers of this.wanted.values()) for (const [name, definition] of servers) if (!all.has(name)) all.set(name, definition);
+    for (const servers of this.wanted.values()) {
+      for (const [name, definition] of servers) {
+        const held = all.get(name);
+        if (!held || (held.lifecycle.start === 'lazy' && definition.lifecycle.start === 'eager')) all.set(name, definition);
+      }
+    }
     return this.runtime.manager.update([...all.values()]);
   }
 }

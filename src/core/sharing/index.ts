@@ -3,6 +3,7 @@ export { reportMachineHost, type MachineHostReport } from './hostReport';
 export { sharedLaunchOf, type SharedLaunch } from './sharedLaunch';
 export {
   SHARE_ALL,
+  SHARE_NONE,
   SHARE_SETTING,
   ServerSharing,
   sharingPolicyFrom,

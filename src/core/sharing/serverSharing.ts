@@ -31,19 +31,22 @@ export interface SharingPolicy {
 }
 
 export const SHARE_ALL: SharingPolicy = { enabled: true, servers: {} };
+/** The default while a shared server's failures do not reach the windows' rows (see the README). */
+export const SHARE_NONE: SharingPolicy = { enabled: false, servers: {} };
 
 /** The setting that says it (`mcpSwitchboard.shareServers`), in the user's settings. */
 export const SHARE_SETTING = 'shareServers';
 
 /**
- * The policy a value of `mcpSwitchboard.shareServers` says: `true` (the default) or `false`, or an
- * object of server names to booleans, where `"*"` says what the others do. Anything else: the default.
+ * The policy a value of `mcpSwitchboard.shareServers` says: `true` or `false` (the default), or an
+ * object of server names to booleans, where `"*"` says what the others do (default: not shared).
+ * Anything else: the default.
  */
 export function sharingPolicyFrom(value: unknown): SharingPolicy {
   if (typeof value === 'boolean') return { enabled: value, servers: {} };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return SHARE_ALL;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return SHARE_NONE;
   const servers: Record<string, boolean> = {};
-  let enabled = true;
+  let enabled = false;
   for (const [name, on] of Object.entries(value as Record<string, unknown>).slice(0, 1000)) {
     if (typeof on !== 'boolean') continue;
     if (name === '*') enabled = on;
@@ -154,8 +157,9 @@ export class ServerSharing {
     }
     this.lastAttached = state;
     const token = link.token ?? '';
+    const socket = link.socket;
     this.shared = new Map(
-      candidates.map((definition, index) => [definition.name, connectionTo(definition, hosted[index] as HostedServer, token)]),
+      candidates.map((definition, index) => [definition.name, connectionTo(definition, hosted[index] as HostedServer, token, socket)]),
     );
     return configured.map((server) => this.shared.get(server.name) ?? server);
   }
@@ -179,7 +183,7 @@ export class ServerSharing {
 }
 
 /** This window's connection to the host's copy of `definition`: its own name, filters and lifecycle, the host's URL. */
-function connectionTo(definition: StdioServerDefinition, hosted: HostedServer, token: string): HttpServerDefinition {
+function connectionTo(definition: StdioServerDefinition, hosted: HostedServer, token: string, socket: string): HttpServerDefinition {
   return {
     name: definition.name,
     source: definition.source,
@@ -189,14 +193,15 @@ function connectionTo(definition: StdioServerDefinition, hosted: HostedServer, t
     tools: definition.tools,
     resources: definition.resources,
     prompts: definition.prompts,
-    // The host stops the process when idle; this window's connection to it costs a socket and stays.
-    lifecycle: { start: definition.lifecycle.start, idleStopMs: 0 },
+    // As the entry says, so that the row reads as it did (`ready` while idle); the host keeps its
+    // own count of use, and stops the process once no client has used it for that long.
+    lifecycle: definition.lifecycle,
     secrets: [...definition.secrets, token],
     transport: 'http',
     url: `http://${HOST_NAME}${hosted.endpoint}`,
     headers: { Authorization: `Bearer ${token}` },
     sseFallback: false,
     oauth: { ...DEFAULT_OAUTH, enabled: false },
-    hosted: { definition, name: hosted.name },
+    hosted: { definition, name: hosted.name, socket },
   };
 }

@@ -16,6 +16,8 @@ export const sharedLaunchSchema = z.object({
   timeouts: z.object({ connectMs: ms, requestMs: ms }),
   reconnect: z.object({ maxAttempts: z.number().int().min(0).max(limits.MAX_RECONNECT_ATTEMPTS), initialDelayMs: ms, maxDelayMs: ms }),
   idleStopMs: ms,
+  /** `eager`: this client wants it running from the start (its entry says so); else on the first request. */
+  start: z.enum(['eager', 'lazy']).optional(),
   /** Values the host's logs redact (the definition's secrets that appear in the launch). */
   secrets: z.array(text).max(limits.MAX_MAP_ENTRIES),
 });
@@ -36,13 +38,16 @@ export function sharedLaunchOf(definition: StdioServerDefinition): SharedLaunch 
     timeouts: definition.timeouts,
     reconnect: definition.reconnect,
     idleStopMs: definition.lifecycle.idleStopMs,
+    start: definition.lifecycle.start,
     secrets: definition.secrets.filter((secret) => secret.length > 0 && launchText.includes(secret)),
   };
 }
 
 /**
- * The host's definition of a shared launch: named by its fingerprint, started on the first request
- * (a window attaching does not start it), stopped when idle as the client asked.
+ * The host's definition of a shared launch: named by its fingerprint, started as the client's entry
+ * says (the host runs it eagerly while any attached client wants it so), stopped when idle as the
+ * client asked. Neither is part of the fingerprint: one launch is one server, however its clients
+ * start it.
  */
 export function hostedDefinition(launch: SharedLaunch): StdioServerDefinition {
   const unnamed: StdioServerDefinition = {
@@ -57,7 +62,7 @@ export function hostedDefinition(launch: SharedLaunch): StdioServerDefinition {
     timeouts: launch.timeouts,
     reconnect: launch.reconnect,
     tools: {},
-    lifecycle: { start: 'lazy', idleStopMs: launch.idleStopMs },
+    lifecycle: { start: launch.start ?? 'lazy', idleStopMs: launch.idleStopMs },
     secrets: launch.secrets,
   };
   return { ...unnamed, name: `s${hashServerConnection(unnamed).slice(0, 16)}` };

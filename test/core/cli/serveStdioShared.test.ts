@@ -43,7 +43,10 @@ describe('CLI: serve --stdio shares the user servers through the machine host', 
     const home = tempWorkspace(cleanup, {});
     const mark = `shared-${crypto.randomBytes(4).toString('hex')}`;
     const userSettings = home.file('user-settings.json');
-    fs.writeFileSync(userSettings, JSON.stringify({ 'mcpSwitchboard.servers': { notes: fixture('--name', mark) } }));
+    fs.writeFileSync(
+      userSettings,
+      JSON.stringify({ 'mcpSwitchboard.servers': { notes: fixture('--name', mark) }, 'mcpSwitchboard.shareServers': true }),
+    );
     const hostDir = path.join(home.dir, 'host');
     const env = {
       ...(process.env as Record<string, string>),

@@ -14,7 +14,6 @@ import { MemoryToolCacheStorage } from '../../../src/core/catalog';
 import type { StdioServerDefinition } from '../../../src/core/config';
 import {
   CLIENT_HEADER,
-  fetchThroughHost,
   HOST_DIR_ENV,
   HOST_NAME,
   HOST_PATHS,
@@ -25,9 +24,18 @@ import {
   type HostPlace,
 } from '../../../src/core/machine';
 import { createRuntime, type SwitchboardRuntime } from '../../../src/core/runtime';
-import { HostedServers, SHARE_ALL, ServerSharing, sharedLaunchOf, whyNotShared, type SharingPolicy } from '../../../src/core/sharing';
+import {
+  HostedServers,
+  SHARE_ALL,
+  ServerSharing,
+  sharedLaunchOf,
+  sharingPolicyFrom,
+  whyNotShared,
+  type SharingPolicy,
+} from '../../../src/core/sharing';
 
 import { Cleanup, MemoryLogger, stdioDefinition, tempDir } from '../connection/helpers';
+import { SOCKET_UPGRADE } from '../../../src/core/connection';
 import { until } from '../support/poll';
 
 const VERSION = '1.0.0';
@@ -62,6 +70,23 @@ function ask(
     });
     request.on('error', reject);
     request.end(body);
+  });
+}
+
+/** Asks the host's socket to upgrade `pathName` with the headers the test chooses: 101, or the status it answered instead. */
+function upgradeStatus(place: HostPlace, pathName: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ socketPath: place.socket, path: pathName, headers });
+    request.on('upgrade', (_response, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    request.on('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.end();
   });
 }
 
@@ -103,7 +128,6 @@ describe('servers shared through the machine host', function () {
       logger,
       storage: new MemoryToolCacheStorage(),
       settings: {},
-      connection: { fetch: fetchThroughHost(() => place.socket) },
       hostAnswers: { listRoots: async () => ({ roots: [{ uri: `file://${folder}`, name: path.basename(folder) }] }) },
     });
     const link = new HostLink({ place, version: VERSION, logger: nullLogger, launch: () => assert.fail('the host runs in this test') });
@@ -184,23 +208,13 @@ describe('servers shared through the machine host', function () {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     await startHost(place);
     const token = readHostToken(place) ?? assert.fail('no token');
-    const good = {
-      host: HOST_NAME,
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
-    const initialize = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    });
+    const good = { host: HOST_NAME, authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const connection = { ...good, connection: 'Upgrade', upgrade: SOCKET_UPGRADE };
     // Nothing is shared yet: the endpoint is unknown, but only a client with the token learns that.
-    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', good, initialize)).status, 404);
-    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', { ...good, authorization: 'Bearer nope' }, initialize)).status, 401);
-    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', { ...good, host: 'localhost' }, initialize)).status, 403);
-    assert.equal((await ask(place, 'POST', '/mcp/s0123456789abcdef', { ...good, origin: 'http://localhost' }, initialize)).status, 403);
+    assert.equal(await upgradeStatus(place, '/mcp/s0123456789abcdef', connection), 404);
+    assert.equal(await upgradeStatus(place, '/mcp/s0123456789abcdef', { ...connection, authorization: 'Bearer nope' }), 401);
+    assert.equal(await upgradeStatus(place, '/mcp/s0123456789abcdef', { ...connection, host: 'localhost' }), 403);
+    assert.equal(await upgradeStatus(place, '/mcp/s0123456789abcdef', { ...connection, origin: 'http://localhost' }), 403);
     const list = JSON.stringify({ servers: [] });
     assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, good, list)).status, 409, 'a list for no attachment');
     assert.equal(
@@ -221,7 +235,10 @@ describe('servers shared through the machine host', function () {
     const put = await ask(place, 'PUT', HOST_PATHS.servers, mine, JSON.stringify({ servers: [sharedLaunchOf(stdioDefinition())] }));
     assert.equal(put.status, 200);
     const endpoint = (JSON.parse(put.body) as { servers: { endpoint: string }[] }).servers[0]?.endpoint ?? assert.fail('no endpoint');
-    assert.equal((await ask(place, 'POST', endpoint, good, initialize)).status, 200);
+    assert.equal(await upgradeStatus(place, endpoint, connection), 101);
+    assert.equal(await upgradeStatus(place, endpoint, { ...connection, authorization: 'Bearer nope' }), 401);
+    assert.equal(await upgradeStatus(place, endpoint, { ...connection, upgrade: 'websocket' }), 400, 'only the hop of its own');
+    assert.equal((await ask(place, 'POST', endpoint, good, '{}')).status, 404, 'no HTTP endpoint: a connection is the upgraded socket');
     // What runs, for doctor: with the token, and without an attachment (the doctor is no client).
     const listing = await ask(place, 'GET', HOST_PATHS.servers, good);
     assert.equal(listing.status, 200);
@@ -233,38 +250,14 @@ describe('servers shared through the machine host', function () {
       [{ name: endpoint.slice('/mcp/'.length), clients: 1 }],
     );
     assert.equal((await ask(place, 'GET', HOST_PATHS.servers, { ...good, authorization: 'Bearer nope' })).status, 401);
-    assert.equal((await ask(place, 'POST', endpoint, { ...good, authorization: 'Bearer nope' }, initialize)).status, 401);
   });
 
-  it('the gateway mounted on another server checks its requests itself: the token, the Host it was mounted under, the Origin', async () => {
-    const runtime = createRuntime({ storage: new MemoryToolCacheStorage(), settings: {} });
-    cleanup.add(() => runtime.dispose());
-    const gateway = runtime.gateway();
-    const handler = gateway.mount('mounted.invalid');
-    const server = http.createServer(handler);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanup.add(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const port = (server.address() as { port: number }).port;
-    const status = (headers: Record<string, string>) =>
-      new Promise<number>((resolve, reject) => {
-        const request = http.request({ port, host: '127.0.0.1', path: '/mcp', method: 'POST', headers }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
-        request.on('error', reject);
-        request.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
-      });
-    const good = {
-      host: 'mounted.invalid',
-      authorization: `Bearer ${gateway.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
-    assert.notEqual(await status(good), 401);
-    assert.equal(await status({ ...good, authorization: 'Bearer nope' }), 401);
-    assert.equal(await status({ ...good, host: `127.0.0.1:${port}` }), 403);
-    assert.equal(await status({ ...good, origin: 'https://evil.example' }), 403);
-    assert.equal(gateway.url, 'http://mounted.invalid');
+  it('reads mcpSwitchboard.shareServers: off unless turned on, per server with "*" for the rest', () => {
+    assert.deepEqual(sharingPolicyFrom(undefined), { enabled: false, servers: {} });
+    assert.deepEqual(sharingPolicyFrom('yes'), { enabled: false, servers: {} });
+    assert.deepEqual(sharingPolicyFrom(true), { enabled: true, servers: {} });
+    assert.deepEqual(sharingPolicyFrom({ '*': true, browser: false, odd: 'no' }), { enabled: true, servers: { browser: false } });
+    assert.deepEqual(sharingPolicyFrom({ notes: true }), { enabled: false, servers: { notes: true } });
   });
 
   it('keeps in the window what the policy, the sandbox or the workspace keep there', () => {

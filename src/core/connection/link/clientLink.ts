@@ -25,6 +25,7 @@ import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../../base/logging';
 import { jsonSchemaValidator } from '../../base/jsonSchemaValidator';
 import { LOOP_STATUS, SWITCHBOARD_CLIENT } from '../../base/selfLoop';
+import { SocketTransport } from './socketTransport';
 import { SwitchboardError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { signInFailure, translateRequestError } from './requestErrors';
@@ -155,6 +156,15 @@ export function createTransport(kind: TransportType, options: LinkOptions): Tran
       ...sandboxOptions(definition, stdio),
     });
   }
+  if (definition.hosted) {
+    // The machine host's copy of a server: its socket, not the network (sharing/).
+    logger.info(`connecting to the machine host's ${definition.hosted.name}`);
+    return SocketTransport.upgrading({
+      socketPath: definition.hosted.socket,
+      path: new URL(definition.url).pathname,
+      headers: { ...definition.headers, host: new URL(definition.url).host },
+    });
+  }
   const http = { url: definition.url, headers: definition.headers, fetch: options.fetch, authProvider: options.authProvider };
   logger.info(`connecting to ${definition.url} (${kind === 'sse' ? 'legacy SSE' : 'streamable HTTP'})`);
   return kind === 'sse' ? createSseTransport(http) : createStreamableHttpTransport(http);
@@ -210,9 +220,11 @@ export function newClient(
   const hosted = options.definition.transport !== 'stdio' && options.definition.hosted !== undefined;
   const client = new Client(options.clientInfo, {
     capabilities: clientCapabilities(handlers, !hosted),
-    // The legacy SSE transport predates 2026-07-28: there is nothing to probe for.
+    // The legacy SSE transport predates 2026-07-28: there is nothing to probe for. The hop to the
+    // machine host is a session of its own (socketTransport.ts): it speaks 2025, whatever the
+    // server behind it speaks, and the host's gateway bridges.
     versionNegotiation:
-      kind === 'sse'
+      kind === 'sse' || hosted
         ? { mode: 'legacy' }
         : {
             mode: 'auto',

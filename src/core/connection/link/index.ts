@@ -40,3 +40,4 @@ export {
   type ConnectionErrorCode,
   type ConnectionFailure,
 } from './errors';
+export { SocketTransport, SOCKET_UPGRADE } from './socketTransport';

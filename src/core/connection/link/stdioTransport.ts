@@ -13,6 +13,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { isJsonRpcMessage } from '../../base/jsonRpc';
+import { MessageInbox, readLines } from './messageLines';
 import { nullLogger, type Logger } from '../../base/logging';
 import { SwitchboardError } from './errors';
 import { DEFAULT_KILL_GRACE_MS, killProcessTree } from './processTree';
@@ -57,40 +58,6 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/**
- * The lines of the server's stdout, each without its `\n` or `\r\n`, the last one also without
- * them; then `onEnd`. What readline does for JSON-RPC's newline-delimited messages, in a third of
- * its time per message: this is on the path of every reply.
- */
-function readLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onEnd: () => void): void {
-  let partial = '';
-  const emit = (line: string) => onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    let start = 0;
-    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
-      const line = chunk.slice(start, end);
-      start = end + 1;
-      if (partial === '') emit(line);
-      else {
-        emit(partial + line);
-        partial = '';
-      }
-    }
-    if (start < chunk.length) partial += chunk.slice(start);
-  });
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    if (partial !== '') emit(partial);
-    onEnd();
-  };
-  // 'close' too: a stream destroyed by an error ends without 'end'.
-  stream.on('end', end);
-  stream.on('close', end);
-}
-
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -105,8 +72,18 @@ export class StdioProcessTransport implements Transport {
   private readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
   private readonly logger: Logger;
   /** Parsed messages not yet handed to onmessage, in the order the server wrote them. */
-  private readonly inbox: JSONRPCMessage[] = [];
-  private delivering = false;
+  private readonly inbox = new MessageInbox(
+    (message) => {
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        this.logger.error(`handling a message from the server failed: ${errorMessage(error)}`);
+      }
+    },
+    () => {
+      if (this.closeAfterDrain) this.finish();
+    },
+  );
   /** onclose waits for the inbox: a result read before the exit must still reach its caller. */
   private closeAfterDrain = false;
   private established = false;
@@ -240,39 +217,10 @@ export class StdioProcessTransport implements Transport {
       return;
     }
     this.inbox.push(message);
-    if (!this.delivering) this.drain();
-  }
-
-  /**
-   * Hands messages over one at a time. The SDK dispatches a notification in a microtask but a
-   * response synchronously; given a chunk with progress then the result, it would settle the call
-   * (and drop its progress handler) before it saw the progress. So after anything but a response,
-   * the next message waits for a macrotask, by which time the notification has been handled.
-   */
-  private drain(): void {
-    this.delivering = true;
-    while (this.inbox.length > 0) {
-      const message = this.inbox.shift() as JSONRPCMessage;
-      try {
-        this.onmessage?.(message);
-      } catch (error) {
-        this.logger.error(`handling a message from the server failed: ${errorMessage(error)}`);
-      }
-      // Already validated: a message with an id and no method is a response (result or error).
-      const isResponse = 'id' in message && !('method' in message);
-      if (!isResponse) {
-        // The lines of one chunk are handed over one after another: whatever comes next (even in
-        // the same chunk) waits in the inbox until the SDK has handled this message.
-        setImmediate(() => this.drain());
-        return;
-      }
-    }
-    this.delivering = false;
-    if (this.closeAfterDrain) this.finish();
   }
 
   private get busy(): boolean {
-    return this.delivering || this.inbox.length > 0 || this.pendingWrites > 0;
+    return this.inbox.busy || this.pendingWrites > 0;
   }
 
   private finish(): void {

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// One "window" of bench:host: the core runtime wired as the extension wires it (src/extension.ts),
+// in a process of its own, as each window's extension host is. It reads the configuration (the user
+// settings file names the servers), shares them through the machine host or not, starts them, and
+// serves chat's gateway on 127.0.0.1. One JSON line on stdout once every server runs:
+//   {"ready": ms from activation to every server running, "url", "token"}
+// It ends when stdin closes. Started by bench/host.mjs with the path of a JSON file:
+//   { "bundle", "cli", "folder", "userSettings", "share" }
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+
+const options = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const core = createRequire(import.meta.url)(options.bundle);
+const quiet = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn: (m) => process.stderr.write(`[window] ${m}\n`),
+  error: (m) => process.stderr.write(`[window] ${m}\n`),
+};
+
+const activatedAt = performance.now();
+const place = core.hostPlace();
+const runtime = core.createRuntime({
+  logger: quiet,
+  storage: new core.MemoryToolCacheStorage(),
+  settings: {},
+  connection: { defaultCwd: options.folder },
+});
+const link = options.share
+  ? new core.HostLink({
+      place,
+      version: core.PRODUCT_VERSION,
+      logger: quiet,
+      launch: core.hostLauncher(place, { command: process.execPath, args: [options.cli], env: process.env }, quiet),
+    })
+  : undefined;
+const sharing =
+  link && new core.ServerSharing({ link, policy: () => core.SHARE_ALL, workspaceFolders: () => [options.folder], logger: quiet });
+const loaded = await core.loadFolderConfiguration(options.folder, {
+  env: process.env,
+  launchers: [],
+  userSettingsFile: options.userSettings,
+});
+const configured = loaded.servers;
+await runtime.manager.start(sharing ? await sharing.share(configured) : configured);
+const outcome = await runtime.manager.waitForState((servers) => servers.every((server) => server.state.kind === 'running'), {
+  timeoutMs: 120_000,
+});
+const ready = performance.now() - activatedAt;
+if (outcome !== 'met')
+  process.stderr.write(`[window] not every server runs: ${JSON.stringify(runtime.manager.servers().map((s) => [s.name, s.state.kind]))}\n`);
+const gateway = runtime.gateway();
+const address = await gateway.start();
+process.stdout.write(`${JSON.stringify({ ready, url: address.url, token: address.token, outcome })}\n`);
+
+process.stdin.resume();
+process.stdin.on('end', async () => {
+  sharing?.dispose();
+  link?.dispose();
+  await runtime.dispose();
+  process.exit(0);
+});
