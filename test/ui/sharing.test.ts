@@ -11,34 +11,19 @@ import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { writeCliLauncher } from '../../src/editor/cliLauncher';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, runToolFromPalette, screenshot, treeRow } from './workbench';
+import { activityBarEntry, rowOverflow, runToolFromPalette, screenshot, treeRow } from './workbench';
+import { processesWith } from '../core/support/processesWith';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 const harness = () => import('../harness/editor.mjs');
 
-/** Pids of live processes whose command line has `mark` as an argument. */
-function processesWith(mark: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-        return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(mark);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 describe('servers shared by two windows through the machine host (UI)', function () {
   this.timeout(300_000);
   const mark = crypto.randomBytes(4).toString('hex');
   const shared = `notes-${mark}`;
-  const repoMark = (folder: string) => `repo-${path.basename(folder)}-${mark}`;
+  // Each copy of the workspace is a folder `consent` in a temp folder of its own: that one names it.
+  const repoMark = (folder: string) => `repo-${path.basename(path.dirname(folder))}-${mark}`;
   let stop: () => Promise<void> = async () => undefined;
   let pages: { page: Page; folder: string }[] = [];
   let hostDir = '';
@@ -90,14 +75,16 @@ describe('servers shared by two windows through the machine host (UI)', function
     pages = [];
   });
 
-  it('runs the user-level server once for both windows, each its own workspace server, and each row says it is shared by 2', async () => {
+  it('runs the user-level server once for both windows, each its own workspace server, and each row says it is shared by 2 (and fits the sidebar)', async () => {
     for (const { page } of pages) {
-      await treeRow(page, 'notes').locator('.label-description', { hasText: 'shared, 2 clients' }).waitFor({ timeout: 90_000 });
+      await treeRow(page, 'notes').locator('.label-description', { hasText: 'shared ×2' }).waitFor({ timeout: 90_000 });
       await treeRow(page, 'repo')
         .locator('.label-description', { hasText: /^running · / })
         .waitFor({ timeout: 60_000 });
     }
     await screenshot(pages[0]?.page as Page, 'shared-server-row');
+    const overflow = await rowOverflow(treeRow(pages[0]?.page as Page, 'notes'));
+    assert.equal(overflow.hiddenPx, 0, `the row's words fit the default sidebar: ${overflow.text}`);
     assert.equal(processesWith(shared).length, 1, 'one process of the shared server');
     for (const { folder } of pages) assert.equal(processesWith(repoMark(folder)).length, 1, `the workspace server of ${folder}`);
   });
@@ -105,10 +92,11 @@ describe('servers shared by two windows through the machine host (UI)', function
   it("a call's roots are its own window's: the shared server asked during each window's call sees that window's folder only", async () => {
     for (const [index, { page, folder }] of pages.entries()) {
       await runToolFromPalette(page, 'notes__list_roots', '{}');
-      const output = page.locator('.part.panel .view-lines', { hasText: path.basename(folder) });
+      // The output wraps long lines: the temp folder's own name is what tells the two apart.
+      const output = page.locator('.part.panel .view-lines', { hasText: path.basename(path.dirname(folder)) });
       await output.waitFor({ timeout: 60_000 });
       const other = pages[1 - index]?.folder ?? '';
-      assert.doesNotMatch(await page.locator('.part.panel .view-lines').innerText(), new RegExp(path.basename(other)));
+      assert.doesNotMatch(await page.locator('.part.panel .view-lines').innerText(), new RegExp(path.basename(path.dirname(other))));
     }
   });
 
@@ -129,7 +117,7 @@ describe('servers shared by two windows through the machine host (UI)', function
       assert.deepEqual(result.content, [{ type: 'text', text: 'from the agent' }]);
       assert.equal(processesWith(shared).length, 1);
       await treeRow(pages[0]?.page as Page, 'notes')
-        .locator('.label-description', { hasText: 'shared, 3 clients' })
+        .locator('.label-description', { hasText: 'shared ×3' })
         .waitFor({ timeout: 30_000 });
     } finally {
       await client.close();
@@ -141,7 +129,7 @@ describe('servers shared by two windows through the machine host (UI)', function
           await treeRow(pages[0]?.page as Page, 'notes')
             .locator('.label-description')
             .innerText()
-        ).includes('shared, 2 clients')
+        ).includes('shared ×2')
           ? true
           : undefined,
       'the rows count 2 again',

@@ -83,9 +83,9 @@ export interface RowContext {
   readonly shared?: number;
 }
 
-/** ` · shared, 3 clients`: the machine host runs it once for this window and the others. */
+/** ` · shared ×3`: the machine host runs it once for this window and the others (the tooltip says so in words). Short: the row fits the default sidebar. */
 function sharedText(clients: number | undefined): string {
-  return clients === undefined ? '' : ` · shared, ${plural(Math.max(1, clients), 'client')}`;
+  return clients === undefined ? '' : ` · shared ×${Math.max(1, clients)}`;
 }
 
 /**

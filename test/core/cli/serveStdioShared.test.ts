@@ -13,21 +13,7 @@ import { HOST_DIR_ENV, hostPlace, isHostProcess } from '../../../src/core/machin
 import { Cleanup, textOf } from '../connection/helpers';
 import { buildCli, CLI, fixture, REPO_ROOT, runCli, tempWorkspace } from '../doctor/helpers';
 import { eventually, tempCacheHome } from './helpers';
-
-/** Pids of live processes whose command line has `mark` as an argument. */
-function processesWith(mark: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(mark) && isProcessAlive(Number(entry));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+import { processesWith } from '../support/processesWith';
 
 describe('CLI: serve --stdio shares the user servers through the machine host', function () {
   this.timeout(90_000);

@@ -101,6 +101,19 @@ describe('describeRow (the Servers view row, narrow)', () => {
     it(title, () => assert.equal(describeRow(state, now, context), expected));
   }
 
+  it('says a server the machine host runs for several windows is shared, and by how many', () => {
+    assert.equal(describeRow(running({ toolCount: 12 }), now, { tools: 12, offered: 12, shared: 3 }), 'running · 12 tools · shared ×3');
+    assert.equal(
+      describeRow({ kind: 'idle', reason: 'lazy', since: 0 }, now, { tools: 12, offered: 12, shared: 2 }),
+      'ready · 12 tools · shared ×2',
+    );
+    assert.equal(
+      describeRow(running({ toolCount: 12 }), now, { tools: 12, offered: 12 }),
+      'running · 12 tools',
+      'not shared: nothing said',
+    );
+  });
+
   it('counts as the tooltip and the status bar do: one figure everywhere', () => {
     const state = running({ toolCount: 17 });
     const counts = { tools: 17, offered: 1 };

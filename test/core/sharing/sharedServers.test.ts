@@ -4,7 +4,6 @@
 // (roots here). Real fixture processes, counted in /proc; the host in this process (its own
 // lifecycle is test/core/machine's).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -37,22 +36,9 @@ import {
 import { Cleanup, MemoryLogger, stdioDefinition, tempDir } from '../connection/helpers';
 import { SOCKET_UPGRADE } from '../../../src/core/connection';
 import { until } from '../support/poll';
+import { processesWith } from '../support/processesWith';
 
 const VERSION = '1.0.0';
-
-/** Pids of live processes whose command line has `mark` as an argument. */
-function processesWith(mark: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(mark)) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
 
 /** A request to the host's socket with the headers the test chooses: its status and body. */
 function ask(
