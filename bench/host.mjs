@@ -325,6 +325,13 @@ async function main() {
     `- Memory of the servers and Switchboard's own processes, shared, against one window's servers today: **${ratio(memoryShared / oneWindow)}** (${mb(memoryShared)} / ${mb(oneWindow)}).`,
     `- A call through the host against the same call in a window running its own server (p50): **${ratio(p50Shared / p50Own)}**.`,
     `- Second window: every server's tools ready **${ms(med(shared, (r) => r.ready[1]))}** after its activation (its servers already run in the host).`,
+    '',
+    'Against the targets of the issue (10 server processes, not 70; memory at most 1.3× one window; a second window ready',
+    'within 100 ms; a call within 1.1×): the server processes are 10 trees (the `npx` one is three processes, `npm exec`,',
+    "`sh` and `node`, in both columns). Most of the memory sharing adds is the agents' own `serve` processes, which each",
+    'agent starts whatever the host does, then the host; a window and an agent reach a shared server over one more hop',
+    "(its socket, MCP's stdio framing). The windows here are plain Node processes standing in for extension hosts, on a",
+    "2-core machine that also runs every server and client of the run: the load average above says how busy it was.",
   ].join('\n');
   console.log(section);
   if (write) replaceSection(HEADING, section);

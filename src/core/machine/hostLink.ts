@@ -88,7 +88,8 @@ export class HostLink {
 
   /** Attaches (starting a host if needed); resolves with the state it came to. Calls while one runs share it. */
   attach(): Promise<HostLinkState> {
-    if (this.state.kind === 'closed') return Promise.resolve(this.state);
+    // Attached already: one attachment per link (a second would count this client twice, and outlive dispose()).
+    if (this.state.kind === 'closed' || this.state.kind === 'attached') return Promise.resolve(this.state);
     this.attaching ??= this.connect().finally(() => (this.attaching = undefined));
     return this.attaching;
   }
@@ -221,6 +222,7 @@ export class HostLink {
         this.detach();
         if (this.state.kind !== 'attached') return;
         this.options.logger.warn(`machine host: ${why}; attaching again`);
+        this.set({ kind: 'attaching' });
         void this.attach();
       };
       request.on('response', (response) => {

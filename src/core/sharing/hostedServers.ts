@@ -133,8 +133,10 @@ export class HostedServers implements HostServices {
     return count;
   }
 
-  close(): Promise<void> {
-    return this.runtime.dispose();
+  /** Ends every client's session (an upgraded socket would hold the host's server open) and every server. */
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions].map((session) => session.close()));
+    await this.runtime.dispose();
   }
 
   /** What runs here, for `doctor`: each server's command line (its secrets redacted), state and clients. */

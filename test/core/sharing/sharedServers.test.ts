@@ -14,6 +14,7 @@ import type { StdioServerDefinition } from '../../../src/core/config';
 import {
   CLIENT_HEADER,
   HOST_DIR_ENV,
+  HOST_MARKER,
   HOST_NAME,
   HOST_PATHS,
   HostLink,
@@ -37,6 +38,11 @@ import { Cleanup, MemoryLogger, stdioDefinition, tempDir } from '../connection/h
 import { SOCKET_UPGRADE } from '../../../src/core/connection';
 import { until } from '../support/poll';
 import { processesWith } from '../support/processesWith';
+import { eventually } from '../support/poll';
+import { buildCli, CLI } from '../doctor/helpers';
+import { isProcessAlive } from '../../../src/core/base/processes';
+import { PRODUCT_VERSION } from '../../../src/core/base/version';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 const VERSION = '1.0.0';
 
@@ -107,7 +113,15 @@ describe('servers shared through the machine host', function () {
     return { host, servers: () => servers ?? assert.fail('no servers in the host') };
   }
 
-  async function openWindow(place: HostPlace, configured: StdioServerDefinition[], policy: SharingPolicy = SHARE_ALL): Promise<Window> {
+  /**
+   * A window: its own runtime, attached to the host at `place`, sharing `configured` as the editor
+   * does (and again whenever the link attaches to a new host). `launch` starts a host when there is none.
+   */
+  async function openWindow(
+    place: HostPlace,
+    configured: StdioServerDefinition[],
+    { policy = SHARE_ALL, launch, version = VERSION }: { policy?: SharingPolicy; launch?: () => void; version?: string } = {},
+  ): Promise<Window> {
     const folder = tempDir(cleanup, 'sb-window-');
     const logger = new MemoryLogger();
     const runtime = createRuntime({
@@ -116,7 +130,7 @@ describe('servers shared through the machine host', function () {
       settings: {},
       hostAnswers: { listRoots: async () => ({ roots: [{ uri: `file://${folder}`, name: path.basename(folder) }] }) },
     });
-    const link = new HostLink({ place, version: VERSION, logger: nullLogger, launch: () => assert.fail('the host runs in this test') });
+    const link = new HostLink({ place, version, logger: nullLogger, launch: launch ?? (() => assert.fail('the host runs in this test')) });
     const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [folder], logger: nullLogger });
     cleanup.add(async () => {
       sharing.dispose();
@@ -129,6 +143,7 @@ describe('servers shared through the machine host', function () {
         : definition,
     );
     await runtime.manager.start(await sharing.share(inWindow));
+    sharing.onDidChange(() => void sharing.share(inWindow).then((servers) => runtime.manager.update(servers)));
     return { runtime, link, sharing, folder, logger };
   }
 
@@ -188,6 +203,63 @@ describe('servers shared through the machine host', function () {
     assert.equal(await call(second, 'my-notes', 'echo', { text: 'still' }), 'still');
     second.link.dispose();
     await until(() => processesWith(mark).length === 0, 10_000, 'the shared server stopped with its last client');
+  });
+
+  it('the host killed (SIGKILL) with a server in it: both windows heal on a new host, their server runs there once, and nothing is left of the old', async function () {
+    this.timeout(120_000);
+    buildCli();
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    const hosts: ChildProcess[] = [];
+    cleanup.add(async () => {
+      for (const host of hosts) if (host.pid && isProcessAlive(host.pid)) host.kill('SIGKILL');
+    });
+    // As a window launches it: the built CLI, detached; it ends 300 ms after its last client.
+    const launch = () => {
+      const child = spawn(process.execPath, [CLI, 'host', HOST_MARKER, '--grace-ms', '300'], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, [HOST_DIR_ENV]: place.folder },
+      });
+      child.on('error', () => undefined);
+      hosts.push(child);
+    };
+    const mark = `shared-${crypto.randomBytes(4).toString('hex')}`;
+    const notes = stdioDefinition(['--name', mark], { name: 'notes' });
+    const first = await openWindow(place, [notes], { launch, version: PRODUCT_VERSION });
+    const second = await openWindow(place, [notes], { launch, version: PRODUCT_VERSION });
+    assert.equal(await call(first, 'notes', 'echo', { text: 'one' }), 'one');
+    assert.equal(await call(second, 'notes', 'echo', { text: 'two' }), 'two');
+    const [before] = processesWith(mark);
+    const hostPid = first.link.current.kind === 'attached' ? first.link.current.info.pid : assert.fail('not attached');
+    assert.equal(processesWith(mark).length, 1);
+
+    process.kill(hostPid, 'SIGKILL');
+    // Its server's stdin closed with it: the server ends, no orphan.
+    await until(() => before !== undefined && !isProcessAlive(before), 10_000, 'the old host’s server gone');
+    for (const [window, text] of [
+      [first, 'again one'],
+      [second, 'again two'],
+    ] as const) {
+      await eventually(
+        async () => ((await call(window, 'notes', 'echo', { text }).catch(() => undefined)) === text ? true : undefined),
+        'the window calls its server on the new host',
+        30_000,
+      );
+    }
+    const healed = first.link.current.kind === 'attached' ? first.link.current.info.pid : assert.fail('not attached again');
+    assert.notEqual(healed, hostPid);
+    assert.equal(second.link.current.kind === 'attached' ? second.link.current.info.pid : 0, healed, 'both on the same new host');
+    assert.equal(processesWith(mark).length, 1, 'one process of the server, on the new host');
+    // The windows gone, the new host ends, and its server with it.
+    first.link.dispose();
+    second.link.dispose();
+    await until(() => !isProcessAlive(healed) && processesWith(mark).length === 0, 15_000, 'the new host and its server gone').catch(
+      (error) => {
+        throw new Error(
+          `${String(error)}: host alive ${isProcessAlive(healed)}, servers ${processesWith(mark).join(',')}, hosts ${hosts.map((h) => `${h.pid}:${isProcessAlive(h.pid ?? 0)}`).join(' ')}`,
+        );
+      },
+    );
   });
 
   it("answers only its clients: the servers' endpoints and the list need the token, the host's name, no Origin, and an open attachment", async () => {
