@@ -331,7 +331,7 @@ async function main() {
     "`sh` and `node`, in both columns). Most of the memory sharing adds is the agents' own `serve` processes, which each",
     'agent starts whatever the host does, then the host; a window and an agent reach a shared server over one more hop',
     "(its socket, MCP's stdio framing). The windows here are plain Node processes standing in for extension hosts, on a",
-    "2-core machine that also runs every server and client of the run: the load average above says how busy it was.",
+    '2-core machine that also runs every server and client of the run: the load average above says how busy it was.',
   ].join('\n');
   console.log(section);
   if (write) replaceSection(HEADING, section);
