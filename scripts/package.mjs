@@ -33,6 +33,19 @@ fs.mkdirSync(packagesDir, { recursive: true });
 // The editor's packages: .vscodeignore lists what every one ships; each target adds its sandbox.
 const commonIgnore = fs.readFileSync(path.join(repoRoot, '.vscodeignore'), 'utf8');
 const sizes = [];
+// The Marketplace page is for users: the README without its Development section (how the tests,
+// benchmarks and layout work), which the repository's README keeps. Each package stays under 1 MB.
+const userReadme = path.join(packagesDir, 'README.md');
+{
+  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Development\n');
+  const end = readme.indexOf('\n## ', start + 1);
+  if (start < 0 || end < 0) throw new Error('README.md: no "## Development" section followed by another to leave out of the package');
+  fs.writeFileSync(
+    userReadme,
+    `${readme.slice(0, start)}\n## Development\n\nSee the repository's README: how the tests reach a real editor, the benchmarks, the layout.\n${readme.slice(end)}`,
+  );
+}
 for (const target of EDITOR_TARGETS) {
   const { file, sandbox, seccompArch } = targetPackage(target);
   const extra = [
@@ -46,6 +59,9 @@ for (const target of EDITOR_TARGETS) {
     'vsce',
     'package',
     '--no-dependencies',
+    // Relative: vsce takes it as a pattern of the files it collects.
+    '--readme-path',
+    path.relative(repoRoot, userReadme),
     '--ignoreFile',
     ignoreFile,
     ...(target === 'universal' ? [] : ['--target', target]),
@@ -55,6 +71,7 @@ for (const target of EDITOR_TARGETS) {
   fs.rmSync(ignoreFile);
   sizes.push([file, fs.statSync(out).size]);
 }
+fs.rmSync(userReadme);
 
 // The CLI's npm packages, staged in dist/npm and packed next to the editor's.
 const staging = path.join(dist, 'npm');

@@ -96,6 +96,11 @@ describe('the packages we ship', function () {
       );
       const platform = /TargetPlatform="([^"]+)"/.exec(entries.get('extension.vsixmanifest')?.read().toString('utf8') ?? '')?.[1];
       assert.equal(platform, target === 'universal' ? undefined : target, `${file} names its platform`);
+      // The Marketplace's README: the user's sections whole, the contributors' left to the repository.
+      const readme = entries.get('extension/readme.md')?.read().toString('utf8') ?? '';
+      assert.equal(names.filter((name) => /readme\.md$/i.test(name)).length, 1, `${file}: one README`);
+      assert.match(readme, /\n## Install\n[\s\S]*\n## Sandboxed servers\n[\s\S]*\n## Changes and license\n/, file);
+      assert.doesNotMatch(readme, /### How the tests reach a real editor/, `${file}: no Development section`);
     }
   });
 

@@ -28,6 +28,7 @@ export {
   type SkillFile,
   SocketTransport,
   SOCKET_UPGRADE,
+  SERVER_FAILED_STATUS,
 } from './link';
 export {
   checkToolArguments,

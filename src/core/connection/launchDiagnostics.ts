@@ -61,7 +61,9 @@ export class LaunchDiagnostics {
 
   /** What an error state shows of stderr: its last lines for a stdio server, nothing for HTTP. */
   errorTail(): string[] {
-    return this.definition.transport === 'stdio' ? this.stderr.tail(STDERR_TAIL_IN_ERROR) : [];
+    // A server shared through the machine host: the host hands its copy's stderr on when it failed.
+    const hosted = this.definition.transport !== 'stdio' && this.definition.hosted !== undefined;
+    return this.definition.transport === 'stdio' || hosted ? this.stderr.tail(STDERR_TAIL_IN_ERROR) : [];
   }
 
   /**

@@ -19,13 +19,16 @@ import { MemoryToolCacheStorage } from '../catalog';
 import type { StdioServerDefinition } from '../config';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
+import { systemClock, type Clock } from '../base/clock';
 import { HOST_PATHS, type HostServices } from '../machine';
-import { SocketTransport, SOCKET_UPGRADE } from '../connection';
+import { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE } from '../connection';
+import { hasFailed, type ErrorState, type InvalidState } from '../state';
 import { serverEndpoint } from '../gateway';
 import { createRuntime, type SwitchboardRuntime } from '../runtime';
 import { hostedDefinition, MAX_SHARED_PER_CLIENT, sharedLaunchSchema } from './sharedLaunch';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_RETRY_FAILED_MS = 5_000;
 /** Tools of every shared server, whatever their number: the clients' own catalogs apply their budgets. */
 const EVERY_TOOL = 1_000_000;
 
@@ -51,18 +54,27 @@ export interface HostedServersOptions {
   readonly logger: Logger;
   /** For tests: the runtime to serve from (default: a new one, every tool exposed, nothing stored). */
   readonly runtime?: SwitchboardRuntime;
+  readonly clock?: Clock;
+  /** A failed server is started again for a window that asks for it at most this often. Default 5 s. */
+  readonly retryFailedMs?: number;
 }
 
 export class HostedServers implements HostServices {
   readonly runtime: SwitchboardRuntime;
-  /** Every window's and agent's session on a server: their requests in flight are the host's. */
-  private readonly sessions = new Set<SocketTransport>();
+  /** Every window's and agent's session, by server: their requests in flight are the host's, and a server that fails ends its own. */
+  private readonly sessions = new Map<string, Set<SocketTransport>>();
+  /** When a window last asked for a failed server (which starts it again, at most every `retryFailedMs`). */
+  private readonly retried = new Map<string, number>();
   /** What each attached client listed, by the host's names. */
   private readonly wanted = new Map<string, ReadonlyMap<string, StdioServerDefinition>>();
   private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly retryFailedMs: number;
 
   constructor(options: HostedServersOptions) {
     this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    this.retryFailedMs = options.retryFailedMs ?? DEFAULT_RETRY_FAILED_MS;
     this.runtime =
       options.runtime ??
       createRuntime({
@@ -74,6 +86,11 @@ export class HostedServers implements HostServices {
           refusal: (kind) => `the machine host has no window to ask in: ${kind} is answered only during a call from a window or agent`,
         },
       });
+    // A server that fails ends the windows' sessions on it: each window connects again, and is told why (upgrade()).
+    this.runtime.manager.onDidChangeState(({ server, state }) => {
+      if (!hasFailed(state.kind)) return;
+      for (const session of this.sessions.get(server) ?? []) void session.close();
+    });
   }
 
   serve(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): void {
@@ -99,23 +116,49 @@ export class HostedServers implements HostServices {
       socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     if (req.headers.upgrade !== SOCKET_UPGRADE) return refuse(400);
-    if (name === undefined || !this.runtime.manager.server(name)) return refuse(404);
+    const view = name === undefined ? undefined : this.runtime.manager.server(name);
+    if (name === undefined || !view) return refuse(404);
+    if (view.state.kind === 'error' || view.state.kind === 'invalid') return this.refuseFailed(name, view.state, socket);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
     const transport = SocketTransport.accepted(socket, head);
-    this.sessions.add(transport);
+    let sessions = this.sessions.get(name);
+    if (!sessions) this.sessions.set(name, (sessions = new Set()));
+    sessions.add(transport);
     this.runtime
       .stdioSession(transport, serverEndpoint(name))
       .then((session) => session.closed)
       .catch((error: unknown) => this.logger.warn(`machine host: a session on ${name} failed: ${errorMessage(error)}`))
       .finally(() => {
-        this.sessions.delete(transport);
+        sessions.delete(transport);
+        if (sessions.size === 0 && this.sessions.get(name) === sessions) this.sessions.delete(name);
         socket.destroy();
       });
   }
 
+  /**
+   * A window asks for a server that failed here: it is told how (its code, message and stderr, which
+   * its row then shows as if the server were its own), and the server is started again, at most
+   * every `retryFailedMs`, so that the window's own retries (or Reconnect) find it running once it can.
+   */
+  private refuseFailed(name: string, state: ErrorState | InvalidState, socket: Duplex): void {
+    const failure =
+      state.kind === 'error'
+        ? { code: state.code, message: state.message, stderrTail: state.stderrTail }
+        : { code: 'PROTOCOL_ERROR', message: 'its entry is invalid', stderrTail: [] };
+    const body = JSON.stringify(failure);
+    socket.end(
+      `HTTP/1.1 ${SERVER_FAILED_STATUS} Bad Gateway\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    const now = this.clock.now();
+    if (state.kind === 'error' && now - (this.retried.get(name) ?? Number.NEGATIVE_INFINITY) >= this.retryFailedMs) {
+      this.retried.set(name, now);
+      void this.runtime.manager.reconnect(name).catch(() => undefined);
+    }
+  }
+
   busy(): number {
     let inFlight = 0;
-    for (const session of this.sessions) inFlight += session.requestsInFlight;
+    for (const sessions of this.sessions.values()) for (const session of sessions) inFlight += session.requestsInFlight;
     return inFlight;
   }
 
@@ -135,7 +178,7 @@ export class HostedServers implements HostServices {
 
   /** Ends every client's session (an upgraded socket would hold the host's server open) and every server. */
   async close(): Promise<void> {
-    await Promise.all([...this.sessions].map((session) => session.close()));
+    await Promise.all([...this.sessions.values()].flatMap((sessions) => [...sessions].map((session) => session.close())));
     await this.runtime.dispose();
   }
 

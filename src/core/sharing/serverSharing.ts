@@ -31,7 +31,7 @@ export interface SharingPolicy {
 }
 
 export const SHARE_ALL: SharingPolicy = { enabled: true, servers: {} };
-/** The default while a shared server's failures do not reach the windows' rows (see the README). */
+/** The default while sharing is a preview (see the README). */
 export const SHARE_NONE: SharingPolicy = { enabled: false, servers: {} };
 
 /** The setting that says it (`mcpSwitchboard.shareServers`), in the user's settings. */

@@ -20,6 +20,8 @@ export {
 } from './serverState';
 export type {
   BlockedReason,
+  ErrorState,
+  InvalidState,
   IdleState,
   ServerIcon,
   ServerInfo,

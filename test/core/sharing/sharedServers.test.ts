@@ -4,6 +4,7 @@
 // (roots here). Real fixture processes, counted in /proc; the host in this process (its own
 // lifecycle is test/core/machine's).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -100,13 +101,13 @@ describe('servers shared through the machine host', function () {
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
-  async function startHost(place: HostPlace): Promise<{ host: MachineHost; servers: () => HostedServers }> {
+  async function startHost(place: HostPlace, retryFailedMs?: number): Promise<{ host: MachineHost; servers: () => HostedServers }> {
     let servers: HostedServers | undefined;
     const host = await MachineHost.start({
       place,
       version: VERSION,
       logger: nullLogger,
-      services: (token) => (servers = new HostedServers({ token, logger: nullLogger })),
+      services: (token) => (servers = new HostedServers({ token, logger: nullLogger, retryFailedMs })),
     });
     if (!(host instanceof MachineHost)) assert.fail(`not the host: ${host.why}`);
     cleanup.add(() => host.close());
@@ -260,6 +261,39 @@ describe('servers shared through the machine host', function () {
         );
       },
     );
+  });
+
+  it('a shared server that fails: each window is told how (code, message, its stderr), and its Reconnect starts it again once it can', async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    await startHost(place, 0);
+    const broken = path.join(tempDir(cleanup, 'sb-broken-'), 'broken');
+    fs.writeFileSync(broken, '');
+    const notes = stdioDefinition(['--fail-if-exists', broken, '--exit-message', 'the database is gone'], { name: 'notes' });
+    const windows = [await openWindow(place, [notes]), await openWindow(place, [notes])];
+    for (const window of windows) {
+      await until(() => window.runtime.manager.server('notes')?.state.kind === 'error', 20_000, 'the window shows the failure');
+      const state = window.runtime.manager.server('notes')?.state;
+      assert.ok(state?.kind === 'error');
+      assert.equal(state.code, 'PROCESS_EXITED', state.message);
+      assert.match(state.message, /in the machine host: .*exited/);
+      assert.ok(
+        state.stderrTail.some((line) => line.includes('the database is gone')),
+        JSON.stringify(state.stderrTail),
+      );
+    }
+    // Mended: a window's Reconnect asks the host, which starts its copy again.
+    fs.rmSync(broken);
+    const [first] = windows;
+    await eventually(
+      async () => {
+        if (first?.runtime.manager.server('notes')?.state.kind === 'running') return true;
+        await first?.runtime.manager.reconnect('notes').catch(() => undefined);
+        return undefined;
+      },
+      'the window runs the server again',
+      30_000,
+    );
+    assert.equal(await call(first as Window, 'notes', 'echo', { text: 'back' }), 'back');
   });
 
   it("answers only its clients: the servers' endpoints and the list need the token, the host's name, no Origin, and an open attachment", async () => {

@@ -163,6 +163,7 @@ export function createTransport(kind: TransportType, options: LinkOptions): Tran
       socketPath: definition.hosted.socket,
       path: new URL(definition.url).pathname,
       headers: { ...definition.headers, host: new URL(definition.url).host },
+      onStderrLine: options.stdio.onStderrLine,
     });
   }
   const http = { url: definition.url, headers: definition.headers, fetch: options.fetch, authProvider: options.authProvider };

@@ -9,6 +9,8 @@ import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcon
 import { isJsonRpcMessage } from '../../base/jsonRpc';
 import { errorMessage } from '../../base/errorMessage';
 import { MessageInbox, readLines } from './messageLines';
+import { SwitchboardError } from './errors';
+import type { ConnectionErrorCode } from '../../state';
 
 /** The `Upgrade` token of the hop. */
 export const SOCKET_UPGRADE = 'mcp-jsonrpc-lines';
@@ -21,7 +23,25 @@ export interface UpgradeRequest {
   readonly path: string;
   /** `Host` and `Authorization` among them. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The last lines the host's copy of the server wrote to stderr, when the host says it failed: this window's tail shows them. */
+  readonly onStderrLine?: (line: string) => void;
 }
+
+/** The host's refusal of a connection to a server of its that failed (HostedServers): its state's code, message and stderr. */
+export const SERVER_FAILED_STATUS = 502;
+
+/** What a host's copy of a stdio server can fail with; anything else it says is a failure to connect. */
+const FAILURE_CODES = new Set([
+  'ENOENT',
+  'SPAWN_FAILED',
+  'PROCESS_EXITED',
+  'CONNECT_TIMEOUT',
+  'PROTOCOL_ERROR',
+  'CONNECTION_LOST',
+  'SANDBOX_UNAVAILABLE',
+]);
+const MAX_FAILURE_BYTES = 64 * 1024;
+const MAX_FAILURE_LINES = 50;
 
 type RequestId = string | number;
 
@@ -119,7 +139,7 @@ export class SocketTransport implements Transport {
 }
 
 /** Opens the socket and asks for the upgrade; a socket nobody listens on is `fetch failed`, as an unreachable HTTP server is. */
-function upgrade({ socketPath, path, headers }: UpgradeRequest): Promise<Duplex> {
+function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     const request = http.request({
       socketPath,
@@ -132,10 +152,37 @@ function upgrade({ socketPath, path, headers }: UpgradeRequest): Promise<Duplex>
       resolve(socket);
     });
     request.on('response', (response) => {
-      response.resume();
-      reject(new Error(`the machine host answered HTTP ${response.statusCode ?? '?'} instead of the connection`));
+      if (response.statusCode !== SERVER_FAILED_STATUS) {
+        response.resume();
+        return reject(new Error(`the machine host answered HTTP ${response.statusCode ?? '?'} instead of the connection`));
+      }
+      // The host's copy of the server failed: this connection fails the same way, in its words.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_FAILURE_BYTES) chunks.push(chunk);
+      });
+      response.on('end', () => reject(hostFailure(Buffer.concat(chunks).toString('utf8'), onStderrLine)));
+      response.on('error', reject);
     });
     request.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
     request.end();
   });
+}
+
+/** The error a host's refusal says: its server's failure code and message, its stderr handed on first. */
+function hostFailure(text: string, onStderrLine: ((line: string) => void) | undefined): SwitchboardError {
+  let said: { code?: unknown; message?: unknown; stderrTail?: unknown } = {};
+  try {
+    said = (JSON.parse(text) as typeof said | null) ?? {};
+  } catch {
+    // Said nothing readable: a failure to connect, in general words.
+  }
+  if (Array.isArray(said.stderrTail)) {
+    for (const line of said.stderrTail.slice(-MAX_FAILURE_LINES)) if (typeof line === 'string') onStderrLine?.(line.slice(0, 2000));
+  }
+  const code = typeof said.code === 'string' && FAILURE_CODES.has(said.code) ? (said.code as ConnectionErrorCode) : 'CONNECT_FAILED';
+  const message = typeof said.message === 'string' ? said.message.slice(0, 4000) : 'the server failed in the machine host';
+  return new SwitchboardError(code, `in the machine host: ${message}`);
 }
