@@ -4,6 +4,7 @@
 // the host's own name and a request with an `Origin` is refused, so that nothing but a client of
 // this user that read the token can use it.
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import { readRegularFileSync } from '../base/regularFile';
 import { GATEWAY_TOKEN_PATTERN } from '../base/token';
@@ -127,4 +128,13 @@ export function readHostFile(place: HostPlace): HostInfo | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Answers a request to upgrade with a plain HTTP status instead (and a JSON body, if given), and ends the socket. */
+export function refuseUpgrade(socket: Duplex, status: number, body?: unknown): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  const type = body === undefined ? '' : 'Content-Type: application/json\r\n';
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
 }

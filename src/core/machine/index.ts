@@ -8,6 +8,7 @@ export {
   HOST_PROTOCOL,
   hostInfo,
   readHostToken,
+  refuseUpgrade,
   type HostInfo,
 } from './hostProtocol';
 export { HOST_MARKER, isHostProcess, MachineHost, type HostServices, type MachineHostOptions, type NotHost } from './machineHost';

@@ -16,6 +16,7 @@ import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { errorMessage } from '../base/errorMessage';
 import { isProcessAlive, isProcessStopped } from '../base/processes';
 import { readRegularFileSync, writePrivateFileSync } from '../base/regularFile';
+import { bearerToken, tokenMatches } from '../base/token';
 import type { Logger } from '../base/logging';
 import { ensurePrivateFolder, type HostPlace } from './hostPlace';
 import {
@@ -27,6 +28,7 @@ import {
   hostInfo,
   readHostFile,
   readHostToken,
+  refuseUpgrade,
   type HostInfo,
 } from './hostProtocol';
 
@@ -169,19 +171,15 @@ export class MachineHost {
   /** Whether a request may reach the host at all: its name, no Origin (no page), and the token. */
   private refusal(req: http.IncomingMessage): { readonly status: 401 | 403; readonly error: string } | undefined {
     if (req.headers.host !== HOST_NAME || req.headers.origin !== undefined) return { status: 403, error: 'not a client of this host' };
-    if (!tokenMatches(req.headers.authorization, this.token)) return { status: 401, error: 'missing or wrong token' };
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === undefined || !tokenMatches(presented, this.token)) return { status: 401, error: 'missing or wrong token' };
     return undefined;
   }
 
   private upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => undefined);
     const refused = this.refusal(req) ?? (this.services ? undefined : { status: 404, error: 'not found' });
-    if (refused || !this.services) {
-      socket.end(
-        `HTTP/1.1 ${refused?.status ?? 404} ${http.STATUS_CODES[refused?.status ?? 404] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
-      );
-      return;
-    }
+    if (refused || !this.services) return refuseUpgrade(socket, refused?.status ?? 404);
     this.services.upgrade(req, socket, head);
   }
 
@@ -276,12 +274,6 @@ export class MachineHost {
 function answer(res: http.ServerResponse, status: number, body: unknown): void {
   // One request per connection: clients ask rarely, and a host that ends has no idle connection to wait for.
   res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify(body));
-}
-
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }
 
 /** The start lock, or undefined while another live starter holds it. A lock left by a dead or silent starter is taken over. */

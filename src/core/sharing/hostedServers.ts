@@ -18,9 +18,10 @@ import { z } from 'zod';
 import { MemoryToolCacheStorage } from '../catalog';
 import type { StdioServerDefinition } from '../config';
 import { errorMessage } from '../base/errorMessage';
+import { readJsonBody } from '../base/boundedBody';
 import { redactSecrets, type Logger } from '../base/logging';
 import { systemClock, type Clock } from '../base/clock';
-import { HOST_PATHS, type HostServices } from '../machine';
+import { HOST_PATHS, refuseUpgrade, type HostServices } from '../machine';
 import { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE } from '../connection';
 import { hasFailed, type ErrorState, type InvalidState } from '../state';
 import { serverEndpoint } from '../gateway';
@@ -112,12 +113,9 @@ export class HostedServers implements HostServices {
    */
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     const name = /^\/mcp\/(s[0-9a-f]{16})$/.exec((req.url ?? '').split('?', 1)[0] ?? '')?.[1];
-    const refuse = (status: number): void => {
-      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    };
-    if (req.headers.upgrade !== SOCKET_UPGRADE) return refuse(400);
+    if (req.headers.upgrade !== SOCKET_UPGRADE) return refuseUpgrade(socket, 400);
     const view = name === undefined ? undefined : this.runtime.manager.server(name);
-    if (name === undefined || !view) return refuse(404);
+    if (name === undefined || !view) return refuseUpgrade(socket, 404);
     if (view.state.kind === 'error' || view.state.kind === 'invalid') return this.refuseFailed(name, view.state, socket);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
     const transport = SocketTransport.accepted(socket, head);
@@ -145,10 +143,7 @@ export class HostedServers implements HostServices {
       state.kind === 'error'
         ? { code: state.code, message: state.message, stderrTail: state.stderrTail }
         : { code: 'PROTOCOL_ERROR', message: 'its entry is invalid', stderrTail: [] };
-    const body = JSON.stringify(failure);
-    socket.end(
-      `HTTP/1.1 ${SERVER_FAILED_STATUS} Bad Gateway\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    refuseUpgrade(socket, SERVER_FAILED_STATUS, failure);
     const now = this.clock.now();
     if (state.kind === 'error' && now - (this.retried.get(name) ?? Number.NEGATIVE_INFINITY) >= this.retryFailedMs) {
       this.retried.set(name, now);
@@ -196,13 +191,13 @@ export class HostedServers implements HostServices {
     if (req.method !== 'PUT') return answer(res, 405, { error: 'PUT the list of servers, or GET what runs' });
     // Only for an attachment that is open: what it lists is forgotten when it ends, so nothing is kept for a client that is gone.
     if (client === undefined) return answer(res, 409, { error: 'name an open attachment of this host' });
-    const body = await readBody(req);
-    if (body === undefined) {
+    const body = await readJsonBody(req, MAX_BODY_BYTES);
+    if (body.kind === 'tooLarge') {
       // The rest is not read: the connection ends with the answer.
       res.on('finish', () => req.destroy());
       return answer(res, 413, { error: `the list is over ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
     }
-    const parsed = putSchema.safeParse(safeJson(body));
+    const parsed = putSchema.safeParse(body.kind === 'ok' ? body.body : undefined);
     if (!parsed.success) return answer(res, 400, { error: `not a list of servers: ${parsed.error.issues[0]?.message ?? 'malformed'}` });
     const definitions = parsed.data.servers.map(hostedDefinition);
     this.wanted.set(client, new Map(definitions.map((definition) => [definition.name, definition])));
@@ -226,31 +221,4 @@ export class HostedServers implements HostServices {
 
 function answer(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
-}
-
-/** The body as text, or undefined past MAX_BODY_BYTES (the rest is not read). */
-function readBody(req: http.IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-      else if (size - chunk.length <= MAX_BODY_BYTES) {
-        chunks.length = 0;
-        req.pause();
-        resolve(undefined);
-      }
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -4,7 +4,8 @@ import os from 'node:os';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { LOOPBACK_HOST, McpGateway } from '../../../src/core/gateway';
-import { bearerToken, isAllowedHost, isLoopbackOrigin, tokenMatches } from '../../../src/core/gateway/http/requestGuard';
+import { isAllowedHost, isLoopbackOrigin } from '../../../src/core/gateway/http/requestGuard';
+import { bearerToken, tokenMatches } from '../../../src/core/base/token';
 import { Cleanup, connectClient, initializeHeaders, INITIALIZE_BODY, rawRequest, startGateway, toolsServer, type Setup } from './helpers';
 
 /** Non-loopback addresses of this machine, to prove nothing listens there. */

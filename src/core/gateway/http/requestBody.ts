@@ -2,48 +2,10 @@
 // that a malformed tools/call gets a -32602 that names the field (the SDK would answer with its
 // schema validator's raw dump).
 import type http from 'node:http';
-import { errorMessage } from '../../base/errorMessage';
+import { readJsonBody } from '../../base/boundedBody';
 
 /** A JSON-RPC message to a gateway is a request or a notification; tool arguments are the bulk. */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
-
-export type BodyRead =
-  { readonly kind: 'ok'; readonly body: unknown } | { readonly kind: 'tooLarge' } | { readonly kind: 'notJson'; readonly message: string };
-
-export function readJsonBody(req: http.IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<BodyRead> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > maxBytes) {
-        done = true;
-        // Stop reading; the response says why and the connection is closed after it.
-        req.pause();
-        resolve({ kind: 'tooLarge' });
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve({ kind: 'ok', body: JSON.parse(text) as unknown });
-      } catch (error) {
-        resolve({ kind: 'notJson', message: errorMessage(error) });
-      }
-    });
-    req.on('error', (error) => {
-      if (done) return;
-      done = true;
-      reject(error);
-    });
-  });
-}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -96,7 +58,7 @@ export async function takeJsonBody(
   res: http.ServerResponse,
   parsed?: (body: unknown) => void,
 ): Promise<{ read: true; value: unknown } | { read: false }> {
-  const body = await readJsonBody(req);
+  const body = await readJsonBody(req, MAX_REQUEST_BYTES);
   if (body.kind === 'tooLarge') {
     replyError(res, 413, `Request body larger than ${MAX_REQUEST_BYTES} bytes`, { Connection: 'close' });
     return { read: false };

@@ -4,7 +4,8 @@
 // it rebinds to 127.0.0.1 (Host check). The token stops both; the header checks are defence in
 // depth that also holds if the token leaks into a page. `serve` for a team may listen elsewhere
 // (`GatewayReach`): then the names clients use, and the proxies in front, are listed, never guessed.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { bearerToken, tokenMatches } from '../../base/token';
 import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 
@@ -15,28 +16,6 @@ const LOOPBACK_ORIGIN_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** 256 random bits, URL- and header-safe. */
 export function createToken(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/**
- * Constant time for a token of the expected length. A token of another length is refused at once:
- * that tells an attacker only the length, which for the gateway's own token is in its source (43
- * characters, 256 bits) and for a token file is no help in guessing it. Hashing both sides first
- * would hide the length too, but a hash object per request was 30 µs of the gateway's time per call
- * (bench/RESULTS.md, "Where a gateway call's time goes").
- */
-export function tokenMatches(presented: string, expected: string): boolean {
-  if (expectedBytes?.token !== expected) expectedBytes = { token: expected, bytes: Buffer.from(expected, 'utf8') };
-  const presentedBytes = Buffer.from(presented, 'utf8');
-  return presentedBytes.length === expectedBytes.bytes.length && timingSafeEqual(presentedBytes, expectedBytes.bytes);
-}
-
-/** The gateway's own token changes once per start: its bytes are made once, not on every request. */
-let expectedBytes: { readonly token: string; readonly bytes: Buffer } | undefined;
-
-/** The token from `Authorization: Bearer <token>`, or undefined for any other shape. */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
-  return match?.[1];
 }
 
 /** Only the exact names a loopback client uses for this port; a rebound name never matches. */
