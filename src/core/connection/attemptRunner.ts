@@ -264,8 +264,7 @@ export class AttemptRunner {
         kind: 'running',
         transport: session.kind,
         serverInfo: identityOf(session.serverInfo),
-        protocolVersion: session.protocolVersion,
-        era: session.era,
+        ...session.serverProtocol,
         capabilities: session.capabilities,
         ...(session.instructions === undefined ? {} : { instructions: boundedInstructions(session.instructions) }),
         since: now,
@@ -276,7 +275,7 @@ export class AttemptRunner {
       now,
     );
     logger.info(
-      `running: ${session.serverInfo.name} ${session.serverInfo.version}, protocol ${session.protocolVersion} (${session.era} era), ${toolCount} tools, ${now - startedAt} ms`,
+      `running: ${session.serverInfo.name} ${session.serverInfo.version}, protocol ${session.serverProtocol.protocolVersion} (${session.serverProtocol.era} era), ${toolCount} tools, ${now - startedAt} ms`,
     );
     if (toolsChanged) this.keeper.publishTools();
   }

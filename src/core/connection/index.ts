@@ -29,6 +29,7 @@ export {
   SocketTransport,
   SOCKET_UPGRADE,
   SERVER_FAILED_STATUS,
+  type HostedFailure,
 } from './link';
 export {
   checkToolArguments,

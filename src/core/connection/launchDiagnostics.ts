@@ -31,6 +31,8 @@ export interface LaunchOptions {
   readonly killGraceMs?: number;
   /** Where sandboxes come from: the runtime, the per-server folders, the tools (the editor's ripgrep). */
   readonly sandbox?: SandboxPlacement;
+  /** Each line a stdio server writes to stderr (redacted), by server: the machine host hands them to the windows using it. */
+  readonly onServerStderr?: (server: string, line: string) => void;
 }
 
 /** One connect attempt's launch, and how it explains its failure. */
@@ -99,8 +101,10 @@ export class LaunchDiagnostics {
         this.logger.warn(`server wrote a line to stdout that is not a JSON-RPC message: "${line}"`);
       },
       onStderrLine: (line: string) => {
-        this.stderr.push(redactSecrets(line, definition.secrets));
+        const redacted = redactSecrets(line, definition.secrets);
+        this.stderr.push(redacted);
         this.logger.info(`stderr: ${line}`);
+        this.options.onServerStderr?.(definition.name, redacted);
       },
       // In the stderr tail too, so that an error or the tooltip shows why a tool failed.
       onSandboxDenial: (text: string) => {
@@ -114,6 +118,7 @@ export class LaunchDiagnostics {
 
   /** Why a running session ended: the process's exit, or the connection closing. */
   describeClose(session: McpSession): ConnectionFailure {
+    if (session.hostFailure) return session.hostFailure;
     const exit = session.exitStatus;
     const how = exit
       ? `the server process exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}`

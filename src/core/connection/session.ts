@@ -29,6 +29,7 @@ import {
   type LinkOptions,
   type ProtocolEra,
   SwitchboardError,
+  type ConnectionFailure,
   httpStatus,
   isSessionRejected,
   translateRequestError,
@@ -36,6 +37,7 @@ import {
   type RequestPolicy,
   type RetryBudget,
   StdioProcessTransport,
+  SocketTransport,
   listSkills,
   readSkillFile,
   type Skill,
@@ -288,6 +290,20 @@ export class McpSession {
   /** The stdio process's exit, once it has exited. */
   get exitStatus(): StdioProcessTransport['exitStatus'] {
     return this.transport instanceof StdioProcessTransport ? this.transport.exitStatus : undefined;
+  }
+
+  /**
+   * The protocol the server speaks, as its row and doctor show it: for a server shared through the
+   * machine host, what the host's copy speaks with it (this session, the hop to the host, is 2025's).
+   */
+  get serverProtocol(): { readonly protocolVersion: string; readonly era: ProtocolEra } {
+    const hosted = this.transport instanceof SocketTransport ? this.transport.upstreamProtocol : undefined;
+    return hosted ?? { protocolVersion: this.protocolVersion, era: this.era };
+  }
+
+  /** A shared server's session that the machine host ended because its copy failed there: how it failed. */
+  get hostFailure(): ConnectionFailure | undefined {
+    return this.transport instanceof SocketTransport ? this.transport.failure : undefined;
   }
 
   /** Only for a client that declared roots (the 2026-07-28 era has no such notification). */

@@ -68,11 +68,14 @@ export function endpointInfo(endpoint: EndpointId, served: readonly OfferedServe
   // when the connection read them). Not its title: the editor prefers the title over the name when
   // it builds the prefix, so it stays the configured name too.
   const upstream = served[0]?.serverInfo;
+  // The machine host's endpoint for a window (asItself): the upstream as it names itself.
+  const identity =
+    endpoint.asItself && upstream
+      ? { name: upstream.name, ...(upstream.title === undefined ? {} : { title: upstream.title }) }
+      : { name: endpoint.server, title: endpoint.server };
   return {
-    ...GATEWAY_INFO,
-    name: endpoint.server,
-    title: endpoint.server,
-    ...(upstream ? { version: upstream.version } : {}),
+    ...identity,
+    version: upstream?.version ?? GATEWAY_INFO.version,
     ...(upstream?.websiteUrl ? { websiteUrl: upstream.websiteUrl } : {}),
     ...(upstream?.icons
       ? { icons: upstream.icons.map(({ sizes, ...icon }) => ({ ...icon, ...(sizes ? { sizes: [...sizes] } : {}) })) }

@@ -83,9 +83,13 @@ export interface RowContext {
   readonly shared?: number;
 }
 
-/** ` · shared ×3`: the machine host runs it once for this window and the others (the tooltip says so in words). Short: the row fits the default sidebar. */
+/**
+ * ` · shared ×3`: the machine host runs it once for this window and the others (the tooltip says so
+ * in words). Short: the row fits the default sidebar. Nothing while this window is its only user:
+ * with sharing on, every user-level server runs in the host, and `×1` on each row says nothing.
+ */
 function sharedText(clients: number | undefined): string {
-  return clients === undefined ? '' : ` · shared ×${Math.max(1, clients)}`;
+  return clients === undefined || clients < 2 ? '' : ` · shared ×${clients}`;
 }
 
 /**

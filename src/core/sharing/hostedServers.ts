@@ -22,14 +22,17 @@ import { readJsonBody } from '../base/boundedBody';
 import { redactSecrets, type Logger } from '../base/logging';
 import { systemClock, type Clock } from '../base/clock';
 import { HOST_PATHS, refuseUpgrade, type HostServices } from '../machine';
-import { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE } from '../connection';
-import { hasFailed, type ErrorState, type InvalidState } from '../state';
+import { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE, type HostedFailure } from '../connection';
+import { hasFailed, startsOnDemand, type ErrorState, type InvalidState, type ServerState } from '../state';
 import { serverEndpoint } from '../gateway';
 import { createRuntime, type SwitchboardRuntime } from '../runtime';
 import { hostedDefinition, MAX_SHARED_PER_CLIENT, sharedLaunchSchema } from './sharedLaunch';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-const DEFAULT_RETRY_FAILED_MS = 5_000;
+const DEFAULT_RETRY_FAILED_MS = 1_000;
+/** A window waits for the host's copy to start at most its connect timeout and this, or this long for one without a timeout. */
+const SETTLE_MARGIN_MS = 1_000;
+const MAX_WAIT_MS = 10 * 60_000;
 /** Tools of every shared server, whatever their number: the clients' own catalogs apply their budgets. */
 const EVERY_TOOL = 1_000_000;
 
@@ -56,7 +59,7 @@ export interface HostedServersOptions {
   /** For tests: the runtime to serve from (default: a new one, every tool exposed, nothing stored). */
   readonly runtime?: SwitchboardRuntime;
   readonly clock?: Clock;
-  /** A failed server is started again for a window that asks for it at most this often. Default 5 s. */
+  /** Windows that ask for a failed server within this long of an attempt to start it again share that attempt's outcome. Default 1 s. */
   readonly retryFailedMs?: number;
 }
 
@@ -64,8 +67,8 @@ export class HostedServers implements HostServices {
   readonly runtime: SwitchboardRuntime;
   /** Every window's and agent's session, by server: their requests in flight are the host's, and a server that fails ends its own. */
   private readonly sessions = new Map<string, Set<SocketTransport>>();
-  /** When a window last asked for a failed server (which starts it again, at most every `retryFailedMs`). */
-  private readonly retried = new Map<string, number>();
+  /** The last attempt to start each failed server again for a window, and its outcome (which windows asking soon after share). */
+  private readonly attempts = new Map<string, { readonly at: number; readonly outcome: Promise<ServerState> }>();
   /** What each attached client listed, by the host's names. */
   private readonly wanted = new Map<string, ReadonlyMap<string, StdioServerDefinition>>();
   private readonly logger: Logger;
@@ -82,15 +85,19 @@ export class HostedServers implements HostServices {
         logger: options.logger,
         storage: new MemoryToolCacheStorage(),
         settings: { maxExposed: EVERY_TOOL },
+        // Each window's output shows its server's log, as for a server of its own: one process, one log, for every window using it.
+        connection: { onServerStderr: (server, line) => this.sessions.get(server)?.forEach((session) => session.sendStderr(line)) },
         hostAnswers: {
           listRoots: async () => ({ roots: [] }),
           refusal: (kind) => `the machine host has no window to ask in: ${kind} is answered only during a call from a window or agent`,
         },
       });
-    // A server that fails ends the windows' sessions on it: each window connects again, and is told why (upgrade()).
+    // A server that fails ends the windows' sessions on it, saying how: each window's row reads as
+    // for a server of its own; connecting again, it is tried again, and refused with how it failed (servable).
     this.runtime.manager.onDidChangeState(({ server, state }) => {
-      if (!hasFailed(state.kind)) return;
-      for (const session of this.sessions.get(server) ?? []) void session.close();
+      if (state.kind !== 'error' && state.kind !== 'invalid') return;
+      const failure = failureOf(state);
+      for (const session of this.sessions.get(server) ?? []) void session.fail(failure);
     });
   }
 
@@ -109,21 +116,71 @@ export class HostedServers implements HostServices {
 
   /**
    * A window's connection to one server: `GET /mcp/<name>` with `Upgrade: mcp-jsonrpc-lines`, then
-   * a session on that server's endpoint. Ends with the socket (the window went, or the host).
+   * a session on that server's endpoint, once the host's copy runs (or refused with how it failed).
+   * Ends with the socket (the window went, or the host).
    */
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     const name = /^\/mcp\/(s[0-9a-f]{16})$/.exec((req.url ?? '').split('?', 1)[0] ?? '')?.[1];
     if (req.headers.upgrade !== SOCKET_UPGRADE) return refuseUpgrade(socket, 400);
-    const view = name === undefined ? undefined : this.runtime.manager.server(name);
-    if (name === undefined || !view) return refuseUpgrade(socket, 404);
-    if (view.state.kind === 'error' || view.state.kind === 'invalid') return this.refuseFailed(name, view.state, socket);
+    if (name === undefined || !this.runtime.manager.server(name)) return refuseUpgrade(socket, 404);
+    void this.servable(name)
+      .then((state) => {
+        if (socket.destroyed) return;
+        if (state === undefined) return refuseUpgrade(socket, 404);
+        if (state.kind === 'error' || state.kind === 'invalid') return refuseUpgrade(socket, SERVER_FAILED_STATUS, failureOf(state));
+        this.accept(name, socket, head);
+      })
+      .catch((error: unknown) => {
+        this.logger.warn(`machine host: a connection to ${name} failed: ${errorMessage(error)}`);
+        socket.destroy();
+      });
+  }
+
+  /**
+   * The host's copy as a window's session should find it: running, so that the window reads the
+   * server's own identity (name, icons, instructions) as from a server of its own. An idle copy is
+   * started; one on its way up is waited for (within its connect timeout); a failed one is tried
+   * again, as the window's own would be on its reconnect (the windows asking within
+   * `retryFailedMs` of an attempt share its outcome, so that many windows retrying do not restart
+   * it for each).
+   */
+  private async servable(name: string): Promise<ServerState | undefined> {
+    const { manager } = this.runtime;
+    const view = manager.server(name);
+    if (!view) return undefined;
+    if (view.state.kind === 'error') return this.tryAgain(name);
+    if (view.state.kind === 'running' || hasFailed(view.state.kind)) return view.state;
+    if (startsOnDemand(view.state.kind)) manager.wake(name, 'a window connects');
+    const connectMs = view.definition?.timeouts.connectMs ?? 0;
+    await manager.waitForState(
+      (servers) => {
+        const kind = servers.find((server) => server.name === name)?.state.kind;
+        return kind === undefined || kind === 'running' || hasFailed(kind);
+      },
+      { timeoutMs: connectMs > 0 ? connectMs + SETTLE_MARGIN_MS : MAX_WAIT_MS },
+    );
+    return manager.server(name)?.state;
+  }
+
+  private tryAgain(name: string): Promise<ServerState> {
+    const now = this.clock.now();
+    const last = this.attempts.get(name);
+    if (last && now - last.at < this.retryFailedMs) return last.outcome;
+    const outcome = this.runtime.manager.reconnect(name);
+    this.attempts.set(name, { at: now, outcome });
+    return outcome;
+  }
+
+  private accept(name: string, socket: Duplex, head: Buffer): void {
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
-    const transport = SocketTransport.accepted(socket, head);
+    const state = this.runtime.manager.server(name)?.state;
+    const upstream = state?.kind === 'running' ? { protocolVersion: state.protocolVersion, era: state.era } : undefined;
+    const transport = SocketTransport.accepted(socket, head, upstream);
     let sessions = this.sessions.get(name);
     if (!sessions) this.sessions.set(name, (sessions = new Set()));
     sessions.add(transport);
     this.runtime
-      .stdioSession(transport, serverEndpoint(name))
+      .stdioSession(transport, serverEndpoint(name, { asItself: true }))
       .then((session) => session.closed)
       .catch((error: unknown) => this.logger.warn(`machine host: a session on ${name} failed: ${errorMessage(error)}`))
       .finally(() => {
@@ -131,24 +188,6 @@ export class HostedServers implements HostServices {
         if (sessions.size === 0 && this.sessions.get(name) === sessions) this.sessions.delete(name);
         socket.destroy();
       });
-  }
-
-  /**
-   * A window asks for a server that failed here: it is told how (its code, message and stderr, which
-   * its row then shows as if the server were its own), and the server is started again, at most
-   * every `retryFailedMs`, so that the window's own retries (or Reconnect) find it running once it can.
-   */
-  private refuseFailed(name: string, state: ErrorState | InvalidState, socket: Duplex): void {
-    const failure =
-      state.kind === 'error'
-        ? { code: state.code, message: state.message, stderrTail: state.stderrTail }
-        : { code: 'PROTOCOL_ERROR', message: 'its entry is invalid', stderrTail: [] };
-    refuseUpgrade(socket, SERVER_FAILED_STATUS, failure);
-    const now = this.clock.now();
-    if (state.kind === 'error' && now - (this.retried.get(name) ?? Number.NEGATIVE_INFINITY) >= this.retryFailedMs) {
-      this.retried.set(name, now);
-      void this.runtime.manager.reconnect(name).catch(() => undefined);
-    }
   }
 
   busy(): number {
@@ -217,6 +256,12 @@ export class HostedServers implements HostServices {
     }
     return this.runtime.manager.update([...all.values()]);
   }
+}
+
+function failureOf(state: ErrorState | InvalidState): HostedFailure {
+  return state.kind === 'error'
+    ? { code: state.code, message: state.message, stderrTail: state.stderrTail }
+    : { code: 'PROTOCOL_ERROR', message: 'its entry is invalid', stderrTail: [] };
 }
 
 function answer(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

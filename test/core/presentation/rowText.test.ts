@@ -112,6 +112,11 @@ describe('describeRow (the Servers view row, narrow)', () => {
       'running · 12 tools',
       'not shared: nothing said',
     );
+    assert.equal(
+      describeRow(running({ toolCount: 12 }), now, { tools: 12, offered: 12, shared: 1 }),
+      'running · 12 tools',
+      'this window its only user: nothing said (the tooltip says where it runs)',
+    );
   });
 
   it('counts as the tooltip and the status bar do: one figure everywhere', () => {

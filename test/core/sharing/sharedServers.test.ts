@@ -44,6 +44,8 @@ import { buildCli, CLI } from '../doctor/helpers';
 import { isProcessAlive } from '../../../src/core/base/processes';
 import { PRODUCT_VERSION } from '../../../src/core/base/version';
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Clock } from '../../../src/core/base/clock';
+import { FakeClock } from '../support/fakeClock';
 
 const VERSION = '1.0.0';
 
@@ -101,13 +103,16 @@ describe('servers shared through the machine host', function () {
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
 
-  async function startHost(place: HostPlace, retryFailedMs?: number): Promise<{ host: MachineHost; servers: () => HostedServers }> {
+  async function startHost(
+    place: HostPlace,
+    { retryFailedMs, clock }: { retryFailedMs?: number; clock?: Clock } = {},
+  ): Promise<{ host: MachineHost; servers: () => HostedServers }> {
     let servers: HostedServers | undefined;
     const host = await MachineHost.start({
       place,
       version: VERSION,
       logger: nullLogger,
-      services: (token) => (servers = new HostedServers({ token, logger: nullLogger, retryFailedMs })),
+      services: (token) => (servers = new HostedServers({ token, logger: nullLogger, retryFailedMs, clock })),
     });
     if (!(host instanceof MachineHost)) assert.fail(`not the host: ${host.why}`);
     cleanup.add(() => host.close());
@@ -158,7 +163,8 @@ describe('servers shared through the machine host', function () {
     const { servers } = await startHost(place);
     const mark = `shared-${crypto.randomBytes(4).toString('hex')}`;
     const workspaceMark = `workspace-${crypto.randomBytes(4).toString('hex')}`;
-    const shared = stdioDefinition(['--features', '--name', mark], { name: 'notes' });
+    const icon = 'data:image/png;base64,iVBORw0KGgo=';
+    const shared = stdioDefinition(['--features', '--name', mark, '--icon', icon], { name: 'notes' });
     const workspace = stdioDefinition(['--name', workspaceMark], { name: 'repo', source: { kind: 'mcpJson' } });
 
     const first = await openWindow(place, [shared, workspace]);
@@ -175,6 +181,19 @@ describe('servers shared through the machine host', function () {
     await call(first, 'repo', 'echo', { text: 'x' });
     await call(second, 'repo', 'echo', { text: 'x' });
     assert.equal(processesWith(mark).length, 1, 'one process of the shared server for both windows');
+    // Each window reads the server as it names itself (its row's icon, its tooltip), not as the host names its copy.
+    for (const [window, name] of [
+      [first, 'notes'],
+      [second, 'my-notes'],
+    ] as const) {
+      const state = window.runtime.manager.server(name)?.state;
+      assert.ok(state?.kind === 'running');
+      assert.equal(state.serverInfo.name, mark);
+      assert.deepEqual(
+        state.serverInfo.icons?.map((each) => each.src),
+        [icon],
+      );
+    }
     assert.equal(processesWith(workspaceMark).length, 2, 'each window runs its own workspace server');
 
     // Roots asked during a window's call are that window's, never the other's.
@@ -266,7 +285,7 @@ describe('servers shared through the machine host', function () {
   it('a shared server that fails: each window is told how (code, message, its stderr), and its Reconnect starts it again once it can', async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     // A window asking for the failed server starts it again at most once a second: between those, it is refused with the failure.
-    await startHost(place, 1_000);
+    await startHost(place, { retryFailedMs: 1_000 });
     const broken = path.join(tempDir(cleanup, 'sb-broken-'), 'broken');
     fs.writeFileSync(broken, '');
     const notes = stdioDefinition(['--fail-if-exists', broken, '--exit-message', 'the database is gone'], { name: 'notes' });
@@ -306,6 +325,95 @@ describe('servers shared through the machine host', function () {
       30_000,
     );
     assert.equal(await call(first as Window, 'notes', 'echo', { text: 'back' }), 'back');
+  });
+
+  it('starts an idle copy for a window that connects, and the window reads it as it names itself', async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    await startHost(place);
+    const mark = `lazy-${crypto.randomBytes(4).toString('hex')}`;
+    const notes = stdioDefinition(['--name', mark], { name: 'notes', lifecycle: { start: 'lazy', idleStopMs: 0 } });
+    const window = await openWindow(place, [notes]);
+    const result = await window.runtime.manager.forwardToolCall('notes', 'echo', { text: 'woken' });
+    assert.equal(textOf(result), 'woken');
+    const state = window.runtime.manager.server('notes')?.state;
+    assert.ok(state?.kind === 'running', state?.kind);
+    assert.equal(state.serverInfo.name, mark, 'the name its process gives, not the host’s name for its copy');
+  });
+
+  it("a shared server that speaks only 2026-07-28: the window calls it, and its row says so (the hop to the host is 2025's)", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    await startHost(place);
+    const modern = stdioDefinition([], { name: 'modern', args: [path.join(__dirname, '..', '..', 'fixtures', 'modern-server.mjs')] });
+    const window = await openWindow(place, [modern]);
+    assert.equal(await call(window, 'modern', 'echo', { text: 'now' }), 'now');
+    const state = window.runtime.manager.server('modern')?.state;
+    assert.ok(state?.kind === 'running');
+    assert.equal(window.runtime.manager.server('modern')?.definition?.transport, 'http', 'through the host');
+    assert.deepEqual([state.protocolVersion, state.era], ['2026-07-28', 'modern']);
+  });
+
+  it("a window's Reconnect tries the host's failed copy again and gets its outcome; windows asking within retryFailedMs of an attempt share it", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    // Only the host's attempts read this clock: time moves when the test says.
+    const clock = new FakeClock(Date.now());
+    await startHost(place, { retryFailedMs: 1_000, clock });
+    const broken = path.join(tempDir(cleanup, 'sb-broken-'), 'broken');
+    fs.writeFileSync(broken, '');
+    const notes = stdioDefinition(['--fail-if-exists', broken, '--exit-message', 'the database is gone'], {
+      name: 'notes',
+      reconnect: { maxAttempts: 0, initialDelayMs: 100, maxDelayMs: 100 },
+    });
+    const [first, second] = [await openWindow(place, [notes]), await openWindow(place, [notes])] as const;
+    for (const window of [first, second]) {
+      await until(() => window.runtime.manager.server('notes')?.state.kind === 'error', 20_000, 'the window shows the failure');
+    }
+    // The copy is tried again for the first window's Reconnect: still broken.
+    assert.equal((await first.runtime.manager.reconnect('notes')).kind, 'error');
+    fs.rmSync(broken);
+    // Within the same second, the second window is told that attempt's outcome: the host does not start it for each window.
+    const shared = await second.runtime.manager.reconnect('notes');
+    assert.ok(shared.kind === 'error', shared.kind);
+    assert.match(shared.message, /the database is gone/);
+    clock.advance(1_000);
+    // A second later, its Reconnect starts the copy again and waits for it, as for a server of its own: one click.
+    const again = await second.runtime.manager.reconnect('notes');
+    assert.equal(again.kind, 'running', JSON.stringify(again));
+    assert.equal(await call(second, 'notes', 'echo', { text: 'back' }), 'back');
+  });
+
+  it("a running shared server's stderr reaches every window using it; when it fails, each window's session ends saying how, not as a lost connection", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    await startHost(place);
+    // No reconnect: the copy's exit is its failure at once, in the host and in the windows.
+    const notes = stdioDefinition(['--crash-after', '2'], {
+      name: 'notes',
+      reconnect: { maxAttempts: 0, initialDelayMs: 100, maxDelayMs: 100 },
+    });
+    const windows = [await openWindow(place, [notes]), await openWindow(place, [notes])];
+    const mark = `said-${crypto.randomBytes(4).toString('hex')}`;
+    assert.equal(await call(windows[0] as Window, 'notes', 'stderr', { lines: 3, prefix: mark }), 'wrote 3');
+    for (const window of windows) {
+      await until(
+        () => window.runtime.manager.server('notes')?.stderrTail.includes(`${mark} 3`) === true,
+        10_000,
+        "the server's stderr in each window",
+      );
+      assert.deepEqual(
+        window.logger.entries.filter((entry) => entry.message.includes(`stderr: ${mark}`)).map((entry) => entry.message),
+        [1, 2, 3].map((n) => `[notes] stderr: ${mark} ${n}`),
+        "in the window's log, as a server of its own writes it",
+      );
+    }
+    // The second call ends the copy (exit 1, unanswered): both windows' rows say how.
+    await assert.rejects(windows[1]?.runtime.manager.forwardToolCall('notes', 'echo', { text: 'x' }) ?? Promise.resolve());
+    for (const window of windows) {
+      await until(() => window.runtime.manager.server('notes')?.state.kind === 'error', 10_000, 'the window shows the failure');
+      const state = window.runtime.manager.server('notes')?.state;
+      assert.ok(state?.kind === 'error');
+      // What a window's own server that exits while running says, with the host's words for it.
+      assert.equal(state.code, 'CONNECTION_LOST', state.message);
+      assert.match(state.message, /in the machine host: the server process exited with code 1\. Last stderr line: fixture: crashing/);
+    }
   });
 
   it("answers only its clients: the servers' endpoints and the list need the token, the host's name, no Origin, and an open attachment", async () => {

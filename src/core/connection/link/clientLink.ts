@@ -158,7 +158,8 @@ export function createTransport(kind: TransportType, options: LinkOptions): Tran
   }
   if (definition.hosted) {
     // The machine host's copy of a server: its socket, not the network (sharing/).
-    logger.info(`connecting to the machine host's ${definition.hosted.name}`);
+    const { command, args } = definition.hosted.definition;
+    logger.info(`connecting to the machine host's ${definition.hosted.name}, which runs ${[command, ...args].join(' ')}`);
     return SocketTransport.upgrading({
       socketPath: definition.hosted.socket,
       path: new URL(definition.url).pathname,

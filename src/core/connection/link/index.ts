@@ -40,4 +40,4 @@ export {
   type ConnectionErrorCode,
   type ConnectionFailure,
 } from './errors';
-export { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE } from './socketTransport';
+export { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE, type HostedFailure, type UpstreamProtocol } from './socketTransport';

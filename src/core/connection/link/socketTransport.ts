@@ -9,7 +9,8 @@ import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcon
 import { isJsonRpcMessage } from '../../base/jsonRpc';
 import { errorMessage } from '../../base/errorMessage';
 import { MessageInbox, readLines } from './messageLines';
-import { SwitchboardError } from './errors';
+import { SwitchboardError, type ConnectionFailure } from './errors';
+import type { ProtocolEra } from './clientLink';
 import type { ConnectionErrorCode } from '../../state';
 
 /** The `Upgrade` token of the hop. */
@@ -29,6 +30,33 @@ export interface UpgradeRequest {
 
 /** The host's refusal of a connection to a server of its that failed (HostedServers): its state's code, message and stderr. */
 export const SERVER_FAILED_STATUS = 502;
+
+/**
+ * What the host says on the hop itself, never handed to the MCP client above the transport: a line
+ * the shared server wrote to stderr (each window's output shows its server's log, as for a server
+ * of its own), and why it ends a session (its server failed: the window's row says how, not
+ * "connection lost"). Only the host's end sends them, only the window's end reads them.
+ */
+const HOP_STDERR = 'notifications/mcp-switchboard/stderr';
+const HOP_FAILED = 'notifications/mcp-switchboard/failed';
+/** First on a session: the protocol the host's copy speaks with its server, which the window's row shows (the hop itself is 2025's). */
+const HOP_UPSTREAM = 'notifications/mcp-switchboard/upstream';
+/** Stderr lines wait in a session's socket up to this much; past it (a window that does not read) they are dropped, never buffered without end. */
+const MAX_STDERR_BACKLOG_BYTES = 1024 * 1024;
+const MAX_STDERR_LINE_CHARS = 2000;
+
+/** The protocol a host's copy of a server speaks with it. */
+export interface UpstreamProtocol {
+  readonly protocolVersion: string;
+  readonly era: ProtocolEra;
+}
+
+/** How a host's copy of a server failed, as the host tells a window. */
+export interface HostedFailure {
+  readonly code: string;
+  readonly message: string;
+  readonly stderrTail?: readonly string[];
+}
 
 /** What a host's copy of a stdio server can fail with; anything else it says is a failure to connect. */
 const FAILURE_CODES = new Set([
@@ -52,6 +80,8 @@ export class SocketTransport implements Transport {
 
   private socket: Duplex | undefined;
   private closed = false;
+  private hostFailure: ConnectionFailure | undefined;
+  private upstream: UpstreamProtocol | undefined;
   private ended = false;
   /** Requests received and not yet answered: what the host counts as in flight. */
   private readonly unanswered = new Set<RequestId>();
@@ -68,21 +98,53 @@ export class SocketTransport implements Transport {
     },
   );
 
-  private constructor(private readonly open: () => Promise<Duplex>) {}
+  private constructor(
+    private readonly open: () => Promise<Duplex>,
+    /** The window's end: where the host's stderr lines go. Undefined at the host's end, which reads no hop messages. */
+    private readonly window: { readonly onStderrLine?: (line: string) => void } | undefined,
+  ) {}
 
-  /** The host's end, on a socket its HTTP server has upgraded (the 101 already written). */
-  static accepted(socket: Duplex, head: Buffer): SocketTransport {
+  /** The host's end, on a socket its HTTP server has upgraded (the 101 already written); `upstream`: what its copy speaks, said first. */
+  static accepted(socket: Duplex, head: Buffer, upstream?: UpstreamProtocol): SocketTransport {
     if (head.length > 0) socket.unshift(head);
-    return new SocketTransport(async () => socket);
+    if (upstream) socket.write(hopMessage(HOP_UPSTREAM, { protocolVersion: upstream.protocolVersion, era: upstream.era }));
+    return new SocketTransport(async () => socket, undefined);
   }
 
   /** A client's end: start() opens the socket, asks for the upgrade, and fails as an unreachable server would. */
   static upgrading(request: UpgradeRequest): SocketTransport {
-    return new SocketTransport(() => upgrade(request));
+    return new SocketTransport(() => upgrade(request), { onStderrLine: request.onStderrLine });
   }
 
   get requestsInFlight(): number {
     return this.unanswered.size;
+  }
+
+  /** At the window's end, once the host ended the session because its server failed: how, in the words of a server of its own. */
+  get failure(): ConnectionFailure | undefined {
+    return this.hostFailure;
+  }
+
+  /** At the window's end: the protocol the host's copy speaks with the server (the session's own is the hop's). */
+  get upstreamProtocol(): UpstreamProtocol | undefined {
+    return this.upstream;
+  }
+
+  /** The host's end: a line its copy of the server wrote to stderr, for the window's output. Dropped while the window is not reading. */
+  sendStderr(line: string): void {
+    const socket = this.socket;
+    if (this.window || !socket || this.closed || socket.destroyed || socket.writableLength > MAX_STDERR_BACKLOG_BYTES) return;
+    socket.write(hopMessage(HOP_STDERR, { line: line.slice(0, MAX_STDERR_LINE_CHARS) }));
+  }
+
+  /** The host's end: its server failed, so the session ends, and the window is told how first. */
+  async fail(failure: HostedFailure): Promise<void> {
+    const socket = this.socket;
+    if (!this.window && socket && !this.closed && !socket.destroyed) {
+      const said = { code: failure.code, message: failure.message.slice(0, 4000) };
+      await new Promise<void>((resolve) => socket.write(hopMessage(HOP_FAILED, said), () => resolve()));
+    }
+    await this.close();
   }
 
   async start(): Promise<void> {
@@ -126,8 +188,33 @@ export class SocketTransport implements Transport {
       this.onerror?.(new Error('the other end sent a line that is not a JSON-RPC message'));
       return;
     }
+    if (this.window && 'method' in message && !('id' in message) && this.hopMessage(message.method, message.params)) return;
     if ('method' in message && 'id' in message) this.unanswered.add(message.id as RequestId);
     this.inbox.push(message);
+  }
+
+  /** The window's end: whether the host's message was about the hop (its server's stderr, its failure), handled here. */
+  private hopMessage(method: string, params: unknown): boolean {
+    if (method === HOP_STDERR) {
+      const line = (params as { line?: unknown } | undefined)?.line;
+      if (typeof line === 'string') this.window?.onStderrLine?.(line.slice(0, MAX_STDERR_LINE_CHARS));
+      return true;
+    }
+    if (method === HOP_FAILED) {
+      this.hostFailure = hostFailure(params, undefined);
+      return true;
+    }
+    if (method === HOP_UPSTREAM) {
+      const said = (params ?? {}) as { protocolVersion?: unknown; era?: unknown };
+      if (
+        typeof said.protocolVersion === 'string' &&
+        /^\d{4}-\d{2}-\d{2}$/.test(said.protocolVersion) &&
+        (said.era === 'legacy' || said.era === 'modern')
+      )
+        this.upstream = { protocolVersion: said.protocolVersion, era: said.era };
+      return true;
+    }
+    return false;
   }
 
   private finish(): void {
@@ -163,7 +250,7 @@ function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): P
         size += chunk.length;
         if (size <= MAX_FAILURE_BYTES) chunks.push(chunk);
       });
-      response.on('end', () => reject(hostFailure(Buffer.concat(chunks).toString('utf8'), onStderrLine)));
+      response.on('end', () => reject(hostFailure(parsedJson(Buffer.concat(chunks).toString('utf8')), onStderrLine)));
       response.on('error', reject);
     });
     request.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
@@ -171,18 +258,27 @@ function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): P
   });
 }
 
-/** The error a host's refusal says: its server's failure code and message, its stderr handed on first. */
-function hostFailure(text: string, onStderrLine: ((line: string) => void) | undefined): SwitchboardError {
-  let said: { code?: unknown; message?: unknown; stderrTail?: unknown } = {};
+function parsedJson(text: string): unknown {
   try {
-    said = (JSON.parse(text) as typeof said | null) ?? {};
+    return JSON.parse(text);
   } catch {
     // Said nothing readable: a failure to connect, in general words.
+    return undefined;
   }
+}
+
+function hopMessage(method: string, params: Record<string, unknown>): string {
+  return `${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`;
+}
+
+/** The error the host's failure says (a refusal, or the end of a session): its server's code and message, its stderr handed on first. */
+function hostFailure(value: unknown, onStderrLine: ((line: string) => void) | undefined): ConnectionFailure {
+  const said = (typeof value === 'object' && value !== null ? value : {}) as { code?: unknown; message?: unknown; stderrTail?: unknown };
   if (Array.isArray(said.stderrTail)) {
-    for (const line of said.stderrTail.slice(-MAX_FAILURE_LINES)) if (typeof line === 'string') onStderrLine?.(line.slice(0, 2000));
+    for (const line of said.stderrTail.slice(-MAX_FAILURE_LINES))
+      if (typeof line === 'string') onStderrLine?.(line.slice(0, MAX_STDERR_LINE_CHARS));
   }
   const code = typeof said.code === 'string' && FAILURE_CODES.has(said.code) ? (said.code as ConnectionErrorCode) : 'CONNECT_FAILED';
   const message = typeof said.message === 'string' ? said.message.slice(0, 4000) : 'the server failed in the machine host';
-  return new SwitchboardError(code, `in the machine host: ${message}`);
+  return new SwitchboardError<ConnectionErrorCode>(code, `in the machine host: ${message}`);
 }

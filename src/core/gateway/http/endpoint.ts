@@ -1,14 +1,25 @@
 // The gateway's addresses: `/mcp` serves every exposed tool under its qualified name, and
 // `/mcp/<server>` serves one server's exposed tools under their upstream names.
 
-export type EndpointId = { readonly kind: 'aggregated' } | { readonly kind: 'server'; readonly server: string };
+export type EndpointId =
+  | { readonly kind: 'aggregated' }
+  | {
+      readonly kind: 'server';
+      readonly server: string;
+      /**
+       * Introduces itself as the upstream does (its own name and title), not by the configured
+       * name: the machine host's endpoint for a window, whose row and tooltip show the server as
+       * its own. The editor's endpoints keep the configured name, which it prefixes chat's tools with.
+       */
+      readonly asItself?: true;
+    };
 
 export const AGGREGATED: EndpointId = { kind: 'aggregated' };
 
 const ROOT = '/mcp';
 
-export function serverEndpoint(server: string): EndpointId {
-  return { kind: 'server', server };
+export function serverEndpoint(server: string, options: { readonly asItself?: true } = {}): EndpointId {
+  return { kind: 'server', server, ...options };
 }
 
 /** A map key; `*` cannot clash because server keys carry a prefix. */
