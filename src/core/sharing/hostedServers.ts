@@ -33,6 +33,12 @@ const DEFAULT_RETRY_FAILED_MS = 1_000;
 /** A window waits for the host's copy to start at most its connect timeout and this, or this long for one without a timeout. */
 const SETTLE_MARGIN_MS = 1_000;
 const MAX_WAIT_MS = 10 * 60_000;
+/**
+ * A lazy copy that no window or agent holds a session on any more idles after this, as each
+ * window's own would once its connection idles (a lazy server started to learn its lists is gone
+ * once it has). A window that connects again meanwhile (a reconnect) keeps it running.
+ */
+const IDLE_UNHELD_MS = 2_000;
 /** Tools of every shared server, whatever their number: the clients' own catalogs apply their budgets. */
 const EVERY_TOOL = 1_000_000;
 
@@ -71,6 +77,8 @@ export class HostedServers implements HostServices {
   private readonly attempts = new Map<string, { readonly at: number; readonly outcome: Promise<ServerState> }>();
   /** What each attached client listed, by the host's names. */
   private readonly wanted = new Map<string, ReadonlyMap<string, StdioServerDefinition>>();
+  /** Lazy copies no session holds, due to idle. */
+  private readonly unheld = new Map<string, unknown>();
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly retryFailedMs: number;
@@ -179,15 +187,43 @@ export class HostedServers implements HostServices {
     let sessions = this.sessions.get(name);
     if (!sessions) this.sessions.set(name, (sessions = new Set()));
     sessions.add(transport);
+    this.held(name);
     this.runtime
       .stdioSession(transport, serverEndpoint(name, { asItself: true }))
       .then((session) => session.closed)
       .catch((error: unknown) => this.logger.warn(`machine host: a session on ${name} failed: ${errorMessage(error)}`))
       .finally(() => {
         sessions.delete(transport);
-        if (sessions.size === 0 && this.sessions.get(name) === sessions) this.sessions.delete(name);
+        if (sessions.size === 0 && this.sessions.get(name) === sessions) {
+          this.sessions.delete(name);
+          this.unheldNow(name);
+        }
         socket.destroy();
       });
+  }
+
+  private held(name: string): void {
+    const timer = this.unheld.get(name);
+    if (timer === undefined) return;
+    this.clock.clearTimeout(timer);
+    this.unheld.delete(name);
+  }
+
+  /** The last session on a copy ended: a lazy one idles soon, unless a session opens on it meanwhile. */
+  private unheldNow(name: string): void {
+    this.held(name);
+    this.unheld.set(
+      name,
+      this.clock.setTimeout(() => {
+        this.unheld.delete(name);
+        const view = this.runtime.manager.server(name);
+        if (this.sessions.has(name) || view?.state.kind !== 'running' || view.definition?.lifecycle.start !== 'lazy') return;
+        void this.runtime.manager
+          .connection(name)
+          ?.goIdle('lazy')
+          .catch((error: unknown) => this.logger.warn(`machine host: idling ${name} failed: ${errorMessage(error)}`));
+      }, IDLE_UNHELD_MS),
+    );
   }
 
   busy(): number {
@@ -212,6 +248,7 @@ export class HostedServers implements HostServices {
 
   /** Ends every client's session (an upgraded socket would hold the host's server open) and every server. */
   async close(): Promise<void> {
+    for (const name of [...this.unheld.keys()]) this.held(name);
     await Promise.all([...this.sessions.values()].flatMap((sessions) => [...sessions].map((session) => session.close())));
     await this.runtime.dispose();
   }

@@ -340,6 +340,38 @@ describe('servers shared through the machine host', function () {
     assert.equal(state.serverInfo.name, mark, 'the name its process gives, not the host’s name for its copy');
   });
 
+  it('idles a lazy copy 2 s after the last session on it ends, as the window’s own would be idle; a call starts it again', async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    const clock = new FakeClock(Date.now());
+    const { servers } = await startHost(place, { clock });
+    const mark = `lazy-${crypto.randomBytes(4).toString('hex')}`;
+    const notes = stdioDefinition(['--name', mark], { name: 'notes', lifecycle: { start: 'lazy', idleStopMs: 0 } });
+    const window = await openWindow(place, [notes]);
+    const hostName = (() => {
+      const definition = window.runtime.manager.server('notes')?.definition;
+      return definition?.transport === 'http' ? (definition.hosted?.name ?? '') : '';
+    })();
+    // Nothing cached: the host learns its copy's lists, and idles it once learned, as a window does.
+    await until(
+      () => servers().runtime.manager.server(hostName)?.state.kind === 'idle' && processesWith(mark).length === 0,
+      20_000,
+      'the copy learned and idle',
+    );
+    // A window's call starts it; it runs while the window's session holds it (its entry never stops it for lack of use).
+    assert.equal(textOf(await window.runtime.manager.forwardToolCall('notes', 'echo', { text: 'one' })), 'one');
+    assert.equal(processesWith(mark).length, 1);
+    // The window lets go (here its Stop; an idle stop or a closed window alike).
+    await window.runtime.manager.stopServer('notes');
+    await clock.whenPending(2_000);
+    assert.equal(processesWith(mark).length, 1, 'kept for 2 s: a window connecting again meanwhile finds it running');
+    clock.advance(2_000);
+    await until(() => processesWith(mark).length === 0, 10_000, 'the copy idled, its process gone');
+    assert.equal(servers().runtime.manager.server(hostName)?.state.kind, 'idle');
+    await window.runtime.manager.startServer('notes');
+    assert.equal(textOf(await window.runtime.manager.forwardToolCall('notes', 'echo', { text: 'again' })), 'again');
+    assert.equal(processesWith(mark).length, 1);
+  });
+
   it("a shared server that speaks only 2026-07-28: the window calls it, and its row says so (the hop to the host is 2025's)", async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     await startHost(place);
