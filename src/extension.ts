@@ -116,6 +116,7 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
     inputs,
     consent,
     skills,
+    sharing,
     refreshed: () => {
       definitions.refresh();
       render();
@@ -252,14 +253,28 @@ interface CommandWiring {
   readonly inputs: SecretInputResolver;
   readonly consent: ConsentStore;
   readonly skills: SkillInstalls;
+  readonly sharing: ServerSharing;
   /** What chat and the tree show must be brought up to date. */
   readonly refreshed: () => void;
 }
 
-function registerAllCommands({ extension, context, runtime, logs, sync, inputs, consent, skills, refreshed }: CommandWiring): void {
+function registerAllCommands({
+  extension,
+  context,
+  runtime,
+  logs,
+  sync,
+  inputs,
+  consent,
+  skills,
+  sharing,
+  refreshed,
+}: CommandWiring): void {
   const { manager, catalog } = runtime;
   const invalidateToolCache = async (server?: string) => {
     const since = Date.now();
+    // The host's copies of shared servers first: the window lists them from the host.
+    await sharing.refresh(server === undefined ? undefined : [server]);
     await runtime.invalidateCaches(server);
     const names = server ? [server] : manager.servers().map((view) => view.name);
     for (const name of names) logs.server(name).info('tool cache invalidated; tools refetched');

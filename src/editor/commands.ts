@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isActive, isSwitchboardError } from '../core/state';
 import type { ServerManager, ServerView } from '../core/manager';
 import { describeState, sandboxDeniedHost, type StateContext } from '../core/presentation';
-import { sandboxOf } from '../core/config';
+import { launchOf, sandboxOf } from '../core/config';
 import { addServerInteractively } from './addServer';
 import { addServerFromRegistry } from './registryPicker';
 import { shareWithAgentsInteractively } from './shareWithAgents';
@@ -263,7 +263,7 @@ function switchSandbox(sandboxed: boolean): Command {
       services,
       argument as ServerArgument,
       title,
-      (view) => view.definition?.transport === 'stdio' && (sandboxOf(view.definition) !== undefined) !== sandboxed,
+      (view) => launchOf(view.definition)?.transport === 'stdio' && (sandboxOf(view.definition) !== undefined) !== sandboxed,
     );
     const view = name ? services.manager.server(name) : undefined;
     if (!view) return;
@@ -314,9 +314,9 @@ const showServerActions: Command = (services) => async () => {
     { label: '$(go-to-file) Open Settings Entry', command: COMMANDS.openSettingsEntry },
     { label: '$(trash) Remove Server…', command: COMMANDS.removeServer },
     { label: '$(refresh) Invalidate Tool Cache', command: COMMANDS.invalidateToolCache },
-    ...(view?.definition?.transport === 'stdio'
+    ...(launchOf(view?.definition)?.transport === 'stdio'
       ? [
-          sandboxOf(view.definition)
+          sandboxOf(view?.definition)
             ? { label: '$(unlock) Run Unsandboxed', command: COMMANDS.runUnsandboxed }
             : { label: '$(lock) Run Sandboxed', command: COMMANDS.runSandboxed },
         ]

@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import * as vscode from 'vscode';
 import {
   FILE_SOURCES,
+  launchOf,
   nodeFileSystem,
   readSourceFiles,
   sameLaunchAs,
   SOURCE_TITLES,
   sourceFiles,
   switchboardItself,
+  type ServerDefinition,
   type SourceFile,
 } from '../core/config';
 import { editorLocations } from './configurationReader';
@@ -35,7 +37,7 @@ interface ReadSource {
 }
 
 /** The servers Switchboard has now, with what each runs: an import that runs the same is said to. */
-export type ConfiguredServers = ReadonlyArray<{ readonly name: string; readonly definition?: unknown }>;
+export type ConfiguredServers = ReadonlyArray<{ readonly name: string; readonly definition?: ServerDefinition }>;
 
 /** Only the sources whose files exist here, each with what it holds, so no pick leads nowhere. */
 async function availableSources(configured: ConfiguredServers): Promise<Array<SourceChoice & { read: ReadSource }>> {
@@ -101,7 +103,11 @@ async function readSources(files: readonly SourceFile[], configured: ConfiguredS
         (scope) => (scope === 'user' || vscode.workspace.workspaceFolders?.length) && entryExists(candidate.name, scope),
       );
       // The same server under another name (`memory2` beside `memory`): shown, not picked.
-      const twin = sameLaunchAs(candidate.raw, candidate.name, configured);
+      const twin = sameLaunchAs(
+        candidate.raw,
+        candidate.name,
+        configured.map((server) => ({ name: server.name, definition: launchOf(server.definition) })),
+      );
       candidates.push({
         name: candidate.name,
         raw: candidate.raw,

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import {
   describeSandboxRules,
   describeSource,
+  launchOf,
   sandboxOf,
   type SandboxRulesOrigin,
   type ServerDefinition,
@@ -34,11 +35,6 @@ function fence(lines: readonly string[]): string {
 }
 
 /** Command line or URL, with every known secret replaced and header values never shown. */
-/** What a server runs: its definition, or for one shared through the machine host, the stdio server the host runs. */
-function launchOf(definition: ServerDefinition | undefined): ServerDefinition | undefined {
-  return definition?.transport !== 'stdio' && definition?.hosted ? definition.hosted.definition : definition;
-}
-
 export function connectionSummary(view: ServerView): string {
   const definition = launchOf(view.definition);
   if (!definition) return '';

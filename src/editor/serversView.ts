@@ -8,7 +8,7 @@ import {
   type PreparedTool,
   type ToolCatalog,
 } from '../core/catalog';
-import { sandboxOf, signsInWithOAuth } from '../core/config';
+import { launchOf, sandboxOf, signsInWithOAuth } from '../core/config';
 import type { ServerView } from '../core/manager';
 import { describeRow, rowPrimaryAction, pickRowIcon, sandboxDeniedHost } from '../core/presentation';
 import { offerChildren, offerGroups, offerItem, type OfferNode, type SkillStandingOf } from './offerRows';
@@ -261,7 +261,7 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       ...(view.state.kind === 'blocked' && view.state.reason !== 'untrusted' && view.state.reason !== 'needsInput' ? ['consent'] : []),
       ...(signsInWithOAuth(view.definition) ? ['oauth'] : []),
       // A stdio server can be run in a sandbox or out of it (Run Sandboxed / Run Unsandboxed).
-      ...(view.definition?.transport === 'stdio' ? [sandboxOf(view.definition) ? 'sandboxed' : 'unsandboxed'] : []),
+      ...(launchOf(view.definition)?.transport === 'stdio' ? [sandboxOf(view.definition) ? 'sandboxed' : 'unsandboxed'] : []),
       ...(sandboxDeniedHost(view.state) !== undefined ? ['sandboxDenied'] : []),
     ].join(' ');
     item.accessibilityInformation = { label: `${view.name}, ${item.description}${mark ? `, ${mark}` : ''}` };

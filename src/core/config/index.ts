@@ -31,6 +31,7 @@ export {
   DEFAULT_TIMEOUTS,
   FILE_SOURCES,
   NO_SANDBOX_RULES,
+  launchOf,
   sandboxOf,
   signsInWithOAuth,
   type ConfigDiagnostic,

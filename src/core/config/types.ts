@@ -217,6 +217,16 @@ export interface HostedServerRef {
   readonly socket: string;
 }
 
+/**
+ * What a server runs as its entry configures it: its definition, or for one shared through the
+ * machine host, the stdio server the host runs (what its row offers to sandbox, copy or compare).
+ */
+export function launchOf(definition: ServerDefinition): ServerDefinition;
+export function launchOf(definition: ServerDefinition | undefined): ServerDefinition | undefined;
+export function launchOf(definition: ServerDefinition | undefined): ServerDefinition | undefined {
+  return definition?.transport === 'http' && definition.hosted ? definition.hosted.definition : definition;
+}
+
 /** A fully validated, variable-resolved server, ready to connect. */
 export type ServerDefinition = StdioServerDefinition | HttpServerDefinition;
 

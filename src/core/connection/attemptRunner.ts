@@ -34,7 +34,8 @@ export interface AttemptContext {
   readonly clock: Clock;
 }
 
-export type AttemptMode = { readonly kind: 'start' } | { readonly kind: 'auto'; readonly attempt: number };
+/** `restart`: the user's Reconnect, which also restarts a shared server's process in the machine host. */
+export type AttemptMode = { readonly kind: 'start'; readonly restart?: true } | { readonly kind: 'auto'; readonly attempt: number };
 
 interface Attempt {
   readonly generation: number;
@@ -111,7 +112,7 @@ export class AttemptRunner {
   /** A manual reconnect: the breaker is reset and the current session closed first. */
   restart(): void {
     this.failures = 0;
-    this.begin({ kind: 'start' }, this.detach());
+    this.begin({ kind: 'start', restart: true }, this.detach());
   }
 
   begin(mode: AttemptMode, closingFirst?: Promise<void>): void {
@@ -191,7 +192,7 @@ export class AttemptRunner {
     if (attempt.generation !== this.generation) return;
     this.counters.connectAttempts += 1;
     const startedAt = this.connection.clock.now();
-    const launch = this.launches.launch((pid) => (attempt.pid = pid));
+    const launch = this.launches.launch((pid) => (attempt.pid = pid), attempt.mode.kind === 'start' && attempt.mode.restart === true);
     try {
       const { session, listed } = await this.open(attempt, launch);
       if (attempt.generation !== this.generation) return void (await session.close());

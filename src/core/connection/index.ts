@@ -28,6 +28,7 @@ export {
   type SkillFile,
   SocketTransport,
   SOCKET_UPGRADE,
+  RESTART_HEADER,
   SERVER_FAILED_STATUS,
   type HostedFailure,
 } from './link';

@@ -82,7 +82,7 @@ export class LaunchDiagnostics {
   }
 
   /** The launch of one attempt; what it writes to stdout that is not JSON-RPC is kept for its failure. */
-  launch(onSpawn: (pid: number) => void): AttemptLaunch {
+  launch(onSpawn: (pid: number) => void, restart = false): AttemptLaunch {
     const definition = this.definition;
     // Only the first line is quoted in an error: a server spamming stdout costs nothing more.
     let firstGarbage: string | undefined;
@@ -92,6 +92,7 @@ export class LaunchDiagnostics {
       platform: this.options.platform ?? process.platform,
       killGraceMs: this.options.killGraceMs,
       onSpawn,
+      restartShared: restart,
       onRestart: () => {
         this.stderr.clear();
         firstGarbage = undefined;

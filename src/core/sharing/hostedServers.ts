@@ -22,7 +22,7 @@ import { readJsonBody } from '../base/boundedBody';
 import { redactSecrets, type Logger } from '../base/logging';
 import { systemClock, type Clock } from '../base/clock';
 import { HOST_PATHS, refuseUpgrade, type HostServices } from '../machine';
-import { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE, type HostedFailure } from '../connection';
+import { RESTART_HEADER, SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE, type HostedFailure } from '../connection';
 import { hasFailed, startsOnDemand, type ErrorState, type InvalidState, type ServerState } from '../state';
 import { serverEndpoint } from '../gateway';
 import { createRuntime, type SwitchboardRuntime } from '../runtime';
@@ -43,6 +43,8 @@ const IDLE_UNHELD_MS = 2_000;
 const EVERY_TOOL = 1_000_000;
 
 const putSchema = z.object({ servers: z.array(sharedLaunchSchema).max(MAX_SHARED_PER_CLIENT) });
+/** POST: list again what these servers offer (a window's Invalidate Tool Cache), by the host's names. */
+const refreshSchema = z.object({ refresh: z.array(z.string().regex(/^s[0-9a-f]{16}$/)).max(MAX_SHARED_PER_CLIENT) });
 
 /** The host's answer to a PUT: for each launch sent, in order, where it is served. */
 export interface HostedServer {
@@ -131,7 +133,7 @@ export class HostedServers implements HostServices {
     const name = /^\/mcp\/(s[0-9a-f]{16})$/.exec((req.url ?? '').split('?', 1)[0] ?? '')?.[1];
     if (req.headers.upgrade !== SOCKET_UPGRADE) return refuseUpgrade(socket, 400);
     if (name === undefined || !this.runtime.manager.server(name)) return refuseUpgrade(socket, 404);
-    void this.servable(name)
+    void this.servable(name, req.headers[RESTART_HEADER] === '1')
       .then((state) => {
         if (socket.destroyed) return;
         if (state === undefined) return refuseUpgrade(socket, 404);
@@ -148,15 +150,16 @@ export class HostedServers implements HostServices {
    * The host's copy as a window's session should find it: running, so that the window reads the
    * server's own identity (name, icons, instructions) as from a server of its own. An idle copy is
    * started; one on its way up is waited for (within its connect timeout); a failed one is tried
-   * again, as the window's own would be on its reconnect (the windows asking within
-   * `retryFailedMs` of an attempt share its outcome, so that many windows retrying do not restart
-   * it for each).
+   * again, as the window's own would be on its reconnect, and so is a running one on the user's
+   * Reconnect (`restart`): its process restarts, as a window's own would. Windows asking within
+   * `retryFailedMs` of an attempt share its outcome: many windows retrying, or a Reconnect All in
+   * each, restart it once.
    */
-  private async servable(name: string): Promise<ServerState | undefined> {
+  private async servable(name: string, restart: boolean): Promise<ServerState | undefined> {
     const { manager } = this.runtime;
     const view = manager.server(name);
     if (!view) return undefined;
-    if (view.state.kind === 'error') return this.tryAgain(name);
+    if (view.state.kind === 'error' || (restart && view.state.kind === 'running')) return this.restart(name);
     if (view.state.kind === 'running' || hasFailed(view.state.kind)) return view.state;
     if (startsOnDemand(view.state.kind)) manager.wake(name, 'a window connects');
     const connectMs = view.definition?.timeouts.connectMs ?? 0;
@@ -170,7 +173,7 @@ export class HostedServers implements HostServices {
     return manager.server(name)?.state;
   }
 
-  private tryAgain(name: string): Promise<ServerState> {
+  private restart(name: string): Promise<ServerState> {
     const now = this.clock.now();
     const last = this.attempts.get(name);
     if (last && now - last.at < this.retryFailedMs) return last.outcome;
@@ -264,7 +267,8 @@ export class HostedServers implements HostServices {
 
   private async answerList(req: http.IncomingMessage, res: http.ServerResponse, client: string | undefined): Promise<void> {
     if (req.method === 'GET') return answer(res, 200, { servers: this.listing() });
-    if (req.method !== 'PUT') return answer(res, 405, { error: 'PUT the list of servers, or GET what runs' });
+    if (req.method !== 'PUT' && req.method !== 'POST')
+      return answer(res, 405, { error: 'PUT the list of servers, POST what to list again, or GET what runs' });
     // Only for an attachment that is open: what it lists is forgotten when it ends, so nothing is kept for a client that is gone.
     if (client === undefined) return answer(res, 409, { error: 'name an open attachment of this host' });
     const body = await readJsonBody(req, MAX_BODY_BYTES);
@@ -273,6 +277,7 @@ export class HostedServers implements HostServices {
       res.on('finish', () => req.destroy());
       return answer(res, 413, { error: `the list is over ${MAX_BODY_BYTES} bytes` }, { connection: 'close' });
     }
+    if (req.method === 'POST') return this.answerRefresh(res, client, body.kind === 'ok' ? body.body : undefined);
     const parsed = putSchema.safeParse(body.kind === 'ok' ? body.body : undefined);
     if (!parsed.success) return answer(res, 400, { error: `not a list of servers: ${parsed.error.issues[0]?.message ?? 'malformed'}` });
     const definitions = parsed.data.servers.map(hostedDefinition);
@@ -280,6 +285,20 @@ export class HostedServers implements HostServices {
     await this.apply();
     const servers: HostedServer[] = definitions.map(({ name }) => ({ name, endpoint: `/mcp/${name}` }));
     answer(res, 200, { servers });
+  }
+
+  /**
+   * A window's Invalidate Tool Cache: the host's copies list again what they offer, before the
+   * window lists them from the host (which answers from its own catalog). Only servers that this
+   * client lists: one window cannot make the host work for servers it does not use.
+   */
+  private async answerRefresh(res: http.ServerResponse, client: string, body: unknown): Promise<void> {
+    const parsed = refreshSchema.safeParse(body);
+    if (!parsed.success) return answer(res, 400, { error: `not a list of servers: ${parsed.error.issues[0]?.message ?? 'malformed'}` });
+    const own = this.wanted.get(client);
+    const names = [...new Set(parsed.data.refresh)].filter((name) => own?.has(name) === true);
+    await Promise.all(names.map((name) => this.runtime.invalidateCaches(name)));
+    answer(res, 200, { refreshed: names });
   }
 
   /** The manager runs what any attached client lists, each launch once (eagerly if any of them wants it so); the rest stop. */

@@ -56,6 +56,8 @@ export function sharingPolicyFrom(value: unknown): SharingPolicy {
 }
 
 const REGISTER_MS = 5_000;
+/** The host's copies listing again what they offer: each within its own request timeout, so this bounds only a host that hangs. */
+const REFRESH_MS = 60_000;
 
 const hostStatusSchema = z.object({ clients: z.record(z.string(), z.number().int().nonnegative()) });
 
@@ -162,6 +164,29 @@ export class ServerSharing {
       candidates.map((definition, index) => [definition.name, connectionTo(definition, hosted[index] as HostedServer, token, socket)]),
     );
     return configured.map((server) => this.shared.get(server.name) ?? server);
+  }
+
+  /**
+   * Invalidate Tool Cache for servers of this window that run in the host (`names`, or all): the
+   * host's copies list again what they offer, so that the window's own relist reads their lists
+   * fresh. A host that cannot is logged; the window's relist still runs.
+   */
+  async refresh(names?: readonly string[]): Promise<void> {
+    const hosted = [...this.shared.entries()]
+      .filter(([name]) => names === undefined || names.includes(name))
+      .flatMap(([, definition]) => (definition.hosted ? [definition.hosted.name] : []));
+    if (hosted.length === 0 || this.options.link.current.kind !== 'attached') return;
+    try {
+      const answer = await this.options.link.ask({
+        method: 'POST',
+        path: HOST_PATHS.servers,
+        timeoutMs: REFRESH_MS,
+        body: { refresh: hosted },
+      });
+      if (answer.status !== 200) throw new Error(`the host answered HTTP ${answer.status}`);
+    } catch (error) {
+      this.options.logger.warn(`machine host: its servers could not list their tools again (${errorMessage(error)})`);
+    }
   }
 
   /** How many windows and agents use the host's copy of this window's server `name` (itself included); undefined when not shared. */

@@ -384,6 +384,59 @@ describe('servers shared through the machine host', function () {
     assert.deepEqual([state.protocolVersion, state.era], ['2026-07-28', 'modern']);
   });
 
+  it("a window's Reconnect restarts the host's copy, as it would its own; windows reconnecting within retryFailedMs share one restart", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    const clock = new FakeClock(Date.now());
+    await startHost(place, { retryFailedMs: 1_000, clock });
+    const mark = `restart-${crypto.randomBytes(4).toString('hex')}`;
+    const notes = stdioDefinition(['--name', mark], { name: 'notes' });
+    const [first, second] = [await openWindow(place, [notes]), await openWindow(place, [notes])] as const;
+    assert.equal(await call(first, 'notes', 'echo', { text: 'one' }), 'one');
+    assert.equal(await call(second, 'notes', 'echo', { text: 'two' }), 'two');
+    const [before] = processesWith(mark);
+    assert.equal((await first.runtime.manager.reconnect('notes')).kind, 'running');
+    const restarted = processesWith(mark);
+    assert.equal(restarted.length, 1);
+    assert.notEqual(restarted[0], before, 'a new process for the Reconnect');
+    // The other window's Reconnect in the same second (a Reconnect All in each) shares that restart.
+    assert.equal((await second.runtime.manager.reconnect('notes')).kind, 'running');
+    assert.deepEqual(processesWith(mark), restarted);
+    clock.advance(1_000);
+    assert.equal((await second.runtime.manager.reconnect('notes')).kind, 'running');
+    assert.notDeepEqual(processesWith(mark), restarted);
+    assert.equal(await call(first, 'notes', 'echo', { text: 'still' }), 'still');
+  });
+
+  it("a window's Invalidate Tool Cache lists the host's copy again first, so the window reads what it offers now", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    await startHost(place);
+    const skills = tempDir(cleanup, 'sb-skills-');
+    fs.cpSync(path.join(__dirname, '..', '..', 'fixtures', 'skills'), skills, { recursive: true });
+    const docs = stdioDefinition(['--skills-dir', skills], {
+      name: 'docs',
+      args: [path.join(__dirname, '..', '..', 'fixtures', 'skills-server.mjs'), '--skills-dir', skills],
+    });
+    const window = await openWindow(place, [docs]);
+    await until(() => window.runtime.manager.server('docs')?.state.kind === 'running', 20_000, 'running');
+    const names = () => (window.runtime.offers.offer('docs')?.skills ?? []).map((skill) => skill.uri).sort();
+    const before = names();
+    assert.ok(before.length > 0 && !before.some((uri) => uri.includes('added-later')), JSON.stringify(before));
+    // A skill appears on disk: the server lists it from now on, and says nothing of it.
+    fs.mkdirSync(path.join(skills, 'added-later'));
+    fs.writeFileSync(
+      path.join(skills, 'added-later', 'SKILL.md'),
+      '---\nname: added-later\ndescription: A skill added later.\n---\nBody.\n',
+    );
+    await window.sharing.refresh();
+    await window.runtime.invalidateCaches();
+    const after = names();
+    assert.equal(after.length, before.length + 1, JSON.stringify(after));
+    assert.ok(
+      after.some((uri) => uri.includes('added-later')),
+      JSON.stringify(after),
+    );
+  });
+
   it("a window's Reconnect tries the host's failed copy again and gets its outcome; windows asking within retryFailedMs of an attempt share it", async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     // Only the host's attempts read this clock: time moves when the test says.
@@ -494,6 +547,17 @@ describe('servers shared through the machine host', function () {
       [{ name: endpoint.slice('/mcp/'.length), clients: 1 }],
     );
     assert.equal((await ask(place, 'GET', HOST_PATHS.servers, { ...good, authorization: 'Bearer nope' })).status, 401);
+    // Listing again: only servers the asking client lists (another attachment cannot make the host work for them).
+    const name = endpoint.slice('/mcp/'.length);
+    const refresh = JSON.stringify({ refresh: [name] });
+    assert.deepEqual(JSON.parse((await ask(place, 'POST', HOST_PATHS.servers, mine, refresh)).body), { refreshed: [name] });
+    const other = new HostLink({ place, version: VERSION, logger: nullLogger, launch: () => undefined });
+    cleanup.add(() => other.dispose());
+    const otherAttached = await other.attach();
+    const theirs = { ...good, [CLIENT_HEADER]: otherAttached.kind === 'attached' ? otherAttached.client : assert.fail('not attached') };
+    assert.deepEqual(JSON.parse((await ask(place, 'POST', HOST_PATHS.servers, theirs, refresh)).body), { refreshed: [] });
+    assert.equal((await ask(place, 'POST', HOST_PATHS.servers, good, refresh)).status, 409, 'for no attachment');
+    assert.equal((await ask(place, 'POST', HOST_PATHS.servers, mine, '{"refresh":["../x"]}')).status, 400);
   });
 
   it('reads mcpSwitchboard.shareServers: off unless turned on, per server with "*" for the rest', () => {

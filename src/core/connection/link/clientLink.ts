@@ -25,7 +25,7 @@ import type { SandboxPlacement, StdioSandboxOptions } from './stdioLaunch';
 import type { Logger } from '../../base/logging';
 import { jsonSchemaValidator } from '../../base/jsonSchemaValidator';
 import { LOOP_STATUS, SWITCHBOARD_CLIENT } from '../../base/selfLoop';
-import { SocketTransport } from './socketTransport';
+import { RESTART_HEADER, SocketTransport } from './socketTransport';
 import { SwitchboardError } from './errors';
 import { createSseTransport, createStreamableHttpTransport, describeFetchFailure, httpStatus, isUnreachable } from './httpTransport';
 import { signInFailure, translateRequestError } from './requestErrors';
@@ -57,6 +57,8 @@ export interface StdioLaunch {
   readonly onStderrLine: (line: string) => void;
   readonly onGarbageLine?: (line: string) => void;
   readonly onSpawn?: (pid: number) => void;
+  /** The user's Reconnect: a server shared through the machine host has its process there restarted too. */
+  readonly restartShared?: boolean;
   /** The process is started again (it exited on the era probe): what the last one wrote is moot. */
   readonly onRestart?: () => void;
   /** A network access the server's sandbox refused, as a readable line. */
@@ -163,7 +165,11 @@ export function createTransport(kind: TransportType, options: LinkOptions): Tran
     return SocketTransport.upgrading({
       socketPath: definition.hosted.socket,
       path: new URL(definition.url).pathname,
-      headers: { ...definition.headers, host: new URL(definition.url).host },
+      headers: {
+        ...definition.headers,
+        host: new URL(definition.url).host,
+        ...(options.stdio.restartShared ? { [RESTART_HEADER]: '1' } : {}),
+      },
       onStderrLine: options.stdio.onStderrLine,
     });
   }

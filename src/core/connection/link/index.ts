@@ -40,4 +40,11 @@ export {
   type ConnectionErrorCode,
   type ConnectionFailure,
 } from './errors';
-export { SERVER_FAILED_STATUS, SocketTransport, SOCKET_UPGRADE, type HostedFailure, type UpstreamProtocol } from './socketTransport';
+export {
+  SERVER_FAILED_STATUS,
+  SocketTransport,
+  SOCKET_UPGRADE,
+  RESTART_HEADER,
+  type HostedFailure,
+  type UpstreamProtocol,
+} from './socketTransport';

@@ -15,6 +15,8 @@ import type { ConnectionErrorCode } from '../../state';
 
 /** The `Upgrade` token of the hop. */
 export const SOCKET_UPGRADE = 'mcp-jsonrpc-lines';
+/** On the upgrade: the user's Reconnect, so the host restarts its copy of the server, as a window restarts its own. */
+export const RESTART_HEADER = 'x-mcp-switchboard-restart';
 /** A message on the hop is at most this long (a peer that never ends a line is cut off). */
 const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
