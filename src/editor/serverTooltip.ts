@@ -5,7 +5,6 @@ import {
   launchOf,
   sandboxOf,
   type SandboxRulesOrigin,
-  type ServerDefinition,
   type ServerSource,
 } from '../core/config';
 import { redactSecrets } from '../core/base/logging';
