@@ -12,8 +12,8 @@ import { artifactsDir, repoRoot } from './harness-paths.mjs';
 import { ensureSandboxTools } from './setup-editor.mjs';
 import { endMachineHost } from './processes.mjs';
 
-const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'untrusted', 'vsix', 'ui'];
-const EDITOR_STAGES = ['editor', 'untrusted', 'vsix', 'ui'];
+const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'editor:shared', 'untrusted', 'vsix', 'ui'];
+const EDITOR_STAGES = ['editor', 'editor:shared', 'untrusted', 'vsix', 'ui'];
 const requested = process.argv.slice(2).filter((arg) => ALL_STAGES.includes(arg));
 const stages = requested.length > 0 ? requested : ALL_STAGES;
 // The whole run is bounded; CI allows 90 minutes and we aim for well under 15. It takes 21-27
@@ -137,6 +137,12 @@ const stageRunners = {
     const statsFile = path.join(resultsDir, 'editor.json');
     const code = await run('node', ['test/harness/run-editor-tests.mjs', '--stats', statsFile]);
     recordMocha('editor', statsFile, code);
+  },
+  /** The editor suite again with sharing on (mcpSwitchboard.shareServers): its user-level servers run in the machine host. */
+  async 'editor:shared'() {
+    const statsFile = path.join(resultsDir, 'editor-shared.json');
+    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--share', '--stats', statsFile]);
+    recordMocha('editor:shared', statsFile, code);
   },
   async untrusted() {
     const statsFile = path.join(resultsDir, 'untrusted.json');

@@ -49,6 +49,16 @@ describe('servers in the real editor', function () {
     ]);
   });
 
+  it('runs the user-level stdio servers in the machine host when sharing is on (the shared run of this suite), in the window when off', () => {
+    const shared = process.env.SWITCHBOARD_TEST_SHARED === '1';
+    const definition = api.servers().find((view) => view.name === 'ok')?.definition;
+    assert.equal(definition?.transport === 'http' && definition.hosted !== undefined, shared, JSON.stringify(definition?.transport));
+    // The process itself: the extension host's child, or the machine host's.
+    const { pid } = JSON.parse(fs.readFileSync(path.join(scratch, 'ok.json'), 'utf8')) as { pid: number };
+    const parent = Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+    assert.equal(parent === process.pid, !shared, `the server's parent is ${parent}, the extension host ${process.pid}`);
+  });
+
   it('shows one row per server, in configuration order, with an icon and a description per state', () => {
     const rows = api.tree();
     assert.deepEqual(
