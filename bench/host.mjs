@@ -7,7 +7,9 @@
 // machine host) and sharing off (today: each runs its own). Reports
 //   - server processes (every process below a window, an agent or the host): 10 trees, not 70;
 //   - memory (PSS, which splits shared pages fairly) of the servers and of Switchboard's own
-//     processes (the host, the agents' serve), against one window's servers alone, as today: the
+//     processes (the host, the agents' serve), against one window's servers: one window run alone
+//     (a third scenario of each round), and the first window's servers among the seven clients of
+//     today's run (where each server's pages are split with its six other copies, so smaller); the
 //     windows' own processes stand for the editor's extension hosts and are reported apart;
 //   - each window's tools ready (activation to every server running), the second one's above all;
 //   - a tool call's latency through a window's gateway (as chat calls), shared against not.
@@ -161,6 +163,7 @@ async function startWindow(bundlePath, cli, userSettings, share, env, index) {
   return {
     pid: child.pid,
     ready: ready.ready,
+    phases: ready.phases,
     client,
     async stop() {
       await client.close();
@@ -202,17 +205,17 @@ async function timeCalls(window, count) {
   return times;
 }
 
-/** One scenario: 5 windows and 2 agents, every one sharing or none; its numbers, then everything stopped. */
-async function scenario(bundlePath, cli, share, round) {
-  const hostDir = path.join(work, `host-${round}-${share ? 'on' : 'off'}`);
+/** One scenario: `windowCount` windows and `agentCount` agents, every one sharing or none; its numbers, then everything stopped. */
+async function scenario(bundlePath, cli, share, round, windowCount = WINDOWS, agentCount = AGENTS) {
+  const hostDir = path.join(work, `host-${round}-${share ? 'on' : 'off'}-${windowCount}`);
   const userSettings = path.join(work, `settings-${share ? 'on' : 'off'}.json`);
   fs.writeFileSync(userSettings, JSON.stringify({ 'mcpSwitchboard.servers': userServers(), 'mcpSwitchboard.shareServers': share }));
   const env = { ...process.env, MCP_SWITCHBOARD_HOST_DIR: hostDir, MCP_SWITCHBOARD_HOST_GRACE_MS: '1000' };
   const windows = [];
   const agents = [];
   try {
-    for (let index = 1; index <= WINDOWS; index++) windows.push(await startWindow(bundlePath, cli, userSettings, share, env, index));
-    for (let index = 1; index <= AGENTS; index++) agents.push(await startAgent(cli, userSettings, env, index));
+    for (let index = 1; index <= windowCount; index++) windows.push(await startWindow(bundlePath, cli, userSettings, share, env, index));
+    for (let index = 1; index <= agentCount; index++) agents.push(await startAgent(cli, userSettings, env, index));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const hostPid = share ? JSON.parse(fs.readFileSync(path.join(hostDir, 'host.json'), 'utf8')).pid : undefined;
     const clients = [...windows.map((w) => w.pid), ...agents.map((a) => a.pid)];
@@ -244,7 +247,8 @@ async function scenario(bundlePath, cli, share, round) {
       windowsMb: pssMb(windows.map((w) => w.pid)),
       oneWindowServersMb: share ? undefined : pssMb(firstWindowServers),
       ready: windows.map((w) => w.ready),
-      calls: await timeCalls(windows[1], calls),
+      phases: windows.map((w) => w.phases),
+      calls: windowCount > 1 ? await timeCalls(windows[1], calls) : [],
     };
     return result;
   } finally {
@@ -269,7 +273,12 @@ async function main() {
   const cli = await bundleCli(path.join(work, 'cli.js'));
   const shared = [];
   const own = [];
+  const alone = [];
   for (let round = 1; round <= rounds; round++) {
+    // One window on its own, as a user with one window runs today: "one window's" memory.
+    const single = await scenario(bundlePath, cli, false, round, 1, 0);
+    alone.push(single);
+    console.error(`round ${round} alone : ${single.processes} server processes, servers ${single.serversMb.toFixed(0)} MB`);
     // Alternating, each round starting with the other one: both see the same machine.
     for (const share of round % 2 === 1 ? [true, false] : [false, true]) {
       const result = await scenario(bundlePath, cli, share, round);
@@ -284,7 +293,8 @@ async function main() {
   const mb = (value) => `${value.toFixed(0)} MB`;
   const ms = (value) => `${value.toFixed(1)} ms`;
   const memoryShared = med(shared, (r) => r.serversMb + r.ownMb);
-  const oneWindow = med(own, (r) => r.oneWindowServersMb);
+  const oneWindow = med(alone, (r) => r.serversMb);
+  const oneOfSeven = med(own, (r) => r.oneWindowServersMb);
   const p50Shared = med(shared, (r) => percentile(r.calls, 50));
   const p50Own = med(own, (r) => percentile(r.calls, 50));
   const table = [
@@ -302,6 +312,9 @@ async function main() {
     row('first window: tools ready after activation', (r) => r.ready[0], ms),
     row('second window: tools ready after activation', (r) => r.ready[1], ms),
     row('fifth window: tools ready after activation', (r) => r.ready[4], ms),
+    row('second window: reading the configuration', (r) => r.phases[1].config, ms),
+    row('second window: attaching and sharing the list', (r) => r.phases[1].share, ms),
+    row('second window: connecting to every server', (r) => r.phases[1].connect, ms),
     row(
       `echo through a window's gateway, p50 (${calls} calls)`,
       (r) => percentile(r.calls, 50),
@@ -322,7 +335,7 @@ async function main() {
     '',
     ...table,
     '',
-    `- Memory of the servers and Switchboard's own processes, shared, against one window's servers today: **${ratio(memoryShared / oneWindow)}** (${mb(memoryShared)} / ${mb(oneWindow)}).`,
+    `- Memory of the servers and Switchboard's own processes, shared, against one window's servers today, that window run alone: **${ratio(memoryShared / oneWindow)}** (${mb(memoryShared)} / ${mb(oneWindow)}); against the first window's servers in today's run of seven clients: ${ratio(memoryShared / oneOfSeven)} (${mb(oneOfSeven)}: each server's pages are split with its six other copies there).`,
     `- A call through the host against the same call in a window running its own server (p50): **${ratio(p50Shared / p50Own)}**.`,
     `- Second window: every server's tools ready **${ms(med(shared, (r) => r.ready[1]))}** after its activation (its servers already run in the host).`,
     '',

@@ -43,7 +43,10 @@ const loaded = await core.loadFolderConfiguration(options.folder, {
   userSettingsFile: options.userSettings,
 });
 const configured = loaded.servers;
-await runtime.manager.start(sharing ? await sharing.share(configured) : configured);
+const configuredAt = performance.now();
+const started = sharing ? await sharing.share(configured) : configured;
+const sharedAt = performance.now();
+await runtime.manager.start(started);
 const outcome = await runtime.manager.waitForState((servers) => servers.every((server) => server.state.kind === 'running'), {
   timeoutMs: 120_000,
 });
@@ -52,7 +55,9 @@ if (outcome !== 'met')
   process.stderr.write(`[window] not every server runs: ${JSON.stringify(runtime.manager.servers().map((s) => [s.name, s.state.kind]))}\n`);
 const gateway = runtime.gateway();
 const address = await gateway.start();
-process.stdout.write(`${JSON.stringify({ ready, url: address.url, token: address.token, outcome })}\n`);
+// Where the time to ready went: reading the configuration, sharing (attach and the list), the connections.
+const phases = { config: configuredAt - activatedAt, share: sharedAt - configuredAt, connect: activatedAt + ready - sharedAt };
+process.stdout.write(`${JSON.stringify({ ready, phases, url: address.url, token: address.token, outcome })}\n`);
 
 process.stdin.resume();
 process.stdin.on('end', async () => {

@@ -1,12 +1,5 @@
 import * as vscode from 'vscode';
-import {
-  describeSandboxRules,
-  describeSource,
-  launchOf,
-  sandboxOf,
-  type SandboxRulesOrigin,
-  type ServerSource,
-} from '../core/config';
+import { describeSandboxRules, describeSource, launchOf, sandboxOf, type SandboxRulesOrigin, type ServerSource } from '../core/config';
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
 import type { ServerView } from '../core/manager';

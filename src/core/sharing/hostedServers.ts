@@ -29,7 +29,7 @@ import { createRuntime, type SwitchboardRuntime } from '../runtime';
 import { hostedDefinition, MAX_SHARED_PER_CLIENT, sharedLaunchSchema } from './sharedLaunch';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-const DEFAULT_RETRY_FAILED_MS = 1_000;
+const DEFAULT_SHARED_ATTEMPT_MS = 1_000;
 /** A window waits for the host's copy to start at most its connect timeout and this, or this long for one without a timeout. */
 const SETTLE_MARGIN_MS = 1_000;
 const MAX_WAIT_MS = 10 * 60_000;
@@ -67,15 +67,15 @@ export interface HostedServersOptions {
   /** For tests: the runtime to serve from (default: a new one, every tool exposed, nothing stored). */
   readonly runtime?: SwitchboardRuntime;
   readonly clock?: Clock;
-  /** Windows that ask for a failed server within this long of an attempt to start it again share that attempt's outcome. Default 1 s. */
-  readonly retryFailedMs?: number;
+  /** Windows that ask to start a server again (it failed, or Reconnect) within this long of an attempt share that attempt's outcome. Default 1 s. */
+  readonly sharedAttemptMs?: number;
 }
 
 export class HostedServers implements HostServices {
   readonly runtime: SwitchboardRuntime;
   /** Every window's and agent's session, by server: their requests in flight are the host's, and a server that fails ends its own. */
   private readonly sessions = new Map<string, Set<SocketTransport>>();
-  /** The last attempt to start each failed server again for a window, and its outcome (which windows asking soon after share). */
+  /** The last attempt to start each server again for a window (it had failed, or the user's Reconnect), and its outcome, which windows asking soon after share. */
   private readonly attempts = new Map<string, { readonly at: number; readonly outcome: Promise<ServerState> }>();
   /** What each attached client listed, by the host's names. */
   private readonly wanted = new Map<string, ReadonlyMap<string, StdioServerDefinition>>();
@@ -83,12 +83,12 @@ export class HostedServers implements HostServices {
   private readonly unheld = new Map<string, unknown>();
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly retryFailedMs: number;
+  private readonly sharedAttemptMs: number;
 
   constructor(options: HostedServersOptions) {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
-    this.retryFailedMs = options.retryFailedMs ?? DEFAULT_RETRY_FAILED_MS;
+    this.sharedAttemptMs = options.sharedAttemptMs ?? DEFAULT_SHARED_ATTEMPT_MS;
     this.runtime =
       options.runtime ??
       createRuntime({
@@ -152,7 +152,7 @@ export class HostedServers implements HostServices {
    * started; one on its way up is waited for (within its connect timeout); a failed one is tried
    * again, as the window's own would be on its reconnect, and so is a running one on the user's
    * Reconnect (`restart`): its process restarts, as a window's own would. Windows asking within
-   * `retryFailedMs` of an attempt share its outcome: many windows retrying, or a Reconnect All in
+   * `sharedAttemptMs` of an attempt share its outcome: many windows retrying, or a Reconnect All in
    * each, restart it once.
    */
   private async servable(name: string, restart: boolean): Promise<ServerState | undefined> {
@@ -176,7 +176,7 @@ export class HostedServers implements HostServices {
   private restart(name: string): Promise<ServerState> {
     const now = this.clock.now();
     const last = this.attempts.get(name);
-    if (last && now - last.at < this.retryFailedMs) return last.outcome;
+    if (last && now - last.at < this.sharedAttemptMs) return last.outcome;
     const outcome = this.runtime.manager.reconnect(name);
     this.attempts.set(name, { at: now, outcome });
     return outcome;
@@ -310,6 +310,8 @@ export class HostedServers implements HostServices {
         if (!held || (held.lifecycle.start === 'lazy' && definition.lifecycle.start === 'eager')) all.set(name, definition);
       }
     }
+    // What is no longer run is forgotten: the host lives as long as its clients, whose lists change.
+    for (const name of this.attempts.keys()) if (!all.has(name)) this.attempts.delete(name);
     return this.runtime.manager.update([...all.values()]);
   }
 }

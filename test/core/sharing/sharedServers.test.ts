@@ -105,14 +105,14 @@ describe('servers shared through the machine host', function () {
 
   async function startHost(
     place: HostPlace,
-    { retryFailedMs, clock }: { retryFailedMs?: number; clock?: Clock } = {},
+    { sharedAttemptMs, clock }: { sharedAttemptMs?: number; clock?: Clock } = {},
   ): Promise<{ host: MachineHost; servers: () => HostedServers }> {
     let servers: HostedServers | undefined;
     const host = await MachineHost.start({
       place,
       version: VERSION,
       logger: nullLogger,
-      services: (token) => (servers = new HostedServers({ token, logger: nullLogger, retryFailedMs, clock })),
+      services: (token) => (servers = new HostedServers({ token, logger: nullLogger, sharedAttemptMs, clock })),
     });
     if (!(host instanceof MachineHost)) assert.fail(`not the host: ${host.why}`);
     cleanup.add(() => host.close());
@@ -285,7 +285,7 @@ describe('servers shared through the machine host', function () {
   it('a shared server that fails: each window is told how (code, message, its stderr), and its Reconnect starts it again once it can', async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     // A window asking for the failed server starts it again at most once a second: between those, it is refused with the failure.
-    await startHost(place, { retryFailedMs: 1_000 });
+    await startHost(place, { sharedAttemptMs: 1_000 });
     const broken = path.join(tempDir(cleanup, 'sb-broken-'), 'broken');
     fs.writeFileSync(broken, '');
     const notes = stdioDefinition(['--fail-if-exists', broken, '--exit-message', 'the database is gone'], { name: 'notes' });
@@ -384,10 +384,10 @@ describe('servers shared through the machine host', function () {
     assert.deepEqual([state.protocolVersion, state.era], ['2026-07-28', 'modern']);
   });
 
-  it("a window's Reconnect restarts the host's copy, as it would its own; windows reconnecting within retryFailedMs share one restart", async () => {
+  it("a window's Reconnect restarts the host's copy, as it would its own; windows reconnecting within sharedAttemptMs share one restart", async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     const clock = new FakeClock(Date.now());
-    await startHost(place, { retryFailedMs: 1_000, clock });
+    await startHost(place, { sharedAttemptMs: 1_000, clock });
     const mark = `restart-${crypto.randomBytes(4).toString('hex')}`;
     const notes = stdioDefinition(['--name', mark], { name: 'notes' });
     const [first, second] = [await openWindow(place, [notes]), await openWindow(place, [notes])] as const;
@@ -437,11 +437,11 @@ describe('servers shared through the machine host', function () {
     );
   });
 
-  it("a window's Reconnect tries the host's failed copy again and gets its outcome; windows asking within retryFailedMs of an attempt share it", async () => {
+  it("a window's Reconnect tries the host's failed copy again and gets its outcome; windows asking within sharedAttemptMs of an attempt share it", async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     // Only the host's attempts read this clock: time moves when the test says.
     const clock = new FakeClock(Date.now());
-    await startHost(place, { retryFailedMs: 1_000, clock });
+    await startHost(place, { sharedAttemptMs: 1_000, clock });
     const broken = path.join(tempDir(cleanup, 'sb-broken-'), 'broken');
     fs.writeFileSync(broken, '');
     const notes = stdioDefinition(['--fail-if-exists', broken, '--exit-message', 'the database is gone'], {
