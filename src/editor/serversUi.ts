@@ -56,7 +56,7 @@ export class ServersUi implements vscode.Disposable {
       }),
     );
     if (skills) this.own(skills.onDidChange(() => this.tree.refresh()));
-    if (sharing) this.own(sharing.onDidChangeClients(() => this.tree.refresh()));
+    if (sharing) this.own(sharing.onDidChangeClients(() => this.tree.refreshShared()));
     const view = this.own(
       vscode.window.createTreeView(SERVERS_VIEW_ID, {
         treeDataProvider: this.tree,

@@ -155,11 +155,25 @@ const ICONS: Record<ServerStateKind, vscode.ThemeIcon> = {
 export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  /** How many windows and agents each server's row said use it, when it was last rendered (sharedFigure). */
+  private readonly sharedShown = new Map<string, number>();
 
   constructor(private readonly source: ServersTreeSource) {}
 
   refresh(): void {
     this.changed.fire(undefined);
+  }
+
+  /**
+   * The machine host said how many clients use its servers: the tree is rendered again only when a
+   * row would read differently. A render re-creates every row, and a row clicked while it is
+   * re-created loses the click's target (its inline action then asks which item it was meant for).
+   */
+  refreshShared(): void {
+    const differs = this.source
+      .servers()
+      .some((view) => sharedFigure(this.source.sharedClients?.(view.name)) !== this.sharedShown.get(view.name));
+    if (differs) this.refresh();
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
@@ -227,7 +241,9 @@ export class ServersTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     // has the full message, the timing and the sandbox rules.
     const restart = this.source.devRestart?.(view.name);
     const counts = toolCounts(rows);
-    const shared = this.source.sharedClients?.(view.name);
+    const shared = sharedFigure(this.source.sharedClients?.(view.name));
+    if (shared === undefined) this.sharedShown.delete(view.name);
+    else this.sharedShown.set(view.name, shared);
     item.description = describeRow(view.state, Date.now(), { ...counts, tasks: view.tasks.length, shared });
     item.tooltip = serverTooltip(view, offer, counts, restart, shared);
     // A running server shows that dev.watch just restarted it, or that it is sandboxed, or its own
@@ -330,4 +346,9 @@ export function snapshotTree(provider: ServersTreeProvider, parent?: TreeNode): 
 function iconUri(icon: vscode.TreeItem['iconPath']): string | undefined {
   const dark = icon && typeof icon === 'object' && 'dark' in icon ? icon.dark : undefined;
   return dark instanceof vscode.Uri ? `own:${dark.scheme}` : undefined;
+}
+
+/** A shared server's client count as its row and tooltip say it: this window is always one of them, even before the host has said so. */
+function sharedFigure(clients: number | undefined): number | undefined {
+  return clients === undefined ? undefined : Math.max(1, clients);
 }
