@@ -10,8 +10,7 @@ import { isJsonRpcMessage } from '../../base/jsonRpc';
 import { errorMessage } from '../../base/errorMessage';
 import { MessageInbox, readLines } from './messageLines';
 import { SwitchboardError, type ConnectionFailure } from './errors';
-import type { ProtocolEra } from './clientLink';
-import type { ConnectionErrorCode } from '../../state';
+import type { ConnectionErrorCode, RunningState } from '../../state';
 
 /** The `Upgrade` token of the hop. */
 export const SOCKET_UPGRADE = 'mcp-jsonrpc-lines';
@@ -50,7 +49,7 @@ const MAX_STDERR_LINE_CHARS = 2000;
 /** The protocol a host's copy of a server speaks with it. */
 export interface UpstreamProtocol {
   readonly protocolVersion: string;
-  readonly era: ProtocolEra;
+  readonly era: RunningState['era'];
 }
 
 /** How a host's copy of a server failed, as the host tells a window. */
