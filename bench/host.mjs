@@ -179,7 +179,7 @@ async function startAgent(cli, userSettings, env, index) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     // As the launcher Share writes runs it (src/editor/cliLauncher.ts).
-    args: ['--max-semi-space-size=2', cli, 'serve', '--stdio', '--eager', '--folder', folder],
+    args: ['--max-semi-space-size=1', cli, 'serve', '--stdio', '--eager', '--folder', folder],
     env: { ...env, MCP_SWITCHBOARD_USER_SETTINGS: userSettings },
     stderr: 'ignore',
   });

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../core/base/errorMessage';
 import { USER_SETTINGS_ENV } from '../core/config';
+import { CLI_NODE_FLAGS } from '../core/machine';
 
 /**
  * The command to put in an agent's config: `<global storage>/bin/mcp-switchboard` (`.cmd` on
@@ -42,8 +43,8 @@ export function writeCliLauncher(
         '# Written by MCP Switchboard each time the editor starts: the CLI of the installed extension,',
         "# on the editor's own runtime, reading the editor's user settings.",
         ...(userSettings ? [`${USER_SETTINGS_ENV}=${shellQuote(userSettings)}`, `export ${USER_SETTINGS_ENV}`] : []),
-        // The young generation of the CLI's own shebang (scripts/cliBuild.mjs says why).
-        `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} --max-semi-space-size=2 ${shellQuote(cliPath)} "$@"`,
+        // The Node options of the CLI's own shebang.
+        `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(runtime)} ${CLI_NODE_FLAGS.join(' ')} ${shellQuote(cliPath)} "$@"`,
         '',
       ].join('\n');
   // Written beside and renamed over: an agent starting it meanwhile never reads half a script.

@@ -9,10 +9,17 @@ import { HOST_MARKER } from './machineHost';
 import type { HostPlace } from './hostPlace';
 
 /**
- * The young generation the CLI's own shebang and the agents' launcher give it (scripts/cliBuild.mjs
- * says why): a host is a long-lived process of small messages.
+ * How the CLI runs Node for an agent (the launcher Share writes, and the CLI's own shebang in
+ * scripts/cliBuild.mjs, which says why): a young generation of 1 MiB. An agent's `serve --stdio`
+ * is a process of small messages; 1 MiB instead of 2 holds 10 MB less (with 10 servers: PSS 36
+ * against 46 MB) at the same latency and throughput (bench/RESULTS.md).
  */
-const NODE_FLAGS = ['--max-semi-space-size=2'];
+export const CLI_NODE_FLAGS = ['--max-semi-space-size=1'];
+/**
+ * The host keeps 2 MiB: it builds every window's sessions at once, and with 1 MiB it held 2-3 MB
+ * less while a second window's sessions took longer to open (bench:host, 2026-11-30).
+ */
+const HOST_NODE_FLAGS = ['--max-semi-space-size=2'];
 /** The log is started afresh past this size: hosts come and go, and none needs another's old lines. */
 const MAX_LOG_BYTES = 1024 * 1024;
 
@@ -31,7 +38,7 @@ export function hostLauncher(place: HostPlace, command: HostCommand, logger: Log
     try {
       const size = fs.statSync(place.log, { throwIfNoEntry: false })?.size ?? 0;
       log = fs.openSync(place.log, size > MAX_LOG_BYTES ? 'w' : 'a', 0o600);
-      const child = spawn(command.command, [...NODE_FLAGS, ...command.args, 'host', HOST_MARKER], {
+      const child = spawn(command.command, [...HOST_NODE_FLAGS, ...command.args, 'host', HOST_MARKER], {
         detached: true,
         stdio: ['ignore', log, log],
         env: command.env,

@@ -13,4 +13,4 @@ export {
 } from './hostProtocol';
 export { HOST_MARKER, isHostProcess, MachineHost, type HostServices, type MachineHostOptions, type NotHost } from './machineHost';
 export { HostLink, HUNG_AFTER_MS, type HostLinkOptions, type HostLinkState } from './hostLink';
-export { hostLauncher, type HostCommand } from './hostLaunch';
+export { CLI_NODE_FLAGS, hostLauncher, type HostCommand } from './hostLaunch';
