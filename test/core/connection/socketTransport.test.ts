@@ -98,5 +98,10 @@ describe('the socket hop to the machine host', function () {
     const line = 'y'.repeat(1_000);
     for (let i = 0; i < 5_000; i++) hostEnd.sendStderr(line);
     assert.ok(socket.writableLength < 2 * 1024 * 1024, `${socket.writableLength} bytes held for a window that does not read`);
+    // Its server failing still ends its session: the failure's message is not waited for without end.
+    const started = Date.now();
+    await hostEnd.fail({ code: 'PROCESS_EXITED', message: 'gone' });
+    assert.ok(Date.now() - started < 5_000, `fail() took ${Date.now() - started} ms`);
+    assert.ok(socket.destroyed, 'the session’s socket is closed');
   });
 });

@@ -45,6 +45,8 @@ const HOP_UPSTREAM = 'notifications/mcp-switchboard/upstream';
 /** Stderr lines wait in a session's socket up to this much; past it (a window that does not read) they are dropped, never buffered without end. */
 const MAX_STDERR_BACKLOG_BYTES = 1024 * 1024;
 const MAX_STDERR_LINE_CHARS = 2000;
+/** How long the host waits for a failure message to be written before it ends the session anyway (real I/O, real time). */
+const FAILURE_FLUSH_MS = 1_000;
 
 /** The protocol a host's copy of a server speaks with it. */
 export interface UpstreamProtocol {
@@ -143,7 +145,15 @@ export class SocketTransport implements Transport {
     const socket = this.socket;
     if (!this.window && socket && !this.closed && !socket.destroyed) {
       const said = { code: failure.code, message: failure.message.slice(0, 4000) };
-      await new Promise<void>((resolve) => socket.write(hopMessage(HOP_FAILED, said), () => resolve()));
+      // Written before the socket is destroyed (which drops what is unwritten), but not waited for
+      // without end: a window that does not read would hold its session open.
+      await new Promise<void>((resolve) => {
+        const bound = setTimeout(resolve, FAILURE_FLUSH_MS);
+        socket.write(hopMessage(HOP_FAILED, said), () => {
+          clearTimeout(bound);
+          resolve();
+        });
+      });
     }
     await this.close();
   }
