@@ -183,7 +183,6 @@ export class HostedServers implements HostServices {
   }
 
   private accept(name: string, socket: Duplex, head: Buffer): void {
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
     const state = this.runtime.manager.server(name)?.state;
     const upstream = state?.kind === 'running' ? { protocolVersion: state.protocolVersion, era: state.era } : undefined;
     const transport = SocketTransport.accepted(socket, head, upstream);

@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { SocketTransport, SOCKET_UPGRADE } from '../../../src/core/connection';
+import { SocketTransport } from '../../../src/core/connection';
 import { Cleanup, tempDir } from './helpers';
 import { until } from '../support/poll';
 
@@ -24,7 +24,6 @@ describe('the socket hop to the machine host', function () {
     const server = http.createServer((_req, res) => res.writeHead(404).end());
     const accepted = new Promise<{ transport: SocketTransport; socket: Duplex }>((resolve) => {
       server.on('upgrade', (_req, socket: Duplex, head: Buffer) => {
-        socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
         const transport = SocketTransport.accepted(socket, head);
         void transport.start().then(() => resolve({ transport, socket }));
       });

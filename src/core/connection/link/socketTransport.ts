@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { isJsonRpcMessage } from '../../base/jsonRpc';
 import { errorMessage } from '../../base/errorMessage';
+import { readJsonBody } from '../../base/boundedBody';
 import { MessageInbox, readLines } from './messageLines';
 import { SwitchboardError, type ConnectionFailure } from './errors';
 import type { ConnectionErrorCode, RunningState } from '../../state';
@@ -107,8 +108,9 @@ export class SocketTransport implements Transport {
     private readonly window: { readonly onStderrLine?: (line: string) => void } | undefined,
   ) {}
 
-  /** The host's end, on a socket its HTTP server has upgraded (the 101 already written); `upstream`: what its copy speaks, said first. */
+  /** The host's end, on a socket its HTTP server is upgrading: the 101 is written here; `upstream`, what its copy speaks, is said first. */
   static accepted(socket: Duplex, head: Buffer, upstream?: UpstreamProtocol): SocketTransport {
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
     if (upstream) socket.write(hopMessage(HOP_UPSTREAM, { protocolVersion: upstream.protocolVersion, era: upstream.era }));
     return new SocketTransport(async () => socket, undefined);
@@ -255,31 +257,18 @@ function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): P
         return reject(new Error(`the machine host answered HTTP ${response.statusCode ?? '?'} instead of the connection`));
       }
       // The host's copy of the server failed: this connection fails the same way, in its words.
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= MAX_FAILURE_BYTES) chunks.push(chunk);
-      });
-      response.on('end', () => reject(hostFailure(parsedJson(Buffer.concat(chunks).toString('utf8')), onStderrLine)));
-      response.on('error', reject);
+      readJsonBody(response, MAX_FAILURE_BYTES).then((read) => {
+        if (read.kind === 'tooLarge') response.destroy();
+        reject(hostFailure(read.kind === 'ok' ? read.body : undefined, onStderrLine));
+      }, reject);
     });
     request.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
     request.end();
   });
 }
 
-function parsedJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // Said nothing readable: a failure to connect, in general words.
-    return undefined;
-  }
-}
-
 function hopMessage(method: string, params: Record<string, unknown>): string {
-  return `${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`;
+  return serializeMessage({ jsonrpc: '2.0', method, params });
 }
 
 /** The error the host's failure says (a refusal, or the end of a session): its server's code and message, its stderr handed on first. */
