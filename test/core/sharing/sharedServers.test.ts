@@ -556,6 +556,10 @@ describe('servers shared through the machine host', function () {
     const otherAttached = await other.attach();
     const theirs = { ...good, [CLIENT_HEADER]: otherAttached.kind === 'attached' ? otherAttached.client : assert.fail('not attached') };
     assert.deepEqual(JSON.parse((await ask(place, 'POST', HOST_PATHS.servers, theirs, refresh)).body), { refreshed: [] });
+    // Even a client with servers of its own in the host: only those.
+    const theirList = JSON.stringify({ servers: [sharedLaunchOf(stdioDefinition(['--name', 'theirs']))] });
+    assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, theirs, theirList)).status, 200);
+    assert.deepEqual(JSON.parse((await ask(place, 'POST', HOST_PATHS.servers, theirs, refresh)).body), { refreshed: [] });
     assert.equal((await ask(place, 'POST', HOST_PATHS.servers, good, refresh)).status, 409, 'for no attachment');
     assert.equal((await ask(place, 'POST', HOST_PATHS.servers, mine, '{"refresh":["../x"]}')).status, 400);
   });
