@@ -11,7 +11,10 @@ import { createRequire } from 'node:module';
 
 const options = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const core = createRequire(import.meta.url)(options.bundle);
+// As the extension's own at its default level: nothing below info is rendered (a logger without
+// `enabled` is read as tracing, and every message would be rendered for it).
 const quiet = {
+  enabled: (level) => level === 'warn' || level === 'error',
   trace() {},
   debug() {},
   info() {},

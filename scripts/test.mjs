@@ -26,6 +26,8 @@ const resultsDir = path.join(artifactsDir, 'results');
 const totals = { passed: 0, failed: 0 };
 const summary = [];
 const timings = [];
+// Named again at the end, beside the counts: CI keeps only the end of a run's output.
+const failedTests = [];
 
 function run(command, args, options = {}) {
   const { output, ...spawnOptions } = options;
@@ -67,6 +69,7 @@ function recordMocha(stage, statsFile, exitCode) {
     failed = 1;
     note = `(runner exited ${exitCode})`;
   }
+  for (const name of stats.failed ?? []) failedTests.push(`${stage}: ${name}`);
   record(stage, stats.passes, failed, note);
 }
 
@@ -254,6 +257,10 @@ async function runStages() {
   await harness;
   console.log('\n[test] summary');
   for (const line of summary) console.log(`  ${line}`);
+  if (failedTests.length > 0) {
+    console.log('[test] failed tests:');
+    for (const name of failedTests) console.log(`  ✗ ${name}`);
+  }
   console.log(`[test] time per stage: ${timings.join(', ')}`);
   console.log(`${totals.passed} passed, ${totals.failed} failed`);
   process.exitCode = totals.failed === 0 ? 0 : 1;

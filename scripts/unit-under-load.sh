@@ -14,6 +14,7 @@ for i in $(seq 1 "$runs"); do
   log=$(mktemp)
   node scripts/test.mjs unit > "$log" 2>&1 || status=1
   echo "run $i: $(tail -1 "$log") in $(( $(date +%s) - started )) s"
+  grep '  ✗ ' "$log"
   rm -f "$log"
 done
 exit $status

@@ -4,7 +4,7 @@
 // the one gate for calls: a call is checked here against that snapshot, and waits (serverWaits.ts)
 // for a server still starting.
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { systemClock, type Clock } from '../base/clock';
+import { systemClock, type Clock, type TimerHandle } from '../base/clock';
 import { containFailure } from '../base/contain';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { nullLogger, type Logger } from '../base/logging';
@@ -34,7 +34,23 @@ export interface ToolCatalogOptions {
   readonly clock?: Clock;
   /** Quiet time after the last tools/list_changed before refetching. Default 300 ms. */
   readonly debounceMs?: number;
+  /**
+   * When the search index follows the catalog: `background` (the default) a while after each burst
+   * of changes, off the path of the servers' start; `onSearch` only when something searches (the
+   * machine host, whose clients search their own catalogs, then never builds one).
+   */
+  readonly searchIndex?: SearchIndexing;
 }
+
+export type SearchIndexing = 'background' | 'onSearch';
+
+/**
+ * How long after a change the index follows in the background: long enough that servers starting
+ * together land in one update after they ran (an update between two servers' lists delays the
+ * second), short enough that a first search seldom finds the index behind. A search never waits
+ * for it: a search of a newer snapshot updates the index first.
+ */
+export const SEARCH_INDEX_DELAY_MS = 250;
 
 export interface CatalogDiagnostics {
   readonly refresh: RefreshCounters;
@@ -80,6 +96,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   private readonly publisher: SnapshotPublisher;
   private settings: CatalogSettings;
   private readonly clock: Clock;
+  private readonly searchIndexing: SearchIndexing;
   private disposed = false;
   /** The stored cache has been read: an idle server without a list has none to stand in. */
   private loaded = false;
@@ -91,6 +108,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.logger = options.logger ?? nullLogger;
     const clock = options.clock ?? systemClock;
     this.clock = clock;
+    this.searchIndexing = options.searchIndex ?? 'background';
     this.settings = normalizeSettings({ ...DEFAULT_CATALOG_SETTINGS, ...options.settings });
     this.cache = new ToolCache({ storage: options.storage, ttlMs: this.settings.cacheTtlMs, clock, logger: this.logger });
     const lists = new ServerLists({
@@ -123,8 +141,8 @@ export class ToolCatalog implements ToolSource, Disposable {
       clock: this.clock,
     });
     this.toolSearch = new ToolSearch(() => publisher.current().snapshot);
-    // The search index follows each snapshot off the request path: once per burst of changes.
-    this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));
+    // The search index follows the snapshots off the request path: once per burst of changes.
+    if (this.searchIndexing === 'background') this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));
     this.subscriptions.push(
       this.manager.onDidChangeState((event) =>
         containFailure(this.logger, 'tool catalog: handling a state change', () => this.onState(event)),
@@ -208,16 +226,21 @@ export class ToolCatalog implements ToolSource, Disposable {
     return this.toolSearch.search(query, options);
   }
 
-  private indexing: ReturnType<typeof setImmediate> | undefined;
+  private indexing: TimerHandle | undefined;
 
-  /** Updates the search index after the current burst of snapshot changes (a search before it updates itself). */
+  /** Updates the search index SEARCH_INDEX_DELAY_MS after a change (a search before then updates it itself). */
   private indexSoon(): void {
-    if (this.indexing || this.disposed) return;
-    this.indexing = setImmediate(() => {
+    if (this.indexing !== undefined || this.disposed) return;
+    this.indexing = this.clock.setTimeout(() => {
       this.indexing = undefined;
       if (!this.disposed) containFailure(this.logger, 'tool catalog: updating the search index', () => this.toolSearch.update());
-    });
-    this.indexing.unref?.();
+    }, SEARCH_INDEX_DELAY_MS);
+    (this.indexing as { unref?: () => void }).unref?.();
+  }
+
+  /** Whether the search index holds the current snapshot (what a search would find without updating it). */
+  get searchIndexCurrent(): boolean {
+    return this.toolSearch.isCurrent();
   }
 
   /**
@@ -348,7 +371,7 @@ export class ToolCatalog implements ToolSource, Disposable {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.indexing) clearImmediate(this.indexing);
+    if (this.indexing !== undefined) this.clock.clearTimeout(this.indexing);
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
     this.lists.dispose();
     this.callsSettled.dispose();

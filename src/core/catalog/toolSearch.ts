@@ -214,6 +214,11 @@ export class ToolSearch {
     });
   }
 
+  /** Whether the index holds the current snapshot. */
+  isCurrent(): boolean {
+    return this.indexed === this.snapshot();
+  }
+
   /** Brings the index to the current snapshot; a no-op when it is there. */
   update(): void {
     const snapshot = this.snapshot();

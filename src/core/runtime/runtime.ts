@@ -3,7 +3,7 @@
 // only in what they hand in: loggers, where the tool cache lives, the tool settings, and whether
 // and when the gateway listens. Disposal runs in reverse: gateway, catalog, manager.
 import { MemorySecretStore, OAuthRegistry, ServerSignIn, type SecretStore } from '../auth';
-import { OfferCatalog, ToolCatalog, type CatalogSettings, type ToolCacheStorage } from '../catalog';
+import { OfferCatalog, ToolCatalog, type CatalogSettings, type SearchIndexing, type ToolCacheStorage } from '../catalog';
 import { systemClock, type Clock } from '../base/clock';
 import { RelayRouter, type HostAnswers } from '../connection';
 import type { Transport } from '@modelcontextprotocol/server';
@@ -24,6 +24,8 @@ export interface RuntimeOptions {
   readonly clock?: Clock;
   readonly storage: ToolCacheStorage;
   readonly settings: Partial<CatalogSettings>;
+  /** When the catalog's search index follows it (ToolCatalogOptions.searchIndex). */
+  readonly searchIndex?: SearchIndexing;
   /** How the host answers what servers ask when no client of the gateway can (dialogs, folders). */
   readonly hostAnswers?: HostAnswers;
   /** Where OAuth tokens and client registrations are kept; absent, only for this process. */
@@ -98,6 +100,7 @@ export class SwitchboardRuntime {
       settings: options.settings,
       logger: this.logger,
       clock: options.clock,
+      searchIndex: options.searchIndex,
     });
     this.offers = new OfferCatalog(this.manager, this.logger, this.catalog);
     this.signIns = new ServerSignIn(this.manager, this.oauth);

@@ -95,6 +95,8 @@ export class HostedServers implements HostServices {
         logger: options.logger,
         storage: new MemoryToolCacheStorage(),
         settings: { maxExposed: EVERY_TOOL },
+        // Windows and agents search their own catalogs; the host's copies are reached one server at a time.
+        searchIndex: 'onSearch',
         // Each window's output shows its server's log, as for a server of its own: one process, one log, for every window using it.
         connection: { onServerStderr: (server, line) => this.sessions.get(server)?.forEach((session) => session.sendStderr(line)) },
         hostAnswers: {

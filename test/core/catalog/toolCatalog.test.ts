@@ -3,7 +3,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { MemoryToolCacheStorage, toolCacheKey, TOOL_CACHE_FORMAT, type ToolCacheEntry } from '../../../src/core/catalog/cache';
 import { isSwitchboardError } from '../../../src/core/state';
 import type { CatalogSettings } from '../../../src/core/catalog/settings';
-import { ToolCatalog, type SettledCall } from '../../../src/core/catalog/toolCatalog';
+import { SEARCH_INDEX_DELAY_MS, ToolCatalog, type SettledCall } from '../../../src/core/catalog/toolCatalog';
 import type { CatalogSnapshot } from '../../../src/core/catalog/types';
 import { hashServerConnection } from '../../../src/core/config/hash';
 import type { StdioServerDefinition } from '../../../src/core/config/types';
@@ -30,14 +30,19 @@ describe('ToolCatalog', () => {
   afterEach(() => cleanup.run());
 
   function setup(
-    options: { settings?: Partial<CatalogSettings>; storage?: MemoryToolCacheStorage; definitions?: StdioServerDefinition[] } = {},
+    options: {
+      settings?: Partial<CatalogSettings>;
+      storage?: MemoryToolCacheStorage;
+      definitions?: StdioServerDefinition[];
+      searchIndex?: 'background' | 'onSearch';
+    } = {},
   ) {
     const manager = new FakeManager();
     manager.configure(options.definitions ?? [definition('git'), definition('fs')]);
     const clock = new FakeClock();
     const storage = options.storage ?? new MemoryToolCacheStorage();
     const logger = new MemoryLogger();
-    const catalog = new ToolCatalog({ manager, storage, clock, logger, settings: options.settings });
+    const catalog = new ToolCatalog({ manager, storage, clock, logger, settings: options.settings, searchIndex: options.searchIndex });
     const changes: CatalogSnapshot[] = [];
     catalog.onDidChange((snapshot) => changes.push(snapshot));
     cleanup.add(() => catalog.dispose());
@@ -374,6 +379,8 @@ describe('ToolCatalog', () => {
     await assert.rejects(vanished, (error) => isSwitchboardError(error, 'UNKNOWN_TOOL'), 'the live list no longer has it');
 
     assert.equal(catalog.diagnostics().waitingCalls, 0);
+    // The search index's update is the one timer due (the waits' deadlines are 5 s away).
+    clock.advance(SEARCH_INDEX_DELAY_MS);
     assert.equal(clock.pendingTimers, 0);
     assert.deepEqual(manager.calls, []);
   });
@@ -537,5 +544,41 @@ describe('ToolCatalog', () => {
     run(manager, 'git', tools('x'));
     await microtasks();
     assert.equal(changes.length, count);
+  });
+
+  it('indexes for search a while after servers list their tools, not between their lists; a search before then finds them all the same', async () => {
+    const { manager, catalog, clock } = setup({ definitions: [definition('git'), definition('fs'), definition('db')] });
+    await catalog.ready;
+    run(manager, 'git', tools('status'));
+    await microtasks();
+    run(manager, 'fs', tools('read_file'));
+    await microtasks();
+    // Servers starting together are not slowed by an index update between one's list and the next's.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(catalog.searchIndexCurrent, false);
+    clock.advance(SEARCH_INDEX_DELAY_MS);
+    assert.equal(catalog.searchIndexCurrent, true);
+    run(manager, 'db', tools('query'));
+    await microtasks();
+    assert.equal(catalog.searchIndexCurrent, false);
+    assert.deepEqual(
+      catalog.searchTools('query').map((hit) => hit.qualifiedName),
+      ['db__query'],
+    );
+    assert.equal(catalog.searchIndexCurrent, true);
+  });
+
+  it("with searchIndex 'onSearch' (the machine host's), builds no index until something searches", async () => {
+    const { manager, catalog, clock } = setup({ searchIndex: 'onSearch' });
+    await catalog.ready;
+    run(manager, 'git', tools('status'));
+    await microtasks();
+    clock.advance(SEARCH_INDEX_DELAY_MS * 10);
+    assert.equal(catalog.searchIndexCurrent, false);
+    assert.deepEqual(
+      catalog.searchTools('status').map((hit) => hit.qualifiedName),
+      ['git__status'],
+    );
+    assert.equal(catalog.searchIndexCurrent, true);
   });
 });
