@@ -5,12 +5,17 @@
 // serves chat's gateway on 127.0.0.1. One JSON line on stdout once every server runs:
 //   {"ready": ms from activation to every server running, "url", "token"}
 // It ends when stdin closes. Started by bench/host.mjs with the path of a JSON file:
-//   { "bundle", "cli", "folder", "userSettings", "share" }
+//   { "bundle", "loader" (src/core/base/codeCache.ts bundled), "codeCache" (its folder), "cli", "folder", "userSettings", "share" }
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
 const options = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const core = createRequire(import.meta.url)(options.bundle);
+// As the extension's entry (src/boot.ts) loads the bundle: with the code cache, made by the first window.
+const loadStarted = performance.now();
+const { loadWithCodeCache } = createRequire(import.meta.url)(options.loader);
+const bundleLoad = loadWithCodeCache(options.bundle, createRequire(options.bundle), { folder: options.codeCache, saveAfterMs: 60_000 });
+const core = bundleLoad.exports;
+const load = { ms: performance.now() - loadStarted, cache: bundleLoad.use };
 // As the extension's own at its default level: nothing below info is rendered (a logger without
 // `enabled` is read as tracing, and every message would be rendered for it).
 const quiet = {
@@ -60,7 +65,9 @@ const gateway = runtime.gateway();
 const address = await gateway.start();
 // Where the time to ready went: reading the configuration, sharing (attach and the list), the connections.
 const phases = { config: configuredAt - activatedAt, share: sharedAt - configuredAt, connect: activatedAt + ready - sharedAt };
-process.stdout.write(`${JSON.stringify({ ready, phases, url: address.url, token: address.token, outcome })}\n`);
+// The cache holds what ran until now: the next window starts from there, as the extension's next would.
+bundleLoad.save();
+process.stdout.write(`${JSON.stringify({ ready, phases, load, url: address.url, token: address.token, outcome })}\n`);
 
 process.stdin.resume();
 process.stdin.on('end', async () => {

@@ -82,8 +82,8 @@ describe('the packages we ship', function () {
       const names = [...entries.keys()];
       assert.ok(entries.has('extension/dist/extension.js'), `${file} has the bundle`);
       assert.deepEqual(
-        names.filter((name) => /\.(js|mjs|map)$/.test(name)),
-        ['extension/dist/extension.js', ...(sandbox ? ['extension/dist/sandbox/srt.mjs'] : [])].sort(),
+        names.filter((name) => /\.(js|mjs|map)$/.test(name)).sort(),
+        ['extension/dist/extension.js', 'extension/dist/main.js', ...(sandbox ? ['extension/dist/sandbox/srt.mjs'] : [])].sort(),
         `${file}: the bundle once, no CLI bundle beside it, no source maps`,
       );
       const helpers = names.filter((name) => name.endsWith('/apply-seccomp'));

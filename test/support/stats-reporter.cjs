@@ -17,7 +17,11 @@ class StatsReporter extends Mocha.reporters.Spec {
     runner.on('fail', (test, error) => {
       if (failed.length >= MAX_NAMED) return;
       const title = typeof test.fullTitle === 'function' ? test.fullTitle() : String(test.title);
-      const file = test.file ? ` [${String(test.file).split(/[\\/]test[\\/]/).pop()}]` : '';
+      const file = test.file
+        ? ` [${String(test.file)
+            .split(/[\\/]test[\\/]/)
+            .pop()}]`
+        : '';
       const first = String((error && error.message) || error).split('\n')[0];
       failed.push(`${title}${file}: ${first}`.slice(0, MAX_TEXT));
     });
