@@ -192,7 +192,7 @@ export interface ProtectedPlaces {
  */
 const FOLDER_CONTROL = ['.vscode', '.claude', '.git/hooks', '.git/config'];
 
-/** In the home folder, besides the source files: what runs at login or in a shell, and agents' own folders. */
+/** In the home folder, besides the source files: what runs at login or in a shell, agents' own folders, and the editors' extensions. */
 const HOME_CONTROL = [
   '.claude',
   '.bashrc',
@@ -213,6 +213,14 @@ const HOME_CONTROL = [
   '.local/bin',
   '.config/systemd/user',
   '.config/autostart',
+  // The editors' extensions (Switchboard's own among them): code the next window runs.
+  '.vscode/extensions',
+  '.vscode-insiders/extensions',
+  '.vscode-server/extensions',
+  '.vscode-oss/extensions',
+  '.cursor/extensions',
+  '.windsurf/extensions',
+  '.local/share/code-server/extensions',
 ];
 
 /** Credentials: neither read nor written from inside a sandbox. */

@@ -62,6 +62,9 @@ describe('sandboxed servers cannot write configuration or read credentials', fun
     const places = protectedPlaces(context, [path.join(folder, 'team.code-workspace')]);
     // The table covers every source's files, not a list kept beside it.
     for (const file of sourceFiles(new Set(FILE_SOURCES), context)) assert.ok(places.denyWrite.includes(file.file), file.file);
+    // The editors' extensions are code the next window runs (Switchboard's own bundle and its code cache among them).
+    for (const place of ['.vscode/extensions', '.local/share/code-server/extensions', '.config/mcp-switchboard'])
+      assert.ok(places.denyWrite.includes(path.join(home, ...place.split('/'))), place);
 
     const definition = stdioDefinition([], {
       name: 'probe',
