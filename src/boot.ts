@@ -11,9 +11,11 @@ import { userConfigFolder } from './core/base/userFolder';
 const SAVE_AFTER_MS = 20_000;
 
 const off = process.env.MCP_SWITCHBOARD_CODE_CACHE === 'off';
+// Sooner only for the tests of this entry, which cannot wait 20 s for the file.
+const saveAfterMs = Number(process.env.MCP_SWITCHBOARD_CODE_CACHE_SAVE_MS) || SAVE_AFTER_MS;
 const loaded = loadWithCodeCache(path.join(__dirname, 'main.js'), require, {
   folder: off ? undefined : path.join(userConfigFolder(), 'code-cache'),
-  saveAfterMs: SAVE_AFTER_MS,
+  saveAfterMs,
 });
 const main = loaded.exports as typeof import('./main');
 
