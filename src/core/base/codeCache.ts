@@ -38,7 +38,7 @@ export interface CachedLoad {
   save(): void;
 }
 
-/** Cache files of one bundle kept at most (other Node versions or flags beside the current one). */
+/** Cache files of one bundle kept at most (other builds, Node versions or flags beside the current one). */
 const MAX_FILES_PER_BUNDLE = 4;
 
 const unrefTimer = (save: () => void, ms: number) => setTimeout(save, ms).unref();
@@ -94,11 +94,8 @@ function readCache(file: string | undefined): Buffer | undefined {
 export function loadWithCodeCache(bundle: string, requireFrom: NodeJS.Require, options: CodeCacheOptions): CachedLoad {
   const source = fs.readFileSync(bundle, 'utf8');
   let file: string | undefined;
-  let build = '';
   try {
-    const stat = fs.statSync(bundle);
-    if (options.folder) file = codeCacheFile(options.folder, bundle, stat);
-    build = buildOf(bundle, stat);
+    if (options.folder) file = codeCacheFile(options.folder, bundle, fs.statSync(bundle));
   } catch {
     file = undefined;
   }
@@ -124,7 +121,7 @@ export function loadWithCodeCache(bundle: string, requireFrom: NodeJS.Require, o
     if (saved || !file || !options.folder) return;
     saved = true;
     try {
-      writeCache(options.folder, file, script.createCachedData(), path.basename(bundle), build);
+      writeCache(options.folder, file, script.createCachedData(), path.basename(bundle));
     } catch {
       // A folder we cannot write: the next load compiles, as this one did.
     }
@@ -133,18 +130,20 @@ export function loadWithCodeCache(bundle: string, requireFrom: NodeJS.Require, o
   return { exports: loaded.exports, file, use, save };
 }
 
-/** Written whole or not at all (a reader never sees half a file), 0600, beside at most a few others of the same bundle. */
-function writeCache(folder: string, file: string, data: Buffer, bundleName: string, build: string): void {
+/**
+ * Written whole or not at all (a reader never sees half a file), 0600, beside at most a few others
+ * of the same bundle: other builds (two editors with two versions of the extension take turns, and
+ * neither should delete what the other just made) and other Node versions or flags. The oldest go.
+ */
+function writeCache(folder: string, file: string, data: Buffer, bundleName: string): void {
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   const partial = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(partial, data, { mode: 0o600 });
   fs.renameSync(partial, file);
-  // The bundle's older builds' files go; of the current build, the newest few (Node versions, flags) stay.
-  const siblings = fs
+  const others = fs
     .readdirSync(folder)
     .filter((name) => name.startsWith(`${bundleName}-`) && name.endsWith('.bin') && path.join(folder, name) !== file)
-    .map((name) => ({ name, current: name.startsWith(`${build}-`), at: fs.statSync(path.join(folder, name)).mtimeMs }))
+    .map((name) => ({ name, at: fs.statSync(path.join(folder, name)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
-  const kept = siblings.filter((entry) => entry.current).slice(0, MAX_FILES_PER_BUNDLE - 1);
-  for (const entry of siblings) if (!kept.includes(entry)) fs.rmSync(path.join(folder, entry.name), { force: true });
+  for (const entry of others.slice(MAX_FILES_PER_BUNDLE - 1)) fs.rmSync(path.join(folder, entry.name), { force: true });
 }

@@ -74,7 +74,7 @@ describe('loading a bundle with V8’s code cache (the extension’s entry)', ()
     assert.deepEqual(second.scheduled, [], 'a load that used the cache writes none');
   });
 
-  it('a rebuilt bundle of the same length gets its own cache, runs its own code, and the old build’s file goes', () => {
+  it('a rebuilt bundle of the same length gets its own cache and runs its own code; the oldest of more than four builds’ files goes', () => {
     writeBundle('aaaa', 1_000);
     const old = load();
     old.loaded.save();
@@ -84,8 +84,23 @@ describe('loading a bundle with V8’s code cache (the extension’s entry)', ()
     assert.equal(rebuilt.loaded.use, 'made');
     assert.equal(rebuilt.exports.word(), 'bbbb', 'the old build’s compiled code must not run');
     rebuilt.loaded.save();
-    assert.equal(fs.existsSync(old.loaded.file ?? ''), false);
-    assert.equal(fs.existsSync(rebuilt.loaded.file ?? ''), true);
+    // Two editors with two versions of the extension take turns: each keeps its own cache.
+    assert.equal(fs.existsSync(old.loaded.file ?? ''), true);
+    writeBundle('aaaa', 1_000);
+    assert.equal(load().loaded.use, 'used', 'the first build’s cache is still there for it');
+    const files = [old.loaded.file, rebuilt.loaded.file];
+    // The first build's file is the oldest (files saved within a millisecond would tie).
+    fs.utimesSync(old.loaded.file ?? '', 1, 1);
+    for (const [index, word] of ['cccc', 'dddd', 'eeee'].entries()) {
+      writeBundle(word, 3_000 + index);
+      const next = load();
+      next.loaded.save();
+      files.push(next.loaded.file);
+    }
+    assert.deepEqual(
+      files.map((file) => fs.existsSync(file ?? '')),
+      [false, true, true, true, true],
+    );
   });
 
   it('a cache V8 refuses (damaged) is read past, and made again', () => {
