@@ -14,7 +14,13 @@ import { endMachineHost } from './processes.mjs';
 
 const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'editor:shared', 'untrusted', 'vsix', 'ui'];
 const EDITOR_STAGES = ['editor', 'editor:shared', 'untrusted', 'vsix', 'ui'];
-const requested = process.argv.slice(2).filter((arg) => ALL_STAGES.includes(arg));
+const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+// A misspelt stage must not quietly become the whole run (`packages` is part of `vsix`).
+const unknown = requested.filter((arg) => !ALL_STAGES.includes(arg));
+if (unknown.length > 0) {
+  console.error(`[test] no stage ${unknown.join(', ')}; the stages: ${ALL_STAGES.join(' ')}`);
+  process.exit(2);
+}
 const stages = requested.length > 0 ? requested : ALL_STAGES;
 // The whole run is bounded; CI allows 90 minutes and we aim for well under 15. It takes 21-27
 // minutes on a busy 2-core machine (the longer when the editor harness is set up from nothing,
