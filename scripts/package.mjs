@@ -33,18 +33,29 @@ fs.mkdirSync(packagesDir, { recursive: true });
 // The editor's packages: .vscodeignore lists what every one ships; each target adds its sandbox.
 const commonIgnore = fs.readFileSync(path.join(repoRoot, '.vscodeignore'), 'utf8');
 const sizes = [];
-// The Marketplace page is for users: the README without its Development section (how the tests,
-// benchmarks and layout work), which the repository's README keeps. Each package stays under 1 MB.
+// The Marketplace page is for the editor's users: the README without what the repository's README
+// keeps for developers and operators (how the tests, benchmarks and layout work; running a team
+// gateway). Each package stays under 1 MB.
 const userReadme = path.join(packagesDir, 'README.md');
+const LEFT_OUT = [
+  { heading: '## Development', instead: "See the repository's README: how the tests reach a real editor, the benchmarks, the layout." },
+  {
+    heading: '### Run it for a team',
+    instead: "See the repository's README: running `mcp-switchboard serve` as a team gateway (identity, policy, replicas, Helm).",
+  },
+];
 {
-  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Development\n');
-  const end = readme.indexOf('\n## ', start + 1);
-  if (start < 0 || end < 0) throw new Error('README.md: no "## Development" section followed by another to leave out of the package');
-  fs.writeFileSync(
-    userReadme,
-    `${readme.slice(0, start)}\n## Development\n\nSee the repository's README: how the tests reach a real editor, the benchmarks, the layout.\n${readme.slice(end)}`,
-  );
+  let readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  for (const { heading, instead } of LEFT_OUT) {
+    const start = readme.indexOf(`\n${heading}\n`);
+    // The section runs to the next heading of its level or above.
+    const levels = heading.startsWith('### ') ? ['\n## ', '\n### '] : ['\n## '];
+    const ends = levels.map((mark) => readme.indexOf(mark, start + 1)).filter((at) => at > start);
+    if (start < 0 || ends.length === 0)
+      throw new Error(`README.md: no "${heading}" section followed by another to leave out of the package`);
+    readme = `${readme.slice(0, start)}\n${heading}\n\n${instead}\n${readme.slice(Math.min(...ends))}`;
+  }
+  fs.writeFileSync(userReadme, readme);
 }
 for (const target of EDITOR_TARGETS) {
   const { file, sandbox, seccompArch } = targetPackage(target);

@@ -101,6 +101,8 @@ describe('the packages we ship', function () {
       assert.equal(names.filter((name) => /readme\.md$/i.test(name)).length, 1, `${file}: one README`);
       assert.match(readme, /\n## Install\n[\s\S]*\n## Sandboxed servers\n[\s\S]*\n## Changes and license\n/, file);
       assert.doesNotMatch(readme, /### How the tests reach a real editor/, `${file}: no Development section`);
+      assert.doesNotMatch(readme, /\*\*On one machine\*\*/, `${file}: running a team gateway is left to the repository's README`);
+      assert.match(readme, /\n### Run it for a team\n\nSee the repository's README/, file);
     }
   });
 
