@@ -48,7 +48,7 @@ const unrefTimer = (save: () => void, ms: number) => setTimeout(save, ms).unref(
  * flags and the source's length only, so the name holds the bundle's size and modification time
  * (an update with the same length must not run the old code), Node's version, and the flags.
  */
-export function codeCacheFile(folder: string, bundle: string, stat: fs.Stats): string {
+function codeCacheFile(folder: string, bundle: string, stat: fs.Stats): string {
   const runtime = createHash('sha256')
     .update(`${process.version} ${process.arch} ${process.execArgv.join(' ')}`)
     .digest('hex')
@@ -118,10 +118,10 @@ export function loadWithCodeCache(bundle: string, requireFrom: NodeJS.Require, o
   wrapper.call(loaded.exports, loaded.exports, requireFrom, loaded, bundle, path.dirname(bundle));
   let saved = use === 'used' || use === 'off';
   const save = () => {
-    if (saved || !file || !options.folder) return;
+    if (saved || !file) return;
     saved = true;
     try {
-      writeCache(options.folder, file, script.createCachedData(), path.basename(bundle));
+      writeCache(file, script.createCachedData(), path.basename(bundle));
     } catch {
       // A folder we cannot write: the next load compiles, as this one did.
     }
@@ -135,7 +135,8 @@ export function loadWithCodeCache(bundle: string, requireFrom: NodeJS.Require, o
  * of the same bundle: other builds (two editors with two versions of the extension take turns, and
  * neither should delete what the other just made) and other Node versions or flags. The oldest go.
  */
-function writeCache(folder: string, file: string, data: Buffer, bundleName: string): void {
+function writeCache(file: string, data: Buffer, bundleName: string): void {
+  const folder = path.dirname(file);
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   const partial = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(partial, data, { mode: 0o600 });

@@ -6,7 +6,7 @@ export { OfferCatalog } from './offerCatalog';
 export { buildSnapshot, isSettling } from './snapshot';
 export { prepareToolList } from './preparedList';
 export { type CatalogSettings } from './settings';
-export { SEARCH_INDEX_DELAY_MS, ToolCatalog, type CallSettlement, type SearchIndexing, type SettledCall } from './toolCatalog';
+export { ToolCatalog, type CallSettlement, type SearchIndexing, type SettledCall } from './toolCatalog';
 export type * from './types';
 export { MAX_EXPOSED_SETTING } from './filters';
 export { sanitizeNamePart } from './naming';

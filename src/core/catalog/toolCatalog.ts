@@ -96,7 +96,6 @@ export class ToolCatalog implements ToolSource, Disposable {
   private readonly publisher: SnapshotPublisher;
   private settings: CatalogSettings;
   private readonly clock: Clock;
-  private readonly searchIndexing: SearchIndexing;
   private disposed = false;
   /** The stored cache has been read: an idle server without a list has none to stand in. */
   private loaded = false;
@@ -108,7 +107,6 @@ export class ToolCatalog implements ToolSource, Disposable {
     this.logger = options.logger ?? nullLogger;
     const clock = options.clock ?? systemClock;
     this.clock = clock;
-    this.searchIndexing = options.searchIndex ?? 'background';
     this.settings = normalizeSettings({ ...DEFAULT_CATALOG_SETTINGS, ...options.settings });
     this.cache = new ToolCache({ storage: options.storage, ttlMs: this.settings.cacheTtlMs, clock, logger: this.logger });
     const lists = new ServerLists({
@@ -142,7 +140,7 @@ export class ToolCatalog implements ToolSource, Disposable {
     });
     this.toolSearch = new ToolSearch(() => publisher.current().snapshot);
     // The search index follows the snapshots off the request path: once per burst of changes.
-    if (this.searchIndexing === 'background') this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));
+    if ((options.searchIndex ?? 'background') === 'background') this.subscriptions.push(publisher.onDidChange(() => this.indexSoon()));
     this.subscriptions.push(
       this.manager.onDidChangeState((event) =>
         containFailure(this.logger, 'tool catalog: handling a state change', () => this.onState(event)),
