@@ -73,7 +73,8 @@ function readCache(file: string | undefined): Buffer | undefined {
   if (!file) return undefined;
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, 'r');
+    // Non-blocking: a FIFO in its place would otherwise hold the open (and the editor's activation) until someone writes to it.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     const stat = fs.fstatSync(fd);
     if (!stat.isFile() || stat.size > MAX_CACHE_BYTES) return undefined;
     if (process.platform !== 'win32' && (stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0)) return undefined;

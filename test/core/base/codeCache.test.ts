@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -127,6 +128,22 @@ describe('loading a bundle with V8’s code cache (the extension’s entry)', ()
     exposed.scheduled[0]?.save();
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(load().loaded.use, 'used');
+  });
+
+  it('reads past what is not a cache file: a FIFO in its place (which would block the open), and one too large', function () {
+    if (process.platform === 'win32') this.skip();
+    writeBundle('aaaa', 1_000);
+    const first = load();
+    const file = first.loaded.file ?? '';
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    execFileSync('mkfifo', ['-m', '600', file]);
+    const fifo = load();
+    assert.equal(fifo.loaded.use, 'made');
+    assert.equal(fifo.exports.word(), 'aaaa');
+    fs.rmSync(file);
+    fs.writeFileSync(file, '', { mode: 0o600 });
+    fs.truncateSync(file, 65 * 1024 * 1024);
+    assert.equal(load().loaded.use, 'made', 'a 65 MB file is not read');
   });
 
   it('without a folder, or with one it cannot write, the bundle loads all the same', () => {
