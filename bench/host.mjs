@@ -279,14 +279,19 @@ async function main() {
   // Each window loads the core as the extension's entry loads its bundle: with V8's code cache,
   // which the first window of the run makes (as the user's first window makes it once).
   await bundle(path.join(work, 'codeCache.cjs'), { entryPoints: [path.join(repoRoot, 'src', 'core', 'base', 'codeCache.ts')] });
-  await loadBundle(bundlePath, [
-    "export { createRuntime } from './src/core/runtime/runtime';",
-    "export { MemoryToolCacheStorage } from './src/core/catalog';",
-    "export { loadFolderConfiguration } from './src/core/config';",
-    "export { HostLink, hostLauncher, hostPlace } from './src/core/machine';",
-    "export { SHARE_ALL, ServerSharing } from './src/core/sharing';",
-    "export { PRODUCT_VERSION } from './src/core/base/version';",
-  ]);
+  await loadBundle(
+    bundlePath,
+    [
+      "export { createRuntime } from './src/core/runtime/runtime';",
+      "export { MemoryToolCacheStorage } from './src/core/catalog';",
+      "export { loadFolderConfiguration } from './src/core/config';",
+      "export { HostLink, hostLauncher, hostPlace } from './src/core/machine';",
+      "export { SHARE_ALL, ServerSharing } from './src/core/sharing';",
+      "export { PRODUCT_VERSION } from './src/core/base/version';",
+      // Built as the extension's bundle is (scripts/bundleTrim.mjs), so that a window runs what ships.
+    ],
+    { shipped: true },
+  );
   const cli = await bundleCli(path.join(work, 'cli.js'));
   const shared = [];
   const own = [];

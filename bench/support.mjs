@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI_BUILD_OPTIONS } from '../scripts/cliBuild.mjs';
+import { TRIM_PLUGINS } from '../scripts/bundleTrim.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const resultsFile = path.join(repoRoot, 'bench', 'RESULTS.md');
@@ -178,8 +179,11 @@ export async function bundle(outfile, options) {
 }
 
 /** Bundles the given export lines (paths relative to the repository) to `outfile` and loads them. */
-export async function loadBundle(outfile, exportLines) {
-  await bundle(outfile, { stdin: { contents: exportLines.join('\n'), resolveDir: repoRoot, loader: 'ts' } });
+export async function loadBundle(outfile, exportLines, { shipped = false } = {}) {
+  await bundle(outfile, {
+    stdin: { contents: exportLines.join('\n'), resolveDir: repoRoot, loader: 'ts' },
+    ...(shipped ? { plugins: TRIM_PLUGINS } : {}),
+  });
   return createRequire(import.meta.url)(outfile);
 }
 

@@ -92,6 +92,13 @@ export interface CallerOptions {
    * user's own credential (`oauth.perUser`) gets theirs (userCredential.ts). Never sent upstream.
    */
   readonly onBehalfOf?: OnBehalfOf;
+  /**
+   * A tool call's result is passed on as the server sent it, not parsed into the SDK's shape: for a
+   * hop whose own client parses it anyway (a window's session on the machine host,
+   * gateway/callPassThrough.ts). Only a 2025-era server's plain call; a call that runs as a task,
+   * or a 2026-07-28 server's, is made as any other.
+   */
+  readonly asSent?: boolean;
 }
 
 /** A request's outcome: its result, or with `rounds` a round for the client to answer. */

@@ -52,6 +52,12 @@ import { type RunningTasks, TaskCalls, ServerTaskFollower, serverTaskPath, taskE
 
 type RawSchema = Parameters<Client['request']>[1];
 
+/**
+ * A result schema that takes any result as it came: for a result passed on to a client that parses
+ * it itself (CallerOptions.asSent). Its size and depth are still checked (RESULT_LIMITS).
+ */
+const AS_SENT: RawSchema = { '~standard': { version: 1, vendor: 'mcp-switchboard', validate: (value: unknown) => ({ value }) } };
+
 /** A 2026-07-28 server's answer to a call that declared the tasks extension: the task it made of it. */
 interface UpstreamTask {
   readonly resultType: 'task';
@@ -387,27 +393,34 @@ export class McpSession {
     policy: RequestPolicy,
     budget: RetryBudget,
     definition?: Tool,
-    upstream: UpstreamExtras = {},
+    upstream: UpstreamExtras & { readonly asSent?: boolean } = {},
   ): Promise<CallToolResult | ClientInputRound> {
     const what = `tools/call \`${name}\``;
     const extras = extrasFor(this.era, upstream);
+    // A 2025 server's result, for a client that parses it itself: taken as it came (no rounds in that era).
+    const asSent = upstream.asSent === true && this.era === 'legacy';
     // What sends the call (a round's answers in it): made before request() runs it, so that the
     // call crosses no frame of its own between here and the SDK.
     const sender =
       (round: RoundParams, allowInputRequired: boolean) => (options: RequestOptions, onprogress: (progress: Progress) => void) =>
-        this.client.callTool(
-          { name, arguments: args, ...extras.meta, ...round },
-          {
-            ...options,
-            // Always ask for progress: it is what lets a long call outlive timeoutMs.
-            onprogress,
-            // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
-            // over HTTP). Without its output schema: a host passes results on unvalidated, as the
-            // model reads them, rather than fail a call the server answered.
-            ...(definition ? { toolDefinition: { ...definition, outputSchema: undefined } } : {}),
-            ...(allowInputRequired ? { allowInputRequired } : {}),
-          },
-        ) as Promise<CallToolResult | InputRequiredResult>;
+        asSent
+          ? (this.client.request({ method: 'tools/call', params: { name, arguments: args, ...extras.meta } }, AS_SENT, {
+              ...options,
+              onprogress,
+            }) as Promise<CallToolResult>)
+          : (this.client.callTool(
+              { name, arguments: args, ...extras.meta, ...round },
+              {
+                ...options,
+                // Always ask for progress: it is what lets a long call outlive timeoutMs.
+                onprogress,
+                // The definition lets the SDK mirror `x-mcp-header` parameters into headers (2026-07-28
+                // over HTTP). Without its output schema: a host passes results on unvalidated, as the
+                // model reads them, rather than fail a call the server answered.
+                ...(definition ? { toolDefinition: { ...definition, outputSchema: undefined } } : {}),
+                ...(allowInputRequired ? { allowInputRequired } : {}),
+              },
+            ) as Promise<CallToolResult | InputRequiredResult>);
     const result = extras.rounds
       ? await runClientRounds(what, extras.rounds, this.options.serverRequests ?? {}, (round) =>
           this.request(what, policy, budget, sender(round, true)),

@@ -15,6 +15,9 @@ import { AGGREGATED, type EndpointId } from './http';
 import { listedTools, listFingerprint, fullAccess } from './exposure';
 import { OfferNotifier, SessionLedger, unsubscribeSession, type NotifiedSession } from './offers';
 import { createSessionServer } from './sessionServer';
+import { CallPassThrough } from './callPassThrough';
+import { sessionRelay } from './rounds';
+import { tapTransport } from '../sdk';
 
 export interface StdioSessionOptions {
   readonly source: ToolSource;
@@ -26,6 +29,12 @@ export interface StdioSessionOptions {
   readonly switchboardId?: string;
   /** Default the aggregated endpoint; the machine host serves one server's (its upstream names). */
   readonly endpoint?: EndpointId;
+  /**
+   * On a server's endpoint: plain tool calls are made without the session server's parsing, their
+   * results written back as the server sent them (callPassThrough.ts). For a client that validates
+   * both itself: a window on the machine host's socket.
+   */
+  readonly passToolCalls?: boolean;
 }
 
 export interface StdioSession {
@@ -40,9 +49,10 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   const endpoint = options.endpoint ?? AGGREGATED;
   const tasks: GatewayTasks = new SessionTasks(options.clock ?? systemClock);
   const ledger = new SessionLedger();
+  const router = relays ?? new RelayRouter();
   const server = createSessionServer(endpoint, source, logger, {
     ...(offers ? { offers, ledger } : {}),
-    relays: relays ?? new RelayRouter(),
+    relays: router,
     ...(options.switchboardId ? { switchboardId: options.switchboardId } : {}),
     tasks,
   });
@@ -73,7 +83,24 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
       server.sendToolListChanged().catch((error: unknown) => logger.debug(`tools/list_changed not delivered: ${errorMessage(error)}`));
     }),
   );
+  const passThrough =
+    options.passToolCalls === true && endpoint.kind === 'server'
+      ? new CallPassThrough({
+          server: endpoint.server,
+          source,
+          relays: router,
+          relay: () =>
+            sessionRelay(server, {
+              elicitInput: (params) => server.elicitInput(params),
+              requestSampling: (params) => server.createMessage(params),
+            }),
+          send: (message) => transport.send(message),
+          logger,
+        })
+      : undefined;
+  if (passThrough) tapTransport(transport, logger, { take: (message) => passThrough.take(message) });
   server.onclose = () => {
+    passThrough?.close();
     subscription.dispose();
     notifier?.dispose();
     tasks.dispose();

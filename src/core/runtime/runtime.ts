@@ -112,10 +112,18 @@ export class SwitchboardRuntime {
    * --stdio`, a window on the machine host's socket): the same catalog, offers and relays as the
    * HTTP gateway's sessions.
    */
-  stdioSession(transport: Transport, endpoint?: EndpointId): Promise<StdioSession> {
+  stdioSession(transport: Transport, endpoint?: EndpointId, options: { readonly passToolCalls?: boolean } = {}): Promise<StdioSession> {
     if (this.disposing) return Promise.reject(new Error('the runtime was disposed'));
     return serveStdioSession(
-      { source: this.catalog, offers: this.offers, relays: this.relays, logger: this.logger, switchboardId: this.switchboardId, endpoint },
+      {
+        source: this.catalog,
+        offers: this.offers,
+        relays: this.relays,
+        logger: this.logger,
+        switchboardId: this.switchboardId,
+        endpoint,
+        ...options,
+      },
       transport,
     );
   }

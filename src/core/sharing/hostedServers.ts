@@ -193,7 +193,8 @@ export class HostedServers implements HostServices {
     sessions.add(transport);
     this.held(name);
     this.runtime
-      .stdioSession(transport, serverEndpoint(name, { asItself: true }))
+      // The window's client validates what it sends and gets: a plain call is passed on as it came (gateway/callPassThrough.ts).
+      .stdioSession(transport, serverEndpoint(name, { asItself: true }), { passToolCalls: true })
       .then((session) => session.closed)
       .catch((error: unknown) => this.logger.warn(`machine host: a session on ${name} failed: ${errorMessage(error)}`))
       .finally(() => {

@@ -75,6 +75,26 @@ describe('the socket hop to the machine host', function () {
     assert.deepEqual(stderr.slice(2), [], 'the failure does not repeat lines the window already has');
   });
 
+  it('counts a request in flight until it is answered or cancelled: a cancelled request gets no answer, and the host is not busy with it', async () => {
+    const { socketPath, accepted } = await host();
+    const window = SocketTransport.upgrading({ socketPath, path: '/mcp/s0000000000000000', headers: {} });
+    await window.start();
+    const { transport: hostEnd } = await accepted;
+    const toHost: JSONRPCMessage[] = [];
+    hostEnd.onmessage = (message) => toHost.push(message);
+    for (const id of [1, 'two', 3])
+      await window.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: {} } } as JSONRPCMessage);
+    await until(() => hostEnd.requestsInFlight === 3, 5_000, 'three requests in flight');
+    await hostEnd.send({ jsonrpc: '2.0', id: 1, result: { content: [] } });
+    await window.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'two' } });
+    await until(() => toHost.length === 4, 5_000, 'the cancellation reached the host');
+    assert.equal(hostEnd.requestsInFlight, 1, 'only the request neither answered nor cancelled');
+    // A cancellation naming no request in flight changes nothing.
+    await window.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nothing' } });
+    await until(() => toHost.length === 5, 5_000, 'the second cancellation reached the host');
+    assert.equal(hostEnd.requestsInFlight, 1);
+  });
+
   it('a failure code the hop does not know is a failure to connect', async () => {
     const { socketPath, accepted } = await host();
     const window = SocketTransport.upgrading({ socketPath, path: '/mcp/s0000000000000000', headers: {} });

@@ -203,6 +203,8 @@ export class SocketTransport implements Transport {
     }
     if (this.window && 'method' in message && !('id' in message) && this.hopMessage(message.method, message.params)) return;
     if ('method' in message && 'id' in message) this.unanswered.add(message.id as RequestId);
+    // A cancelled request is never answered (MCP's cancellation): it is no longer in flight.
+    else if ('method' in message && message.method === 'notifications/cancelled') this.unanswered.delete(cancelledId(message.params));
     this.inbox.push(message);
   }
 
@@ -265,6 +267,12 @@ function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): P
     request.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
     request.end();
   });
+}
+
+/** The id a `notifications/cancelled` names (an id no request has, when it names none). */
+function cancelledId(params: unknown): RequestId {
+  const id = (params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : Number.NaN;
 }
 
 function hopMessage(method: string, params: Record<string, unknown>): string {
