@@ -29,7 +29,7 @@ export interface TransportHooks {
   readonly onInbound?: (message: JSONRPCMessage) => void;
   /** Mends a message the client would refuse for a fault it can read past (resultTypeMend below). */
   readonly mend?: (message: JSONRPCMessage) => JSONRPCMessage;
-  /** Keeps a message from the client: a response to a request it did not send (raw requests). */
+  /** Keeps a message from the SDK object above: a response to a request it did not send (raw requests), a call the machine host passes through. */
   readonly take?: (message: JSONRPCMessage) => boolean;
   /** Sends an outbound message, through `send` (the transport's own), with what it adds (the stream reissue). */
   readonly send?: (message: JSONRPCMessage, options: TransportSendOptions | undefined, send: Transport['send']) => Promise<void>;
