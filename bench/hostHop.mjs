@@ -6,7 +6,7 @@
 // round by round. bench:host measures the same hop through a window's HTTP gateway among 84 other
 // processes, where a difference of 0.1 ms is inside its spread; this one is read by hand
 // (bench/RESULTS.md, "A call through the machine host, passed through").
-//   node bench/hostHop.mjs [--rounds 3] [--calls 2000]
+//   npm run bench:host:hop          node bench/hostHop.mjs [--rounds 3] [--calls 2000]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
