@@ -134,7 +134,8 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
       await vscode.commands.executeCommand('setContext', 'mcpSwitchboard.loaded', true);
     });
   const activation = { startedAt, ms: performance.now() - began };
-  logs.main.info(`activate() took ${activation.ms.toFixed(1)} ms`);
+  // On the extension host's own clock, as the consent dialog's line is (configurationSync.ts): how long after activation it came.
+  logs.main.info(`activate() took ${activation.ms.toFixed(1)} ms (began ${began.toFixed(0)} ms after the extension host started)`);
   return {
     activation,
     servers: () => manager.servers(),

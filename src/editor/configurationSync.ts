@@ -182,6 +182,9 @@ export class ConfigurationSync implements vscode.Disposable {
     for (const definition of pending) this.asking.add(definition.name);
     try {
       const mode = workspaceSandboxMode();
+      this.logs.main.info(
+        `asking to start ${pending.length === 1 ? 'a workspace server' : `${pending.length} workspace servers`} (${performance.now().toFixed(0)} ms after the extension host started)`,
+      );
       const batch = pending.length > 1 ? await this.promptAll(pending, mode) : 'each';
       let reload = false;
       if (batch === 'each') {

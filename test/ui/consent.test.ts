@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../core/support/poll';
-import { activityBarEntry, openWithWorkspaceServers, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
+import { activityBarEntry, editorLogLines, openWithWorkspaceServers, rowTooltip, screenshot, treeRow, type Workbench } from './workbench';
 
 const fixture = path.resolve(__dirname, '../fixtures/stdio-server.mjs');
 
@@ -165,6 +165,16 @@ describe('twenty workspace servers, allowed at once (UI)', function () {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'start 20 MCP servers' });
     await dialog.waitFor({ timeout: 60_000 });
     console.log(`      the workbench rendered → the consent dialog: ${Date.now() - renderedAt} ms`);
+    // activate() began → the extension asked for the dialog, both on the extension host's clock, in
+    // its main log (written a little later than said: read until both lines are there).
+    const since = await eventually(() => {
+      const lines = editorLogLines(workbench.userDataDir, /after the extension host started/, /MCP Switchboard\.log$/);
+      const began = /activate\(\) took \S+ ms \(began (\d+) ms after/.exec(lines)?.[1];
+      const asked = /asking to start 20 workspace servers \((\d+) ms after/.exec(lines)?.[1];
+      return began !== undefined && asked !== undefined ? Number(asked) - Number(began) : undefined;
+    }, 'the activation and consent lines in the main log');
+    console.log(`      activation → the consent dialog asked for: ${since} ms`);
+    assert.ok(since <= 1_000, `the consent dialog was asked for ${since} ms after activation`);
     await dialog.locator('.monaco-button', { hasText: /^Allow All$/ }).click();
     await page.locator('.statusbar-item', { hasText: '20/20' }).waitFor({ timeout: 90_000 });
     const pids = names.map((name) => (JSON.parse(fs.readFileSync(markerOf(name), 'utf8')) as { pid: number }).pid);
