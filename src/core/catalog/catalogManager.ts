@@ -12,6 +12,8 @@ export interface CatalogConnection {
   readonly definition: ServerDefinition;
   /** As last listed, kept while the server reconnects or idles; frozen, and replaced (never changed) by a new list. */
   readonly tools: readonly Tool[];
+  /** `fingerprint(tools)` (base/fingerprint.ts, as fingerprintTools): the connection hashes each list once, the catalog reads it. */
+  readonly toolsFingerprint: string;
   /** Whether the server has listed its tools yet: before that, `tools` is empty for want of an answer. */
   readonly toolsListed: boolean;
   listTools(): Promise<Tool[]>;

@@ -53,6 +53,12 @@ export class ServerLists {
   /** Derived: each server's live list, prepared once and reused while the connection's list is the same. */
   private readonly prepared = new Map<string, { readonly source: readonly Tool[]; readonly list: ToolList }>();
   private readonly preparedEntries = new WeakMap<ToolCacheEntry, ToolList>();
+  /**
+   * Derived: each frozen list prepared once, whoever holds it. A live list taken into the cache is
+   * the same array there, and an entry whose offer is stored again keeps its tools array: neither
+   * is prepared (normalized and hashed) a second time.
+   */
+  private readonly preparedByTools = new WeakMap<readonly Tool[], PreparedToolList>();
   private readonly hashes = new WeakMap<ServerDefinition, string>();
   /** The catalog's own: a live list the user invalidated stands for nothing until the server lists again. */
   private readonly forgotten = new Map<string, readonly Tool[]>();
@@ -183,7 +189,8 @@ export class ServerLists {
     if (forgotten) this.forgotten.delete(name);
     const known = this.prepared.get(name);
     if (known?.source === tools) return known.list;
-    const fingerprint = fingerprintTools(tools);
+    // The connection's own fingerprint of this list, the same function as fingerprintTools: not hashed again.
+    const fingerprint = connection.toolsFingerprint;
     const fetchedAt = this.options.clock.now();
     let list: ToolList;
     if (known && known.list.prepared.fingerprint === fingerprint) {
@@ -191,7 +198,7 @@ export class ServerLists {
     } else {
       // A connection's list is frozen (shared as it is); anything else is copied once, privately, then frozen.
       const raw = isDeepFrozenData(tools) ? tools : deepFreeze(structuredClone(tools));
-      list = { raw, prepared: prepareToolList(raw, fingerprint, { shareFrozen: true }), fetchedAt };
+      list = { raw, prepared: this.preparedOf(raw, fingerprint), fetchedAt };
     }
     this.prepared.set(name, { source: tools, list });
     return list;
@@ -203,9 +210,19 @@ export class ServerLists {
     let list = this.preparedEntries.get(entry);
     if (!list) {
       // The cache's entries are frozen (ToolCache freezes what it loads and stores): share their tools.
-      list = { raw: entry.tools, prepared: prepareToolList(entry.tools, undefined, { shareFrozen: true }), fetchedAt: entry.fetchedAt };
+      list = { raw: entry.tools, prepared: this.preparedOf(entry.tools), fetchedAt: entry.fetchedAt };
       this.preparedEntries.set(entry, list);
     }
     return list;
+  }
+
+  /** `raw` is frozen (a connection's or the cache's list): what it prepares to cannot change. */
+  private preparedOf(raw: readonly Tool[], fingerprint?: string): PreparedToolList {
+    let prepared = this.preparedByTools.get(raw);
+    if (!prepared) {
+      prepared = prepareToolList(raw, fingerprint ?? fingerprintTools(raw), { shareFrozen: true });
+      this.preparedByTools.set(raw, prepared);
+    }
+    return prepared;
   }
 }

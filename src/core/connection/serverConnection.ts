@@ -170,6 +170,11 @@ export class ServerConnection {
     return this.keeper.tools;
   }
 
+  /** `fingerprint(tools)` (base/fingerprint.ts), computed once per list the server gives. */
+  get toolsFingerprint(): string {
+    return this.keeper.toolsFingerprint;
+  }
+
   /** Whether the server has listed its tools yet: before that, `tools` is empty for want of an answer. */
   get toolsListed(): boolean {
     return this.keeper.listed;

@@ -1,5 +1,6 @@
 // Test doubles for the catalog: a clock whose time and timers the test drives, a manager whose
 // servers, states and tool lists the test sets directly, and tool definitions.
+import { fingerprint } from '../../../src/core/base/fingerprint';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { CallerOptions, ToolsChangeEvent } from '../../../src/core/connection';
 import type { CatalogConnection, CatalogManager } from '../../../src/core/catalog/catalogManager';
@@ -170,6 +171,8 @@ export class FakeManager implements CatalogManager {
     return {
       definition: entry.definition,
       tools: entry.tools,
+      // As a connection's keeper computes it, once per list (here on each read: a test's lists are small).
+      toolsFingerprint: fingerprint(entry.tools),
       toolsListed: entry.listed,
       listTools: async () => {
         this.fetches.push(name);

@@ -1,10 +1,14 @@
 // The offer keeper relists one list at a time per list, but resources and prompts independently:
 // a prompts relist that began before a resources relist ended must not put the old resources back.
+// And a connection's tools fingerprint is the one the catalog knows its lists by.
 import assert from 'node:assert/strict';
 import { systemClock } from '../../../src/core/base/clock';
 import { nullLogger } from '../../../src/core/base/logging';
 import { OfferKeeper } from '../../../src/core/connection/offer/offerKeeper';
 import type { McpSession } from '../../../src/core/connection/session';
+import { fingerprintTools } from '../../../src/core/catalog/preparedList';
+import { Cleanup, connect, stdioDefinition } from './helpers';
+import { until } from '../support/poll';
 
 describe('offer keeper: lists relisted side by side', () => {
   it('a prompts relist that ends after a resources relist keeps the new resources', async () => {
@@ -64,5 +68,23 @@ describe('offer keeper: lists relisted side by side', () => {
       ['greet'],
     );
     keeper.dispose();
+  });
+});
+
+describe("a connection's tools fingerprint", function () {
+  this.timeout(30_000);
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('is the catalog’s fingerprint of the same list (it is read there, not hashed again), and follows every new list', async () => {
+    const { connection } = connect(cleanup, stdioDefinition());
+    await connection.start();
+    const first = connection.toolsFingerprint;
+    assert.equal(first, fingerprintTools(connection.tools));
+    assert.notEqual(first, fingerprintTools([]));
+    await connection.sendToolCall('add_tool', { name: 'brand_new' });
+    await until(() => connection.tools.some((tool) => tool.name === 'brand_new'), 10_000, 'the new list');
+    assert.equal(connection.toolsFingerprint, fingerprintTools(connection.tools));
+    assert.notEqual(connection.toolsFingerprint, first);
   });
 });

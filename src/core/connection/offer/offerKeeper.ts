@@ -88,7 +88,9 @@ export class OfferKeeper {
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
   readonly subscriptions: ResourceSubscriptions;
   private toolList: ToolList = { tools: [], quarantined: [] };
-  private toolsFingerprint = fingerprint([[], []]);
+  /** Of the usable tools alone (`fingerprint(tools)`): what the catalog knows a list by, cached or live. */
+  private usableFingerprint = fingerprint([]);
+  private quarantinedFingerprint = fingerprint([]);
   /** Some session has listed tools: `tools` is a server's answer, not the empty start. */
   private toolsListed = false;
   /**
@@ -112,6 +114,11 @@ export class OfferKeeper {
   /** The usable tools, as last listed (kept while reconnecting); deep-frozen, so shared. */
   get tools(): readonly Tool[] {
     return this.toolList.tools;
+  }
+
+  /** `fingerprint(tools)`, computed once per list (the catalog identifies lists by it, rather than hash each again). */
+  get toolsFingerprint(): string {
+    return this.usableFingerprint;
   }
 
   /** Whether a server has listed its tools yet (before that, `tools` is empty for want of an answer). */
@@ -284,11 +291,13 @@ export class OfferKeeper {
     for (const tool of list.quarantined) {
       if (!known.has(`${tool.name}\u0000${tool.problem}`)) this.options.logger.warn(`tool quarantined: ${tool.problem}`);
     }
-    const next = fingerprint([list.tools, list.quarantined]);
-    const same = next === this.toolsFingerprint;
+    const usable = fingerprint(list.tools);
+    const quarantined = fingerprint(list.quarantined);
+    const same = usable === this.usableFingerprint && quarantined === this.quarantinedFingerprint;
     // Frozen once here, so every reader (views, events, the catalog) shares it instead of copying it.
     this.toolList = deepFreeze(list);
-    this.toolsFingerprint = next;
+    this.usableFingerprint = usable;
+    this.quarantinedFingerprint = quarantined;
     this.toolsListed = true;
     return !same;
   }
