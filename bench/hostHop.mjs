@@ -6,14 +6,17 @@
 // round by round. bench:host measures the same hop through a window's HTTP gateway among 84 other
 // processes, where a difference of 0.1 ms is inside its spread; this one is read by hand
 // (bench/RESULTS.md, "A call through the machine host, passed through").
-//   npm run bench:host:hop          node bench/hostHop.mjs [--rounds 3] [--calls 2000]
+// With --host-process the host is a process of its own (the CLI, as windows launch it), so the hop
+// also crosses processes, as in the editor.
+//   npm run bench:host:hop          node bench/hostHop.mjs [--rounds 3] [--calls 2000] [--host-process]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadBundle, option, repoRoot } from './support.mjs';
+import { bundleCli, loadBundle, option, repoRoot } from './support.mjs';
 
 const rounds = Number(option('rounds', '3'));
 const calls = Number(option('calls', '2000'));
+const hostProcess = process.argv.includes('--host-process');
 const WARMUP = 1000;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-hop-'));
@@ -23,8 +26,9 @@ const core = await loadBundle(
     "export { createRuntime } from './src/core/runtime/runtime';",
     "export { MemoryToolCacheStorage } from './src/core/catalog';",
     "export { nullLogger } from './src/core/base/logging';",
-    "export { HOST_DIR_ENV, HostLink, hostPlace, MachineHost } from './src/core/machine';",
+    "export { HOST_DIR_ENV, HostLink, hostLauncher, hostPlace, MachineHost } from './src/core/machine';",
     "export { HostedServers, SHARE_ALL, ServerSharing } from './src/core/sharing';",
+    "export { PRODUCT_VERSION } from './src/core/base/version';",
   ],
   { shipped: true },
 );
@@ -34,20 +38,27 @@ const {
   nullLogger,
   HOST_DIR_ENV,
   HostLink,
+  hostLauncher,
   hostPlace,
   MachineHost,
   HostedServers,
   SHARE_ALL,
   ServerSharing,
+  PRODUCT_VERSION: version,
 } = core;
 
-const place = hostPlace({ [HOST_DIR_ENV]: path.join(work, 'host') });
-const host = await MachineHost.start({
-  place,
-  version: '1.0.0',
-  logger: nullLogger,
-  services: (token) => new HostedServers({ token, logger: nullLogger }),
-});
+const hostDir = path.join(work, 'host');
+const place = hostPlace({ [HOST_DIR_ENV]: hostDir });
+const host = hostProcess
+  ? undefined
+  : await MachineHost.start({ place, version, logger: nullLogger, services: (token) => new HostedServers({ token, logger: nullLogger }) });
+const launch = hostProcess
+  ? hostLauncher(
+      place,
+      { command: process.execPath, args: [await bundleCli(path.join(work, 'cli.js'))], env: { ...process.env, [HOST_DIR_ENV]: hostDir } },
+      nullLogger,
+    )
+  : () => undefined;
 const definition = {
   name: 'fixture',
   source: { kind: 'user' },
@@ -68,7 +79,7 @@ async function window(share) {
   const runtime = createRuntime({ logger: nullLogger, storage: new MemoryToolCacheStorage(), settings: {} });
   let servers = [definition];
   if (share) {
-    const link = new HostLink({ place, version: '1.0.0', logger: nullLogger, launch: () => undefined });
+    const link = new HostLink({ place, version, logger: nullLogger, launch });
     links.push(link);
     const sharing = new ServerSharing({ link, policy: () => SHARE_ALL, workspaceFolders: () => [work], logger: nullLogger });
     servers = await sharing.share(servers);
@@ -93,7 +104,7 @@ async function p50(runtime) {
 
 const own = await window(false);
 const shared = await window(true);
-console.log(`${calls} echo calls per window and round, p50 (ms)`);
+console.log(`${calls} echo calls per window and round, p50 (ms); the host ${hostProcess ? 'in a process of its own' : 'in this process'}`);
 console.log('| round | its own server | through the host | ratio |');
 console.log('|---:|---:|---:|---:|');
 for (let round = 1; round <= rounds; round++) {
@@ -104,5 +115,5 @@ for (let round = 1; round <= rounds; round++) {
 await shared.dispose();
 await own.dispose();
 for (const link of links) link.dispose();
-await host.close();
+await host?.close();
 fs.rmSync(work, { recursive: true, force: true });
