@@ -39,3 +39,9 @@ export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
     );
   return false;
 }
+
+/** The request a `notifications/cancelled` names, or undefined when its params name none. */
+export function cancelledRequestId(params: unknown): string | number | undefined {
+  const id = isObject(params) ? params.requestId : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}

@@ -8,6 +8,7 @@
 // (a task-augmented call, a duplicate id, lists, resources, prompts) goes to the session server.
 import type { JSONRPCMessage, Progress, Transport } from '@modelcontextprotocol/server';
 import { errorMessage } from '../base/errorMessage';
+import { cancelledRequestId } from '../base/jsonRpc';
 import type { Logger } from '../base/logging';
 import type { ToolSource } from '../catalog';
 import type { Relay, RelayRouter } from '../connection';
@@ -68,8 +69,8 @@ export class CallPassThrough {
   }
 
   private cancel(params: unknown): boolean {
-    const id = (params as { requestId?: unknown } | undefined)?.requestId;
-    if (typeof id !== 'string' && typeof id !== 'number') return false;
+    const id = cancelledRequestId(params);
+    if (id === undefined) return false;
     const controller = this.calls.get(id);
     if (!controller) return false;
     this.calls.delete(id);

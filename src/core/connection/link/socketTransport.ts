@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { isJsonRpcMessage } from '../../base/jsonRpc';
+import { cancelledRequestId, isJsonRpcMessage } from '../../base/jsonRpc';
 import { errorMessage } from '../../base/errorMessage';
 import { readJsonBody } from '../../base/boundedBody';
 import { MessageInbox, readLines } from './messageLines';
@@ -204,7 +204,10 @@ export class SocketTransport implements Transport {
     if (this.window && 'method' in message && !('id' in message) && this.hopMessage(message.method, message.params)) return;
     if ('method' in message && 'id' in message) this.unanswered.add(message.id as RequestId);
     // A cancelled request is never answered (MCP's cancellation): it is no longer in flight.
-    else if ('method' in message && message.method === 'notifications/cancelled') this.unanswered.delete(cancelledId(message.params));
+    else if ('method' in message && message.method === 'notifications/cancelled') {
+      const cancelled = cancelledRequestId(message.params);
+      if (cancelled !== undefined) this.unanswered.delete(cancelled);
+    }
     this.inbox.push(message);
   }
 
@@ -267,12 +270,6 @@ function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): P
     request.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
     request.end();
   });
-}
-
-/** The id a `notifications/cancelled` names (an id no request has, when it names none). */
-function cancelledId(params: unknown): RequestId {
-  const id = (params as { requestId?: unknown } | undefined)?.requestId;
-  return typeof id === 'string' || typeof id === 'number' ? id : Number.NaN;
 }
 
 function hopMessage(method: string, params: Record<string, unknown>): string {
