@@ -6,13 +6,14 @@
 // as it would a server of its own: parsing them here again, into the SDK's shapes and back, was
 // most of what the hop cost (bench/RESULTS.md, "A call through the machine host"). Everything else
 // (a task-augmented call, a duplicate id, lists, resources, prompts) goes to the session server.
-import type { JSONRPCMessage, Progress, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { errorMessage } from '../base/errorMessage';
 import { cancelledRequestId } from '../base/jsonRpc';
 import type { Logger } from '../base/logging';
 import type { ToolSource } from '../catalog';
 import type { Relay, RelayRouter } from '../connection';
 import { toProtocolError } from './exposure';
+import { progressTo } from './rounds';
 
 type RequestId = string | number;
 
@@ -83,10 +84,12 @@ export class CallPassThrough {
     const onProgress =
       progressToken === undefined
         ? undefined
-        : (progress: Progress) =>
-            void this.options
-              .send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken } })
-              .catch((error: unknown) => this.options.logger.debug(`progress for ${server}/${tool} not delivered: ${errorMessage(error)}`));
+        : progressTo(
+            progressToken,
+            (notification) => this.options.send({ jsonrpc: '2.0', ...notification }),
+            this.options.logger,
+            `${server}/${tool}`,
+          );
     let outcome: { result: unknown } | { error: { code: number; message: string; data?: unknown } };
     try {
       const result = await relays.run(server, this.options.relay(), () =>

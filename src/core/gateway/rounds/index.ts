@@ -4,4 +4,4 @@
 export { sessionRelay, sessionRelayedRun, type RelayChannel, type RelayedRun } from './clientRelay';
 export { GatewayRounds, clientKeyOf, clientNameOf, declaresTasks, sessionRound, signInRound, type OpenRound } from './clientRounds';
 export { CallBridge } from './callBridge';
-export { clientRequestOptions } from './requestOptions';
+export { clientRequestOptions, progressTo } from './requestOptions';

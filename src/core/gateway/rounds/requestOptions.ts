@@ -21,12 +21,28 @@ export function clientRequestOptions(
   const progressToken = params?._meta?.progressToken;
   const base = { signal: ctx.mcpReq.signal, ...round?.options };
   if (progressToken === undefined) return base;
-  return {
-    ...base,
-    onProgress: (progress: Progress) => {
-      ctx.mcpReq
-        .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })
-        .catch((error: unknown) => logger.debug(`progress for ${what} not delivered: ${errorMessage(error)}`));
-    },
+  return { ...base, onProgress: progressTo(progressToken, (notification) => ctx.mcpReq.notify(notification), logger, what) };
+}
+
+/** A progress notification as `notify` sends it to the client. */
+export interface ProgressNotification {
+  readonly method: 'notifications/progress';
+  readonly params: Progress & { readonly progressToken: string | number };
+}
+
+/**
+ * The upstream's progress, re-addressed to the client's own `progressToken` and sent with `notify`
+ * (a session's context, or the pass-through's transport); one not delivered is logged, never thrown.
+ */
+export function progressTo(
+  progressToken: string | number,
+  notify: (notification: ProgressNotification) => Promise<void>,
+  logger: Logger,
+  what: string,
+): (progress: Progress) => void {
+  return (progress) => {
+    notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch((error: unknown) =>
+      logger.debug(`progress for ${what} not delivered: ${errorMessage(error)}`),
+    );
   };
 }
