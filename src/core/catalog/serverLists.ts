@@ -8,7 +8,6 @@ import { hashServerConnection, type ServerDefinition } from '../config';
 import type { Clock } from '../base/clock';
 import { isConnecting, startsOnDemand, type ServerStateKind } from '../state';
 import type { Logger } from '../base/logging';
-import type { ToolCacheEntry } from './cache';
 import type { CatalogManager, CatalogServerInfo } from './catalogManager';
 import { RefreshScheduler } from './refreshScheduler';
 import { errorMessage } from '../base/errorMessage';
@@ -52,7 +51,6 @@ export interface ServerListsOptions {
 export class ServerLists {
   /** Derived: each server's live list, prepared once and reused while the connection's list is the same. */
   private readonly prepared = new Map<string, { readonly source: readonly Tool[]; readonly list: ToolList }>();
-  private readonly preparedEntries = new WeakMap<ToolCacheEntry, ToolList>();
   /**
    * Derived: each frozen list prepared once, whoever holds it. A live list taken into the cache is
    * the same array there, and an entry whose offer is stored again keeps its tools array: neither
@@ -206,14 +204,8 @@ export class ServerLists {
 
   private cachedList(name: string, hash: string): ToolList | undefined {
     const entry = this.options.cache.lookup(name, hash);
-    if (!entry) return undefined;
-    let list = this.preparedEntries.get(entry);
-    if (!list) {
-      // The cache's entries are frozen (ToolCache freezes what it loads and stores): share their tools.
-      list = { raw: entry.tools, prepared: this.preparedOf(entry.tools), fetchedAt: entry.fetchedAt };
-      this.preparedEntries.set(entry, list);
-    }
-    return list;
+    // The cache's entries are frozen (ToolCache freezes what it loads and stores): their tools are shared, prepared once.
+    return entry && { raw: entry.tools, prepared: this.preparedOf(entry.tools), fetchedAt: entry.fetchedAt };
   }
 
   /** `raw` is frozen (a connection's or the cache's list): what it prepares to cannot change. */
