@@ -12,8 +12,8 @@ import { artifactsDir, repoRoot } from './harness-paths.mjs';
 import { ensureSandboxTools } from './setup-editor.mjs';
 import { endMachineHost } from './processes.mjs';
 
-const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'editor:shared', 'untrusted', 'vsix', 'ui'];
-const EDITOR_STAGES = ['editor', 'editor:shared', 'untrusted', 'vsix', 'ui'];
+const ALL_STAGES = ['lint', 'unit', 'conformance', 'editor', 'editor:own', 'untrusted', 'vsix', 'ui'];
+const EDITOR_STAGES = ['editor', 'editor:own', 'untrusted', 'vsix', 'ui'];
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 // A misspelt stage must not quietly become the whole run (`packages` is part of `vsix`).
 const unknown = requested.filter((arg) => !ALL_STAGES.includes(arg));
@@ -147,11 +147,11 @@ const stageRunners = {
     const code = await run('node', ['test/harness/run-editor-tests.mjs', '--stats', statsFile]);
     recordMocha('editor', statsFile, code);
   },
-  /** The editor suite again with sharing on (mcpSwitchboard.shareServers): its user-level servers run in the machine host. */
-  async 'editor:shared'() {
-    const statsFile = path.join(resultsDir, 'editor-shared.json');
-    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--share', '--stats', statsFile]);
-    recordMocha('editor:shared', statsFile, code);
+  /** The editor suite again with sharing off (mcpSwitchboard.shareServers): its user-level servers run in the window. */
+  async 'editor:own'() {
+    const statsFile = path.join(resultsDir, 'editor-own.json');
+    const code = await run('node', ['test/harness/run-editor-tests.mjs', '--own', '--stats', statsFile]);
+    recordMocha('editor:own', statsFile, code);
   },
   async untrusted() {
     const statsFile = path.join(resultsDir, 'untrusted.json');

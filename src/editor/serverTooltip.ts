@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import os from 'node:os';
 import { describeSandboxRules, describeSource, launchOf, sandboxOf, type SandboxRulesOrigin, type ServerSource } from '../core/config';
 import { redactSecrets } from '../core/base/logging';
 import type { OfferedServer } from '../core/catalog';
@@ -72,7 +73,9 @@ export function serverTooltip(
           : 'SSE',
     ]);
     rows.push([definition.transport === 'stdio' ? 'Command' : 'URL', code(connectionSummary(view))]);
-    if (definition.transport === 'stdio' && definition.cwd) rows.push(['Folder', `\`${definition.cwd}\``]);
+    const hosted = view.definition?.transport === 'http' ? view.definition.hosted : undefined;
+    const folder = hosted ? (hosted.cwd ?? os.homedir()) : definition.transport === 'stdio' ? definition.cwd : undefined;
+    if (folder) rows.push(['Folder', `\`${folder}\``]);
     const sandbox = sandboxOf(definition);
     if (sandbox) rows.push(['Sandboxed', `${escape(describeSandboxRules(sandbox.rules))} (rules: ${RULES_FROM[sandbox.origin]})`]);
     if (shared !== undefined)

@@ -16,8 +16,8 @@ import { copyWorkspace, installVsix, launchBrowser, startCodeServer } from './ed
 const { values: flags } = parseArgs({
   options: {
     suite: { type: 'string', default: 'suite' },
-    // The suite again with mcpSwitchboard.shareServers on: the user-level servers run in the machine host.
-    share: { type: 'boolean', default: false },
+    // The suite again with mcpSwitchboard.shareServers off: the user-level servers run in the window.
+    own: { type: 'boolean', default: false },
     vsix: { type: 'boolean', default: false },
     stats: { type: 'string' },
     timeout: { type: 'string', default: String(5 * 60_000) },
@@ -183,7 +183,7 @@ async function main() {
     ...(flags['user-data'] ? { userDataDir: flags['user-data'] } : {}),
     ...(flags.port ? { port: Number(flags.port) } : {}),
     trust: suite.trust,
-    userSettings: { ...suite.userSettings(scratch), ...(flags.share ? { 'mcpSwitchboard.shareServers': true } : {}) },
+    userSettings: { ...suite.userSettings(scratch), ...(flags.own ? { 'mcpSwitchboard.shareServers': false } : {}) },
     ...(suite.userMcp?.(scratch) ? { userMcp: suite.userMcp(scratch) } : {}),
     log: (line) => log.write(`[code-server] ${line}\n`),
   });
@@ -212,7 +212,7 @@ async function main() {
           SWITCHBOARD_WINDOW_OPENED_AT: String(windowOpenedAt),
           SWITCHBOARD_TEST_WORKSPACE: workspace,
           SWITCHBOARD_TEST_SCRATCH: scratch,
-          SWITCHBOARD_TEST_SHARED: flags.share ? '1' : '',
+          SWITCHBOARD_TEST_SHARED: flags.own ? '' : '1',
           SWITCHBOARD_NODE: process.execPath,
           SWITCHBOARD_FIXTURE: fixture,
           SWITCHBOARD_EXPECTED_EXTENSIONS_DIR: extensionsDir ?? '',

@@ -123,7 +123,8 @@ async function buildStdio(
     args,
     env,
     cwd,
-    // Only what a machine host needs to know: a shared server runs where its entry says, else in the home folder.
+    // Only what a machine host needs to know: a shared server runs where its entry says, else in the
+    // home folder unless its launch names something in the folder (sharing/sharedLaunch.ts).
     cwdIsFolder: entry.cwd === undefined && cwd !== undefined ? true : undefined,
     sandbox,
   };

@@ -91,7 +91,7 @@ export interface StdioServerDefinition extends ServerDefinitionBase {
   /** Already merged: envFile values, then `env`, with variables resolved. Process env not included. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
-  /** True when `cwd` is the owning workspace folder because the entry names none (a server shared through the machine host then runs in the home folder). */
+  /** True when `cwd` is the owning workspace folder because the entry names none (where a shared server then runs: sharing/sharedLaunch.ts). */
   readonly cwdIsFolder?: boolean;
   /** The sandbox the server runs in (the editor's `sandboxEnabled` and `sandbox` block); absent: off, no rules. */
   readonly sandbox?: SandboxSetting;
@@ -215,6 +215,8 @@ export interface HostedServerRef {
   readonly name: string;
   /** The host's socket, which the connection reaches it on (connection/link/socketTransport.ts). */
   readonly socket: string;
+  /** The folder the host runs it in; undefined: the home folder (sharing/sharedLaunch.ts). */
+  readonly cwd: string | undefined;
 }
 
 /**

@@ -30,23 +30,24 @@ export interface SharingPolicy {
   readonly servers: Readonly<Record<string, boolean>>;
 }
 
+/** The default: every server that may be shared is. */
 export const SHARE_ALL: SharingPolicy = { enabled: true, servers: {} };
-/** The default while sharing is a preview (see the README). */
+/** `false`: every server runs in its own window. */
 export const SHARE_NONE: SharingPolicy = { enabled: false, servers: {} };
 
 /** The setting that says it (`mcpSwitchboard.shareServers`), in the user's settings. */
 export const SHARE_SETTING = 'shareServers';
 
 /**
- * The policy a value of `mcpSwitchboard.shareServers` says: `true` or `false` (the default), or an
- * object of server names to booleans, where `"*"` says what the others do (default: not shared).
+ * The policy a value of `mcpSwitchboard.shareServers` says: `true` (the default) or `false`, or an
+ * object of server names to booleans, where `"*"` says what the others do (default: shared).
  * Anything else: the default.
  */
 export function sharingPolicyFrom(value: unknown): SharingPolicy {
   if (typeof value === 'boolean') return { enabled: value, servers: {} };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return SHARE_NONE;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return SHARE_ALL;
   const servers: Record<string, boolean> = {};
-  let enabled = false;
+  let enabled = true;
   for (const [name, on] of Object.entries(value as Record<string, unknown>).slice(0, 1000)) {
     if (typeof on !== 'boolean') continue;
     if (name === '*') enabled = on;
@@ -139,13 +140,14 @@ export class ServerSharing {
       if (state.kind === 'own') logger.info(`machine host: ${state.why}`);
       return [...configured];
     }
+    const launches = candidates.map((definition) => sharedLaunchOf(definition));
     let hosted: HostedServer[];
     try {
       const answer = await link.ask({
         method: 'PUT',
         path: HOST_PATHS.servers,
         timeoutMs: REGISTER_MS,
-        body: { servers: candidates.map(sharedLaunchOf) },
+        body: { servers: launches },
       });
       if (answer.status !== 200) throw new Error(`the host answered HTTP ${answer.status}`);
       const parsed = hostAnswerSchema.safeParse(answer.body);
@@ -161,7 +163,10 @@ export class ServerSharing {
     const token = link.token ?? '';
     const socket = link.socket;
     this.shared = new Map(
-      candidates.map((definition, index) => [definition.name, connectionTo(definition, hosted[index] as HostedServer, token, socket)]),
+      candidates.map((definition, index) => [
+        definition.name,
+        connectionTo(definition, hosted[index] as HostedServer, launches[index]?.cwd, token, socket),
+      ]),
     );
     return configured.map((server) => this.shared.get(server.name) ?? server);
   }
@@ -208,7 +213,13 @@ export class ServerSharing {
 }
 
 /** This window's connection to the host's copy of `definition`: its own name, filters and lifecycle, the host's URL. */
-function connectionTo(definition: StdioServerDefinition, hosted: HostedServer, token: string, socket: string): HttpServerDefinition {
+function connectionTo(
+  definition: StdioServerDefinition,
+  hosted: HostedServer,
+  cwd: string | undefined,
+  token: string,
+  socket: string,
+): HttpServerDefinition {
   return {
     name: definition.name,
     source: definition.source,
@@ -227,6 +238,6 @@ function connectionTo(definition: StdioServerDefinition, hosted: HostedServer, t
     headers: { Authorization: `Bearer ${token}` },
     sseFallback: false,
     oauth: { ...DEFAULT_OAUTH, enabled: false },
-    hosted: { definition, name: hosted.name, socket },
+    hosted: { definition, name: hosted.name, socket, cwd },
   };
 }

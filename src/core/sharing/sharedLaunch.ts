@@ -2,6 +2,15 @@
 // environment, working folder) and how to run it (timeouts, reconnects, idle stop), nothing of the
 // window (its name for it, its filters, its folders). Equal launches are one server in the host:
 // the host names it by the fingerprint the manager already restarts on (config/hash.ts).
+//
+// Where it runs. An entry that names no `cwd` runs in its window's folder when the window runs it.
+// In the host it runs in the home folder, as the editor's own client runs a user-level server, so
+// that every window's copy is one, unless its launch names something in that folder by a relative
+// path (`server.js`, `./bin/run`, `.`): then it keeps the folder, which is part of its fingerprint,
+// and the windows and agents on that folder share one copy. A server that reads its working folder
+// without naming it cannot be told apart: its entry needs a `cwd`, or `shareServers` off for it.
+import fs from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { hashServerConnection, limits, type StdioServerDefinition } from '../config';
 
@@ -27,20 +36,42 @@ export type SharedLaunch = z.infer<typeof sharedLaunchSchema>;
 export const MAX_SHARED_PER_CLIENT = 200;
 
 /** What the client sends of a definition it shares. */
-export function sharedLaunchOf(definition: StdioServerDefinition): SharedLaunch {
+export function sharedLaunchOf(definition: StdioServerDefinition, exists: (file: string) => boolean = fs.existsSync): SharedLaunch {
   const launchText = JSON.stringify([definition.command, definition.args, definition.env, definition.cwd ?? '']);
   return {
     command: definition.command,
     args: [...definition.args],
     env: { ...definition.env },
-    // Not this window's folder, which the config gives an entry that names none: every window's copy is the same one.
-    cwd: definition.cwdIsFolder ? undefined : definition.cwd,
+    cwd: sharedCwdOf(definition, exists),
     timeouts: definition.timeouts,
     reconnect: definition.reconnect,
     idleStopMs: definition.lifecycle.idleStopMs,
     start: definition.lifecycle.start,
     secrets: definition.secrets.filter((secret) => secret.length > 0 && launchText.includes(secret)),
   };
+}
+
+/** Where the host runs `definition`: undefined for the home folder (see the top of this file). */
+export function sharedCwdOf(definition: StdioServerDefinition, exists: (file: string) => boolean = fs.existsSync): string | undefined {
+  const folder = definition.cwd;
+  if (!definition.cwdIsFolder || folder === undefined) return folder;
+  // A secret is not a path, though a key may hold a `/`.
+  const secrets = new Set(definition.secrets);
+  const values = [definition.command, ...definition.args, ...Object.values(definition.env)].filter((value) => !secrets.has(value));
+  return values.some((value) => namesInFolder(value, folder, exists)) ? folder : undefined;
+}
+
+const MAX_PATH_CHECKED = 4096;
+
+/** Whether `value` (a command, an argument or `--flag=value`, an environment value) is a relative path into `folder`. */
+function namesInFolder(value: string, folder: string, exists: (file: string) => boolean): boolean {
+  const text = value.startsWith('-') && value.includes('=') ? value.slice(value.indexOf('=') + 1) : value;
+  if (text === '' || text.startsWith('-') || text.length > MAX_PATH_CHECKED || text.includes('\0')) return false;
+  if (path.isAbsolute(text) || path.win32.isAbsolute(text) || text.includes(':')) return false;
+  // A path with a folder in it (`./bin/run`, `build/index.js`), but not a scoped package (`@scope/name`).
+  if (/[\\/]/.test(text) && !text.startsWith('@')) return true;
+  // A name in the folder (`server.js`, `.`).
+  return exists(path.join(folder, text));
 }
 
 /**

@@ -143,11 +143,14 @@ describe('servers shared through the machine host', function () {
       link.dispose();
       await runtime.dispose();
     });
-    const inWindow = configured.map((definition) =>
-      definition.source.kind === 'mcpJson'
-        ? { ...definition, source: { kind: 'mcpJson' as const, file: path.join(folder, '.vscode', 'mcp.json') } }
-        : definition,
-    );
+    // As the config gives them: in this window's folder unless the entry names one.
+    const inWindow = configured.map((definition) => ({
+      ...definition,
+      ...(definition.cwd === undefined ? { cwd: folder, cwdIsFolder: true } : {}),
+      ...(definition.source.kind === 'mcpJson'
+        ? { source: { kind: 'mcpJson' as const, file: path.join(folder, '.vscode', 'mcp.json') } }
+        : {}),
+    }));
     await runtime.manager.start(await sharing.share(inWindow));
     sharing.onDidChange(() => void sharing.share(inWindow).then((servers) => runtime.manager.update(servers)));
     return { runtime, link, sharing, folder, logger };
@@ -564,12 +567,35 @@ describe('servers shared through the machine host', function () {
     assert.equal((await ask(place, 'POST', HOST_PATHS.servers, mine, '{"refresh":["../x"]}')).status, 400);
   });
 
-  it('reads mcpSwitchboard.shareServers: off unless turned on, per server with "*" for the rest', () => {
-    assert.deepEqual(sharingPolicyFrom(undefined), { enabled: false, servers: {} });
-    assert.deepEqual(sharingPolicyFrom('yes'), { enabled: false, servers: {} });
-    assert.deepEqual(sharingPolicyFrom(true), { enabled: true, servers: {} });
-    assert.deepEqual(sharingPolicyFrom({ '*': true, browser: false, odd: 'no' }), { enabled: true, servers: { browser: false } });
-    assert.deepEqual(sharingPolicyFrom({ notes: true }), { enabled: false, servers: { notes: true } });
+  it('reads mcpSwitchboard.shareServers: on unless turned off, per server with "*" for the rest', () => {
+    assert.deepEqual(sharingPolicyFrom(undefined), { enabled: true, servers: {} });
+    assert.deepEqual(sharingPolicyFrom('yes'), { enabled: true, servers: {} });
+    assert.deepEqual(sharingPolicyFrom(false), { enabled: false, servers: {} });
+    assert.deepEqual(sharingPolicyFrom({ '*': false, browser: true, odd: 'no' }), { enabled: false, servers: { browser: true } });
+    assert.deepEqual(sharingPolicyFrom({ browser: false }), { enabled: true, servers: { browser: false } });
+  });
+
+  it("runs an entry without cwd in the home folder, unless its launch names something in its window's folder", () => {
+    const folder = tempDir(cleanup, 'sb-folder-');
+    fs.writeFileSync(path.join(folder, 'server.js'), '');
+    const inFolder = (args: string[], more: Partial<StdioServerDefinition> = {}): StdioServerDefinition => ({
+      ...stdioDefinition(args),
+      cwd: folder,
+      cwdIsFolder: true,
+      ...more,
+    });
+    const cwdOf = (definition: StdioServerDefinition) => sharedLaunchOf(definition).cwd;
+    // Nothing of the folder in it: every window's copy is one, in the home folder.
+    assert.equal(cwdOf(inFolder(['-y', '@modelcontextprotocol/server-memory', '--port=3000', 'https://example.com/x'])), undefined);
+    assert.equal(cwdOf(inFolder([], { env: { LEVEL: 'debug', KEY: 'a/b+c' }, secrets: ['a/b+c'] })), undefined, 'a secret is not a path');
+    // What names the folder keeps it, and so its fingerprint differs from another folder's.
+    for (const args of [['.'], ['./bin/run'], ['../other'], ['build/index.js'], ['server.js'], ['--config=./c.json']]) {
+      assert.equal(cwdOf(inFolder(args)), folder, args.join(' '));
+    }
+    assert.equal(cwdOf(inFolder([], { command: './run.sh' })), folder, 'a relative command');
+    assert.equal(cwdOf(inFolder([], { env: { DATA: 'data/memory.json' } })), folder, 'a relative path in the environment');
+    // A folder the entry names is its own, kept as it is; so is one with nothing of the window in it.
+    assert.equal(cwdOf({ ...stdioDefinition(['server.js']), cwd: '/srv/tools' }), '/srv/tools');
   });
 
   it('keeps in the window what the policy, the sandbox or the workspace keep there', () => {

@@ -49,7 +49,7 @@ describe('servers in the real editor', function () {
     ]);
   });
 
-  it('runs the user-level stdio servers in the machine host when sharing is on (the shared run of this suite), in the window when off', () => {
+  it('runs the user-level stdio servers in the machine host when sharing is on (the default), in the window when off (the own run of this suite)', () => {
     const shared = process.env.SWITCHBOARD_TEST_SHARED === '1';
     const definition = api.servers().find((view) => view.name === 'ok')?.definition;
     assert.equal(definition?.transport === 'http' && definition.hosted !== undefined, shared, JSON.stringify(definition?.transport));
