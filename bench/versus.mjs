@@ -6,10 +6,13 @@
 // editor's Start Server (test/editor/versus/versus.test.ts measures inside the extension host):
 //   - window → the editor knows every tool list (its tool count's last change, all 20 processes up);
 //   - window → first and last server process (the kernel's start times), and first to last;
-//   - the extension host's resident memory a few seconds later, and the servers' own.
+//   - the extension host's resident memory a few seconds later (with Switchboard's machine host, where
+//     its servers run by default, added), and the servers' own.
+// --own adds a third window per round: Switchboard with mcpSwitchboard.shareServers off (its servers
+// run in the extension host, as before sharing was the default).
 // Not a test; prints a markdown table and rewrites the bench:versus section of bench/RESULTS.md.
 //   npm run bench:versus                 (= node bench/versus.mjs)
-//   node bench/versus.mjs --rounds 5 --no-write
+//   node bench/versus.mjs --rounds 5 --no-write [--own]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,8 +22,9 @@ import { freePort } from '../test/harness/editor.mjs';
 const HEADING = '## bench:versus';
 const rounds = roundsOption(3);
 const write = shouldWrite();
+const withOwn = process.argv.includes('--own');
 
-/** One window of `client` in a fresh profile; what the extension host measured. */
+/** One window of `client` in a fresh profile; what the extension host measured. `switchboard-own`: sharing off. */
 async function window(client) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-versus-${client}-`));
   const dirs = ['user-data', 'workspace', 'browser'].map((name) => path.join(root, name));
@@ -33,7 +37,8 @@ async function window(client) {
       '--suite',
       'versus',
       '--client',
-      client,
+      client === 'switchboard-own' ? 'switchboard' : client,
+      ...(client === 'switchboard-own' ? ['--own'] : []),
       '--user-data',
       userData,
       '--workspace-root',
@@ -58,6 +63,8 @@ const ROWS = [
   ['first to twentieth process (ms)', 'firstToLastProcessMs'],
   ['extension host memory (MB)', 'extensionHostRssMb'],
   ['extension host memory after a full GC (MB)', 'extensionHostRssAfterGcMb'],
+  ["Switchboard's machine host memory (MB)", 'machineHostRssMb'],
+  ['extension host and machine host memory (MB)', 'withMachineHostRssMb'],
   ["server processes' memory (MB)", 'serversRssMb'],
   ['tools the editor has', 'toolsInChat'],
 ];
@@ -67,9 +74,10 @@ async function main() {
   runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--tests']);
   const load = loadAverage();
   console.log(`[bench] ${rounds} rounds, each a window per client in a fresh profile, alternated; load average ${load}`);
-  const samples = { builtin: [], switchboard: [] };
+  const clients = ['builtin', 'switchboard', ...(withOwn ? ['switchboard-own'] : [])];
+  const samples = Object.fromEntries(clients.map((client) => [client, []]));
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ['builtin', 'switchboard'] : ['switchboard', 'builtin'];
+    const order = round % 2 === 0 ? clients : [...clients].reverse();
     for (const client of order) {
       samples[client].push(await window(client));
       console.log(`[bench] round ${round + 1} ${client}: ${JSON.stringify(samples[client].at(-1))}`);
@@ -77,26 +85,29 @@ async function main() {
   }
   const pick = (client, key) => median(samples[client].map((sample) => sample[key]));
   const cell = (value) => (Number.isInteger(value) ? String(value) : value.toFixed(0));
+  const ratio = (ours, builtin) => (builtin > 0 ? `${(ours / builtin).toFixed(2)}×` : '–');
   const table = [
-    "| 20 stdio servers, fresh profile, medians | editor's own client | Switchboard | ratio |",
-    '|---|---:|---:|---:|',
+    `| 20 stdio servers, fresh profile, medians | editor's own client | Switchboard | ratio |${withOwn ? ' Switchboard, sharing off | ratio |' : ''}`,
+    `|---|---:|---:|---:|${withOwn ? '---:|---:|' : ''}`,
     ...ROWS.map(([label, key]) => {
       const builtin = pick('builtin', key);
       const ours = pick('switchboard', key);
-      return `| ${label} | ${cell(builtin)} | ${cell(ours)} | ${builtin > 0 ? `${(ours / builtin).toFixed(2)}×` : '–'} |`;
+      const own = withOwn ? ` ${cell(pick('switchboard-own', key))} | ${ratio(pick('switchboard-own', key), builtin)} |` : '';
+      return `| ${label} | ${cell(builtin)} | ${cell(ours)} | ${ratio(ours, builtin)} |${own}`;
     }),
   ].join('\n');
   const readyRatio = pick('switchboard', 'windowToToolsMs') / pick('builtin', 'windowToToolsMs');
   const memoryRatio = pick('switchboard', 'extensionHostRssMb') / pick('builtin', 'extensionHostRssMb');
+  const withHostRatio = pick('switchboard', 'withMachineHostRssMb') / pick('builtin', 'withMachineHostRssMb');
   const spread = pick('switchboard', 'firstToLastProcessMs');
   // Each round's pair, side by side: how far the two windows of one round differ is the noise.
   const perRound = (key) => samples.switchboard.map((ours, round) => `${(ours[key] / samples.builtin[round][key]).toFixed(2)}×`).join(', ');
   const verdict = [
     `- All 20 ready at ≤ 0.9× the editor's own client: ${readyRatio.toFixed(2)}×, ${readyRatio <= 0.9 ? 'met' : 'NOT met'}.`,
     `- First to last process ≤ 1 s: ${Math.round(spread)} ms, ${spread <= 1000 ? 'met' : 'NOT met'}.`,
-    `- Extension host memory ≤ 1.1× the editor's own client: ${memoryRatio.toFixed(2)}×, ${memoryRatio <= 1.1 ? 'met' : 'NOT met'}.`,
-    `- Per round: ready ${perRound('windowToToolsMs')}; memory ${perRound('extensionHostRssMb')}; after a full GC ${perRound('extensionHostRssAfterGcMb')}.`,
-    "- Switchboard's servers are in its user settings (no consent dialog); the editor's own client has Switchboard installed but idle (no servers). Chat gets 128 of Switchboard's tools (the budget, shared between servers; search finds the rest).",
+    `- Extension host memory ≤ 1.1× the editor's own client: ${memoryRatio.toFixed(2)}×, ${memoryRatio <= 1.1 ? 'met' : 'NOT met'}; with Switchboard's machine host added (where its servers run): ${withHostRatio.toFixed(2)}×, ${withHostRatio <= 1.1 ? 'met' : 'NOT met'}.`,
+    `- Per round: ready ${perRound('windowToToolsMs')}; memory ${perRound('extensionHostRssMb')}; after a full GC ${perRound('extensionHostRssAfterGcMb')}; with the machine host ${perRound('withMachineHostRssMb')}.`,
+    "- Switchboard's servers are in its user settings (no consent dialog), shared through its machine host (the default); the editor's own client has Switchboard installed but idle (no servers). Chat gets 128 of Switchboard's tools (the budget, shared between servers; search finds the rest).",
   ].join('\n');
   const block = [`${dateLine()} · ${machineLine()} · load average at start ${load} · ${rounds} rounds`, '', table, '', verdict].join('\n');
   console.log(`\n${block}\n`);

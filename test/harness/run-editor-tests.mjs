@@ -113,18 +113,27 @@ const SUITES = {
 /**
  * bench:editor side by side: the issue's 20 stdio servers (8 server-everything, 6 server-memory, 6
  * server-filesystem), all run by this Node, for the editor's own client (its user mcp.json) or for
- * Switchboard (its user settings).
+ * Switchboard (its user settings; with --own, not shared through the machine host).
  */
 function realServers(scratch) {
   const bin = (name) => path.join(repoRoot, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
   const entries = [];
-  for (let i = 1; i <= 8; i++) entries.push([`everything-${i}`, { command: process.execPath, args: [bin('server-everything'), 'stdio'] }]);
+  // Each its own launch (BENCH_COPY), as 20 different servers would be: the machine host runs one process per launch.
+  for (let i = 1; i <= 8; i++)
+    entries.push([
+      `everything-${i}`,
+      { command: process.execPath, args: [bin('server-everything'), 'stdio'], env: { BENCH_COPY: String(i) } },
+    ]);
   for (let i = 1; i <= 6; i++)
     entries.push([
       `memory-${i}`,
       { command: process.execPath, args: [bin('server-memory')], env: { MEMORY_FILE_PATH: path.join(scratch, `memory-${i}.jsonl`) } },
     ]);
-  for (let i = 1; i <= 6; i++) entries.push([`filesystem-${i}`, { command: process.execPath, args: [bin('server-filesystem'), scratch] }]);
+  for (let i = 1; i <= 6; i++)
+    entries.push([
+      `filesystem-${i}`,
+      { command: process.execPath, args: [bin('server-filesystem'), scratch], env: { BENCH_COPY: String(i) } },
+    ]);
   return Object.fromEntries(entries);
 }
 SUITES.versus = {
