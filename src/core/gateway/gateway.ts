@@ -51,6 +51,7 @@ import { LegacySessions } from './legacySessions';
 import { principalOf, type Principal, type UpstreamTokens } from '../identity';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OfferNotifier } from './offers';
+import { onSettledChange } from './settledChanges';
 import { errorMessage } from '../base/errorMessage';
 import { cameFrom, LOOP_STATUS, VIA_HEADER } from '../base/selfLoop';
 
@@ -373,7 +374,7 @@ export class McpGateway {
     this.boundPort = address.port;
     if (this.identity) this.resourceServer = this.identity({ url: this.url, source: this.source, offers: this.offers });
     this.httpServer.on('error', (error) => this.logger.error(`HTTP server error: ${errorMessage(error)}`));
-    this.subscription = this.source.onDidChange(() => this.noticeChanges());
+    this.subscription = onSettledChange(this.source, this.clock, () => this.noticeChanges());
     if (this.offers) {
       this.notifier = new OfferNotifier(
         this.offers,

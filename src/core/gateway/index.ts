@@ -19,3 +19,4 @@ export { serveStdioSession, type StdioSession } from './stdioSession';
 export { FORWARDED_HEADER, STOPPING_HEADER, type ReplicaRouter, type SharedTaskStore, type StoredTask } from './replicas';
 export type { CallTracer, TraceContext, TracedCall, TracedCallInfo } from './callTracing';
 export { SERVER_LISTING_PATH, type ListedServer, type ServerListing } from './exposure';
+export { SETTLING_HOLD_MS } from './settledChanges';

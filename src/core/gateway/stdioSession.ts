@@ -18,6 +18,7 @@ import { createSessionServer } from './sessionServer';
 import { CallPassThrough } from './callPassThrough';
 import { sessionRelay } from './rounds';
 import { tapTransport } from '../sdk';
+import { onSettledChange } from './settledChanges';
 
 export interface StdioSessionOptions {
   readonly source: ToolSource;
@@ -75,7 +76,7 @@ export async function serveStdioSession(options: StdioSessionOptions, transport:
   let closedResolve: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (closedResolve = resolve));
   let fingerprint = listFingerprint(listedTools(source.snapshot(), endpoint));
-  const subscription = source.onDidChange((snapshot) =>
+  const subscription = onSettledChange(source, clock, (snapshot) =>
     containFailure(logger, 'stdio session: telling the client about changed tools', () => {
       const next = listFingerprint(listedTools(snapshot, endpoint));
       if (next === fingerprint) return;

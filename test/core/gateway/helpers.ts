@@ -56,6 +56,8 @@ export class FixtureToolSource implements ToolSource, Disposable {
   readonly calls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
   private readonly rules = new Map<string, FilterRule>();
   private readonly subscriptions: Disposable[];
+  /** A server of the snapshot that is still starting (`coming`), as the catalog has while servers come up. */
+  settling = false;
 
   constructor(readonly manager: ServerManager) {
     this.subscriptions = [manager.onDidChangeState(() => this.changed()), manager.onDidChangeTools(() => this.changed())];
@@ -87,6 +89,7 @@ export class FixtureToolSource implements ToolSource, Disposable {
         };
       }),
     }));
+    if (this.settling) servers.push({ name: 'coming', state: 'starting', fromCache: false, tools: [] });
     const eligible = servers.reduce((sum, server) => sum + server.tools.filter((tool) => tool.exposed).length, 0);
     return { servers, warnings: [], eligible, maxExposed: 128 };
   }

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { Cleanup, connectClient, contentServer, eventually, startGateway, toolsServer, type GatewayClient, type Setup } from './helpers';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { McpGateway, serveStdioSession, SETTLING_HOLD_MS } from '../../../src/core/gateway';
+import { FakeClock } from '../support/fakeClock';
 
 interface Counted {
   readonly client: GatewayClient['client'];
@@ -63,5 +67,62 @@ describe('gateway: tools/list_changed', function () {
     await alpha.client.callTool({ name: 'add_tool', arguments: { name: 'brand_new' } });
     await reaches(alpha, 1, 'the new upstream tool is announced');
     assert.ok((await alpha.client.listTools()).tools.some((tool) => tool.name === 'brand_new'));
+  });
+
+  it('holds list changes while servers come up, and tells each endpoint once when they have settled, or after SETTLING_HOLD_MS', async () => {
+    const { source, logger } = setup;
+    const clock = new FakeClock();
+    const gateway = new McpGateway({ source, logger, clock });
+    cleanup.add(() => gateway.dispose());
+    await gateway.start();
+    const alpha = await listening(cleanup, gateway.endpointUrl('alpha'), gateway.token);
+
+    // Three changes while a server is still starting (each arrival moves the budget's shares): one notice, once it has settled.
+    source.settling = true;
+    source.filter('alpha', 'add', { kind: 'globalDeny', pattern: 'add' });
+    source.filter('alpha', 'count', { kind: 'globalDeny', pattern: 'count' });
+    source.filter('alpha', 'add', undefined);
+    assert.equal(alpha.count(), 0);
+    source.settling = false;
+    source.changed();
+    await reaches(alpha, 1, 'told once the servers have settled');
+    // A barrier: a change after settling is told at once, and nothing else came before it.
+    source.filter('alpha', 'echo', { kind: 'globalDeny', pattern: 'echo' });
+    await reaches(alpha, 2, 'a change of a settled catalog is told at once, and the held ones were told once');
+
+    // A server that takes long to come up holds the others' notices no longer than SETTLING_HOLD_MS.
+    source.settling = true;
+    source.filter('alpha', 'echo', undefined);
+    await clock.whenPending(SETTLING_HOLD_MS);
+    clock.advance(SETTLING_HOLD_MS);
+    await reaches(alpha, 3, 'told after the hold, though a server is still starting');
+  });
+
+  it('a stdio session (serve --stdio, a window on the machine host) holds them the same way', async () => {
+    const { source, logger } = setup;
+    const clock = new FakeClock();
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const served = await serveStdioSession({ source, logger, clock }, serverSide);
+    cleanup.add(() => served.close());
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    let count = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => void (count += 1));
+    await client.connect(clientSide);
+    cleanup.add(() => client.close());
+    const counted: Counted = { client, count: () => count };
+
+    source.settling = true;
+    source.filter('alpha', 'add', { kind: 'globalDeny', pattern: 'add' });
+    source.filter('alpha', 'count', { kind: 'globalDeny', pattern: 'count' });
+    source.settling = false;
+    source.changed();
+    await reaches(counted, 1, 'told once the servers have settled');
+    source.filter('alpha', 'echo', { kind: 'globalDeny', pattern: 'echo' });
+    await reaches(counted, 2, 'a change of a settled catalog is told at once, and the held ones were told once');
+    source.settling = true;
+    source.filter('alpha', 'echo', undefined);
+    await clock.whenPending(SETTLING_HOLD_MS);
+    clock.advance(SETTLING_HOLD_MS);
+    await reaches(counted, 3, 'told after the hold, though a server is still starting');
   });
 });
