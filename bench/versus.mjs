@@ -6,8 +6,8 @@
 // editor's Start Server (test/editor/versus/versus.test.ts measures inside the extension host):
 //   - window → the editor knows every tool list (its tool count's last change, all 20 processes up);
 //   - window → first and last server process (the kernel's start times), and first to last;
-//   - the extension host's resident memory a few seconds later (with Switchboard's machine host, where
-//     its servers run by default, added), and the servers' own.
+//   - the extension host's resident memory a few seconds later (with the proportional set size of
+//     Switchboard's machine host, where its servers run by default, added), and the servers' own.
 // --own adds a third window per round: Switchboard with mcpSwitchboard.shareServers off (its servers
 // run in the extension host, as before sharing was the default).
 // Not a test; prints a markdown table and rewrites the bench:versus section of bench/RESULTS.md.
@@ -63,8 +63,8 @@ const ROWS = [
   ['first to twentieth process (ms)', 'firstToLastProcessMs'],
   ['extension host memory (MB)', 'extensionHostRssMb'],
   ['extension host memory after a full GC (MB)', 'extensionHostRssAfterGcMb'],
-  ["Switchboard's machine host memory (MB)", 'machineHostRssMb'],
-  ['extension host and machine host memory (MB)', 'withMachineHostRssMb'],
+  ["Switchboard's machine host memory (PSS, MB)", 'machineHostPssMb'],
+  ['extension host and machine host memory (MB)', 'withMachineHostMb'],
   ["server processes' memory (MB)", 'serversRssMb'],
   ['tools the editor has', 'toolsInChat'],
 ];
@@ -98,7 +98,7 @@ async function main() {
   ].join('\n');
   const readyRatio = pick('switchboard', 'windowToToolsMs') / pick('builtin', 'windowToToolsMs');
   const memoryRatio = pick('switchboard', 'extensionHostRssMb') / pick('builtin', 'extensionHostRssMb');
-  const withHostRatio = pick('switchboard', 'withMachineHostRssMb') / pick('builtin', 'withMachineHostRssMb');
+  const withHostRatio = pick('switchboard', 'withMachineHostMb') / pick('builtin', 'withMachineHostMb');
   const spread = pick('switchboard', 'firstToLastProcessMs');
   // Each round's pair, side by side: how far the two windows of one round differ is the noise.
   const perRound = (key) => samples.switchboard.map((ours, round) => `${(ours[key] / samples.builtin[round][key]).toFixed(2)}×`).join(', ');
@@ -106,7 +106,7 @@ async function main() {
     `- All 20 ready at ≤ 0.9× the editor's own client: ${readyRatio.toFixed(2)}×, ${readyRatio <= 0.9 ? 'met' : 'NOT met'}.`,
     `- First to last process ≤ 1 s: ${Math.round(spread)} ms, ${spread <= 1000 ? 'met' : 'NOT met'}.`,
     `- Extension host memory ≤ 1.1× the editor's own client: ${memoryRatio.toFixed(2)}×, ${memoryRatio <= 1.1 ? 'met' : 'NOT met'}; with Switchboard's machine host added (where its servers run): ${withHostRatio.toFixed(2)}×, ${withHostRatio <= 1.1 ? 'met' : 'NOT met'}.`,
-    `- Per round: ready ${perRound('windowToToolsMs')}; memory ${perRound('extensionHostRssMb')}; after a full GC ${perRound('extensionHostRssAfterGcMb')}; with the machine host ${perRound('withMachineHostRssMb')}.`,
+    `- Per round: ready ${perRound('windowToToolsMs')}; memory ${perRound('extensionHostRssMb')}; after a full GC ${perRound('extensionHostRssAfterGcMb')}; with the machine host ${perRound('withMachineHostMb')}.`,
     "- Switchboard's servers are in its user settings (no consent dialog), shared through its machine host (the default); the editor's own client has Switchboard installed but idle (no servers). Chat gets 128 of Switchboard's tools (the budget, shared between servers; search finds the rest).",
   ].join('\n');
   const block = [`${dateLine()} · ${machineLine()} · load average at start ${load} · ${rounds} rounds`, '', table, '', verdict].join('\n');

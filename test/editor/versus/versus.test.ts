@@ -41,18 +41,22 @@ function serverProcesses(): { startedAt: number; rss: number }[] {
   return found;
 }
 
-/** Switchboard's machine host (the servers shared by every window run in it): its resident memory (bytes), 0 when there is none. */
-function machineHostRss(): number {
-  let rss = 0;
+/**
+ * Switchboard's machine host (the servers shared by every window run in it): its proportional set
+ * size (bytes), 0 when there is none. PSS, not RSS: it runs the extension host's own Node binary,
+ * whose pages the two share, and RSS would count them twice.
+ */
+function machineHostPss(): number {
+  let pss = 0;
   for (const pid of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
       if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--machine-host')) continue;
-      rss += Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0') * 1024;
+      pss += Number(/^Pss:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? '0') * 1024;
     } catch {
       // The process ended while it was read.
     }
   }
-  return rss;
+  return pss;
 }
 
 /** The extension host's resident memory by kind of mapping (MB): where RSS outside the V8 heap is. */
@@ -146,7 +150,7 @@ describe('bench: the editor side by side with its own MCP client', function () {
     // The extension host settles after the burst: memory read a few seconds on.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const rss = process.memoryUsage().rss;
-    const hostRss = machineHostRss();
+    const hostPss = machineHostPss();
     // And after a full collection, in both windows alike: what is held, not when V8 last collected.
     v8.setFlagsFromString('--expose-gc');
     (vm.runInNewContext('gc') as () => void)();
@@ -161,8 +165,8 @@ describe('bench: the editor side by side with its own MCP client', function () {
       firstToLastProcessMs: (starts.at(-1) ?? 0) - (starts[0] ?? 0),
       extensionHostRssMb: rss / 2 ** 20,
       extensionHostRssAfterGcMb: process.memoryUsage().rss / 2 ** 20,
-      machineHostRssMb: hostRss / 2 ** 20,
-      withMachineHostRssMb: (rss + hostRss) / 2 ** 20,
+      machineHostPssMb: hostPss / 2 ** 20,
+      withMachineHostMb: (rss + hostPss) / 2 ** 20,
       ...Object.fromEntries(
         Object.entries(process.memoryUsage())
           .filter(([key]) => key !== 'rss')
