@@ -210,6 +210,7 @@ function shareThroughTheHost(extension: vscode.ExtensionContext, context: Switch
       link,
       policy: sharingPolicy,
       workspaceFolders: () => (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
+      sandboxPlaces: () => ({ ...editorHostPlaces(), toolDirs: editorToolDirs() }),
       logger: logs.mainLogger,
     }),
   );

@@ -43,6 +43,7 @@ export {
   type LifecycleSettings,
   type OAuthSettings,
   type ReconnectSettings,
+  type SandboxPlaces,
   type SandboxRules,
   type SandboxRulesOrigin,
   type ServerDefinition,

@@ -125,11 +125,28 @@ export interface SandboxSetting {
   readonly enabled: boolean;
   readonly rules: SandboxRules;
   readonly origin: SandboxRulesOrigin;
+  /**
+   * For a server the machine host runs for a client: that client's open folders and editor files,
+   * which the sandbox keeps read-only as the client's own would (sharing/sharedLaunch.ts). Part of
+   * the fingerprint, so clients that protect other places never share a copy. Absent: this
+   * process's own places (the connection's sandbox placement).
+   */
+  readonly places?: SandboxPlaces;
 }
 
-/** The sandbox a stdio server runs in, or undefined when it runs with the user's rights. */
+/** The places a client's sandboxes protect, and where it found the sandbox's tools. */
+export interface SandboxPlaces {
+  readonly workspaceFolders: readonly string[];
+  readonly editorUserDir?: string;
+  readonly workspaceFile?: string;
+  /** Folders searched after PATH for the sandbox's tools (the editor's own ripgrep). */
+  readonly toolDirs?: readonly string[];
+}
+
+/** The sandbox a stdio server runs in (here, or in the machine host), or undefined when it runs with the user's rights. */
 export function sandboxOf(definition: ServerDefinition | undefined): SandboxSetting | undefined {
-  return definition?.transport === 'stdio' && definition.sandbox?.enabled ? definition.sandbox : undefined;
+  const launch = launchOf(definition);
+  return launch?.transport === 'stdio' && launch.sandbox?.enabled ? launch.sandbox : undefined;
 }
 
 /** How to sign in when the server answers 401 (MCP authorization, OAuth 2.1). */

@@ -6,17 +6,24 @@
 // catalog and the views) stays this window's.
 //
 // Shared, unless the policy says otherwise: stdio servers from the user's own sources (user
-// settings, the editor's user mcp.json, other agents' home files). Kept here: servers the
-// workspace defines (their folder, roots and consent are this window's) unless the user opts one
-// in; sandboxed servers (the sandbox protects this window's open folders and editor files, which
-// the host does not know); dev servers (`dev.watch` restarts them on this window's edits); HTTP
-// servers (a connection, not a process: nothing to save, and their sign-ins stay per window).
+// settings, the editor's user mcp.json, other agents' home files), sandboxed ones too (the launch
+// carries the places this window's sandboxes protect, and the host's copy protects them: windows
+// that protect other places get copies of their own). Kept here: servers the workspace defines
+// (their folder, roots and consent are this window's) unless the user opts one in; dev servers
+// (`dev.watch` restarts them on this window's edits); HTTP servers (a connection, not a process:
+// nothing to save, and their sign-ins stay per window).
 import path from 'node:path';
 import { z } from 'zod';
 import { Emitter, type Event } from '../base/events';
 import { errorMessage } from '../base/errorMessage';
 import type { Logger } from '../base/logging';
-import { DEFAULT_OAUTH, isWorkspaceDefinedSource, sandboxOf, type HttpServerDefinition, type StdioServerDefinition } from '../config';
+import {
+  DEFAULT_OAUTH,
+  isWorkspaceDefinedSource,
+  type HttpServerDefinition,
+  type SandboxPlaces,
+  type StdioServerDefinition,
+} from '../config';
 import { HOST_NAME, HOST_PATHS, type HostLink, type HostLinkState } from '../machine';
 import type { ConfiguredServer } from '../manager';
 import { sharedLaunchOf, MAX_SHARED_PER_CLIENT } from './sharedLaunch';
@@ -71,6 +78,8 @@ export interface ServerSharingOptions {
   readonly policy: () => SharingPolicy;
   /** This window's open folders: a server defined in one is the workspace's. */
   readonly workspaceFolders: () => readonly string[];
+  /** What this window's sandboxes protect, and where it finds their tools: a sandboxed server it shares protects the same in the host. */
+  readonly sandboxPlaces?: () => SandboxPlaces;
   readonly logger: Logger;
 }
 
@@ -81,7 +90,6 @@ export function whyNotShared(server: ConfiguredServer, policy: SharingPolicy, fo
   if (!policy.enabled && override !== true) return 'sharing is off (mcpSwitchboard.shareServers)';
   if (override === false) return 'sharing is off for this server';
   if (server.transport !== 'stdio') return 'it is a remote server';
-  if (sandboxOf(server)) return 'it runs sandboxed';
   if (server.devWatch !== undefined && server.devWatch.length > 0) return 'it restarts on this window’s edits (dev.watch)';
   if (override !== true && isWorkspaceDefinedSource(server.source, folders, path)) return 'the workspace defines it';
   return undefined;
@@ -140,7 +148,8 @@ export class ServerSharing {
       if (state.kind === 'own') logger.info(`machine host: ${state.why}`);
       return [...configured];
     }
-    const launches = candidates.map((definition) => sharedLaunchOf(definition));
+    const places = this.options.sandboxPlaces?.() ?? { workspaceFolders: folders };
+    const launches = candidates.map((definition) => sharedLaunchOf(definition, places));
     let hosted: HostedServer[];
     try {
       const answer = await link.ask({

@@ -12,10 +12,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { hashServerConnection, limits, type StdioServerDefinition } from '../config';
+import { hashServerConnection, limits, type SandboxPlaces, type StdioServerDefinition } from '../config';
 
 const text = z.string().max(limits.MAX_STRING_LENGTH);
 const ms = z.number().int().min(0).max(limits.MAX_TIMER_MS);
+const paths = z.array(text).max(limits.MAX_ARGS).readonly();
 
 export const sharedLaunchSchema = z.object({
   command: text.min(1),
@@ -29,16 +30,42 @@ export const sharedLaunchSchema = z.object({
   start: z.enum(['eager', 'lazy']).optional(),
   /** Values the host's logs redact (the definition's secrets that appear in the launch). */
   secrets: z.array(text).max(limits.MAX_MAP_ENTRIES),
+  /** A sandboxed server: its rules, and the client's places they protect (config SandboxSetting.places). */
+  sandbox: z
+    .object({
+      enabled: z.literal(true),
+      origin: z.enum(['entry', 'file', 'userDefault', 'builtIn', 'workspaceConsent']),
+      rules: z.object({
+        filesystem: z.object({ allowWrite: paths, denyRead: paths, denyWrite: paths }),
+        network: z.object({ allowedDomains: paths, deniedDomains: paths }),
+      }),
+      places: z.object({
+        workspaceFolders: paths,
+        editorUserDir: text.optional(),
+        workspaceFile: text.optional(),
+        toolDirs: paths.optional(),
+      }),
+    })
+    .optional(),
 });
 export type SharedLaunch = z.infer<typeof sharedLaunchSchema>;
 
 /** Servers one client may ask the host to run. */
 export const MAX_SHARED_PER_CLIENT = 200;
 
-/** What the client sends of a definition it shares. */
-export function sharedLaunchOf(definition: StdioServerDefinition, exists: (file: string) => boolean = fs.existsSync): SharedLaunch {
+/**
+ * What the client sends of a definition it shares. `places`: what its sandboxes protect (its open
+ * folders, its editor's files), which a sandboxed server run for it in the host protects too.
+ */
+export function sharedLaunchOf(
+  definition: StdioServerDefinition,
+  places: SandboxPlaces = { workspaceFolders: [] },
+  exists: (file: string) => boolean = fs.existsSync,
+): SharedLaunch {
   const launchText = JSON.stringify([definition.command, definition.args, definition.env, definition.cwd ?? '']);
+  const sandbox = definition.sandbox?.enabled ? { ...definition.sandbox, enabled: true as const, places } : undefined;
   return {
+    ...(sandbox ? { sandbox } : {}),
     command: definition.command,
     args: [...definition.args],
     env: { ...definition.env },
@@ -78,7 +105,7 @@ function namesInFolder(value: string, folder: string, exists: (file: string) => 
  * The host's definition of a shared launch: named by its fingerprint, started as the client's entry
  * says (the host runs it eagerly while any attached client wants it so), stopped when idle as the
  * client asked. Neither is part of the fingerprint: one launch is one server, however its clients
- * start it.
+ * start it. A sandbox is, with the places it protects.
  */
 export function hostedDefinition(launch: SharedLaunch): StdioServerDefinition {
   const unnamed: StdioServerDefinition = {
@@ -95,6 +122,7 @@ export function hostedDefinition(launch: SharedLaunch): StdioServerDefinition {
     tools: {},
     lifecycle: { start: launch.start ?? 'lazy', idleStopMs: launch.idleStopMs },
     secrets: launch.secrets,
+    ...(launch.sandbox ? { sandbox: launch.sandbox } : {}),
   };
   return { ...unnamed, name: `s${hashServerConnection(unnamed).slice(0, 16)}` };
 }

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { nullLogger } from '../../../src/core/base/logging';
 import { MemoryToolCacheStorage } from '../../../src/core/catalog';
-import type { StdioServerDefinition } from '../../../src/core/config';
+import { NO_SANDBOX_RULES, sandboxOf, type SandboxPlaces, type StdioServerDefinition } from '../../../src/core/config';
 import {
   CLIENT_HEADER,
   HOST_DIR_ENV,
@@ -35,7 +35,7 @@ import {
   type SharingPolicy,
 } from '../../../src/core/sharing';
 
-import { Cleanup, MemoryLogger, stdioDefinition, tempDir } from '../connection/helpers';
+import { Cleanup, FIXTURES, MemoryLogger, stdioDefinition, tempDir } from '../connection/helpers';
 import { SOCKET_UPGRADE } from '../../../src/core/connection';
 import { until } from '../support/poll';
 import { processesWith } from '../support/processesWith';
@@ -126,7 +126,12 @@ describe('servers shared through the machine host', function () {
   async function openWindow(
     place: HostPlace,
     configured: StdioServerDefinition[],
-    { policy = SHARE_ALL, launch, version = VERSION }: { policy?: SharingPolicy; launch?: () => void; version?: string } = {},
+    {
+      policy = SHARE_ALL,
+      launch,
+      version = VERSION,
+      places,
+    }: { policy?: SharingPolicy; launch?: () => void; version?: string; places?: SandboxPlaces } = {},
   ): Promise<Window> {
     const folder = tempDir(cleanup, 'sb-window-');
     const logger = new MemoryLogger();
@@ -137,7 +142,13 @@ describe('servers shared through the machine host', function () {
       hostAnswers: { listRoots: async () => ({ roots: [{ uri: `file://${folder}`, name: path.basename(folder) }] }) },
     });
     const link = new HostLink({ place, version, logger: nullLogger, launch: launch ?? (() => assert.fail('the host runs in this test')) });
-    const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [folder], logger: nullLogger });
+    const sharing = new ServerSharing({
+      link,
+      policy: () => policy,
+      workspaceFolders: () => [folder],
+      ...(places ? { sandboxPlaces: () => places } : {}),
+      logger: nullLogger,
+    });
     cleanup.add(async () => {
       sharing.dispose();
       link.dispose();
@@ -504,6 +515,46 @@ describe('servers shared through the machine host', function () {
     }
   });
 
+  it('shares a sandboxed server between windows that protect the same places, protects them in the host, and gives a window that protects others its own copy', async function () {
+    if (process.platform !== 'linux') this.skip();
+    this.timeout(120_000);
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    const { servers } = await startHost(place);
+    const root = tempDir(cleanup, 'sb-sandboxed-');
+    const project = path.join(root, 'project');
+    // The window's editor keeps its settings where the host's default would not look (code-server's, say).
+    const editorUserDir = path.join(root, 'editor', 'User');
+    fs.mkdirSync(editorUserDir, { recursive: true });
+    fs.mkdirSync(project, { recursive: true });
+    const probe = stdioDefinition([], {
+      name: 'probe',
+      args: [path.join(FIXTURES, 'sandbox-probe-server.mjs')],
+      sandbox: {
+        enabled: true,
+        origin: 'entry',
+        // Rules that would let it write the editor's settings, were they not protected.
+        rules: { ...NO_SANDBOX_RULES, filesystem: { ...NO_SANDBOX_RULES.filesystem, allowWrite: [root] } },
+      },
+    });
+    const places: SandboxPlaces = { workspaceFolders: [project], editorUserDir };
+    const first = await openWindow(place, [probe], { places });
+    const second = await openWindow(place, [probe], { places });
+    const elsewhere = await openWindow(place, [probe], { places: { workspaceFolders: [path.join(root, 'other')], editorUserDir } });
+    for (const window of [first, second, elsewhere]) {
+      const connection = window.runtime.manager.server('probe')?.definition;
+      assert.ok(connection?.transport === 'http' && connection.hosted, 'the sandboxed server runs in the host');
+      assert.ok(sandboxOf(connection), 'and reads as sandboxed (its row, its tooltip, Run Unsandboxed)');
+    }
+    const write = (window: Window, file: string) => call(window, 'probe', 'write_file', { path: file, text: '{"x":1}', makeFolders: true });
+    assert.match(await write(first, path.join(root, 'data', 'ok.txt')), /^ok/, 'its rules let it write there');
+    assert.match(await write(second, path.join(editorUserDir, 'settings.json')), /^refused/, "the window's editor settings, in the host");
+    assert.match(await write(first, path.join(project, '.vscode', 'mcp.json')), /^refused/, "the window's workspace configuration");
+    assert.ok(!fs.existsSync(path.join(editorUserDir, 'settings.json')));
+    await call(elsewhere, 'probe', 'whoami');
+    // One copy for the two windows that protect the same places, one for the third.
+    assert.equal(servers().runtime.manager.servers().length, 2);
+  });
+
   it("answers only its clients: the servers' endpoints and the list need the token, the host's name, no Origin, and an open attachment", async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     await startHost(place);
@@ -618,7 +669,11 @@ describe('servers shared through the machine host', function () {
         rules: { filesystem: { allowWrite: [], denyRead: [], denyWrite: [] }, network: { allowedDomains: [], deniedDomains: [] } },
       },
     };
-    assert.match(whyNotShared(sandboxed, SHARE_ALL, folders) ?? '', /sandboxed/);
+    assert.equal(
+      whyNotShared(sandboxed, SHARE_ALL, folders),
+      undefined,
+      'a sandboxed server too: its launch carries the places it protects',
+    );
     assert.match(whyNotShared({ ...user, devWatch: ['src/**'] }, SHARE_ALL, folders) ?? '', /dev\.watch/);
   });
 });

@@ -185,11 +185,20 @@ function sandboxOptions(
   const sandbox = sandboxOf(definition);
   const secrets = stdio.sandboxPlacement?.hostSecrets ?? [];
   if (!sandbox) return secrets.length > 0 ? { isolation: { hidden: secrets } } : {};
+  // A client's server in the machine host protects that client's places, not the host's (it has none).
+  const places = sandbox.places;
+  const placement = places
+    ? {
+        ...stdio.sandboxPlacement,
+        hostPlaces: () => places,
+        toolDirs: [...(stdio.sandboxPlacement?.toolDirs ?? []), ...(places.toolDirs ?? [])],
+      }
+    : stdio.sandboxPlacement;
   return {
     sandbox: {
       server: definition.name,
       rules: sandbox.rules,
-      placement: stdio.sandboxPlacement,
+      placement,
       onDenial: stdio.onSandboxDenial,
     },
   };
