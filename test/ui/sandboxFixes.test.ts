@@ -48,7 +48,8 @@ describe('sandbox fixes from the Servers view (UI)', function () {
     const notice = page.locator('.notifications-center .notification-list-item', { hasText: 'MCP server "fetcher" failed' }).first();
     await notice.waitFor({ timeout: 30_000 });
     const text = await notice.innerText();
-    assert.match(text, new RegExp(`failed: sandbox denied network access to 127\\.0\\.0\\.1:${port}`), text);
+    // A user-level server runs in the machine host (sharing is on by default), which the message says first.
+    assert.match(text, new RegExp(`failed: (in the machine host: )?sandbox denied network access to 127\\.0\\.0\\.1:${port}`), text);
     assert.doesNotMatch(text, /giving up/, "the cause, not the server's last words");
     const buttons = (await notice.locator('.monaco-button').allInnerTexts()).map((label) => label.trim());
     assert.deepEqual(buttons, ['Allow 127.0.0.1', 'Show Logs']);

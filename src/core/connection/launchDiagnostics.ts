@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { errorMessage } from '../base/errorMessage';
 import { redactSecrets, type Logger } from '../base/logging';
-import type { ServerDefinition } from '../config';
+import { sandboxOf, type ServerDefinition } from '../config';
 import {
   type StdioLaunch,
   type SandboxPlacement,
@@ -73,7 +73,8 @@ export class LaunchDiagnostics {
    * for an unsandboxed server (its stderr has none: a look-alike is its own).
    */
   sandboxDenied(): string | undefined {
-    if (this.definition.transport !== 'stdio' || !this.definition.sandbox?.enabled) return undefined;
+    // A sandboxed server in the machine host: the host hands its copy's stderr on, the sandbox's lines among it.
+    if (sandboxOf(this.definition) === undefined) return undefined;
     return this.stderr
       .tail(this.stderr.size)
       .map(deniedTarget)
