@@ -84,6 +84,8 @@ export class HostedServers implements HostServices {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly sharedAttemptMs: number;
+  /** The manager taking the clients' latest lists (their servers start meanwhile): a connection to a server it is taking waits for it. */
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(options: HostedServersOptions) {
     this.logger = options.logger;
@@ -134,8 +136,9 @@ export class HostedServers implements HostServices {
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     const name = /^\/mcp\/(s[0-9a-f]{16})$/.exec((req.url ?? '').split('?', 1)[0] ?? '')?.[1];
     if (req.headers.upgrade !== SOCKET_UPGRADE) return refuseUpgrade(socket, 400);
-    if (name === undefined || !this.runtime.manager.server(name)) return refuseUpgrade(socket, 404);
-    void this.servable(name, req.headers[RESTART_HEADER] === '1')
+    if (name === undefined || !this.isWanted(name)) return refuseUpgrade(socket, 404);
+    void this.applying
+      .then(() => this.servable(name, req.headers[RESTART_HEADER] === '1'))
       .then((state) => {
         if (socket.destroyed) return;
         if (state === undefined) return refuseUpgrade(socket, 404);
@@ -157,6 +160,11 @@ export class HostedServers implements HostServices {
    * `sharedAttemptMs` of an attempt share its outcome: many windows retrying, or a Reconnect All in
    * each, restart it once.
    */
+  /** A client lists `name`, or the manager runs it (a copy it is still stopping). */
+  private isWanted(name: string): boolean {
+    return this.runtime.manager.server(name) !== undefined || [...this.wanted.values()].some((servers) => servers.has(name));
+  }
+
   private async servable(name: string, restart: boolean): Promise<ServerState | undefined> {
     const { manager } = this.runtime;
     const view = manager.server(name);
@@ -284,7 +292,9 @@ export class HostedServers implements HostServices {
     if (!parsed.success) return answer(res, 400, { error: `not a list of servers: ${parsed.error.issues[0]?.message ?? 'malformed'}` });
     const definitions = parsed.data.servers.map(hostedDefinition);
     this.wanted.set(client, new Map(definitions.map((definition) => [definition.name, definition])));
-    await this.apply();
+    // Answered before the servers have started: the client's connections open meanwhile, and each
+    // waits for its server here (upgrade()), instead of the client waiting for every spawn.
+    this.applying = this.apply().catch((error: unknown) => this.logger.error(`machine host: taking a list failed: ${errorMessage(error)}`));
     const servers: HostedServer[] = definitions.map(({ name }) => ({ name, endpoint: `/mcp/${name}` }));
     answer(res, 200, { servers });
   }

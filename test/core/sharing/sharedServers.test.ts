@@ -105,14 +105,15 @@ describe('servers shared through the machine host', function () {
 
   async function startHost(
     place: HostPlace,
-    { sharedAttemptMs, clock }: { sharedAttemptMs?: number; clock?: Clock } = {},
+    { sharedAttemptMs, clock, runtime }: { sharedAttemptMs?: number; clock?: Clock; runtime?: SwitchboardRuntime } = {},
   ): Promise<{ host: MachineHost; servers: () => HostedServers }> {
     let servers: HostedServers | undefined;
     const host = await MachineHost.start({
       place,
       version: VERSION,
       logger: nullLogger,
-      services: (token) => (servers = new HostedServers({ token, logger: nullLogger, sharedAttemptMs, clock })),
+      services: (token) =>
+        (servers = new HostedServers({ token, logger: nullLogger, sharedAttemptMs, clock, ...(runtime ? { runtime } : {}) })),
     });
     if (!(host instanceof MachineHost)) assert.fail(`not the host: ${host.why}`);
     cleanup.add(() => host.close());
@@ -294,6 +295,30 @@ describe('servers shared through the machine host', function () {
         );
       },
     );
+  });
+
+  it("answers a window's list before its servers have started: the window's connections open meanwhile and wait for them, none refused", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    // The host's manager takes the list only once the test lets it: its servers start after the answer.
+    const runtime = createRuntime({ logger: nullLogger, storage: new MemoryToolCacheStorage(), settings: { maxExposed: 1_000_000 } });
+    cleanup.add(() => runtime.dispose());
+    let letThrough: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letThrough = resolve));
+    const update = runtime.manager.update.bind(runtime.manager);
+    runtime.manager.update = async (...args: Parameters<typeof update>) => {
+      await gate;
+      return update(...args);
+    };
+    const { servers } = await startHost(place, { runtime });
+    const window = await openWindow(place, [stdioDefinition([], { name: 'notes' })]);
+    assert.equal(window.runtime.manager.server('notes')?.definition?.transport, 'http', 'shared: the host answered in time');
+    assert.equal(servers().runtime.manager.servers().length, 0, 'the window shared its list before the host started anything');
+    const states: string[] = [];
+    window.runtime.manager.onDidChangeState(({ server, state }) => server === 'notes' && states.push(state.kind));
+    const answered = call(window, 'notes', 'echo', { text: 'waited' });
+    letThrough();
+    assert.equal(await answered, 'waited');
+    assert.ok(!states.includes('error'), `the connection waited for the server, not refused: ${states.join(' → ')}`);
   });
 
   it('a shared server that fails: each window is told how (code, message, its stderr), and its Reconnect starts it again once it can', async () => {
