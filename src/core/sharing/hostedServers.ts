@@ -76,7 +76,10 @@ export class HostedServers implements HostServices {
   /** Every window's and agent's session, by server: their requests in flight are the host's, and a server that fails ends its own. */
   private readonly sessions = new Map<string, Set<SocketTransport>>();
   /** The last attempt to start each server again for a window (it had failed, or the user's Reconnect), and its outcome, which windows asking soon after share. */
-  private readonly attempts = new Map<string, { readonly at: number; readonly outcome: Promise<ServerState> }>();
+  private readonly attempts = new Map<
+    string,
+    { readonly at: number; readonly kind: 'retry' | 'restart'; readonly outcome: Promise<ServerState> }
+  >();
   /** What each attached client listed, by the host's names. */
   private readonly wanted = new Map<string, ReadonlyMap<string, StdioServerDefinition>>();
   /** Lazy copies no session holds, due to idle. */
@@ -169,7 +172,8 @@ export class HostedServers implements HostServices {
     const { manager } = this.runtime;
     const view = manager.server(name);
     if (!view) return undefined;
-    if (view.state.kind === 'error' || (restart && view.state.kind === 'running')) return this.restart(name);
+    if (view.state.kind === 'error') return this.attempt(name, 'retry');
+    if (restart && view.state.kind === 'running') return this.attempt(name, 'restart');
     if (view.state.kind === 'running' || hasFailed(view.state.kind)) return view.state;
     if (startsOnDemand(view.state.kind)) manager.wake(name, 'a window connects');
     const connectMs = view.definition?.timeouts.connectMs ?? 0;
@@ -183,12 +187,17 @@ export class HostedServers implements HostServices {
     return manager.server(name)?.state;
   }
 
-  private restart(name: string): Promise<ServerState> {
+  /**
+   * Starts `name` again, or shares an attempt of the same kind made within sharedAttemptMs. Of the
+   * same kind only: a restart of the running copy that an attempt to start the failed one has just
+   * brought up (Reconnect on a failed row, then Reconnect All) is a restart, not that attempt.
+   */
+  private attempt(name: string, kind: 'retry' | 'restart'): Promise<ServerState> {
     const now = this.clock.now();
     const last = this.attempts.get(name);
-    if (last && now - last.at < this.sharedAttemptMs) return last.outcome;
+    if (last && last.kind === kind && now - last.at < this.sharedAttemptMs) return last.outcome;
     const outcome = this.runtime.manager.reconnect(name);
-    this.attempts.set(name, { at: now, outcome });
+    this.attempts.set(name, { at: now, kind, outcome });
     return outcome;
   }
 

@@ -503,6 +503,13 @@ describe('servers shared through the machine host', function () {
     const again = await second.runtime.manager.reconnect('notes');
     assert.equal(again.kind, 'running', JSON.stringify(again));
     assert.equal(await call(second, 'notes', 'echo', { text: 'back' }), 'back');
+    // Within the second after that attempt, a Reconnect of the running copy (Reconnect All) restarts
+    // it: that attempt started the failed copy, it did not restart a running one.
+    const [started] = processesWith(broken);
+    assert.equal((await first.runtime.manager.reconnect('notes')).kind, 'running');
+    const restarted = processesWith(broken);
+    assert.equal(restarted.length, 1);
+    assert.notEqual(restarted[0], started, 'a new process for the restart');
   });
 
   it("a running shared server's stderr reaches every window using it; when it fails, each window's session ends saying how, not as a lost connection", async () => {
