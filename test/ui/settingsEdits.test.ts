@@ -85,9 +85,20 @@ describe('settings edits keep the user’s file (UI)', function () {
   /** Runs a palette command that asks which server, and picks `server`. */
   async function onServer(title: string, server: string): Promise<void> {
     const { page } = workbench;
-    await runFromPalette(page, title, { opensQuickInput: true });
-    await page.locator('.quick-input-widget input').fill(server);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: server }).first().waitFor();
+    // The command's own picker, not the palette's input it replaces. On a busy machine the picker
+    // can lose the focus as it opens (the Tool Catalog's preview settling beside it) and close: the
+    // user runs the command again. Nothing has run until a server is chosen.
+    for (let attempt = 1; ; attempt++) {
+      await runFromPalette(page, title, { opensQuickInput: true });
+      try {
+        await page.locator('.quick-input-widget input:not([aria-label*="command to run"])').fill(server, { timeout: 10_000 });
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: server }).first().waitFor({ timeout: 10_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        await page.keyboard.press('Escape');
+      }
+    }
     await page.keyboard.press('Enter');
   }
 

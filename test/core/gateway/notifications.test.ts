@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { Cleanup, connectClient, contentServer, eventually, startGateway, toolsServer, type GatewayClient, type Setup } from './helpers';
+import {
+  Cleanup,
+  connectClient,
+  contentServer,
+  eventually,
+  startGateway,
+  toolsServer,
+  type FixtureToolSource,
+  type GatewayClient,
+  type Setup,
+} from './helpers';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { McpGateway, serveStdioSession, SETTLING_HOLD_MS } from '../../../src/core/gateway';
@@ -24,6 +34,30 @@ async function listening(cleanup: Cleanup, url: string, token: string): Promise<
 async function reaches(counted: Counted, expected: number, what: string): Promise<void> {
   await eventually(() => (counted.count() >= expected ? true : undefined), what, 5_000);
   assert.equal(counted.count(), expected, what);
+}
+
+/**
+ * Three changes while a server is still starting (each arrival moves the budget's shares) are told
+ * once it has settled; a change of a settled catalog at once; a server that stays starting holds
+ * the others' notices no longer than SETTLING_HOLD_MS.
+ */
+async function holdsWhileSettling(source: FixtureToolSource, clock: FakeClock, counted: Counted): Promise<void> {
+  source.settling = true;
+  source.filter('alpha', 'add', { kind: 'globalDeny', pattern: 'add' });
+  source.filter('alpha', 'count', { kind: 'globalDeny', pattern: 'count' });
+  source.filter('alpha', 'add', undefined);
+  assert.equal(counted.count(), 0);
+  source.settling = false;
+  source.changed();
+  await reaches(counted, 1, 'told once the servers have settled');
+  // A barrier: a change after settling is told at once, and nothing else came before it.
+  source.filter('alpha', 'echo', { kind: 'globalDeny', pattern: 'echo' });
+  await reaches(counted, 2, 'a change of a settled catalog is told at once, and the held ones were told once');
+  source.settling = true;
+  source.filter('alpha', 'echo', undefined);
+  await clock.whenPending(SETTLING_HOLD_MS);
+  clock.advance(SETTLING_HOLD_MS);
+  await reaches(counted, 3, 'told after the hold, though a server is still starting');
 }
 
 describe('gateway: tools/list_changed', function () {
@@ -76,26 +110,7 @@ describe('gateway: tools/list_changed', function () {
     cleanup.add(() => gateway.dispose());
     await gateway.start();
     const alpha = await listening(cleanup, gateway.endpointUrl('alpha'), gateway.token);
-
-    // Three changes while a server is still starting (each arrival moves the budget's shares): one notice, once it has settled.
-    source.settling = true;
-    source.filter('alpha', 'add', { kind: 'globalDeny', pattern: 'add' });
-    source.filter('alpha', 'count', { kind: 'globalDeny', pattern: 'count' });
-    source.filter('alpha', 'add', undefined);
-    assert.equal(alpha.count(), 0);
-    source.settling = false;
-    source.changed();
-    await reaches(alpha, 1, 'told once the servers have settled');
-    // A barrier: a change after settling is told at once, and nothing else came before it.
-    source.filter('alpha', 'echo', { kind: 'globalDeny', pattern: 'echo' });
-    await reaches(alpha, 2, 'a change of a settled catalog is told at once, and the held ones were told once');
-
-    // A server that takes long to come up holds the others' notices no longer than SETTLING_HOLD_MS.
-    source.settling = true;
-    source.filter('alpha', 'echo', undefined);
-    await clock.whenPending(SETTLING_HOLD_MS);
-    clock.advance(SETTLING_HOLD_MS);
-    await reaches(alpha, 3, 'told after the hold, though a server is still starting');
+    await holdsWhileSettling(source, clock, alpha);
   });
 
   it('a stdio session (serve --stdio, a window on the machine host) holds them the same way', async () => {
@@ -109,20 +124,6 @@ describe('gateway: tools/list_changed', function () {
     client.setNotificationHandler('notifications/tools/list_changed', () => void (count += 1));
     await client.connect(clientSide);
     cleanup.add(() => client.close());
-    const counted: Counted = { client, count: () => count };
-
-    source.settling = true;
-    source.filter('alpha', 'add', { kind: 'globalDeny', pattern: 'add' });
-    source.filter('alpha', 'count', { kind: 'globalDeny', pattern: 'count' });
-    source.settling = false;
-    source.changed();
-    await reaches(counted, 1, 'told once the servers have settled');
-    source.filter('alpha', 'echo', { kind: 'globalDeny', pattern: 'echo' });
-    await reaches(counted, 2, 'a change of a settled catalog is told at once, and the held ones were told once');
-    source.settling = true;
-    source.filter('alpha', 'echo', undefined);
-    await clock.whenPending(SETTLING_HOLD_MS);
-    clock.advance(SETTLING_HOLD_MS);
-    await reaches(counted, 3, 'told after the hold, though a server is still starting');
+    await holdsWhileSettling(source, clock, { client, count: () => count });
   });
 });
