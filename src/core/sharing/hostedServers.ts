@@ -154,6 +154,11 @@ export class HostedServers implements HostServices {
       });
   }
 
+  /** A client lists `name`, or the manager runs it (a copy it is still stopping). */
+  private isWanted(name: string): boolean {
+    return this.runtime.manager.server(name) !== undefined || [...this.wanted.values()].some((servers) => servers.has(name));
+  }
+
   /**
    * The host's copy as a window's session should find it: running, so that the window reads the
    * server's own identity (name, icons, instructions) as from a server of its own. An idle copy is
@@ -163,11 +168,6 @@ export class HostedServers implements HostServices {
    * `sharedAttemptMs` of an attempt share its outcome: many windows retrying, or a Reconnect All in
    * each, restart it once.
    */
-  /** A client lists `name`, or the manager runs it (a copy it is still stopping). */
-  private isWanted(name: string): boolean {
-    return this.runtime.manager.server(name) !== undefined || [...this.wanted.values()].some((servers) => servers.has(name));
-  }
-
   private async servable(name: string, restart: boolean): Promise<ServerState | undefined> {
     const { manager } = this.runtime;
     const view = manager.server(name);
