@@ -614,6 +614,12 @@ describe('servers shared through the machine host', function () {
     const tooMany = JSON.stringify({ servers: Array.from({ length: 201 }, () => sharedLaunchOf(stdioDefinition())) });
     assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, tooMany)).status, 400);
     assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, 'x'.repeat(5 * 1024 * 1024))).status, 413);
+    // A sandbox's places are bounded like any list a client sends.
+    const sandboxed = stdioDefinition([], { sandbox: { enabled: true, origin: 'entry', rules: NO_SANDBOX_RULES } });
+    const manyPlaces = JSON.stringify({
+      servers: [sharedLaunchOf(sandboxed, { workspaceFolders: Array.from({ length: 1001 }, (_, index) => `/w/${index}`) })],
+    });
+    assert.equal((await ask(place, 'PUT', HOST_PATHS.servers, mine, manyPlaces)).status, 400);
     assert.equal((await ask(place, 'DELETE', HOST_PATHS.servers, mine)).status, 405);
     const put = await ask(place, 'PUT', HOST_PATHS.servers, mine, JSON.stringify({ servers: [sharedLaunchOf(stdioDefinition())] }));
     assert.equal(put.status, 200);
