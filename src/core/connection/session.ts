@@ -307,6 +307,11 @@ export class McpSession {
     return hosted ?? { protocolVersion: this.protocolVersion, era: this.era };
   }
 
+  /** A shared server's session lists what the machine host screened as it took it from the server. */
+  get screenedBy(): 'machine host' | undefined {
+    return this.transport instanceof SocketTransport ? 'machine host' : undefined;
+  }
+
   /** A shared server's session that the machine host ended because its copy failed there: how it failed. */
   get hostFailure(): ConnectionFailure | undefined {
     return this.transport instanceof SocketTransport ? this.transport.failure : undefined;

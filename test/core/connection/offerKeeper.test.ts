@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { systemClock } from '../../../src/core/base/clock';
 import { nullLogger } from '../../../src/core/base/logging';
 import { OfferKeeper } from '../../../src/core/connection/offer/offerKeeper';
+import { listAllTools } from '../../../src/core/connection/offer/toolList';
+import { pageSchema } from '../../../src/core/connection/offer/listPaging';
 import type { McpSession } from '../../../src/core/connection/session';
 import { fingerprintTools } from '../../../src/core/catalog/preparedList';
 import { Cleanup, connect, stdioDefinition } from './helpers';
@@ -86,5 +88,35 @@ describe("a connection's tools fingerprint", function () {
     await until(() => connection.tools.some((tool) => tool.name === 'brand_new'), 10_000, 'the new list');
     assert.equal(connection.toolsFingerprint, fingerprintTools(connection.tools));
     assert.notEqual(connection.toolsFingerprint, first);
+  });
+});
+
+describe('a tool list screened at the other end', () => {
+  // A definition screenTools() holds back: inputSchema is not an object schema.
+  const invalid = { name: 'invalid', inputSchema: { type: 'string' } };
+  const echo = { name: 'echo', inputSchema: { type: 'object' } };
+  const onePage = async () => ({ tools: [echo, invalid] });
+
+  it('is taken as listed from the machine host (it screened each definition as it took it), and screened from anyone else', async () => {
+    const fromHost = await listAllTools(onePage, 'legacy', 'machine host');
+    assert.deepEqual(
+      fromHost.tools.map((tool) => tool.name),
+      ['echo', 'invalid'],
+    );
+    assert.deepEqual(fromHost.quarantined, []);
+    const direct = await listAllTools(onePage, 'legacy');
+    assert.deepEqual(
+      direct.tools.map((tool) => tool.name),
+      ['echo'],
+    );
+    assert.deepEqual(
+      direct.quarantined.map((tool) => tool.name),
+      ['invalid'],
+    );
+  });
+
+  it('reuses one page schema per list method (zod compiles a parser per schema object)', () => {
+    assert.equal(pageSchema('tools/list'), pageSchema('tools/list'));
+    assert.notEqual(pageSchema('tools/list'), pageSchema('prompts/list'));
   });
 });

@@ -379,6 +379,22 @@ describe('servers shared through the machine host', function () {
     assert.equal(state.serverInfo.name, mark, 'the name its process gives, not the host’s name for its copy');
   });
 
+  it("a shared server's tool list is screened in the host, which the window takes as listed: a tool too deep or not valid MCP never reaches it", async () => {
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    const { servers } = await startHost(place);
+    const hostile = stdioDefinition(['--deep-tool', '1000', '--invalid-tool'], { name: 'hostile' });
+    const window = await openWindow(place, [hostile]);
+    assert.equal(await call(window, 'hostile', 'echo', { text: 'still here' }), 'still here');
+    const names = window.runtime.manager.server('hostile')?.tools.map((tool) => tool.name) ?? [];
+    assert.ok(names.includes('echo') && !names.includes('deep') && !names.includes('invalid'), names.join(','));
+    const inHost = servers().runtime.manager.servers()[0]?.state;
+    assert.deepEqual(
+      inHost?.kind === 'running' ? inHost.quarantinedTools?.map((tool) => tool.name).sort() : inHost?.kind,
+      ['deep', 'invalid'],
+      "the host's copy held them back",
+    );
+  });
+
   it('idles a lazy copy 2 s after the last session on it ends, as the window’s own would be idle; a call starts it again', async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     const clock = new FakeClock(Date.now());

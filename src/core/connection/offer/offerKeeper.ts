@@ -172,7 +172,7 @@ export class OfferKeeper {
   /** Everything a newly opened session offers, listed at once: a connect waits for the slower list, not their sum. */
   async listAll(session: OfferSession, policy: RequestPolicy): Promise<ListedOffer> {
     const [tools, offer] = await Promise.all([
-      listAllTools(sessionPages(session, policy, { retried: true }), session.era),
+      listAllTools(sessionPages(session, policy, { retried: true }), session.era, session.screenedBy),
       listOffer(session, policy, this.current),
     ]);
     return { tools, offer };
@@ -213,7 +213,7 @@ export class OfferKeeper {
   /** Lists tools from the running session, now, with `policy`; rejects as the request did. */
   async listTools(session: OfferSession, policy: RequestPolicy, budget: { retried: boolean }): Promise<readonly Tool[]> {
     const generation = ++this.toolsGeneration;
-    const list = await listAllTools(sessionPages(session, policy, budget), session.era);
+    const list = await listAllTools(sessionPages(session, policy, budget), session.era, session.screenedBy);
     if (generation === this.toolsGeneration) this.applyTools(session, list);
     return list.tools;
   }

@@ -164,6 +164,8 @@ export function offersSubscriptions(capabilities: Readonly<Record<string, unknow
 /** What the offer's lists need of a session (McpSession is one). */
 export interface OfferSession extends PagingSession {
   readonly era: ProtocolEra;
+  /** Set where the other end lists definitions it screened itself (toolList.ts): the machine host. */
+  readonly screenedBy?: 'machine host';
   readonly capabilities: Readonly<Record<string, unknown>>;
   listSkills(policy: RequestPolicy, budget: RetryBudget): Promise<SkillListing>;
   /** A 2026-07-28 session subscribes through its change stream, not by request. */

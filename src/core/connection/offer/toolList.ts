@@ -62,15 +62,22 @@ export function screenTools(page: readonly unknown[], era: ProtocolEra = 'legacy
  * that one caches output-schema validators per page (so only the last page's tools would be
  * validated); a host passes results through and lets the model read them, so no client-side
  * output validation at all is consistent.
+ *
+ * `screenedBy`: who already screened every definition with screenTools(), as it took them from
+ * the server: the machine host (this version's, the only one a window attaches to) lists a shared
+ * server's tools from its own screened copy. They are taken as listed, not parsed again: that
+ * second parse was a fifth of a window's CPU on its way to ready (bench:host, bench/RESULTS.md).
  */
-export async function listAllTools(requestPage: PageRequester, era: ProtocolEra): Promise<ToolList> {
+export async function listAllTools(requestPage: PageRequester, era: ProtocolEra, screenedBy?: 'machine host'): Promise<ToolList> {
   const tools: Tool[] = [];
   const quarantined: QuarantinedTool[] = [];
   const paging = await readPages(
     'tools/list',
     requestPage,
     (page) => {
-      const screened = screenTools(Array.isArray(page.tools) ? page.tools : [], era);
+      const items = Array.isArray(page.tools) ? page.tools : [];
+      if (screenedBy) return void tools.push(...(items as Tool[]));
+      const screened = screenTools(items, era);
       tools.push(...screened.tools);
       quarantined.push(...screened.quarantined);
     },
