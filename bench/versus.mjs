@@ -6,7 +6,7 @@
 // editor's Start Server (test/editor/versus/versus.test.ts measures inside the extension host):
 //   - window → the editor knows every tool list (its tool count's last change, all 20 processes up);
 //   - window → first and last server process (the kernel's start times), and first to last;
-//   - the extension host's resident memory a few seconds later (with the proportional set size of
+//   - the extension host's CPU since it started, and its resident memory a few seconds later (with the proportional set size of
 //     Switchboard's machine host, where its servers run by default, added), and the servers' own.
 // --own adds a third window per round: Switchboard with mcpSwitchboard.shareServers off (its servers
 // run in the extension host, as before sharing was the default).
@@ -63,9 +63,12 @@ const ROWS = [
   ['first to twentieth process (ms)', 'firstToLastProcessMs'],
   ['extension host memory (MB)', 'extensionHostRssMb'],
   ['extension host memory after a full GC (MB)', 'extensionHostRssAfterGcMb'],
+  // What is held, without the slack V8 keeps (its heap's size moves by ±60 MB between windows of one client).
+  ["extension host's JS heap in use after a full GC (MB)", 'extensionHost_heapUsedMb'],
   ["Switchboard's machine host memory (PSS, MB)", 'machineHostPssMb'],
   ['extension host and machine host memory (MB)', 'withMachineHostMb'],
   ["server processes' memory (MB)", 'serversRssMb'],
+  ['extension host CPU from its start, until the tool count had not moved for 3 s (ms)', 'extensionHostCpuMs'],
   ['tools the editor has', 'toolsInChat'],
 ];
 

@@ -5,7 +5,7 @@
 // changed, and nothing a server announces reaches a listener who may not see it. The 2025 side
 // keeps its sessions in gateway.ts; the request guard runs before either.
 import type http from 'node:http';
-import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
 import { fullAccess, type SessionAccess, listedTools, listFingerprint } from './exposure';
 import type { OfferChange, OfferSource, ToolSource } from '../catalog';
@@ -36,8 +36,19 @@ interface ModernEndpoint {
   paramHeaders?: ReadonlyMap<string, readonly ParamHeader[]>;
 }
 
+/**
+ * The SDK's Node adapter, loaded when an HTTP gateway gets its first POST: it loads
+ * @hono/node-server, whose evaluation loads node:http2 and the runtime's fetch, 32 ms of the
+ * machine host's 160 ms start (bench/RESULTS.md), and of every agent's `serve --stdio`, which serve
+ * no HTTP at all.
+ */
+type NodeAdapter = typeof import('@modelcontextprotocol/node', { with: { 'resolution-mode': 'import' } });
+let nodeAdapter: Promise<NodeAdapter> | undefined;
+const loadNodeAdapter = () => (nodeAdapter ??= import('@modelcontextprotocol/node'));
+
 /** Whether a POST body (already read and parsed) is a 2025-era message. */
 export async function isLegacyPost(req: http.IncomingMessage, body: unknown): Promise<boolean> {
+  const { toWebRequest } = await loadNodeAdapter();
   return isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize: MAX_REQUEST_BYTES }), body, {
     maxRequestBodySize: MAX_REQUEST_BYTES,
   });
@@ -67,9 +78,16 @@ export class ModernEndpoints {
   }
 
   /** Answers one modern request; the body was read (and bounded) by the gateway. `access`: the request's own. */
-  serve(endpoint: EndpointId, req: http.IncomingMessage, res: http.ServerResponse, body: unknown, access?: SessionAccess): Promise<void> {
-    const entry = this.endpointFor(endpoint, access ?? fullAccess(this.source, this.offers));
-    if (this.refusedParamHeaders(entry, req, res, body)) return Promise.resolve();
+  async serve(
+    endpoint: EndpointId,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    body: unknown,
+    access?: SessionAccess,
+  ): Promise<void> {
+    const { toNodeHandler } = await loadNodeAdapter();
+    const entry = this.endpointFor(endpoint, access ?? fullAccess(this.source, this.offers), toNodeHandler);
+    if (this.refusedParamHeaders(entry, req, res, body)) return;
     return entry.serve(req, res, body);
   }
 
@@ -139,7 +157,7 @@ export class ModernEndpoints {
     }
   }
 
-  private endpointFor(endpoint: EndpointId, access: SessionAccess): ModernEndpoint {
+  private endpointFor(endpoint: EndpointId, access: SessionAccess, toNodeHandler: NodeAdapter['toNodeHandler']): ModernEndpoint {
     const key = `${access.grant}\u0000${endpointKey(endpoint)}`;
     const existing = this.endpoints.get(key);
     if (existing) {
