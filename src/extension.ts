@@ -76,14 +76,20 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   logs.main.info(`MCP Switchboard ${extension.extension.packageJSON.version} activated`);
 
   rememberEditorUserDir(extension.globalStorageUri);
-  const place = hostPlace();
+  // First: a machine host, if one is needed, starts loading now.
+  const sharing = shareThroughTheHost(extension, context, logs, hostPlace());
   const { runtime, consent, gateway, gatewayStarted } = startRuntime(extension, logs);
   shutdown = () => runtime.dispose();
   const { manager, catalog } = runtime;
   const inputs = new SecretInputResolver(extension.secrets, extension.globalState);
-  const sharing = shareThroughTheHost(extension, context, logs, place);
   const sync = context.own(
-    new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list, [cliPathOf(extension)], (servers) => sharing.share(servers)),
+    new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list, [cliPathOf(extension)], async (servers) => {
+      const shared = await sharing.share(servers);
+      const sharesAny = shared.some((server) => 'hosted' in server && server.hosted !== undefined);
+      if (extension.globalState.get<boolean>(SHARED_LAST_TIME) !== sharesAny)
+        void extension.globalState.update(SHARED_LAST_TIME, sharesAny);
+      return shared;
+    }),
   );
   // A new machine host (the last one ended), or none: the servers are shared again, or run here.
   context.own(sharing.onDidChange(() => sync.scheduleReload()));
@@ -200,12 +206,15 @@ function followTheTeams(context: SwitchboardContext, sync: ConfigurationSync, ru
  * The user's own servers run once for every window and agent, in the machine host (core/sharing),
  * which this window starts when there is none: the extension's CLI on the editor's own runtime.
  */
+/** Whether this editor's windows last shared anything (a window that did not starts no host ahead of its configuration). */
+const SHARED_LAST_TIME = 'mcpSwitchboard.sharedServersLastTime';
+
 function shareThroughTheHost(extension: vscode.ExtensionContext, context: SwitchboardContext, logs: LogChannels, place: HostPlace) {
   const command = { command: process.execPath, args: [cliPathOf(extension)], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } };
   const link = context.own(
     new HostLink({ place, version: PRODUCT_VERSION, logger: logs.mainLogger, launch: hostLauncher(place, command, logs.mainLogger) }),
   );
-  return context.own(
+  const sharing = context.own(
     new ServerSharing({
       link,
       policy: sharingPolicy,
@@ -214,6 +223,10 @@ function shareThroughTheHost(extension: vscode.ExtensionContext, context: Switch
       logger: logs.mainLogger,
     }),
   );
+  // The host loads while the configuration is read (about 0.2 s of a busy window's start), unless
+  // the last window shared nothing: a user without user-level servers gets no host at all.
+  if (extension.globalState.get<boolean>(SHARED_LAST_TIME) !== false) void sharing.warm();
+  return sharing;
 }
 
 /** The core with the editor's loggers, storage and secrets; the gateway starts listening now. */

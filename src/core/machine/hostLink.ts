@@ -77,6 +77,10 @@ export class HostLink {
   readonly onDidHearStatus: Event<unknown> = this.statusHeard.event;
   /** The token of the host attached to; undefined unless attached. */
   private hostToken: string | undefined;
+  /** When this link last started a host (warm() or an attach), on the clock: one start per RELAUNCH_MS. */
+  private launchedAt: number | undefined;
+  /** warm()'s look for a host, which an attach waits for rather than start a second host beside it. */
+  private warming: Promise<void> | undefined;
 
   constructor(private readonly options: HostLinkOptions) {
     this.clock = options.clock ?? systemClock;
@@ -92,6 +96,25 @@ export class HostLink {
     if (this.state.kind === 'closed' || this.state.kind === 'attached') return Promise.resolve(this.state);
     this.attaching ??= this.connect().finally(() => (this.attaching = undefined));
     return this.attaching;
+  }
+
+  /**
+   * Starts a host now if there is none, without attaching: a window does it as it activates, so
+   * that the host loads while the window reads its configuration (which decides what it shares).
+   * A host no client attaches to ends after its grace period. Never throws.
+   */
+  warm(): Promise<void> {
+    if (this.state.kind !== 'attaching' || this.attaching || this.warming) return this.warming ?? Promise.resolve();
+    const warming = (async () => {
+      try {
+        ensurePrivateFolder(this.options.place);
+        if ((await this.found()).kind === 'none') this.launch();
+      } catch (error) {
+        this.options.logger.debug(`machine host: not started ahead (${errorMessage(error)})`);
+      }
+    })();
+    this.warming = warming;
+    return warming;
   }
 
   /**
@@ -135,8 +158,8 @@ export class HostLink {
       if (error instanceof HostPlaceError) return this.set({ kind: 'own', why: error.message });
       throw error;
     }
+    await this.warming;
     const deadline = this.clock.now() + (this.options.readyMs ?? DEFAULT_READY_MS);
-    let launchedAt: number | undefined;
     while (this.state.kind === 'attaching') {
       const found = await this.found();
       if (found.kind === 'host') {
@@ -172,13 +195,15 @@ export class HostLink {
       const now = this.clock.now();
       if (now >= deadline)
         return this.set({ kind: 'own', why: `no machine host answered within ${this.options.readyMs ?? DEFAULT_READY_MS} ms` });
-      if (found.kind === 'none' && (launchedAt === undefined || now - launchedAt >= RELAUNCH_MS)) {
-        launchedAt = now;
-        this.options.launch();
-      }
+      if (found.kind === 'none' && (this.launchedAt === undefined || now - this.launchedAt >= RELAUNCH_MS)) this.launch();
       await new Promise<void>((resolve) => this.clock.setTimeout(resolve, POLL_MS));
     }
     return this.state;
+  }
+
+  private launch(): void {
+    this.launchedAt = this.clock.now();
+    this.options.launch();
   }
 
   /** The host on the socket, if one answers; a socket or token that is not this user's is refused, not used. */

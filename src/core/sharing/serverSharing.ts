@@ -117,6 +117,16 @@ export class ServerSharing {
   }
 
   /**
+   * Starts the machine host ahead of the first share(), so that it loads while the window reads
+   * its configuration; not when the policy shares nothing. A host no one attaches to ends by itself.
+   */
+  warm(): Promise<void> {
+    const policy = this.options.policy();
+    if (!policy.enabled && !Object.values(policy.servers).includes(true)) return Promise.resolve();
+    return this.options.link.warm();
+  }
+
+  /**
    * What the manager runs: `configured`, with each server that may be shared replaced by a
    * connection to the host's copy. Attaches first (starting a host if there is none); without a
    * host (refused, another version busy, not answering) everything runs here.

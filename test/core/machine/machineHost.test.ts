@@ -223,6 +223,37 @@ describe('the machine host (core/machine)', function () {
       assert.equal(fs.existsSync(place.info), false);
     });
 
+    it('a window warms the host as it activates: started once, before anything attaches; an attach right after uses it; unused, it ends by itself', async () => {
+      const place = placeIn(cleanup);
+      const { launch, started } = processLauncher(cleanup, place);
+      const client = link(cleanup, place, { launch, clock: systemClock, version: PRODUCT_VERSION });
+      const warming = client.warm();
+      void client.warm();
+      const state = await client.attach();
+      await warming;
+      assert.equal(state.kind, 'attached');
+      assert.equal(started.length, 1, 'one host started, not one by warm() and another by the attach');
+      const pid = state.kind === 'attached' ? state.info.pid : 0;
+      assert.equal(pid, started[0]?.pid);
+      client.dispose();
+      await gone(pid);
+
+      // Warmed and never attached to (the window had nothing to share): the host ends after its grace period.
+      const alone = placeIn(cleanup);
+      const unused = processLauncher(cleanup, alone);
+      await link(cleanup, alone, { launch: unused.launch, clock: systemClock, version: PRODUCT_VERSION }).warm();
+      assert.equal(unused.started.length, 1);
+      await gone(unused.started[0]?.pid ?? 0);
+    });
+
+    it('warming where a host answers starts none', async () => {
+      const place = placeIn(cleanup);
+      await startHost(cleanup, place);
+      let launched = 0;
+      await link(cleanup, place, { launch: () => (launched += 1) }).warm();
+      assert.equal(launched, 0);
+    });
+
     it('a host of another version with nothing in flight steps down, and a host of this version takes over', async () => {
       const place = placeIn(cleanup);
       const old = await startHost(cleanup, place, { version: '0.9.0' });

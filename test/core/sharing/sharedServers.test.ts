@@ -672,6 +672,27 @@ describe('servers shared through the machine host', function () {
     assert.equal((await ask(place, 'POST', HOST_PATHS.servers, mine, '{"refresh":["../x"]}')).status, 400);
   });
 
+  it('starts a host ahead of the first share only when the policy may share something', async () => {
+    const cases: [SharingPolicy, number][] = [
+      [SHARE_ALL, 1],
+      [{ enabled: false, servers: {} }, 0],
+      [{ enabled: false, servers: { notes: false } }, 0],
+      [{ enabled: false, servers: { notes: true } }, 1],
+    ];
+    for (const [policy, wanted] of cases) {
+      const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+      let launched = 0;
+      const link = new HostLink({ place, version: VERSION, logger: nullLogger, launch: () => (launched += 1) });
+      const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [], logger: nullLogger });
+      cleanup.add(() => {
+        sharing.dispose();
+        link.dispose();
+      });
+      await sharing.warm();
+      assert.equal(launched, wanted, JSON.stringify(policy));
+    }
+  });
+
   it('reads mcpSwitchboard.shareServers: on unless turned off, per server with "*" for the rest', () => {
     assert.deepEqual(sharingPolicyFrom(undefined), { enabled: true, servers: {} });
     assert.deepEqual(sharingPolicyFrom('yes'), { enabled: true, servers: {} });

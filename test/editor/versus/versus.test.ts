@@ -22,23 +22,36 @@ function mcpTools(): number {
   return vscode.lm.tools.filter((tool) => tool.name.startsWith('mcp_')).length;
 }
 
-/** The 20 servers' processes: when the kernel started each (ms since the epoch), and its resident memory (bytes). */
-function serverProcesses(): { startedAt: number; rss: number }[] {
-  const bootSeconds = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1] ?? '0');
+/** When the kernel started process `pid`, in its ticks (10 ms) since boot. */
+function startTicks(pid: string): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+}
+
+/**
+ * The kernel's start times on this process's clock: boot time is given in whole seconds, so it is
+ * placed by this process's own start, which `performance.timeOrigin` also marks (to 10 ms).
+ */
+const bootAt = performance.timeOrigin - startTicks('self') * 10;
+
+/** Processes whose command line matches `pattern`: when the kernel started each (ms since the epoch), and its resident memory (bytes). */
+function processesMatching(pattern: RegExp): { startedAt: number; rss: number }[] {
   const found: { startedAt: number; rss: number }[] = [];
   for (const pid of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
-      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!SERVER_SCRIPT.test(command)) continue;
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+      if (!pattern.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) continue;
       const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0');
-      found.push({ startedAt: bootSeconds * 1000 + ticks * 10, rss: rssKb * 1024 });
+      found.push({ startedAt: bootAt + startTicks(pid) * 10, rss: rssKb * 1024 });
     } catch {
       // The process ended while it was read.
     }
   }
   return found;
+}
+
+/** The 20 servers' processes. */
+function serverProcesses(): { startedAt: number; rss: number }[] {
+  return processesMatching(SERVER_SCRIPT);
 }
 
 /**
@@ -177,6 +190,8 @@ describe('bench: the editor side by side with its own MCP client', function () {
       extensionHostMaps: mapsSummary(),
       extensionHostCpuMs: Math.round((cpu.user + cpu.system) / 1000),
       processStartsMs: starts.map((at) => at - openedAt),
+      // Where a shared window's servers run: when it started, on the same clock.
+      machineHostStartedMs: (processesMatching(/--machine-host/)[0]?.startedAt ?? openedAt) - openedAt,
       timeline,
     };
     if (process.env.SWITCHBOARD_BENCH_OUT) fs.writeFileSync(process.env.SWITCHBOARD_BENCH_OUT, JSON.stringify(result));
