@@ -8,7 +8,7 @@ import { loadFolderConfiguration, USER_SETTINGS_ENV, type ConfigDiagnostic, type
 import { LOG_LEVELS, type Logger, type LogLevel } from '../base/logging';
 import { isInvalid, type ConfiguredServer, type ServerManager } from '../manager';
 import { HostLink, hostLauncher, hostPlace, type HostCommand, type HostPlace } from '../machine';
-import { ServerSharing, SHARE_SETTING, sharingPolicyFrom } from '../sharing';
+import { ServerSharing, SHARE_SETTING, sharesNothing, sharingPolicyFrom } from '../sharing';
 import { PRODUCT_VERSION } from '../base/version';
 import { defaultCredentialsFile, FileSecretStore } from '../auth';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -317,7 +317,7 @@ async function serveUntilStopped(
 async function startSharing(place: HostPlace, options: ServeOptions, userSettingsFile: string | undefined, logger: Logger) {
   const command = options.hostCommand;
   const policy = sharingPolicyFrom(await readUserSetting(userSettingsFile, SHARE_SETTING));
-  if (!command || (!policy.enabled && !Object.values(policy.servers).includes(true))) return undefined;
+  if (!command || sharesNothing(policy)) return undefined;
   const link = new HostLink({ place, version: PRODUCT_VERSION, logger, launch: hostLauncher(place, command, logger) });
   const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [options.folder], logger });
   return {

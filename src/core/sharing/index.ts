@@ -6,6 +6,7 @@ export {
   SHARE_NONE,
   SHARE_SETTING,
   ServerSharing,
+  sharesNothing,
   sharingPolicyFrom,
   whyNotShared,
   type ServerSharingOptions,

@@ -37,6 +37,11 @@ export interface SharingPolicy {
   readonly servers: Readonly<Record<string, boolean>>;
 }
 
+/** Whether `policy` keeps every server in its window (no host is needed for it). */
+export function sharesNothing(policy: SharingPolicy): boolean {
+  return !policy.enabled && !Object.values(policy.servers).includes(true);
+}
+
 /** The default: every server that may be shared is. */
 export const SHARE_ALL: SharingPolicy = { enabled: true, servers: {} };
 /** `false`: every server runs in its own window. */
@@ -121,9 +126,7 @@ export class ServerSharing {
    * its configuration; not when the policy shares nothing. A host no one attaches to ends by itself.
    */
   warm(): Promise<void> {
-    const policy = this.options.policy();
-    if (!policy.enabled && !Object.values(policy.servers).includes(true)) return Promise.resolve();
-    return this.options.link.warm();
+    return sharesNothing(this.options.policy()) ? Promise.resolve() : this.options.link.warm();
   }
 
   /**
