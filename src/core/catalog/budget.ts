@@ -25,16 +25,37 @@ export function compareBudgetOrder(a: BudgetCandidate, b: BudgetCandidate): numb
 }
 
 /**
+ * What a server still coming up, with nothing listed yet, is taken to want: more than any budget.
+ * It holds an equal share until it lists, so that the servers already listed keep the shares they
+ * will have once all have come (when every server wants more than its share, as past the budget
+ * most do), and chat is not told of a smaller list for each of them at each arrival.
+ */
+const PENDING_WANTS = Number.MAX_SAFE_INTEGER;
+
+/** Each server's wants for fairShares(): its eligible tools, and PENDING_WANTS for each server in `pending`. */
+export function budgetWants(
+  listed: readonly { readonly serverIndex: number; readonly wants: number }[],
+  pending: readonly number[],
+): { readonly serverIndex: number; readonly wants: number }[] {
+  return [...listed, ...pending.map((serverIndex) => ({ serverIndex, wants: PENDING_WANTS }))];
+}
+
+/**
  * Splits eligible tools into at most `maxExposed` offered and the rest, fairly between servers:
  * each gets an equal share, a server that needs less than its share leaves the rest to the others
  * (max-min fairness), and what cannot be split evenly goes to servers in configuration order.
  * Within a server, tools are taken in name order. So no server is cut to nothing while another
  * keeps all of its tools, however many servers come first. The input order does not matter: the
- * cut is the same however the tools arrived.
+ * cut is the same however the tools arrived. `pending`: servers (by position) still coming up with
+ * nothing listed, which hold a share (PENDING_WANTS).
  */
-export function applyBudget<T extends BudgetCandidate>(eligible: readonly T[], maxExposed: number): { exposed: T[]; hidden: T[] } {
+export function applyBudget<T extends BudgetCandidate>(
+  eligible: readonly T[],
+  maxExposed: number,
+  pending: readonly number[] = [],
+): { exposed: T[]; hidden: T[] } {
   const ordered = [...eligible].sort(compareBudgetOrder);
-  if (ordered.length <= maxExposed) return { exposed: ordered, hidden: [] };
+  if (ordered.length <= maxExposed && pending.length === 0) return { exposed: ordered, hidden: [] };
   const perServer = new Map<number, T[]>();
   for (const candidate of ordered) {
     const list = perServer.get(candidate.serverIndex);
@@ -42,7 +63,10 @@ export function applyBudget<T extends BudgetCandidate>(eligible: readonly T[], m
     else perServer.set(candidate.serverIndex, [candidate]);
   }
   const shares = fairShares(
-    [...perServer].map(([serverIndex, list]) => ({ serverIndex, wants: list.length })),
+    budgetWants(
+      [...perServer].map(([serverIndex, list]) => ({ serverIndex, wants: list.length })),
+      pending,
+    ),
     maxExposed,
   );
   const exposed = new Set<T>();

@@ -5,7 +5,7 @@ import { TOOL_SET_SETTING, TOOL_SETS_SETTING } from './settingNames';
 import { deepFreeze } from '../base/freeze';
 import type { ToolFilterSettings } from '../config';
 import { isConnecting, type ServerStateKind } from '../state';
-import { applyBudget, budgetWarning, fairShares, type BudgetCandidate } from './budget';
+import { applyBudget, budgetWants, budgetWarning, fairShares, type BudgetCandidate } from './budget';
 import { compileGlobalFilters, FILTER_STEPS, type CompiledGlobalFilters, type FilterStep, type GlobalFilterSettings } from './filters';
 import type { PreparedToolList } from './preparedList';
 import { filterServer, type Row, type ServerRows } from './serverFiltering';
@@ -146,10 +146,12 @@ function catalogServersOf(
   maxExposed: number,
 ): { catalogServers: CatalogServer[]; byQualifiedName: Map<string, CatalogTool> } {
   // When everything fits there is nothing to cut. Lists in name order are cut by counts alone
-  // (each server's first `share` eligible rows); others by the rows the budget picks.
-  const over = filtered.eligible > maxExposed;
-  const shares = over && filtered.inOrder ? budgetShares(filtered.perServer, maxExposed) : undefined;
-  const withinBudget = over && !filtered.inOrder ? exposedRows(filtered.perServer, maxExposed) : undefined;
+  // (each server's first `share` eligible rows); others by the rows the budget picks. Servers
+  // still coming up with nothing listed hold a share (budget.ts, PENDING_WANTS).
+  const pending = servers.flatMap((server, index) => (server.tools === undefined && isConnecting(server.state) ? [index] : []));
+  const over = filtered.eligible > maxExposed || (pending.length > 0 && filtered.eligible > 0);
+  const shares = over && filtered.inOrder ? budgetShares(filtered.perServer, maxExposed, pending) : undefined;
+  const withinBudget = over && !filtered.inOrder ? exposedRows(filtered.perServer, maxExposed, pending) : undefined;
   const budgetRule: FilterRule = deepFreeze({ kind: 'budget', maxExposed });
   const byQualifiedName = new Map<string, CatalogTool>();
   const catalogServers = servers.map((server, index) => {
@@ -184,21 +186,28 @@ function catalogServersOf(
 }
 
 /** Each server's share of the budget (by its position), from how many eligible rows it has. */
-function budgetShares(perServer: readonly (ServerRows | undefined)[], maxExposed: number): ReadonlyMap<number, number> {
+function budgetShares(
+  perServer: readonly (ServerRows | undefined)[],
+  maxExposed: number,
+  pending: readonly number[],
+): ReadonlyMap<number, number> {
   const wants = perServer.map((outcome, serverIndex) => ({ serverIndex, wants: outcome?.rows.filter((row) => !row.rule).length ?? 0 }));
   return fairShares(
-    wants.filter((server) => server.wants > 0),
+    budgetWants(
+      wants.filter((server) => server.wants > 0),
+      pending,
+    ),
     maxExposed,
   );
 }
 
 /** The eligible rows the budget keeps, for lists that are not sorted by name. */
-function exposedRows(perServer: readonly (ServerRows | undefined)[], maxExposed: number): Set<Row> {
+function exposedRows(perServer: readonly (ServerRows | undefined)[], maxExposed: number, pending: readonly number[]): Set<Row> {
   const candidates: (BudgetCandidate & { readonly row: Row })[] = [];
   perServer.forEach((outcome, serverIndex) => {
     for (const row of outcome?.rows ?? []) if (!row.rule) candidates.push({ serverIndex, name: row.prepared.name, row });
   });
-  return new Set(applyBudget(candidates, maxExposed).exposed.map((candidate) => candidate.row));
+  return new Set(applyBudget(candidates, maxExposed, pending).exposed.map((candidate) => candidate.row));
 }
 
 /**

@@ -78,6 +78,56 @@ describe('catalog budget', () => {
     );
   });
 
+  it('a server still coming up holds a share: each server already listed keeps, as the others arrive, the share it ends with', () => {
+    // The bench's 20 servers: 8 of 17 tools, 6 of 9, 6 of 14, arriving one by one in a shuffled order.
+    const sizes = [...Array<number>(8).fill(17), ...Array<number>(6).fill(9), ...Array<number>(6).fill(14)];
+    const lists = sizes.map((size) =>
+      prepareToolList(tools(...Array.from({ length: size }, (_, index) => `t${String(index).padStart(2, '0')}`))),
+    );
+    const arrival = [13, 2, 19, 7, 0, 16, 5, 11, 3, 18, 9, 1, 14, 6, 17, 10, 4, 12, 8, 15];
+    for (const unsorted of [false, true]) {
+      const shown = new Map<number, number>();
+      let changedAfterListing = 0;
+      arrival.forEach((_, step) => {
+        const arrived = new Set(arrival.slice(0, step + 1));
+        const servers = sizes.map((_, index) => {
+          const list = lists[index] ?? assert.fail();
+          return {
+            name: `s${index}`,
+            state: arrived.has(index) ? ('running' as const) : ('starting' as const),
+            fromCache: false,
+            ...(arrived.has(index) ? { tools: unsorted ? { ...list, tools: [...list.tools].reverse() } : list } : {}),
+          };
+        });
+        const { snapshot } = buildSnapshot(servers, { globalDeny: [], disabled: [], maxExposed: DEFAULT_MAX_EXPOSED });
+        assert.ok(snapshot.servers.reduce((sum, server) => sum + server.tools.filter((tool) => tool.exposed).length, 0) <= 128);
+        for (const index of arrived) {
+          const count = snapshot.servers[index]?.tools.filter((tool) => tool.exposed).length ?? 0;
+          if (shown.has(index) && shown.get(index) !== count) changedAfterListing += 1;
+          shown.set(index, count);
+        }
+      });
+      assert.equal(changedAfterListing, 0, 'no listed server offered another count as the others came');
+      assert.deepEqual(
+        sizes.map((_, index) => shown.get(index)),
+        [...Array<number>(8).fill(7), ...Array<number>(12).fill(6)],
+      );
+    }
+  });
+
+  it('a server still coming up takes nothing from servers whose tools all fit', () => {
+    const servers = [
+      { name: 'listed', state: 'running' as const, fromCache: false, tools: prepareToolList(tools('a', 'b', 'c')) },
+      { name: 'coming', state: 'starting' as const, fromCache: false },
+    ];
+    const { snapshot } = buildSnapshot(servers, { globalDeny: [], disabled: [], maxExposed: 6 });
+    assert.deepEqual(
+      snapshot.servers[0]?.tools.filter((tool) => tool.exposed).map((tool) => tool.name),
+      ['a', 'b', 'c'],
+    );
+    assert.deepEqual(snapshot.warnings, []);
+  });
+
   it('shares the snapshot fairly whether the lists come sorted by name or not', () => {
     const sorted = prepareToolList(tools('a', 'b', 'c', 'd', 'e'));
     const unsorted = { ...sorted, tools: [...sorted.tools].reverse() };
