@@ -202,13 +202,13 @@ function followTheTeams(context: SwitchboardContext, sync: ConfigurationSync, ru
   );
 }
 
+/** Whether this editor's windows last shared anything (a window that did not starts no host ahead of its configuration). */
+const SHARED_LAST_TIME = 'mcpSwitchboard.sharedServersLastTime';
+
 /**
  * The user's own servers run once for every window and agent, in the machine host (core/sharing),
  * which this window starts when there is none: the extension's CLI on the editor's own runtime.
  */
-/** Whether this editor's windows last shared anything (a window that did not starts no host ahead of its configuration). */
-const SHARED_LAST_TIME = 'mcpSwitchboard.sharedServersLastTime';
-
 function shareThroughTheHost(extension: vscode.ExtensionContext, context: SwitchboardContext, logs: LogChannels, place: HostPlace) {
   const command = { command: process.execPath, args: [cliPathOf(extension)], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } };
   const link = context.own(
