@@ -19,8 +19,8 @@ export type ListMethod = keyof typeof ITEMS_KEY;
  * A page's envelope only: the SDK's own result schemas reject a whole page (and so a whole server)
  * for one malformed item, which is what this host must never do; items are checked one by one.
  * Built once per method: zod compiles a parser for each schema object the first time it parses,
- * and a schema made per request compiled one per page (a window's ten sessions spent 20 ms of its
- * 85 ms to ready in that compiler, bench/RESULTS.md).
+ * and a schema made per request compiled one per page (a window opening ten sessions spent 20 ms
+ * of its 130 ms to ready in that compiler, profiled, bench/RESULTS.md).
  */
 const pageSchemas = new Map<ListMethod, z.ZodType>();
 

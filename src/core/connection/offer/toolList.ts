@@ -66,7 +66,7 @@ export function screenTools(page: readonly unknown[], era: ProtocolEra = 'legacy
  * `screenedBy`: who already screened every definition with screenTools(), as it took them from
  * the server: the machine host (this version's, the only one a window attaches to) lists a shared
  * server's tools from its own screened copy. They are taken as listed, not parsed again: that
- * second parse was a fifth of a window's CPU on its way to ready (bench:host, bench/RESULTS.md).
+ * second parse was 16 of a window's 71 ms of CPU on its way to ready (bench:host, bench/RESULTS.md).
  */
 export async function listAllTools(requestPage: PageRequester, era: ProtocolEra, screenedBy?: 'machine host'): Promise<ToolList> {
   const tools: Tool[] = [];
