@@ -34,10 +34,15 @@ fs.mkdirSync(packagesDir, { recursive: true });
 const commonIgnore = fs.readFileSync(path.join(repoRoot, '.vscodeignore'), 'utf8');
 const sizes = [];
 // The Marketplace page is for the editor's users: the README without what the repository's README
-// keeps for developers and operators (how the tests, benchmarks and layout work; running a team
-// gateway). Each package stays under 1 MB.
+// keeps for developers and operators (the demo of a clone, the tests and benchmarks behind the
+// claims, how the tests and layout work; running a team gateway). Each package stays under 1 MB.
 const userReadme = path.join(packagesDir, 'README.md');
 const LEFT_OUT = [
+  {
+    heading: '## Try the demo',
+    instead: "See the repository's README: `npm ci && npm start` in a clone opens a demo workspace in code-server.",
+  },
+  { heading: '## Evidence', instead: "See the repository's README: the tests and benchmarks behind each line of the first table." },
   { heading: '## Development', instead: "See the repository's README: how the tests reach a real editor, the benchmarks, the layout." },
   {
     heading: '### Run it for a team',
