@@ -85,9 +85,8 @@ export function activate(extension: vscode.ExtensionContext): SwitchboardApi {
   const sync = context.own(
     new ConfigurationSync(manager, inputs, consent, logs, runtime.teams.list, [cliPathOf(extension)], async (servers) => {
       const shared = await sharing.share(servers);
-      const sharesAny = shared.some((server) => 'hosted' in server && server.hosted !== undefined);
-      if (extension.globalState.get<boolean>(SHARED_LAST_TIME) !== sharesAny)
-        void extension.globalState.update(SHARED_LAST_TIME, sharesAny);
+      if (extension.globalState.get<boolean>(SHARED_LAST_TIME) !== sharing.sharesAny)
+        void extension.globalState.update(SHARED_LAST_TIME, sharing.sharesAny);
       return shared;
     }),
   );

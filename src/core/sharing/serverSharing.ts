@@ -129,6 +129,11 @@ export class ServerSharing {
     return sharesNothing(this.options.policy()) ? Promise.resolve() : this.options.link.warm();
   }
 
+  /** Whether the last share() put any server in the host. */
+  get sharesAny(): boolean {
+    return this.shared.size > 0;
+  }
+
   /**
    * What the manager runs: `configured`, with each server that may be shared replaced by a
    * connection to the host's copy. Attaches first (starting a host if there is none); without a
