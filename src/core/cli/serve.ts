@@ -145,6 +145,27 @@ export async function runServe(options: ServeOptions): Promise<number> {
     logger.error(`--config: ${options.configFile} does not exist`);
     return 2;
   }
+  const place = hostPlace(env);
+  // An agent's serve starts the machine host while it reads its configuration and settles consent,
+  // as a window does: the host loads meanwhile, and runs nothing until share() hands it servers.
+  const shared = options.stdio ? await startSharing(place, options, userSettingsFile, logger) : undefined;
+  void shared?.sharing.warm();
+  try {
+    return await serveFolder(options, env, token, userSettingsFile, shared, logger);
+  } finally {
+    shared?.dispose();
+  }
+}
+
+/** The folder's configuration, consent and runtime; then the gateway (HTTP) or the one agent (stdio). */
+async function serveFolder(
+  options: ServeOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  token: string | undefined,
+  userSettingsFile: string | undefined,
+  shared: SharedServers | undefined,
+  logger: Logger,
+): Promise<number> {
   const loaded = await loadFolderConfiguration(options.folder, {
     env,
     launchers: thisCliLaunchers(),
@@ -178,7 +199,6 @@ export async function runServe(options: ServeOptions): Promise<number> {
           (file): file is string => file !== undefined,
         )
       : [];
-  const place = hostPlace(env);
   const runtime = createRuntime({
     logger,
     connection: {
@@ -193,8 +213,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     secrets: new FileSecretStore(defaultCredentialsFile(env)),
   });
   try {
-    if (options.stdio)
-      return await serveStdio(runtime, consented, options, logger, await startSharing(place, options, userSettingsFile, logger));
+    if (options.stdio) return await serveStdio(runtime, consented, options, logger, shared);
     return await serveHttp(runtime, consented, options, token, logger);
   } catch (error) {
     logger.error(`serve failed: ${errorMessage(error)}`);
@@ -309,34 +328,50 @@ async function serveUntilStopped(
   }
 }
 
-/**
- * `serve --stdio`: the agent that launched us is the one client. Lazy by default, so a server costs
- * nothing until a call needs it (one with nothing cached still starts once to list its tools).
- */
-/** This agent's side of the machine host (when run as the CLI, and the user's settings share): attached, starting one if needed, once its servers are shared. */
-async function startSharing(place: HostPlace, options: ServeOptions, userSettingsFile: string | undefined, logger: Logger) {
+/** This agent's side of the machine host: its servers shared with every window and agent once it attaches. */
+interface SharedServers {
+  readonly sharing: ServerSharing;
+  /** Detaches from the host; again is nothing. */
+  dispose(): void;
+}
+
+/** This agent's side of the machine host (when run as the CLI, and the user's settings share); not attached yet. */
+async function startSharing(
+  place: HostPlace,
+  options: ServeOptions,
+  userSettingsFile: string | undefined,
+  logger: Logger,
+): Promise<SharedServers | undefined> {
   const command = options.hostCommand;
   const policy = sharingPolicyFrom(await readUserSetting(userSettingsFile, SHARE_SETTING));
   if (!command || sharesNothing(policy)) return undefined;
   const link = new HostLink({ place, version: PRODUCT_VERSION, logger, launch: hostLauncher(place, command, logger) });
   const sharing = new ServerSharing({ link, policy: () => policy, workspaceFolders: () => [options.folder], logger });
+  let disposed = false;
   return {
     sharing,
     dispose: () => {
+      if (disposed) return;
+      disposed = true;
       sharing.dispose();
       link.dispose();
     },
   };
 }
 
+/**
+ * `serve --stdio`: the agent that launched us is the one client. Lazy by default, so a server costs
+ * nothing until a call needs it (one with nothing cached still starts once to list its tools).
+ */
 async function serveStdio(
   runtime: SwitchboardRuntime,
   consented: ConsentedServers,
   options: ServeOptions,
   logger: Logger,
-  shared: { readonly sharing: ServerSharing; dispose(): void } | undefined,
+  shared: SharedServers | undefined,
 ): Promise<number> {
   try {
+    // Before the runtime's end: no change of the host may reach a manager that is stopping.
     return await serveSharedStdio(runtime, consented, options, logger, shared);
   } finally {
     shared?.dispose();

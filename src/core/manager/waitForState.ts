@@ -11,6 +11,11 @@ export type WaitOutcome = 'met' | 'timeout' | 'aborted';
 export interface StateSource {
   servers(): ServerView[];
   readonly onDidChangeState: Event<ServerStateChangeEvent>;
+  /**
+   * Which servers there are changed. A server removed fires no state event of its own, so a wait
+   * for it to be gone (or for every server to settle) is looked at again on this too.
+   */
+  readonly onDidChangeServers?: Event<void>;
 }
 
 export interface WaitOptions {
@@ -25,7 +30,16 @@ export function waitForState(
   options: WaitOptions,
 ): Promise<WaitOutcome> {
   return waitUntil<WaitOutcome>({
-    on: (listener) => source.onDidChangeState(listener),
+    on: (listener) => {
+      const states = source.onDidChangeState(listener);
+      const servers = source.onDidChangeServers?.(listener);
+      return {
+        dispose: () => {
+          states.dispose();
+          servers?.dispose();
+        },
+      };
+    },
     check: () => (predicate(source.servers()) ? { done: 'met' } : undefined),
     clock: options.clock,
     deadline: { at: options.clock.now() + options.timeoutMs, verdict: () => ({ done: 'timeout' }) },

@@ -89,6 +89,8 @@ export class HostedServers implements HostServices {
   private readonly sharedAttemptMs: number;
   /** The manager taking the clients' latest lists (their servers start meanwhile): a connection to a server it is taking waits for it. */
   private applying: Promise<void> = Promise.resolve();
+  /** Connections waiting for their server (upgrade()): the host's end closes them, as it does its sessions. */
+  private readonly upgrading = new Set<Duplex>();
 
   constructor(options: HostedServersOptions) {
     this.logger = options.logger;
@@ -140,6 +142,7 @@ export class HostedServers implements HostServices {
     const name = /^\/mcp\/(s[0-9a-f]{16})$/.exec((req.url ?? '').split('?', 1)[0] ?? '')?.[1];
     if (req.headers.upgrade !== SOCKET_UPGRADE) return refuseUpgrade(socket, 400);
     if (name === undefined || !this.isWanted(name)) return refuseUpgrade(socket, 404);
+    this.upgrading.add(socket);
     void this.applying
       .then(() => this.servable(name, req.headers[RESTART_HEADER] === '1'))
       .then((state) => {
@@ -151,7 +154,8 @@ export class HostedServers implements HostServices {
       .catch((error: unknown) => {
         this.logger.warn(`machine host: a connection to ${name} failed: ${errorMessage(error)}`);
         socket.destroy();
-      });
+      })
+      .finally(() => this.upgrading.delete(socket));
   }
 
   /** A client lists `name`, or the manager runs it (a copy it is still stopping). */
@@ -268,8 +272,12 @@ export class HostedServers implements HostServices {
     return count;
   }
 
-  /** Ends every client's session (an upgraded socket would hold the host's server open) and every server. */
+  /** Ends every client's session and waiting connection (an upgraded socket would hold the host's server open) and every server. */
   async close(): Promise<void> {
+    // A connection still waiting for its server (one starting, or a list being taken) would hold
+    // the host's server open as long as that wait lasts.
+    for (const socket of this.upgrading) socket.destroy();
+    this.upgrading.clear();
     for (const name of [...this.unheld.keys()]) this.held(name);
     await Promise.all([...this.sessions.values()].flatMap((sessions) => [...sessions].map((session) => session.close())));
     await this.runtime.dispose();

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isProcessAlive } from '../../../src/core/base/processes';
+import { runServe } from '../../../src/core/cli/serve';
 import { HOST_DIR_ENV, hostPlace, isHostProcess } from '../../../src/core/machine';
 import { Cleanup, textOf } from '../connection/helpers';
 import { buildCli, CLI, fixture, REPO_ROOT, runCli, tempWorkspace } from '../doctor/helpers';
@@ -93,5 +95,69 @@ describe('CLI: serve --stdio shares the user servers through the machine host', 
     await eventually(() => (processesWith(mark).length === 0 ? true : undefined), 'the shared server stopped', 20_000);
     await eventually(() => (isProcessAlive(info.pid) ? undefined : true), 'the host ended after its last client', 20_000);
     assert.deepEqual(processesWith(repoMark), []);
+  });
+
+  it('an agent starts the host while it reads its configuration and asks for consent, then attaches to that host', async () => {
+    const home = tempWorkspace(cleanup, {});
+    const mark = `warm-${crypto.randomBytes(4).toString('hex')}`;
+    const userSettings = home.file('user-settings.json');
+    fs.writeFileSync(userSettings, JSON.stringify({ 'mcpSwitchboard.servers': { notes: fixture('--name', mark) } }));
+    const hostDir = path.join(home.dir, 'host');
+    const env = {
+      ...(process.env as Record<string, string>),
+      XDG_CACHE_HOME: tempCacheHome(cleanup),
+      XDG_CONFIG_HOME: path.join(home.dir, 'config'),
+      MCP_SWITCHBOARD_USER_SETTINGS: userSettings,
+      [HOST_DIR_ENV]: hostDir,
+      MCP_SWITCHBOARD_HOST_GRACE_MS: '300',
+    };
+    // The folder's own server needs the user's word: the question stays open until the test answers.
+    const ws = tempWorkspace(cleanup, { repo: fixture('--name', `repo-${mark}`) });
+    let answer: ((yes: boolean) => void) | undefined;
+    const asked = new Promise<boolean>((resolve) => (answer = resolve));
+    const stdin = new PassThrough();
+    let log = '';
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const controller = new AbortController();
+    const exit = runServe({
+      folder: ws.dir,
+      stdio: true,
+      stdin,
+      stdout: new PassThrough(),
+      stderr,
+      logLevel: 'debug',
+      signal: controller.signal,
+      env,
+      ask: () => asked,
+      hostCommand: { command: process.execPath, args: [CLI], env },
+    });
+    cleanup.add(async () => {
+      answer?.(false);
+      controller.abort();
+      await exit;
+    });
+    const info = hostPlace({ [HOST_DIR_ENV]: hostDir }).info;
+    const readHost = () => (fs.existsSync(info) ? (JSON.parse(fs.readFileSync(info, 'utf8')) as { pid: number }) : undefined);
+    // Nothing is consented yet, so nothing runs: the host is there ahead of what it will hold.
+    const warmed = await eventually(() => readHost(), 'a machine host while consent is still being asked', 30_000);
+    assert.ok(isHostProcess(warmed.pid), 'the host is a process of its own');
+    assert.deepEqual(processesWith(mark), [], 'no server before consent is settled');
+
+    answer?.(false);
+    await eventually(
+      () => (log.includes('on stdio') ? true : undefined),
+      () => `serve to be serving: ${log}`,
+      30_000,
+    );
+    assert.equal(readHost()?.pid, warmed.pid, 'the agent attached to the host it started, not another');
+    stdin.end();
+    assert.equal(await exit, 0);
+    await eventually(
+      () => (isProcessAlive(warmed.pid) ? undefined : true),
+      () => `the host ended after its last client: ${fs.readFileSync(hostPlace({ [HOST_DIR_ENV]: hostDir }).log, 'utf8')}`,
+      20_000,
+    );
+    assert.deepEqual(processesWith(mark), []);
   });
 });

@@ -196,6 +196,23 @@ describe('ServerManager', function () {
     );
   });
 
+  it('a wait on the servers is looked at again when update() removes one, which fires no state event of its own', async () => {
+    // A fake clock: the wait can only end by the removal (the machine host waited for a server a
+    // window had just dropped until the wait's own timeout, and could not end meanwhile).
+    const { manager, events } = createManager({ clock: new FakeClock() });
+    await manager.start([server('kept'), server('dropped')]);
+    await waitForServer(manager, 'dropped', 'running');
+    events.length = 0;
+    const gone = manager.waitForState((views) => !views.some((view) => view.name === 'dropped'), { timeoutMs: 60_000 });
+    await manager.update([server('kept')]);
+    assert.equal(await gone, 'met');
+    assert.deepEqual(
+      events.filter((event) => event.server === 'dropped'),
+      [],
+      'the removal itself is no state event (else this test would not need the list change)',
+    );
+  });
+
   it('update() stops a server that was disabled and starts it again when enabled', async () => {
     const { manager } = createManager();
     await manager.start([server('toggled')]);

@@ -38,6 +38,19 @@ describe('waitForState', () => {
     assert.equal(clock.pending().length, 0, 'the timer is cleared');
   });
 
+  it('is met by a change of which servers there are (a removed server fires no state event)', async () => {
+    const clock = new FakeClock();
+    const servers = source('starting');
+    const list = new Emitter<void>();
+    let removed = false;
+    const withList = { ...servers, servers: () => (removed ? [] : servers.servers()), onDidChangeServers: list.event };
+    const waiting = waitForState(withList, (views) => views.length === 0, { clock, timeoutMs: 1_000 });
+    removed = true;
+    list.fire();
+    assert.equal(await waiting, 'met');
+    assert.equal(clock.pending().length, 0, 'the timer is cleared');
+  });
+
   it('times out on the clock', async () => {
     const clock = new FakeClock();
     const waiting = waitForState(source('starting'), running, { clock, timeoutMs: 500 });

@@ -321,6 +321,28 @@ describe('servers shared through the machine host', function () {
     assert.ok(!states.includes('error'), `the connection waited for the server, not refused: ${states.join(' → ')}`);
   });
 
+  it("ends while a window's connection waits for its server: that connection is closed, not waited for", async function () {
+    this.timeout(20_000);
+    const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
+    // The host never gets to take the window's list, so the window's connection waits in the host.
+    const runtime = createRuntime({ logger: nullLogger, storage: new MemoryToolCacheStorage(), settings: { maxExposed: 1_000_000 } });
+    cleanup.add(() => runtime.dispose());
+    runtime.manager.update = () => new Promise<void>(() => undefined);
+    const { host, servers } = await startHost(place, { runtime });
+    const hosted = servers();
+    const upgrade = hosted.upgrade.bind(hosted);
+    let upgrades = 0;
+    hosted.upgrade = (...args: Parameters<typeof upgrade>) => {
+      upgrades += 1;
+      upgrade(...args);
+    };
+    const window = await openWindow(place, [stdioDefinition([], { name: 'notes' })]);
+    await until(() => upgrades > 0, 10_000, "the window's connection in the host");
+    // Without closing it, the host's server would wait for it (here: for ever; for a starting server: its connect timeout).
+    await host.close();
+    assert.notEqual(window.runtime.manager.server('notes')?.state.kind, 'running');
+  });
+
   it('a shared server that fails: each window is told how (code, message, its stderr), and its Reconnect starts it again once it can', async () => {
     const place = hostPlace({ [HOST_DIR_ENV]: path.join(tempDir(cleanup, 'sb-host-'), 'h') });
     // A window asking for the failed server starts it again at most once a second: between those, it is refused with the failure.
