@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { SocketTransport } from '../../../src/core/connection';
+import { SOCKET_UPGRADE, SocketTransport } from '../../../src/core/connection';
 import { Cleanup, tempDir } from './helpers';
 import { until } from '../support/poll';
 
@@ -105,6 +105,37 @@ describe('the socket hop to the machine host', function () {
     await hostEnd.fail({ code: 'TOOL_FILTERED', message: 'no' });
     await until(() => closed, 5_000, 'closed');
     assert.equal(window.failure?.code, 'CONNECT_FAILED');
+  });
+
+  it('closed while its upgrade is still asked for: the socket the host answers on later is closed, and start() fails', async () => {
+    const socketPath = path.join(tempDir(cleanup, 'sb-hop-'), 'host.sock');
+    const server = http.createServer((_req, res) => res.writeHead(404).end());
+    // The host answers the upgrade only when the test says (as one waiting for its server does).
+    let answer: () => void = () => undefined;
+    const asked = new Promise<Duplex>((resolve) =>
+      server.on('upgrade', (_req, socket: Duplex) => {
+        // The window may be gone by then (its end closed at once): nothing to write to, no error.
+        socket.on('error', () => undefined);
+        answer = () => {
+          if (!socket.destroyed)
+            socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${SOCKET_UPGRADE}\r\n\r\n`);
+        };
+        resolve(socket);
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    cleanup.add(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    server.on('connection', (socket) => cleanup.add(() => void socket.destroy()));
+    const window = SocketTransport.upgrading({ socketPath, path: '/mcp/s0000000000000000', headers: {} });
+    const started = window.start();
+    const hostEnd = await asked;
+    let hostEndClosed = false;
+    hostEnd.on('close', () => (hostEndClosed = true));
+    hostEnd.resume();
+    await window.close();
+    answer();
+    await assert.rejects(started);
+    await until(() => hostEndClosed, 5_000, "the connection's end in the host closed");
   });
 
   it("drops the host's stderr lines while a window does not read, past a bound", async () => {

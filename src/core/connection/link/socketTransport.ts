@@ -84,6 +84,8 @@ export class SocketTransport implements Transport {
 
   private socket: Duplex | undefined;
   private closed = false;
+  /** Aborted by close(): an upgrade still asked for is given up, and a socket it brings later is closed. */
+  private readonly opening = new AbortController();
   private hostFailure: ConnectionFailure | undefined;
   private upstream: UpstreamProtocol | undefined;
   private ended = false;
@@ -103,7 +105,7 @@ export class SocketTransport implements Transport {
   );
 
   private constructor(
-    private readonly open: () => Promise<Duplex>,
+    private readonly open: (signal: AbortSignal) => Promise<Duplex>,
     /** The window's end: where the host's stderr lines go. Undefined at the host's end, which reads no hop messages. */
     private readonly window: { readonly onStderrLine?: (line: string) => void } | undefined,
   ) {}
@@ -118,7 +120,7 @@ export class SocketTransport implements Transport {
 
   /** A client's end: start() opens the socket, asks for the upgrade, and fails as an unreachable server would. */
   static upgrading(request: UpgradeRequest): SocketTransport {
-    return new SocketTransport(() => upgrade(request), { onStderrLine: request.onStderrLine });
+    return new SocketTransport((signal) => upgrade(request, signal), { onStderrLine: request.onStderrLine });
   }
 
   get requestsInFlight(): number {
@@ -161,7 +163,13 @@ export class SocketTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const socket = await this.open();
+    const socket = await this.open(this.opening.signal);
+    if (this.opening.signal.aborted) {
+      // Closed while the upgrade was asked for (the server dropped, the window ending): the host's
+      // session on it would be held open by nobody.
+      socket.destroy();
+      throw new Error('the machine host connection was closed while it opened');
+    }
     this.socket = socket;
     socket.on('error', (error) => this.onerror?.(error));
     readLines(
@@ -183,6 +191,7 @@ export class SocketTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.opening.abort();
     this.socket?.end();
     this.socket?.destroy();
     this.ended = true;
@@ -244,13 +253,14 @@ export class SocketTransport implements Transport {
 }
 
 /** Opens the socket and asks for the upgrade; a socket nobody listens on is `fetch failed`, as an unreachable HTTP server is. */
-function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): Promise<Duplex> {
+function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest, signal: AbortSignal): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     const request = http.request({
       socketPath,
       path,
       method: 'GET',
       headers: { ...headers, connection: 'Upgrade', upgrade: SOCKET_UPGRADE },
+      signal,
     });
     request.on('upgrade', (response, socket, head) => {
       if (head.length > 0) socket.unshift(head);
@@ -267,7 +277,8 @@ function upgrade({ socketPath, path, headers, onStderrLine }: UpgradeRequest): P
         reject(hostFailure(read.kind === 'ok' ? read.body : undefined, onStderrLine));
       }, reject);
     });
-    request.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
+    // Given up (close()) is no unreachable host: nothing is to be made of it but the end it is.
+    request.on('error', (error) => reject(signal.aborted ? error : new TypeError('fetch failed', { cause: error })));
     request.end();
   });
 }
