@@ -161,6 +161,27 @@ describe('resources, prompts, completion and logging through the gateway', funct
     });
   }
 
+  for (const clientEra of ['legacy', 'modern'] as const) {
+    it(`tells a ${clientEra} client of the aggregated endpoint that a removed server's prompts are gone`, async () => {
+      // A server removed from the configuration fires no state event of its own: its offers went unannounced.
+      const { runtime, gateway } = await run(cleanup, [upstream('legacy', 'kept'), upstream('legacy', 'removed')]);
+      const { client, listening } = await connect(cleanup, gateway, gateway.aggregatedUrl, clientEra);
+      assert.deepEqual(
+        (await client.listPrompts()).prompts.map((prompt) => prompt.name),
+        ['kept__greet', 'kept__summarize', 'removed__greet', 'removed__summarize'],
+      );
+      await listening;
+      let promptChanges = 0;
+      client.setNotificationHandler('notifications/prompts/list_changed', () => void (promptChanges += 1));
+      await runtime.manager.update([upstream('legacy', 'kept')]);
+      await eventually(() => (promptChanges > 0 ? true : undefined), 'prompts/list_changed');
+      assert.deepEqual(
+        (await client.listPrompts()).prompts.map((prompt) => prompt.name),
+        ['kept__greet', 'kept__summarize'],
+      );
+    });
+  }
+
   it('passes a burst of prompt announcements on as at most two, listing the prompts at most twice for it', async () => {
     const { gateway } = await run(cleanup, [stdioDefinition(['--features', '--announcing'], { name: 'up' })]);
     const { client, listening } = await connect(cleanup, gateway, gateway.endpointUrl('up'), 'legacy');
