@@ -140,8 +140,20 @@ const resultValidatorOnce = {
   },
 };
 
+/**
+ * zod's `z.fromJSONSchema` (12 KB of the minified bundle) builds zod schemas from JSON Schema;
+ * neither the SDK nor we call it (tool schemas stay JSON Schema, checked by @cfworker/json-schema),
+ * but `z.` namespace imports keep it in.
+ */
+const noZodFromJsonSchema = leftOut(
+  './from-json-schema.js',
+  'z.fromJSONSchema is not part of this build',
+  /[\\/]zod[\\/]v4[\\/]classic[\\/]external\.js$/,
+  ['fromJSONSchema'],
+);
+
 /** For our own bundles (the extension, the CLI). */
-export const TRIM_PLUGINS = [zodEnglishOnly, noAjv, resultValidatorOnce, noExemplars, noSummaries];
+export const TRIM_PLUGINS = [zodEnglishOnly, noAjv, resultValidatorOnce, noExemplars, noSummaries, noZodFromJsonSchema];
 
 /**
  * What `serve` does only for a team (the npm package's and the container image's, not the
