@@ -108,7 +108,8 @@ export class HostLink {
     const warming = (async () => {
       try {
         ensurePrivateFolder(this.options.place);
-        if ((await this.found()).kind === 'none') this.launch();
+        // Ended meanwhile (a serve that stops at its configuration): no host for nobody.
+        if ((await this.found()).kind === 'none' && this.state.kind !== 'closed') this.launch();
       } catch (error) {
         this.options.logger.debug(`machine host: not started ahead (${errorMessage(error)})`);
       }

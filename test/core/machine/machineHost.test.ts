@@ -246,6 +246,16 @@ describe('the machine host (core/machine)', function () {
       await gone(unused.started[0]?.pid ?? 0);
     });
 
+    it('a link ended while it warms starts no host (serve --stdio that stops at its configuration)', async () => {
+      const place = placeIn(cleanup);
+      let launched = 0;
+      const client = link(cleanup, place, { launch: () => (launched += 1) });
+      const warming = client.warm();
+      client.dispose();
+      await warming;
+      assert.equal(launched, 0);
+    });
+
     it('warming where a host answers starts none', async () => {
       const place = placeIn(cleanup);
       await startHost(cleanup, place);
