@@ -9,7 +9,8 @@
 //   - the extension host's CPU since it started, and its resident memory a few seconds later (with the proportional set size of
 //     Switchboard's machine host, where its servers run by default, added), and the servers' own.
 // --own adds a third window per round: Switchboard with mcpSwitchboard.shareServers off (its servers
-// run in the extension host, as before sharing was the default).
+// run in the extension host, as before sharing was the default). Switchboard runs its shipped
+// (minified) bundle.
 // Not a test; prints a markdown table and rewrites the bench:versus section of bench/RESULTS.md.
 //   npm run bench:versus                 (= node bench/versus.mjs)
 //   node bench/versus.mjs --rounds 5 --no-write [--own]
@@ -74,7 +75,9 @@ const ROWS = [
 
 async function main() {
   runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'setup-editor.mjs')]);
-  runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--tests']);
+  // The bundles as the package ships them (minified): the development build is twice the size, which
+  // each window's extension host and the machine host parse and keep as source.
+  runChecked(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--production', '--tests']);
   const load = loadAverage();
   console.log(`[bench] ${rounds} rounds, each a window per client in a fresh profile, alternated; load average ${load}`);
   const clients = ['builtin', 'switchboard', ...(withOwn ? ['switchboard-own'] : [])];
