@@ -145,11 +145,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     logger.error(`--config: ${options.configFile} does not exist`);
     return 2;
   }
-  const place = hostPlace(env);
-  // An agent's serve starts the machine host while it reads its configuration and settles consent,
-  // as a window does: the host loads meanwhile, and runs nothing until share() hands it servers.
-  const shared = options.stdio ? await startSharing(place, options, userSettingsFile, logger) : undefined;
-  void shared?.sharing.warm();
+  const shared = options.stdio ? await startSharing(hostPlace(env), options, userSettingsFile, logger) : undefined;
   try {
     return await serveFolder(options, env, token, userSettingsFile, shared, logger);
   } finally {
@@ -186,6 +182,9 @@ async function serveFolder(
   for (const diagnostic of configuration.diagnostics) {
     logger[diagnostic.severity === 'error' ? 'error' : 'warn'](formatDiagnostic(diagnostic));
   }
+  // An agent's serve with servers to share starts the machine host now: it loads while consent is
+  // settled and the runtime built, and runs nothing until share() hands it servers.
+  void shared?.sharing.warmFor(configuration.servers);
   const consented = await askConsent(configuration, options, env, logger);
   // The tool cache on disk lets a restarted serve list every server's tools at once, before the
   // slow ones have connected (the editor gets the same from its storage).

@@ -108,7 +108,7 @@ export class HostLink {
     const warming = (async () => {
       try {
         ensurePrivateFolder(this.options.place);
-        // Ended meanwhile (a serve that stops at its configuration): no host for nobody.
+        // Ended meanwhile (a client that stopped while a host was looked for): no host for nobody.
         if ((await this.found()).kind === 'none' && this.state.kind !== 'closed') this.launch();
       } catch (error) {
         this.options.logger.debug(`machine host: not started ahead (${errorMessage(error)})`);

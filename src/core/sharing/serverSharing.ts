@@ -129,6 +129,24 @@ export class ServerSharing {
     return sharesNothing(this.options.policy()) ? Promise.resolve() : this.options.link.warm();
   }
 
+  /**
+   * Starts the machine host ahead of share() when `configured` holds a server it would share: an
+   * agent's serve, once it has read its configuration, while it settles consent and builds its
+   * runtime. An agent with nothing to share starts no host, as share() would not.
+   */
+  warmFor(configured: readonly ConfiguredServer[]): Promise<void> {
+    return this.candidates(configured).length > 0 ? this.options.link.warm() : Promise.resolve();
+  }
+
+  /** What of `configured` the policy lets the host run (the rest stays with this client). */
+  private candidates(configured: readonly ConfiguredServer[]): StdioServerDefinition[] {
+    const policy = this.options.policy();
+    const folders = this.options.workspaceFolders();
+    return configured
+      .filter((server): server is StdioServerDefinition => whyNotShared(server, policy, folders) === undefined)
+      .slice(0, MAX_SHARED_PER_CLIENT);
+  }
+
   /** Whether the last share() put any server in the host. */
   get sharesAny(): boolean {
     return this.shared.size > 0;
@@ -152,11 +170,7 @@ export class ServerSharing {
 
   private async shareNow(configured: readonly ConfiguredServer[]): Promise<ConfiguredServer[]> {
     const { link, logger } = this.options;
-    const policy = this.options.policy();
-    const folders = this.options.workspaceFolders();
-    const candidates = configured
-      .filter((server): server is StdioServerDefinition => whyNotShared(server, policy, folders) === undefined)
-      .slice(0, MAX_SHARED_PER_CLIENT);
+    const candidates = this.candidates(configured);
     if (candidates.length === 0 && link.current.kind !== 'attached') return [...configured];
     const state = link.current.kind === 'attaching' && this.lastAttached ? link.current : await link.attach();
     if (state.kind === 'attaching') return configured.map((server) => this.shared.get(server.name) ?? server);
@@ -166,7 +180,7 @@ export class ServerSharing {
       if (state.kind === 'own') logger.info(`machine host: ${state.why}`);
       return [...configured];
     }
-    const places = this.options.sandboxPlaces?.() ?? { workspaceFolders: folders };
+    const places = this.options.sandboxPlaces?.() ?? { workspaceFolders: this.options.workspaceFolders() };
     const launches = candidates.map((definition) => sharedLaunchOf(definition, places));
     let hosted: HostedServer[];
     try {

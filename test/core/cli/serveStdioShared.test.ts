@@ -97,7 +97,7 @@ describe('CLI: serve --stdio shares the user servers through the machine host', 
     assert.deepEqual(processesWith(repoMark), []);
   });
 
-  it('an agent starts the host while it reads its configuration and asks for consent, then attaches to that host', async () => {
+  it('an agent with a server to share starts the host once it has read its configuration, while it asks for consent, then attaches to that host', async () => {
     const home = tempWorkspace(cleanup, {});
     const mark = `warm-${crypto.randomBytes(4).toString('hex')}`;
     const userSettings = home.file('user-settings.json');
@@ -159,5 +159,47 @@ describe('CLI: serve --stdio shares the user servers through the machine host', 
       20_000,
     );
     assert.deepEqual(processesWith(mark), []);
+  });
+
+  it('an agent with nothing to share starts no host', async () => {
+    const home = tempWorkspace(cleanup, {});
+    const hostDir = path.join(home.dir, 'host');
+    const env = {
+      ...(process.env as Record<string, string>),
+      XDG_CACHE_HOME: tempCacheHome(cleanup),
+      XDG_CONFIG_HOME: path.join(home.dir, 'config'),
+      MCP_SWITCHBOARD_USER_SETTINGS: home.file('no-user-settings.json'),
+      [HOST_DIR_ENV]: hostDir,
+    };
+    // Only the folder's own server, which stays with the agent.
+    const ws = tempWorkspace(cleanup, { repo: fixture('--name', `repo-${crypto.randomBytes(4).toString('hex')}`) });
+    const stdin = new PassThrough();
+    let log = '';
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const exit = runServe({
+      folder: ws.dir,
+      stdio: true,
+      trustWorkspace: true,
+      stdin,
+      stdout: new PassThrough(),
+      stderr,
+      signal: new AbortController().signal,
+      env,
+      hostCommand: { command: process.execPath, args: [CLI], env },
+    });
+    cleanup.add(async () => {
+      stdin.end();
+      await exit;
+    });
+    await eventually(
+      () => (log.includes('on stdio') ? true : undefined),
+      () => `serve to be serving: ${log}`,
+      30_000,
+    );
+    // A launch opens the host's log in its folder before anything else.
+    assert.equal(fs.existsSync(hostPlace({ [HOST_DIR_ENV]: hostDir }).log), false, 'no host was launched');
+    stdin.end();
+    assert.equal(await exit, 0);
   });
 });

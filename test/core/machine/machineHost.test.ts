@@ -246,7 +246,7 @@ describe('the machine host (core/machine)', function () {
       await gone(unused.started[0]?.pid ?? 0);
     });
 
-    it('a link ended while it warms starts no host (serve --stdio that stops at its configuration)', async () => {
+    it('a link ended while it warms starts no host', async () => {
       const place = placeIn(cleanup);
       let launched = 0;
       const client = link(cleanup, place, { launch: () => (launched += 1) });
