@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Cleanup, isAlive, textOf } from '../connection/helpers';
 import { buildCli, CLI, fixture, REPO_ROOT, runCli, markerPid, tempWorkspace } from '../doctor/helpers';
 import { LAUNCHED_BY_ENV } from '../../../src/core/runtime';
+import { HOST_DIR_ENV, hostPlace } from '../../../src/core/machine';
 import { shareGateway } from '../../../src/core/share';
 import { writeCliLauncher } from '../../../src/editor/cliLauncher';
 import { eventually, tempCacheHome } from './helpers';
@@ -148,6 +149,9 @@ describe('CLI: serve --stdio', function () {
     const entry = (JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> })
       .mcpServers.switchboard;
     assert.deepEqual(entry, { type: 'stdio', command: launcher, args: ['serve', '--stdio', '--folder', ws.dir] });
+    // The user's server runs in the machine host: this test's own, under this home (a host of the
+    // whole run would have been started by another test, with its home).
+    const hostDir = path.join(home, 'host');
     const transport = new StdioClientTransport({
       command: entry.command,
       args: entry.args,
@@ -156,6 +160,8 @@ describe('CLI: serve --stdio', function () {
         HOME: home,
         XDG_CONFIG_HOME: `${home}/.config`,
         XDG_CACHE_HOME: tempCacheHome(cleanup),
+        [HOST_DIR_ENV]: hostDir,
+        MCP_SWITCHBOARD_HOST_GRACE_MS: '300',
       },
       stderr: 'ignore',
     });
@@ -169,8 +175,10 @@ describe('CLI: serve --stdio', function () {
     assert.equal(textOf(echoed), 'from the agent');
     const servePid = transport.pid;
     assert.ok(servePid);
+    const hostPid = (JSON.parse(fs.readFileSync(hostPlace({ [HOST_DIR_ENV]: hostDir }).info, 'utf8')) as { pid: number }).pid;
     await client.close();
     await eventually(() => (isAlive(servePid) ? undefined : true), 'serve to exit when the agent goes', 20_000);
+    await eventually(() => (isAlive(hostPid) ? undefined : true), 'the machine host to end after its last client', 20_000);
   });
 
   it("tells the agent when a server's prompts or resources change, as a 2025 session is told", async () => {
