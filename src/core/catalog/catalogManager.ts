@@ -36,7 +36,7 @@ export interface CatalogManager {
   readonly onDidChangeState: Event<ServerStateChangeEvent>;
   readonly onDidChangeTools: Event<ToolsChangeEvent>;
   /** The configured servers changed (added, removed, reordered, a definition replaced): read servers() again. */
-  readonly onDidChangeServers: Event<void>;
+  readonly onDidChangeServers: Event<unknown>;
   servers(): readonly CatalogServerInfo[];
   server(name: string): CatalogServerInfo | undefined;
   connection(name: string): CatalogConnection | undefined;

@@ -35,8 +35,8 @@ export interface OfferManager {
   readonly onDidChangeState: Event<ServerStateChangeEvent>;
   readonly onDidChangeOffer: Event<OfferChangeEvent>;
   readonly onNotice: Event<ServerNotice>;
-  /** Which servers there are changed (a removed server fires no state event of its own). */
-  readonly onDidChangeServers: Event<void>;
+  /** Which servers there are changed; the removed ones are named (they fire no state event of their own). */
+  readonly onDidChangeServers: Event<{ readonly removed: readonly string[] }>;
   servers(): readonly { readonly name: string; readonly state: ServerState; readonly definition?: ServerDefinition }[];
   server(name: string): { readonly state: ServerState; readonly definition?: ServerDefinition } | undefined;
   connection(
@@ -107,8 +107,6 @@ export class OfferCatalog implements OfferSource, Disposable {
   /** Updates of subscribed resources (of shown resources only) and log messages. */
   readonly onNotice: Event<ServerNotice> = this.noticeEmitter.event;
   private readonly subscriptions: Disposable[];
-  /** The servers at the last change of the list: only to tell which went, whose offers went with them. */
-  private listed: ReadonlySet<string>;
 
   constructor(
     private readonly manager: OfferManager,
@@ -123,9 +121,10 @@ export class OfferCatalog implements OfferSource, Disposable {
       manager.onNotice((notice) =>
         containFailure(this.logger, 'offer catalog: handling a server notice', () => this.onServerNotice(notice)),
       ),
-      manager.onDidChangeServers(() => containFailure(this.logger, 'offer catalog: following the servers', () => this.onServers())),
+      manager.onDidChangeServers(({ removed }) =>
+        containFailure(this.logger, 'offer catalog: following the servers', () => this.onRemoved(removed)),
+      ),
     ];
-    this.listed = new Set(manager.servers().map((server) => server.name));
   }
 
   /** Lists again what the running servers (or one) offer, and stores it: after the cache was dropped. */
@@ -267,11 +266,8 @@ export class OfferCatalog implements OfferSource, Disposable {
   }
 
   /** A removed server's resources and prompts leave the lists its clients have: they are told. */
-  private onServers(): void {
-    const now = new Set(this.manager.servers().map((server) => server.name));
-    const gone = [...this.listed].filter((name) => !now.has(name));
-    this.listed = now;
-    for (const server of gone) this.changeEmitter.fire({ server, announced: [] });
+  private onRemoved(removed: readonly string[]): void {
+    for (const server of removed) this.changeEmitter.fire({ server, announced: [] });
   }
 
   private onOffer(server: string, announced: OfferChange['announced']): void {

@@ -5,6 +5,7 @@ export {
   type ConfiguredServer,
   type ManagerOptions,
   type ServerBlock,
+  type ServersChange,
   type ServerView,
 } from './serverManager';
 export { isInvalid } from './managedServer';

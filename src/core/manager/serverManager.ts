@@ -32,6 +32,11 @@ import { ServerEvents } from './serverEvents';
 export type { ConfiguredServer, ServerBlock, ServerView } from './managedServer';
 export { DEFAULT_CONCURRENCY } from './startQueue';
 
+/** What changed in the list of servers: the ones it no longer has (a removal fires no state event). */
+export interface ServersChange {
+  readonly removed: readonly string[];
+}
+
 export interface ManagerOptions {
   readonly logger?: Logger;
   /** Passed to every connection (clock, default cwd, base env, ...). */
@@ -59,13 +64,14 @@ export class ServerManager {
   readonly onNotice: Event<ServerNotice>;
   /** A task a server runs for a caller started, changed status or ended. */
   readonly onDidChangeTasks: Event<{ readonly server: string }>;
-  private readonly serversEmitter = new Emitter<void>();
+  private readonly serversEmitter = new Emitter<ServersChange>();
   /**
    * The configured servers changed: added, removed, reordered, or a definition replaced in place
    * (a changed filter keeps the connection). Fires once per update(), before the servers it starts
-   * or stops report their states; what follows the list (the catalog) reads servers() then.
+   * or stops report their states; what follows the list (the catalog) reads servers() then. A
+   * removed server fires no state event: this one names it.
    */
-  readonly onDidChangeServers: Event<void> = this.serversEmitter.event;
+  readonly onDidChangeServers: Event<ServersChange> = this.serversEmitter.event;
 
   private entries = new Map<string, ManagedServer>();
   /** Successors starting aside while the server they replace goes on serving (handOver). */
@@ -176,7 +182,7 @@ export class ServerManager {
       plan.order.map((name) => [name, next.get(name)]).filter((pair): pair is [string, ManagedServer] => pair[1] !== undefined),
     );
     this.order = [...plan.order];
-    this.serversEmitter.fire();
+    this.serversEmitter.fire({ removed: retiring.filter((entry) => !next.has(entry.name)).map((entry) => entry.name) });
     for (const entry of retiring)
       this.logger.info(`${entry.name}: ${next.has(entry.name) ? 'configuration changed, restarting' : 'removed, stopping'}`);
     await Promise.all(retiring.map((entry) => this.retire(entry)));
@@ -211,7 +217,7 @@ export class ServerManager {
     this.successors.delete(name);
     const previous = this.entries.get(name);
     this.entries.set(name, successor);
-    this.serversEmitter.fire();
+    this.serversEmitter.fire({ removed: [] });
     this.events.fireState(name, successor.state, previous?.state ?? { kind: 'stopped' });
     if (previous) await this.retire(previous);
     // What the old one held (a port, a lock) may be what the new one failed on: once more, now it is gone.

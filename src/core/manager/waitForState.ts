@@ -15,7 +15,7 @@ export interface StateSource {
    * Which servers there are changed. A server removed fires no state event of its own, so a wait
    * for it to be gone (or for every server to settle) is looked at again on this too.
    */
-  readonly onDidChangeServers?: Event<void>;
+  readonly onDidChangeServers?: Event<unknown>;
 }
 
 export interface WaitOptions {
